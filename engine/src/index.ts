@@ -1,0 +1,2 @@
+export * from "./protocol.js";
+export * from "./core/index.js";

@@ -1,0 +1,151 @@
+/**
+ * Wire types shared by every tidemark role (design §2, §7, §9, §11).
+ *
+ * This is the one module that ingest, engine and dashboard all import
+ * (`@tidemark/engine/protocol`). It holds types, subject names and the
+ * event-batch codec; nothing else is shared by copy.
+ *
+ * Pure: no node:* imports, no clock, no env.
+ */
+
+/** A normalized telemetry event as stored in TM_EVENTS and in recordings (design §11). */
+export interface TelemetryEvent {
+  /** Event time, ms since epoch (clamped by ingest). */
+  ts: number;
+  /** Ingestion time, ms since epoch, stamped by ingest; monotonic per ingest instance. */
+  ingest_ts: number;
+  service: string;
+  /** Normalized route (query string cut). Empty string when the client gave none. */
+  route: string;
+  /** HTTP status; error = status >= 500. */
+  status: number;
+  latency_ms: number;
+  /** Distinct-user identity. Empty string when the client gave none. */
+  user: string;
+}
+
+/** True when the event counts as an error (design §11). */
+export function isError(status: number): boolean {
+  return status >= 500;
+}
+
+/** NATS stream and subject names (design §9). */
+export const STREAM_EVENTS = "TM_EVENTS";
+export const STREAM_PANES = "TM_PANES";
+export const STREAM_LATE = "TM_LATE";
+export const SUBJECT_STATUS = "tm.status";
+export const HEARTBEAT_HEADER = "Tm-Heartbeat";
+export const DEFAULT_PARTITIONS = 8;
+
+export function eventsSubject(partition: number): string {
+  return `tm.events.${partition}`;
+}
+export function panesSubject(policy: string, windowSizeMs: number): string {
+  return `tm.panes.${policy}.${windowSizeMs}`;
+}
+export function lateSubject(policy: string): string {
+  return `tm.late.${policy}`;
+}
+
+/** Partition of a service: FNV-1a 32-bit of the UTF-16 code units, mod P (design §9). */
+export function partitionOf(service: string, partitions: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < service.length; i++) {
+    h ^= service.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % partitions;
+}
+
+/**
+ * A TM_EVENTS message body is NDJSON: one TelemetryEvent per line, fields in
+ * the fixed order of the recording format. See docs/decisions/0002-event-batch-format.md.
+ */
+export function encodeEventBatch(events: readonly TelemetryEvent[]): string {
+  let out = "";
+  for (const e of events) {
+    out +=
+      `{"ts":${e.ts},"ingest_ts":${e.ingest_ts},"service":${JSON.stringify(e.service)},` +
+      `"route":${JSON.stringify(e.route)},"status":${e.status},"latency_ms":${e.latency_ms},` +
+      `"user":${JSON.stringify(e.user)}}\n`;
+  }
+  return out;
+}
+
+/** Decodes an event batch written by encodeEventBatch. Throws on a malformed line. */
+export function decodeEventBatch(body: string): TelemetryEvent[] {
+  const out: TelemetryEvent[] = [];
+  let start = 0;
+  while (start < body.length) {
+    let end = body.indexOf("\n", start);
+    if (end < 0) end = body.length;
+    if (end > start) out.push(JSON.parse(body.slice(start, end)) as TelemetryEvent);
+    start = end + 1;
+  }
+  return out;
+}
+
+/** Kinds of pane (design §7). */
+export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";
+
+export interface PaneKey {
+  service: string;
+  route?: string;
+}
+
+export interface PaneValue {
+  count: number;
+  errors: number;
+  /** errors / count, 0 when count is 0. */
+  errorRate: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+  /** Distinct users (HyperLogLog estimate). */
+  users: number;
+}
+
+/** Measured bias of a policy against the reference (design §8); NaN-free: null when unknown. */
+export interface PaneBias {
+  /** Mean count shortfall in % of the reference (positive = policy under-counts). */
+  countPct: number | null;
+  /** Mean signed error-rate difference, policy − reference, in percentage points. */
+  errorRatePp: number | null;
+  /** Mean p99 relative error in %. */
+  p99Pct: number | null;
+  /** Number of closed windows the means are taken over. */
+  windows: number;
+}
+
+/** One emission of one (policy, key, window) (design §7). */
+export interface Pane {
+  /** `<policy>|<key>|<windowSize>|<start>`. */
+  id: string;
+  seq: number;
+  kind: PaneKind;
+  policy: string;
+  key: PaneKey;
+  window: { start: number; end: number };
+  value: PaneValue;
+  watermark: number;
+  /** Log time at emission. */
+  emittedAt: number;
+  /** emittedAt − window.end. */
+  emitDelayMs: number;
+  /** Wall clock at emit − log time, filled by the runtime (0 offline). */
+  pipelineLagMs: number;
+  lateAccepted: number;
+  dropped: number;
+  bias: PaneBias;
+}
+
+/** A record dropped for a policy, published to TM_LATE (design §6). */
+export interface LateRecord {
+  policy: string;
+  reason: "behind-watermark";
+  event: TelemetryEvent;
+  window: { start: number; end: number };
+  watermark: number;
+}

@@ -1,0 +1,2 @@
+/** The engine runtime: adapters around the core (JetStream source, sinks, checkpoints). */
+export {};

@@ -1,0 +1,49 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { isAlive, spawnTidemark, waitFor } from "../index.js";
+
+function hold(port: number): Promise<Server | undefined> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(undefined));
+    srv.listen(port, "127.0.0.1", () => resolve(srv));
+  });
+}
+
+describe("tidemark up", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tidemark-up-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("starts nats-server with JetStream under <data>/nats, on a free port when 4222 is taken, and stops cleanly on SIGINT", async () => {
+    const blocker = await hold(4222); // 4222 is now taken, by us or by someone else
+    try {
+      const up = spawnTidemark(["up", "--no-demo", "--data", join(dir, "data")], { cwd: dir });
+      const ready = await up.ready;
+      const natsUrl = String(ready.nats);
+      expect(natsUrl).toMatch(/^nats:\/\/127\.0\.0\.1:\d+$/);
+      expect(natsUrl.endsWith(":4222")).toBe(false);
+      const pids = ready.pids as Record<string, number>;
+      const natsPid = pids["nats-server"] ?? -1;
+      expect(isAlive(natsPid)).toBe(true);
+
+      const nc = await connect({ servers: natsUrl, noAsyncTraces: true });
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.getAccountInfo()).api.total).toBeGreaterThanOrEqual(0);
+      await nc.close();
+
+      up.child.kill("SIGINT");
+      expect(await up.exited).toBe(0);
+      await waitFor(() => !isAlive(natsPid), 10_000, "nats-server to exit");
+      expect(existsSync(join(dir, "data", "nats"))).toBe(true);
+      expect(readdirSync(join(dir, "data", "nats")).length).toBeGreaterThan(0);
+      expect(up.output()).toContain("stopped; data left in place");
+    } finally {
+      blocker?.close();
+    }
+  });
+});
