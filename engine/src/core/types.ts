@@ -1,0 +1,101 @@
+/**
+ * The contract between the pure core and everything that drives it (runtime, frontier, tests).
+ * See design §3–§8. The core never reads a clock: log time is the largest ingest_ts it was fed.
+ */
+import type { LateRecord, Pane, PaneBias, TelemetryEvent } from "../protocol.js";
+
+/** How a policy's watermark W is computed (design §5). */
+export type WatermarkStrategyConfig =
+  | { kind: "arrival-lag"; lagMs: number }
+  | { kind: "bounded"; lagMs: number }
+  | { kind: "percentile"; q: number; sample: number }
+  /** Offline only: W = logTime − max delay in the recording, computed before the run. */
+  | { kind: "perfect"; lagMs: number };
+
+export type AccumulationMode = "accumulating" | "discarding" | "retracting" | "final-only";
+
+/** A policy is data: name + label + watermark + grace + triggers + mode (design §6). */
+export interface PolicyConfig {
+  /** Subject-safe name: [a-z0-9_-]+. */
+  name: string;
+  /** Human label, e.g. "dashboard: 2 s, biased". */
+  label: string;
+  watermark: WatermarkStrategyConfig;
+  graceMs: number;
+  /** Early panes every N ms of log time while the window is open; null = none. */
+  earlyEveryMs: number | null;
+  /** Late panes at most once per N ms; null = none (late events still update the final). */
+  lateEveryMs: number | null;
+  mode: AccumulationMode;
+}
+
+export type WindowConfig =
+  | { kind: "tumbling"; sizeMs: number }
+  | { kind: "sliding"; sizeMs: number; slideMs: number };
+
+export interface CoreConfig {
+  /** Number of partitions of TM_EVENTS the core sees (ids 0..partitions-1). */
+  partitions: number;
+  windows: WindowConfig[];
+  policies: PolicyConfig[];
+  /** Keep every window to end + this for the bias reference (≥ largest lag + grace). */
+  referenceHorizonMs: number;
+  /** Rolling mean of bias over the last N reference-closed windows. */
+  biasWindows: number;
+  /** Max distinct routes per service; overflow goes to route "(other)". */
+  routeCapPerService: number;
+  /** A key with no event for this long (log time) is dropped from state. */
+  keyTtlMs: number;
+  /** DDSketch relative accuracy. */
+  relativeAccuracy: number;
+  /** HyperLogLog precision. */
+  hllPrecision: number;
+}
+
+/** Where the core sends what it emits. */
+export interface CoreOutput {
+  pane(pane: Pane): void;
+  late(record: LateRecord): void;
+}
+
+export interface PartitionStatus {
+  partition: number;
+  /** Largest ingest_ts seen on this partition (record or heartbeat); -Infinity → null. */
+  logTime: number | null;
+  idle: boolean;
+}
+
+export interface PolicyStatus {
+  name: string;
+  label: string;
+  watermark: number | null;
+  lateAccepted: number;
+  dropped: number;
+  bias: PaneBias;
+  /** Mean emit delay of on-time panes in log time, ms. */
+  emitDelayMs: number | null;
+}
+
+export interface CoreStatus {
+  logTime: number | null;
+  partitions: PartitionStatus[];
+  policies: PolicyStatus[];
+  openWindows: number;
+  stateKeys: number;
+  /** Estimated heap bytes of window state. */
+  stateBytes: number;
+  /** Routes folded into "(other)" by the per-service cap. */
+  routesOverflowed: number;
+}
+
+/** The pure engine. Feed it in merged arrival order (ingest_ts non-decreasing across calls). */
+export interface StreamCore {
+  event(partition: number, event: TelemetryEvent, out: CoreOutput): void;
+  heartbeat(partition: number, ingestTs: number, out: CoreOutput): void;
+  setIdle(partition: number, idle: boolean, out: CoreOutput): void;
+  /** End of a recording (offline): finalize every open window with what it holds. */
+  finish(out: CoreOutput): void;
+  status(): CoreStatus;
+  /** Versioned, checksummed; restoring it and continuing gives byte-identical panes. */
+  snapshot(): Uint8Array;
+}
