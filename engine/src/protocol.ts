@@ -149,3 +149,39 @@ export interface LateRecord {
   window: { start: number; end: number };
   watermark: number;
 }
+
+/** Per-policy part of the engine status (design §11): what the frontier and health panels show. */
+export interface PolicyStatusWire {
+  name: string;
+  label: string;
+  /** e.g. "arrival-lag 2s". */
+  strategy: string;
+  graceMs: number;
+  mode: string;
+  watermark: number | null;
+  lateAccepted: number;
+  dropped: number;
+  bias: PaneBias;
+  /** Mean emit delay (log time) of on-time panes, ms. */
+  emitDelayMs: number | null;
+}
+
+/** Published by each engine worker on core NATS `tm.status` once a second (design §11). */
+export interface EngineStatusMessage {
+  /** Worker id (stable per checkpoint dir), e.g. "engine-0-7". */
+  worker: string;
+  /** Wall clock at publish, ms. */
+  wallTime: number;
+  logTime: number | null;
+  /** wallTime − logTime. */
+  pipelineLagMs: number | null;
+  partitions: Array<{ partition: number; logTime: number | null; idle: boolean; lastSeq: number }>;
+  /** Partition holding the global watermark back (smallest log time among non-idle), if any. */
+  heldBackBy: number | null;
+  policies: PolicyStatusWire[];
+  openWindows: number;
+  stateKeys: number;
+  stateBytes: number;
+  checkpointAgeMs: number | null;
+  eventsTotal: number;
+}
