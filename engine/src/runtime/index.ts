@@ -1,2 +1,3 @@
 /** The engine runtime: adapters around the core (JetStream source, sinks, checkpoints). */
 export {};
+export * from "./streams.js";
