@@ -1,0 +1,82 @@
+import { SketchError, corrupt } from "./errors.js";
+
+/** Bounds-checked reader matching ByteWriter: never reads past the end, never returns garbage. */
+export class ByteReader {
+  private readonly view: DataView;
+  private pos = 0;
+
+  constructor(
+    private readonly buf: Uint8Array,
+    private readonly what: string,
+  ) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  get remaining(): number {
+    return this.buf.length - this.pos;
+  }
+
+  byte(): number {
+    this.need(1);
+    return this.buf[this.pos++] as number;
+  }
+
+  varint(): number {
+    let result = 0;
+    let scale = 1;
+    for (let i = 0; i < 8; i++) {
+      const b = this.byte();
+      result += (b & 0x7f) * scale;
+      if (b < 0x80) {
+        if (i > 0 && b === 0) throw corrupt(`${this.what} (overlong varint)`);
+        if (result > Number.MAX_SAFE_INTEGER) throw corrupt(`${this.what} (varint out of range)`);
+        return result;
+      }
+      scale *= 0x80;
+    }
+    throw corrupt(`${this.what} (varint longer than 8 bytes)`);
+  }
+
+  zigzag(): number {
+    const n = this.varint();
+    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  }
+
+  float64(): number {
+    this.need(8);
+    const x = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return x;
+  }
+
+  bytes(n: number): Uint8Array {
+    this.need(n);
+    const out = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** Reads the 2-byte header every codec starts with: format version, then the sketch tag. */
+  header(version: number, tag: number): void {
+    const v = this.byte();
+    const t = this.byte();
+    if (t !== tag) throw corrupt(`${this.what} (wrong type tag ${t})`);
+    if (v !== version) {
+      throw new SketchError(
+        "TM_SKETCH_CODEC_VERSION",
+        `cannot decode ${this.what} format version ${v}; this build reads version ${version} — upgrade or re-encode`,
+      );
+    }
+  }
+
+  /** Every codec must consume its input exactly. */
+  end(): void {
+    if (this.pos !== this.buf.length) throw corrupt(`${this.what} (${this.remaining} trailing bytes)`);
+  }
+
+  private need(n: number): void {
+    if (this.pos + n > this.buf.length) {
+      throw new SketchError("TM_SKETCH_CODEC_TRUNCATED", `cannot decode ${this.what}: input ends early; pass the whole encoding`);
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { DDSketch as OracleSketch } from "@datadog/sketches-js";
+import { exactQuantile, sample, type DistributionName } from "./bench/distributions.js";
+import { DDSketch } from "./ddsketch.js";
+import { SketchError } from "./errors.js";
+
+const QUANTILES = [0, 0.01, 0.5, 0.9, 0.95, 0.99, 0.999, 1];
+const ALPHA = 0.01;
+/** α plus float rounding at bin boundaries. */
+const TOLERANCE = ALPHA + 1e-9;
+
+function relErr(estimate: number, exact: number): number {
+  return exact === 0 ? Math.abs(estimate) : Math.abs(estimate - exact) / exact;
+}
+
+function sketchOf(values: Float64Array): DDSketch {
+  const s = new DDSketch();
+  for (const v of values) s.add(v);
+  return s;
+}
+
+function codeOf(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    return e instanceof SketchError ? e.code : `not a SketchError: ${String(e)}`;
+  }
+  return undefined;
+}
+
+describe("DDSketch accuracy", () => {
+  const cases: [DistributionName, number][] = [
+    ["lognormal", 10],
+    ["lognormal", 1000],
+    ["lognormal", 1_000_000],
+    ["pareto", 10],
+    ["pareto", 100_000],
+    ["bimodal", 50],
+    ["bimodal", 100_000],
+    ["constant", 10],
+    ["constant", 10_000],
+  ];
+  it.each(cases)("%s × %i: every quantile within α of the exact one", (name, n) => {
+    const values = sample(name, n, n + name.length);
+    const s = sketchOf(values);
+    const sorted = values.slice().sort();
+    for (const q of QUANTILES) {
+      const exact = exactQuantile(sorted, q);
+      expect(relErr(s.quantile(q), exact), `q=${q} exact=${exact}`).toBeLessThanOrEqual(TOLERANCE);
+    }
+    expect(s.count).toBe(n);
+    expect(s.min).toBe(sorted[0]);
+    expect(s.max).toBe(sorted[n - 1]);
+    const exactSum = values.reduce((a, b) => a + b, 0);
+    expect(relErr(s.sum, exactSum)).toBeLessThan(1e-9);
+  });
+
+  it("agrees with @datadog/sketches-js within 2α on every quantile", () => {
+    const values = sample("lognormal", 20_000, 7);
+    const ours = sketchOf(values);
+    const oracle = new OracleSketch({ relativeAccuracy: ALPHA });
+    for (const v of values) oracle.accept(v);
+    for (const q of QUANTILES.slice(1, -1)) {
+      const theirs = oracle.getValueAtQuantile(q) as number;
+      expect(relErr(ours.quantile(q), theirs), `q=${q}`).toBeLessThanOrEqual(2 * TOLERANCE);
+    }
+  });
+
+  it("counts zeros exactly and reports them as 0", () => {
+    const s = new DDSketch();
+    for (let i = 0; i < 60; i++) s.add(0);
+    for (let i = 1; i <= 40; i++) s.add(i);
+    expect(s.quantile(0.5)).toBe(0);
+    expect(s.quantile(0.59)).toBe(0);
+    expect(relErr(s.quantile(0.7), 10)).toBeLessThanOrEqual(TOLERANCE);
+    expect(s.min).toBe(0);
+  });
+
+  it("is NaN when empty and accepts weighted adds", () => {
+    const s = new DDSketch();
+    expect(s.quantile(0.5)).toBeNaN();
+    expect(s.min).toBeNaN();
+    s.add(5, 3);
+    s.add(100, 1);
+    expect(s.count).toBe(4);
+    expect(s.sum).toBe(115);
+    expect(relErr(s.quantile(0.5), 5)).toBeLessThanOrEqual(TOLERANCE);
+  });
+
+  it("collapses the lowest bins beyond 2048 and keeps the high quantiles accurate", () => {
+    const s = new DDSketch();
+    const values: number[] = [];
+    // 1e-12 … 1e12 spans ~2760 bins at α = 0.01.
+    for (let e = -12; e <= 12; e += 0.01) values.push(10 ** e);
+    for (const v of values) s.add(v);
+    const sorted = Float64Array.from(values).sort();
+    for (const q of [0.5, 0.9, 0.99, 1]) expect(relErr(s.quantile(q), exactQuantile(sorted, q))).toBeLessThanOrEqual(TOLERANCE);
+    expect(s.count).toBe(values.length);
+    // A value below the collapsed floor still counts, and the sketch still round-trips.
+    s.add(1e-20);
+    const back = DDSketch.decode(s.encode());
+    expect(back.count).toBe(values.length + 1);
+    expect(back.quantile(0.99)).toBe(s.quantile(0.99));
+    back.remove(1e-20);
+    expect(back.count).toBe(values.length);
+  });
+});
+
+describe("DDSketch errors", () => {
+  it("rejects negative, NaN and infinite values with stable codes and changes nothing", () => {
+    const s = new DDSketch();
+    s.add(3);
+    expect(codeOf(() => s.add(-1))).toBe("TM_SKETCH_NEGATIVE_VALUE");
+    expect(codeOf(() => s.add(NaN))).toBe("TM_SKETCH_INVALID_VALUE");
+    expect(codeOf(() => s.add(Infinity))).toBe("TM_SKETCH_INVALID_VALUE");
+    expect(codeOf(() => s.add(1, 0))).toBe("TM_SKETCH_INVALID_COUNT");
+    expect(codeOf(() => s.add(1, 1.5))).toBe("TM_SKETCH_INVALID_COUNT");
+    expect(codeOf(() => s.quantile(1.5))).toBe("TM_SKETCH_INVALID_OPTION");
+    expect(codeOf(() => new DDSketch({ relativeAccuracy: 0 }))).toBe("TM_SKETCH_INVALID_OPTION");
+    expect(s.count).toBe(1);
+    expect(s.sum).toBe(3);
+  });
+
+  it("the negative-value message names the field and what to do", () => {
+    expect(() => new DDSketch().add(-2)).toThrow(/value must be >= 0, got -2/);
+  });
+
+  it("refuses to merge sketches of different accuracy", () => {
+    expect(codeOf(() => new DDSketch().merge(new DDSketch({ relativeAccuracy: 0.02 })))).toBe("TM_SKETCH_MISMATCH");
+  });
+});
+
+describe("DDSketch remove and subtract", () => {
+  it("remove takes one value out exactly; removing an absent value throws and changes nothing", () => {
+    const s = new DDSketch();
+    for (const v of [1, 2, 3, 100, 0]) s.add(v);
+    s.remove(100);
+    expect(s.count).toBe(4);
+    expect(s.sum).toBe(6);
+    expect(relErr(s.max, 3)).toBeLessThanOrEqual(TOLERANCE);
+    expect(codeOf(() => s.remove(100))).toBe("TM_SKETCH_NOT_SUBSET");
+    expect(codeOf(() => s.remove(3, 2))).toBe("TM_SKETCH_NOT_SUBSET");
+    s.remove(0);
+    expect(codeOf(() => s.remove(0))).toBe("TM_SKETCH_NOT_SUBSET");
+    expect(s.count).toBe(3);
+    // The exact minimum left with the removed 0: the new one is bin-accurate.
+    expect(relErr(s.min, 1)).toBeLessThanOrEqual(TOLERANCE);
+  });
+
+  it("removing every value leaves an empty sketch", () => {
+    const s = new DDSketch();
+    s.add(7);
+    s.remove(7);
+    expect(s.count).toBe(0);
+    expect(s.sum).toBe(0);
+    expect(s.quantile(0.5)).toBeNaN();
+  });
+
+  it("subtract of a sketch that is not a subset throws and changes nothing", () => {
+    const a = new DDSketch();
+    a.add(10);
+    a.add(20);
+    const b = new DDSketch();
+    b.add(10);
+    b.add(30);
+    const before = a.encode();
+    expect(codeOf(() => a.subtract(b))).toBe("TM_SKETCH_NOT_SUBSET");
+    expect(a.encode()).toEqual(before);
+  });
+
+  it("keeps exact min and max when the extremes stay in the rest", () => {
+    const a = new DDSketch();
+    for (const v of [1, 5, 9]) a.add(v);
+    const prefix = new DDSketch();
+    prefix.add(5);
+    a.subtract(prefix);
+    expect(a.min).toBe(1);
+    expect(a.max).toBe(9);
+    expect(a.count).toBe(2);
+  });
+});

@@ -1,0 +1,265 @@
+import { ByteReader } from "./byte-reader.js";
+import { ByteWriter } from "./byte-writer.js";
+import { SketchError, corrupt, invalidOption } from "./errors.js";
+import { ertlEstimate } from "./hll-estimator.js";
+import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
+
+export interface HyperLogLogOptions {
+  /** Precision p ∈ [4, 18]: 2^p registers, standard error 1.04/√2^p. Default 14. */
+  precision?: number;
+}
+
+export const DEFAULT_PRECISION = 14;
+/** Sparse entries index the hash's top 25 bits (HLL++'s p'): exact-ish below ~2^p/8 distinct. */
+const SPARSE_P = 25;
+const RANK_BITS = 5;
+const VERSION = 1;
+const TAG = 0x48; // "H"
+const MODE_SPARSE = 0;
+const MODE_DENSE = 1;
+
+/**
+ * HyperLogLog over 53-bit hashes: a sparse open-addressed set of (25-bit index, rank) entries
+ * while small, dense Uint8Array registers once the set would outgrow them; Ertl's improved
+ * estimator for dense, linear counting on 2^25 buckets for sparse.
+ */
+export class HyperLogLog {
+  readonly precision: number;
+  /** Dense registers, or null while sparse. */
+  private registers: Uint8Array | null = null;
+  /** Sparse entries (index'·32 + rank', never 0) in an open-addressed table; 0 = empty slot. */
+  private table: number[] | null = null;
+  private size = 0;
+
+  constructor(options: HyperLogLogOptions = {}) {
+    const p = options.precision ?? DEFAULT_PRECISION;
+    if (!(Number.isInteger(p) && p >= 4 && p <= 18)) throw invalidOption("precision", p, "an integer in [4, 18] (default 14)");
+    this.precision = p;
+  }
+
+  /** The hash `add` uses: a 53-bit non-negative integer. Hash a user once, add it to many sketches. */
+  static hash(value: string): number {
+    return hash53(value);
+  }
+
+  add(value: string): void {
+    this.addHash(hash53(value));
+  }
+
+  addHash(hash: number): void {
+    const hi = (hash / HASH_LO_SCALE) >>> 0;
+    const lo = hash - hi * HASH_LO_SCALE;
+    const regs = this.registers;
+    if (regs !== null) {
+      const p = this.precision;
+      const w = hi << p;
+      const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - p + (lo === 0 ? 22 : Math.clz32(lo) - 10);
+      const idx = hi >>> (32 - p);
+      if (rank > (regs[idx] as number)) regs[idx] = rank;
+      return;
+    }
+    const w = hi << SPARSE_P;
+    const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - SPARSE_P + (lo === 0 ? 22 : Math.clz32(lo) - 10);
+    this.insertSparse((hi >>> (32 - SPARSE_P)) * 32 + rank);
+  }
+
+  estimate(): number {
+    if (this.registers === null) {
+      const m = 2 ** SPARSE_P;
+      return -m * Math.log1p(-this.size / m);
+    }
+    const q = 53 - this.precision;
+    const histogram = new Float64Array(q + 2);
+    for (const r of this.registers) histogram[r] = (histogram[r] as number) + 1;
+    return ertlEstimate(histogram, this.registers.length, q);
+  }
+
+  merge(other: HyperLogLog): void {
+    if (other.precision !== this.precision) {
+      throw new SketchError("TM_SKETCH_MISMATCH", `cannot merge HyperLogLogs of precision ${this.precision} and ${other.precision}; use one precision`);
+    }
+    if (other.registers !== null) {
+      const regs = this.densify();
+      const src = other.registers;
+      for (let i = 0; i < regs.length; i++) if ((src[i] as number) > (regs[i] as number)) regs[i] = src[i] as number;
+      return;
+    }
+    if (other.table === null) return;
+    for (const e of other.table) if (e !== 0) this.insertEntry(e);
+  }
+
+  clone(): HyperLogLog {
+    const c = new HyperLogLog({ precision: this.precision });
+    c.registers = this.registers === null ? null : this.registers.slice();
+    c.table = this.table === null ? null : this.table.slice();
+    c.size = this.size;
+    return c;
+  }
+
+  /** True while the sketch holds its sparse form. */
+  get isSparse(): boolean {
+    return this.registers === null;
+  }
+
+  /** Approximate heap footprint in bytes. */
+  heapBytes(): number {
+    if (this.registers !== null) return 64 + 200 + this.registers.length;
+    return 64 + (this.table === null ? 0 : 48 + 8 * this.table.length);
+  }
+
+  encode(): Uint8Array {
+    const w = new ByteWriter(this.registers === null ? 16 + 4 * this.size : 8 + (this.registers.length * 3) / 4);
+    this.encodeTo(w);
+    return w.finish();
+  }
+
+  static decode(bytes: Uint8Array): HyperLogLog {
+    const r = new ByteReader(bytes, "HyperLogLog");
+    const h = HyperLogLog.decodeFrom(r);
+    r.end();
+    return h;
+  }
+
+  /** @internal Sparse: sorted entries, delta varints. Dense: registers packed 6 bits each. */
+  encodeTo(w: ByteWriter): void {
+    w.byte(VERSION);
+    w.byte(TAG);
+    w.byte(this.precision);
+    if (this.registers === null) {
+      w.byte(MODE_SPARSE);
+      const entries = this.sortedEntries();
+      w.varint(entries.length);
+      let prev = 0;
+      for (const e of entries) {
+        w.varint(e - prev);
+        prev = e;
+      }
+      return;
+    }
+    w.byte(MODE_DENSE);
+    const regs = this.registers;
+    for (let i = 0; i < regs.length; i += 4) {
+      const v = (regs[i] as number) | ((regs[i + 1] as number) << 6) | ((regs[i + 2] as number) << 12) | ((regs[i + 3] as number) << 18);
+      w.byte(v & 0xff);
+      w.byte((v >>> 8) & 0xff);
+      w.byte(v >>> 16);
+    }
+  }
+
+  /** @internal */
+  static decodeFrom(r: ByteReader): HyperLogLog {
+    r.header(VERSION, TAG);
+    const p = r.byte();
+    if (p < 4 || p > 18) throw corrupt("HyperLogLog (precision out of range)");
+    const h = new HyperLogLog({ precision: p });
+    const mode = r.byte();
+    if (mode === MODE_SPARSE) h.decodeSparse(r);
+    else if (mode === MODE_DENSE) h.decodeDense(r);
+    else throw corrupt("HyperLogLog (unknown mode)");
+    return h;
+  }
+
+  private decodeSparse(r: ByteReader): void {
+    const n = r.varint();
+    if (n > this.maxSparse()) throw corrupt("HyperLogLog (too many sparse entries)");
+    let prev = 0;
+    for (let i = 0; i < n; i++) {
+      const e = prev + r.varint();
+      const rank = e % 32;
+      if ((i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) || rank < 1 || rank > 53 - SPARSE_P + 1 || e >= 2 ** (SPARSE_P + RANK_BITS)) {
+        throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
+      }
+      this.insertSparse(e);
+      prev = e;
+    }
+  }
+
+  private decodeDense(r: ByteReader): void {
+    const m = 1 << this.precision;
+    const maxRank = 54 - this.precision;
+    const bytes = r.bytes((m * 3) / 4);
+    const regs = new Uint8Array(m);
+    for (let i = 0, j = 0; i < m; i += 4, j += 3) {
+      const v = (bytes[j] as number) | ((bytes[j + 1] as number) << 8) | ((bytes[j + 2] as number) << 16);
+      regs[i] = v & 63;
+      regs[i + 1] = (v >>> 6) & 63;
+      regs[i + 2] = (v >>> 12) & 63;
+      regs[i + 3] = v >>> 18;
+    }
+    for (const x of regs) if (x > maxRank) throw corrupt("HyperLogLog (register out of range)");
+    this.registers = regs;
+  }
+
+  /** Sparse capacity limit: beyond it the table would outweigh 2^p one-byte registers. */
+  private maxSparse(): number {
+    return Math.max(12, ((1 << this.precision) >>> 3) * 0.75);
+  }
+
+  private insertEntry(e: number): void {
+    if (this.registers === null) {
+      this.insertSparse(e);
+      return;
+    }
+    const [idx, rank] = this.denseOf(e);
+    if (rank > (this.registers[idx] as number)) this.registers[idx] = rank;
+  }
+
+  private insertSparse(e: number): void {
+    let table = this.table;
+    if (table === null) table = this.table = [0, 0, 0, 0, 0, 0, 0, 0];
+    const key = e >>> RANK_BITS;
+    const mask = table.length - 1;
+    for (let i = key & mask; ; i = (i + 1) & mask) {
+      const cur = table[i] as number;
+      if (cur === 0) {
+        table[i] = e;
+        if (++this.size > table.length * 0.75) this.growSparse();
+        return;
+      }
+      if (cur >>> RANK_BITS === key) {
+        if (e > cur) table[i] = e;
+        return;
+      }
+    }
+  }
+
+  private growSparse(): void {
+    const old = this.table as number[];
+    if (this.size > this.maxSparse()) {
+      this.densify();
+      return;
+    }
+    this.table = new Array<number>(old.length * 2).fill(0);
+    this.size = 0;
+    for (const e of old) if (e !== 0) this.insertSparse(e);
+  }
+
+  private densify(): Uint8Array {
+    if (this.registers !== null) return this.registers;
+    const regs = new Uint8Array(1 << this.precision);
+    for (const e of this.table ?? []) {
+      if (e === 0) continue;
+      const [idx, rank] = this.denseOf(e);
+      if (rank > (regs[idx] as number)) regs[idx] = rank;
+    }
+    this.registers = regs;
+    this.table = null;
+    this.size = 0;
+    return regs;
+  }
+
+  /** Register index and rank at precision p of a sparse entry (exact: p' > p). */
+  private denseOf(e: number): [number, number] {
+    const key = e >>> RANK_BITS;
+    const extra = SPARSE_P - this.precision;
+    const mid = key & ((1 << extra) - 1);
+    const rank = mid !== 0 ? Math.clz32(mid) - (32 - extra) + 1 : extra + (e & 31);
+    return [key >>> extra, rank];
+  }
+
+  private sortedEntries(): number[] {
+    const out: number[] = [];
+    for (const e of this.table ?? []) if (e !== 0) out.push(e);
+    return out.sort((a, b) => a - b);
+  }
+}

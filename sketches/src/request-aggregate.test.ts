@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { SketchError } from "./errors.js";
+import { HyperLogLog } from "./hyperloglog.js";
+import { RequestAggregate } from "./request-aggregate.js";
+
+describe("RequestAggregate", () => {
+  it("counts requests and errors, and holds latency and users", () => {
+    const a = new RequestAggregate();
+    a.add(10, false, "alice");
+    a.add(250, true, "bob");
+    a.addHashed(30, false, HyperLogLog.hash("alice"));
+    expect(a.count).toBe(3);
+    expect(a.errors).toBe(1);
+    expect(a.latency.max).toBe(250);
+    expect(a.users.estimate()).toBeCloseTo(2, 5);
+  });
+
+  it("a bad latency throws and counts nothing", () => {
+    const a = new RequestAggregate();
+    expect(() => a.add(-5, true, "x")).toThrow(SketchError);
+    expect(a.count).toBe(0);
+    expect(a.errors).toBe(0);
+    expect(a.users.estimate()).toBe(0);
+  });
+
+  it("merge adds, subtract takes a merged part back out (users stay the union)", () => {
+    const a = new RequestAggregate();
+    const b = new RequestAggregate();
+    for (let i = 0; i < 50; i++) a.add(i + 1, i % 5 === 0, `a${i}`);
+    for (let i = 0; i < 30; i++) b.add(i * 3 + 2, i % 3 === 0, `b${i}`);
+    const merged = a.clone();
+    merged.merge(b);
+    expect(merged.count).toBe(80);
+    expect(merged.errors).toBe(a.errors + b.errors);
+    const users = merged.users.estimate();
+    merged.subtract(b);
+    expect(merged.count).toBe(a.count);
+    expect(merged.errors).toBe(a.errors);
+    for (const q of [0.1, 0.5, 0.99]) expect(merged.latency.quantile(q)).toBe(a.latency.quantile(q));
+    expect(merged.users.estimate()).toBe(users);
+  });
+
+  it("subtracting more errors than held throws TM_SKETCH_NOT_SUBSET", () => {
+    const a = new RequestAggregate();
+    a.add(1, false, "u");
+    const b = new RequestAggregate();
+    b.add(1, true, "u");
+    expect(() => a.subtract(b)).toThrow(expect.objectContaining({ code: "TM_SKETCH_NOT_SUBSET" }));
+    expect(a.errors).toBe(0);
+    expect(a.count).toBe(1);
+  });
+
+  it("clone is independent", () => {
+    const a = new RequestAggregate();
+    a.add(5, true, "u");
+    const c = a.clone();
+    c.add(7, false, "v");
+    expect(a.count).toBe(1);
+    expect(c.count).toBe(2);
+  });
+
+  it("encodes and decodes to an equal aggregate with custom options", () => {
+    const a = new RequestAggregate({ relativeAccuracy: 0.02, hllPrecision: 12 });
+    for (let i = 0; i < 500; i++) a.add(i * 0.7, i % 7 === 0, `u${i % 90}`);
+    const b = RequestAggregate.decode(a.encode());
+    expect(b.count).toBe(a.count);
+    expect(b.errors).toBe(a.errors);
+    expect(b.latency.relativeAccuracy).toBe(0.02);
+    expect(b.users.precision).toBe(12);
+    expect(b.latency.quantile(0.9)).toBe(a.latency.quantile(0.9));
+    expect(b.users.estimate()).toBe(a.users.estimate());
+    expect(b.encode()).toEqual(a.encode());
+  });
+
+  it("heapBytes grows with what the aggregate holds", () => {
+    const a = new RequestAggregate();
+    const empty = a.heapBytes();
+    for (let i = 0; i < 5000; i++) a.add(1 + (i % 400) * 3, false, `u${i}`);
+    expect(a.heapBytes()).toBeGreaterThan(empty + 16_000);
+  });
+});
