@@ -1,1 +1,6 @@
-export {};
+/** @tidemark/dashboard: the dashboard server (`startDashboard`) and its configuration. */
+export { startDashboard, type DashboardServer } from "./server.js";
+export { resolveConfig, readConfigFile, envConfig, type DashboardConfig, type DashboardConfigInput } from "./config.js";
+export { DashboardError, type DashboardErrorCode } from "./errors.js";
+export { CLOSE_TOO_SLOW } from "./client-session.js";
+export type * from "./ws-frames.js";

@@ -5,6 +5,7 @@ import { DeployError } from "./errors.js";
 /** Subcommands, loaded on demand so each role pulls in only its own dependencies. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   up: async () => (await import("./commands/up.js")).up,
+  dashboard: async () => (await import("./commands/dashboard.js")).dashboard,
 };
 
 function help(): string {

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from "fastify";
+import { parseDuration } from "@tidemark/engine/core";
+import { DashboardError } from "./errors.js";
+import type { Fanout } from "./fanout.js";
+
+/** REST: `/api/panes`, `/api/policies`, `/api/status` (docs/websocket-protocol.md, REST section). */
+export function apiRoutes(app: FastifyInstance, fanout: Fanout): void {
+  app.get("/api/panes", async (req, reply) => {
+    const q = req.query as Record<string, string | undefined>;
+    let filter;
+    try {
+      filter = paneQuery(q);
+    } catch (err) {
+      const e = err as DashboardError;
+      return reply.code(400).send({ code: e.code, error: e.message });
+    }
+    let body = "";
+    for (const s of fanout.store.select(filter)) {
+      if (s.pane.window.start >= filter.to) continue;
+      body += `${body === "" ? "" : ","}${s.json}`;
+    }
+    return reply.type("application/json").send(`{"panes":[${body}]}`);
+  });
+
+  app.get("/api/policies", async () => ({
+    policies: fanout.view().frontier.map((p) => ({
+      name: p.policy,
+      label: p.label,
+      strategy: p.strategy,
+      graceMs: p.graceMs,
+      bias: p.bias,
+      emitDelayMs: p.emitDelayMs,
+      pipelineLagMs: p.pipelineLagMs,
+      source: p.source,
+    })),
+  }));
+
+  app.get("/api/status", async () => fanout.view());
+}
+
+function paneQuery(q: Record<string, string | undefined>) {
+  const policy = q["policy"];
+  if (!policy) throw queryError("policy", "is required, e.g. ?policy=billing");
+  if (!q["window"]) throw queryError("window", "is required, e.g. ?window=60s");
+  const windowMs = duration(q["window"], "window");
+  const services = q["service"] ? q["service"].split(",").filter((s) => s !== "") : undefined;
+  return { policy, windowMs, services, route: q["route"] || undefined, from: time(q["from"], "from", 0), to: time(q["to"], "to", Number.MAX_SAFE_INTEGER) };
+}
+
+function duration(v: string, field: string): number {
+  try {
+    const ms = parseDuration(v);
+    if (ms > 0) return ms;
+  } catch {
+    // reported below
+  }
+  throw queryError(field, `must be a duration such as 10s or 60s, got "${v}"`);
+}
+
+/** A time as ms since epoch or an ISO-8601 string. */
+function time(v: string | undefined, field: string, fallback: number): number {
+  if (v === undefined || v === "") return fallback;
+  const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+  if (!Number.isFinite(ms)) throw queryError(field, `must be ms since epoch or an ISO-8601 time, got "${v}"`);
+  return ms;
+}
+
+function queryError(field: string, what: string): DashboardError {
+  return new DashboardError("TM_DASHBOARD_QUERY_INVALID", `query parameter "${field}" ${what}`);
+}

@@ -1,0 +1,126 @@
+import type { DashboardConfig } from "./config.js";
+import { panesFrame, snapshotFrame } from "./frames.js";
+import { matches, type PaneStore, type StoredPane } from "./pane-store.js";
+import { SendQueue, type QueueCounters } from "./send-queue.js";
+import type { PanelSubscription, ResumeCursor } from "./ws-frames.js";
+
+/** The part of a `ws` WebSocket a session uses. */
+export interface ClientSocket {
+  readonly bufferedAmount: number;
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+export interface SessionCounters extends QueueCounters {
+  sent(frames: number, panes: number): void;
+  tooSlow(): void;
+}
+
+/** Close code for a client that fell too far behind; it reconnects and resumes. */
+export const CLOSE_TOO_SLOW = 4008;
+const OPEN = 1;
+const PANES_PER_FRAME = 500;
+
+/**
+ * One WebSocket client: its panel subscriptions and its outbound queue. Sends while the socket
+ * holds less than `sendBufferBytes` unsent; otherwise the queue waits (coalescing early panes)
+ * and is retried shortly.
+ */
+export class ClientSession {
+  private readonly panels = new Map<string, PanelSubscription>();
+  private readonly queue: SendQueue;
+  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly socket: ClientSocket,
+    private readonly store: PaneStore,
+    private readonly epoch: string,
+    private readonly config: Pick<DashboardConfig, "sendBufferBytes" | "maxQueuedEarly" | "maxQueuedFrames">,
+    private readonly counters: SessionCounters,
+  ) {
+    this.queue = new SendQueue(config.maxQueuedEarly, counters);
+  }
+
+  /** Adds or replaces panels and queues a snapshot of what they select. */
+  subscribe(panels: readonly PanelSubscription[], since?: ResumeCursor): void {
+    for (const p of panels) this.panels.set(p.panel, p);
+    const resume = since !== undefined && since.epoch === this.epoch && since.rev <= this.store.rev;
+    const seen = new Set<string>();
+    const items: StoredPane[] = [];
+    for (const p of panels) {
+      for (const s of this.store.select(p, resume ? since.rev : 0)) {
+        if (seen.has(s.pane.id)) continue;
+        seen.add(s.pane.id);
+        items.push(s);
+      }
+    }
+    this.queue.pushFrame(snapshotFrame(panels.map((p) => p.panel), !resume, this.store.rev, items));
+    this.schedule();
+  }
+
+  unsubscribe(ids: readonly string[]): void {
+    for (const id of ids) this.panels.delete(id);
+  }
+
+  /** A pane just stored: queue it when a panel wants it. */
+  offer(stored: StoredPane): void {
+    for (const p of this.panels.values()) {
+      if (!matches(stored.pane, p)) continue;
+      this.queue.pushPane(stored);
+      if (this.queue.mustDeliver > this.config.maxQueuedFrames) this.dropTooSlow();
+      else this.schedule();
+      return;
+    }
+  }
+
+  sendStatus(json: string): void {
+    this.queue.pushStatus(json);
+    this.schedule();
+  }
+
+  sendControl(json: string): void {
+    this.queue.pushFrame(json);
+    this.schedule();
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.panels.clear();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.pump());
+  }
+
+  private pump(): void {
+    this.scheduled = false;
+    if (this.socket.readyState !== OPEN) return;
+    while (this.queue.length > 0 && this.socket.bufferedAmount < this.config.sendBufferBytes) {
+      const next = this.queue.take(PANES_PER_FRAME);
+      if (next === undefined) break;
+      if (typeof next === "string") {
+        this.socket.send(next);
+        this.counters.sent(1, 0);
+      } else if (next.length > 0) {
+        this.socket.send(panesFrame(next));
+        this.counters.sent(1, next.length);
+      }
+    }
+    if (this.queue.length > 0 && !this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.pump();
+      }, 20);
+    }
+  }
+
+  private dropTooSlow(): void {
+    this.counters.tooSlow();
+    this.close();
+    this.socket.close(CLOSE_TOO_SLOW, "too slow: reconnect and resume");
+  }
+}

@@ -1,0 +1,34 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { envConfig, readConfigFile, resolveConfig } from "./config.js";
+import { DashboardError } from "./errors.js";
+
+describe("dashboard config", () => {
+  it("layers defaults < file < env < flags and freezes the result", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
+    const file = join(dir, "tidemark.json");
+    writeFileSync(file, JSON.stringify({ nats: "nats://file:4222", dashboard: { port: 4000, replayMs: "30m", host: "0.0.0.0" } }));
+    const env = envConfig({ TIDEMARK_DASHBOARD_PORT: "5000", TIDEMARK_DASHBOARD_ORIGINS: "http://a.test, http://b.test" });
+    const c = resolveConfig(readConfigFile(file), env, { port: "6000", host: undefined });
+    expect(c).toMatchObject({ port: 6000, host: "0.0.0.0", nats: "nats://file:4222", replayMs: 1_800_000, allowedOrigins: ["http://a.test", "http://b.test"], readToken: null });
+    expect(resolveConfig().replayMs).toBe(3_600_000);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it("names the field and the fix when a value is wrong", () => {
+    const err = (fn: () => unknown): DashboardError => {
+      try {
+        fn();
+      } catch (e) {
+        return e as DashboardError;
+      }
+      throw new Error("expected an error");
+    };
+    expect(err(() => resolveConfig({ port: "http" }))).toMatchObject({ code: "TM_DASHBOARD_CONFIG_INVALID", message: expect.stringContaining('"port" must be a whole number') });
+    expect(err(() => resolveConfig({ replayMs: "an hour" })).message).toMatch(/"replayMs" must be a duration.*1h/);
+    expect(err(() => resolveConfig({ colour: "red" } as never)).message).toContain('"colour" is not a dashboard setting');
+    expect(err(() => readConfigFile("/nonexistent/tidemark.json")).code).toBe("TM_DASHBOARD_CONFIG_FILE");
+  });
+});

@@ -1,0 +1,134 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseDuration } from "@tidemark/engine/core";
+import { DashboardError } from "./errors.js";
+
+/** The dashboard server's configuration: parsed once, validated, frozen (design §12). */
+export interface DashboardConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly nats: string;
+  /** How much TM_PANES history (by pane publish time) to replay on start, ms. */
+  readonly replayMs: number;
+  /** Windows kept per series (policy, key, window size); older windows are forgotten. */
+  readonly maxWindowsPerSeries: number;
+  /** Extra allowed WebSocket origins; the server's own origin is always allowed. */
+  readonly allowedOrigins: readonly string[];
+  /** When set, REST and WebSocket need `?token=` or `Authorization: Bearer`. */
+  readonly readToken: string | null;
+  /** A client whose socket holds more than this many unsent bytes gets coalesced early panes. */
+  readonly sendBufferBytes: number;
+  /** Early panes queued per slow client; beyond it the oldest early panes are dropped (counted). */
+  readonly maxQueuedEarly: number;
+  /** Non-early frames queued per slow client before it is disconnected to resume later. */
+  readonly maxQueuedFrames: number;
+  /** Wait between retries while TM_PANES does not exist or NATS is unreachable, ms. */
+  readonly retryMs: number;
+  /** Directory of the built Svelte app. */
+  readonly appDir: string;
+  readonly logLevel: string;
+}
+
+/** What each layer may set; values are strings (env, flags) or JSON values (file). */
+export type DashboardConfigInput = Partial<Record<keyof DashboardConfig, unknown>>;
+
+const DEFAULTS: DashboardConfig = {
+  host: "127.0.0.1",
+  port: 3000,
+  nats: "nats://127.0.0.1:4222",
+  replayMs: 3_600_000,
+  maxWindowsPerSeries: 720,
+  allowedOrigins: [],
+  readToken: null,
+  sendBufferBytes: 256 * 1024,
+  maxQueuedEarly: 2000,
+  maxQueuedFrames: 20_000,
+  retryMs: 1000,
+  appDir: fileURLToPath(new URL("../app", import.meta.url)),
+  logLevel: "info",
+};
+
+const ENV: Record<string, keyof DashboardConfig> = {
+  TIDEMARK_DASHBOARD_HOST: "host",
+  TIDEMARK_DASHBOARD_PORT: "port",
+  TIDEMARK_NATS: "nats",
+  TIDEMARK_DASHBOARD_REPLAY: "replayMs",
+  TIDEMARK_DASHBOARD_ORIGINS: "allowedOrigins",
+  TIDEMARK_DASHBOARD_TOKEN: "readToken",
+  TIDEMARK_LOG_LEVEL: "logLevel",
+};
+
+/** Reads the `dashboard` section (and a top-level `nats`) of a JSON config file. */
+export function readConfigFile(path: string): DashboardConfigInput {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new DashboardError("TM_DASHBOARD_CONFIG_FILE", `cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  const root = (json ?? {}) as Record<string, unknown>;
+  const section = (root["dashboard"] ?? {}) as DashboardConfigInput;
+  return root["nats"] === undefined ? section : { nats: root["nats"], ...section };
+}
+
+export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
+  const out: DashboardConfigInput = {};
+  for (const [name, key] of Object.entries(ENV)) if (env[name] !== undefined) out[key] = env[name];
+  return out;
+}
+
+/** defaults < file < env < flags; validated once and frozen. */
+export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfig {
+  const merged: Record<string, unknown> = { ...DEFAULTS };
+  for (const layer of layers) for (const [k, v] of Object.entries(layer)) if (v !== undefined) merged[k] = v;
+  const unknown = Object.keys(merged).filter((k) => !(k in DEFAULTS));
+  if (unknown.length > 0) bad(unknown[0] ?? "", "is not a dashboard setting", Object.keys(DEFAULTS).join(", "));
+  return Object.freeze({
+    host: str(merged, "host"),
+    port: int(merged, "port", 0, 65535),
+    nats: str(merged, "nats"),
+    replayMs: duration(merged, "replayMs"),
+    maxWindowsPerSeries: int(merged, "maxWindowsPerSeries", 1, 100_000),
+    allowedOrigins: Object.freeze(list(merged, "allowedOrigins")),
+    readToken: merged["readToken"] === null || merged["readToken"] === "" ? null : str(merged, "readToken"),
+    sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),
+    maxQueuedEarly: int(merged, "maxQueuedEarly", 1, 10_000_000),
+    maxQueuedFrames: int(merged, "maxQueuedFrames", 1, 10_000_000),
+    retryMs: duration(merged, "retryMs"),
+    appDir: str(merged, "appDir"),
+    logLevel: str(merged, "logLevel"),
+  });
+}
+
+function bad(field: string, what: string, hint: string): never {
+  throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard config "${field}" ${what}: ${hint}`);
+}
+
+function str(o: Record<string, unknown>, k: string): string {
+  const v = o[k];
+  if (typeof v !== "string" || v === "") bad(k, `must be a non-empty string, got ${JSON.stringify(v)}`, "set it or leave it out");
+  return v;
+}
+
+function int(o: Record<string, unknown>, k: string, min: number, max: number): number {
+  const v = o[k];
+  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
+    bad(k, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`, "fix the value");
+  return n;
+}
+
+function duration(o: Record<string, unknown>, k: string): number {
+  try {
+    return parseDuration(o[k] as string | number);
+  } catch {
+    return bad(k, `must be a duration, got ${JSON.stringify(o[k])}`, "write e.g. 500ms, 10s, 1m, 1h");
+  }
+}
+
+function list(o: Record<string, unknown>, k: string): string[] {
+  const v = o[k];
+  if (typeof v === "string") return v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (Array.isArray(v) && v.every((s) => typeof s === "string")) return v;
+  return bad(k, `must be a list of strings (or a comma-separated string), got ${JSON.stringify(v)}`, "fix the value");
+}

@@ -1,0 +1,117 @@
+import type { Pane } from "@tidemark/engine/protocol";
+import type { PanelSubscription } from "./ws-frames.js";
+
+/** One stored pane: the latest (highest seq) emission of its id, with its raw JSON. */
+export interface StoredPane {
+  readonly pane: Pane;
+  /** The pane's JSON exactly as read from TM_PANES, so fan-out never stringifies it again. */
+  readonly json: string;
+  /** Store revision at which this version was stored. */
+  readonly rev: number;
+}
+
+/** The windows kept for one (policy, key, window size), ordered by window start. */
+interface Series {
+  readonly entries: StoredPane[];
+}
+
+/**
+ * Latest pane per id plus a bounded history per series, idempotent on (id, seq): a replayed or
+ * out-of-order older seq never overwrites a newer one (design §7).
+ */
+export class PaneStore {
+  private readonly byId = new Map<string, StoredPane>();
+  private readonly series = new Map<string, Series>();
+  private revision = 0;
+
+  constructor(private readonly maxWindowsPerSeries: number) {}
+
+  get rev(): number {
+    return this.revision;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): StoredPane | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Stores the pane unless a pane of the same id with this seq or a later one is held. */
+  upsert(pane: Pane, json: string): StoredPane | undefined {
+    const held = this.byId.get(pane.id);
+    if (held && held.pane.seq >= pane.seq) return undefined;
+    const series = this.seriesOf(pane);
+    const entries = series.entries;
+    const at = lowerBound(entries, pane.window.start);
+    if (!held && entries.length >= this.maxWindowsPerSeries && at === 0) return undefined;
+    const stored: StoredPane = { pane, json, rev: ++this.revision };
+    if (held) entries[at] = stored;
+    else {
+      entries.splice(at, 0, stored);
+      if (entries.length > this.maxWindowsPerSeries) this.byId.delete(entries.shift()?.pane.id ?? "");
+    }
+    this.byId.set(pane.id, stored);
+    return stored;
+  }
+
+  /** Stored panes matching the filter with rev > sinceRev, oldest window first. */
+  select(filter: PaneFilter, sinceRev = 0): StoredPane[] {
+    const out: StoredPane[] = [];
+    for (const s of this.series.values()) {
+      const first = s.entries[0];
+      if (!first || !matchesSeries(first.pane, filter)) continue;
+      for (const e of s.entries) if (e.rev > sinceRev && e.pane.window.end >= (filter.from ?? 0)) out.push(e);
+    }
+    return out;
+  }
+
+  /** Every policy seen, with its newest on-time (else any) pane: the frontier's fallback. */
+  newestPerPolicy(): Map<string, Pane> {
+    const out = new Map<string, Pane>();
+    for (const s of this.series.values()) {
+      for (let i = s.entries.length - 1; i >= 0; i--) {
+        const p = s.entries[i]?.pane;
+        if (!p || p.kind === "early" || p.kind === "retract") continue;
+        const best = out.get(p.policy);
+        if (!best || best.window.end < p.window.end) out.set(p.policy, p);
+        break;
+      }
+    }
+    return out;
+  }
+
+  private seriesOf(pane: Pane): Series {
+    // The id is `<policy>|<key>|<windowSize>|<start>`: without its start it names the series.
+    const key = pane.id.slice(0, pane.id.lastIndexOf("|"));
+    let s = this.series.get(key);
+    if (!s) this.series.set(key, (s = { entries: [] }));
+    return s;
+  }
+}
+
+export type PaneFilter = Pick<PanelSubscription, "policy" | "windowMs" | "services" | "route" | "from">;
+
+/** True when a pane belongs to the series a filter selects (time range aside). */
+export function matchesSeries(p: Pane, f: PaneFilter): boolean {
+  if (p.policy !== f.policy || p.window.end - p.window.start !== f.windowMs) return false;
+  if ((p.key.route ?? undefined) !== (f.route ?? undefined)) return false;
+  return !f.services || f.services.length === 0 || f.services.includes(p.key.service);
+}
+
+export function matches(p: Pane, f: PaneFilter): boolean {
+  return matchesSeries(p, f) && p.window.end >= (f.from ?? 0);
+}
+
+/** First index whose window starts at or after `start`. */
+function lowerBound(entries: readonly StoredPane[], start: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((entries[mid]?.pane.window.start ?? 0) < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

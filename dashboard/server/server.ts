@@ -1,0 +1,95 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import fastifyStatic from "@fastify/static";
+import fastifyWebsocket from "@fastify/websocket";
+import { pino, type Logger } from "pino";
+import { apiRoutes } from "./api-routes.js";
+import { guard } from "./auth.js";
+import { parseClientFrame } from "./client-frame.js";
+import type { ClientSocket } from "./client-session.js";
+import type { DashboardConfig } from "./config.js";
+import { DashboardError } from "./errors.js";
+import { Fanout } from "./fanout.js";
+import { frame } from "./frames.js";
+import { dashboardMetrics } from "./metrics.js";
+import { startPaneFeed } from "./pane-feed.js";
+
+export interface DashboardServer {
+  /** e.g. http://127.0.0.1:3000 */
+  readonly url: string;
+  readonly fanout: Fanout;
+  close(): Promise<void>;
+}
+
+/** Socket events the server listens to (a `ws` WebSocket). */
+interface WsSocket extends ClientSocket {
+  on(event: "message", cb: (data: Buffer) => void): void;
+  on(event: "close", cb: () => void): void;
+}
+
+/** Starts the dashboard: HTTP + WebSocket server, and the TM_PANES / tm.status feed. */
+export async function startDashboard(config: DashboardConfig, logger?: Logger): Promise<DashboardServer> {
+  const log = logger ?? pino({ name: "tidemark-dashboard", level: config.logLevel });
+  const metrics = dashboardMetrics();
+  const fanout = new Fanout(config, metrics);
+  const app = Fastify({ loggerInstance: log.child({ component: "http" }, { level: "warn" }) as FastifyBaseLogger });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 1 << 20 } });
+
+  app.get("/metrics", async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get("/healthz", async () => ({ ok: true }));
+  app.register(async (api) => {
+    api.addHook("preValidation", guard(config, false));
+    apiRoutes(api, fanout);
+  });
+  app.register(async (ws) => {
+    ws.addHook("preValidation", guard(config, true));
+    ws.get("/ws", { websocket: true }, (socket: WsSocket) => {
+      const session = fanout.attach(socket);
+      socket.on("message", (data) => {
+        try {
+          const f = parseClientFrame(data.toString("utf8"));
+          if (f.type === "subscribe") session.subscribe(f.panels, f.since);
+          else if (f.type === "unsubscribe") session.unsubscribe(f.panels);
+          else session.sendControl(frame({ type: "pong" }));
+        } catch (err) {
+          const e = err as DashboardError;
+          session.sendControl(frame({ type: "error", code: e.code ?? "TM_DASHBOARD_FRAME_INVALID", message: e.message }));
+        }
+      });
+      socket.on("close", () => fanout.detach(session));
+    });
+  });
+  await serveApp(app, config, log);
+
+  const feed = startPaneFeed(config, log.child({ component: "feed" }), fanout);
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await feed.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  log.info({ url, nats: config.nats, replayMs: config.replayMs }, "dashboard listening");
+  return {
+    url,
+    fanout,
+    async close() {
+      fanout.close();
+      await feed.close();
+      await app.close();
+    },
+  };
+}
+
+async function serveApp(app: FastifyInstance, config: DashboardConfig, log: Logger): Promise<void> {
+  if (existsSync(join(config.appDir, "index.html"))) {
+    await app.register(fastifyStatic, { root: config.appDir, index: "index.html" });
+    return;
+  }
+  const e = new DashboardError("TM_DASHBOARD_APP_MISSING", `no built app in ${config.appDir}: run npm run build -w @tidemark/dashboard`);
+  log.warn({ code: e.code }, e.message);
+  app.get("/", async (_req, reply) => reply.code(503).type("text/plain").send(`[${e.code}] ${e.message}\n`));
+}

@@ -1,0 +1,28 @@
+import type { Flags } from "../args.js";
+import type { Command } from "../command.js";
+import { readyLine } from "../ready-line.js";
+
+/** `tidemark dashboard`: the WebSocket fan-out server and the Svelte app (design §11). */
+export const dashboard: Command = {
+  summary: "serve the live dashboard (panes from TM_PANES, status from tm.status)",
+  usage: "tidemark dashboard [--port 3000] [--host 127.0.0.1] [--nats URL] [--config FILE] [--replay 1h] [--token T]",
+  async run(flags: Flags): Promise<number> {
+    const { envConfig, readConfigFile, resolveConfig, startDashboard } = await import("@tidemark/dashboard");
+    const file = flags.get("config");
+    const config = resolveConfig(file ? readConfigFile(file) : {}, envConfig(process.env), {
+      port: flags.get("port"),
+      host: flags.get("host"),
+      nats: flags.get("nats"),
+      replayMs: flags.get("replay"),
+      readToken: flags.get("token"),
+    });
+    const server = await startDashboard(config);
+    process.stdout.write(readyLine({ dashboard: server.url }) + "\n");
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    await server.close();
+    return 0;
+  },
+};

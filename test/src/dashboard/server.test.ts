@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
+import type { Pane } from "@tidemark/engine/protocol";
+import { startTestNats, waitFor, type TestNats } from "../index.js";
+import { connectWs, createPanesStream, pane, publishPanes, receivedPanes } from "./fixtures.js";
+
+const W = 60_000;
+const T0 = Math.floor((Date.now() - 30 * 60_000) / W) * W;
+const quiet = { logLevel: "warn", retryMs: "100ms" };
+
+async function json<T>(url: string): Promise<T> {
+  const res = await fetch(url);
+  return (await res.json()) as T;
+}
+
+describe("dashboard server against a real nats-server", () => {
+  let nats: TestNats;
+  let nc: NatsConnection;
+  let dash: DashboardServer;
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    // Started before TM_PANES exists: it must wait and say so, not fail.
+    dash = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: nats.url }));
+  });
+  afterAll(async () => {
+    await dash?.close();
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it("waits for a missing TM_PANES, then replays what was published and keeps the newest seq per id", async () => {
+    await waitFor(async () => (await json<{ feed: { state: string } }>(`${dash.url}/api/status`)).feed.state === "waiting-for-stream", 5000, "waiting-for-stream");
+    await createPanesStream(nc);
+    const a = (seq: number, kind: Pane["kind"], count: number): Pane => pane({ policy: "billing", service: "checkout", windowMs: W, start: T0, seq, kind, count });
+    // Newer seq first, then an older seq and a replay of the newer one: neither may overwrite it.
+    await publishPanes(nc, [a(2, "on-time", 120)]);
+    await publishPanes(nc, [a(1, "early", 80)]);
+    await publishPanes(nc, [a(2, "on-time", 120)]);
+    await publishPanes(nc, [pane({ policy: "billing", service: "search", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 7 })]);
+    await waitFor(async () => (await json<{ feed: { state: string } }>(`${dash.url}/api/status`)).feed.state === "live", 5000, "live");
+    await waitFor(async () => (await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=billing&window=60s`)).panes.length === 2, 5000, "two panes");
+    const { panes } = await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=billing&window=60s&service=checkout`);
+    expect(panes.map((p) => [p.key.service, p.seq, p.value.count])).toEqual([["checkout", 2, 120]]);
+    const metrics = await (await fetch(`${dash.url}/metrics`)).text();
+    expect(metrics).toMatch(/tidemark_dashboard_panes_ignored_total 1\b/);
+  });
+
+  it("answers a subscription with a snapshot, then live upserts of matching panes only", async () => {
+    const ws = await connectWs(dash.url);
+    const hello = await ws.next("hello");
+    ws.send({ type: "subscribe", panels: [{ panel: "p1", metric: "requests", policy: "billing", windowMs: W, services: ["checkout"] }] });
+    const snap = await ws.next("snapshot");
+    expect(snap.reset).toBe(true);
+    expect(snap.panes.map((e) => [e.pane.key.service, e.pane.seq])).toEqual([["checkout", 2]]);
+    await publishPanes(nc, [
+      pane({ policy: "billing", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 33 }),
+      pane({ policy: "dashboard", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "early", count: 30 }),
+      pane({ policy: "billing", service: "search", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 9 }),
+    ]);
+    const live = await ws.next("panes");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receivedPanes(ws.frames).slice(1).map((p) => [p.policy, p.key.service, p.value.count])).toEqual([["billing", "checkout", 33]]);
+    expect(live.panes[0]?.rev).toBeGreaterThan(hello.rev);
+    await ws.close();
+  });
+
+  it("resumes after a reconnect with only what changed, and survives a nats-server restart without duplicates", async () => {
+    const panel = { panel: "p1", metric: "requests", policy: "alerting", windowMs: W };
+    const ws1 = await connectWs(dash.url);
+    const hello = await ws1.next("hello");
+    ws1.send({ type: "subscribe", panels: [panel] });
+    await publishPanes(nc, [pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 50 })]);
+    await ws1.next("panes");
+    const cursor = { epoch: hello.epoch, rev: Math.max(...ws1.frames.flatMap((f) => (f.type === "panes" ? f.panes.map((e) => e.rev) : []))) };
+    await ws1.close();
+
+    await nats.restart();
+    const later = [
+      pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 1, kind: "late", count: 52 }),
+      pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 61 }),
+    ];
+    const nc2 = await connect({ servers: nats.url, noAsyncTraces: true });
+    await publishPanes(nc2, later);
+    // The same panes again (an engine replaying after its own restart): absorbed.
+    await publishPanes(nc2, later);
+    await nc2.close();
+    await waitFor(async () => (await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=alerting&window=60s`)).panes.length === 2, 10_000, "panes after restart");
+
+    const ws2 = await connectWs(dash.url);
+    ws2.send({ type: "subscribe", panels: [panel], since: cursor });
+    const snap = await ws2.next("snapshot");
+    expect(snap.reset).toBe(false);
+    expect(snap.panes.map((e) => [e.pane.window.start, e.pane.seq, e.pane.kind])).toEqual([
+      [T0, 1, "late"],
+      [T0 + W, 0, "on-time"],
+    ]);
+    await ws2.close();
+    const { panes } = await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=alerting&window=60s`);
+    expect(panes.map((p) => p.value.count)).toEqual([52, 61]);
+  });
+
+  it("rejects bad queries, bad frames and foreign origins with a code that names the problem", async () => {
+    const res = await fetch(`${dash.url}/api/panes?window=60s`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "TM_DASHBOARD_QUERY_INVALID", error: expect.stringContaining("policy") });
+    const badWindow = await fetch(`${dash.url}/api/panes?policy=billing&window=soon`);
+    expect(((await badWindow.json()) as { error: string }).error).toContain("window");
+    await expect(connectWs(dash.url, { origin: "http://evil.example" })).rejects.toThrow(/403/);
+    const ws = await connectWs(dash.url, { origin: dash.url });
+    ws.send({ type: "subscribe", panels: [{ panel: "x", metric: "requests", policy: "billing" }] });
+    const err = await ws.next("error");
+    expect(err).toMatchObject({ code: "TM_DASHBOARD_FRAME_INVALID" });
+    expect(err.message).toContain("panels[0].windowMs");
+    await ws.close();
+  });
+});

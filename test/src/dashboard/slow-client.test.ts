@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
+import type { Pane } from "@tidemark/engine/protocol";
+import { startTestNats, waitFor, type TestNats } from "../index.js";
+import { connectWs, createPanesStream, pane, publishPanes, receivedPanes } from "./fixtures.js";
+
+const W = 10_000;
+const T0 = Math.floor((Date.now() - 20 * 60_000) / W) * W;
+const IDS = 150;
+const EARLY = 30;
+
+function metric(text: string, name: string): number {
+  const m = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+describe("a slow WebSocket client", () => {
+  let nats: TestNats;
+  let nc: NatsConnection;
+  let dash: DashboardServer;
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    await createPanesStream(nc);
+    dash = await startDashboard(resolveConfig({ logLevel: "warn", retryMs: "100ms", port: 0, nats: nats.url, sendBufferBytes: 4096, maxQueuedEarly: 1000 }));
+  });
+  afterAll(async () => {
+    await dash?.close();
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it("gets early panes coalesced but every on-time, late and final pane exactly once, in seq order", async () => {
+    const ws = await connectWs(dash.url);
+    ws.send({ type: "subscribe", panels: [{ panel: "rate", metric: "requests", policy: "alerting", windowMs: W }] });
+    await ws.next("snapshot");
+    // Stop reading: the server's socket buffer fills and panes queue up for this client.
+    const tcp = (ws.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    tcp.pause();
+
+    const all: Pane[] = [];
+    const spec = (i: number, seq: number, kind: Pane["kind"]): Pane =>
+      pane({ policy: "alerting", service: `svc-${i % 10}`, route: `/r/${i}`, windowMs: W, start: T0, seq, kind, count: seq + 1 });
+    for (let seq = 0; seq < EARLY; seq++) all.push(...Array.from({ length: IDS }, (_, i) => spec(i, seq, "early")));
+    for (const [k, kind] of (["on-time", "late", "final"] as const).entries()) all.push(...Array.from({ length: IDS }, (_, i) => spec(i, EARLY + k, kind)));
+    // Subscribed to service-level panes only at first; widen the panel to these routed panes.
+    ws.send({ type: "unsubscribe", panels: ["rate"] });
+    for (let i = 0; i < IDS; i++) ws.send({ type: "subscribe", panels: [{ panel: `r${i}`, metric: "requests", policy: "alerting", windowMs: W, route: `/r/${i}` }] });
+    for (let at = 0; at < all.length; at += 500) await publishPanes(nc, all.slice(at, at + 500));
+    await waitFor(() => dash.fanout.store.rev >= all.length, 20_000, "every pane stored");
+
+    tcp.resume();
+    const finals = (): number => receivedPanes(ws.frames).filter((p) => p.kind === "final").length;
+    await waitFor(() => finals() >= IDS, 20_000, "every final pane delivered");
+    await new Promise((r) => setTimeout(r, 200));
+
+    const got = receivedPanes(ws.frames);
+    const byId = new Map<string, Pane[]>();
+    for (const p of got) byId.set(p.id, [...(byId.get(p.id) ?? []), p]);
+    expect(byId.size).toBe(IDS);
+    for (const list of byId.values()) {
+      const mustDeliver = list.filter((p) => p.kind !== "early").map((p) => `${p.seq}:${p.kind}`);
+      expect(mustDeliver).toEqual([`${EARLY}:on-time`, `${EARLY + 1}:late`, `${EARLY + 2}:final`]);
+      const seqs = list.map((p) => p.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
+    const earlyReceived = got.filter((p) => p.kind === "early").length;
+    const text = await (await fetch(`${dash.url}/metrics`)).text();
+    const coalesced = metric(text, "tidemark_dashboard_early_panes_coalesced_total");
+    const dropped = metric(text, "tidemark_dashboard_early_panes_dropped_total");
+    expect(earlyReceived).toBeLessThan(IDS * EARLY);
+    expect(coalesced + dropped).toBe(IDS * EARLY - earlyReceived);
+    expect(coalesced).toBeGreaterThan(0);
+    console.log(`slow client: ${IDS * EARLY} early panes published, ${earlyReceived} delivered, ${coalesced} coalesced, ${dropped} dropped`);
+    await ws.close();
+  });
+});
