@@ -4,7 +4,11 @@ export type DeployErrorCode =
   | "TM_CLI_UNKNOWN_COMMAND"
   | "TM_CLI_BAD_FLAG"
   | "TM_CLI_MISSING_FLAG"
-  | "TM_PORT_UNAVAILABLE";
+  | "TM_PORT_UNAVAILABLE"
+  | "TM_CONFIG_NOT_FOUND"
+  | "TM_CONFIG_INVALID"
+  | "TM_ROLE_START_FAILED"
+  | "TM_DEMO_REFUSED";
 
 export class DeployError extends Error {
   constructor(

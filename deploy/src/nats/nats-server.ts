@@ -30,6 +30,13 @@ export interface NatsServerOptions {
   /** Receives each line nats-server logs. */
   onLog?: (line: string) => void;
   binary?: string;
+  /**
+   * Run from this config file instead of flags (`-c FILE` only); `host`, `port`, `storeDir` and
+   * `monitorPort` must then match what the file says (they name the URLs returned).
+   */
+  configFile?: string;
+  /** Environment of the process (a config file's $VARIABLES are read from it). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -39,10 +46,11 @@ export interface NatsServerOptions {
 export async function spawnNatsServer(opts: NatsServerOptions): Promise<NatsServerProcess> {
   const host = opts.host ?? "127.0.0.1";
   mkdirSync(opts.storeDir, { recursive: true });
-  const args = ["-js", "-a", host, "-p", String(opts.port), "-sd", opts.storeDir];
-  if (opts.monitorPort !== undefined) args.push("-m", String(opts.monitorPort));
+  const args =
+    opts.configFile !== undefined ? ["-c", opts.configFile] : ["-js", "-a", host, "-p", String(opts.port), "-sd", opts.storeDir];
+  if (opts.monitorPort !== undefined && opts.configFile === undefined) args.push("-m", String(opts.monitorPort));
   args.push(...(opts.args ?? []));
-  const child = spawn(opts.binary ?? "nats-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(opts.binary ?? "nats-server", args, { stdio: ["ignore", "pipe", "pipe"], env: opts.env ?? process.env });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const tail: string[] = [];
   await waitReady(child, tail, opts.readyTimeoutMs ?? 15_000, opts.onLog);

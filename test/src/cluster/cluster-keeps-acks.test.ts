@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, headers, type NatsConnection } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { encodeEventBatch, eventsSubject, STREAM_EVENTS, type TelemetryEvent } from "@tidemark/engine/protocol";
+import { ensureStream, eventsStreamSpec, streamConfigOf } from "@tidemark/engine/runtime";
+import { isAlive, waitFor } from "../index.js";
+import { startNatsCluster, type NatsCluster } from "./nats-cluster.js";
+import { readStream } from "./stream-readback.js";
+
+const NODE_NAMES = ["n1", "n2", "n3"];
+
+function batch(n: number, size: number): TelemetryEvent[] {
+  return Array.from({ length: size }, (_, i) => ({
+    ts: 1_800_000_000_000 + n * 1000 + i,
+    ingest_ts: 1_800_000_000_000 + n * 1000 + i,
+    service: `svc-${n % 5}`,
+    route: "GET /x",
+    status: i % 17 === 0 ? 503 : 200,
+    latency_ms: 10 + (i % 50),
+    user: `u${i % 40}`,
+  }));
+}
+
+describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => {
+  let cluster: NatsCluster;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    cluster = await startNatsCluster(3);
+    nc = await connect({ servers: [...cluster.urls], user: cluster.user, pass: cluster.password, noAsyncTraces: true });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    const pids = [0, 1, 2].map((i) => cluster.pid(i)).filter((pid) => pid > 0);
+    await cluster?.stop();
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  });
+
+  it("refuses clients without credentials", async () => {
+    await expect(connect({ servers: cluster.urls[0], noAsyncTraces: true, reconnect: false })).rejects.toThrow(/authorization/i);
+  });
+
+  it("keeps every acknowledged batch, exactly once, when the stream leader dies under load", async () => {
+    const jsm = await jetstreamManager(nc);
+    const spec = eventsStreamSpec();
+    await jsm.streams.add({ ...streamConfigOf(spec), num_replicas: 3 });
+    expect(await ensureStream(jsm, spec)).toBe("exists");
+    const info = await jsm.streams.info(STREAM_EVENTS);
+    expect(info.config.num_replicas).toBe(3);
+    const leader = NODE_NAMES.indexOf(info.cluster?.leader ?? "");
+    expect(leader).toBeGreaterThanOrEqual(0);
+    const leaderPid = cluster.pid(leader);
+    expect(leaderPid).toBeGreaterThan(0);
+
+    const js = jetstream(nc, { timeout: 2000 });
+    const acked = new Map<string, number>();
+    let next = 0;
+    let failedAttempts = 0;
+    const stopAt = Date.now() + 8000;
+    const publishOne = async (n: number): Promise<void> => {
+      const events = batch(n, 200);
+      const p = n % 8;
+      const id = `load-${n}-${p}`;
+      const h = headers();
+      h.set("Nats-Msg-Id", id);
+      for (const giveUp = Date.now() + 20_000; Date.now() < giveUp; ) {
+        try {
+          await js.publish(eventsSubject(p), encodeEventBatch(events), { headers: h, timeout: 2000 });
+          acked.set(id, events.length);
+          return;
+        } catch {
+          failedAttempts++; // retried with the same Nats-Msg-Id, as ingest's clients do
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+    };
+    const worker = async (): Promise<void> => {
+      while (Date.now() < stopAt) await publishOne(next++);
+    };
+    const crash = (async () => {
+      await new Promise((r) => setTimeout(r, 2500));
+      await cluster.crash(leader);
+    })();
+    await Promise.all([worker(), worker(), worker(), worker(), crash]);
+    expect(isAlive(leaderPid)).toBe(false);
+    const ackedBefore = acked.size;
+    expect(ackedBefore).toBeGreaterThan(50);
+
+    // A new leader took over among the survivors.
+    const after = await jsm.streams.info(STREAM_EVENTS);
+    expect(after.cluster?.leader).not.toBe(NODE_NAMES[leader]);
+
+    const stored = await readStream(nc, STREAM_EVENTS);
+    const seen = new Map<string, number>();
+    const bodies = new Map<string, string>();
+    for (const m of stored) {
+      if (!m.msgId) continue;
+      seen.set(m.msgId, (seen.get(m.msgId) ?? 0) + 1);
+      bodies.set(m.msgId, m.body);
+    }
+    for (const [id, count] of acked) {
+      expect(seen.get(id), `acknowledged batch ${id}`).toBe(1);
+      expect((bodies.get(id) ?? "").split("\n").filter((l) => l !== "").length).toBe(count);
+    }
+    expect([...seen.values()].every((c) => c === 1)).toBe(true);
+    console.log(`cluster: ${acked.size} batches acknowledged, ${failedAttempts} publish attempts retried around the crash, ${stored.length} stored`);
+
+    // The dead node comes back and catches up from its peers.
+    await cluster.start(leader);
+    await waitFor(
+      async () => {
+        const res = await fetch(`${cluster.monitorUrl(leader)}/jsz?streams=true&accounts=true`);
+        const jsz = (await res.json()) as { messages?: number };
+        return jsz.messages === stored.length;
+      },
+      30_000,
+      "the restarted node to hold every message again",
+      500,
+    );
+  });
+});
