@@ -89,6 +89,15 @@ export class BinStore {
     return this.maxKey;
   }
 
+  bins(): [number, number][] {
+    const out: [number, number][] = [];
+    for (let k = this.minKey; k <= this.maxKey; k++) {
+      const c = this.counts[k - this.offset] as number;
+      if (c !== 0) out.push([k, c]);
+    }
+    return out;
+  }
+
   copyFrom(src: BinStore): void {
     this.counts = src.total === 0 ? EMPTY : src.counts.slice();
     this.offset = src.offset;

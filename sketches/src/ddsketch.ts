@@ -116,6 +116,11 @@ export class DDSketch {
     this.afterRemoval(prefix._min, prefix._max);
   }
 
+  /** Non-empty bins as [key, count] pairs in key order (zeros not included): for tests and debugging. */
+  bins(): [key: number, count: number][] {
+    return this.store.bins();
+  }
+
   clone(): DDSketch {
     const c = new DDSketch({ relativeAccuracy: this.mapping.relativeAccuracy });
     c.store.copyFrom(this.store);
@@ -169,7 +174,9 @@ export class DDSketch {
     const flags = r.byte();
     if (flags > 7) throw corrupt("DDSketch (unknown flags)");
     const alpha = flags & FLAG_CUSTOM_ACCURACY ? r.float64() : DEFAULT_RELATIVE_ACCURACY;
-    if (!(alpha >= 1e-4 && alpha <= 0.5)) throw corrupt("DDSketch (relative accuracy out of range)");
+    if (!(alpha >= 1e-4 && alpha <= 0.5) || (flags & FLAG_CUSTOM_ACCURACY && alpha === DEFAULT_RELATIVE_ACCURACY)) {
+      throw corrupt("DDSketch (relative accuracy out of range or not canonical)");
+    }
     const s = new DDSketch({ relativeAccuracy: alpha });
     const floor = flags & FLAG_COLLAPSED ? r.zigzag() : -Infinity;
     if (!(flags & FLAG_NON_EMPTY)) {
@@ -203,7 +210,7 @@ export class DDSketch {
   }
 
   private checkCompatible(other: DDSketch): void {
-    if (other.mapping !== this.mapping) {
+    if (other.mapping.relativeAccuracy !== this.mapping.relativeAccuracy) {
       throw new SketchError(
         "TM_SKETCH_MISMATCH",
         `cannot combine DDSketches of relativeAccuracy ${this.relativeAccuracy} and ${other.relativeAccuracy}; use one accuracy`,

@@ -26,7 +26,8 @@ export class LogMapping {
         throw invalidOption("relativeAccuracy", relativeAccuracy, "a number in [0.0001, 0.5] (default 0.01)");
       }
       m = new LogMapping(relativeAccuracy);
-      LogMapping.cache.set(relativeAccuracy, m);
+      // Bounded: decoding arbitrary accuracies must not grow it without limit.
+      if (LogMapping.cache.size < 16) LogMapping.cache.set(relativeAccuracy, m);
     }
     return m;
   }
