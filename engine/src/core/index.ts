@@ -1,5 +1,12 @@
 /** The pure event-time core: no I/O, no clock, no env (design §2, §12). */
 export { parseDuration, formatDuration, DurationError } from "./duration.js";
+export { createCore, restoreCore } from "./create-core.js";
+export { defaultCoreConfig, DEFAULT_POLICIES } from "./default-config.js";
+export { validateCoreConfig } from "./validate-config.js";
+export { CoreError, ConfigError, type CoreErrorCode } from "./errors.js";
+export { keyIdOf } from "./window-state.js";
+export { OTHER_ROUTE } from "./route-registry.js";
+export { SNAPSHOT_VERSION } from "./snapshot.js";
 export type {
   AccumulationMode,
   CoreConfig,

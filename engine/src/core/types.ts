@@ -68,6 +68,10 @@ export interface PartitionStatus {
 export interface PolicyStatus {
   name: string;
   label: string;
+  /** e.g. "arrival-lag 2000ms". */
+  strategy: string;
+  graceMs: number;
+  mode: AccumulationMode;
   watermark: number | null;
   lateAccepted: number;
   dropped: number;
@@ -86,6 +90,10 @@ export interface CoreStatus {
   stateBytes: number;
   /** Routes folded into "(other)" by the per-service cap. */
   routesOverflowed: number;
+  /** Records fed to the core. */
+  eventsTotal: number;
+  /** Non-idle partition with the smallest log time (holding event-time watermarks back), if any. */
+  heldBackBy: number | null;
 }
 
 /** The pure engine. Feed it in merged arrival order (ingest_ts non-decreasing across calls). */

@@ -1,0 +1,27 @@
+/**
+ * The one aggregate kept per (window slice, key): count, errors, latency quantiles, distinct
+ * users (design §6). Every policy reads snapshots of it; it is the only per-event cost.
+ */
+import type { PaneValue } from "../protocol.js";
+
+/** A user identity hashed once per event. */
+export type UserHash = number;
+
+export interface Aggregate {
+  readonly count: number;
+  readonly errors: number;
+  add(latencyMs: number, error: boolean, user: UserHash): void;
+  merge(other: Aggregate): void;
+  /** Removes a prefix of this aggregate's events (discarding panes). */
+  subtract(prefix: Aggregate): void;
+  clone(): Aggregate;
+  value(): PaneValue;
+  encode(): Uint8Array;
+  heapBytes(): number;
+}
+
+export interface AggregateKind {
+  create(): Aggregate;
+  decode(bytes: Uint8Array): Aggregate;
+  hashUser(user: string): UserHash;
+}

@@ -1,0 +1,131 @@
+/** Minimal binary codec for snapshots: varints, float64, strings, byte blocks, CRC-32. */
+import { CoreError } from "./errors.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+export class ByteWriter {
+  private buf = new Uint8Array(1024);
+  private view = new DataView(this.buf.buffer);
+  length = 0;
+
+  private reserve(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.length + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  /** Unsigned integer up to 2^53. */
+  uint(v: number): void {
+    this.reserve(8);
+    while (v >= 0x80) {
+      this.buf[this.length++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.buf[this.length++] = v;
+  }
+
+  f64(v: number): void {
+    this.reserve(8);
+    this.view.setFloat64(this.length, v, true);
+    this.length += 8;
+  }
+
+  bool(v: boolean): void {
+    this.uint(v ? 1 : 0);
+  }
+
+  bytes(b: Uint8Array): void {
+    this.uint(b.length);
+    this.reserve(b.length);
+    this.buf.set(b, this.length);
+    this.length += b.length;
+  }
+
+  string(s: string): void {
+    this.bytes(encoder.encode(s));
+  }
+
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+}
+
+export class ByteReader {
+  private readonly view: DataView;
+  pos = 0;
+  constructor(private readonly buf: Uint8Array) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  private need(n: number): void {
+    if (this.pos + n > this.buf.length)
+      throw new CoreError("TM_SNAPSHOT_CORRUPT", "snapshot is truncated: restore from an older checkpoint");
+  }
+
+  uint(): number {
+    let v = 0;
+    let scale = 1;
+    for (;;) {
+      this.need(1);
+      const b = this.buf[this.pos++] ?? 0;
+      v += (b & 0x7f) * scale;
+      if (b < 0x80) return v;
+      scale *= 0x80;
+      if (scale > 2 ** 56) throw new CoreError("TM_SNAPSHOT_CORRUPT", "snapshot holds a malformed integer");
+    }
+  }
+
+  f64(): number {
+    this.need(8);
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  bool(): boolean {
+    return this.uint() === 1;
+  }
+
+  bytes(): Uint8Array {
+    const n = this.uint();
+    this.need(n);
+    const out = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  string(): string {
+    try {
+      return decoder.decode(this.bytes());
+    } catch (e) {
+      if (e instanceof CoreError) throw e;
+      throw new CoreError("TM_SNAPSHOT_CORRUPT", "snapshot holds invalid UTF-8");
+    }
+  }
+
+  get done(): boolean {
+    return this.pos === this.buf.length;
+  }
+}
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+/** CRC-32 (IEEE) of a byte range. */
+export function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) c = (CRC_TABLE[(c ^ (bytes[i] ?? 0)) & 0xff] ?? 0) ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}

@@ -1,0 +1,26 @@
+/** Entry points: a fresh core, or one restored from a snapshot. */
+import type { AggregateKind } from "./aggregate.js";
+import { countAggregates } from "./count-aggregate.js";
+import { decodeSnapshot } from "./snapshot.js";
+import { EventTimeCore } from "./stream-core.js";
+import type { CoreConfig, StreamCore } from "./types.js";
+import { validateCoreConfig } from "./validate-config.js";
+
+function aggregatesFor(_config: CoreConfig): AggregateKind {
+  return countAggregates;
+}
+
+/** A fresh core; the config is validated (and frozen) once here. */
+export function createCore(config: CoreConfig): StreamCore {
+  const cfg = validateCoreConfig(config);
+  return new EventTimeCore(cfg, aggregatesFor(cfg));
+}
+
+/**
+ * A core restored from `snapshot()` bytes. Throws CoreError TM_SNAPSHOT_CORRUPT (truncated, bad
+ * checksum), TM_SNAPSHOT_VERSION or TM_SNAPSHOT_CONFIG_MISMATCH.
+ */
+export function restoreCore(config: CoreConfig, snapshot: Uint8Array): StreamCore {
+  const cfg = validateCoreConfig(config);
+  return decodeSnapshot(cfg, aggregatesFor(cfg), snapshot);
+}

@@ -1,0 +1,68 @@
+/**
+ * Turns one policy's snapshot of a window into panes, per accumulation mode (design §7):
+ * accumulating carries the full value, discarding the delta since the last pane, retracting a
+ * `retract` of the previous value before the new one, final-only only the final.
+ */
+import type { CoreOutput } from "./types.js";
+import type { Pane, PaneKind, PaneValue } from "../protocol.js";
+import type { PolicyRuntime } from "./policy-runtime.js";
+import { forEachKey, newTrack, trackNode, type Window } from "./window-state.js";
+
+export interface EmitContext {
+  logTime: number;
+  watermark: number;
+  sizeMs: number;
+  out: CoreOutput;
+}
+
+type Emitted = Exclude<PaneKind, "retract">;
+
+export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: EmitContext): void {
+  const window = { start: w.start, end: w.end };
+  const name = pol.cfg.name;
+  const bias = pol.bias.current();
+  forEachKey(w, (service, route, agg) => {
+    const node = trackNode(w, service, route);
+    let t = node.tracks[pol.index];
+    if (kind === "early" && (agg.count === 0 || agg.count === t?.lastCount)) return;
+    if (kind === "late" && !t?.lateDirty) return;
+    if (t === undefined) t = node.tracks[pol.index] = newTrack();
+    t.lateDirty = false;
+    const full = agg.value();
+    if (kind === "on-time" || kind === "final") t.final = full;
+    const pane = (k: PaneKind, value: PaneValue): Pane => ({
+      id: `${name}|${node.keyId}|${ctx.sizeMs}|${w.start}`,
+      seq: (t as { seq: number }).seq++,
+      kind: k,
+      policy: name,
+      key: route === undefined ? { service } : { service, route },
+      window,
+      value,
+      watermark: ctx.watermark,
+      emittedAt: ctx.logTime,
+      emitDelayMs: ctx.logTime - w.end,
+      pipelineLagMs: 0,
+      lateAccepted: (t as { lateAccepted: number }).lateAccepted,
+      dropped: pol.dropped,
+      bias,
+    });
+    if (pol.cfg.mode === "discarding") {
+      const delta = agg.clone();
+      if (t.lastAgg) delta.subtract(t.lastAgg);
+      t.lastAgg = agg.clone();
+      ctx.out.pane(pane(kind, delta.value()));
+    } else if (pol.cfg.mode === "retracting") {
+      if (t.lastValue) ctx.out.pane(pane("retract", t.lastValue));
+      ctx.out.pane(pane(kind, full));
+      t.lastValue = full;
+    } else {
+      ctx.out.pane(pane(kind, full));
+    }
+    t.lastCount = agg.count;
+  });
+}
+
+/** The final value of the policy for a service, or null if it never emitted it. */
+export function finalOf(w: Window, policy: number, service: string): PaneValue | null {
+  return w.tracks.get(service)?.tracks[policy]?.final ?? null;
+}

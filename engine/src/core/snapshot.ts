@@ -1,0 +1,283 @@
+/**
+ * Snapshot codec (design §10): everything the core holds — log time, partitions, policy progress,
+ * slices with their aggregates, windows with pane sequence numbers, bias trackers, the route
+ * registry. Timer queues are rebuilt from window state; their order is total, so a restored core
+ * emits byte-identical panes. Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
+ */
+import type { PaneValue } from "../protocol.js";
+import type { AggregateKind } from "./aggregate.js";
+import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
+import { CoreError } from "./errors.js";
+import { installSnapshotCodec, EventTimeCore, linkSlice } from "./stream-core.js";
+import type { CoreConfig } from "./types.js";
+import { firstWindowStart, type WindowSpec } from "./window-assigner.js";
+import type { KeyNode, PaneTrack, Slice, TrackNode, Window } from "./window-state.js";
+
+const MAGIC = [0x54, 0x4d, 0x43, 0x53];
+export const SNAPSHOT_VERSION = 1;
+
+function configCrc(config: CoreConfig): number {
+  return crc32(new TextEncoder().encode(JSON.stringify(config)));
+}
+
+function writeValue(w: ByteWriter, v: PaneValue | null): void {
+  w.bool(v !== null);
+  if (v) for (const x of [v.count, v.errors, v.errorRate, v.p50, v.p90, v.p95, v.p99, v.p999, v.users]) w.f64(x);
+}
+
+function readValue(r: ByteReader): PaneValue | null {
+  if (!r.bool()) return null;
+  const [count, errors, errorRate, p50, p90, p95, p99, p999, users] = Array.from({ length: 9 }, () => r.f64()) as number[];
+  return { count, errors, errorRate, p50, p90, p95, p99, p999, users } as PaneValue;
+}
+
+function writeNullable(w: ByteWriter, v: number | null): void {
+  w.f64(v ?? NaN);
+}
+function readNullable(r: ByteReader): number | null {
+  const v = r.f64();
+  return Number.isNaN(v) ? null : v;
+}
+
+function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
+  for (let i = 0; i < P; i++) {
+    const t = node.tracks[i];
+    w.bool(t !== undefined);
+    if (!t) continue;
+    w.uint(t.seq);
+    w.uint(t.lastCount);
+    writeValue(w, t.lastValue);
+    w.bool(t.lastAgg !== null);
+    if (t.lastAgg) w.bytes(t.lastAgg.encode());
+    w.uint(t.lateAccepted);
+    w.bool(t.lateDirty);
+    writeValue(w, t.final);
+  }
+}
+
+function readTracks(r: ByteReader, P: number, kind: AggregateKind): (PaneTrack | undefined)[] {
+  const out: (PaneTrack | undefined)[] = [];
+  for (let i = 0; i < P; i++) {
+    if (!r.bool()) {
+      out.push(undefined);
+      continue;
+    }
+    const seq = r.uint();
+    const lastCount = r.uint();
+    const lastValue = readValue(r);
+    const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
+    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted: r.uint(), lateDirty: r.bool(), final: readValue(r) });
+  }
+  return out;
+}
+
+function writeKeys(w: ByteWriter, services: Map<string, KeyNode>): void {
+  w.uint(services.size);
+  for (const [service, node] of services) {
+    w.string(service);
+    w.bytes(node.agg.encode());
+    const routes = node.routes as Map<string, KeyNode>;
+    w.uint(routes.size);
+    for (const [route, rn] of routes) {
+      w.string(route);
+      w.bytes(rn.agg.encode());
+    }
+  }
+}
+
+function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNode> {
+  const services = new Map<string, KeyNode>();
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    const node: KeyNode = { agg: kind.decode(r.bytes()), routes: new Map() };
+    for (let m = r.uint(); m > 0; m--) node.routes?.set(r.string(), { agg: kind.decode(r.bytes()), routes: null });
+    services.set(service, node);
+  }
+  return services;
+}
+
+function writeWindow(w: ByteWriter, win: Window, P: number): void {
+  w.f64(win.start);
+  w.bytes(win.stage);
+  w.uint(win.closed);
+  for (const t of win.lastLateAt) w.f64(t);
+  w.uint(win.slices.length);
+  for (const s of win.slices) w.f64(s.start);
+  w.uint(win.tracks.size);
+  for (const [service, node] of win.tracks) {
+    w.string(service);
+    writeTracks(w, node, P);
+    const routes = node.routes as Map<string, TrackNode>;
+    w.uint(routes.size);
+    for (const [route, rn] of routes) {
+      w.string(route);
+      writeTracks(w, rn, P);
+    }
+  }
+  w.bool(win.ref !== null);
+  if (win.ref) {
+    w.uint(win.ref.size);
+    for (const [service, v] of win.ref) {
+      w.string(service);
+      writeValue(w, v);
+    }
+  }
+}
+
+function encode(core: EventTimeCore): Uint8Array {
+  const w = new ByteWriter();
+  for (const b of MAGIC) w.uint(b);
+  w.uint(SNAPSHOT_VERSION);
+  w.uint(configCrc(core.config));
+  w.f64(core.logTime);
+  w.f64(core.nextSweep);
+  w.uint(core.eventsTotal);
+  for (const p of core.parts) {
+    w.f64(p.logTime);
+    w.f64(p.maxTs);
+    w.bool(p.idle);
+    w.bool(p.spoken);
+  }
+  for (const p of core.pols) {
+    for (const x of [p.W, p.emitDelaySum, p.nextEarly]) w.f64(x);
+    for (const x of [p.dropped, p.lateAccepted, p.emitDelayCount]) w.uint(x);
+    w.uint(p.bias.samples.length);
+    for (const s of p.bias.samples) for (const x of [s.countPct, s.errorRatePp, s.p99Pct]) writeNullable(w, x);
+    for (const d of p.samples ?? []) {
+      for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
+      w.f64(d.quantile);
+      for (let i = 0; i < d.filled; i++) w.f64(d.ring[i] as number);
+    }
+  }
+  w.uint(core.routes.overflowed);
+  w.uint(core.routes.services.size);
+  for (const [service, routes] of core.routes.services) {
+    w.string(service);
+    w.uint(routes.size);
+    for (const [route, seen] of routes) {
+      w.string(route);
+      w.f64(seen.at);
+    }
+  }
+  core.specs.forEach((_, wc) => {
+    const slices = core.slices[wc] as Map<number, Slice>;
+    w.uint(slices.size);
+    for (const s of slices.values()) {
+      w.f64(s.start);
+      writeKeys(w, s.services);
+    }
+    const windows = core.windows[wc] as Map<number, Window>;
+    w.uint(windows.size);
+    for (const win of windows.values()) writeWindow(w, win, core.pols.length);
+  });
+  const body = w.finish();
+  const out = new Uint8Array(body.length + 4);
+  out.set(body);
+  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
+  return out;
+}
+
+function corrupt(what: string): CoreError {
+  return new CoreError("TM_SNAPSHOT_CORRUPT", `snapshot ${what}: restore from an older checkpoint`);
+}
+
+/** Decodes a snapshot into a fresh core; throws a coded CoreError on any mismatch. */
+export function decodeSnapshot(config: CoreConfig, kind: AggregateKind, bytes: Uint8Array): EventTimeCore {
+  if (bytes.length < 8) throw corrupt("is too short");
+  const body = bytes.subarray(0, bytes.length - 4);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const r = new ByteReader(body);
+  for (const b of MAGIC) if (r.uint() !== b) throw corrupt("does not start with the tidemark core magic");
+  const version = r.uint();
+  if (version !== SNAPSHOT_VERSION)
+    throw new CoreError("TM_SNAPSHOT_VERSION", `snapshot version ${version} is not ${SNAPSHOT_VERSION}: start without it or use a matching tidemark`);
+  if (view.getUint32(body.length, true) !== crc32(body)) throw corrupt("fails its checksum");
+  if (r.uint() !== configCrc(config))
+    throw new CoreError("TM_SNAPSHOT_CONFIG_MISMATCH", "snapshot was taken with a different core configuration: restore with the same policies and windows, or start fresh");
+  const core = new EventTimeCore(config, kind);
+  readState(core, r, kind);
+  if (!r.done) throw corrupt("has trailing bytes");
+  return core;
+}
+
+function readState(core: EventTimeCore, r: ByteReader, kind: AggregateKind): void {
+  core.logTime = r.f64();
+  core.nextSweep = r.f64();
+  core.eventsTotal = r.uint();
+  for (const p of core.parts) {
+    p.logTime = r.f64();
+    p.maxTs = r.f64();
+    p.idle = r.bool();
+    p.spoken = r.bool();
+  }
+  for (const p of core.pols) {
+    p.W = r.f64();
+    p.emitDelaySum = r.f64();
+    p.nextEarly = r.f64();
+    p.dropped = r.uint();
+    p.lateAccepted = r.uint();
+    p.emitDelayCount = r.uint();
+    for (let n = r.uint(); n > 0; n--) p.bias.push({ countPct: readNullable(r), errorRatePp: readNullable(r), p99Pct: readNullable(r) });
+    for (const d of p.samples ?? []) {
+      d.filled = r.uint();
+      d.pos = r.uint();
+      d.sincePush = r.uint();
+      d.quantile = r.f64();
+      if (d.filled > d.ring.length) throw corrupt("holds a delay sample larger than configured");
+      for (let i = 0; i < d.filled; i++) d.ring[i] = r.f64();
+    }
+  }
+  core.routes.overflowed = r.uint();
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    for (let m = r.uint(); m > 0; m--) core.routes.restore(service, r.string(), r.f64());
+  }
+  core.specs.forEach((_, wc) => readWindowConfig(core, wc, r, kind));
+  for (const p of core.pols) {
+    if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
+      core.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
+  }
+  core.updateMaxW();
+}
+
+function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: AggregateKind): void {
+  const P = core.pols.length;
+  const slices = core.slices[wc] as Map<number, Slice>;
+  const spec = core.specs[wc] as WindowSpec;
+  const size = spec.sizeMs;
+  for (let n = r.uint(); n > 0; n--) {
+    const start = r.f64();
+    slices.set(start, { start, services: readKeys(r, kind), refs: 0, minEnd: firstWindowStart(spec, start) + size });
+  }
+  for (let n = r.uint(); n > 0; n--) {
+    const start = r.f64();
+    const stage = r.bytes().slice();
+    if (stage.length !== P + 1) throw corrupt("holds a window with the wrong policy count");
+    const win: Window = {
+      wc, start, end: start + size, slices: [], stage, closed: r.uint(),
+      lastLateAt: Float64Array.from({ length: P }, () => r.f64()), tracks: new Map(), ref: null,
+    };
+    for (let m = r.uint(); m > 0; m--) {
+      const s = slices.get(r.f64());
+      if (!s) throw corrupt("links a window to a missing slice");
+      linkSlice(win, s);
+    }
+    for (let m = r.uint(); m > 0; m--) {
+      const service = r.string();
+      const node: TrackNode = { keyId: encodeURIComponent(service), tracks: readTracks(r, P, kind), routes: new Map() };
+      for (let k = r.uint(); k > 0; k--) {
+        const route = r.string();
+        node.routes?.set(route, { keyId: `${node.keyId}/${encodeURIComponent(route)}`, tracks: readTracks(r, P, kind), routes: null });
+      }
+      win.tracks.set(service, node);
+    }
+    if (r.bool()) {
+      win.ref = new Map();
+      for (let m = r.uint(); m > 0; m--) win.ref.set(r.string(), readValue(r) as PaneValue);
+    }
+    core.windows[wc]?.set(start, win);
+    core.scheduleWindow(win);
+  }
+}
+
+installSnapshotCodec(encode);

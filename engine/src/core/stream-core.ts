@@ -1,0 +1,420 @@
+/**
+ * The pure event-time engine (design §3–§8): one shared aggregate per (slice, key); each policy
+ * is a schedule of snapshots of it, fired from timer queues ordered by due log time (or by W for
+ * event-time strategies). Per-event work is O(1) amortized and independent of the policy count
+ * for events on time for every policy.
+ */
+import { isError, type LateRecord, type PaneValue, type TelemetryEvent } from "../protocol.js";
+import type { AggregateKind } from "./aggregate.js";
+import { measureBias } from "./bias.js";
+import { CoreError } from "./errors.js";
+import { emitWindow, finalOf } from "./pane-emitter.js";
+import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "./policy-runtime.js";
+import { RouteRegistry } from "./route-registry.js";
+import { TimerKind, TimerQueue, type Timer } from "./timer-queue.js";
+import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
+import { describeStrategy, eventTimeCandidate, newPartitionClock, type PartitionClock } from "./watermark.js";
+import { firstWindowStart, windowSpec, windowStartsOf, type WindowSpec } from "./window-assigner.js";
+import {
+  STAGE_FINAL,
+  STAGE_LATE_PENDING,
+  STAGE_ON_TIME,
+  forEachKey,
+  newTrack,
+  trackNode,
+  type KeyNode,
+  type Slice,
+  type Window,
+} from "./window-state.js";
+
+export class EventTimeCore implements StreamCore {
+  readonly specs: WindowSpec[];
+  readonly pols: PolicyRuntime[];
+  readonly parts: PartitionClock[];
+  readonly windows: Map<number, Window>[];
+  readonly slices: Map<number, Slice>[];
+  readonly timers = new TimerQueue();
+  readonly routes: RouteRegistry;
+  logTime = -Infinity;
+  nextSweep = -Infinity;
+  eventsTotal = 0;
+  /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
+  private maxW = -Infinity;
+  private readonly minArrivalLag: number;
+  private readonly eventTimePols: PolicyRuntime[];
+  private readonly percentilePols: PolicyRuntime[];
+  private readonly P: number;
+
+  constructor(
+    readonly config: CoreConfig,
+    readonly kind: AggregateKind,
+  ) {
+    this.specs = config.windows.map(windowSpec);
+    this.pols = policyRuntimes(config);
+    this.P = this.pols.length;
+    this.parts = Array.from({ length: config.partitions }, newPartitionClock);
+    this.windows = this.specs.map(() => new Map());
+    this.slices = this.specs.map(() => new Map());
+    this.routes = new RouteRegistry(config.routeCapPerService);
+    this.eventTimePols = this.pols.filter((p) => p.eventTime);
+    this.percentilePols = this.pols.filter((p) => p.samples !== null);
+    this.minArrivalLag = Math.min(...this.pols.filter((p) => !p.eventTime).map((p) => p.lagMs));
+  }
+
+  event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
+    const part = this.part(partition);
+    part.spoken = true;
+    if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
+    if (e.ts > part.maxTs) part.maxTs = e.ts;
+    for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
+    this.eventsTotal++;
+    this.advance(e.ingest_ts, out);
+    this.assign(e, out);
+    this.drain(out);
+  }
+
+  heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
+    const part = this.part(partition);
+    part.spoken = true;
+    if (ingestTs > part.logTime) part.logTime = ingestTs;
+    this.advance(ingestTs, out);
+  }
+
+  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
+    this.part(partition).idle = idle;
+    this.advance(this.logTime, out);
+  }
+
+  finish(out: CoreOutput): void {
+    for (let wc = 0; wc < this.specs.length; wc++) {
+      for (const w of [...(this.windows[wc] as Map<number, Window>).values()]) {
+        for (const p of this.pols) {
+          if ((w.stage[p.index] as number) & STAGE_FINAL) continue;
+          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) this.onTime(p, w, out);
+          if (!((w.stage[p.index] as number) & STAGE_FINAL)) this.final(p, w, out);
+        }
+        if (!((w.stage[this.P] as number) & STAGE_FINAL)) this.referenceClose(w);
+      }
+    }
+  }
+
+  status(): CoreStatus {
+    let stateBytes = 0;
+    let stateKeys = 0;
+    let openWindows = 0;
+    for (let wc = 0; wc < this.specs.length; wc++) {
+      openWindows += (this.windows[wc] as Map<number, Window>).size;
+      for (const slice of (this.slices[wc] as Map<number, Slice>).values()) {
+        for (const node of slice.services.values()) {
+          stateKeys += 1 + (node.routes?.size ?? 0);
+          stateBytes += node.agg.heapBytes();
+          for (const r of node.routes?.values() ?? []) stateBytes += r.agg.heapBytes();
+        }
+      }
+    }
+    const orNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
+    return {
+      logTime: orNull(this.logTime),
+      partitions: this.parts.map((p, partition) => ({ partition, logTime: orNull(p.logTime), idle: p.idle })),
+      policies: this.pols.map((p) => ({
+        name: p.cfg.name,
+        label: p.cfg.label,
+        strategy: describeStrategy(p.cfg.watermark),
+        graceMs: p.cfg.graceMs,
+        mode: p.cfg.mode,
+        watermark: orNull(this.watermarkOf(p)),
+        lateAccepted: p.lateAccepted,
+        dropped: p.dropped,
+        bias: p.bias.current(),
+        emitDelayMs: p.emitDelayCount === 0 ? null : p.emitDelaySum / p.emitDelayCount,
+      })),
+      openWindows,
+      stateKeys,
+      stateBytes,
+      routesOverflowed: this.routes.overflowed,
+      eventsTotal: this.eventsTotal,
+      heldBackBy: this.heldBackBy(),
+    };
+  }
+
+  snapshot(): Uint8Array {
+    return encodeSnapshotHook(this);
+  }
+
+  private heldBackBy(): number | null {
+    let best: number | null = null;
+    let min = Infinity;
+    this.parts.forEach((p, i) => {
+      const t = p.spoken ? p.logTime : -Infinity;
+      if (!p.idle && (best === null || t < min)) {
+        best = i;
+        min = t;
+      }
+    });
+    return best;
+  }
+
+  watermarkOf(p: PolicyRuntime): number {
+    return p.eventTime ? p.W : this.logTime - p.lagMs;
+  }
+
+  private part(partition: number): PartitionClock {
+    const p = this.parts[partition];
+    if (p === undefined)
+      throw new CoreError(
+        "TM_CORE_BAD_PARTITION",
+        `partition ${partition} is outside 0..${this.parts.length - 1}: configure partitions to match TM_EVENTS`,
+      );
+    return p;
+  }
+
+  /** Moves log time (and event-time watermarks) forward and fires every due timer. */
+  private advance(t: number, out: CoreOutput): void {
+    if (t > this.logTime) {
+      if (this.logTime === -Infinity) this.start(t);
+      this.logTime = t;
+    }
+    this.drain(out);
+    for (const p of this.eventTimePols) {
+      const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
+      if (c !== null && c > p.W) p.W = c;
+      const q = p.timers as TimerQueue;
+      while (q.peekDue() <= p.W) this.fire(q.pop() as Timer, out);
+    }
+    this.updateMaxW();
+    if (this.logTime >= this.nextSweep) {
+      this.routes.sweep(this.logTime - this.config.keyTtlMs);
+      this.nextSweep = this.logTime + Math.max(1, Math.floor(this.config.keyTtlMs / 4));
+    }
+  }
+
+  updateMaxW(): void {
+    let maxW = this.logTime - this.minArrivalLag;
+    for (const p of this.eventTimePols) if (p.W > maxW) maxW = p.W;
+    this.maxW = maxW;
+  }
+
+  private drain(out: CoreOutput): void {
+    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as Timer, out);
+  }
+
+  private start(t: number): void {
+    for (const p of this.pols) {
+      const every = p.cfg.earlyEveryMs;
+      if (every !== null && emitsOnTime(p)) this.scheduleEarly(p, t, every);
+    }
+  }
+
+  scheduleEarly(p: PolicyRuntime, now: number, every: number): void {
+    p.nextEarly = Math.floor(now / every) * every + every;
+    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+  }
+
+  private assign(e: TelemetryEvent, out: CoreOutput): void {
+    const userHash = this.kind.hashUser(e.user);
+    const error = isError(e.status);
+    const route = this.routes.resolve(e.service, e.route, this.logTime);
+    for (let wc = 0; wc < this.specs.length; wc++) {
+      const spec = this.specs[wc] as WindowSpec;
+      const sliceStart = Math.floor(e.ts / spec.sliceMs) * spec.sliceMs;
+      let slice = (this.slices[wc] as Map<number, Slice>).get(sliceStart);
+      if (slice === undefined || slice.minEnd <= this.maxW) {
+        slice ??= this.openSlice(wc, sliceStart);
+        this.classify(wc, sliceStart, e, route, out);
+        if (slice === undefined) continue;
+      }
+      let node = slice.services.get(e.service);
+      if (node === undefined) slice.services.set(e.service, (node = { agg: this.kind.create(), routes: new Map() }));
+      node.agg.add(e.latency_ms, error, userHash);
+      const routes = node.routes as Map<string, KeyNode>;
+      let r = routes.get(route);
+      if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
+      r.agg.add(e.latency_ms, error, userHash);
+    }
+  }
+
+  /** Slow path: the event is behind some policy's W for one of its windows. */
+  private classify(wc: number, sliceStart: number, e: TelemetryEvent, route: string, out: CoreOutput): void {
+    const spec = this.specs[wc] as WindowSpec;
+    for (const start of windowStartsOf(spec, sliceStart)) {
+      const end = start + spec.sizeMs;
+      const w = (this.windows[wc] as Map<number, Window>).get(start);
+      for (const p of this.pols) {
+        const W = this.watermarkOf(p);
+        if (end > W) continue;
+        if (end + p.cfg.graceMs <= W || w === undefined) {
+          p.dropped++;
+          const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window: { start, end }, watermark: W };
+          out.late(rec);
+        } else {
+          p.lateAccepted++;
+          this.lateAccepted(p, w, e.service, route);
+        }
+      }
+    }
+  }
+
+  private lateAccepted(p: PolicyRuntime, w: Window, service: string, route: string): void {
+    for (const node of [trackNode(w, service, undefined), trackNode(w, service, route)]) {
+      const t = (node.tracks[p.index] ??= newTrack());
+      t.lateAccepted++;
+      t.lateDirty = true;
+    }
+    const every = p.cfg.lateEveryMs;
+    const stage = w.stage[p.index] as number;
+    if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
+    w.stage[p.index] = stage | STAGE_LATE_PENDING;
+    const due = Math.max(this.logTime, (w.lastLateAt[p.index] as number) + every);
+    this.timers.push({ due, kind: TimerKind.LateFlush, policy: p.index, wc: w.wc, start: w.start });
+  }
+
+  /** Creates a slice and links it into its windows; undefined when every window is closed for all. */
+  private openSlice(wc: number, sliceStart: number): Slice | undefined {
+    const spec = this.specs[wc] as WindowSpec;
+    const windows = this.windows[wc] as Map<number, Window>;
+    const slice: Slice = { start: sliceStart, services: new Map(), refs: 0, minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs };
+    for (const start of windowStartsOf(spec, sliceStart)) {
+      const w = windows.get(start) ?? this.openWindow(wc, start);
+      if (w === undefined) continue;
+      linkSlice(w, slice);
+    }
+    if (slice.refs === 0) return undefined;
+    (this.slices[wc] as Map<number, Slice>).set(sliceStart, slice);
+    return slice;
+  }
+
+  /** Creates a window and schedules each closer still open for it; undefined if none is. */
+  openWindow(wc: number, start: number): Window | undefined {
+    const spec = this.specs[wc] as WindowSpec;
+    const end = start + spec.sizeMs;
+    const w: Window = {
+      wc, start, end, slices: [], stage: new Uint8Array(this.P + 1), closed: 0,
+      lastLateAt: new Float64Array(this.P).fill(-Infinity), tracks: new Map(), ref: null,
+    };
+    for (const p of this.pols) {
+      if (end + p.cfg.graceMs <= this.watermarkOf(p)) {
+        w.stage[p.index] = STAGE_ON_TIME | STAGE_FINAL;
+        w.closed++;
+      }
+    }
+    if (end + this.config.referenceHorizonMs <= this.logTime) {
+      w.stage[this.P] = STAGE_FINAL;
+      w.closed++;
+    }
+    if (w.closed === this.P + 1) return undefined;
+    this.scheduleWindow(w);
+    (this.windows[wc] as Map<number, Window>).set(start, w);
+    return w;
+  }
+
+  /** Pushes every pending timer of a window (also used to rebuild queues on restore). */
+  scheduleWindow(w: Window): void {
+    for (const p of this.pols) {
+      const stage = w.stage[p.index] as number;
+      if (stage & STAGE_FINAL) continue;
+      const q = p.eventTime ? (p.timers as TimerQueue) : this.timers;
+      const base = w.end + p.lagMs;
+      const t = { policy: p.index, wc: w.wc, start: w.start };
+      if (emitsOnTime(p) && !(stage & STAGE_ON_TIME)) q.push({ due: base, kind: TimerKind.OnTime, ...t });
+      if (hasFinalPane(p)) q.push({ due: base + p.cfg.graceMs, kind: TimerKind.Final, ...t });
+      if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
+        this.timers.push({ due: (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs, kind: TimerKind.LateFlush, ...t });
+    }
+    if (!((w.stage[this.P] as number) & STAGE_FINAL))
+      this.timers.push({ due: w.end + this.config.referenceHorizonMs, kind: TimerKind.Reference, policy: -1, wc: w.wc, start: w.start });
+  }
+
+  private fire(t: Timer, out: CoreOutput): void {
+    if (t.kind === TimerKind.Early) return this.earlyTick(this.pols[t.policy] as PolicyRuntime, out);
+    const w = (this.windows[t.wc] as Map<number, Window>).get(t.start);
+    if (w === undefined) return;
+    if (t.kind === TimerKind.Reference) return this.referenceClose(w);
+    const p = this.pols[t.policy] as PolicyRuntime;
+    if ((w.stage[p.index] as number) & STAGE_FINAL) return;
+    if (t.kind === TimerKind.OnTime) this.onTime(p, w, out);
+    else if (t.kind === TimerKind.Final) this.final(p, w, out);
+    else this.lateFlush(p, w, out);
+  }
+
+  private ctx(p: PolicyRuntime, w: Window, out: CoreOutput) {
+    return { logTime: this.logTime, watermark: this.watermarkOf(p), sizeMs: (this.specs[w.wc] as WindowSpec).sizeMs, out };
+  }
+
+  private earlyTick(p: PolicyRuntime, out: CoreOutput): void {
+    const W = this.watermarkOf(p);
+    for (const windows of this.windows) {
+      for (const w of windows.values()) {
+        if (w.end > W && !((w.stage[p.index] as number) & STAGE_ON_TIME)) emitWindow(p, w, "early", this.ctx(p, w, out));
+      }
+    }
+    this.scheduleEarly(p, this.logTime, p.cfg.earlyEveryMs as number);
+  }
+
+  private lateFlush(p: PolicyRuntime, w: Window, out: CoreOutput): void {
+    w.stage[p.index] = (w.stage[p.index] as number) & ~STAGE_LATE_PENDING;
+    w.lastLateAt[p.index] = this.logTime;
+    emitWindow(p, w, "late", this.ctx(p, w, out));
+  }
+
+  private onTime(p: PolicyRuntime, w: Window, out: CoreOutput): void {
+    w.stage[p.index] = (w.stage[p.index] as number) | STAGE_ON_TIME;
+    emitWindow(p, w, "on-time", this.ctx(p, w, out));
+    p.emitDelaySum += this.logTime - w.end;
+    p.emitDelayCount++;
+    if (!hasFinalPane(p)) this.close(p, w);
+  }
+
+  private final(p: PolicyRuntime, w: Window, out: CoreOutput): void {
+    emitWindow(p, w, "final", this.ctx(p, w, out));
+    if (!emitsOnTime(p)) {
+      p.emitDelaySum += this.logTime - w.end;
+      p.emitDelayCount++;
+    }
+    this.close(p, w);
+  }
+
+  private close(p: PolicyRuntime, w: Window): void {
+    w.stage[p.index] = ((w.stage[p.index] as number) | STAGE_ON_TIME | STAGE_FINAL) & ~STAGE_LATE_PENDING;
+    w.closed++;
+    if (w.ref) p.bias.push(measureBias(w.ref, (s) => finalOf(w, p.index, s)));
+    this.maybeFree(w);
+  }
+
+  private referenceClose(w: Window): void {
+    const ref = new Map<string, PaneValue>();
+    forEachKey(w, (service, route, agg) => {
+      if (route === undefined) ref.set(service, agg.value());
+    });
+    w.ref = ref;
+    w.stage[this.P] = STAGE_FINAL;
+    w.closed++;
+    for (const p of this.pols) {
+      if ((w.stage[p.index] as number) & STAGE_FINAL) p.bias.push(measureBias(ref, (s) => finalOf(w, p.index, s)));
+    }
+    this.maybeFree(w);
+  }
+
+  private maybeFree(w: Window): void {
+    if (w.closed < this.P + 1) return;
+    (this.windows[w.wc] as Map<number, Window>).delete(w.start);
+    const slices = this.slices[w.wc] as Map<number, Slice>;
+    for (const s of w.slices) if (--s.refs === 0) slices.delete(s.start);
+  }
+}
+
+/** Adds a slice to a window, keeping the window's slices in start order. */
+export function linkSlice(w: Window, slice: Slice): void {
+  let i = w.slices.length;
+  while (i > 0 && (w.slices[i - 1] as Slice).start > slice.start) i--;
+  w.slices.splice(i, 0, slice);
+  slice.refs++;
+}
+
+let encodeSnapshotHook: (core: EventTimeCore) => Uint8Array = () => {
+  throw new Error("snapshot codec not loaded");
+};
+
+/** Installed by snapshot.ts (avoids an import cycle). */
+export function installSnapshotCodec(encode: (core: EventTimeCore) => Uint8Array): void {
+  encodeSnapshotHook = encode;
+}

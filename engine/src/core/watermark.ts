@@ -1,0 +1,82 @@
+/**
+ * Watermarks (design §5). Log time is global (the runtime merges partitions by ingest_ts);
+ * arrival-lag and perfect are logTime − lag. Event-time strategies (bounded, percentile) are
+ * tracked per partition and combined with the minimum over partitions that are not idle; a
+ * partition that has never spoken and is not idle holds them back. Every W is monotone.
+ */
+import type { WatermarkStrategyConfig } from "./types.js";
+
+export interface PartitionClock {
+  logTime: number;
+  maxTs: number;
+  idle: boolean;
+  spoken: boolean;
+}
+
+export function newPartitionClock(): PartitionClock {
+  return { logTime: -Infinity, maxTs: -Infinity, idle: false, spoken: false };
+}
+
+/** Recent delays (ingest_ts − ts) of one partition, for a percentile watermark. */
+export class DelaySample {
+  readonly ring: Float64Array;
+  filled = 0;
+  pos = 0;
+  /** The q-quantile of the ring, refreshed every `refresh` pushes. */
+  quantile = 0;
+  sincePush = 0;
+  private readonly refresh: number;
+
+  constructor(
+    readonly q: number,
+    size: number,
+  ) {
+    this.ring = new Float64Array(size);
+    this.refresh = Math.max(1, Math.ceil(size / 32));
+  }
+
+  push(delay: number): void {
+    this.ring[this.pos] = delay;
+    this.pos = (this.pos + 1) % this.ring.length;
+    if (this.filled < this.ring.length) this.filled++;
+    if (++this.sincePush >= this.refresh || this.filled <= this.refresh) this.recompute();
+  }
+
+  recompute(): void {
+    this.sincePush = 0;
+    const sorted = this.ring.slice(0, this.filled).sort();
+    this.quantile = sorted[Math.floor(this.q * (this.filled - 1))] ?? 0;
+  }
+}
+
+/** True for strategies tracked per partition on event time. */
+export function isEventTime(s: WatermarkStrategyConfig): boolean {
+  return s.kind === "bounded" || s.kind === "percentile";
+}
+
+/**
+ * Candidate W of an event-time strategy: min over non-idle partitions; null when held back
+ * (a non-idle partition never spoke) or when every partition is idle.
+ */
+export function eventTimeCandidate(
+  s: WatermarkStrategyConfig,
+  parts: readonly PartitionClock[],
+  samples: readonly DelaySample[] | null,
+): number | null {
+  let min = Infinity;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i] as PartitionClock;
+    if (p.idle) continue;
+    if (!p.spoken) return null;
+    const w =
+      s.kind === "bounded" ? p.maxTs - s.lagMs : p.logTime - ((samples?.[i] as DelaySample).filled > 0 ? (samples?.[i] as DelaySample).quantile : 0);
+    if (w < min) min = w;
+  }
+  return min === Infinity ? null : min;
+}
+
+/** "arrival-lag 2s"-style description of a strategy. */
+export function describeStrategy(s: WatermarkStrategyConfig): string {
+  if (s.kind === "percentile") return `percentile q=${s.q} of ${s.sample}`;
+  return `${s.kind} ${s.lagMs}ms`;
+}

@@ -1,0 +1,119 @@
+/** Open state: slices hold the shared aggregates, windows hold each policy's pane progress. */
+import type { PaneValue } from "../protocol.js";
+import type { Aggregate } from "./aggregate.js";
+
+/** One key's aggregate in a slice; a service node also holds its routes. */
+export interface KeyNode {
+  agg: Aggregate;
+  routes: Map<string, KeyNode> | null;
+}
+
+export interface Slice {
+  start: number;
+  services: Map<string, KeyNode>;
+  /** Open windows containing this slice; freed at 0. */
+  refs: number;
+  /** Earliest end of any window containing it: the fast on-time test. */
+  minEnd: number;
+}
+
+/** Pane progress of one (policy, window, key). */
+export interface PaneTrack {
+  seq: number;
+  /** Aggregate count at the last pane (early panes skip an unchanged key). */
+  lastCount: number;
+  /** Last emitted value (retracting mode). */
+  lastValue: PaneValue | null;
+  /** Aggregate at the last pane (discarding mode). */
+  lastAgg: Aggregate | null;
+  lateAccepted: number;
+  lateDirty: boolean;
+  /** The value at the policy's final close (bias). */
+  final: PaneValue | null;
+}
+
+export interface TrackNode {
+  /** Pane-id key: escaped service, or escaped service "/" escaped route. */
+  keyId: string;
+  tracks: (PaneTrack | undefined)[];
+  routes: Map<string, TrackNode> | null;
+}
+
+export const STAGE_ON_TIME = 1;
+export const STAGE_FINAL = 2;
+export const STAGE_LATE_PENDING = 4;
+
+export interface Window {
+  wc: number;
+  start: number;
+  end: number;
+  slices: Slice[];
+  /** Per policy (and the reference at index P): STAGE_* bits. */
+  stage: Uint8Array;
+  /** Closers done (policy finals + reference); freed at P + 1. */
+  closed: number;
+  /** Per policy: log time of the last late pane. */
+  lastLateAt: Float64Array;
+  tracks: Map<string, TrackNode>;
+  /** Reference values per service, set when the reference closes the window. */
+  ref: Map<string, PaneValue> | null;
+}
+
+export function newTrack(): PaneTrack {
+  return { seq: 0, lastCount: 0, lastValue: null, lastAgg: null, lateAccepted: 0, lateDirty: false, final: null };
+}
+
+/** Pane-id key encoding (docs/semantics.md): URI-escaped parts, "/" between service and route. */
+export function keyIdOf(service: string, route: string | undefined): string {
+  const s = encodeURIComponent(service);
+  return route === undefined ? s : `${s}/${encodeURIComponent(route)}`;
+}
+
+export function trackNode(w: Window, service: string, route: string | undefined): TrackNode {
+  let s = w.tracks.get(service);
+  if (s === undefined) {
+    s = { keyId: keyIdOf(service, undefined), tracks: [], routes: new Map() };
+    w.tracks.set(service, s);
+  }
+  if (route === undefined) return s;
+  const routes = s.routes as Map<string, TrackNode>;
+  let r = routes.get(route);
+  if (r === undefined) {
+    r = { keyId: keyIdOf(service, route), tracks: [], routes: null };
+    routes.set(route, r);
+  }
+  return r;
+}
+
+/**
+ * Calls fn for every key of the window, service first then its routes, in first-seen order; the
+ * aggregate is the slice's own (one slice) or a merged copy (sliding windows).
+ */
+export function forEachKey(
+  w: Window,
+  fn: (service: string, route: string | undefined, agg: Aggregate) => void,
+): void {
+  const only = w.slices.length === 1 ? w.slices[0] : undefined;
+  const services = only ? only.services : mergeSlices(w.slices);
+  for (const [service, node] of services) {
+    fn(service, undefined, node.agg);
+    if (node.routes) for (const [route, r] of node.routes) fn(service, route, r.agg);
+  }
+}
+
+function mergeSlices(slices: readonly Slice[]): Map<string, KeyNode> {
+  const out = new Map<string, KeyNode>();
+  for (const slice of slices) {
+    for (const [service, node] of slice.services) {
+      let m = out.get(service);
+      if (m === undefined) out.set(service, (m = { agg: node.agg.clone(), routes: new Map() }));
+      else m.agg.merge(node.agg);
+      for (const [route, r] of node.routes ?? []) {
+        const mr = m.routes?.get(route);
+        if (mr === undefined) m.routes?.set(route, { agg: r.agg.clone(), routes: null });
+        else mr.agg.merge(r.agg);
+      }
+    }
+  }
+  return out;
+}
