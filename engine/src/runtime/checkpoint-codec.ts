@@ -1,0 +1,67 @@
+/**
+ * The checkpoint file format (design §10): a versioned header (offsets per owned partition,
+ * the worker and its partitions) followed by the core snapshot, guarded by a SHA-256 of
+ * everything before it.
+ *
+ *   "TMCK" | u32 version | u32 header length | header JSON | u32 snapshot length | snapshot | sha256
+ */
+import { createHash } from "node:crypto";
+import { RuntimeError } from "./errors.js";
+import type { LaneOffset } from "./partition-merge.js";
+
+export const CHECKPOINT_VERSION = 1;
+const MAGIC = 0x544d434b; // "TMCK"
+const HASH_BYTES = 32;
+
+export interface CheckpointHeader {
+  worker: string;
+  partitionCount: number;
+  /** Owned partitions, in lane order. */
+  partitions: number[];
+  /** Resume point of each owned partition, in lane order. */
+  offsets: LaneOffset[];
+  /** Log time of the core at the snapshot (null before any input). */
+  logTime: number | null;
+  /** Wall clock when the snapshot was taken, ms. */
+  wallTime: number;
+}
+
+export interface Checkpoint {
+  header: CheckpointHeader;
+  snapshot: Uint8Array;
+}
+
+export function encodeCheckpoint(cp: Checkpoint): Buffer {
+  const header = Buffer.from(JSON.stringify(cp.header), "utf8");
+  const body = Buffer.allocUnsafe(12 + header.length + 4 + cp.snapshot.length + HASH_BYTES);
+  let at = 0;
+  at = body.writeUInt32BE(MAGIC, at);
+  at = body.writeUInt32BE(CHECKPOINT_VERSION, at);
+  at = body.writeUInt32BE(header.length, at);
+  at += header.copy(body, at);
+  at = body.writeUInt32BE(cp.snapshot.length, at);
+  body.set(cp.snapshot, at);
+  at += cp.snapshot.length;
+  createHash("sha256").update(body.subarray(0, at)).digest().copy(body, at);
+  return body;
+}
+
+/** Decodes and verifies a checkpoint; throws TM_CHECKPOINT_CORRUPT saying what is wrong. */
+export function decodeCheckpoint(bytes: Uint8Array, name: string): Checkpoint {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const corrupt = (why: string): RuntimeError => new RuntimeError("TM_CHECKPOINT_CORRUPT", `checkpoint ${name} is unusable: ${why}`);
+  if (buf.length < 16 + HASH_BYTES) throw corrupt(`only ${buf.length} bytes`);
+  if (buf.readUInt32BE(0) !== MAGIC) throw corrupt("not a tidemark checkpoint (bad magic)");
+  const end = buf.length - HASH_BYTES;
+  const digest = createHash("sha256").update(buf.subarray(0, end)).digest();
+  if (!digest.equals(buf.subarray(end))) throw corrupt("checksum mismatch (torn or altered file)");
+  const version = buf.readUInt32BE(4);
+  if (version !== CHECKPOINT_VERSION) throw corrupt(`version ${version}, this engine reads version ${CHECKPOINT_VERSION}`);
+  const headerLen = buf.readUInt32BE(8);
+  if (12 + headerLen + 4 > end) throw corrupt("header length out of range");
+  const header = JSON.parse(buf.toString("utf8", 12, 12 + headerLen)) as CheckpointHeader;
+  const snapLen = buf.readUInt32BE(12 + headerLen);
+  const snapAt = 16 + headerLen;
+  if (snapAt + snapLen !== end) throw corrupt("snapshot length out of range");
+  return { header, snapshot: new Uint8Array(buf.subarray(snapAt, end)) };
+}

@@ -1,0 +1,166 @@
+/**
+ * Configuration of the engine role, parsed once: defaults < the `engine` section of the config
+ * file < TIDEMARK_* environment < flags. Validated (every error names the field and the fix)
+ * and frozen. The core part goes through the core's own validator.
+ */
+import { parseDuration } from "../core/duration.js";
+import type { CoreConfig } from "../core/types.js";
+import { validateCoreConfig } from "../core/validate-config.js";
+import { DEFAULT_PARTITIONS } from "../protocol.js";
+import { RuntimeError } from "./errors.js";
+import { formatPartitionList, parsePartitionList } from "./partition-list.js";
+
+export interface EngineConfig {
+  /** Stable worker id; names the checkpoint directory and the status messages. */
+  readonly worker: string;
+  readonly natsUrl: string;
+  readonly dataDir: string;
+  /** `<dataDir>/checkpoints/<worker>`. */
+  readonly checkpointDir: string;
+  /** Partitions of TM_EVENTS in total (P). */
+  readonly partitionCount: number;
+  /** Partitions this worker owns, sorted; the core sees them as 0..owned.length-1. */
+  readonly partitions: readonly number[];
+  /** Checkpoint every this much log time. */
+  readonly checkpointEveryMs: number;
+  /** At least this much wall clock between two checkpoints (bounds the cost during catch-up). */
+  readonly checkpointMinWallMs: number;
+  readonly keepCheckpoints: number;
+  /** A partition silent this long (wall clock) is idle. */
+  readonly idleTimeoutMs: number;
+  readonly statusEveryMs: number;
+  /** Undefined: 9464 when free, else any free port. 0: any free port. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
+  /** Pane and late publishes awaiting their ack before the engine pauses. */
+  readonly maxInFlight: number;
+  readonly core: CoreConfig;
+}
+
+/** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
+export interface EngineConfigSources {
+  /** The parsed config file (its `engine` section and `nats.url` are read). */
+  file?: unknown;
+  fileName?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  flags?: Readonly<Record<string, string | undefined>>;
+}
+
+type Raw = Record<string, unknown>;
+
+const ENGINE_KEYS = [
+  "worker",
+  "partitions",
+  "partitionCount",
+  "checkpointEvery",
+  "checkpointMinWall",
+  "keepCheckpoints",
+  "idleTimeout",
+  "statusEvery",
+  "metricsPort",
+  "metricsHost",
+  "maxInFlight",
+  "data",
+  "core",
+] as const;
+
+/** Env variable and flag for each setting (flags win over env, env over the file). */
+const SOURCES: Record<string, { env: string; flag: string }> = {
+  worker: { env: "TIDEMARK_WORKER", flag: "worker" },
+  partitions: { env: "TIDEMARK_PARTITIONS", flag: "partitions" },
+  partitionCount: { env: "TIDEMARK_PARTITION_COUNT", flag: "partition-count" },
+  checkpointEvery: { env: "TIDEMARK_CHECKPOINT_EVERY", flag: "checkpoint-every" },
+  checkpointMinWall: { env: "TIDEMARK_CHECKPOINT_MIN_WALL", flag: "checkpoint-min-wall" },
+  keepCheckpoints: { env: "TIDEMARK_KEEP_CHECKPOINTS", flag: "keep-checkpoints" },
+  idleTimeout: { env: "TIDEMARK_IDLE_TIMEOUT", flag: "idle-timeout" },
+  statusEvery: { env: "TIDEMARK_STATUS_EVERY", flag: "status-every" },
+  metricsPort: { env: "TIDEMARK_METRICS_PORT", flag: "metrics-port" },
+  metricsHost: { env: "TIDEMARK_METRICS_HOST", flag: "metrics-host" },
+  maxInFlight: { env: "TIDEMARK_MAX_IN_FLIGHT", flag: "max-in-flight" },
+  data: { env: "TIDEMARK_DATA", flag: "data" },
+  nats: { env: "TIDEMARK_NATS", flag: "nats" },
+};
+
+export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
+  const fileName = src.fileName ?? "config file";
+  const file = isObj(src.file) ? src.file : {};
+  const section = file.engine === undefined ? {} : file.engine;
+  if (!isObj(section)) throw bad(`${fileName}: engine`, "an object", section);
+  for (const k of Object.keys(section))
+    if (!(ENGINE_KEYS as readonly string[]).includes(k))
+      throw bad(`${fileName}: engine.${k}`, `one of the known keys (${ENGINE_KEYS.join(", ")})`, k);
+  const nats = isObj(file.nats) ? file.nats.url : undefined;
+  const value = (key: string, fileValue: unknown): { v: unknown; where: string } => {
+    const s = SOURCES[key] as { env: string; flag: string };
+    const flag = src.flags?.[s.flag];
+    if (flag !== undefined) return { v: flag, where: `--${s.flag}` };
+    const env = src.env?.[s.env];
+    if (env !== undefined && env !== "") return { v: env, where: s.env };
+    return { v: fileValue, where: `${fileName}: ${key === "nats" ? "nats.url" : `engine.${key}`}` };
+  };
+  const get = (key: string): { v: unknown; where: string } => value(key, section[key]);
+
+  const partitionCount = int(get("partitionCount"), DEFAULT_PARTITIONS, 1, 4096);
+  const pv = get("partitions");
+  const partitions = parsePartitionList(pv.v === undefined ? "all" : str(pv), partitionCount, pv.where);
+  const wv = get("worker");
+  const worker = wv.v === undefined ? `engine-${formatPartitionList(partitions)}` : str(wv, /^[A-Za-z0-9_.-]+$/);
+  const dv = get("data");
+  const dataDir = dv.v === undefined ? "data" : str(dv);
+  const nv = value("nats", nats);
+  const mp = get("metricsPort");
+  const core = validateCoreConfig({ ...(isObj(section.core) ? section.core : {}), partitions: partitions.length }, `${fileName}: engine.core`);
+  return Object.freeze({
+    worker,
+    natsUrl: nv.v === undefined ? "nats://127.0.0.1:4222" : str(nv, /^(nats|tls):\/\/\S+$/),
+    dataDir,
+    checkpointDir: `${dataDir}/checkpoints/${worker}`,
+    partitionCount,
+    partitions: Object.freeze(partitions),
+    checkpointEveryMs: duration(get("checkpointEvery"), 5_000),
+    checkpointMinWallMs: duration(get("checkpointMinWall"), 1_000, 0),
+    keepCheckpoints: int(get("keepCheckpoints"), 3, 1, 1000),
+    idleTimeoutMs: duration(get("idleTimeout"), 10_000),
+    statusEveryMs: duration(get("statusEvery"), 1_000),
+    metricsPort: mp.v === undefined ? undefined : int(mp, 0, 0, 65535),
+    metricsHost: (() => {
+      const h = get("metricsHost");
+      return h.v === undefined ? "127.0.0.1" : str(h);
+    })(),
+    maxInFlight: int(get("maxInFlight"), 1024, 1, 1_000_000),
+    core,
+  });
+}
+
+function isObj(v: unknown): v is Raw {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function bad(where: string, allowed: string, got: unknown): RuntimeError {
+  return new RuntimeError("TM_ENGINE_BAD_CONFIG", `${where} must be ${allowed}, got ${JSON.stringify(got)}`);
+}
+
+function str(x: { v: unknown; where: string }, pattern?: RegExp): string {
+  if (typeof x.v !== "string" || x.v === "" || (pattern && !pattern.test(x.v)))
+    throw bad(x.where, pattern ? `a string matching ${pattern.source}` : "a non-empty string", x.v);
+  return x.v;
+}
+
+function int(x: { v: unknown; where: string }, fallback: number, min: number, max: number): number {
+  if (x.v === undefined) return fallback;
+  const n = typeof x.v === "string" && x.v.trim() !== "" ? Number(x.v) : x.v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) throw bad(x.where, `a whole number from ${min} to ${max}`, x.v);
+  return n;
+}
+
+function duration(x: { v: unknown; where: string }, fallback: number, min = 1): number {
+  if (x.v === undefined) return fallback;
+  let ms: number;
+  try {
+    ms = typeof x.v === "string" || typeof x.v === "number" ? parseDuration(x.v) : NaN;
+  } catch {
+    ms = NaN;
+  }
+  if (!(ms >= min)) throw bad(x.where, `a duration such as "500ms", "10s" or "1m" (at least ${min} ms)`, x.v);
+  return ms;
+}

@@ -1,0 +1,19 @@
+/** Errors of the engine runtime, each with a stable code (design §12). Messages say what to do. */
+export type RuntimeErrorCode =
+  | "TM_ENGINE_BAD_CONFIG"
+  | "TM_ENGINE_BAD_PARTITIONS"
+  | "TM_CHECKPOINT_CORRUPT"
+  | "TM_CHECKPOINT_MISMATCH"
+  | "TM_CHECKPOINT_WRITE_FAILED"
+  | "TM_BACKFILL_BAD_RECORD"
+  | "TM_BACKFILL_INPUT";
+
+export class RuntimeError extends Error {
+  constructor(
+    readonly code: RuntimeErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "RuntimeError";
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * The deterministic partition merge (design §5, docs/decisions/0006-engine-runtime.md).
+ *
+ * Each owned partition of TM_EVENTS is a lane: an ordered queue of messages (event batches and
+ * heartbeats) in stream order. The merge releases items to the core in the total order
+ * (key, lane, stream sequence, index in batch), where an item's key is
+ * max(its ingest_ts, the merge's log time so far). An item is released only when no lane that
+ * is not idle can still deliver an item ordered before it: a lane with queued items bounds the
+ * release by its head, an empty lane by (the largest ingest_ts it has shown, lane). So the order
+ * of releases does not depend on when messages arrive, and a replay releases the very same
+ * sequence. Heartbeats keep quiet lanes moving; idle lanes (set by the runtime from the wall
+ * clock) do not hold the merge back.
+ *
+ * Pure: no I/O, no clock. Lanes are dense indices 0..n-1, the core's partition numbers.
+ */
+import type { TelemetryEvent } from "../protocol.js";
+
+/** Receives the released items, in merged order. */
+export interface MergeSink {
+  /** `event.ingest_ts` is the merged key (equal to the stored one unless that was behind). */
+  event(lane: number, event: TelemetryEvent, seq: number, index: number): void;
+  heartbeat(lane: number, ingestTs: number): void;
+}
+
+/** Where a lane stands: the resume point of its consumer. */
+export interface LaneOffset {
+  /** Stream sequence of the last message fully released (0: none). */
+  lastSeq: number;
+  /** A message released in part: its sequence and how many events went out (0/0: none). */
+  partialSeq: number;
+  partialCount: number;
+  /** Largest key released from this lane (null: none). */
+  logTime: number | null;
+}
+
+interface Batch {
+  readonly seq: number;
+  readonly events: readonly TelemetryEvent[] | null;
+  readonly heartbeatTs: number;
+  /** First event to release (non-zero only for a message released in part before a restore). */
+  readonly start: number;
+}
+
+class Lane {
+  readonly queue: Batch[] = [];
+  head = 0;
+  /** Index of the next event in the head batch. */
+  pos = 0;
+  received = -Infinity;
+  released = -Infinity;
+  lastSeq = 0;
+  pushedSeq = 0;
+  skipSeq = 0;
+  skipCount = 0;
+  idle = false;
+
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** The stored ingest_ts of the head item (not yet clamped to the log time). */
+  headTs(): number {
+    const b = this.queue[this.head] as Batch;
+    return b.events === null ? b.heartbeatTs : (b.events[this.pos] as TelemetryEvent).ingest_ts;
+  }
+
+  finishHead(): void {
+    const b = this.queue[this.head] as Batch;
+    this.lastSeq = b.seq;
+    this.head++;
+    if (this.head > 64 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    this.pos = this.queued > 0 ? (this.queue[this.head] as Batch).start : 0;
+  }
+}
+
+export class PartitionMerge {
+  private readonly lanes: Lane[];
+  private time = -Infinity;
+
+  constructor(laneCount: number, restored?: readonly LaneOffset[]) {
+    this.lanes = Array.from({ length: laneCount }, () => new Lane());
+    restored?.forEach((o, i) => {
+      const lane = this.lanes[i];
+      if (!lane) return;
+      lane.lastSeq = lane.pushedSeq = o.lastSeq;
+      lane.skipSeq = o.partialSeq;
+      lane.skipCount = o.partialCount;
+      if (o.logTime !== null) {
+        lane.received = lane.released = o.logTime;
+        if (o.logTime > this.time) this.time = o.logTime;
+      }
+    });
+  }
+
+  /** Largest key released so far: the log time the core has seen. */
+  get logTime(): number | null {
+    return this.time === -Infinity ? null : this.time;
+  }
+
+  /** Enqueues one message of a lane, in stream order; repeats (seq already seen) are ignored. */
+  push(lane: number, seq: number, events: readonly TelemetryEvent[] | null, heartbeatTs = 0): void {
+    const l = this.lanes[lane] as Lane;
+    if (seq <= l.pushedSeq) return;
+    l.pushedSeq = seq;
+    const start = seq === l.skipSeq ? l.skipCount : 0;
+    if (events !== null && events.length <= start) {
+      // Nothing (left) to release: an empty body, or a message fully released before a restore.
+      if (l.queued === 0) l.lastSeq = seq;
+      return;
+    }
+    let max = events === null ? heartbeatTs : -Infinity;
+    if (events !== null) for (const e of events) if (e.ingest_ts > max) max = e.ingest_ts;
+    if (max > l.received) l.received = max;
+    if (l.queued === 0) l.pos = start;
+    l.queue.push({ seq, events, heartbeatTs, start });
+  }
+
+  setIdle(lane: number, idle: boolean): void {
+    (this.lanes[lane] as Lane).idle = idle;
+  }
+
+  isIdle(lane: number): boolean {
+    return (this.lanes[lane] as Lane).idle;
+  }
+
+  /** Messages queued on a lane (received, not fully released). */
+  queued(lane: number): number {
+    return (this.lanes[lane] as Lane).queued;
+  }
+
+  /** Largest ingest_ts a lane has shown (records or heartbeats), null when none. */
+  laneTime(lane: number): number | null {
+    const t = (this.lanes[lane] as Lane).received;
+    return t === -Infinity ? null : t;
+  }
+
+  offsets(): LaneOffset[] {
+    return this.lanes.map((l) => {
+      const partial = l.queued > 0 && l.pos > 0;
+      return {
+        lastSeq: l.lastSeq,
+        partialSeq: partial ? (l.queue[l.head] as Batch).seq : 0,
+        partialCount: partial ? l.pos : 0,
+        logTime: l.released === -Infinity ? null : l.released,
+      };
+    });
+  }
+
+  /** Releases, in merged order, everything that may go (at most `budget` items); returns the count. */
+  drain(sink: MergeSink, budget = Infinity): number {
+    let released = 0;
+    while (released < budget) {
+      const best = this.bestLane();
+      if (best < 0) break;
+      const bound = this.boundFor(best);
+      const n = this.releaseFrom(best, bound.key, bound.lane, sink, budget - released);
+      if (n === 0) break;
+      released += n;
+    }
+    return released;
+  }
+
+  private key(ts: number): number {
+    return ts > this.time ? ts : this.time;
+  }
+
+  /** The lane whose head item comes first, or -1. */
+  private bestLane(): number {
+    let best = -1;
+    let bestKey = Infinity;
+    for (let i = 0; i < this.lanes.length; i++) {
+      const l = this.lanes[i] as Lane;
+      if (l.queued === 0) continue;
+      const k = this.key(l.headTs());
+      if (best < 0 || k < bestKey) {
+        best = i;
+        bestKey = k;
+      }
+    }
+    return best;
+  }
+
+  /** The smallest (key, lane) any other lane may still deliver. */
+  private boundFor(lane: number): { key: number; lane: number } {
+    let key = Infinity;
+    let at = Infinity;
+    for (let i = 0; i < this.lanes.length; i++) {
+      if (i === lane) continue;
+      const l = this.lanes[i] as Lane;
+      let k: number;
+      if (l.queued > 0) k = this.key(l.headTs());
+      else if (!l.idle) k = this.key(l.received);
+      else continue;
+      if (k < key || (k === key && i < at)) {
+        key = k;
+        at = i;
+      }
+    }
+    return { key, lane: at };
+  }
+
+  /** Releases items of `lane` while they come before (boundKey, boundLane); returns how many. */
+  private releaseFrom(lane: number, boundKey: number, boundLane: number, sink: MergeSink, budget: number): number {
+    const l = this.lanes[lane] as Lane;
+    let n = 0;
+    while (l.queued > 0 && n < budget) {
+      const b = l.queue[l.head] as Batch;
+      if (b.events === null) {
+        const k = this.key(b.heartbeatTs);
+        if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
+        this.advance(l, k);
+        sink.heartbeat(lane, k);
+        l.finishHead();
+        n++;
+        continue;
+      }
+      const events = b.events;
+      while (l.pos < events.length) {
+        const e = events[l.pos] as TelemetryEvent;
+        const k = e.ingest_ts > this.time ? e.ingest_ts : this.time;
+        if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
+        this.advance(l, k);
+        sink.event(lane, k === e.ingest_ts ? e : { ...e, ingest_ts: k }, b.seq, l.pos);
+        l.pos++;
+        if (++n >= budget && l.pos < events.length) return n;
+      }
+      l.finishHead();
+    }
+    return n;
+  }
+
+  private advance(l: Lane, k: number): void {
+    this.time = k;
+    l.released = k;
+  }
+}
