@@ -1,0 +1,57 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { INGEST_DEFAULTS, loadIngestConfig } from "./config.js";
+import { IngestError } from "./errors.js";
+
+function configFile(content: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), "tm-ingest-config-")), "tidemark.json");
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+function errorOf(fn: () => unknown): IngestError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof IngestError) return err;
+    throw err;
+  }
+  throw new Error("expected an IngestError");
+}
+
+describe("ingest config", () => {
+  it("layers defaults < config file < env < flags, parses durations and token lists, and freezes", () => {
+    const file = configFile({ ingest: { port: 5000, partitions: 4, maxAge: "1h", tokens: ["file-token-1"], host: "127.0.0.2" }, engine: { ignored: true } });
+    const c = loadIngestConfig({
+      flags: { config: file, port: "6000" },
+      env: { TIDEMARK_PARTITIONS: "16", TIDEMARK_INGEST_TOKENS: "env-token-1, env-token-2", TIDEMARK_NATS_URL: "nats://10.0.0.1:4222" },
+    });
+    expect(c.port).toBe(6000);
+    expect(c.partitions).toBe(16);
+    expect(c.maxAgeMs).toBe(3_600_000);
+    expect(c.host).toBe("127.0.0.2");
+    expect(c.tokens).toEqual(["env-token-1", "env-token-2"]);
+    expect(c.natsUrl).toBe("nats://10.0.0.1:4222");
+    expect(c.maxBodyBytes).toBe(INGEST_DEFAULTS.maxBodyBytes);
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.tokens)).toBe(true);
+  });
+
+  it("names the field and its source in every error", () => {
+    expect(errorOf(() => loadIngestConfig({ flags: { port: "70000" } })).message).toMatch(/flag --port.*0 to 65535.*"70000"/);
+    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_PARTITIONS: "zero" } })).message).toMatch(/environment variable TIDEMARK_PARTITIONS/);
+    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_INGEST_TOKENS: "short" } })).message).toMatch(/TIDEMARK_INGEST_TOKENS.*at least 8/);
+    const file = configFile({ ingest: { maxAge: "forever" } });
+    expect(errorOf(() => loadIngestConfig({ configFile: file })).message).toMatch(/"ingest.maxAge" in .*duration/);
+    const unknown = configFile({ ingest: { prot: 1 } });
+    expect(errorOf(() => loadIngestConfig({ configFile: unknown })).message).toMatch(/"ingest.prot".*unknown key/);
+    expect(errorOf(() => loadIngestConfig({ configFile: configFile("{nope") })).code).toBe("TM_INGEST_CONFIG");
+  });
+
+  it("refuses open writes on a non-loopback host", () => {
+    expect(errorOf(() => loadIngestConfig({ flags: { host: "0.0.0.0" } })).message).toMatch(/tokens.*TIDEMARK_INGEST_TOKENS/);
+    expect(loadIngestConfig({ flags: { host: "0.0.0.0" }, env: { TIDEMARK_INGEST_TOKENS: "a-long-token" } }).host).toBe("0.0.0.0");
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Ingest configuration, parsed once: defaults < the `ingest` section of an optional JSON config
+ * file < TIDEMARK_* environment < CLI flags < programmatic overrides. Validated and frozen; every
+ * error names the field and where its value came from.
+ */
+import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import { parseDuration } from "@tidemark/engine/core";
+import { DEFAULT_PARTITIONS } from "@tidemark/engine/protocol";
+import { IngestError } from "./errors.js";
+
+export interface IngestConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly natsUrl: string;
+  readonly partitions: number;
+  /** Bearer tokens accepted on writes. Empty: writes are open (only allowed on a loopback host). */
+  readonly tokens: readonly string[];
+  /** Body limit after decompression, bytes. */
+  readonly maxBodyBytes: number;
+  readonly maxEventsPerRequest: number;
+  readonly maxStringLength: number;
+  readonly maxFutureSkewMs: number;
+  readonly maxAgeMs: number;
+  /** Request bodies held at once (read, parsed or awaiting acks) before answering 429. */
+  readonly maxInFlightBytes: number;
+  /** A JetStream publish not acknowledged within this answers 503. */
+  readonly ackTimeoutMs: number;
+  /** Seconds sent in Retry-After with 429 and 503. */
+  readonly retryAfterS: number;
+  readonly heartbeatMs: number;
+  readonly logLevel: string;
+}
+
+export type IngestConfigInput = { [K in keyof IngestConfig]?: unknown };
+
+export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
+  host: "127.0.0.1",
+  port: 4318,
+  natsUrl: "nats://127.0.0.1:4222",
+  partitions: DEFAULT_PARTITIONS,
+  tokens: Object.freeze([]) as readonly string[],
+  maxBodyBytes: 16 * 1024 * 1024,
+  maxEventsPerRequest: 100_000,
+  maxStringLength: 256,
+  maxFutureSkewMs: 5 * 60_000,
+  maxAgeMs: 24 * 3_600_000,
+  maxInFlightBytes: 64 * 1024 * 1024,
+  ackTimeoutMs: 5_000,
+  retryAfterS: 1,
+  heartbeatMs: 1_000,
+  logLevel: "info",
+});
+
+/** Names of each field in the config file's `ingest` section, the environment and the flags. */
+const FILE_KEYS: Record<string, keyof IngestConfig> = {
+  host: "host", port: "port", nats: "natsUrl", partitions: "partitions", tokens: "tokens",
+  maxBodyBytes: "maxBodyBytes", maxEventsPerRequest: "maxEventsPerRequest", maxStringLength: "maxStringLength",
+  maxFutureSkew: "maxFutureSkewMs", maxAge: "maxAgeMs", maxInFlightBytes: "maxInFlightBytes",
+  ackTimeout: "ackTimeoutMs", retryAfter: "retryAfterS", heartbeatInterval: "heartbeatMs", logLevel: "logLevel",
+};
+const ENV_KEYS: Record<string, keyof IngestConfig> = {
+  TIDEMARK_INGEST_HOST: "host", TIDEMARK_INGEST_PORT: "port", TIDEMARK_NATS_URL: "natsUrl",
+  TIDEMARK_PARTITIONS: "partitions", TIDEMARK_INGEST_TOKENS: "tokens", TIDEMARK_LOG_LEVEL: "logLevel",
+};
+const FLAG_KEYS: Record<string, keyof IngestConfig> = {
+  host: "host", port: "port", nats: "natsUrl", partitions: "partitions", "log-level": "logLevel",
+};
+
+export interface IngestConfigSources {
+  /** CLI flag values by flag name (`port`, `host`, `nats`, `partitions`, `log-level`, `config`). */
+  flags?: Record<string, string | undefined>;
+  env?: Record<string, string | undefined>;
+  /** Path of a JSON config file; `flags.config` wins. */
+  configFile?: string;
+  overrides?: IngestConfigInput;
+}
+
+/** One source of values: field → [raw value, where it came from]. */
+type Layer = Map<keyof IngestConfig, [unknown, string]>;
+
+/** Resolves, validates and freezes the configuration. Throws TM_INGEST_CONFIG naming the field. */
+export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfig {
+  const file = sources.flags?.config ?? sources.configFile;
+  const layers: Layer[] = [
+    file === undefined ? new Map() : fileLayer(file),
+    namedLayer(sources.env ?? {}, ENV_KEYS, (name) => `environment variable ${name}`),
+    namedLayer(sources.flags ?? {}, FLAG_KEYS, (name) => `flag --${name}`),
+    namedLayer(sources.overrides ?? {}, Object.fromEntries(Object.keys(FIELDS).map((k) => [k, k])) as Record<string, keyof IngestConfig>, (name) => `option ${name}`),
+  ];
+  const out: Record<string, unknown> = { ...INGEST_DEFAULTS };
+  for (const layer of layers) {
+    for (const [key, [raw, where]] of layer) out[key] = FIELDS[key](raw, where);
+  }
+  const config = out as unknown as IngestConfig;
+  if (config.tokens.length === 0 && !isLoopback(config.host))
+    fail("tokens", `no bearer tokens configured but host ${config.host} is not loopback: set TIDEMARK_INGEST_TOKENS or "tokens" in the config file`);
+  return Object.freeze({ ...config, tokens: Object.freeze([...config.tokens]) });
+}
+
+/** Shorthand for programmatic use (tests, `tidemark up`): defaults < overrides. */
+export function defineIngestConfig(overrides: IngestConfigInput = {}): IngestConfig {
+  return loadIngestConfig({ overrides });
+}
+
+function fileLayer(path: string): Layer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    fail("--config", `cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  const section = (parsed as { ingest?: unknown } | null)?.ingest;
+  if (section === undefined) return new Map();
+  if (typeof section !== "object" || section === null || Array.isArray(section))
+    fail(`"ingest" in ${path}`, "must be an object");
+  for (const k of Object.keys(section))
+    if (!FILE_KEYS[k]) fail(`"ingest.${k}" in ${path}`, `unknown key; known keys: ${Object.keys(FILE_KEYS).join(", ")}`);
+  return namedLayer(section as Record<string, unknown>, FILE_KEYS, (name) => `"ingest.${name}" in ${path}`);
+}
+
+function namedLayer(raw: Record<string, unknown>, names: Record<string, keyof IngestConfig>, where: (name: string) => string): Layer {
+  const layer: Layer = new Map();
+  for (const [name, key] of Object.entries(names)) {
+    const v = raw[name];
+    if (v !== undefined) layer.set(key, [v, where(name)]);
+  }
+  return layer;
+}
+
+function fail(field: string, message: string): never {
+  throw new IngestError("TM_INGEST_CONFIG", `config ${field}: ${message}`);
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."));
+}
+
+type FieldParser = (raw: unknown, where: string) => unknown;
+
+function int(min: number, max: number): FieldParser {
+  return (raw, where) => {
+    const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
+      fail(where, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    return n;
+  };
+}
+
+function duration(min: number): FieldParser {
+  return (raw, where) => {
+    let ms: number;
+    try {
+      ms = parseDuration(raw as string | number);
+    } catch {
+      fail(where, `must be a duration like 500ms, 10s, 5m, 24h, got ${JSON.stringify(raw)}`);
+    }
+    if (ms < min) fail(where, `must be at least ${min} ms, got ${JSON.stringify(raw)}`);
+    return ms;
+  };
+}
+
+function text(pattern: RegExp, hint: string): FieldParser {
+  return (raw, where) => {
+    if (typeof raw !== "string" || !pattern.test(raw)) fail(where, `${hint}, got ${JSON.stringify(raw)}`);
+    return raw;
+  };
+}
+
+const parseTokens: FieldParser = (raw, where) => {
+  const list = typeof raw === "string" ? raw.split(",").map((t) => t.trim()).filter((t) => t !== "") : raw;
+  if (!Array.isArray(list) || list.some((t) => typeof t !== "string" || !/^[\x21-\x7e]{8,}$/.test(t)))
+    fail(where, "must be a comma list (or array) of tokens of at least 8 printable characters without spaces");
+  return list as string[];
+};
+
+const FIELDS: Record<keyof IngestConfig, FieldParser> = {
+  host: text(/^[\w.:-]+$/, "must be a host name or IP address"),
+  port: int(0, 65_535),
+  natsUrl: text(/^(nats|tls|ws|wss):\/\/\S+$/, "must be a NATS URL such as nats://127.0.0.1:4222"),
+  partitions: int(1, 1024),
+  tokens: parseTokens,
+  maxBodyBytes: int(1024, 1024 * 1024 * 1024),
+  maxEventsPerRequest: int(1, 10_000_000),
+  maxStringLength: int(1, 65_536),
+  maxFutureSkewMs: duration(0),
+  maxAgeMs: duration(1000),
+  maxInFlightBytes: int(1024, 16 * 1024 * 1024 * 1024),
+  ackTimeoutMs: duration(10),
+  retryAfterS: int(1, 3600),
+  heartbeatMs: duration(10),
+  logLevel: text(/^(fatal|error|warn|info|debug|trace|silent)$/, "must be one of fatal, error, warn, info, debug, trace, silent"),
+};

@@ -1,0 +1,16 @@
+/**
+ * The ingest clock: ingestion time stamped on every event and heartbeat, monotonic per ingest
+ * instance (`max(previous, now)`, design §3), so a wall-clock step backwards never makes log time
+ * run backwards.
+ */
+export class IngestClock {
+  private last = -Infinity;
+  constructor(private readonly wall: () => number = Date.now) {}
+
+  /** The next ingest_ts: never smaller than any value returned before. */
+  now(): number {
+    const t = this.wall();
+    if (t > this.last) this.last = t;
+    return this.last;
+  }
+}

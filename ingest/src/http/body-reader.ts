@@ -1,0 +1,60 @@
+/**
+ * Reads a request body into one Buffer with every limit applied while reading: the body limit
+ * (after decompression — a gzip bomb stops at the limit with 413), the in-flight budget (429),
+ * and gzip errors (400). Never buffers more than the limit.
+ */
+import type { Readable } from "node:stream";
+import { gunzip } from "node:zlib";
+import { IngestError } from "../errors.js";
+import type { InFlightBudget } from "./in-flight-budget.js";
+
+export interface BodyLimits {
+  readonly maxBodyBytes: number;
+  readonly budget: InFlightBudget;
+  /** Called with each amount taken from the budget, so the caller can release it at the end. */
+  readonly onTake: (bytes: number) => void;
+}
+
+function tooLarge(limit: number): IngestError {
+  return new IngestError("TM_INGEST_BODY_TOO_LARGE", `body exceeds ${limit} bytes (after decompression): split it into smaller requests`);
+}
+
+function take(n: number, limits: BodyLimits): void {
+  if (!limits.budget.take(n))
+    throw new IngestError("TM_INGEST_OVERLOADED", "ingest holds too many request bytes in flight: retry after the Retry-After delay");
+  limits.onTake(n);
+}
+
+async function readRaw(stream: Readable, limits: BodyLimits): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
+    take(chunk.length, limits);
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+function gunzipLimited(input: Buffer, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    gunzip(input, { maxOutputLength: limit }, (err, out) => {
+      if (!err) return resolve(out);
+      if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") return reject(tooLarge(limit));
+      reject(new IngestError("TM_INGEST_BAD_GZIP", `body is not valid gzip (${err.message}): send the complete gzip stream or drop Content-Encoding`));
+    });
+  });
+}
+
+/** The decoded body. `encoding` is the Content-Encoding header (identity or gzip). */
+export async function readBody(stream: Readable, encoding: string | undefined, limits: BodyLimits): Promise<Buffer> {
+  const enc = (encoding ?? "identity").trim().toLowerCase();
+  if (enc !== "identity" && enc !== "gzip" && enc !== "x-gzip" && enc !== "")
+    throw new IngestError("TM_INGEST_UNSUPPORTED_ENCODING", `Content-Encoding "${encoding}" is not supported: send gzip or identity`);
+  const raw = await readRaw(stream, limits);
+  if (enc !== "gzip" && enc !== "x-gzip") return raw;
+  const out = await gunzipLimited(raw, limits.maxBodyBytes);
+  take(out.length, limits);
+  return out;
+}

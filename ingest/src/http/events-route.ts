@@ -1,0 +1,43 @@
+/**
+ * `POST /v1/events`: NDJSON or JSON events. 200 `{accepted, rejected, clamped, errors}` when at
+ * least one event is stored; 400 with the same shape when none is; 4xx/5xx `{error: {code,
+ * message}}` for whole-request failures (429/503 with Retry-After).
+ */
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { IngestError } from "../errors.js";
+import { decodeUtf8, parseEventBody, type EventBodyOptions } from "../events/event-body.js";
+import type { IngestMetrics } from "../metrics.js";
+import { WWW_AUTHENTICATE } from "./bearer-auth.js";
+import { eventFormatOf } from "./media-type.js";
+import type { WritePipeline } from "./write-pipeline.js";
+
+export const EVENTS_PATH = "/v1/events";
+
+/** Headers and body for a whole-request failure; rethrows what is not an IngestError. */
+export function failureOf(err: unknown, retryAfterS: number, reply: FastifyReply): IngestError {
+  if (!(err instanceof IngestError)) throw err;
+  if (err.retryable) reply.header("retry-after", String(retryAfterS));
+  if (err.status === 401) reply.header("www-authenticate", WWW_AUTHENTICATE);
+  return err;
+}
+
+export function registerEventsRoute(app: FastifyInstance, pipeline: WritePipeline, opts: EventBodyOptions & { retryAfterS: number }, metrics: IngestMetrics): void {
+  app.post(EVENTS_PATH, async (req, reply) => {
+    try {
+      const format = eventFormatOf(req.headers["content-type"]);
+      const { batch, requestId } = await pipeline.run(req, (body, ingestTs) => ({ batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts) }));
+      metrics.rejected.inc({ endpoint: "events", reason: "invalid" }, batch.rejectedBy.invalid);
+      metrics.rejected.inc({ endpoint: "events", reason: "too_old" }, batch.rejectedBy.too_old);
+      metrics.clamped.inc({ reason: "future_skew" }, batch.clamped);
+      metrics.accepted.inc({ endpoint: "events" }, batch.events.length);
+      reply.header("x-request-id", requestId);
+      const summary = { accepted: batch.events.length, rejected: batch.rejected, clamped: batch.clamped, errors: batch.errors };
+      if (batch.events.length > 0) return reply.code(200).send(summary);
+      const message = batch.rejected > 0 ? "no event in the request is valid: see errors" : "the request holds no events";
+      return reply.code(400).send({ ...summary, error: { code: "TM_INGEST_NO_VALID_EVENTS", message } });
+    } catch (err) {
+      const e = failureOf(err, opts.retryAfterS, reply);
+      return reply.code(e.status).send({ error: { code: e.code, message: e.message } });
+    }
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * The ingest role's NATS connection: connects (reconnecting forever afterwards), makes sure
+ * TM_EVENTS exists as design §9 says (creating it if missing, refusing a mismatching one), and
+ * tracks readiness: connected and stream present. After a reconnect the stream is checked again.
+ */
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
+import { ensureStream, eventsStreamSpec } from "@tidemark/engine/runtime";
+import type { Logger } from "pino";
+
+export class NatsLink {
+  private connected = true;
+  private streamReady = true;
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    private readonly log: Logger,
+  ) {}
+
+  /** Connects and ensures TM_EVENTS; throws (e.g. TM_STREAM_MISMATCH) when that fails. */
+  static async open(url: string, log: Logger): Promise<NatsLink> {
+    const nc = await connect({
+      servers: url,
+      noAsyncTraces: true,
+      name: "tidemark-ingest",
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
+    try {
+      await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
+    } catch (err) {
+      await nc.close();
+      throw err;
+    }
+    const link = new NatsLink(nc, jetstream(nc), log);
+    void link.watch();
+    return link;
+  }
+
+  /** NATS connected and TM_EVENTS present: what /readyz reports. */
+  get ready(): boolean {
+    return this.connected && this.streamReady;
+  }
+
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  private async watch(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === "disconnect") {
+        this.connected = false;
+        this.log.warn({ server: s.server }, "NATS disconnected: answering 503 until it returns");
+      } else if (s.type === "reconnect") {
+        this.connected = true;
+        this.log.info({ server: s.server }, "NATS reconnected");
+        void this.recheckStream();
+      }
+    }
+  }
+
+  private async recheckStream(): Promise<void> {
+    this.streamReady = false;
+    try {
+      await ensureStream(await jetstreamManager(this.nc), eventsStreamSpec());
+      this.streamReady = true;
+    } catch (err) {
+      this.log.error({ err }, "TM_EVENTS check after reconnect failed; /readyz stays failing");
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Reading OTLP values the same way from a protobufjs-decoded message (int64 as Long, AnyValue
+ * with its oneof name in `value`) and from OTLP/JSON (int64 as a decimal string or a number).
+ */
+
+interface LongLike {
+  toNumber(): number;
+}
+
+/** An int64/fixed64 as a JS number (exact to 2^53, ample for nanoseconds to ~256 ns), or undefined. */
+export function int64(v: unknown): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
+  if (typeof v === "string") return /^-?\d{1,20}$/.test(v) ? Number(v) : undefined;
+  if (typeof v === "object" && v !== null && typeof (v as LongLike).toNumber === "function") return (v as LongLike).toNumber();
+  return undefined;
+}
+
+/** The scalar inside an AnyValue (string, int, double), or undefined for other kinds/absent. */
+export function scalarOf(any: unknown): string | number | undefined {
+  if (typeof any !== "object" || any === null) return undefined;
+  const a = any as Record<string, unknown>;
+  const which = a.value;
+  if (typeof which === "string") return scalarField(which, a[which]);
+  if (a.stringValue !== undefined) return scalarField("stringValue", a.stringValue);
+  if (a.intValue !== undefined) return scalarField("intValue", a.intValue);
+  if (a.doubleValue !== undefined) return scalarField("doubleValue", a.doubleValue);
+  return undefined;
+}
+
+function scalarField(which: string, v: unknown): string | number | undefined {
+  if (which === "stringValue") return typeof v === "string" ? v : undefined;
+  if (which === "intValue") return int64(v);
+  if (which === "doubleValue") return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+  return undefined;
+}
+
+/** Calls `visit(key, value)` for each well-formed KeyValue of an attribute list. */
+export function eachAttribute(list: unknown, visit: (key: string, value: unknown) => void): void {
+  if (!Array.isArray(list)) return;
+  for (const kv of list) {
+    if (typeof kv === "object" && kv !== null && typeof (kv as { key?: unknown }).key === "string")
+      visit((kv as { key: string }).key, (kv as { value?: unknown }).value);
+  }
+}

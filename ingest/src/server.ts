@@ -1,0 +1,83 @@
+/**
+ * `startIngest(config)`: the ingest role. Connects to NATS (ensuring TM_EVENTS), starts the
+ * heartbeats, serves the HTTP API, and returns its URL and a graceful `close()` that stops
+ * accepting, lets in-flight requests finish (their acks included), then drains NATS.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { pino, type Logger } from "pino";
+import type { IngestConfig } from "./config.js";
+import { IngestClock } from "./events/ingest-clock.js";
+import { BearerAuth } from "./http/bearer-auth.js";
+import { registerEventsRoute } from "./http/events-route.js";
+import { registerHealthRoutes } from "./http/health-routes.js";
+import { InFlightBudget } from "./http/in-flight-budget.js";
+import { registerTracesRoute } from "./http/traces-route.js";
+import { WritePipeline } from "./http/write-pipeline.js";
+import { createIngestMetrics } from "./metrics.js";
+import { EventPublisher } from "./nats/event-publisher.js";
+import { Heartbeat } from "./nats/heartbeat.js";
+import { NatsLink } from "./nats/nats-link.js";
+
+export interface IngestServer {
+  /** e.g. http://127.0.0.1:4318 */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface IngestOptions {
+  /** Where structured logs go; default a pino logger on stdout at config.logLevel. */
+  logger?: Logger;
+}
+
+export async function startIngest(config: IngestConfig, opts: IngestOptions = {}): Promise<IngestServer> {
+  const log = opts.logger ?? pino({ level: config.logLevel, base: { role: "ingest" }, redact: ["req.headers.authorization"] });
+  const link = await NatsLink.open(config.natsUrl, log);
+  const budget = new InFlightBudget(config.maxInFlightBytes);
+  const metrics = createIngestMetrics(() => budget.bytes);
+  const clock = new IngestClock();
+  const heartbeat = new Heartbeat(link, clock, config.partitions, config.ackTimeoutMs, metrics, log);
+  const publisher = new EventPublisher(link, config.partitions, config.ackTimeoutMs, metrics);
+  const auth = new BearerAuth(config.tokens);
+  if (auth.open) log.warn("no bearer tokens configured: writes are open (loopback only)");
+
+  const app: FastifyInstance = Fastify({ loggerInstance: log as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true, forceCloseConnections: "idle" });
+  // Bodies are read by the write pipeline itself (limits, gzip, in-flight budget), never by fastify.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+  app.addHook("onResponse", async (req, reply) => {
+    const endpoint = req.routeOptions.url;
+    if (endpoint?.startsWith("/v1/")) metrics.requests.observe({ endpoint, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) log.warn({ url: req.url, status: reply.statusCode }, "request failed");
+  });
+
+  const pipeline = new WritePipeline({ config, auth, budget, link, publisher, clock });
+  const bodyOpts = { ...config };
+  registerEventsRoute(app, pipeline, bodyOpts, metrics);
+  registerTracesRoute(app, pipeline, bodyOpts, metrics);
+  registerHealthRoutes(app, link, metrics, config.retryAfterS);
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await link.close();
+    throw err;
+  }
+  heartbeat.start(config.heartbeatMs);
+  const addr = app.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  log.info({ url, nats: config.natsUrl, partitions: config.partitions }, "ingest listening");
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await heartbeat.stop();
+        await link.close();
+        log.info("ingest closed");
+      })()),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Test fixture for the ingest tests: a real nats-server, an in-process ingest on a free port,
+ * and a reader that returns everything in TM_EVENTS (events with their partition, heartbeats).
+ */
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { HEARTBEAT_HEADER, STREAM_EVENTS, decodeEventBatch, type TelemetryEvent } from "@tidemark/engine/protocol";
+import { defineIngestConfig, startIngest, type IngestConfigInput, type IngestServer } from "@tidemark/ingest";
+import { startTestNats, type TestNats } from "../index.js";
+
+export const TOKEN = "test-token-0123456789";
+
+export interface StoredEvent extends TelemetryEvent {
+  partition: number;
+  msgId: string | undefined;
+}
+
+export interface StreamContents {
+  events: StoredEvent[];
+  heartbeats: { partition: number; ts: number }[];
+  /** Per message in stream order: its partition and largest ingest_ts (heartbeat: its header). */
+  log: { partition: number; ingestTs: number }[];
+  messages: number;
+}
+
+export interface IngestFixture {
+  nats: TestNats;
+  ingest: IngestServer;
+  nc: NatsConnection;
+  /** POST with the bearer token; `headers` add to / override the defaults. */
+  post(path: string, body: string | Uint8Array, contentType: string, headers?: Record<string, string>): Promise<Response>;
+  readStream(): Promise<StreamContents>;
+  close(): Promise<void>;
+}
+
+export async function startIngestFixture(overrides: IngestConfigInput = {}): Promise<IngestFixture> {
+  const nats = await startTestNats();
+  const config = defineIngestConfig({ port: 0, natsUrl: nats.url, tokens: [TOKEN], logLevel: "silent", ...overrides });
+  const ingest = await startIngest(config);
+  const nc = await connect({ servers: nats.url, noAsyncTraces: true });
+  return {
+    nats,
+    ingest,
+    nc,
+    post: (path, body, contentType, headers = {}) =>
+      fetch(ingest.url + path, { method: "POST", body, headers: { authorization: `Bearer ${TOKEN}`, "content-type": contentType, ...headers } }),
+    readStream: () => readEventsStream(nc),
+    close: async () => {
+      await ingest.close();
+      await nc.close();
+      await nats.stop();
+    },
+  };
+}
+
+/** Every message of TM_EVENTS, in stream order, through an ordered consumer. */
+export async function readEventsStream(nc: NatsConnection): Promise<StreamContents> {
+  const jsm = await jetstreamManager(nc);
+  const last = (await jsm.streams.info(STREAM_EVENTS)).state.last_seq;
+  const out: StreamContents = { events: [], heartbeats: [], log: [], messages: 0 };
+  if (last === 0) return out;
+  const consumer = await jetstream(nc).consumers.get(STREAM_EVENTS);
+  const messages = await consumer.consume();
+  for await (const m of messages) {
+    out.messages++;
+    const partition = Number(m.subject.split(".").at(-1));
+    const hb = m.headers?.get(HEARTBEAT_HEADER);
+    if (hb) {
+      out.heartbeats.push({ partition, ts: Number(hb) });
+      out.log.push({ partition, ingestTs: Number(hb) });
+    } else {
+      const batch = decodeEventBatch(m.string());
+      for (const e of batch) out.events.push({ ...e, partition, msgId: m.headers?.get("Nats-Msg-Id") });
+      out.log.push({ partition, ingestTs: Math.max(...batch.map((e) => e.ingest_ts)) });
+    }
+    if (m.seq >= last) break;
+  }
+  return out;
+}
