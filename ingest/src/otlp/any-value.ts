@@ -5,13 +5,28 @@
 
 interface LongLike {
   toNumber(): number;
+  subtract(other: LongLike): LongLike;
+}
+
+function isLong(v: unknown): v is LongLike {
+  return typeof v === "object" && v !== null && typeof (v as LongLike).toNumber === "function";
+}
+
+/**
+ * `end − start` in nanoseconds for two int64 values already checked by int64(), computed exactly
+ * (Long or BigInt arithmetic) before converting, so latency keeps nanosecond precision.
+ */
+export function nanosBetween(start: unknown, end: unknown): number {
+  if (isLong(start) && isLong(end)) return end.subtract(start).toNumber();
+  if (typeof start === "string" && typeof end === "string") return Number(BigInt(end) - BigInt(start));
+  return (int64(end) ?? 0) - (int64(start) ?? 0);
 }
 
 /** An int64/fixed64 as a JS number (exact to 2^53, ample for nanoseconds to ~256 ns), or undefined. */
 export function int64(v: unknown): number | undefined {
   if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
   if (typeof v === "string") return /^-?\d{1,20}$/.test(v) ? Number(v) : undefined;
-  if (typeof v === "object" && v !== null && typeof (v as LongLike).toNumber === "function") return (v as LongLike).toNumber();
+  if (isLong(v)) return v.toNumber();
   return undefined;
 }
 

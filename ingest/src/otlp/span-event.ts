@@ -4,7 +4,7 @@
  * legacy `http.status_code`), else 500 when the span status is ERROR (2), else 200; `route` =
  * `http.route`, else the span name; `user` = `enduser.id` or `user.id`.
  */
-import { eachAttribute, int64, scalarOf } from "./any-value.js";
+import { eachAttribute, int64, nanosBetween, scalarOf } from "./any-value.js";
 import { normalizeRoute, withTime, type EventLimits, type Normalized } from "../events/normalize-event.js";
 
 const SPAN_KIND_SERVER = 2;
@@ -43,7 +43,8 @@ export function serviceNameOf(resource: unknown): string | undefined {
 
 function isRoot(parent: unknown): boolean {
   if (parent === undefined || parent === null) return true;
-  if (typeof parent === "string" || parent instanceof Uint8Array) return parent.length === 0;
+  // protobufjs leaves an absent bytes field as [] on the prototype; OTLP/JSON sends "" or omits it.
+  if (typeof parent === "string" || parent instanceof Uint8Array || Array.isArray(parent)) return parent.length === 0;
   return false;
 }
 
@@ -85,6 +86,7 @@ export function spanToEvent(span: Record<string, unknown>, service: string | und
   const user = attrs.user === undefined ? "" : String(attrs.user);
   if (user.length > limits.maxStringLength) return fail("enduser.id", `is ${user.length} characters; at most ${limits.maxStringLength} are allowed`);
   const status = httpStatus(attrs, span.status);
-  const event = { ts: 0, ingest_ts: ingestTs, service, route, status, latency_ms: (end - start) / NS_PER_MS, user };
+  const latency = Math.round(nanosBetween(span.startTimeUnixNano, span.endTimeUnixNano) / 1000) / 1000;
+  const event = { ts: 0, ingest_ts: ingestTs, service, route, status, latency_ms: latency, user };
   return withTime(Math.trunc(end / NS_PER_MS), ingestTs, limits, event);
 }
