@@ -5,7 +5,10 @@ import { DeployError } from "./errors.js";
 /** Subcommands, loaded on demand so each role pulls in only its own dependencies. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   up: async () => (await import("./commands/up.js")).up,
+  ingest: async () => (await import("./commands/ingest.js")).ingest,
   dashboard: async () => (await import("./commands/dashboard.js")).dashboard,
+  engine: async () => (await import("./commands/engine.js")).engine,
+  backfill: async () => (await import("./commands/backfill.js")).backfill,
 };
 
 function help(): string {

@@ -1,11 +1,11 @@
 /**
- * Configuration of the engine role, parsed once: defaults < the `engine` section of the config
- * file < TIDEMARK_* environment < flags. Validated (every error names the field and the fix)
- * and frozen. The core part goes through the core's own validator.
+ * Configuration of the engine role, parsed once: defaults < the config file (tidemark.config.json:
+ * its `engine` section, and the shared top-level `data`, `nats.url`, `partitions` and core keys)
+ * < TIDEMARK_* environment < flags. Validated (every error names the field and the fix) and
+ * frozen. The core part goes through the core's own validator, with `partitions` set to the
+ * number of owned partitions (the core sees lanes 0..n-1).
  */
-import { parseDuration } from "../core/duration.js";
-import type { CoreConfig } from "../core/types.js";
-import { validateCoreConfig } from "../core/validate-config.js";
+import { parseDuration, validateCoreConfig, type CoreConfig } from "../core/index.js";
 import { DEFAULT_PARTITIONS } from "../protocol.js";
 import { RuntimeError } from "./errors.js";
 import { formatPartitionList, parsePartitionList } from "./partition-list.js";
@@ -39,7 +39,7 @@ export interface EngineConfig {
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
 export interface EngineConfigSources {
-  /** The parsed config file (its `engine` section and `nats.url` are read). */
+  /** The parsed config file (`engine` section; top-level `data`, `nats.url`, `partitions`, core keys). */
   file?: unknown;
   fileName?: string;
   env?: Readonly<Record<string, string | undefined>>;
@@ -48,10 +48,15 @@ export interface EngineConfigSources {
 
 type Raw = Record<string, unknown>;
 
+/** Settings read from the top level of the file rather than the `engine` section. */
+const TOP_LEVEL: Record<string, string> = { nats: "nats.url", data: "data", partitionCount: "partitions" };
+
+/** The core's keys at the top level of the config file (shared with `frontier`). */
+const CORE_KEYS = ["policies", "windows", "referenceHorizon", "biasWindows", "routeCapPerService", "keyTtl", "relativeAccuracy", "hllPrecision"];
+
 const ENGINE_KEYS = [
   "worker",
   "partitions",
-  "partitionCount",
   "checkpointEvery",
   "checkpointMinWall",
   "keepCheckpoints",
@@ -60,8 +65,6 @@ const ENGINE_KEYS = [
   "metricsPort",
   "metricsHost",
   "maxInFlight",
-  "data",
-  "core",
 ] as const;
 
 /** Env variable and flag for each setting (flags win over env, env over the file). */
@@ -78,8 +81,11 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   metricsHost: { env: "TIDEMARK_METRICS_HOST", flag: "metrics-host" },
   maxInFlight: { env: "TIDEMARK_MAX_IN_FLIGHT", flag: "max-in-flight" },
   data: { env: "TIDEMARK_DATA", flag: "data" },
-  nats: { env: "TIDEMARK_NATS", flag: "nats" },
+  nats: { env: "TIDEMARK_NATS_URL", flag: "nats" },
 };
+
+/** Every flag `tidemark engine` accepts besides --config. */
+export const ENGINE_FLAGS: readonly string[] = Object.values(SOURCES).map((s) => s.flag);
 
 export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   const fileName = src.fileName ?? "config file";
@@ -94,22 +100,24 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     const s = SOURCES[key] as { env: string; flag: string };
     const flag = src.flags?.[s.flag];
     if (flag !== undefined) return { v: flag, where: `--${s.flag}` };
-    const env = src.env?.[s.env];
+    const env = src.env?.[s.env] ?? (key === "nats" ? src.env?.TIDEMARK_NATS : undefined);
     if (env !== undefined && env !== "") return { v: env, where: s.env };
-    return { v: fileValue, where: `${fileName}: ${key === "nats" ? "nats.url" : `engine.${key}`}` };
+    return { v: fileValue, where: `${fileName}: ${TOP_LEVEL[key] ?? `engine.${key}`}` };
   };
   const get = (key: string): { v: unknown; where: string } => value(key, section[key]);
 
-  const partitionCount = int(get("partitionCount"), DEFAULT_PARTITIONS, 1, 4096);
+  const partitionCount = int(value("partitionCount", file.partitions), DEFAULT_PARTITIONS, 1, 4096);
   const pv = get("partitions");
   const partitions = parsePartitionList(pv.v === undefined ? "all" : str(pv), partitionCount, pv.where);
   const wv = get("worker");
   const worker = wv.v === undefined ? `engine-${formatPartitionList(partitions)}` : str(wv, /^[A-Za-z0-9_.-]+$/);
-  const dv = get("data");
+  const dv = value("data", file.data);
   const dataDir = dv.v === undefined ? "data" : str(dv);
   const nv = value("nats", nats);
   const mp = get("metricsPort");
-  const core = validateCoreConfig({ ...(isObj(section.core) ? section.core : {}), partitions: partitions.length }, `${fileName}: engine.core`);
+  const coreInput: Raw = { partitions: partitions.length };
+  for (const k of CORE_KEYS) if (file[k] !== undefined) coreInput[k] = file[k];
+  const core = validateCoreConfig(coreInput, fileName);
   return Object.freeze({
     worker,
     natsUrl: nv.v === undefined ? "nats://127.0.0.1:4222" : str(nv, /^(nats|tls):\/\/\S+$/),

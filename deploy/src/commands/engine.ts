@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Flags } from "../args.js";
+import type { Command } from "../command.js";
+import { DeployError } from "../errors.js";
+import { readyLine } from "../ready-line.js";
+
+/** `tidemark engine`: one engine worker over its owned partitions (design §10, issue 6). */
+export const engine: Command = {
+  summary: "run an engine worker: TM_EVENTS → windows/policies → TM_PANES, TM_LATE; checkpoints in <data>/checkpoints/<worker>",
+  usage:
+    "tidemark engine [--partitions 0-3,6] [--worker ID] [--data DIR] [--nats URL] [--config FILE]\n" +
+    "                [--checkpoint-every 5s] [--idle-timeout 10s] [--metrics-port 9464] [--partition-count 8]",
+  async run(flags: Flags): Promise<number> {
+    const { ENGINE_FLAGS, parseEngineConfig, startEngine } = await import("@tidemark/engine/runtime");
+    const fileName = flags.get("config") ?? process.env.TIDEMARK_CONFIG;
+    const config = parseEngineConfig({
+      file: fileName === undefined ? undefined : readJson(fileName),
+      fileName,
+      env: process.env,
+      flags: Object.fromEntries(ENGINE_FLAGS.map((f) => [f, flags.get(f)])),
+    });
+    const running = await startEngine({ ...config, dataDir: resolve(config.dataDir), checkpointDir: resolve(config.checkpointDir) });
+    for (const s of running.skippedCheckpoints) process.stderr.write(`tidemark engine: skipped corrupt checkpoint ${s.file}: ${s.reason}\n`);
+    process.stdout.write(
+      readyLine({
+        engine: {
+          worker: running.worker,
+          partitions: running.partitions,
+          metrics: running.metricsUrl,
+          restoredFrom: running.restoredFrom ?? null,
+          pid: process.pid,
+        },
+      }) + "\n",
+    );
+    await new Promise<void>((r) => {
+      process.once("SIGINT", r);
+      process.once("SIGTERM", r);
+    });
+    await running.close();
+    return 0;
+  },
+};
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new DeployError("TM_CLI_BAD_FLAG", `--config ${file}: ${(err as Error).message}; pass a readable JSON file (tidemark.config.json)`);
+  }
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { parseEngineConfig } from "./config.js";
+import { formatPartitionList, parsePartitionList } from "./partition-list.js";
+
+describe("engine config", () => {
+  it("defaults: all 8 partitions, 5 s checkpoints, 10 s idle, core sees the owned count", () => {
+    const c = parseEngineConfig();
+    expect(c.partitions).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(c.worker).toBe("engine-0-7");
+    expect(c.checkpointDir).toBe("data/checkpoints/engine-0-7");
+    expect([c.checkpointEveryMs, c.idleTimeoutMs, c.keepCheckpoints]).toEqual([5000, 10000, 3]);
+    expect(c.core.partitions).toBe(8);
+    expect(c.core.policies.map((p) => p.name)).toEqual(["dashboard", "alerting", "billing"]);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it("layers file < env < flags", () => {
+    const file = {
+      partitions: 12,
+      data: "/srv/tm",
+      nats: { url: "nats://10.0.0.1:4222" },
+      engine: { partitions: "0-5", checkpointEvery: "2s", idleTimeout: "3s" },
+      windows: ["10s"],
+    };
+    const c = parseEngineConfig({
+      file,
+      env: { TIDEMARK_IDLE_TIMEOUT: "4s", TIDEMARK_PARTITIONS: "6-11" },
+      flags: { partitions: "0-3,6", "idle-timeout": "1s" },
+    });
+    expect(c.partitionCount).toBe(12);
+    expect(c.partitions).toEqual([0, 1, 2, 3, 6]);
+    expect(c.worker).toBe("engine-0-3_6");
+    expect(c.natsUrl).toBe("nats://10.0.0.1:4222");
+    expect(c.dataDir).toBe("/srv/tm");
+    expect(c.checkpointEveryMs).toBe(2000);
+    expect(c.idleTimeoutMs).toBe(1000);
+    expect(c.core.partitions).toBe(5);
+    expect(c.core.windows).toEqual([{ kind: "tumbling", sizeMs: 10_000 }]);
+    expect(parseEngineConfig({ file, env: { TIDEMARK_IDLE_TIMEOUT: "4s" } }).idleTimeoutMs).toBe(4000);
+  });
+
+  it("names the field and the fix on bad input", () => {
+    expect(() => parseEngineConfig({ flags: { "idle-timeout": "soon" } })).toThrow(/--idle-timeout must be a duration/);
+    expect(() => parseEngineConfig({ flags: { partitions: "0-9" } })).toThrow(/--partitions "0-9": partition 9 does not exist/);
+    expect(() => parseEngineConfig({ file: { engine: { checkpointEvry: "1s" } }, fileName: "t.json" })).toThrow(
+      /t.json: engine.checkpointEvry must be one of the known keys/,
+    );
+    expect(() => parseEngineConfig({ file: { windows: [] }, fileName: "t.json" })).toThrow(/TM_CONFIG_INVALID|windows/);
+  });
+
+  it("partition lists round-trip through their compact form", () => {
+    expect(parsePartitionList("6, 0-3 ,2", 8)).toEqual([0, 1, 2, 3, 6]);
+    expect(formatPartitionList([0, 1, 2, 3, 6])).toBe("0-3_6");
+    expect(() => parsePartitionList("3-1", 8)).toThrow(/runs backwards/);
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * Prometheus metrics of the engine role (issue 6), read from the live engine on each scrape so
+ * the hot path only bumps plain numbers. Served on a small HTTP server at /metrics.
+ */
+import { createServer, type Server } from "node:http";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { CoreStatus } from "../core/types.js";
+
+/** What the metrics read from the engine at scrape time. */
+export interface EngineMetricsView {
+  eventsTotal(): number;
+  /** Panes emitted per policy and kind. */
+  panesEmitted(): ReadonlyMap<string, ReadonlyMap<string, number>>;
+  status(): CoreStatus;
+  /** Owned partition ids, in lane order. */
+  partitions(): readonly number[];
+  /** Wall clock now, ms. */
+  now(): number;
+}
+
+export class EngineMetrics {
+  readonly registry = new Registry();
+  private readonly checkpointDuration: Histogram;
+  private readonly checkpointBytes: Gauge;
+  readonly checkpointsCorrupt: Counter;
+
+  constructor(view: EngineMetricsView, labels: Record<string, string>) {
+    const r = this.registry;
+    r.setDefaultLabels(labels);
+    collectDefaultMetrics({ register: r, prefix: "tidemark_engine_" });
+    const registers = [r];
+    new Counter({
+      name: "tidemark_engine_events_total",
+      help: "Events fed to the core (merged from the owned partitions).",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(view.eventsTotal());
+      },
+    });
+    new Counter({
+      name: "tidemark_engine_late_dropped_total",
+      help: "Events dropped for a policy (behind watermark + grace); each is published to TM_LATE.",
+      labelNames: ["policy"],
+      registers,
+      collect() {
+        this.reset();
+        for (const p of view.status().policies) this.inc({ policy: p.name }, p.dropped);
+      },
+    });
+    new Counter({
+      name: "tidemark_engine_panes_emitted_total",
+      help: "Panes emitted, by policy and kind.",
+      labelNames: ["policy", "kind"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [policy, kinds] of view.panesEmitted()) for (const [kind, n] of kinds) this.inc({ policy, kind }, n);
+      },
+    });
+    new Gauge({
+      name: "tidemark_engine_watermark_lag_seconds",
+      help: "Log time minus the policy's watermark.",
+      labelNames: ["policy"],
+      registers,
+      collect() {
+        this.reset();
+        const s = view.status();
+        for (const p of s.policies)
+          if (p.watermark !== null && s.logTime !== null) this.set({ policy: p.name }, (s.logTime - p.watermark) / 1000);
+      },
+    });
+    new Gauge({
+      name: "tidemark_engine_partition_idle",
+      help: "1 when the owned partition is idle (silent for the idle timeout), else 0.",
+      labelNames: ["partition"],
+      registers,
+      collect() {
+        this.reset();
+        const ids = view.partitions();
+        for (const p of view.status().partitions) this.set({ partition: String(ids[p.partition] ?? p.partition) }, p.idle ? 1 : 0);
+      },
+    });
+    gauge(r, "tidemark_engine_state_keys", "Open (window, key) states.", () => view.status().stateKeys);
+    gauge(r, "tidemark_engine_state_bytes", "Estimated heap bytes of window state.", () => view.status().stateBytes);
+    gauge(r, "tidemark_engine_pipeline_lag_seconds", "Wall clock minus log time.", () => {
+      const t = view.status().logTime;
+      return t === null ? 0 : (view.now() - t) / 1000;
+    });
+    this.checkpointDuration = new Histogram({
+      name: "tidemark_engine_checkpoint_duration_seconds",
+      help: "Time to write one checkpoint (snapshot, wait for pane acks, write, fsync, rename).",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.checkpointBytes = new Gauge({ name: "tidemark_engine_checkpoint_bytes", help: "Size of the last checkpoint.", registers });
+    this.checkpointsCorrupt = new Counter({
+      name: "tidemark_engine_checkpoints_corrupt_total",
+      help: "Checkpoint files skipped at start because they failed to decode or verify.",
+      registers,
+    });
+  }
+
+  checkpointWritten(seconds: number, bytes: number): void {
+    this.checkpointDuration.observe(seconds);
+    this.checkpointBytes.set(bytes);
+  }
+
+  /** Serves GET /metrics (and /healthz) on host:port; resolves with the bound port. */
+  async serve(host: string, port: number): Promise<{ server: Server; port: number }> {
+    const server = createServer((req, res) => {
+      if (req.url === "/metrics") {
+        this.registry.metrics().then(
+          (text) => res.writeHead(200, { "content-type": this.registry.contentType }).end(text),
+          (err: Error) => res.writeHead(500).end(err.message),
+        );
+      } else if (req.url === "/healthz") res.writeHead(200).end("ok\n");
+      else res.writeHead(404).end("not found: try /metrics\n");
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve());
+    });
+    const addr = server.address();
+    return { server, port: typeof addr === "object" && addr ? addr.port : port };
+  }
+}
+
+function gauge(r: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers: [r],
+    collect() {
+      this.set(read());
+    },
+  });
+}

@@ -1,0 +1,235 @@
+/**
+ * EngineWorker: drives the pure core from the owned partitions of TM_EVENTS (design §5, §10).
+ * Sources push messages into the PartitionMerge; a pump releases them to the core in merged
+ * order in bounded slices (yielding to I/O between slices); the core's panes and late records go
+ * to the PaneSink; every `checkpointEvery` of log time a snapshot (core bytes + offsets) is taken
+ * synchronously and written asynchronously once the panes before it are acknowledged.
+ * Idleness comes from the wall clock and is the one input that is not replayed.
+ */
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { CoreOutput, StreamCore } from "../core/types.js";
+import type { LateRecord, Pane, TelemetryEvent } from "../protocol.js";
+import type { Checkpoint } from "./checkpoint-codec.js";
+import type { CheckpointStore } from "./checkpoint-store.js";
+import type { EngineConfig } from "./config.js";
+import { PaneSink } from "./pane-sink.js";
+import { PartitionMerge, type LaneOffset, type MergeSink } from "./partition-merge.js";
+import { PartitionSource } from "./partition-source.js";
+
+/** Items released per pump slice before yielding to the event loop. */
+const SLICE = 4096;
+/** Messages queued per partition before its consumer pauses. */
+const MAX_QUEUED = 64;
+
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface CheckpointEvent {
+  file: string;
+  bytes: number;
+  /** Synchronous part: core snapshot + offsets, ms. */
+  snapshotMs: number;
+  /** Snapshot to durable file, including waiting for pane acks, ms. */
+  totalMs: number;
+  logTime: number | null;
+}
+
+export class EngineWorker {
+  readonly merge: PartitionMerge;
+  readonly sink: PaneSink;
+  eventsTotal = 0;
+  readonly panesEmitted = new Map<string, Map<string, number>>();
+  lastCheckpointWall: number | null = null;
+  onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
+
+  private readonly sources: PartitionSource[] = [];
+  private readonly lastHeard: number[];
+  private readonly spaceWaiters: Array<(() => void) | undefined>;
+  private lastCheckpointLog = -Infinity;
+  private writing: Promise<void> | undefined;
+  private scheduled = false;
+  private waitingRoom = false;
+  private closing = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private current = { seq: 0, index: 0 };
+  private readonly out: CoreOutput;
+  private readonly mergeSink: MergeSink;
+
+  constructor(
+    private readonly config: EngineConfig,
+    private readonly core: StreamCore,
+    private readonly store: CheckpointStore,
+    private readonly js: JetStreamClient,
+    private readonly log: WorkerLog,
+    restored: readonly LaneOffset[] | undefined,
+    restoredLogTime: number | null,
+  ) {
+    const lanes = config.partitions.length;
+    this.merge = new PartitionMerge(lanes, restored);
+    this.lastHeard = new Array<number>(lanes).fill(Date.now());
+    this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
+    if (restoredLogTime !== null) this.lastCheckpointLog = restoredLogTime;
+    this.sink = new PaneSink(js, config.maxInFlight, (err, subject) =>
+      log.warn({ err: err.message, subject }, "publish failed; retrying with the same message id"),
+    );
+    this.out = { pane: (p) => this.emitPane(p), late: (r) => this.emitLate(r) };
+    this.mergeSink = {
+      event: (lane: number, e: TelemetryEvent, seq: number, index: number) => {
+        this.current.seq = seq;
+        this.current.index = index;
+        this.eventsTotal++;
+        this.core.event(lane, e, this.out);
+      },
+      heartbeat: (lane: number, ts: number) => this.core.heartbeat(lane, ts, this.out),
+    };
+  }
+
+  /** Starts one consumer per owned partition and the idle detector. */
+  start(): void {
+    const offsets = this.merge.offsets();
+    this.config.partitions.forEach((partition, lane) => {
+      const source = new PartitionSource(this.js, partition, offsets[lane]?.lastSeq ?? 0, {
+        message: (seq, events, hb) => this.onMessage(lane, seq, events, hb),
+        backpressure: () => this.backpressure(lane),
+        problem: (what, err) => this.log.warn({ partition, err: err instanceof Error ? err.message : err }, what),
+      });
+      this.sources.push(source);
+      source.start();
+    });
+    const every = Math.max(20, Math.min(250, this.config.idleTimeoutMs / 4));
+    this.idleTimer = setInterval(() => this.checkIdle(), every);
+  }
+
+  /** Stops reading, writes a final checkpoint (after the pending panes are acknowledged). */
+  async close(flushTimeoutMs = 5_000): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.idleTimer);
+    await Promise.all(this.sources.map((s) => s.stop()));
+    for (const w of this.spaceWaiters) w?.();
+    await this.writing;
+    const taken = this.snapshot();
+    const flushed = await Promise.race([
+      this.sink.flush().then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), flushTimeoutMs).unref()),
+    ]);
+    if (flushed) await this.persist(taken.cp, taken.t0, taken.snapshotMs);
+    else this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
+    this.sink.close();
+  }
+
+  private onMessage(lane: number, seq: number, events: TelemetryEvent[] | null, hb: number): void {
+    this.lastHeard[lane] = Date.now();
+    if (this.merge.isIdle(lane)) this.setIdle(lane, false);
+    this.merge.push(lane, seq, events, hb);
+    this.wake();
+  }
+
+  private backpressure(lane: number): Promise<void> | undefined {
+    if (this.closing || this.merge.queued(lane) < MAX_QUEUED) return undefined;
+    return new Promise((resolve) => (this.spaceWaiters[lane] = resolve));
+  }
+
+  private setIdle(lane: number, idle: boolean): void {
+    this.core.setIdle(lane, idle, this.out);
+    this.merge.setIdle(lane, idle);
+    this.log.info({ partition: this.config.partitions[lane], idle }, idle ? "partition idle" : "partition active again");
+  }
+
+  private checkIdle(): void {
+    const now = Date.now();
+    let changed = false;
+    for (let lane = 0; lane < this.lastHeard.length; lane++) {
+      if (this.merge.isIdle(lane) || this.merge.queued(lane) > 0) continue;
+      if (now - (this.lastHeard[lane] ?? now) >= this.config.idleTimeoutMs) {
+        this.setIdle(lane, true);
+        changed = true;
+      }
+    }
+    if (changed) this.wake();
+  }
+
+  private wake(): void {
+    if (this.scheduled || this.closing) return;
+    this.scheduled = true;
+    setImmediate(() => this.pump());
+  }
+
+  private pump(): void {
+    this.scheduled = false;
+    if (this.closing) return;
+    if (this.sink.saturated) {
+      if (!this.waitingRoom) {
+        this.waitingRoom = true;
+        void this.sink.room().then(() => {
+          this.waitingRoom = false;
+          this.wake();
+        });
+      }
+      return;
+    }
+    const n = this.merge.drain(this.mergeSink, SLICE);
+    this.maybeCheckpoint();
+    for (let lane = 0; lane < this.spaceWaiters.length; lane++) {
+      const w = this.spaceWaiters[lane];
+      if (w && this.merge.queued(lane) < MAX_QUEUED / 2) {
+        this.spaceWaiters[lane] = undefined;
+        w();
+      }
+    }
+    if (n >= SLICE) this.wake();
+  }
+
+  private emitPane(p: Pane): void {
+    p.pipelineLagMs = Date.now() - p.emittedAt;
+    this.sink.pane(p);
+    let kinds = this.panesEmitted.get(p.policy);
+    if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
+    kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+  }
+
+  private emitLate(r: LateRecord): void {
+    // The event's place in the log fixes the id, so a replayed drop is deduplicated.
+    this.sink.late(r, `late|${this.current.seq}|${this.current.index}|${r.policy}`);
+  }
+
+  private maybeCheckpoint(): void {
+    const t = this.merge.logTime;
+    if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
+    const now = Date.now();
+    if (this.lastCheckpointWall !== null && now - this.lastCheckpointWall < this.config.checkpointMinWallMs) return;
+    const taken = this.snapshot();
+    this.writing = this.sink
+      .flush()
+      .then(() => this.persist(taken.cp, taken.t0, taken.snapshotMs))
+      .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
+      .finally(() => (this.writing = undefined));
+  }
+
+  private snapshot(): { cp: Checkpoint; t0: number; snapshotMs: number } {
+    const t0 = performance.now();
+    const logTime = this.merge.logTime;
+    const cp: Checkpoint = {
+      header: {
+        worker: this.config.worker,
+        partitionCount: this.config.partitionCount,
+        partitions: [...this.config.partitions],
+        offsets: this.merge.offsets(),
+        logTime,
+        wallTime: Date.now(),
+      },
+      snapshot: this.core.snapshot(),
+    };
+    this.lastCheckpointLog = logTime ?? -Infinity;
+    this.lastCheckpointWall = cp.header.wallTime;
+    return { cp, t0, snapshotMs: performance.now() - t0 };
+  }
+
+  private async persist(cp: Checkpoint, t0: number, snapshotMs: number): Promise<void> {
+    const w = await this.store.write(cp);
+    this.onCheckpoint({ file: w.file, bytes: w.bytes, snapshotMs, totalMs: performance.now() - t0, logTime: cp.header.logTime });
+  }
+}

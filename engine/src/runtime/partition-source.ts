@@ -1,0 +1,95 @@
+/**
+ * The source of one owned partition: an ordered consumer of TM_EVENTS filtered to
+ * `tm.events.<p>`, started at the checkpointed sequence + 1 (the engine owns its offsets; there
+ * is no server-side ack state). Event batches are decoded; heartbeats (header `Tm-Heartbeat`,
+ * empty body) are passed on with their time. When the consumer fails (the server restarted,
+ * the connection dropped) it is created again from the last sequence seen + 1.
+ */
+import { DeliverPolicy, type ConsumerMessages, type JetStreamClient } from "@nats-io/jetstream";
+import { HEARTBEAT_HEADER, STREAM_EVENTS, decodeEventBatch, eventsSubject, type TelemetryEvent } from "../protocol.js";
+
+export interface PartitionSourceHandlers {
+  /** One message, in stream order: events, or null with the heartbeat time. */
+  message(seq: number, events: TelemetryEvent[] | null, heartbeatTs: number): void;
+  /** A promise to wait on before reading further (backpressure), or undefined. */
+  backpressure(): Promise<void> | undefined;
+  /** A message that could not be decoded (skipped) or a consumer failure (retried). */
+  problem(what: string, err: unknown): void;
+}
+
+const RETRY_MS = 500;
+
+export class PartitionSource {
+  private lastSeq: number;
+  private stopped = false;
+  private messages: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly js: JetStreamClient,
+    readonly partition: number,
+    /** Sequence of the last message already accounted for (0: read from the beginning). */
+    fromSeq: number,
+    private readonly on: PartitionSourceHandlers,
+  ) {
+    this.lastSeq = fromSeq;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.messages?.close().catch(() => undefined);
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.consumeOnce();
+      } catch (err) {
+        if (this.stopped) return;
+        this.on.problem(`consumer of partition ${this.partition} failed; recreating it from sequence ${this.lastSeq + 1}`, err);
+      }
+      if (!this.stopped) await new Promise((r) => setTimeout(r, RETRY_MS));
+    }
+  }
+
+  private async consumeOnce(): Promise<void> {
+    const from = this.lastSeq + 1;
+    const consumer = await this.js.consumers.get(STREAM_EVENTS, {
+      filter_subjects: eventsSubject(this.partition),
+      ...(from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.All }),
+    });
+    const messages = await consumer.consume({ max_messages: 128 });
+    this.messages = messages;
+    if (this.stopped) {
+      await messages.close();
+      return;
+    }
+    for await (const m of messages) {
+      if (m.seq <= this.lastSeq) continue;
+      this.lastSeq = m.seq;
+      const hb = m.headers?.get(HEARTBEAT_HEADER);
+      if (hb !== undefined && hb !== "") {
+        const ts = Number(hb);
+        if (Number.isFinite(ts)) this.on.message(m.seq, null, ts);
+        else this.on.problem(`partition ${this.partition} seq ${m.seq}: heartbeat "${hb}" is not a time in ms; skipped`, undefined);
+      } else {
+        let events: TelemetryEvent[];
+        try {
+          events = decodeEventBatch(m.string());
+        } catch (err) {
+          this.on.problem(`partition ${this.partition} seq ${m.seq}: undecodable event batch; skipped`, err);
+          events = [];
+        }
+        this.on.message(m.seq, events, 0);
+      }
+      const wait = this.on.backpressure();
+      if (wait) await wait;
+      if (this.stopped) break;
+    }
+  }
+}

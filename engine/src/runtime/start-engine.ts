@@ -1,0 +1,139 @@
+/**
+ * `startEngine(config)`: the engine role (issue 6). Connects to NATS, makes sure the streams
+ * exist, restores the newest valid checkpoint (reporting corrupt newer ones), starts a consumer
+ * per owned partition, serves /metrics and publishes `tm.status` every second. `close()` stops
+ * reading and writes a final checkpoint.
+ */
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { pino, type Logger } from "pino";
+import { createCore, restoreCore } from "../core/index.js";
+import type { CoreConfig, StreamCore } from "../core/types.js";
+import { SUBJECT_STATUS } from "../protocol.js";
+import { CheckpointStore } from "./checkpoint-store.js";
+import type { EngineConfig } from "./config.js";
+import { EngineMetrics } from "./engine-metrics.js";
+import { EngineWorker } from "./engine-worker.js";
+import { RuntimeError } from "./errors.js";
+import { buildStatusMessage } from "./status-message.js";
+import { ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "./streams.js";
+
+/** How the engine makes its core: fresh, or from snapshot bytes. */
+export interface CoreFactory {
+  create(config: CoreConfig): StreamCore;
+  restore(config: CoreConfig, snapshot: Uint8Array): StreamCore;
+}
+
+export interface RunningEngine {
+  readonly worker: string;
+  readonly partitions: readonly number[];
+  readonly metricsUrl: string;
+  /** The checkpoint the engine resumed from, if any. */
+  readonly restoredFrom: string | undefined;
+  /** Corrupt checkpoint files skipped at start. */
+  readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+  readonly engine: EngineWorker;
+  close(): Promise<void>;
+}
+
+export interface StartEngineOptions {
+  /** Defaults to the pure core (createCore / restoreCore). */
+  cores?: CoreFactory;
+  logger?: Logger;
+}
+
+const PREFERRED_METRICS_PORT = 9464;
+
+export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
+  const cores = opts.cores ?? { create: createCore, restore: restoreCore };
+  const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
+  const store = new CheckpointStore(config.checkpointDir, config.keepCheckpoints);
+  await store.open();
+  const loaded = await store.loadNewest();
+  for (const s of loaded.skipped) log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
+  const cp = loaded.checkpoint;
+  if (cp && (cp.header.partitions.join(",") !== config.partitions.join(",") || cp.header.partitionCount !== config.partitionCount))
+    throw new RuntimeError(
+      "TM_CHECKPOINT_MISMATCH",
+      `checkpoint ${loaded.file} belongs to partitions [${cp.header.partitions.join(",")}] of ${cp.header.partitionCount}, ` +
+        `but this worker owns [${config.partitions.join(",")}] of ${config.partitionCount}; ` +
+        `use the worker id and --partitions it was written with, or another --data directory`,
+    );
+  const core = cp ? cores.restore(config.core, cp.snapshot) : cores.create(config.core);
+  if (cp) log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
+
+  const nc: NatsConnection = await connect({ servers: config.natsUrl, noAsyncTraces: true, maxReconnectAttempts: -1 });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+  const worker = new EngineWorker(config, core, store, jetstream(nc), log, cp?.header.offsets, cp?.header.logTime ?? null);
+  const metrics = new EngineMetrics(
+    {
+      eventsTotal: () => worker.eventsTotal,
+      panesEmitted: () => worker.panesEmitted,
+      status: () => core.status(),
+      partitions: () => config.partitions,
+      now: () => Date.now(),
+    },
+    { worker: config.worker },
+  );
+  metrics.checkpointsCorrupt.inc(loaded.skipped.length);
+  worker.onCheckpoint = (e) => {
+    metrics.checkpointWritten(e.totalMs / 1000, e.bytes);
+    log.debug?.(e, "checkpoint written");
+  };
+  const port = config.metricsPort ?? (await preferred(config.metricsHost));
+  const served = await metrics.serve(config.metricsHost, port);
+
+  const publishStatus = (): void => {
+    const msg = buildStatusMessage({
+      worker: config.worker,
+      wallTime: Date.now(),
+      core: core.status(),
+      policies: config.core.policies,
+      partitions: config.partitions,
+      laneTimes: config.partitions.map((_, lane) => worker.merge.laneTime(lane)),
+      idle: config.partitions.map((_, lane) => worker.merge.isIdle(lane)),
+      offsets: worker.merge.offsets(),
+      lastCheckpointWall: worker.lastCheckpointWall,
+      eventsTotal: worker.eventsTotal,
+    });
+    if (!nc.isClosed()) nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
+  };
+  const statusTimer = setInterval(publishStatus, config.statusEveryMs);
+  worker.start();
+  log.info({ partitions: config.partitions, metrics: served.port, nats: config.natsUrl }, "engine started");
+
+  let closing: Promise<void> | undefined;
+  return {
+    worker: config.worker,
+    partitions: config.partitions,
+    metricsUrl: `http://${config.metricsHost}:${served.port}/metrics`,
+    restoredFrom: loaded.file,
+    skippedCheckpoints: loaded.skipped,
+    engine: worker,
+    close: () =>
+      (closing ??= (async () => {
+        clearInterval(statusTimer);
+        await worker.close();
+        publishStatus();
+        await nc.drain().catch(() => undefined);
+        await new Promise<void>((r) => served.server.close(() => r()));
+        log.info({ events: worker.eventsTotal }, "engine stopped");
+        log.flush?.();
+      })()),
+  };
+}
+
+async function preferred(host: string): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(0));
+    srv.listen(PREFERRED_METRICS_PORT, host, () => srv.close(() => resolve(PREFERRED_METRICS_PORT)));
+  });
+}

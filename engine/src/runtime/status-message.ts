@@ -1,0 +1,75 @@
+/** Builds the `tm.status` message (EngineStatusMessage, protocol.ts) from the core and the merge. */
+import { formatDuration } from "../core/duration.js";
+import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
+import type { EngineStatusMessage, PolicyStatusWire } from "../protocol.js";
+import type { LaneOffset } from "./partition-merge.js";
+
+export interface StatusInputs {
+  worker: string;
+  wallTime: number;
+  core: CoreStatus;
+  policies: readonly PolicyConfig[];
+  /** Owned partition ids in lane order. */
+  partitions: readonly number[];
+  /** Largest ingest_ts shown by each lane (received, released or not). */
+  laneTimes: ReadonlyArray<number | null>;
+  idle: readonly boolean[];
+  offsets: readonly LaneOffset[];
+  lastCheckpointWall: number | null;
+  eventsTotal: number;
+}
+
+export function strategyText(w: WatermarkStrategyConfig): string {
+  if (w.kind === "percentile") return `percentile q${w.q} of ${w.sample}`;
+  return `${w.kind} ${formatDuration(w.lagMs)}`;
+}
+
+export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
+  const partitions = s.partitions.map((partition, lane) => ({
+    partition,
+    logTime: s.laneTimes[lane] ?? null,
+    idle: s.idle[lane] ?? false,
+    lastSeq: s.offsets[lane]?.lastSeq ?? 0,
+  }));
+  let heldBackBy: number | null = null;
+  let least = Infinity;
+  for (const p of partitions) {
+    if (p.idle) continue;
+    const t = p.logTime ?? -Infinity;
+    if (t < least) {
+      least = t;
+      heldBackBy = p.partition;
+    }
+  }
+  const byName = new Map(s.policies.map((p) => [p.name, p]));
+  const policies: PolicyStatusWire[] = s.core.policies.map((p) => {
+    const cfg = byName.get(p.name);
+    return {
+      name: p.name,
+      label: p.label,
+      strategy: cfg ? strategyText(cfg.watermark) : "",
+      graceMs: cfg?.graceMs ?? 0,
+      mode: cfg?.mode ?? "",
+      watermark: p.watermark,
+      lateAccepted: p.lateAccepted,
+      dropped: p.dropped,
+      bias: p.bias,
+      emitDelayMs: p.emitDelayMs,
+    };
+  });
+  const logTime = s.core.logTime;
+  return {
+    worker: s.worker,
+    wallTime: s.wallTime,
+    logTime,
+    pipelineLagMs: logTime === null ? null : s.wallTime - logTime,
+    partitions,
+    heldBackBy: partitions.length > 1 ? heldBackBy : null,
+    policies,
+    openWindows: s.core.openWindows,
+    stateKeys: s.core.stateKeys,
+    stateBytes: s.core.stateBytes,
+    checkpointAgeMs: s.lastCheckpointWall === null ? null : s.wallTime - s.lastCheckpointWall,
+    eventsTotal: s.eventsTotal,
+  };
+}
