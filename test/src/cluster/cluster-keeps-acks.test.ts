@@ -86,9 +86,17 @@ describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => 
     const ackedBefore = acked.size;
     expect(ackedBefore).toBeGreaterThan(50);
 
-    // A new leader took over among the survivors.
-    const after = await jsm.streams.info(STREAM_EVENTS);
-    expect(after.cluster?.leader).not.toBe(NODE_NAMES[leader]);
+    // A new leader takes over among the survivors (the election can outlast a request timeout).
+    await waitFor(
+      async () => {
+        const after = await jsm.streams.info(STREAM_EVENTS).catch(() => undefined);
+        const now = after?.cluster?.leader;
+        return now !== undefined && now !== "" && now !== NODE_NAMES[leader];
+      },
+      20_000,
+      "a new stream leader among the surviving nodes",
+      250,
+    );
 
     const stored = await readStream(nc, STREAM_EVENTS);
     const seen = new Map<string, number>();

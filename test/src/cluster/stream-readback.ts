@@ -1,5 +1,9 @@
-/** Reads a whole stream back through an ordered consumer: every message with its Nats-Msg-Id. */
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+/**
+ * Reads a whole stream back, message by message (STREAM.MSG.GET by sequence, answered by the
+ * stream leader), with each message's Nats-Msg-Id. Used after a node crash, where creating a
+ * consumer can wait on the dead peer; a get is retried until the stream answers.
+ */
+import { jetstreamManager, type JetStreamManager, type StoredMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 
 export interface StoredMessage {
@@ -9,16 +13,32 @@ export interface StoredMessage {
   body: string;
 }
 
-export async function readStream(nc: NatsConnection, stream: string): Promise<StoredMessage[]> {
-  const jsm = await jetstreamManager(nc);
-  const total = (await jsm.streams.info(stream)).state.messages;
+export async function readStream(nc: NatsConnection, stream: string, parallel = 32): Promise<StoredMessage[]> {
+  const jsm = await jetstreamManager(nc, { timeout: 5000 });
+  const { first_seq: first, last_seq: last, messages } = (await retry(() => jsm.streams.info(stream))).state;
   const out: StoredMessage[] = [];
-  if (total === 0) return out;
-  const consumer = await jetstream(nc).consumers.get(stream);
-  const messages = await consumer.consume();
-  for await (const m of messages) {
-    out.push({ seq: m.seq, subject: m.subject, msgId: m.headers?.get("Nats-Msg-Id") || undefined, body: m.string() });
-    if (out.length >= total) break;
+  if (messages === 0) return out;
+  for (let from = first; from <= last; from += parallel) {
+    const seqs = Array.from({ length: Math.min(parallel, last - from + 1) }, (_, i) => from + i);
+    const got = await Promise.all(seqs.map((seq) => retry(() => get(jsm, stream, seq))));
+    for (const m of got) {
+      if (m) out.push({ seq: m.seq, subject: m.subject, msgId: m.header.get("Nats-Msg-Id") || undefined, body: m.string() });
+    }
   }
   return out;
+}
+
+async function get(jsm: JetStreamManager, stream: string, seq: number): Promise<StoredMsg | null> {
+  return jsm.streams.getMessage(stream, { seq });
+}
+
+async function retry<T>(op: () => Promise<T>, attempts = 20): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (i >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
