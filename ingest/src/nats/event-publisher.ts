@@ -3,6 +3,10 @@
  * (ADR 0002), `Nats-Msg-Id` = `<request id>:<partition>` so a client retry is deduplicated, and
  * resolves only after every JetStream ack. Any failure is a 503: nothing is acknowledged that
  * JetStream has not stored.
+ *
+ * A partition's group larger than MAX_EVENTS_PER_MESSAGE events or the server's max_payload is
+ * split by event position (ADR 0005): each part's id is `<request id>:<partition>:<offset of its
+ * first event in the group>`, so a retry of the same body splits identically and dedupes.
  */
 import { encodeEventBatch, eventsSubject, partitionOf, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { IngestError } from "../errors.js";
@@ -10,6 +14,10 @@ import type { IngestMetrics } from "../metrics.js";
 import type { NatsLink } from "./nats-link.js";
 
 const PARTITION_CACHE_LIMIT = 10_000;
+export const MAX_EVENTS_PER_MESSAGE = 1000;
+/** Room left under max_payload for headers. */
+const HEADER_ROOM = 1024;
+const utf8 = new TextEncoder();
 
 export class EventPublisher {
   /** service → partition; bounded, cleared when full (services are few, hashing is cheap). */
@@ -39,17 +47,44 @@ export class EventPublisher {
     for (const e of events) (groups[this.partitionOf(e.service)] ??= []).push(e);
     const acks: Promise<unknown>[] = [];
     const started = process.hrtime.bigint();
+    const maxBytes = (this.link.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
     for (let p = 0; p < this.partitions; p++) {
       const group = groups[p];
-      if (!group) continue;
-      this.metrics.batchEvents.observe(group.length);
-      acks.push(this.link.js.publish(eventsSubject(p), encodeEventBatch(group), { msgID: `${requestId}:${p}`, timeout: this.ackTimeoutMs }));
+      if (group) this.publishPart({ id: `${requestId}:${p}`, partition: p, group, maxBytes, acks }, 0, group.length);
     }
     const results = await Promise.allSettled(acks);
     this.metrics.publishLatency.observe(Number(process.hrtime.bigint() - started) / 1e9);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw unavailable(`JetStream did not acknowledge the batch (${(failed.reason as Error).message})`);
   }
+
+  /** Publishes part.group[from, to) as one message, or splits it until each message fits. */
+  private publishPart(part: GroupPublish, from: number, to: number): void {
+    const count = to - from;
+    const whole = count === part.group.length;
+    let body: Uint8Array | undefined;
+    if (count <= MAX_EVENTS_PER_MESSAGE) {
+      body = utf8.encode(encodeEventBatch(whole ? part.group : part.group.slice(from, to)));
+      if (body.length > part.maxBytes && count > 1) body = undefined;
+    }
+    if (!body) {
+      const size = count > MAX_EVENTS_PER_MESSAGE ? MAX_EVENTS_PER_MESSAGE : Math.ceil(count / 2);
+      for (let at = from; at < to; at += size) this.publishPart(part, at, Math.min(at + size, to));
+      return;
+    }
+    this.metrics.batchEvents.observe(count);
+    const msgID = whole ? part.id : `${part.id}:${from}`;
+    part.acks.push(this.link.js.publish(eventsSubject(part.partition), body, { msgID, timeout: this.ackTimeoutMs }));
+  }
+}
+
+/** One partition's events of one request, being published. */
+interface GroupPublish {
+  readonly id: string;
+  readonly partition: number;
+  readonly group: readonly TelemetryEvent[];
+  readonly maxBytes: number;
+  readonly acks: Promise<unknown>[];
 }
 
 function unavailable(why: string): IngestError {

@@ -42,6 +42,18 @@ describe("POST /v1/events against a real nats-server", () => {
     expect(new Set(stored.map((e) => e.msgId)).size).toBe(new Set(sent.map((s) => partitionOf(s.service, 4))).size);
   });
 
+  it("splits a large partition group into messages by event position, and a retry with the same key stores nothing twice", async () => {
+    const body = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ service: "bulk", route: "/r/" + "x".repeat(200), latency_ms: i })).join("\n");
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await fx.post("/v1/events", body, "application/x-ndjson", { "x-request-id": "bulk-1" });
+      expect(await res.json()).toMatchObject({ accepted: 2500 });
+    }
+    const stored = await newEvents();
+    expect(stored.map((e) => e.latency_ms)).toEqual(Array.from({ length: 2500 }, (_, i) => i));
+    const p = partitionOf("bulk", 4);
+    expect([...new Set(stored.map((e) => e.msgId))]).toEqual([`bulk-1:${p}:0`, `bulk-1:${p}:1000`, `bulk-1:${p}:2000`]);
+  });
+
   it("accepts a JSON array, { events: [...] }, RFC 3339 ts and gzip; ignores unknown fields", async () => {
     const iso = new Date(Date.now() - 5000).toISOString();
     const a = await fx.post("/v1/events", JSON.stringify([{ ts: iso, service: "arr", extra: { deep: 1 } }]), "application/json");

@@ -1,0 +1,25 @@
+import type { Flags } from "../args.js";
+import type { Command } from "../command.js";
+import { readyLine } from "../ready-line.js";
+
+/**
+ * `tidemark ingest`: the HTTP ingest role (issue 5). Config: defaults < the `ingest` section of
+ * --config FILE < TIDEMARK_* env (TIDEMARK_INGEST_TOKENS, TIDEMARK_NATS_URL, TIDEMARK_PARTITIONS)
+ * < flags. Prints `tidemark ready {"ingest": URL}` once listening and connected to NATS; on
+ * SIGTERM/SIGINT it stops accepting, finishes in-flight requests (acks included) and exits 0.
+ */
+export const ingest: Command = {
+  summary: "HTTP ingest: NDJSON/JSON events and OTLP traces into JetStream TM_EVENTS",
+  usage: "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partitions N] [--log-level info]",
+  async run(flags: Flags): Promise<number> {
+    const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
+    const names = ["port", "host", "nats", "partitions", "config", "log-level"];
+    const config = loadIngestConfig({ flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])), env: process.env });
+    const stop = new Promise<void>((resolve) => process.once("SIGINT", resolve).once("SIGTERM", resolve));
+    const server = await startIngest(config);
+    process.stdout.write(readyLine({ ingest: server.url }) + "\n");
+    await stop;
+    await server.close();
+    return 0;
+  },
+};

@@ -1,0 +1,69 @@
+/** `tidemark ingest` as users run it: the built CLI, a real nats-server, real HTTP. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { freePort } from "@tidemark/deploy";
+import { isAlive, spawnTidemark, startTestNats, type TestNats } from "../index.js";
+import { readEventsStream } from "./ingest-fixture.js";
+
+const TOKEN = "cli-secret-token-42";
+
+describe("tidemark ingest", () => {
+  let nats: TestNats;
+  beforeAll(async () => {
+    nats = await startTestNats();
+  });
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  it("prints its ready line, stores events, keeps tokens out of its logs, and exits 0 on SIGTERM after finishing in-flight requests", async () => {
+    const port = await freePort();
+    const proc = spawnTidemark(["ingest", "--port", String(port), "--nats", nats.url, "--partitions", "3"], { env: { TIDEMARK_INGEST_TOKENS: TOKEN } });
+    const ready = await proc.ready;
+    expect(ready).toEqual({ ingest: `http://127.0.0.1:${port}` });
+    const post = (token: string, body: string) =>
+      fetch(`${ready.ingest as string}/v1/events`, { method: "POST", body, headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" } });
+    expect((await post("wrong-token-wrong", '{"service":"a"}')).status).toBe(401);
+    const body = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ service: `s${i % 5}`, latency_ms: i })).join("\n");
+    expect((await post(TOKEN, body)).status).toBe(200);
+    // In flight while SIGTERM arrives: still answered 200, then the process exits 0.
+    const inFlight = post(TOKEN, body);
+    await new Promise((r) => setTimeout(r, 20));
+    proc.child.kill("SIGTERM");
+    expect((await inFlight).status).toBe(200);
+    expect(await proc.exited).toBe(0);
+    expect(isAlive(proc.child.pid ?? -1)).toBe(false);
+    expect(proc.output()).not.toContain(TOKEN);
+    expect(proc.output()).not.toContain("wrong-token-wrong");
+
+    const nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    const { events } = await readEventsStream(nc);
+    await nc.close();
+    expect(events).toHaveLength(40_000);
+    expect(new Set(events.map((e) => e.partition)).size).toBeLessThanOrEqual(3);
+  });
+
+  it("refuses to start against a mismatching TM_EVENTS, naming the field, and leaves the stream alone", async () => {
+    const other = await startTestNats();
+    try {
+      const nc = await connect({ servers: other.url, noAsyncTraces: true });
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: "TM_EVENTS", subjects: ["tm.events.*"], max_age: 60 * 1e9 });
+      const proc = spawnTidemark(["ingest", "--port", String(await freePort()), "--nats", other.url]);
+      expect(await proc.exited).not.toBe(0);
+      expect(proc.output()).toMatch(/TM_STREAM_MISMATCH/);
+      expect(proc.output()).toMatch(/max_age: expected 86400000000000, found 60000000000/);
+      expect((await jsm.streams.info("TM_EVENTS")).config.max_age).toBe(60 * 1e9);
+      await nc.close();
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("names the flag in a configuration error", async () => {
+    const proc = spawnTidemark(["ingest", "--port", "99999", "--nats", nats.url]);
+    expect(await proc.exited).toBe(2);
+    expect(proc.output()).toMatch(/TM_INGEST_CONFIG.*flag --port/);
+  });
+});
