@@ -1,0 +1,129 @@
+import { DDSketch as OracleSketch } from "@datadog/sketches-js";
+import HyperLogLog32 from "hyperloglog32";
+import { DDSketch, HyperLogLog, RequestAggregate } from "../index.js";
+import { sample, seededRandom } from "./distributions.js";
+import type { Row } from "./report.js";
+import { nsPerOp, retainedBytesPer } from "./timing.js";
+
+const DD = "@datadog/sketches-js 2.1.1";
+const HLL = "hyperloglog32 1.0.0";
+
+function ours(values: Float64Array): DDSketch {
+  const s = new DDSketch();
+  for (const v of values) s.add(v);
+  return s;
+}
+function theirs(values: Float64Array): OracleSketch {
+  const s = new OracleSketch({ relativeAccuracy: 0.01 });
+  for (const v of values) s.accept(v);
+  return s;
+}
+
+export function ddsketchRows(): Row[] {
+  const values = sample("lognormal", 1_000_000, 1);
+  const addOurs = nsPerOp(() => ours(values), values.length);
+  const addTheirs = nsPerOp(() => theirs(values), values.length);
+  const five = sample("lognormal", 5000, 2);
+  const [a, b] = [ours(five), ours(sample("lognormal", 5000, 3))];
+  const [ta, tb] = [theirs(five), theirs(sample("lognormal", 5000, 3))];
+  const mergeN = 2000;
+  const mergeOurs = nsPerOp(() => { for (let i = 0; i < mergeN; i++) a.merge(b); }, mergeN) / 1000;
+  const mergeTheirs = nsPerOp(() => { for (let i = 0; i < mergeN; i++) ta.merge(tb); }, mergeN) / 1000;
+  const enc = ours(five).encode();
+  const proto = theirs(five).toProto();
+  const codecN = 2000;
+  const s5 = ours(five);
+  const t5 = theirs(five);
+  const rows: Row[] = [
+    { what: "DDSketch add (1M lognormal)", unit: "ns", ours: addOurs, baseline: { name: `${DD} accept`, value: addTheirs }, target: 40, ratioTarget: 1 },
+    { what: "DDSketch merge (5k + 5k lognormal)", unit: "µs", ours: mergeOurs, baseline: { name: DD, value: mergeTheirs } },
+    { what: "DDSketch encode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) s5.encode(); }, codecN) / 1000, baseline: { name: `${DD} toProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) t5.toProto(); }, codecN) / 1000 } },
+    { what: "DDSketch decode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) DDSketch.decode(enc); }, codecN) / 1000, baseline: { name: `${DD} fromProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) OracleSketch.fromProto(proto); }, codecN) / 1000 } },
+  ];
+  for (const n of [10, 1000, 5000, 100_000]) {
+    const v = sample("lognormal", n, 10 + n);
+    rows.push({
+      what: `DDSketch encoded size, ${n} lognormal`,
+      unit: "B",
+      ours: ours(v).encode().length,
+      baseline: { name: `${DD} toProto`, value: theirs(v).toProto().length },
+      ...(n === 5000 ? { ratioTarget: 1 / 3 } : {}),
+    });
+  }
+  return rows;
+}
+
+function userIds(n: number, distinct: number, seed: number): string[] {
+  const rand = seededRandom(seed);
+  return Array.from({ length: n }, () => `user-${Math.floor(rand() * distinct)}`);
+}
+
+export function hyperLogLogRows(): Row[] {
+  const ids = userIds(1_000_000, 200_000, 4);
+  const hashes = ids.map((u) => HyperLogLog.hash(u));
+  const addOurs = nsPerOp(() => { const h = new HyperLogLog(); for (const u of ids) h.add(u); }, ids.length);
+  const addTheirs = nsPerOp(() => { const h = HyperLogLog32(14); for (const u of ids) h.add(u); }, ids.length);
+  const addHash = nsPerOp(() => { const h = new HyperLogLog(); for (const x of hashes) h.addHash(x); }, hashes.length);
+  const sparseAdds = nsPerOp(() => {
+    for (let s = 0; s < ids.length; s += 10) {
+      const h = new HyperLogLog();
+      for (let i = s; i < s + 10; i++) h.addHash(hashes[i] as number);
+    }
+  }, ids.length);
+  const [a, b] = [new HyperLogLog(), new HyperLogLog()];
+  const [ta, tb] = [HyperLogLog32(14), HyperLogLog32(14)];
+  ids.forEach((u, i) => (i % 2 ? (a.add(u), ta.add(u)) : (b.add(u), tb.add(u))));
+  const n = 500;
+  const enc = a.encode();
+  const rows: Row[] = [
+    { what: "HLL add, string (p=14, dense, 1M adds)", unit: "ns", ours: addOurs, baseline: { name: `${HLL} add`, value: addTheirs }, target: 60 },
+    { what: "HLL addHash, pre-hashed (dense)", unit: "ns", ours: addHash },
+    { what: "HLL addHash into fresh sparse sketches, 10 users each", unit: "ns", ours: sparseAdds },
+    { what: "HLL merge, dense p=14", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) a.merge(b); }, n) / 1000, baseline: { name: HLL, value: nsPerOp(() => { for (let i = 0; i < n; i++) ta.merge(tb); }, n) / 1000 } },
+    { what: "HLL encode, dense p=14", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) a.encode(); }, n) / 1000 },
+    { what: "HLL decode, dense p=14", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) HyperLogLog.decode(enc); }, n) / 1000 },
+    { what: "HLL encoded size, dense p=14", unit: "B", ours: enc.length, baseline: { name: `${HLL} state()`, value: ta.state().length } },
+  ];
+  for (const distinct of [1_000, 100_000, 1_000_000]) {
+    const h = new HyperLogLog();
+    const t = HyperLogLog32(14);
+    for (let i = 0; i < distinct; i++) {
+      const u = `acc-${i}`;
+      h.add(u);
+      t.add(u);
+    }
+    const err = (e: number) => (100 * Math.abs(e - distinct)) / distinct;
+    rows.push({ what: `HLL |error| at ${distinct} distinct (3σ = 2.44%)`, unit: "%", ours: err(h.estimate()), baseline: { name: HLL, value: err(t.count()) }, target: 2.44 });
+  }
+  return rows;
+}
+
+function tenRequests(i: number): RequestAggregate {
+  const a = new RequestAggregate();
+  const rand = seededRandom(i);
+  for (let k = 0; k < 10; k++) a.add(Math.exp(Math.log(50) + 2 * (rand() - 0.5)), k === 3, `user-${i}-${k}`);
+  return a;
+}
+
+export function aggregateRows(): Row[] {
+  const n = 20_000;
+  const a = tenRequests(1);
+  const b = tenRequests(2);
+  const enc = a.encode();
+  const heap = retainedBytesPer(tenRequests, n);
+  const theirHeap = retainedBytesPer((i) => {
+    const s = new OracleSketch({ relativeAccuracy: 0.01 });
+    const rand = seededRandom(i);
+    for (let k = 0; k < 10; k++) s.accept(Math.exp(Math.log(50) + 2 * (rand() - 0.5)));
+    return s;
+  }, n);
+  const m = 20_000;
+  return [
+    { what: "Aggregate heap, 10 requests / 10 users (measured)", unit: "B", ours: heap, baseline: { name: `${DD} DDSketch alone`, value: theirHeap }, target: 400 },
+    { what: "Aggregate heapBytes() estimate, same aggregate", unit: "B", ours: a.heapBytes() },
+    { what: "Aggregate encoded size, 10 requests", unit: "B", ours: enc.length },
+    { what: "Aggregate merge, 10 + 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) a.clone().merge(b); }, m) / 1000 },
+    { what: "Aggregate encode, 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) a.encode(); }, m) / 1000 },
+    { what: "Aggregate decode, 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) RequestAggregate.decode(enc); }, m) / 1000 },
+  ];
+}
