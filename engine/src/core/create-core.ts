@@ -1,13 +1,13 @@
 /** Entry points: a fresh core, or one restored from a snapshot. */
 import type { AggregateKind } from "./aggregate.js";
-import { countAggregates } from "./count-aggregate.js";
+import { sketchAggregates } from "./sketch-aggregate.js";
 import { decodeSnapshot } from "./snapshot.js";
 import { EventTimeCore } from "./stream-core.js";
 import type { CoreConfig, StreamCore } from "./types.js";
 import { validateCoreConfig } from "./validate-config.js";
 
-function aggregatesFor(_config: CoreConfig): AggregateKind {
-  return countAggregates;
+function aggregatesFor(config: CoreConfig): AggregateKind {
+  return sketchAggregates(config.relativeAccuracy, config.hllPrecision);
 }
 
 /** A fresh core; the config is validated (and frozen) once here. */

@@ -19,3 +19,5 @@ export type {
   WatermarkStrategyConfig,
   WindowConfig,
 } from "./types.js";
+export { simulate, serviceName, DEFAULT_SIMULATION, SIMULATION_START_MS, type SimulationOptions } from "./simulation.js";
+export { Prng } from "./prng.js";

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import type { TelemetryEvent } from "../protocol.js";
+import { capture } from "./__fixtures__/capture.js";
+import { createCore } from "./create-core.js";
+import { OTHER_ROUTE } from "./route-registry.js";
+import { simulate } from "./simulation.js";
+import { validateCoreConfig } from "./validate-config.js";
+
+const T0 = 1_767_225_600_000;
+const ev = (ts: number, ingest: number, route = "/r", service = "a"): TelemetryEvent => ({
+  ts, ingest_ts: ingest, service, route, status: 200, latency_ms: 12, user: "u1",
+});
+
+describe("late data: design §6 boundaries", () => {
+  const config = validateCoreConfig({
+    partitions: 1,
+    windows: ["10s"],
+    policies: [{ name: "p", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "3s", lateEvery: "1s", mode: "accumulating" }],
+    referenceHorizon: "1m",
+  });
+
+  it("e > W on time; e <= W < e + G late and accepted; e + G <= W dropped — W includes the record's own ingest_ts", () => {
+    const core = createCore(config);
+    const out = capture();
+    const end = T0 + 10_000;
+    core.event(0, ev(T0 + 1, T0 + 100), out);
+    core.event(0, ev(T0 + 2, end + 2000 - 1), out); // W = end − 1 < end: on time
+    core.event(0, ev(T0 + 3, end + 2000), out); // W = end: late, accepted
+    core.event(0, ev(T0 + 4, end + 2000 + 2999), out); // W = end + G − 1: late, accepted
+    core.event(0, ev(T0 + 5, end + 2000 + 3000), out); // W = end + G: dropped
+    const s = core.status().policies[0];
+    expect([s?.lateAccepted, s?.dropped]).toEqual([2, 1]);
+    expect(out.dropped.map((d) => [d.event.ts, d.watermark, d.window])).toEqual([[T0 + 5, end + 3000, { start: T0, end }]]);
+    const svc = out.panes.filter((p) => p.key.route === undefined);
+    expect(svc.map((p) => [p.kind, p.value.count])).toEqual([["on-time", 2], ["late", 3], ["late", 4], ["final", 4]]);
+    expect(svc.at(-1)?.emittedAt).toBe(end + 5000);
+    expect(svc.at(-1)?.lateAccepted).toBe(2);
+  });
+
+  it("frees a window once the last policy and the reference closed it", () => {
+    const core = createCore(config);
+    const out = capture();
+    core.event(0, ev(T0 + 1, T0 + 100), out);
+    expect(core.status().openWindows).toBe(1);
+    core.heartbeat(0, T0 + 10_000 + 59_999, out);
+    expect(core.status().openWindows).toBe(1);
+    core.heartbeat(0, T0 + 10_000 + 60_000, out);
+    expect(core.status()).toMatchObject({ openWindows: 0, stateKeys: 0 });
+    expect(core.status().policies[0]?.bias).toEqual({ countPct: 0, errorRatePp: 0, p99Pct: 0, windows: 1 });
+  });
+
+  it("caps routes per service into (other), counts the overflow, and forgets idle routes after the TTL", () => {
+    const core = createCore(validateCoreConfig({ ...config, routeCapPerService: 2, keyTtlMs: 20_000 }));
+    const out = capture();
+    for (const [i, r] of ["/a", "/b", "/c", "/d"].entries()) core.event(0, ev(T0 + i, T0 + 100 + i, r), out);
+    core.heartbeat(0, T0 + 200_000, out);
+    const routes = out.panes.filter((p) => p.kind === "final" && p.key.route !== undefined).map((p) => [p.key.route, p.value.count]);
+    expect(routes).toEqual([["/a", 1], ["/b", 1], [OTHER_ROUTE, 2]]);
+    expect(core.status().routesOverflowed).toBe(2);
+    core.event(0, ev(T0 + 300_000, T0 + 300_100, "/e"), out); // /a and /b expired: /e gets a place
+    core.heartbeat(0, T0 + 500_000, out);
+    expect(out.panes.filter((p) => p.kind === "final" && p.key.route !== undefined).at(-1)?.key.route).toBe("/e");
+  });
+
+  it("cost per event does not depend on policies: each policy's final equals the brute-force prefix of its window", () => {
+    const events = simulate({ seed: 3, events: 4000, services: 3, corr: 0.2 });
+    const lags = [1_000, 3_000, 7_000, 15_000, 40_000];
+    const cfg = validateCoreConfig({
+      partitions: 1,
+      windows: ["30s"],
+      policies: lags.map((lag, i) => ({ name: `p${i}`, watermark: { kind: "arrival-lag", lag }, grace: (i % 2) * 5000, mode: "final-only" })),
+    });
+    const core = createCore(cfg);
+    const out = capture();
+    for (const e of events) core.event(0, e, out);
+    core.finish(out);
+    lags.forEach((lag, i) => {
+      const grace = (i % 2) * 5000;
+      const finals = out.panes.filter((p) => p.policy === `p${i}` && p.key.route === undefined);
+      for (const p of finals) {
+        const kept = events.filter(
+          (e) => e.service === p.key.service && e.ts >= p.window.start && e.ts < p.window.end && e.ingest_ts - lag < p.window.end + grace,
+        );
+        expect(p.value.count).toBe(kept.length);
+      }
+    });
+  });
+});

@@ -1,0 +1,61 @@
+/** The production aggregate: @tidemark/sketches' RequestAggregate (DDSketch + HyperLogLog). */
+import { HyperLogLog, RequestAggregate } from "@tidemark/sketches";
+import type { PaneValue } from "../protocol.js";
+import type { Aggregate, AggregateKind, UserHash } from "./aggregate.js";
+
+function q(a: RequestAggregate, p: number): number {
+  const v = a.latency.quantile(p);
+  return Number.isFinite(v) ? v : 0;
+}
+
+class SketchAggregate implements Aggregate {
+  constructor(readonly inner: RequestAggregate) {}
+  get count(): number {
+    return this.inner.count;
+  }
+  get errors(): number {
+    return this.inner.errors;
+  }
+  add(latencyMs: number, error: boolean, user: UserHash): void {
+    this.inner.addHashed(latencyMs, error, user);
+  }
+  merge(other: Aggregate): void {
+    this.inner.merge((other as SketchAggregate).inner);
+  }
+  subtract(prefix: Aggregate): void {
+    this.inner.subtract((prefix as SketchAggregate).inner);
+  }
+  clone(): Aggregate {
+    return new SketchAggregate(this.inner.clone());
+  }
+  value(): PaneValue {
+    const a = this.inner;
+    const count = a.count;
+    return {
+      count,
+      errors: a.errors,
+      errorRate: count === 0 ? 0 : a.errors / count,
+      p50: q(a, 0.5),
+      p90: q(a, 0.9),
+      p95: q(a, 0.95),
+      p99: q(a, 0.99),
+      p999: q(a, 0.999),
+      users: Math.round(a.users.estimate()),
+    };
+  }
+  encode(): Uint8Array {
+    return this.inner.encode();
+  }
+  heapBytes(): number {
+    return 16 + this.inner.heapBytes();
+  }
+}
+
+/** Aggregates with the configured DDSketch accuracy and HyperLogLog precision. */
+export function sketchAggregates(relativeAccuracy: number, hllPrecision: number): AggregateKind {
+  return {
+    create: () => new SketchAggregate(new RequestAggregate({ relativeAccuracy, hllPrecision })),
+    decode: (bytes) => new SketchAggregate(RequestAggregate.decode(bytes)),
+    hashUser: (user) => HyperLogLog.hash(user),
+  };
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_POLICIES, defaultCoreConfig } from "./default-config.js";
+import { ConfigError } from "./errors.js";
+import { validateCoreConfig } from "./validate-config.js";
+
+function error(input: unknown): ConfigError {
+  try {
+    validateCoreConfig(input);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("validateCoreConfig", () => {
+  it("fills defaults: the design's three policies, 10 s and 60 s windows, 8 partitions, 5 min reference", () => {
+    const c = validateCoreConfig({});
+    expect(c).toEqual(defaultCoreConfig());
+    expect(c.policies.map((p) => [p.name, p.watermark, p.graceMs, p.earlyEveryMs, p.lateEveryMs, p.mode])).toEqual([
+      ["dashboard", { kind: "arrival-lag", lagMs: 2000 }, 0, 1000, null, "accumulating"],
+      ["alerting", { kind: "arrival-lag", lagMs: 10_000 }, 30_000, 5000, 1000, "retracting"],
+      ["billing", { kind: "arrival-lag", lagMs: 10_000 }, 90_000, null, null, "final-only"],
+    ]);
+    expect(Object.isFrozen(c.policies[0]?.watermark)).toBe(true);
+    expect(DEFAULT_POLICIES).toHaveLength(3);
+  });
+
+  it("reads durations as strings or milliseconds", () => {
+    const c = validateCoreConfig({
+      windows: ["30s", 5000, { kind: "sliding", size: "1m", slide: "20s" }],
+      policies: [{ name: "fast_1", watermark: { kind: "arrival-lag", lag: "500ms" }, grace: 2000, earlyEvery: "1s" }],
+      referenceHorizon: "10m",
+    });
+    expect(c.windows).toEqual([
+      { kind: "tumbling", sizeMs: 30_000 },
+      { kind: "tumbling", sizeMs: 5000 },
+      { kind: "sliding", sizeMs: 60_000, slideMs: 20_000 },
+    ]);
+    expect(c.policies[0]).toMatchObject({ watermark: { lagMs: 500 }, graceMs: 2000, earlyEveryMs: 1000, lateEveryMs: null });
+    expect(c.referenceHorizonMs).toBe(600_000);
+  });
+
+  it("raises the reference horizon to the largest lag + grace", () => {
+    const c = validateCoreConfig({ policies: [{ name: "slow", watermark: { kind: "arrival-lag", lag: "5m" }, grace: "2m" }] });
+    expect(c.referenceHorizonMs).toBe(420_000);
+  });
+
+  it("names the path of the bad field and what is allowed", () => {
+    expect(error({ policies: [{ name: "Bad Name", watermark: { kind: "arrival-lag" } }] }).message).toMatch(
+      /^config\.policies\[0\]\.name: expected a name of \[a-z0-9_-\]\+/,
+    );
+    expect(error({ policies: [{ name: "x", watermark: { kind: "arrival-lag", lag: "ten" } }] }).path).toBe("config.policies[0].watermark.lag");
+    expect(error({ policies: [{ name: "x", watermark: { kind: "nope" } }] }).message).toMatch(/watermark\.kind: expected one of arrival-lag, bounded, percentile, perfect/);
+    expect(error({ policies: [{ name: "x", watermark: { kind: "percentile", q: 2 } }] }).path).toBe("config.policies[0].watermark.q");
+    expect(error({ policies: [{ name: "x", watermark: { kind: "bounded", lag: 1 }, mode: "sum" }] }).path).toBe("config.policies[0].mode");
+    expect(error({ windows: ["10s", 10_000] }).message).toMatch(/config\.windows\[1\]: duplicate window size 10000/);
+    expect(error({ windows: [{ kind: "sliding", size: "10s", slide: "20s" }] }).path).toBe("config.windows[0].slide");
+    expect(error({ partitions: 0 }).message).toMatch(/config\.partitions: expected a whole number from 1/);
+    expect(error({ policies: [] }).path).toBe("config.policies");
+    expect(error({ policies: [{ name: "a", watermark: { kind: "perfect" } }, { name: "a", watermark: { kind: "perfect" } }] }).path).toBe("config.policies[1]");
+    expect(error("x").code).toBe("TM_CONFIG_INVALID");
+  });
+});
