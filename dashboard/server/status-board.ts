@@ -1,4 +1,5 @@
-import type { EngineStatusMessage, Pane, PaneBias } from "@tidemark/engine/protocol";
+import type { EngineStatusMessage, Pane } from "@tidemark/engine/protocol";
+import { mergeBias } from "./bias.js";
 import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from "./ws-frames.js";
 
 /** A worker that sent no status for this long is shown as stale. */
@@ -62,15 +63,4 @@ function maxOf(a: number | null, b: number | null): number | null {
   if (a === null) return b;
   if (b === null) return a;
   return Math.max(a, b);
-}
-
-/** Window-weighted mean of two workers' bias. */
-export function mergeBias(a: PaneBias, b: PaneBias): PaneBias {
-  const windows = a.windows + b.windows;
-  const mean = (x: number | null, y: number | null): number | null => {
-    if (x === null || a.windows === 0) return b.windows === 0 ? x : y;
-    if (y === null || b.windows === 0) return x;
-    return (x * a.windows + y * b.windows) / windows;
-  };
-  return { countPct: mean(a.countPct, b.countPct), errorRatePp: mean(a.errorRatePp, b.errorRatePp), p99Pct: mean(a.p99Pct, b.p99Pct), windows };
 }

@@ -1,13 +1,13 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { panesSubject, STREAM_PANES, type Pane, type PaneKind } from "@tidemark/engine/protocol";
+import { ensureStream, panesStreamSpec } from "@tidemark/engine/runtime";
+import { panesSubject, type Pane, type PaneKind } from "@tidemark/engine/protocol";
 import WebSocket from "ws";
 import type { ServerFrame } from "@tidemark/dashboard";
 
-/** Creates TM_PANES with the design §9 settings (the engine runtime creates it in production). */
+/** Creates TM_PANES exactly as the engine runtime does. */
 export async function createPanesStream(nc: NatsConnection): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: STREAM_PANES, subjects: ["tm.panes.>"], duplicate_window: 120_000_000_000, max_age: 24 * 3_600_000_000_000 });
+  await ensureStream(await jetstreamManager(nc), panesStreamSpec());
 }
 
 export interface PaneSpec {
@@ -20,6 +20,8 @@ export interface PaneSpec {
   kind: PaneKind;
   count: number;
   errors?: number;
+  p50?: number;
+  p95?: number;
   p99?: number;
   users?: number;
   emitDelayMs?: number;
@@ -40,7 +42,7 @@ export function pane(s: PaneSpec): Pane {
     policy: s.policy,
     key: s.route === undefined ? { service: s.service } : { service: s.service, route: s.route },
     window: { start: s.start, end },
-    value: { count: s.count, errors, errorRate: s.count === 0 ? 0 : errors / s.count, p50: 20, p90: 80, p95: 120, p99: s.p99 ?? 250, p999: 400, users: s.users ?? 10 },
+    value: { count: s.count, errors, errorRate: s.count === 0 ? 0 : errors / s.count, p50: s.p50 ?? 20, p90: 80, p95: s.p95 ?? 120, p99: s.p99 ?? 250, p999: 400, users: s.users ?? 10 },
     watermark: end + emitDelayMs - 2000,
     emittedAt: end + emitDelayMs,
     emitDelayMs,

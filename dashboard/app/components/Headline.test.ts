@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { flushSync, mount, unmount } from "svelte";
+import type { Pane } from "@tidemark/engine/protocol";
+import Headline from "./Headline.svelte";
+import { metricDef } from "../lib/metrics.js";
+
+const pane = (service: string, count: number, errors: number, kind: Pane["kind"], bias: Pane["bias"]): Pane => ({
+  id: `dashboard|${service}|10000|0`,
+  seq: 1,
+  kind,
+  policy: "dashboard",
+  key: { service },
+  window: { start: 0, end: 10_000 },
+  value: { count, errors, errorRate: errors / count, p50: 20, p90: 80, p95: 120, p99: 410, p999: 600, users: 40 },
+  watermark: 10_000,
+  emittedAt: 12_000,
+  emitDelayMs: 2000,
+  pipelineLagMs: 35,
+  lateAccepted: 0,
+  dropped: 3,
+  bias,
+});
+
+let app: ReturnType<typeof mount> | undefined;
+afterEach(() => {
+  if (app) unmount(app);
+  document.body.innerHTML = "";
+});
+
+function render(panel: Parameters<typeof metricDef>[0], panes: Pane[]) {
+  app = mount(Headline, { target: document.body, props: { def: metricDef(panel), panes } });
+  flushSync();
+  const text = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.trim();
+  return { value: text("value"), bias: text("bias"), delay: text("delay"), kind: text("kind") };
+}
+
+describe("Headline", () => {
+  it("shows the value with its signed bias, emit delay and pane kind", () => {
+    expect(render("errorRate", [pane("api", 1000, 29, "on-time", { countPct: 6.4, errorRatePp: -1.5, p99Pct: 2, windows: 30 })])).toEqual({
+      value: "2.9 %",
+      bias: "bias \u22121.5 pp (30 windows)",
+      delay: "emit 2 s + 35 ms pipeline",
+      kind: "on-time",
+    });
+  });
+
+  it("combines services: summed rate, count bias weighted by windows, the least settled kind", () => {
+    const h = render("requests", [
+      pane("api", 1000, 0, "on-time", { countPct: 6, errorRatePp: 0, p99Pct: 0, windows: 30 }),
+      pane("web", 500, 0, "early", { countPct: 3, errorRatePp: 0, p99Pct: 0, windows: 10 }),
+    ]);
+    // (1000 + 500) / 10 s; shortfall (6·30 + 3·10) / 40 = 5.25 % shown as −5.25 %.
+    expect(h).toEqual({ value: "150 req/s", bias: "bias \u22125.25 % (30 windows)", delay: "emit 2 s + 35 ms pipeline", kind: "early" });
+  });
+
+  it("says when a metric has no measured bias, and shows an empty state without panes", () => {
+    expect(render("users", [pane("api", 10, 0, "final", { countPct: 1, errorRatePp: 0, p99Pct: 0, windows: 5 })]).bias).toBe("bias not measured for this metric");
+    unmount(app!);
+    app = undefined;
+    document.body.innerHTML = "";
+    expect(render("p99", [])).toMatchObject({ value: "–", kind: undefined });
+  });
+});

@@ -1,0 +1,44 @@
+import type { WorkerStatus } from "../../server/ws-frames.js";
+
+/** A partition this far behind the most advanced one (log time) while not idle is stalled. */
+export const STALL_MS = 5000;
+
+export interface PartitionRow {
+  partition: number;
+  logTime: number | null;
+  /** How far behind the most advanced partition, ms (null when unknown). */
+  behindMs: number | null;
+  lastSeq: number;
+  idle: boolean;
+  stalled: boolean;
+  /** This partition holds the global watermark back. */
+  holds: boolean;
+}
+
+export interface WorkerHealth {
+  worker: string;
+  partitions: PartitionRow[];
+  /** A one-line alarm, or null when healthy. */
+  alarm: string | null;
+}
+
+export function workerHealth(w: WorkerStatus, now: number): WorkerHealth {
+  const times = w.partitions.map((p) => p.logTime).filter((t): t is number => t !== null);
+  const newest = times.length > 0 ? Math.max(...times) : null;
+  const partitions = w.partitions.map((p) => {
+    const behindMs = newest === null || p.logTime === null ? null : newest - p.logTime;
+    const stalled = !p.idle && (p.logTime === null ? newest !== null : (behindMs ?? 0) >= STALL_MS);
+    return { partition: p.partition, logTime: p.logTime, behindMs, lastSeq: p.lastSeq, idle: p.idle, stalled, holds: p.partition === w.heldBackBy };
+  });
+  return { worker: w.worker, partitions, alarm: alarmOf(w, partitions, now) };
+}
+
+function alarmOf(w: WorkerStatus, rows: readonly PartitionRow[], now: number): string | null {
+  if (w.stale) return `Engine ${w.worker} has not reported for ${Math.round((now - w.receivedAt) / 1000)} s`;
+  const stalled = rows.filter((r) => r.stalled).sort((a, b) => Number(b.holds) - Number(a.holds));
+  const first = stalled[0];
+  if (!first) return null;
+  const behind = first.behindMs === null ? "has shown no message" : `is ${Math.round(first.behindMs / 1000)} s behind`;
+  const others = stalled.length > 1 ? ` (${stalled.length} partitions stalled)` : "";
+  return `Watermark stalled: partition ${first.partition} ${behind} and holds it back${others}`;
+}

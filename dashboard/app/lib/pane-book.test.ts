@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import type { Pane, PaneKind } from "@tidemark/engine/protocol";
+import { latestWindow, PaneBook } from "./pane-book.js";
+
+const W = 10_000;
+function p(service: string, start: number, seq: number, kind: PaneKind, count: number, route?: string): Pane {
+  return {
+    id: `dashboard|${service}${route ? `|${route}` : ""}|${W}|${start}`,
+    seq,
+    kind,
+    policy: "dashboard",
+    key: route ? { service, route } : { service },
+    window: { start, end: start + W },
+    value: { count, errors: 0, errorRate: 0, p50: 1, p90: 1, p95: 1, p99: 1, p999: 1, users: 1 },
+    watermark: 0,
+    emittedAt: 0,
+    emitDelayMs: 0,
+    pipelineLagMs: 0,
+    lateAccepted: 0,
+    dropped: 0,
+    bias: { countPct: null, errorRatePp: null, p99Pct: null, windows: 0 },
+  };
+}
+const f = { policy: "dashboard", windowMs: W, services: [] as string[] };
+
+describe("PaneBook (pane replacement in the browser)", () => {
+  it("replaces an early value by the on-time and late panes of its window, never adding them up", () => {
+    const book = new PaneBook();
+    expect(book.cursor()).toBeUndefined();
+    book.hello("e1");
+    book.apply([{ rev: 1, pane: p("api", 0, 0, "early", 80) }]);
+    book.apply([{ rev: 2, pane: p("api", 0, 1, "on-time", 100) }]);
+    // A resumed or replayed older pane changes nothing.
+    expect(book.apply([{ rev: 1, pane: p("api", 0, 0, "early", 80) }])).toBe(0);
+    book.apply([{ rev: 3, pane: p("api", 0, 2, "late", 103) }]);
+    const s = book.series(f, 0, 60_000).get("api") ?? [];
+    expect(s.map((x) => [x.pane.kind, x.pane.value.count])).toEqual([["late", 103]]);
+    expect(book.cursor()).toEqual({ epoch: "e1", rev: 3 });
+    // A restarted server (new epoch): resume from nothing, it sends a full snapshot.
+    book.hello("e2");
+    expect(book.cursor()).toEqual({ epoch: "e2", rev: 0 });
+  });
+
+  it("groups service-level panes by service, skips routed panes, and finds the newest window", () => {
+    const book = new PaneBook();
+    book.apply([p("web", W, 0, "early", 5), p("api", 0, 1, "on-time", 7), p("api", W, 0, "early", 9), p("api", W, 0, "early", 9, "/x")].map((pane, i) => ({ rev: i + 1, pane })));
+    const series = book.series(f, 0, 60_000);
+    expect([...series.keys()]).toEqual(["api", "web"]);
+    expect(latestWindow(series)?.panes.map((x) => x.value.count)).toEqual([9, 5]);
+    expect(book.series({ ...f, services: ["web"] }, 0, 60_000).size).toBe(1);
+    book.reset([f]);
+    expect(book.size).toBe(1);
+  });
+});

@@ -1,0 +1,112 @@
+import type { Pane } from "@tidemark/engine/protocol";
+import type { PaneEnvelope, ResumeCursor } from "../../server/ws-frames.js";
+
+/** One service's points for a panel: window start → value, and whether it is provisional. */
+export interface SeriesPoint {
+  t: number;
+  pane: Pane;
+}
+
+export interface PanelFilter {
+  policy: string;
+  windowMs: number;
+  services: readonly string[];
+}
+
+/**
+ * The browser's copy of the panes: latest per id, idempotent on (id, seq) like the server's
+ * store, so a replayed or resumed pane never doubles a value and an early value is replaced in
+ * place by the on-time and late panes of its window.
+ */
+export class PaneBook {
+  private readonly panes = new Map<string, Pane>();
+  private epoch: string | null = null;
+  private rev = 0;
+
+  get size(): number {
+    return this.panes.size;
+  }
+
+  /** Where to resume after a reconnect. */
+  cursor(): ResumeCursor | undefined {
+    return this.epoch === null ? undefined : { epoch: this.epoch, rev: this.rev };
+  }
+
+  /** A new server epoch means the server restarted: what we hold stays until its snapshot resets it. */
+  hello(epoch: string): void {
+    if (epoch !== this.epoch) this.rev = 0;
+    this.epoch = epoch;
+  }
+
+  /** Drops panes of the given filters before a full (reset) snapshot of them. */
+  reset(filters: readonly PanelFilter[]): void {
+    for (const [id, p] of this.panes) if (filters.some((f) => matchesFilter(p, f))) this.panes.delete(id);
+  }
+
+  /** A snapshot is complete up to `rev`: resume from there. */
+  noteRev(rev: number): void {
+    if (rev > this.rev) this.rev = rev;
+  }
+
+  /** Applies envelopes; returns how many changed what is shown. */
+  apply(envelopes: readonly PaneEnvelope[]): number {
+    let changed = 0;
+    for (const { rev, pane } of envelopes) {
+      if (rev > this.rev) this.rev = rev;
+      if (this.upsert(pane)) changed++;
+    }
+    return changed;
+  }
+
+  upsert(pane: Pane): boolean {
+    const held = this.panes.get(pane.id);
+    if (held && held.seq >= pane.seq) return false;
+    this.panes.set(pane.id, pane);
+    return true;
+  }
+
+  /** The panes of a panel grouped by service, each series ordered by window start. */
+  series(f: PanelFilter, from: number, to: number): Map<string, SeriesPoint[]> {
+    const out = new Map<string, SeriesPoint[]>();
+    for (const p of this.panes.values()) {
+      if (!matchesFilter(p, f) || p.window.end < from || p.window.start > to) continue;
+      let s = out.get(p.key.service);
+      if (!s) out.set(p.key.service, (s = []));
+      s.push({ t: p.window.start, pane: p });
+    }
+    for (const s of out.values()) s.sort((a, b) => a.t - b.t);
+    return new Map([...out].sort(([a], [b]) => a.localeCompare(b)));
+  }
+
+  /** Every service seen, for the service picker. */
+  services(): string[] {
+    return [...new Set([...this.panes.values()].map((p) => p.key.service))].sort();
+  }
+
+  /** Every policy seen in panes. */
+  policies(): string[] {
+    return [...new Set([...this.panes.values()].map((p) => p.policy))].sort();
+  }
+}
+
+export function matchesFilter(p: Pane, f: PanelFilter): boolean {
+  return (
+    p.policy === f.policy &&
+    p.key.route === undefined &&
+    p.window.end - p.window.start === f.windowMs &&
+    (f.services.length === 0 || f.services.includes(p.key.service))
+  );
+}
+
+/** The newest window present across the series, with each service's pane for it. */
+export function latestWindow(series: Map<string, SeriesPoint[]>): { t: number; panes: Pane[] } | null {
+  let t = -Infinity;
+  for (const s of series.values()) t = Math.max(t, s.at(-1)?.t ?? -Infinity);
+  if (!Number.isFinite(t)) return null;
+  const panes: Pane[] = [];
+  for (const s of series.values()) {
+    const last = s.at(-1);
+    if (last && last.t === t) panes.push(last.pane);
+  }
+  return { t, panes };
+}

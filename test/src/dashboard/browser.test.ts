@@ -1,0 +1,114 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { SUBJECT_STATUS, type Pane } from "@tidemark/engine/protocol";
+import type { Page } from "playwright-core";
+import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { ARTIFACTS, launchBrowser } from "./browser.js";
+import { createPanesStream, pane, publishPanes } from "./fixtures.js";
+import { POLICIES, scenarioPanes, scenarioStatus } from "./scenario.js";
+
+const W = 10_000;
+const README_SHOT = fileURLToPath(new URL("../../../docs/img/dashboard.png", import.meta.url));
+const bias = (name: string) => POLICIES.find((p) => p.name === name)?.bias;
+
+describe("dashboard in a real browser (panes and status published to a real nats-server)", () => {
+  let nats: TestNats;
+  let nc: NatsConnection;
+  let dash: CliProcess;
+  let url: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let statusTimer: NodeJS.Timeout;
+  const now = Date.now();
+  const newest = Math.floor(now / W) * W;
+  // The newest checkout window under "dashboard" is still open: an early pane. Under "billing"
+  // the newest checkout pane is the last window that ended 100 s ago: a final pane.
+  const billingStart = Math.floor((now - 100_000) / W) * W - W;
+  const dashEarly = pane({ policy: "dashboard", service: "checkout", windowMs: W, start: newest, seq: 0, kind: "early", count: 1234, errors: 36, emitDelayMs: 2000, pipelineLagMs: 40, bias: bias("dashboard") });
+  const billingFinal = pane({ policy: "billing", service: "checkout", windowMs: W, start: billingStart, seq: 3, kind: "final", count: 1318, errors: 38, emitDelayMs: 100_000, pipelineLagMs: 40, bias: bias("billing") });
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    await createPanesStream(nc);
+    const crafted = new Map([dashEarly, billingFinal].map((p) => [p.id, p]));
+    const panes: Pane[] = scenarioPanes(now, 15 * 60_000).filter((p) => !crafted.has(p.id) && p.window.start <= newest);
+    await publishPanes(nc, [...panes, ...crafted.values()]);
+    // Partition 3 has been silent for 42 s and holds the watermark back; partition 6 is idle.
+    const status = (): void => nc.publish(SUBJECT_STATUS, JSON.stringify(scenarioStatus(Date.now(), 42_000)));
+    status();
+    statusTimer = setInterval(status, 500);
+    dash = spawnTidemark(["dashboard", "--port", "0", "--nats", nats.url]);
+    url = (await dash.ready)["dashboard"] as string;
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  });
+  afterAll(async () => {
+    clearInterval(statusTimer);
+    await browser?.close();
+    dash?.child.kill("SIGTERM");
+    await dash?.exited;
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  const headline = async (panel: string) => {
+    const root = page.getByTestId(`panel-${panel}`);
+    const text = async (id: string) => ((await root.getByTestId(id).textContent()) ?? "").trim();
+    return { value: await text("value"), bias: await text("bias"), delay: await text("delay"), kind: await text("kind") };
+  };
+
+  it("shows each headline with its pane's value, bias, emit delay and kind; switching one panel's policy changes only that panel", async () => {
+    await page.goto(`${url}/?services=checkout&window=10s&range=15m`);
+    await page.getByTestId("panel-requests").getByTestId("kind").waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent?.includes("Streaming"));
+
+    expect(await headline("requests")).toEqual({ value: "123 req/s", bias: "bias \u22126.4 % (30 windows)", delay: "emit 2 s + 40 ms pipeline", kind: "early" });
+    const errorsBefore = await headline("errorRate");
+    expect(errorsBefore).toEqual({ value: "2.92 %", bias: "bias \u22121.5 pp (30 windows)", delay: "emit 2 s + 40 ms pipeline", kind: "early" });
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: join(ARTIFACTS, "dashboard-checkout.png"), fullPage: true });
+
+    await page.getByTestId("panel-requests").getByTestId("policy").selectOption("billing");
+    await page.waitForFunction(() => document.querySelector('[data-testid="panel-requests"] [data-testid="kind"]')?.textContent?.includes("final"));
+    expect(await headline("requests")).toEqual({ value: "132 req/s", bias: "bias 0 % (30 windows)", delay: "emit 1 m 40 s + 40 ms pipeline", kind: "final" });
+    expect(await headline("errorRate")).toEqual(errorsBefore);
+    expect(new URL(page.url()).searchParams.get("policy.requests")).toBe("billing");
+
+    // The choice lives in the URL: a reload keeps it.
+    await page.reload();
+    await page.waitForFunction(() => document.querySelector('[data-testid="panel-requests"] [data-testid="kind"]')?.textContent?.includes("final"));
+    expect((await headline("requests")).value).toBe("132 req/s");
+  });
+
+  it("replaces an early value in place when the on-time pane of its window arrives", async () => {
+    await publishPanes(nc, [{ ...dashEarly, seq: 1, kind: "on-time", value: { ...dashEarly.value, count: 1250, errors: 40, errorRate: 40 / 1250 } }]);
+    await page.waitForFunction(() => document.querySelector('[data-testid="panel-errorRate"] [data-testid="kind"]')?.textContent?.includes("on-time"));
+    expect(await headline("errorRate")).toMatchObject({ value: "3.2 %", kind: "on-time" });
+  });
+
+  it("makes the stalled partition obvious in the health panel, and the idle one excluded", async () => {
+    const health = page.getByTestId("panel-health");
+    await health.getByTestId("partition-3").waitFor();
+    expect(await health.getByTestId("health-alarm").textContent()).toMatch(/Watermark stalled: partition 3 is 42 s behind and holds it back/);
+    expect(await health.getByTestId("partition-3").textContent()).toContain("stalled · holds watermark");
+    expect(await health.getByTestId("partition-6").textContent()).toContain("idle · excluded");
+    expect(await health.getByTestId("partition-0").textContent()).toContain("active");
+    await page.goto(`${url}/?window=10s&range=15m`);
+    await page.getByTestId("panel-requests").getByTestId("kind").waitFor();
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: join(ARTIFACTS, "dashboard.png"), fullPage: true });
+    mkdirSync(join(README_SHOT, ".."), { recursive: true });
+    copyFileSync(join(ARTIFACTS, "dashboard.png"), README_SHOT);
+  });
+
+  it("says so when the dashboard server goes away", async () => {
+    dash.child.kill("SIGTERM");
+    await dash.exited;
+    await waitFor(async () => ((await page.getByTestId("state-banner").textContent().catch(() => "")) ?? "").includes("Disconnected"), 10_000, "disconnected banner");
+    await page.screenshot({ path: join(ARTIFACTS, "dashboard-disconnected.png") });
+  });
+});
