@@ -1,30 +1,53 @@
-import { ByteReader } from "./byte-reader.js";
-import { ByteWriter } from "./byte-writer.js";
-import { SketchError, corrupt } from "./errors.js";
+import { SketchError } from "./errors.js";
+import type { LogMapping } from "./log-mapping.js";
 
 const EMPTY = new Float64Array(0);
-/** Keys of positive doubles at α ≥ 1e-4 stay well inside ±2^31. */
-const KEY_LIMIT = 2 ** 31;
+/** Key sentinels (small integers, so V8 keeps them unboxed); real keys stay within ±4·10^6. */
+export const NO_KEY_HIGH = 2 ** 30;
+export const NO_KEY_LOW = -(2 ** 30);
+/** Beyond this many bins the lowest collapse (issue 3). */
+export const MAX_BINS = 2048;
 
 /**
- * Dense counts of consecutive keys in a Float64Array, at most `maxBins` wide. When a new key would
- * widen it past that, the lowest bins collapse into one (`floor`): low quantiles lose accuracy,
- * high ones (the ones latency users read) keep it.
+ * The binned form of a DDSketch: dense counts of consecutive keys in a Float64Array (at most
+ * MAX_BINS wide; beyond, the lowest bins collapse into `floor`), a zero count, and the exact
+ * count, sum, min and max beside them.
  */
 export class BinStore {
   private counts: Float64Array = EMPTY;
   /** Key of counts[0]. */
   private offset = 0;
-  /** Smallest and largest key with a non-zero count; +∞/−∞ when empty. */
-  minKey = Infinity;
-  maxKey = -Infinity;
+  private readonly multiplier: number;
+  /** Smallest and largest key with a non-zero count; NO_KEY_HIGH/NO_KEY_LOW when none. */
+  minKey = NO_KEY_HIGH;
+  maxKey = NO_KEY_LOW;
+  /** Sum of the bin counts (zeros excluded). */
   total = 0;
-  /** Keys below this were collapsed into it; −∞ until the first collapse. */
-  floor = -Infinity;
+  /** Keys below this were collapsed into it; NO_KEY_LOW until the first collapse. */
+  floor = NO_KEY_LOW;
+  zeroCount = 0;
+  sum = 0;
+  min = Infinity;
+  max = -Infinity;
 
-  constructor(readonly maxBins: number) {}
+  constructor(readonly mapping: LogMapping) {
+    this.multiplier = mapping.multiplier;
+  }
 
-  add(key: number, n: number): void {
+  get count(): number {
+    return this.zeroCount + this.total;
+  }
+
+  /** Adds a validated value (finite, ≥ 0) `n` times. */
+  add(value: number, n: number): void {
+    if (value === 0) this.zeroCount += n;
+    else this.addKey(Math.ceil(Math.log(value) * this.multiplier), n);
+    this.sum += value * n;
+    if (value < this.min) this.min = value;
+    if (value > this.max) this.max = value;
+  }
+
+  addKey(key: number, n: number): void {
     if (key < this.floor) key = this.floor;
     let i = key - this.offset;
     if (i < 0 || i >= this.counts.length) {
@@ -44,42 +67,50 @@ export class BinStore {
     return i >= 0 && i < this.counts.length ? (this.counts[i] as number) : 0;
   }
 
-  /** Removes n from a key; throws TM_SKETCH_NOT_SUBSET (and changes nothing) if it holds less. */
-  remove(key: number, n: number): void {
-    if (key < this.floor) key = this.floor;
-    const have = this.countAt(key);
-    if (have < n) {
-      throw new SketchError("TM_SKETCH_NOT_SUBSET", `cannot remove ${n} from bin ${key} holding ${have}; remove only what was added`);
+  /** Removes a value added before; throws TM_SKETCH_NOT_SUBSET (changing nothing) if absent. */
+  remove(value: number, n: number): void {
+    if (value === 0) {
+      if (this.zeroCount < n) throw notSubset(`zero count ${this.zeroCount} < ${n}`);
+      this.zeroCount -= n;
+    } else {
+      this.removeKey(this.mapping.key(value), n);
     }
-    this.counts[key - this.offset] = have - n;
-    this.total -= n;
-    if (have === n && (key === this.minKey || key === this.maxKey)) this.rescan();
+    this.sum -= value * n;
+    this.afterRemoval(value, value);
   }
 
   merge(other: BinStore): void {
     for (let k = other.minKey; k <= other.maxKey; k++) {
       const c = other.counts[k - other.offset] as number;
-      if (c !== 0) this.add(k, c);
+      if (c !== 0) this.addKey(k, c);
     }
+    this.zeroCount += other.zeroCount;
+    this.sum += other.sum;
+    if (other.min < this.min) this.min = other.min;
+    if (other.max > this.max) this.max = other.max;
   }
 
-  /** Removes every bin of `other`; checks all bins first so a failure changes nothing. */
+  /** Removes every value of `other`; checks all bins first so a failure changes nothing. */
   subtract(other: BinStore): void {
+    if (other.zeroCount > this.zeroCount) throw notSubset(`zero count ${this.zeroCount} < ${other.zeroCount}`);
     let folded = 0;
     for (let k = other.minKey; k <= other.maxKey; k++) {
       const c = other.counts[k - other.offset] as number;
       if (c === 0) continue;
       if (k <= this.floor) folded += c;
-      else if (this.countAt(k) < c) throw notSubset(k);
+      else if (this.countAt(k) < c) throw notSubset(`bin ${k}`);
     }
-    if (folded > 0 && this.countAt(this.floor) < folded) throw notSubset(this.floor);
+    if (folded > 0 && this.countAt(this.floor) < folded) throw notSubset(`bin ${this.floor}`);
     for (let k = other.minKey; k <= other.maxKey; k++) {
       const c = other.counts[k - other.offset] as number;
-      if (c !== 0) this.remove(k, c);
+      if (c !== 0) this.removeKey(k, c);
     }
+    this.zeroCount -= other.zeroCount;
+    this.sum -= other.sum;
+    this.afterRemoval(other.min, other.max);
   }
 
-  /** The key holding the element of 0-based rank `rank` (cumulative count > rank). */
+  /** The key holding the element of 0-based rank `rank` among the binned values. */
   keyAtRank(rank: number): number {
     let cum = 0;
     for (let k = this.minKey; k <= this.maxKey; k++) {
@@ -89,80 +120,53 @@ export class BinStore {
     return this.maxKey;
   }
 
-  bins(): [number, number][] {
-    const out: [number, number][] = [];
+  /** Calls fn(key, count) for each non-empty bin in key order. */
+  forEachBin(fn: (key: number, count: number) => void): void {
     for (let k = this.minKey; k <= this.maxKey; k++) {
       const c = this.counts[k - this.offset] as number;
-      if (c !== 0) out.push([k, c]);
+      if (c !== 0) fn(k, c);
     }
-    return out;
   }
 
-  copyFrom(src: BinStore): void {
-    this.counts = src.total === 0 ? EMPTY : src.counts.slice();
-    this.offset = src.offset;
-    this.minKey = src.minKey;
-    this.maxKey = src.maxKey;
-    this.total = src.total;
-    this.floor = src.floor;
+  clone(): BinStore {
+    const c = new BinStore(this.mapping);
+    c.counts = this.total === 0 ? EMPTY : this.counts.slice();
+    c.offset = this.offset;
+    c.minKey = this.minKey;
+    c.maxKey = this.maxKey;
+    c.total = this.total;
+    c.floor = this.floor;
+    c.zeroCount = this.zeroCount;
+    c.sum = this.sum;
+    c.min = this.min;
+    c.max = this.max;
+    return c;
   }
 
-  /** Allocated bytes of the counts array (for heap estimates). */
+  /** Allocated bytes of the counts array. */
   get capacityBytes(): number {
     return this.counts.byteLength;
   }
 
-  /**
-   * Runs of consecutive non-zero bins: count of runs, then per run the gap from the previous run
-   * (the first run: its zigzag start key), its length and its counts, all varints.
-   */
-  encode(w: ByteWriter): void {
-    const runs: number[] = [];
-    for (let k = this.minKey; k <= this.maxKey; k++) {
-      if (this.counts[k - this.offset] === 0) continue;
-      const start = k;
-      while (k < this.maxKey && this.counts[k + 1 - this.offset] !== 0) k++;
-      runs.push(start, k);
-    }
-    w.varint(runs.length / 2);
-    for (let r = 0; r < runs.length; r += 2) {
-      const start = runs[r] as number;
-      const end = runs[r + 1] as number;
-      if (r === 0) w.zigzag(start);
-      else w.varint(start - (runs[r - 1] as number) - 2);
-      w.varint(end - start);
-      for (let k = start; k <= end; k++) w.varint(this.counts[k - this.offset] as number);
-    }
-  }
-
-  decode(r: ByteReader): void {
-    const runCount = r.varint();
-    let prevEnd = 0;
-    for (let i = 0; i < runCount; i++) {
-      const start = i === 0 ? r.zigzag() : prevEnd + 2 + r.varint();
-      const end = start + r.varint();
-      if (start < -KEY_LIMIT || end > KEY_LIMIT || end - (i === 0 ? start : this.minKey) >= this.maxBins) {
-        throw corrupt("DDSketch bins (key out of range)");
-      }
-      for (let k = start; k <= end; k++) {
-        const c = r.varint();
-        if (c === 0) throw corrupt("DDSketch bins (zero count in a run)");
-        this.add(k, c);
-      }
-      prevEnd = end;
-    }
+  private removeKey(key: number, n: number): void {
+    if (key < this.floor) key = this.floor;
+    const have = this.countAt(key);
+    if (have < n) throw notSubset(`bin ${key} holds ${have} < ${n}`);
+    this.counts[key - this.offset] = have - n;
+    this.total -= n;
+    if (have === n && (key === this.minKey || key === this.maxKey)) this.rescan();
   }
 
   private grow(key: number): number {
     const lo = Math.min(this.minKey, key);
     const hi = Math.max(this.maxKey, key);
-    if (hi - lo + 1 > this.maxBins) {
-      this.raiseFloor(hi - this.maxBins + 1);
+    if (hi - lo + 1 > MAX_BINS) {
+      this.raiseFloor(hi - MAX_BINS + 1);
       if (key < this.floor) key = this.floor;
     }
     const newLo = Math.max(lo, this.floor);
     const span = hi - newLo + 1;
-    const len = Math.min(this.maxBins, Math.max(span + 16, this.counts.length * 2));
+    const len = Math.min(MAX_BINS, Math.max(span + 16, this.counts.length * 2));
     // Room on the side that grew: below when extending down, above otherwise; centred when empty.
     const offset = this.total === 0 ? key - (len >> 1) : key <= this.minKey ? hi - len + 1 : newLo;
     this.reallocate(offset, len);
@@ -178,20 +182,17 @@ export class BinStore {
       this.counts[i] = 0;
     }
     this.floor = floor;
-    if (folded > 0) {
-      if (floor - this.offset >= this.counts.length) this.reallocate(floor, Math.min(this.maxBins, Math.max(16, this.maxKey - floor + 1)));
-      this.counts[floor - this.offset] = (this.counts[floor - this.offset] as number) + folded;
-      this.minKey = floor;
-      if (this.maxKey < floor) this.maxKey = floor;
-    }
+    if (folded === 0) return;
+    if (floor - this.offset >= this.counts.length) this.reallocate(floor, Math.min(MAX_BINS, Math.max(16, this.maxKey - floor + 1)));
+    this.counts[floor - this.offset] = (this.counts[floor - this.offset] as number) + folded;
+    this.minKey = floor;
+    if (this.maxKey < floor) this.maxKey = floor;
   }
 
   private reallocate(offset: number, len: number): void {
     const next = new Float64Array(len);
-    if (this.total > 0) {
-      for (let k = Math.max(this.minKey, offset); k <= this.maxKey && k < offset + len; k++) {
-        next[k - offset] = this.counts[k - this.offset] as number;
-      }
+    for (let k = Math.max(this.minKey, offset); k <= this.maxKey && k < offset + len; k++) {
+      next[k - offset] = this.counts[k - this.offset] as number;
     }
     this.counts = next;
     this.offset = offset;
@@ -199,15 +200,35 @@ export class BinStore {
 
   private rescan(): void {
     if (this.total === 0) {
-      this.minKey = Infinity;
-      this.maxKey = -Infinity;
+      this.minKey = NO_KEY_HIGH;
+      this.maxKey = NO_KEY_LOW;
       return;
     }
     while (this.counts[this.minKey - this.offset] === 0) this.minKey++;
     while (this.counts[this.maxKey - this.offset] === 0) this.maxKey--;
   }
+
+  /** After taking out values in [lo, hi]: keep the exact extremes still known, else bin-accurate ones. */
+  private afterRemoval(lo: number, hi: number): void {
+    if (this.count === 0) {
+      this.sum = 0;
+      this.min = Infinity;
+      this.max = -Infinity;
+      return;
+    }
+    if (this.sum < 0) this.sum = 0;
+    const minGone = lo <= this.min;
+    const maxGone = hi >= this.max;
+    if (minGone) this.min = this.zeroCount > 0 ? 0 : Math.max(this.min, this.mapping.value(this.minKey));
+    if (maxGone) this.max = this.total === 0 ? 0 : Math.min(this.max, this.mapping.value(this.maxKey));
+    // Two bin-accurate stand-ins of one bin may cross the exact other extreme: keep the exact one.
+    if (this.min > this.max) {
+      if (minGone) this.min = this.max;
+      else this.max = this.min;
+    }
+  }
 }
 
-function notSubset(key: number): SketchError {
-  return new SketchError("TM_SKETCH_NOT_SUBSET", `bin ${key} holds fewer values than the sketch to subtract; subtract only a sketch merged in before`);
+export function notSubset(detail: string): SketchError {
+  return new SketchError("TM_SKETCH_NOT_SUBSET", `cannot remove values this DDSketch does not hold (${detail}); remove only what was added or merged in`);
 }

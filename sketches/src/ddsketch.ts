@@ -1,8 +1,12 @@
-import { BinStore } from "./bin-store.js";
+import { KEY_LIMIT, decodeBins, encodeBins } from "./bin-codec.js";
+import { BinStore, NO_KEY_LOW, notSubset } from "./bin-store.js";
 import { ByteReader } from "./byte-reader.js";
 import { ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidCount, invalidOption, invalidValue } from "./errors.js";
 import { LogMapping } from "./log-mapping.js";
+import { containsAll, countOf, insertSorted, removeSorted, sumOf } from "./sorted-values.js";
+
+export { MAX_BINS } from "./bin-store.js";
 
 export interface DDSketchOptions {
   /** Relative accuracy α of every quantile, in [0.0001, 0.5]; default 0.01. */
@@ -10,27 +14,28 @@ export interface DDSketchOptions {
 }
 
 export const DEFAULT_RELATIVE_ACCURACY = 0.01;
-/** Beyond this many bins the lowest collapse (issue 3). */
-export const MAX_BINS = 2048;
+/** A sketch holds its values exactly while it has at most this many, then bins them. */
+export const EXACT_LIMIT = 16;
 const VERSION = 1;
 const TAG = 0x44; // "D"
 const FLAG_NON_EMPTY = 1;
 const FLAG_CUSTOM_ACCURACY = 2;
 const FLAG_COLLAPSED = 4;
+const FLAG_EXACT = 8;
 
 /**
  * DDSketch (Masson, Rim, Lee, VLDB 2019): quantiles within relative accuracy α, mergeable.
- * Values must be ≥ 0 (latencies): negative or non-finite values throw, zero goes to a zero count.
- * count, sum, min and max are exact beside the bins (min/max become bin-accurate after a
- * subtract/remove takes the extreme value out).
+ * Values must be ≥ 0 (latencies): negative or non-finite values throw; zeros are counted apart.
+ * Up to EXACT_LIMIT values are kept as they are (sorted; quantiles exact, a few hundred bytes);
+ * beyond, they are binned (logarithmic mapping, ≤ 2048 bins) with exact count, sum, min, max.
  */
 export class DDSketch {
   private readonly mapping: LogMapping;
-  private readonly store = new BinStore(MAX_BINS);
-  private zeroCount = 0;
-  private _sum = 0;
-  private _min = Infinity;
-  private _max = -Infinity;
+  /** The values themselves, sorted, while few (`size` of them; capacity may be larger). */
+  private values: number[] | null = null;
+  private size = 0;
+  /** The binned form once more than EXACT_LIMIT values came; then `values` is null. */
+  private binned: BinStore | null = null;
 
   constructor(options: DDSketchOptions = {}) {
     this.mapping = LogMapping.of(options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY);
@@ -40,105 +45,133 @@ export class DDSketch {
     return this.mapping.relativeAccuracy;
   }
   get count(): number {
-    return this.zeroCount + this.store.total;
+    return this.binned !== null ? this.binned.count : this.size;
   }
   get sum(): number {
-    return this._sum;
+    return this.binned !== null ? this.binned.sum : sumOf(this.values, this.size);
   }
-  /** Smallest value added; NaN when empty. */
+  /** Smallest value added; NaN when empty (bin-accurate once a removal took the smallest out). */
   get min(): number {
-    return this.count === 0 ? NaN : this._min;
+    if (this.binned !== null) return this.binned.count === 0 ? NaN : this.binned.min;
+    return this.size === 0 ? NaN : ((this.values as number[])[0] as number);
   }
-  /** Largest value added; NaN when empty. */
+  /** Largest value added; NaN when empty (bin-accurate once a removal took the largest out). */
   get max(): number {
-    return this.count === 0 ? NaN : this._max;
+    if (this.binned !== null) return this.binned.count === 0 ? NaN : this.binned.max;
+    return this.size === 0 ? NaN : ((this.values as number[])[this.size - 1] as number);
+  }
+  /** True while the sketch holds its values exactly (at most EXACT_LIMIT of them). */
+  get isExact(): boolean {
+    return this.binned === null;
   }
 
   add(value: number, count = 1): void {
     if (count !== 1 && !(Number.isSafeInteger(count) && count > 0)) throw invalidCount(count);
-    if (value > 0 && value < Infinity) {
-      this.store.add(Math.ceil(Math.log(value) * this.mapping.multiplier), count);
-    } else if (value === 0) {
-      this.zeroCount += count;
-    } else {
-      throw invalidValue("value", value);
+    if (!(value >= 0 && value < Infinity)) throw invalidValue("value", value);
+    value += 0; // −0 → 0
+    const binned = this.binned;
+    if (binned !== null) {
+      binned.add(value, count);
+      return;
     }
-    this._sum += value * count;
-    if (value < this._min) this._min = value;
-    if (value > this._max) this._max = value;
+    if (this.size + count <= EXACT_LIMIT) {
+      this.values = insertSorted(this.values, this.size, value, count);
+      this.size += count;
+    } else {
+      this.toBinned().add(value, count);
+    }
   }
 
-  /** Removes `count` copies of a value added before (session windows); throws TM_SKETCH_NOT_SUBSET if absent. */
+  /** Removes `count` copies of a value added before (session windows); TM_SKETCH_NOT_SUBSET if absent. */
   remove(value: number, count = 1): void {
     if (!(Number.isSafeInteger(count) && count > 0)) throw invalidCount(count);
     if (!(value >= 0 && value < Infinity)) throw invalidValue("value", value);
-    if (value === 0) {
-      if (this.zeroCount < count) throw notSubset(`zero count ${this.zeroCount} < ${count}`);
-      this.zeroCount -= count;
-    } else {
-      this.store.remove(this.mapping.key(value), count);
+    value += 0; // −0 → 0
+    if (this.binned !== null) {
+      this.binned.remove(value, count);
+      return;
     }
-    this._sum -= value * count;
-    this.afterRemoval(value, value);
+    const have = countOf(this.values, this.size, value);
+    if (have < count) throw notSubset(`value ${value} held ${have} times < ${count}`);
+    removeSorted(this.values as number[], this.size, value, count);
+    this.size -= count;
   }
 
-  /** Value at quantile q ∈ [0, 1] (lower rank q·(count−1)); NaN when empty. */
+  /** Value at quantile q ∈ [0, 1] (the element of rank ⌊q·(count−1)⌋); NaN when empty. */
   quantile(q: number): number {
     if (!(q >= 0 && q <= 1)) throw invalidOption("q", q, "a number in [0, 1]");
-    const n = this.count;
+    const b = this.binned;
+    if (b === null) {
+      const n = this.size;
+      return n === 0 ? NaN : ((this.values as number[])[Math.floor(q * (n - 1))] as number);
+    }
+    const n = b.count;
     if (n === 0) return NaN;
-    if (q === 0) return this._min;
-    if (q === 1) return this._max;
+    if (q === 0) return b.min;
+    if (q === 1) return b.max;
     const rank = q * (n - 1);
-    if (rank < this.zeroCount) return 0;
-    const v = this.mapping.value(this.store.keyAtRank(rank - this.zeroCount));
-    return v < this._min ? this._min : v > this._max ? this._max : v;
+    if (rank < b.zeroCount) return 0;
+    const v = this.mapping.value(b.keyAtRank(rank - b.zeroCount));
+    return v < b.min ? b.min : v > b.max ? b.max : v;
   }
 
   merge(other: DDSketch): void {
     this.checkCompatible(other);
     if (other.count === 0) return;
-    this.store.merge(other.store);
-    this.zeroCount += other.zeroCount;
-    this._sum += other._sum;
-    if (other._min < this._min) this._min = other._min;
-    if (other._max > this._max) this._max = other._max;
+    if (other === this) other = this.clone();
+    const theirs = other.values;
+    if (this.binned === null && theirs !== null && this.size + other.size <= EXACT_LIMIT) {
+      for (let i = 0; i < other.size; i++) this.values = insertSorted(this.values, this.size++, theirs[i] as number, 1);
+      return;
+    }
+    const binned = this.toBinned();
+    if (other.binned !== null) binned.merge(other.binned);
+    else for (let i = 0; i < other.size; i++) binned.add((theirs as number[])[i] as number, 1);
   }
 
   /** Removes a sketch whose values were all added to (or merged into) this one. Atomic. */
   subtract(prefix: DDSketch): void {
     this.checkCompatible(prefix);
     if (prefix.count === 0) return;
-    if (prefix.zeroCount > this.zeroCount) throw notSubset(`zero count ${this.zeroCount} < ${prefix.zeroCount}`);
-    this.store.subtract(prefix.store);
-    this.zeroCount -= prefix.zeroCount;
-    this._sum -= prefix._sum;
-    this.afterRemoval(prefix._min, prefix._max);
-  }
-
-  /** Non-empty bins as [key, count] pairs in key order (zeros not included): for tests and debugging. */
-  bins(): [key: number, count: number][] {
-    return this.store.bins();
+    const theirs = prefix.values;
+    if (this.binned === null && theirs !== null) {
+      if (!containsAll(this.values, this.size, theirs, prefix.size)) throw notSubset("a value of the prefix is missing");
+      for (let i = 0; i < prefix.size; i++) removeSorted(this.values as number[], this.size--, theirs[i] as number, 1);
+      return;
+    }
+    if (prefix.count > this.count) throw notSubset(`count ${this.count} < ${prefix.count}`);
+    // On a copy when this is still exact, so a failed subtract leaves this as it was.
+    const target = this.binned ?? this.clone().toBinned();
+    target.subtract(prefix.binned ?? prefix.clone().toBinned());
+    this.binned = target;
+    this.values = null;
+    this.size = 0;
   }
 
   clone(): DDSketch {
     const c = new DDSketch({ relativeAccuracy: this.mapping.relativeAccuracy });
-    c.store.copyFrom(this.store);
-    c.zeroCount = this.zeroCount;
-    c._sum = this._sum;
-    c._min = this._min;
-    c._max = this._max;
+    c.values = this.values === null ? null : this.values.slice();
+    c.size = this.size;
+    c.binned = this.binned === null ? null : this.binned.clone();
     return c;
   }
 
-  /** Approximate heap footprint in bytes (object, bin array). */
+  /** Non-empty bins as [key, count] pairs in key order (zeros apart), also for exact values. */
+  bins(): [key: number, count: number][] {
+    const store = this.binned ?? this.clone().toBinned();
+    const out: [number, number][] = [];
+    store.forEachBin((k, c) => out.push([k, c]));
+    return out;
+  }
+
+  /** Approximate heap footprint in bytes (V8, 64-bit, measured by the benchmark). */
   heapBytes(): number {
-    const typedArray = this.store.capacityBytes > 0 ? 200 + this.store.capacityBytes : 0;
-    return 200 + typedArray;
+    if (this.binned !== null) return 48 + 200 + (this.binned.capacityBytes > 0 ? 250 + this.binned.capacityBytes : 0);
+    return 56 + (this.values === null ? 0 : 48 + 8 * this.values.length);
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter(32);
+    const w = new ByteWriter(this.binned === null ? 16 + 8 * this.count : 64);
     this.encodeTo(w);
     return w.finish();
   }
@@ -153,60 +186,79 @@ export class DDSketch {
   /** @internal Writes into a shared writer (RequestAggregate embeds it). */
   encodeTo(w: ByteWriter): void {
     const alpha = this.mapping.relativeAccuracy;
-    const collapsed = this.store.floor > -Infinity;
-    const nonEmpty = this.count > 0;
+    const b = this.binned;
+    const collapsed = b !== null && b.floor > NO_KEY_LOW;
+    const n = this.count;
     w.byte(VERSION);
     w.byte(TAG);
-    w.byte((nonEmpty ? FLAG_NON_EMPTY : 0) | (alpha !== DEFAULT_RELATIVE_ACCURACY ? FLAG_CUSTOM_ACCURACY : 0) | (collapsed ? FLAG_COLLAPSED : 0));
+    w.byte((n > 0 ? FLAG_NON_EMPTY : 0) | (alpha !== DEFAULT_RELATIVE_ACCURACY ? FLAG_CUSTOM_ACCURACY : 0) | (collapsed ? FLAG_COLLAPSED : 0) | (b === null ? FLAG_EXACT : 0));
     if (alpha !== DEFAULT_RELATIVE_ACCURACY) w.float64(alpha);
-    if (collapsed) w.zigzag(this.store.floor);
-    if (!nonEmpty) return;
-    w.varint(this.zeroCount);
-    w.float64(this._sum);
-    w.float64(this._min);
-    w.float64(this._max);
-    this.store.encode(w);
+    if (collapsed) w.zigzag(b.floor);
+    if (n === 0) return;
+    if (b === null) {
+      w.varint(n);
+      for (let i = 0; i < n; i++) w.float64((this.values as number[])[i] as number);
+      return;
+    }
+    w.varint(b.zeroCount);
+    w.float64(b.sum);
+    w.float64(b.min);
+    w.float64(b.max);
+    encodeBins(b, w);
   }
 
   /** @internal */
   static decodeFrom(r: ByteReader): DDSketch {
     r.header(VERSION, TAG);
     const flags = r.byte();
-    if (flags > 7) throw corrupt("DDSketch (unknown flags)");
+    if (flags > 15 || (flags & FLAG_EXACT && flags & FLAG_COLLAPSED)) throw corrupt("DDSketch (unknown flags)");
     const alpha = flags & FLAG_CUSTOM_ACCURACY ? r.float64() : DEFAULT_RELATIVE_ACCURACY;
     if (!(alpha >= 1e-4 && alpha <= 0.5) || (flags & FLAG_CUSTOM_ACCURACY && alpha === DEFAULT_RELATIVE_ACCURACY)) {
       throw corrupt("DDSketch (relative accuracy out of range or not canonical)");
     }
     const s = new DDSketch({ relativeAccuracy: alpha });
-    const floor = flags & FLAG_COLLAPSED ? r.zigzag() : -Infinity;
-    if (!(flags & FLAG_NON_EMPTY)) {
-      s.store.floor = floor;
+    if (flags & FLAG_EXACT) {
+      if (flags & FLAG_NON_EMPTY) s.decodeExact(r);
       return s;
     }
-    s.zeroCount = r.varint();
-    s._sum = r.float64();
-    s._min = r.float64();
-    s._max = r.float64();
-    s.store.decode(r);
-    s.store.floor = floor;
-    s.validate();
+    const b = (s.binned = new BinStore(s.mapping));
+    const floor = flags & FLAG_COLLAPSED ? r.zigzag() : NO_KEY_LOW;
+    if (flags & FLAG_NON_EMPTY) {
+      b.zeroCount = r.varint();
+      b.sum = r.float64();
+      b.min = r.float64();
+      b.max = r.float64();
+      decodeBins(r, b);
+      if (!consistent(b)) throw corrupt("DDSketch (inconsistent count, sum, min, max or bins)");
+    }
+    if (flags & FLAG_COLLAPSED && !(floor > -KEY_LIMIT && floor < KEY_LIMIT && floor <= b.minKey)) {
+      throw corrupt("DDSketch (collapse floor out of range)");
+    }
+    b.floor = floor;
     return s;
   }
 
-  private validate(): void {
-    const { store } = this;
-    const ok =
-      this.count > 0 &&
-      Number.isSafeInteger(this.count) &&
-      this._sum >= 0 &&
-      this._sum < Infinity &&
-      this._min >= 0 &&
-      this._min <= this._max &&
-      this._max < Infinity &&
-      (this.zeroCount > 0) === (this._min === 0) &&
-      (store.total === 0) === (this._max === 0) &&
-      !(store.floor > store.minKey);
-    if (!ok) throw corrupt("DDSketch (inconsistent count, sum, min, max or bins)");
+  private decodeExact(r: ByteReader): void {
+    const n = r.varint();
+    if (n < 1 || n > EXACT_LIMIT) throw corrupt("DDSketch (exact value count out of range)");
+    let prev = 0;
+    for (let i = 0; i < n; i++) {
+      const v = r.float64();
+      if (!(v >= prev && v < Infinity) || Object.is(v, -0)) throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
+      this.values = insertSorted(this.values, this.size++, v, 1);
+      prev = v;
+    }
+  }
+
+  /** Switches to the binned form (idempotent) and returns it. */
+  private toBinned(): BinStore {
+    if (this.binned !== null) return this.binned;
+    const b = new BinStore(this.mapping);
+    for (let i = 0; i < this.size; i++) b.add((this.values as number[])[i] as number, 1);
+    this.binned = b;
+    this.values = null;
+    this.size = 0;
+    return b;
   }
 
   private checkCompatible(other: DDSketch): void {
@@ -217,28 +269,21 @@ export class DDSketch {
       );
     }
   }
-
-  /** After taking out values in [lo, hi]: keep exact extremes we still know, else bin-accurate ones. */
-  private afterRemoval(lo: number, hi: number): void {
-    if (this.count === 0) {
-      this._sum = 0;
-      this._min = Infinity;
-      this._max = -Infinity;
-      return;
-    }
-    if (this._sum < 0) this._sum = 0;
-    const minGone = lo <= this._min;
-    const maxGone = hi >= this._max;
-    if (minGone) this._min = this.zeroCount > 0 ? 0 : Math.max(this._min, this.mapping.value(this.store.minKey));
-    if (maxGone) this._max = this.store.total === 0 ? 0 : Math.min(this._max, this.mapping.value(this.store.maxKey));
-    // Two bin-accurate stand-ins of one bin may cross the exact other extreme: keep the exact one.
-    if (this._min > this._max) {
-      if (minGone) this._min = this._max;
-      else this._max = this._min;
-    }
-  }
 }
 
-function notSubset(detail: string): SketchError {
-  return new SketchError("TM_SKETCH_NOT_SUBSET", `cannot remove values this DDSketch does not hold (${detail}); remove only what was added`);
+/** What a decoded binned sketch must satisfy to be one that add/merge/subtract could produce. */
+function consistent(b: BinStore): boolean {
+  return (
+    b.count > 0 &&
+    Number.isSafeInteger(b.count) &&
+    b.sum >= 0 &&
+    b.sum < Infinity &&
+    b.min >= 0 &&
+    b.min <= b.max &&
+    b.max < Infinity &&
+    !Object.is(b.min, -0) &&
+    !Object.is(b.max, -0) &&
+    (b.zeroCount > 0) === (b.min === 0) &&
+    (b.total === 0) === (b.max === 0)
+  );
 }

@@ -13,6 +13,8 @@ export const DEFAULT_PRECISION = 14;
 /** Sparse entries index the hash's top 25 bits (HLL++'s p'): exact-ish below ~2^p/8 distinct. */
 const SPARSE_P = 25;
 const RANK_BITS = 5;
+/** Up to this many sparse entries live in a plain list; beyond, in a hash table. */
+const LIST_MAX = 16;
 const VERSION = 1;
 const TAG = 0x48; // "H"
 const MODE_SPARSE = 0;
@@ -103,8 +105,8 @@ export class HyperLogLog {
 
   /** Approximate heap footprint in bytes. */
   heapBytes(): number {
-    if (this.registers !== null) return 64 + 200 + this.registers.length;
-    return 64 + (this.table === null ? 0 : 48 + 8 * this.table.length);
+    if (this.registers !== null) return 56 + 250 + this.registers.length;
+    return 56 + (this.table === null ? 0 : 48 + 8 * this.table.length);
   }
 
   encode(): Uint8Array {
@@ -205,15 +207,48 @@ export class HyperLogLog {
   }
 
   private insertSparse(e: number): void {
-    let table = this.table;
-    if (table === null) table = this.table = [0, 0, 0, 0, 0, 0, 0, 0];
+    const table = this.table;
+    if (table === null || table.length <= LIST_MAX) this.insertList(e);
+    else this.insertHashed(table, e);
+  }
+
+  /** Few entries: an unsorted list scanned linearly, capacity growing by 4 (10 users: 12 slots). */
+  private insertList(e: number): void {
+    let list = this.table;
+    const key = e >>> RANK_BITS;
+    for (let i = 0; i < this.size; i++) {
+      const cur = (list as number[])[i] as number;
+      if (cur >>> RANK_BITS === key) {
+        if (e > cur) (list as number[])[i] = e;
+        return;
+      }
+    }
+    if (list === null || this.size === list.length) {
+      if (list !== null && list.length === LIST_MAX) {
+        this.rehash(4 * LIST_MAX);
+        this.insertSparse(e);
+        return;
+      }
+      const next = new Array<number>((list?.length ?? 0) + 4).fill(0);
+      for (let i = 0; i < this.size; i++) next[i] = (list as number[])[i] as number;
+      list = this.table = next;
+    }
+    list[this.size++] = e;
+    if (this.size > this.maxSparse()) this.densify();
+  }
+
+  /** More entries: open addressing on the index bits, load ≤ 3/4, until dense is smaller. */
+  private insertHashed(table: number[], e: number): void {
     const key = e >>> RANK_BITS;
     const mask = table.length - 1;
     for (let i = key & mask; ; i = (i + 1) & mask) {
       const cur = table[i] as number;
       if (cur === 0) {
         table[i] = e;
-        if (++this.size > table.length * 0.75) this.growSparse();
+        if (++this.size > table.length * 0.75) {
+          if (this.size > this.maxSparse()) this.densify();
+          else this.rehash(table.length * 2);
+        }
         return;
       }
       if (cur >>> RANK_BITS === key) {
@@ -223,15 +258,11 @@ export class HyperLogLog {
     }
   }
 
-  private growSparse(): void {
-    const old = this.table as number[];
-    if (this.size > this.maxSparse()) {
-      this.densify();
-      return;
-    }
-    this.table = new Array<number>(old.length * 2).fill(0);
+  private rehash(capacity: number): void {
+    const old = this.table ?? [];
+    const table = (this.table = new Array<number>(capacity).fill(0));
     this.size = 0;
-    for (const e of old) if (e !== 0) this.insertSparse(e);
+    for (const e of old) if (e !== 0) this.insertHashed(table, e);
   }
 
   private densify(): Uint8Array {
