@@ -53,6 +53,7 @@ export class EngineWorker {
   private scheduled = false;
   private waitingRoom = false;
   private closing = false;
+  private connected = true;
   private idleTimer: NodeJS.Timeout | undefined;
   private current = { seq: 0, index: 0 };
   private readonly out: CoreOutput;
@@ -121,6 +122,21 @@ export class EngineWorker {
     this.sink.close();
   }
 
+  /**
+   * The connection to NATS dropped: silence from now on says nothing about the partitions, so
+   * idleness is not judged until `connectionRestored()`.
+   */
+  connectionLost(): void {
+    this.connected = false;
+  }
+
+  /** Back online: recreate every consumer at once and restart the idle clocks. */
+  connectionRestored(): void {
+    this.connected = true;
+    this.lastHeard.fill(Date.now());
+    for (const s of this.sources) s.restart();
+  }
+
   private onMessage(lane: number, seq: number, events: TelemetryEvent[] | null, hb: number): void {
     this.lastHeard[lane] = Date.now();
     if (this.merge.isIdle(lane)) this.setIdle(lane, false);
@@ -140,6 +156,7 @@ export class EngineWorker {
   }
 
   private checkIdle(): void {
+    if (!this.connected) return;
     const now = Date.now();
     let changed = false;
     for (let lane = 0; lane < this.lastHeard.length; lane++) {

@@ -22,6 +22,7 @@ const RETRY_MS = 500;
 export class PartitionSource {
   private lastSeq: number;
   private stopped = false;
+  private restarting = false;
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
 
@@ -39,6 +40,12 @@ export class PartitionSource {
     this.loop ??= this.run();
   }
 
+  /** Drops the current consumer and creates a new one from the last sequence seen + 1. */
+  restart(): void {
+    this.restarting = true;
+    void this.messages?.close().catch(() => undefined);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.messages?.close().catch(() => undefined);
@@ -53,7 +60,8 @@ export class PartitionSource {
         if (this.stopped) return;
         this.on.problem(`consumer of partition ${this.partition} failed; recreating it from sequence ${this.lastSeq + 1}`, err);
       }
-      if (!this.stopped) await new Promise((r) => setTimeout(r, RETRY_MS));
+      if (!this.stopped && !this.restarting) await new Promise((r) => setTimeout(r, RETRY_MS));
+      this.restarting = false;
     }
   }
 

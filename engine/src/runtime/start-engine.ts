@@ -106,6 +106,17 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   };
   const statusTimer = setInterval(publishStatus, config.statusEveryMs);
   worker.start();
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect") {
+        log.warn({ server: s.server }, "disconnected from NATS; idleness is not judged until reconnected");
+        worker.connectionLost();
+      } else if (s.type === "reconnect") {
+        log.info({ server: s.server }, "reconnected to NATS; recreating the consumers");
+        worker.connectionRestored();
+      }
+    }
+  })();
   log.info({ partitions: config.partitions, metrics: served.port, nats: config.natsUrl }, "engine started");
 
   let closing: Promise<void> | undefined;
