@@ -5,10 +5,13 @@ import { DeployError } from "./errors.js";
 /** Subcommands, loaded on demand so each role pulls in only its own dependencies. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   up: async () => (await import("./commands/up.js")).up,
+  demo: async () => (await import("./commands/demo.js")).demo,
   ingest: async () => (await import("./commands/ingest.js")).ingest,
   dashboard: async () => (await import("./commands/dashboard.js")).dashboard,
   engine: async () => (await import("./commands/engine.js")).engine,
   backfill: async () => (await import("./commands/backfill.js")).backfill,
+  frontier: async () => (await import("./commands/frontier.js")).frontier,
+  simulate: async () => (await import("./commands/simulate.js")).simulate,
 };
 
 function help(): string {

@@ -23,18 +23,19 @@ export function spawnRole(
   env: NodeJS.ProcessEnv = process.env,
   readyTimeoutMs = 30_000,
 ): Promise<{ child: Stoppable; ready: Record<string, unknown> }> {
-  const proc = spawn(process.execPath, [CLI, role, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
+  // Own process group: a terminal's Ctrl-C reaches `up` alone, which then stops the roles in order.
+  const proc = spawn(process.execPath, [CLI, role, ...args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const child: Stoppable = { name: role, pid: proc.pid ?? -1, exited, stop: () => stopProcess(proc, exited) };
   proc.stderr?.on("data", (b: Buffer) => process.stderr.write(prefixLines(role, b.toString("utf8"))));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill("SIGKILL");
-      reject(new DeployError("TM_NATS_START_FAILED", `${role} printed no ready line within ${readyTimeoutMs} ms`));
+      reject(new DeployError("TM_ROLE_START_FAILED", `${role} printed no ready line within ${readyTimeoutMs} ms`));
     }, readyTimeoutMs);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new DeployError("TM_NATS_START_FAILED", `${role} exited with code ${code} before it was ready`));
+      reject(new DeployError("TM_ROLE_START_FAILED", `${role} exited with code ${code} before it was ready`));
     });
     let buffered = "";
     proc.stdout?.on("data", (b: Buffer) => {

@@ -1,50 +1,128 @@
 import { resolve } from "node:path";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
+import { localIngestToken, tokenList } from "../config/ingest-token.js";
+import { dashboardArgs, engineArgs, ingestArgs, validateRoles, type RoleContext } from "../config/role-configs.js";
+import { ensureStreams } from "../config/stream-setup.js";
+import { loadTidemarkConfig, type TidemarkConfig } from "../config/tidemark-config.js";
 import { spawnNatsServer } from "../nats/nats-server.js";
 import { preferredOrFreePort } from "../ports.js";
 import { readyLine } from "../ready-line.js";
-import { stopAll, type Stoppable } from "../supervisor.js";
+import { spawnRole, stopAll, type Stoppable } from "../supervisor.js";
+
+type Log = (line: string) => void;
 
 /**
- * `tidemark up`: everything on one machine (design §11). Starts nats-server as a child
- * (store in <data>/nats) unless --nats is given, then every role that exists, and stops them
- * all in reverse order on SIGINT/SIGTERM, leaving <data> intact.
+ * `tidemark up`: everything on one machine (design §11, issue 8). nats-server as a child (store
+ * in <data>/nats) unless --nats or nats.url is given; the streams; ingest, engine and dashboard
+ * as child processes (crash isolation, both cores; docs/decisions/0008); the demo unless
+ * --no-demo. SIGINT/SIGTERM stop demo, ingest, engine (final checkpoint), dashboard and
+ * nats-server in that order, leaving <data> in place: a second `up` resumes from it.
  */
 export const up: Command = {
-  summary: "run the whole stack on this machine",
-  usage: "tidemark up [--data DIR] [--nats URL] [--no-demo] [--ingest-port 4318] [--dashboard-port 3000]",
+  summary: "run the whole stack on this machine, with live demo traffic",
+  usage:
+    "tidemark up [--config FILE] [--data DIR] [--nats URL] [--no-demo] [--ingest-port 4318] [--dashboard-port 3000]\n" +
+    "            [--rate N] [--corr X]",
   booleans: ["demo"],
   async run(flags: Flags): Promise<number> {
-    const log = (line: string): void => void process.stdout.write(`tidemark up: ${line}\n`);
-    const dataDir = resolve(flags.get("data") ?? "data");
+    const log: Log = (line) => void process.stdout.write(`tidemark up: ${line}\n`);
+    const loaded = loadTidemarkConfig({ flag: flags.get("config"), env: process.env });
+    const config: TidemarkConfig = Object.freeze({ ...loaded, data: resolve(flags.get("data") ?? loaded.data) });
     const started: Stoppable[] = [];
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> => (stopping ??= stopAll(started, log));
-    process.once("SIGINT", () => void shutdown());
-    process.once("SIGTERM", () => void shutdown());
+    const signalled = new Promise<string>((r) => process.once("SIGINT", () => r("SIGINT")).once("SIGTERM", () => r("SIGTERM")));
     try {
-      const natsUrl = flags.get("nats") ?? (await startNats(dataDir, started, log));
-      log(`data dir ${dataDir}`);
+      const ports = {
+        ingestPort: await port(flags, "ingest-port", 4318),
+        dashboardPort: await port(flags, "dashboard-port", 3000),
+      };
+      await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, process.env);
+      const natsUrl = flags.get("nats") ?? config.nats.url ?? (await startNats(config, started, log));
+      const streams = await ensureStreams(natsUrl, config.nats);
+      log(`streams ${Object.entries(streams).map(([name, how]) => `${name} (${how})`).join(", ")}`);
+      const { token, created } = localIngestToken(config.data);
+      const env = { ...process.env, TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(",") };
+      const ready = await startRoles({ config, natsUrl, ...ports }, env, started);
+      const ingestUrl = String(ready.ingest.ingest);
+      const dashboardUrl = String(ready.dashboard.dashboard);
+      if (flags.bool("demo", config.demo.enabled)) await startDemo(flags, config, ingestUrl, env, started, log);
+      else log("demo traffic off (--no-demo)");
+      printWelcome(log, { dashboardUrl, ingestUrl, token, created, data: config.data });
       const pids = Object.fromEntries(started.map((s) => [s.name, s.pid]));
-      process.stdout.write(readyLine({ nats: natsUrl, data: dataDir, pids }) + "\n");
+      process.stdout.write(
+        readyLine({ dashboard: dashboardUrl, ingest: ingestUrl, nats: natsUrl, token, data: config.data, engine: ready.engine.engine, pids }) + "\n",
+      );
     } catch (err) {
-      log(`failed: ${(err as Error).message}`);
+      const e = err as { code?: string; message?: string };
+      log(`failed: ${e.code ? `[${e.code}] ` : ""}${e.message ?? String(err)}`);
       await shutdown();
       return 1;
     }
-    await Promise.race([new Promise<void>((r) => process.once("SIGINT", r).once("SIGTERM", r)), ...started.map((s) => s.exited)]);
+    const why = await Promise.race([signalled, ...started.map((s) => s.exited.then((code) => `${s.name} exited (code ${code})`))]);
+    log(`${why}: stopping`);
     await shutdown();
     log("stopped; data left in place");
-    return 0;
+    return why.startsWith("SIG") ? 0 : 1;
   },
 };
 
-async function startNats(dataDir: string, started: Stoppable[], log: (line: string) => void): Promise<string> {
-  const port = await preferredOrFreePort(4222);
-  const monitorPort = await preferredOrFreePort(8222);
-  const nats = await spawnNatsServer({ port, monitorPort, storeDir: resolve(dataDir, "nats") });
+/** The flag's port when given (0 = any free port), else `preferred` when free, else a free one. */
+async function port(flags: Flags, name: string, preferred: number): Promise<number> {
+  return flags.get(name) === undefined ? preferredOrFreePort(preferred) : flags.int(name, preferred, 0, 65535);
+}
+
+function configuredTokens(config: TidemarkConfig): string[] {
+  const fromEnv = process.env.TIDEMARK_INGEST_TOKENS?.split(",").map((t) => t.trim()) ?? [];
+  const fromFile = config.roles.ingest?.tokens;
+  return [...fromEnv, ...(Array.isArray(fromFile) ? fromFile.map(String) : [])].filter((t) => t !== "");
+}
+
+async function startNats(config: TidemarkConfig, started: Stoppable[], log: Log): Promise<string> {
+  const port = await preferredOrFreePort(config.nats.port);
+  const monitorPort = await preferredOrFreePort(config.nats.monitorPort);
+  const nats = await spawnNatsServer({ port, monitorPort, storeDir: resolve(config.data, "nats"), detached: true });
   started.push({ name: "nats-server", pid: nats.pid, exited: nats.exited, stop: () => nats.stop() });
   log(`started nats-server pid ${nats.pid} at ${nats.url} (monitor ${nats.monitorUrl}, store ${nats.storeDir})`);
   return nats.url;
+}
+
+interface RolesReady {
+  ingest: Record<string, unknown>;
+  engine: Record<string, unknown>;
+  dashboard: Record<string, unknown>;
+}
+
+/** Starts the three roles side by side; registers each that came up (stop order: reverse). */
+async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Stoppable[]): Promise<RolesReady> {
+  const [dashboard, engine, ingest] = await Promise.allSettled([
+    spawnRole("dashboard", dashboardArgs(ctx), env),
+    spawnRole("engine", engineArgs(ctx), env, 60_000),
+    spawnRole("ingest", ingestArgs(ctx), env),
+  ]);
+  for (const r of [dashboard, engine, ingest]) if (r.status === "fulfilled") started.push(r.value.child);
+  for (const r of [dashboard, engine, ingest]) if (r.status === "rejected") throw r.reason;
+  const ready = (r: typeof ingest): Record<string, unknown> => (r.status === "fulfilled" ? r.value.ready : {});
+  return { ingest: ready(ingest), engine: ready(engine), dashboard: ready(dashboard) };
+}
+
+async function startDemo(flags: Flags, config: TidemarkConfig, ingestUrl: string, env: NodeJS.ProcessEnv, started: Stoppable[], log: Log): Promise<void> {
+  const args = ["--ingest", ingestUrl, "--rate", flags.get("rate") ?? String(config.demo.rate), "--corr", flags.get("corr") ?? String(config.demo.corr)];
+  const { child } = await spawnRole("demo", config.file === undefined ? args : [...args, "--config", config.file], env);
+  started.push(child);
+  log(`demo traffic flowing (pid ${child.pid}; --no-demo to switch it off)`);
+}
+
+function printWelcome(log: Log, w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string }): void {
+  const sample = '{"service":"my-api","route":"GET /hello","status":200,"latency_ms":12.5,"user":"alice"}';
+  log("");
+  log(`dashboard  ${w.dashboardUrl}`);
+  log(`ingest     ${w.ingestUrl}  (POST /v1/events NDJSON/JSON, POST /v1/traces OTLP/HTTP)`);
+  log(`token      ${w.token}  (${w.created ? "generated; " : ""}kept in ${resolve(w.data, "ingest-token")})`);
+  log("send your own events:");
+  log(`  curl -sS -H 'Authorization: Bearer ${w.token}' -H 'Content-Type: application/x-ndjson' \\`);
+  log(`       --data-binary '${sample}' ${w.ingestUrl}/v1/events`);
+  log("Ctrl-C stops everything in order (final engine checkpoint); data stays for the next `tidemark up`.");
+  log("");
 }

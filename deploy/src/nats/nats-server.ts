@@ -35,6 +35,8 @@ export interface NatsServerOptions {
    * `monitorPort` must then match what the file says (they name the URLs returned).
    */
   configFile?: string;
+  /** Own process group, so a terminal's Ctrl-C reaches the parent alone (it stops us in order). */
+  detached?: boolean;
   /** Environment of the process (a config file's $VARIABLES are read from it). */
   env?: NodeJS.ProcessEnv;
 }
@@ -50,7 +52,7 @@ export async function spawnNatsServer(opts: NatsServerOptions): Promise<NatsServ
     opts.configFile !== undefined ? ["-c", opts.configFile] : ["-js", "-a", host, "-p", String(opts.port), "-sd", opts.storeDir];
   if (opts.monitorPort !== undefined && opts.configFile === undefined) args.push("-m", String(opts.monitorPort));
   args.push(...(opts.args ?? []));
-  const child = spawn(opts.binary ?? "nats-server", args, { stdio: ["ignore", "pipe", "pipe"], env: opts.env ?? process.env });
+  const child = spawn(opts.binary ?? "nats-server", args, { stdio: ["ignore", "pipe", "pipe"], env: opts.env ?? process.env, detached: opts.detached ?? false });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const tail: string[] = [];
   await waitReady(child, tail, opts.readyTimeoutMs ?? 15_000, opts.onLog);

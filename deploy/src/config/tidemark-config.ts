@@ -1,0 +1,137 @@
+/**
+ * The unified configuration, `tidemark.config.json` (optional): found once, validated once, and
+ * handed out by section. Top-level keys:
+ *
+ * - `data`, `nats`, `demo`: read here (with TIDEMARK_DATA, TIDEMARK_NATS_URL, TIDEMARK_DEMO_* on top);
+ * - `partitions`, `policies`, `windows`, `referenceHorizon`, … : the core's settings, validated by
+ *   the core's own `validateCoreConfig`;
+ * - `ingest`, `engine`, `dashboard`: each role's section, validated by that role's config module,
+ *   which also layers its TIDEMARK_* env and flags on top (see role-configs.ts).
+ *
+ * Errors are TM_CONFIG_INVALID and name the file, the JSON path of the bad field and what is allowed.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { validateCoreConfig, type CoreConfig } from "@tidemark/engine/core";
+import { DeployError } from "../errors.js";
+import { readDemo, type DemoSettings } from "./demo-section.js";
+import { Fields, type Json } from "./fields.js";
+import { readNats, type NatsSettings } from "./nats-section.js";
+
+export const CONFIG_FILE_NAME = "tidemark.config.json";
+
+/** Keys the core's validateCoreConfig reads. */
+export const CORE_KEYS = [
+  "partitions",
+  "policies",
+  "windows",
+  "referenceHorizon",
+  "biasWindows",
+  "routeCapPerService",
+  "keyTtl",
+  "relativeAccuracy",
+  "hllPrecision",
+] as const;
+export const ROLE_KEYS = ["ingest", "engine", "dashboard"] as const;
+export const TOP_KEYS = ["$schema", "data", "nats", "demo", ...ROLE_KEYS, ...CORE_KEYS] as const;
+
+export type RoleName = (typeof ROLE_KEYS)[number];
+
+export interface TidemarkConfig {
+  /** Absolute path of the file read, or undefined when there is none. */
+  readonly file: string | undefined;
+  /** Absolute data directory (checkpoints, nats store, ingest token). */
+  readonly data: string;
+  readonly nats: NatsSettings;
+  readonly demo: DemoSettings;
+  readonly core: CoreConfig;
+  /** The file's parsed content (empty when there is no file). */
+  readonly document: Json;
+  /** Each role's raw section; the role's config module validates it. */
+  readonly roles: Readonly<Record<RoleName, Json | undefined>>;
+}
+
+export interface ConfigSources {
+  /** `--config FILE`, when given (must exist). */
+  flag?: string | undefined;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `--config FILE` (or TIDEMARK_CONFIG), else ./tidemark.config.json when present, else none. */
+export function findConfigFile(src: ConfigSources): string | undefined {
+  const cwd = src.cwd ?? process.cwd();
+  const named = src.flag ?? src.env?.TIDEMARK_CONFIG;
+  if (named !== undefined) {
+    const path = resolve(cwd, named);
+    if (!existsSync(path))
+      throw new DeployError("TM_CONFIG_NOT_FOUND", `config file ${path} does not exist: check --config / TIDEMARK_CONFIG, or leave it out to use the defaults`);
+    return path;
+  }
+  const local = resolve(cwd, CONFIG_FILE_NAME);
+  return existsSync(local) ? local : undefined;
+}
+
+export function loadTidemarkConfig(src: ConfigSources = {}): TidemarkConfig {
+  const file = findConfigFile(src);
+  const doc = file === undefined ? {} : readJson(file);
+  return parseTidemarkConfig(doc, { file, cwd: src.cwd ?? process.cwd(), env: src.env ?? {} });
+}
+
+/** Validates a parsed document (the file's content) and layers the environment on top. */
+export function parseTidemarkConfig(doc: unknown, ctx: { file: string | undefined; cwd: string; env: NodeJS.ProcessEnv }): TidemarkConfig {
+  const f = new Fields(ctx.file ?? "config");
+  const root = f.object(doc, "$", TOP_KEYS);
+  const envNats = ctx.env.TIDEMARK_NATS_URL ?? ctx.env.TIDEMARK_NATS;
+  const nats = readNats(f, root.nats);
+  const roles = {} as Record<RoleName, Json | undefined>;
+  for (const role of ROLE_KEYS) roles[role] = f.optional(root[role], (v) => f.record(v, `$.${role}`), undefined);
+  return Object.freeze({
+    file: ctx.file,
+    document: root,
+    data: resolve(ctx.cwd, ctx.env.TIDEMARK_DATA ?? f.optional(root.data, (v) => f.string(v, "$.data"), "data")),
+    nats: envNats === undefined ? nats : Object.freeze({ ...nats, url: readNats(new Fields("environment"), { url: envNats }).url }),
+    demo: withDemoEnv(readDemo(f, root.demo), ctx.env),
+    core: readCore(f, root),
+    roles: Object.freeze(roles),
+  });
+}
+
+function readCore(f: Fields, root: Json): CoreConfig {
+  const input: Json = {};
+  for (const key of CORE_KEYS) if (root[key] !== undefined) input[key] = root[key];
+  try {
+    return validateCoreConfig(input, "$");
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    if (e.code === "TM_CONFIG_INVALID") throw new DeployError("TM_CONFIG_INVALID", `${f.source}: ${e.message}`);
+    throw err;
+  }
+}
+
+function withDemoEnv(demo: DemoSettings, env: NodeJS.ProcessEnv): DemoSettings {
+  const f = new Fields("environment");
+  const num = (name: string, min: number, max: number): number | undefined => {
+    const v = env[name];
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    return f.number(v.trim() !== "" && Number.isFinite(n) ? n : v, name, min, max);
+  };
+  const rate = num("TIDEMARK_DEMO_RATE", 1, 1_000_000);
+  const corr = num("TIDEMARK_DEMO_CORR", 0, 1);
+  return Object.freeze({ ...demo, ...(rate === undefined ? {} : { rate }), ...(corr === undefined ? {} : { corr }) });
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new DeployError("TM_CONFIG_NOT_FOUND", `cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new DeployError("TM_CONFIG_INVALID", `${file} is not valid JSON (${(err as Error).message}): fix the syntax; comments and trailing commas are not allowed`);
+  }
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Pane } from "@tidemark/engine/protocol";
+import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
+import { FAST_POLICIES_CONFIG } from "./fast-policies.js";
+
+const POLICIES = ["dashboard", "alerting", "billing"] as const;
+
+async function panes(dashboard: string, policy: string): Promise<Pane[]> {
+  const res = await fetch(`${dashboard}/api/panes?policy=${policy}&window=10s`);
+  if (!res.ok) return [];
+  return ((await res.json()) as { panes: Pane[] }).panes;
+}
+
+async function stop(up: CliProcess, pids: number[]): Promise<void> {
+  up.child.kill("SIGINT");
+  expect(await up.exited).toBe(0);
+  for (const pid of pids) await waitFor(() => !isAlive(pid), 15_000, `child pid ${pid} to exit`);
+}
+
+describe("tidemark up: the whole stack with demo traffic", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tidemark-up-all-"));
+  const data = join(dir, "data");
+  const configFile = join(dir, "tidemark.config.json");
+  writeFileSync(configFile, JSON.stringify(FAST_POLICIES_CONFIG, null, 2));
+  const args = ["up", "--config", configFile, "--data", data, "--ingest-port", "0", "--dashboard-port", "0"];
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("serves panes of all three policies from live demo traffic, stops every child on SIGINT, and a second up resumes", async () => {
+    const t0 = Date.now();
+    const first = spawnTidemark(args, { cwd: dir, readyTimeoutMs: 60_000 });
+    const ready = await first.ready;
+    const dashboard = String(ready.dashboard);
+    const token = String(ready.token);
+    const pids = Object.values(ready.pids as Record<string, number>);
+    expect(Object.keys(ready.pids as object).sort()).toEqual(["dashboard", "demo", "engine", "ingest", "nats-server"]);
+    for (const pid of pids) expect(isAlive(pid)).toBe(true);
+    expect(readFileSync(join(data, "ingest-token"), "utf8").trim()).toBe(token);
+
+    // Ingest holds writes behind the generated token.
+    const denied = await fetch(`${String(ready.ingest)}/v1/events`, { method: "POST", body: '{"service":"x"}\n', headers: { "content-type": "application/x-ndjson" } });
+    expect(denied.status).toBe(401);
+
+    const seen = new Map<string, Pane[]>();
+    await waitFor(
+      async () => {
+        for (const p of POLICIES) seen.set(p, await panes(dashboard, p));
+        return POLICIES.every((p) => (seen.get(p) ?? []).some((x) => x.value.count > 0));
+      },
+      60_000,
+      "panes of dashboard, alerting and billing on /api/panes",
+      1000,
+    );
+    const firstPanesAfterMs = Date.now() - t0;
+    // Billing is final-only: every pane it shows is a final one; the demo's services appear.
+    expect((seen.get("billing") ?? []).every((p) => p.kind === "final")).toBe(true);
+    const services = new Set(POLICIES.flatMap((p) => (seen.get(p) ?? []).map((x) => x.key.service)));
+    expect(services.has("api-gateway") && services.has("checkout")).toBe(true);
+    console.log(`up: panes of all three policies ${firstPanesAfterMs} ms after start`);
+
+    const lastWindowBefore = Math.max(...(seen.get("billing") ?? []).map((p) => p.window.start));
+    await stop(first, pids);
+    expect(first.output()).toContain("stopping engine");
+    expect(first.output().indexOf("stopping ingest")).toBeLessThan(first.output().indexOf("stopping engine"));
+
+    // A second up on the same data dir: same token, engine resumes from its checkpoint, the
+    // dashboard replays what came before and new windows follow.
+    const second = spawnTidemark(args, { cwd: dir, readyTimeoutMs: 60_000 });
+    const again = await second.ready;
+    expect(again.token).toBe(token);
+    expect((again.engine as { restoredFrom: unknown }).restoredFrom).not.toBeNull();
+    const dashboard2 = String(again.dashboard);
+    await waitFor(
+      async () => (await panes(dashboard2, "billing")).some((p) => p.window.start > lastWindowBefore),
+      45_000,
+      "new billing windows after the restart",
+      1000,
+    );
+    const after = await panes(dashboard2, "billing");
+    expect(after.some((p) => p.window.start <= lastWindowBefore)).toBe(true);
+    await stop(second, Object.values(again.pids as Record<string, number>));
+  });
+});
