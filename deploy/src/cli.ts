@@ -10,6 +10,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   dashboard: async () => (await import("./commands/dashboard.js")).dashboard,
   engine: async () => (await import("./commands/engine.js")).engine,
   backfill: async () => (await import("./commands/backfill.js")).backfill,
+  frontier: async () => (await import("./commands/frontier.js")).frontier,
+  simulate: async () => (await import("./commands/simulate.js")).simulate,
 };
 
 function help(): string {

@@ -21,3 +21,4 @@ export type {
 } from "./types.js";
 export { simulate, serviceName, DEFAULT_SIMULATION, SIMULATION_START_MS, type SimulationOptions } from "./simulation.js";
 export { Prng } from "./prng.js";
+export { runFrontier, lagGracePolicy, maxDelay, policyLag, type FrontierResult, type FrontierPolicyResult, type FrontierOptions } from "./frontier.js";
