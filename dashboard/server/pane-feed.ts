@@ -1,6 +1,7 @@
 import { connect, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
 import { STREAM_PANES, SUBJECT_STATUS, type EngineStatusMessage, type Pane } from "@tidemark/engine/protocol";
+import { natsConnectOptions } from "@tidemark/engine/runtime";
 import type { Logger } from "pino";
 import type { DashboardConfig } from "./config.js";
 import type { FeedStatus } from "./ws-frames.js";
@@ -77,7 +78,7 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
   const run = async (): Promise<void> => {
     while (!closed && !nc) {
       try {
-        nc = await connect({ servers: config.nats, noAsyncTraces: true, maxReconnectAttempts: -1, reconnectTimeWait: config.retryMs });
+        nc = await connect({ ...natsConnectOptions(config.nats), noAsyncTraces: true, maxReconnectAttempts: -1, reconnectTimeWait: config.retryMs });
       } catch (err) {
         set({ state: "disconnected", error: `cannot reach NATS at ${config.nats} (${(err as Error).message}); retrying` });
         await sleep(config.retryMs);

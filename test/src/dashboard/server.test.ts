@@ -82,11 +82,12 @@ describe("dashboard server against a real nats-server", () => {
       pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 1, kind: "late", count: 52 }),
       pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 61 }),
     ];
-    const nc2 = await connect({ servers: nats.url, noAsyncTraces: true });
-    await publishPanes(nc2, later);
+    // A fresh publisher connection, as an engine restarted with the server would have.
+    await nc.close();
+    nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    await publishPanes(nc, later);
     // The same panes again (an engine replaying after its own restart): absorbed.
-    await publishPanes(nc2, later);
-    await nc2.close();
+    await publishPanes(nc, later);
     await waitFor(async () => (await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=alerting&window=60s`)).panes.length === 2, 10_000, "panes after restart");
 
     const ws2 = await connectWs(dash.url);
@@ -115,5 +116,41 @@ describe("dashboard server against a real nats-server", () => {
     expect(err).toMatchObject({ code: "TM_DASHBOARD_FRAME_INVALID" });
     expect(err.message).toContain("panels[0].windowMs");
     await ws.close();
+  });
+
+  it("guards the API and the WebSocket with the read token when one is configured", async () => {
+    const guarded = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: nats.url, readToken: "s3cret" }));
+    try {
+      const denied = await fetch(`${guarded.url}/api/status`);
+      expect(denied.status).toBe(401);
+      expect(await denied.json()).toMatchObject({ code: "TM_DASHBOARD_UNAUTHORIZED" });
+      expect((await fetch(`${guarded.url}/api/status`, { headers: { authorization: "Bearer s3cret" } })).status).toBe(200);
+      await expect(connectWs(guarded.url)).rejects.toThrow(/401/);
+      const ws = await connectWs(`${guarded.url}/ws?token=s3cret`);
+      await ws.next("hello");
+      await ws.close();
+      expect((await fetch(`${guarded.url}/metrics`)).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it("replays on start what TM_PANES stored within the replay window, and nothing older", async () => {
+    const old = pane({ policy: "replay", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "final", count: 1 });
+    const recent = pane({ policy: "replay", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "final", count: 2 });
+    await publishPanes(nc, [old]);
+    await new Promise((r) => setTimeout(r, 1500));
+    await publishPanes(nc, [recent]);
+    const counts = async (replay: string): Promise<number[]> => {
+      const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: nats.url, replayMs: replay }));
+      try {
+        await waitFor(async () => (await json<{ feed: { state: string } }>(`${d.url}/api/status`)).feed.state === "live", 5000, "live");
+        return (await json<{ panes: Pane[] }>(`${d.url}/api/panes?policy=replay&window=60s`)).panes.map((p) => p.value.count);
+      } finally {
+        await d.close();
+      }
+    };
+    expect(await counts("1s")).toEqual([2]);
+    expect(await counts("1h")).toEqual([1, 2]);
   });
 });
