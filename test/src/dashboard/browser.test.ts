@@ -55,6 +55,7 @@ describe("dashboard in a real browser (panes and status published to a real nats
     await nats?.stop();
   });
 
+  const kindShown = (panel: string, kind: string) => page.getByTestId(`panel-${panel}`).getByTestId("kind").filter({ hasText: kind }).waitFor();
   const headline = async (panel: string) => {
     const root = page.getByTestId(`panel-${panel}`);
     const text = async (id: string) => ((await root.getByTestId(id).textContent()) ?? "").trim();
@@ -64,7 +65,7 @@ describe("dashboard in a real browser (panes and status published to a real nats
   it("shows each headline with its pane's value, bias, emit delay and kind; switching one panel's policy changes only that panel", async () => {
     await page.goto(`${url}/?services=checkout&window=10s&range=15m`);
     await page.getByTestId("panel-requests").getByTestId("kind").waitFor();
-    await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent?.includes("Streaming"));
+    await page.getByTestId("connection").filter({ hasText: "Streaming" }).waitFor();
 
     expect(await headline("requests")).toEqual({ value: "123 req/s", bias: "bias \u22126.4 % (30 windows)", delay: "emit 2 s + 40 ms pipeline", kind: "early" });
     const errorsBefore = await headline("errorRate");
@@ -73,20 +74,20 @@ describe("dashboard in a real browser (panes and status published to a real nats
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-checkout.png"), fullPage: true });
 
     await page.getByTestId("panel-requests").getByTestId("policy").selectOption("billing");
-    await page.waitForFunction(() => document.querySelector('[data-testid="panel-requests"] [data-testid="kind"]')?.textContent?.includes("final"));
+    await kindShown("requests", "final");
     expect(await headline("requests")).toEqual({ value: "132 req/s", bias: "bias 0 % (30 windows)", delay: "emit 1 m 40 s + 40 ms pipeline", kind: "final" });
     expect(await headline("errorRate")).toEqual(errorsBefore);
     expect(new URL(page.url()).searchParams.get("policy.requests")).toBe("billing");
 
     // The choice lives in the URL: a reload keeps it.
     await page.reload();
-    await page.waitForFunction(() => document.querySelector('[data-testid="panel-requests"] [data-testid="kind"]')?.textContent?.includes("final"));
+    await kindShown("requests", "final");
     expect((await headline("requests")).value).toBe("132 req/s");
   });
 
   it("replaces an early value in place when the on-time pane of its window arrives", async () => {
     await publishPanes(nc, [{ ...dashEarly, seq: 1, kind: "on-time", value: { ...dashEarly.value, count: 1250, errors: 40, errorRate: 40 / 1250 } }]);
-    await page.waitForFunction(() => document.querySelector('[data-testid="panel-errorRate"] [data-testid="kind"]')?.textContent?.includes("on-time"));
+    await kindShown("errorRate", "on-time");
     expect(await headline("errorRate")).toMatchObject({ value: "3.2 %", kind: "on-time" });
   });
 
