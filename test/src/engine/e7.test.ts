@@ -1,0 +1,65 @@
+/** E7 as a test (the experiment itself: e7-experiment.ts, `npm run experiment:e7 -w test`). */
+import { afterAll, describe, expect, it } from "vitest";
+import { startTestNats, type TestNats } from "../index.js";
+import { E7_SILENT, runE7, timeline, type E7Result, type E7Sample } from "./e7-experiment.js";
+
+const SILENCE_AT = 3_000;
+const HEAL_AT = 8_000;
+const IDLE_MS = 2_000;
+
+function between(r: E7Result, from: number, to: number): E7Sample[] {
+  return r.samples.filter((s) => s.t >= from && s.t < to);
+}
+
+describe("E7: a silent partition", () => {
+  const servers: TestNats[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.stop();
+  });
+
+  async function run(idleTimeout: string): Promise<E7Result> {
+    const nats = await startTestNats();
+    servers.push(nats);
+    const r = await runE7({ natsUrl: nats.url, idleTimeout, silenceAt: SILENCE_AT, healAt: HEAL_AT });
+    expect(r.samples.length).toBeGreaterThan(20);
+    return r;
+  }
+
+  it("without idleness: the watermark stalls, no on-time pane fires, status names the partition; nothing is lost", async () => {
+    const r = await run("1h");
+    const ctx = timeline(r.samples).join("\n");
+    const silent = between(r, SILENCE_AT + 1000, HEAL_AT);
+    expect(silent.length, ctx).toBeGreaterThan(5);
+    expect(new Set(silent.map((s) => s.watermark)).size, ctx).toBe(1);
+    expect(new Set(silent.map((s) => s.onTimePanes)).size, ctx).toBe(1);
+    expect(silent.every((s) => s.heldBackBy === E7_SILENT && !s.idle[E7_SILENT]), ctx).toBe(true);
+    // After the heal the pipeline catches up exactly: the backlog was waited for.
+    const after = between(r, HEAL_AT + 1000, Infinity);
+    expect(after.at(-1)?.onTimePanes ?? 0, ctx).toBeGreaterThan(silent[0]?.onTimePanes ?? 0);
+    expect([r.countedFast, r.droppedFast, r.lateRecordsFast], ctx).toEqual([r.sent, 0, 0]);
+  });
+
+  it("with idleness: the watermark moves on after the timeout; the healed backlog is late or dropped and counted", async () => {
+    const r = await run(`${IDLE_MS / 1000}s`);
+    const ctx = timeline(r.samples).join("\n");
+    const stalled = between(r, SILENCE_AT + 500, SILENCE_AT + IDLE_MS - 300);
+    expect(stalled.every((s) => s.heldBackBy === E7_SILENT && !s.idle[E7_SILENT]), ctx).toBe(true);
+    const idle = between(r, SILENCE_AT + IDLE_MS + 700, HEAL_AT);
+    expect(idle.length, ctx).toBeGreaterThan(3);
+    expect(idle.every((s) => s.idle[E7_SILENT] && s.heldBackBy !== E7_SILENT), ctx).toBe(true);
+    const first = idle[0] as E7Sample;
+    const last = idle.at(-1) as E7Sample;
+    expect(last.watermark ?? 0, ctx).toBeGreaterThan((first.watermark ?? 0) + 1000);
+    expect(last.onTimePanes, ctx).toBeGreaterThan(stalled.at(-1)?.onTimePanes ?? Infinity);
+    // The partition rejoins; its held-back events are behind the watermark.
+    expect(between(r, HEAL_AT + 700, Infinity).every((s) => !s.idle[E7_SILENT]), ctx).toBe(true);
+    expect(r.droppedFast, ctx).toBeGreaterThan(0);
+    expect(r.droppedFast, ctx).toBeLessThanOrEqual(r.heldBack);
+    expect(r.samples.at(-1)?.lateAcceptedSlow ?? 0, ctx).toBeGreaterThan(0);
+    // Never silently lost: every event is in a pane or counted as dropped and on TM_LATE.
+    expect(r.lateRecordsFast).toBe(r.droppedFast);
+    expect(r.lateRecordsSlow).toBe(r.droppedSlow);
+    expect(r.countedFast + r.droppedFast, ctx).toBe(r.sent);
+    expect(r.countedSlow + r.droppedSlow, ctx).toBe(r.sent);
+  });
+});
