@@ -4,7 +4,7 @@ import { ByteReader } from "./byte-reader.js";
 import { ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidCount, invalidOption, invalidValue } from "./errors.js";
 import { LogMapping } from "./log-mapping.js";
-import { containsAll, countOf, insertSorted, removeSorted, sumOf } from "./sorted-values.js";
+import { containsAll, countOf, insertSorted, removeSorted, sizeOf, sumOf } from "./sorted-values.js";
 
 export { MAX_BINS } from "./bin-store.js";
 
@@ -31,9 +31,8 @@ const FLAG_EXACT = 8;
  */
 export class DDSketch {
   private readonly mapping: LogMapping;
-  /** The values themselves, sorted, while few (`size` of them; capacity may be larger). */
+  /** The values themselves, sorted, while few (see sorted-values.ts); null once binned. */
   private values: number[] | null = null;
-  private size = 0;
   /** The binned form once more than EXACT_LIMIT values came; then `values` is null. */
   private binned: BinStore | null = null;
 
@@ -45,20 +44,21 @@ export class DDSketch {
     return this.mapping.relativeAccuracy;
   }
   get count(): number {
-    return this.binned !== null ? this.binned.count : this.size;
+    return this.binned !== null ? this.binned.count : sizeOf(this.values);
   }
   get sum(): number {
-    return this.binned !== null ? this.binned.sum : sumOf(this.values, this.size);
+    return this.binned !== null ? this.binned.sum : sumOf(this.values);
   }
   /** Smallest value added; NaN when empty (bin-accurate once a removal took the smallest out). */
   get min(): number {
     if (this.binned !== null) return this.binned.count === 0 ? NaN : this.binned.min;
-    return this.size === 0 ? NaN : ((this.values as number[])[0] as number);
+    return sizeOf(this.values) === 0 ? NaN : ((this.values as number[])[0] as number);
   }
   /** Largest value added; NaN when empty (bin-accurate once a removal took the largest out). */
   get max(): number {
     if (this.binned !== null) return this.binned.count === 0 ? NaN : this.binned.max;
-    return this.size === 0 ? NaN : ((this.values as number[])[this.size - 1] as number);
+    const n = sizeOf(this.values);
+    return n === 0 ? NaN : ((this.values as number[])[n - 1] as number);
   }
   /** True while the sketch holds its values exactly (at most EXACT_LIMIT of them). */
   get isExact(): boolean {
@@ -74,9 +74,8 @@ export class DDSketch {
       binned.add(value, count);
       return;
     }
-    if (this.size + count <= EXACT_LIMIT) {
-      this.values = insertSorted(this.values, this.size, value, count);
-      this.size += count;
+    if (sizeOf(this.values) + count <= EXACT_LIMIT) {
+      this.values = insertSorted(this.values, value, count);
     } else {
       this.toBinned().add(value, count);
     }
@@ -91,10 +90,9 @@ export class DDSketch {
       this.binned.remove(value, count);
       return;
     }
-    const have = countOf(this.values, this.size, value);
+    const have = countOf(this.values, value);
     if (have < count) throw notSubset(`value ${value} held ${have} times < ${count}`);
-    removeSorted(this.values as number[], this.size, value, count);
-    this.size -= count;
+    removeSorted(this.values as number[], value, count);
   }
 
   /** Value at quantile q ∈ [0, 1] (the element of rank ⌊q·(count−1)⌋); NaN when empty. */
@@ -102,7 +100,7 @@ export class DDSketch {
     if (!(q >= 0 && q <= 1)) throw invalidOption("q", q, "a number in [0, 1]");
     const b = this.binned;
     if (b === null) {
-      const n = this.size;
+      const n = sizeOf(this.values);
       return n === 0 ? NaN : ((this.values as number[])[Math.floor(q * (n - 1))] as number);
     }
     const n = b.count;
@@ -120,23 +118,26 @@ export class DDSketch {
     if (other.count === 0) return;
     if (other === this) other = this.clone();
     const theirs = other.values;
-    if (this.binned === null && theirs !== null && this.size + other.size <= EXACT_LIMIT) {
-      for (let i = 0; i < other.size; i++) this.values = insertSorted(this.values, this.size++, theirs[i] as number, 1);
+    const n = sizeOf(theirs);
+    if (this.binned === null && theirs !== null && sizeOf(this.values) + n <= EXACT_LIMIT) {
+      for (let i = 0; i < n; i++) this.values = insertSorted(this.values, theirs[i] as number, 1);
       return;
     }
     const binned = this.toBinned();
     if (other.binned !== null) binned.merge(other.binned);
-    else for (let i = 0; i < other.size; i++) binned.add((theirs as number[])[i] as number, 1);
+    else for (let i = 0; i < n; i++) binned.add((theirs as number[])[i] as number, 1);
   }
 
   /** Removes a sketch whose values were all added to (or merged into) this one. Atomic. */
   subtract(prefix: DDSketch): void {
     this.checkCompatible(prefix);
     if (prefix.count === 0) return;
+    if (prefix === this) prefix = this.clone();
     const theirs = prefix.values;
     if (this.binned === null && theirs !== null) {
-      if (!containsAll(this.values, this.size, theirs, prefix.size)) throw notSubset("a value of the prefix is missing");
-      for (let i = 0; i < prefix.size; i++) removeSorted(this.values as number[], this.size--, theirs[i] as number, 1);
+      if (!containsAll(this.values, theirs)) throw notSubset("a value of the prefix is missing");
+      const n = sizeOf(theirs);
+      for (let i = 0; i < n; i++) removeSorted(this.values as number[], theirs[i] as number, 1);
       return;
     }
     if (prefix.count > this.count) throw notSubset(`count ${this.count} < ${prefix.count}`);
@@ -145,13 +146,11 @@ export class DDSketch {
     target.subtract(prefix.binned ?? prefix.clone().toBinned());
     this.binned = target;
     this.values = null;
-    this.size = 0;
   }
 
   clone(): DDSketch {
     const c = new DDSketch({ relativeAccuracy: this.mapping.relativeAccuracy });
     c.values = this.values === null ? null : this.values.slice();
-    c.size = this.size;
     c.binned = this.binned === null ? null : this.binned.clone();
     return c;
   }
@@ -167,7 +166,7 @@ export class DDSketch {
   /** Approximate heap footprint in bytes (V8, 64-bit, measured by the benchmark). */
   heapBytes(): number {
     if (this.binned !== null) return 48 + 200 + (this.binned.capacityBytes > 0 ? 250 + this.binned.capacityBytes : 0);
-    return 56 + (this.values === null ? 0 : 48 + 8 * this.values.length);
+    return 48 + (this.values === null ? 0 : 48 + 8 * this.values.length);
   }
 
   encode(): Uint8Array {
@@ -245,7 +244,7 @@ export class DDSketch {
     for (let i = 0; i < n; i++) {
       const v = r.float64();
       if (!(v >= prev && v < Infinity) || Object.is(v, -0)) throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
-      this.values = insertSorted(this.values, this.size++, v, 1);
+      this.values = insertSorted(this.values, v, 1);
       prev = v;
     }
   }
@@ -254,10 +253,10 @@ export class DDSketch {
   private toBinned(): BinStore {
     if (this.binned !== null) return this.binned;
     const b = new BinStore(this.mapping);
-    for (let i = 0; i < this.size; i++) b.add((this.values as number[])[i] as number, 1);
+    const n = sizeOf(this.values);
+    for (let i = 0; i < n; i++) b.add((this.values as number[])[i] as number, 1);
     this.binned = b;
     this.values = null;
-    this.size = 0;
     return b;
   }
 

@@ -3,6 +3,7 @@ import { ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidOption } from "./errors.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
+import { RANK_BITS, sparseEntries, sparseInsert, sparseSize } from "./sparse-set.js";
 
 export interface HyperLogLogOptions {
   /** Precision p ∈ [4, 18]: 2^p registers, standard error 1.04/√2^p. Default 14. */
@@ -12,9 +13,6 @@ export interface HyperLogLogOptions {
 export const DEFAULT_PRECISION = 14;
 /** Sparse entries index the hash's top 25 bits (HLL++'s p'): exact-ish below ~2^p/8 distinct. */
 const SPARSE_P = 25;
-const RANK_BITS = 5;
-/** Up to this many sparse entries live in a plain list; beyond, in a hash table. */
-const LIST_MAX = 16;
 const VERSION = 1;
 const TAG = 0x48; // "H"
 const MODE_SPARSE = 0;
@@ -27,11 +25,8 @@ const MODE_DENSE = 1;
  */
 export class HyperLogLog {
   readonly precision: number;
-  /** Dense registers, or null while sparse. */
-  private registers: Uint8Array | null = null;
-  /** Sparse entries (index'·32 + rank', never 0) in an open-addressed table; 0 = empty slot. */
-  private table: number[] | null = null;
-  private size = 0;
+  /** Empty (null), sparse (a number[] set, see sparse-set.ts) or dense (Uint8Array registers): one field, 8 bytes less per sketch. */
+  private state: number[] | Uint8Array | null = null;
 
   constructor(options: HyperLogLogOptions = {}) {
     const p = options.precision ?? DEFAULT_PRECISION;
@@ -62,13 +57,13 @@ export class HyperLogLog {
     }
     const w = hi << SPARSE_P;
     const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - SPARSE_P + (lo === 0 ? 22 : Math.clz32(lo) - 10);
-    this.insertSparse((hi >>> (32 - SPARSE_P)) * 32 + rank);
+    this.insertEntry((hi >>> (32 - SPARSE_P)) * 32 + rank);
   }
 
   estimate(): number {
     if (this.registers === null) {
       const m = 2 ** SPARSE_P;
-      return -m * Math.log1p(-this.size / m);
+      return -m * Math.log1p(-sparseSize(this.table) / m);
     }
     const q = 53 - this.precision;
     const histogram = new Float64Array(q + 2);
@@ -86,16 +81,23 @@ export class HyperLogLog {
       for (let i = 0; i < regs.length; i++) if ((src[i] as number) > (regs[i] as number)) regs[i] = src[i] as number;
       return;
     }
-    if (other.table === null) return;
-    for (const e of other.table) if (e !== 0) this.insertEntry(e);
+    for (const e of sparseEntries(other.table)) this.insertEntry(e);
   }
 
   clone(): HyperLogLog {
     const c = new HyperLogLog({ precision: this.precision });
-    c.registers = this.registers === null ? null : this.registers.slice();
-    c.table = this.table === null ? null : this.table.slice();
-    c.size = this.size;
+    c.state = this.state === null ? null : this.state.slice();
     return c;
+  }
+
+  private get registers(): Uint8Array | null {
+    const s = this.state;
+    return s === null || Array.isArray(s) ? null : s;
+  }
+
+  private get table(): number[] | null {
+    const s = this.state;
+    return Array.isArray(s) ? s : null;
   }
 
   /** True while the sketch holds its sparse form. */
@@ -105,12 +107,13 @@ export class HyperLogLog {
 
   /** Approximate heap footprint in bytes. */
   heapBytes(): number {
-    if (this.registers !== null) return 56 + 250 + this.registers.length;
-    return 56 + (this.table === null ? 0 : 48 + 8 * this.table.length);
+    const s = this.state;
+    if (s === null) return 40;
+    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 250 + s.length;
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter(this.registers === null ? 16 + 4 * this.size : 8 + (this.registers.length * 3) / 4);
+    const w = new ByteWriter(this.registers === null ? 16 + 4 * sparseSize(this.table) : 8 + (this.registers.length * 3) / 4);
     this.encodeTo(w);
     return w.finish();
   }
@@ -171,7 +174,7 @@ export class HyperLogLog {
       if ((i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) || rank < 1 || rank > 53 - SPARSE_P + 1 || e >= 2 ** (SPARSE_P + RANK_BITS)) {
         throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
       }
-      this.insertSparse(e);
+      this.insertEntry(e);
       prev = e;
     }
   }
@@ -189,7 +192,7 @@ export class HyperLogLog {
       regs[i + 3] = v >>> 18;
     }
     for (const x of regs) if (x > maxRank) throw corrupt("HyperLogLog (register out of range)");
-    this.registers = regs;
+    this.state = regs;
   }
 
   /** Sparse capacity limit: beyond it the table would outweigh 2^p one-byte registers. */
@@ -199,83 +202,26 @@ export class HyperLogLog {
 
   private insertEntry(e: number): void {
     if (this.registers === null) {
-      this.insertSparse(e);
-      return;
+      const set = sparseInsert(this.table, e, this.maxSparse());
+      if (set !== null) {
+        this.state = set;
+        return;
+      }
+      this.densify();
     }
+    const regs = this.registers as Uint8Array;
     const [idx, rank] = this.denseOf(e);
-    if (rank > (this.registers[idx] as number)) this.registers[idx] = rank;
-  }
-
-  private insertSparse(e: number): void {
-    const table = this.table;
-    if (table === null || table.length <= LIST_MAX) this.insertList(e);
-    else this.insertHashed(table, e);
-  }
-
-  /** Few entries: an unsorted list scanned linearly, capacity growing by 4 (10 users: 12 slots). */
-  private insertList(e: number): void {
-    let list = this.table;
-    const key = e >>> RANK_BITS;
-    for (let i = 0; i < this.size; i++) {
-      const cur = (list as number[])[i] as number;
-      if (cur >>> RANK_BITS === key) {
-        if (e > cur) (list as number[])[i] = e;
-        return;
-      }
-    }
-    if (list === null || this.size === list.length) {
-      if (list !== null && list.length === LIST_MAX) {
-        this.rehash(4 * LIST_MAX);
-        this.insertSparse(e);
-        return;
-      }
-      const next = new Array<number>((list?.length ?? 0) + 4).fill(0);
-      for (let i = 0; i < this.size; i++) next[i] = (list as number[])[i] as number;
-      list = this.table = next;
-    }
-    list[this.size++] = e;
-    if (this.size > this.maxSparse()) this.densify();
-  }
-
-  /** More entries: open addressing on the index bits, load ≤ 3/4, until dense is smaller. */
-  private insertHashed(table: number[], e: number): void {
-    const key = e >>> RANK_BITS;
-    const mask = table.length - 1;
-    for (let i = key & mask; ; i = (i + 1) & mask) {
-      const cur = table[i] as number;
-      if (cur === 0) {
-        table[i] = e;
-        if (++this.size > table.length * 0.75) {
-          if (this.size > this.maxSparse()) this.densify();
-          else this.rehash(table.length * 2);
-        }
-        return;
-      }
-      if (cur >>> RANK_BITS === key) {
-        if (e > cur) table[i] = e;
-        return;
-      }
-    }
-  }
-
-  private rehash(capacity: number): void {
-    const old = this.table ?? [];
-    const table = (this.table = new Array<number>(capacity).fill(0));
-    this.size = 0;
-    for (const e of old) if (e !== 0) this.insertHashed(table, e);
+    if (rank > (regs[idx] as number)) regs[idx] = rank;
   }
 
   private densify(): Uint8Array {
     if (this.registers !== null) return this.registers;
     const regs = new Uint8Array(1 << this.precision);
-    for (const e of this.table ?? []) {
-      if (e === 0) continue;
+    for (const e of sparseEntries(this.table)) {
       const [idx, rank] = this.denseOf(e);
       if (rank > (regs[idx] as number)) regs[idx] = rank;
     }
-    this.registers = regs;
-    this.table = null;
-    this.size = 0;
+    this.state = regs;
     return regs;
   }
 
@@ -289,8 +235,6 @@ export class HyperLogLog {
   }
 
   private sortedEntries(): number[] {
-    const out: number[] = [];
-    for (const e of this.table ?? []) if (e !== 0) out.push(e);
-    return out.sort((a, b) => a - b);
+    return sparseEntries(this.table).sort((a, b) => a - b);
   }
 }

@@ -1,12 +1,22 @@
 /**
- * A small sorted multiset of numbers kept in a plain array plus a separate size: the exact form
- * of a DDSketch holding few values. Plain arrays of doubles cost 8 bytes a slot (typed arrays
- * cost ~250 bytes of headers), and no wrapper object is needed. Capacity grows by GROWTH slots.
+ * A small sorted multiset of numbers in one plain array and nothing else: the exact form of a
+ * DDSketch holding few values. Idle slots at the end hold NaN (values never are NaN), so the
+ * array carries its own size and no wrapper object or size field is needed; plain arrays of
+ * doubles cost 8 bytes a slot where typed arrays cost ~250 bytes of headers. Capacity grows by
+ * 2 slots, so at most one slot idles after adds.
  */
-const GROWTH = 4;
+const GROWTH = 2;
 
-/** Index of the first of the `size` items ≥ value. */
-export function lowerBound(items: number[], size: number, value: number): number {
+/** Number of values held. */
+export function sizeOf(items: number[] | null): number {
+  if (items === null) return 0;
+  let n = items.length;
+  while (n > 0 && Number.isNaN(items[n - 1])) n--;
+  return n;
+}
+
+/** Index of the first of the `size` values ≥ value. */
+function lowerBound(items: number[], size: number, value: number): number {
   let lo = 0;
   let hi = size;
   while (lo < hi) {
@@ -18,9 +28,10 @@ export function lowerBound(items: number[], size: number, value: number): number
 }
 
 /** Inserts `copies` of value in order; returns the array (a larger copy when it was full). */
-export function insertSorted(items: number[] | null, size: number, value: number, copies: number): number[] {
+export function insertSorted(items: number[] | null, value: number, copies: number): number[] {
+  const size = sizeOf(items);
   if (items === null || size + copies > items.length) {
-    const next = new Array<number>(Math.ceil((size + copies) / GROWTH) * GROWTH);
+    const next = new Array<number>(Math.ceil((size + copies) / GROWTH) * GROWTH).fill(NaN);
     for (let i = 0; i < size; i++) next[i] = (items as number[])[i] as number;
     items = next;
   }
@@ -33,21 +44,26 @@ export function insertSorted(items: number[] | null, size: number, value: number
   return items;
 }
 
-/** Number of copies of value among the `size` items. */
-export function countOf(items: number[] | null, size: number, value: number): number {
+/** Number of copies of value held. */
+export function countOf(items: number[] | null, value: number): number {
   if (items === null) return 0;
+  const size = sizeOf(items);
   let n = 0;
   for (let i = lowerBound(items, size, value); i < size && items[i] === value; i++) n++;
   return n;
 }
 
 /** Removes `copies` of a value held at least that often (the caller checked). */
-export function removeSorted(items: number[], size: number, value: number, copies: number): void {
+export function removeSorted(items: number[], value: number, copies: number): void {
+  const size = sizeOf(items);
   for (let i = lowerBound(items, size, value); i + copies < size; i++) items[i] = items[i + copies] as number;
+  for (let i = size - copies; i < size; i++) items[i] = NaN;
 }
 
-/** True if every one of `other`'s items (with multiplicity) is among `items`. */
-export function containsAll(items: number[] | null, size: number, other: number[], otherSize: number): boolean {
+/** True if every one of `other`'s values (with multiplicity) is held in `items`. */
+export function containsAll(items: number[] | null, other: number[]): boolean {
+  const size = sizeOf(items);
+  const otherSize = sizeOf(other);
   let j = 0;
   for (let i = 0; i < otherSize; i++) {
     const v = other[i] as number;
@@ -58,7 +74,8 @@ export function containsAll(items: number[] | null, size: number, other: number[
   return true;
 }
 
-export function sumOf(items: number[] | null, size: number): number {
+export function sumOf(items: number[] | null): number {
+  const size = sizeOf(items);
   let s = 0;
   for (let i = 0; i < size; i++) s += (items as number[])[i] as number;
   return s;

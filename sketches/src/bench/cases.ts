@@ -106,7 +106,7 @@ function tenRequests(i: number): RequestAggregate {
 }
 
 export function aggregateRows(): Row[] {
-  const n = 20_000;
+  const n = 50_000;
   const a = tenRequests(1);
   const b = tenRequests(2);
   const enc = a.encode();

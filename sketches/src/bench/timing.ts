@@ -28,8 +28,10 @@ function usedBytes(): number {
   return m.heapUsed + m.external;
 }
 
-/** Retained heap (V8 heap + off-heap buffers) per object, over `n` live objects built by `make`. */
+/** Steady-state retained heap (V8 heap + off-heap buffers) per object, over `n` live objects built by `make`. */
 export function retainedBytesPer(make: (i: number) => unknown, n: number): number {
+  // Warm-up: compiled code and type feedback are allocated once, not per object.
+  for (let i = 0; i < 2000; i++) make(i);
   const keep: unknown[] = new Array(n).fill(null);
   const before = usedBytes();
   for (let i = 0; i < n; i++) keep[i] = make(i);

@@ -1,0 +1,84 @@
+/**
+ * The sparse form of a HyperLogLog: a set of entries (25-bit index · 32 + rank, never 0) keyed
+ * by index, keeping the highest rank. Kept in one plain array (8 bytes a slot, no wrapper):
+ * - a list while it holds at most LIST_MAX entries: scanned linearly, idle slots hold 0, and it
+ *   grows by 2 slots, so 10 users take 10 slots;
+ * - then an open-addressed hash table: slot 0 counts the entries, 2^k slots follow, load ≤ 3/4.
+ */
+export const LIST_MAX = 16;
+export const RANK_BITS = 5;
+
+/**
+ * Adds an entry; returns the set (a new array when it grew), or null when a new entry would take
+ * it past `limit` entries (the caller turns dense instead).
+ */
+export function sparseInsert(set: number[] | null, e: number, limit: number): number[] | null {
+  if (set === null) set = [0, 0];
+  return set.length <= LIST_MAX ? listInsert(set, e, limit) : hashInsert(set, e, limit);
+}
+
+export function sparseSize(set: number[] | null): number {
+  if (set === null) return 0;
+  if (set.length > LIST_MAX) return set[0] as number;
+  let n = 0;
+  while (n < set.length && set[n] !== 0) n++;
+  return n;
+}
+
+/** The entries, unordered. */
+export function sparseEntries(set: number[] | null): number[] {
+  if (set === null) return [];
+  const out: number[] = [];
+  for (let i = set.length > LIST_MAX ? 1 : 0; i < set.length; i++) {
+    const e = set[i] as number;
+    if (e !== 0) out.push(e);
+  }
+  return out;
+}
+
+function listInsert(list: number[], e: number, limit: number): number[] | null {
+  const key = e >>> RANK_BITS;
+  let i = 0;
+  for (; i < list.length; i++) {
+    const cur = list[i] as number;
+    if (cur === 0) break;
+    if (cur >>> RANK_BITS === key) {
+      if (e > cur) list[i] = e;
+      return list;
+    }
+  }
+  if (i + 1 > limit) return null;
+  if (i === list.length) {
+    if (list.length === LIST_MAX) return hashInsert(rehash(list, 4 * LIST_MAX), e, limit);
+    const next = new Array<number>(list.length + 2).fill(0);
+    for (let j = 0; j < list.length; j++) next[j] = list[j] as number;
+    list = next;
+  }
+  list[i] = e;
+  return list;
+}
+
+function hashInsert(table: number[], e: number, limit: number): number[] | null {
+  const key = e >>> RANK_BITS;
+  const mask = table.length - 2;
+  for (let i = key & mask; ; i = (i + 1) & mask) {
+    const cur = table[1 + i] as number;
+    if (cur === 0) {
+      const n = (table[0] as number) + 1;
+      if (n > limit) return null;
+      table[1 + i] = e;
+      table[0] = n;
+      return n > (table.length - 1) * 0.75 ? rehash(table, (table.length - 1) * 2) : table;
+    }
+    if (cur >>> RANK_BITS === key) {
+      if (e > cur) table[1 + i] = e;
+      return table;
+    }
+  }
+}
+
+function rehash(set: number[], slots: number): number[] {
+  const table = new Array<number>(slots + 1).fill(0);
+  for (const e of sparseEntries(set)) hashInsert(table, e, Infinity);
+  return table;
+}
