@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { SUBJECT_STATUS, type Pane } from "@tidemark/engine/protocol";
 import type { Page } from "playwright-core";
+import { resolveConfig, startDashboard } from "@tidemark/dashboard";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
 import { createPanesStream, pane, publishPanes } from "./fixtures.js";
@@ -104,6 +105,23 @@ describe("dashboard in a real browser (panes and status published to a real nats
     await page.screenshot({ path: join(ARTIFACTS, "dashboard.png"), fullPage: true });
     mkdirSync(join(README_SHOT, ".."), { recursive: true });
     copyFileSync(join(ARTIFACTS, "dashboard.png"), README_SHOT);
+  });
+
+  it("shows designed empty states while the engine has not created TM_PANES", async () => {
+    const bare = await startTestNats();
+    const empty = await startDashboard(resolveConfig({ port: 0, nats: bare.url, logLevel: "warn", retryMs: "200ms" }));
+    const p = await browser.context.newPage();
+    try {
+      await p.goto(`${empty.url}/?window=60s`);
+      await p.getByTestId("state-banner").filter({ hasText: "Waiting for the engine" }).waitFor();
+      expect(await p.getByTestId("panel-requests").getByTestId("empty").textContent()).toContain("Nothing to show until the engine publishes panes");
+      expect(await p.getByTestId("panel-health").textContent()).toContain("No engine has reported");
+      await p.screenshot({ path: join(ARTIFACTS, "dashboard-empty.png") });
+    } finally {
+      await p.close();
+      await empty.close();
+      await bare.stop();
+    }
   });
 
   it("says so when the dashboard server goes away", async () => {

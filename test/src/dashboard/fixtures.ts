@@ -3,7 +3,9 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { ensureStream, panesStreamSpec } from "@tidemark/engine/runtime";
 import { panesSubject, type Pane, type PaneKind } from "@tidemark/engine/protocol";
 import WebSocket from "ws";
-import type { ServerFrame } from "@tidemark/dashboard";
+import { resolveConfig, startDashboard, type DashboardConfigInput, type DashboardServer, type ServerFrame } from "@tidemark/dashboard";
+import { connect } from "@nats-io/transport-node";
+import { startTestNats, type TestNats } from "../index.js";
 
 /** Creates TM_PANES exactly as the engine runtime does. */
 export async function createPanesStream(nc: NatsConnection): Promise<void> {
@@ -125,4 +127,37 @@ export function receivedPanes(frames: readonly ServerFrame[]): Pane[] {
   const out: Pane[] = [];
   for (const f of frames) if (f.type === "snapshot" || f.type === "panes") for (const e of f.panes) out.push(e.pane);
   return out;
+}
+
+/** A test nats-server, a publisher connection and an in-process dashboard server on it. */
+export interface DashboardRig {
+  readonly nats: TestNats;
+  /** The publisher connection (replaced by reconnect()). */
+  nc: NatsConnection;
+  readonly dash: DashboardServer;
+  /** A fresh publisher connection, e.g. after nats.restart(). */
+  reconnect(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startRig(config: DashboardConfigInput, opts: { stream: boolean }): Promise<DashboardRig> {
+  const nats = await startTestNats();
+  const nc = await connect({ servers: nats.url, noAsyncTraces: true });
+  if (opts.stream) await createPanesStream(nc);
+  const dash = await startDashboard(resolveConfig({ logLevel: "warn", retryMs: "100ms", port: 0, nats: nats.url, ...config }));
+  const rig: DashboardRig = {
+    nats,
+    nc,
+    dash,
+    async reconnect() {
+      await rig.nc.close();
+      rig.nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    },
+    async stop() {
+      await dash.close();
+      await rig.nc.close();
+      await nats.stop();
+    },
+  };
+  return rig;
 }

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
+import { resolveConfig, startDashboard } from "@tidemark/dashboard";
 import type { Pane } from "@tidemark/engine/protocol";
-import { startTestNats, waitFor, type TestNats } from "../index.js";
-import { connectWs, createPanesStream, pane, publishPanes, receivedPanes } from "./fixtures.js";
+import { waitFor } from "../index.js";
+import { connectWs, createPanesStream, pane, publishPanes, receivedPanes, startRig, type DashboardRig } from "./fixtures.js";
 
 const W = 60_000;
 const T0 = Math.floor((Date.now() - 30 * 60_000) / W) * W;
@@ -15,47 +14,39 @@ async function json<T>(url: string): Promise<T> {
 }
 
 describe("dashboard server against a real nats-server", () => {
-  let nats: TestNats;
-  let nc: NatsConnection;
-  let dash: DashboardServer;
+  let rig: DashboardRig;
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    nc = await connect({ servers: nats.url, noAsyncTraces: true });
     // Started before TM_PANES exists: it must wait and say so, not fail.
-    dash = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: nats.url }));
+    rig = await startRig({}, { stream: false });
   });
-  afterAll(async () => {
-    await dash?.close();
-    await nc?.close();
-    await nats?.stop();
-  });
+  afterAll(() => rig?.stop());
 
   it("waits for a missing TM_PANES, then replays what was published and keeps the newest seq per id", async () => {
-    await waitFor(async () => (await json<{ feed: { state: string } }>(`${dash.url}/api/status`)).feed.state === "waiting-for-stream", 5000, "waiting-for-stream");
-    await createPanesStream(nc);
+    await waitFor(async () => (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "waiting-for-stream", 5000, "waiting-for-stream");
+    await createPanesStream(rig.nc);
     const a = (seq: number, kind: Pane["kind"], count: number): Pane => pane({ policy: "billing", service: "checkout", windowMs: W, start: T0, seq, kind, count });
     // Newer seq first, then an older seq and a replay of the newer one: neither may overwrite it.
-    await publishPanes(nc, [a(2, "on-time", 120)]);
-    await publishPanes(nc, [a(1, "early", 80)]);
-    await publishPanes(nc, [a(2, "on-time", 120)]);
-    await publishPanes(nc, [pane({ policy: "billing", service: "search", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 7 })]);
-    await waitFor(async () => (await json<{ feed: { state: string } }>(`${dash.url}/api/status`)).feed.state === "live", 5000, "live");
-    await waitFor(async () => (await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=billing&window=60s`)).panes.length === 2, 5000, "two panes");
-    const { panes } = await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=billing&window=60s&service=checkout`);
+    await publishPanes(rig.nc, [a(2, "on-time", 120)]);
+    await publishPanes(rig.nc, [a(1, "early", 80)]);
+    await publishPanes(rig.nc, [a(2, "on-time", 120)]);
+    await publishPanes(rig.nc, [pane({ policy: "billing", service: "search", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 7 })]);
+    await waitFor(async () => (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "live", 5000, "live");
+    await waitFor(async () => (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=billing&window=60s`)).panes.length === 2, 5000, "two panes");
+    const { panes } = await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=billing&window=60s&service=checkout`);
     expect(panes.map((p) => [p.key.service, p.seq, p.value.count])).toEqual([["checkout", 2, 120]]);
-    const metrics = await (await fetch(`${dash.url}/metrics`)).text();
+    const metrics = await (await fetch(`${rig.dash.url}/metrics`)).text();
     expect(metrics).toMatch(/tidemark_dashboard_panes_ignored_total 1\b/);
   });
 
   it("answers a subscription with a snapshot, then live upserts of matching panes only", async () => {
-    const ws = await connectWs(dash.url);
+    const ws = await connectWs(rig.dash.url);
     const hello = await ws.next("hello");
     ws.send({ type: "subscribe", panels: [{ panel: "p1", metric: "requests", policy: "billing", windowMs: W, services: ["checkout"] }] });
     const snap = await ws.next("snapshot");
     expect(snap.reset).toBe(true);
     expect(snap.panes.map((e) => [e.pane.key.service, e.pane.seq])).toEqual([["checkout", 2]]);
-    await publishPanes(nc, [
+    await publishPanes(rig.nc, [
       pane({ policy: "billing", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 33 }),
       pane({ policy: "dashboard", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "early", count: 30 }),
       pane({ policy: "billing", service: "search", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 9 }),
@@ -69,28 +60,27 @@ describe("dashboard server against a real nats-server", () => {
 
   it("resumes after a reconnect with only what changed, and survives a nats-server restart without duplicates", async () => {
     const panel = { panel: "p1", metric: "requests", policy: "alerting", windowMs: W };
-    const ws1 = await connectWs(dash.url);
+    const ws1 = await connectWs(rig.dash.url);
     const hello = await ws1.next("hello");
     ws1.send({ type: "subscribe", panels: [panel] });
-    await publishPanes(nc, [pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 50 })]);
+    await publishPanes(rig.nc, [pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 50 })]);
     await ws1.next("panes");
     const cursor = { epoch: hello.epoch, rev: Math.max(...ws1.frames.flatMap((f) => (f.type === "panes" ? f.panes.map((e) => e.rev) : []))) };
     await ws1.close();
 
-    await nats.restart();
+    await rig.nats.restart();
     const later = [
       pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 1, kind: "late", count: 52 }),
       pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 61 }),
     ];
     // A fresh publisher connection, as an engine restarted with the server would have.
-    await nc.close();
-    nc = await connect({ servers: nats.url, noAsyncTraces: true });
-    await publishPanes(nc, later);
+    await rig.reconnect();
+    await publishPanes(rig.nc, later);
     // The same panes again (an engine replaying after its own restart): absorbed.
-    await publishPanes(nc, later);
-    await waitFor(async () => (await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=alerting&window=60s`)).panes.length === 2, 10_000, "panes after restart");
+    await publishPanes(rig.nc, later);
+    await waitFor(async () => (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=alerting&window=60s`)).panes.length === 2, 10_000, "panes after restart");
 
-    const ws2 = await connectWs(dash.url);
+    const ws2 = await connectWs(rig.dash.url);
     ws2.send({ type: "subscribe", panels: [panel], since: cursor });
     const snap = await ws2.next("snapshot");
     expect(snap.reset).toBe(false);
@@ -99,18 +89,18 @@ describe("dashboard server against a real nats-server", () => {
       [T0 + W, 0, "on-time"],
     ]);
     await ws2.close();
-    const { panes } = await json<{ panes: Pane[] }>(`${dash.url}/api/panes?policy=alerting&window=60s`);
+    const { panes } = await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=alerting&window=60s`);
     expect(panes.map((p) => p.value.count)).toEqual([52, 61]);
   });
 
   it("rejects bad queries, bad frames and foreign origins with a code that names the problem", async () => {
-    const res = await fetch(`${dash.url}/api/panes?window=60s`);
+    const res = await fetch(`${rig.dash.url}/api/panes?window=60s`);
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "TM_DASHBOARD_QUERY_INVALID", error: expect.stringContaining("policy") });
-    const badWindow = await fetch(`${dash.url}/api/panes?policy=billing&window=soon`);
+    const badWindow = await fetch(`${rig.dash.url}/api/panes?policy=billing&window=soon`);
     expect(((await badWindow.json()) as { error: string }).error).toContain("window");
-    await expect(connectWs(dash.url, { origin: "http://evil.example" })).rejects.toThrow(/403/);
-    const ws = await connectWs(dash.url, { origin: dash.url });
+    await expect(connectWs(rig.dash.url, { origin: "http://evil.example" })).rejects.toThrow(/403/);
+    const ws = await connectWs(rig.dash.url, { origin: rig.dash.url });
     ws.send({ type: "subscribe", panels: [{ panel: "x", metric: "requests", policy: "billing" }] });
     const err = await ws.next("error");
     expect(err).toMatchObject({ code: "TM_DASHBOARD_FRAME_INVALID" });
@@ -119,7 +109,7 @@ describe("dashboard server against a real nats-server", () => {
   });
 
   it("guards the API and the WebSocket with the read token when one is configured", async () => {
-    const guarded = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: nats.url, readToken: "s3cret" }));
+    const guarded = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: rig.nats.url, readToken: "s3cret" }));
     try {
       const denied = await fetch(`${guarded.url}/api/status`);
       expect(denied.status).toBe(401);
@@ -138,11 +128,11 @@ describe("dashboard server against a real nats-server", () => {
   it("replays on start what TM_PANES stored within the replay window, and nothing older", async () => {
     const old = pane({ policy: "replay", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "final", count: 1 });
     const recent = pane({ policy: "replay", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "final", count: 2 });
-    await publishPanes(nc, [old]);
+    await publishPanes(rig.nc, [old]);
     await new Promise((r) => setTimeout(r, 1500));
-    await publishPanes(nc, [recent]);
+    await publishPanes(rig.nc, [recent]);
     const counts = async (replay: string): Promise<number[]> => {
-      const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: nats.url, replayMs: replay }));
+      const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: rig.nats.url, replayMs: replay }));
       try {
         await waitFor(async () => (await json<{ feed: { state: string } }>(`${d.url}/api/status`)).feed.state === "live", 5000, "live");
         return (await json<{ panes: Pane[] }>(`${d.url}/api/panes?policy=replay&window=60s`)).panes.map((p) => p.value.count);

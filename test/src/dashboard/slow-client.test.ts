@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
 import type { Pane } from "@tidemark/engine/protocol";
-import { startTestNats, waitFor, type TestNats } from "../index.js";
-import { connectWs, createPanesStream, pane, publishPanes, receivedPanes } from "./fixtures.js";
+import { waitFor } from "../index.js";
+import { connectWs, pane, publishPanes, receivedPanes, startRig, type DashboardRig } from "./fixtures.js";
 
 const W = 10_000;
 const T0 = Math.floor((Date.now() - 20 * 60_000) / W) * W;
@@ -16,24 +14,15 @@ function metric(text: string, name: string): number {
 }
 
 describe("a slow WebSocket client", () => {
-  let nats: TestNats;
-  let nc: NatsConnection;
-  let dash: DashboardServer;
+  let rig: DashboardRig;
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    nc = await connect({ servers: nats.url, noAsyncTraces: true });
-    await createPanesStream(nc);
-    dash = await startDashboard(resolveConfig({ logLevel: "warn", retryMs: "100ms", port: 0, nats: nats.url, sendBufferBytes: 4096, maxQueuedEarly: 1000 }));
+    rig = await startRig({ sendBufferBytes: 4096, maxQueuedEarly: 1000 }, { stream: true });
   });
-  afterAll(async () => {
-    await dash?.close();
-    await nc?.close();
-    await nats?.stop();
-  });
+  afterAll(() => rig?.stop());
 
   it("gets early panes coalesced but every on-time, late and final pane exactly once, in seq order", async () => {
-    const ws = await connectWs(dash.url);
+    const ws = await connectWs(rig.dash.url);
     ws.send({ type: "subscribe", panels: [{ panel: "rate", metric: "requests", policy: "alerting", windowMs: W }] });
     await ws.next("snapshot");
     // Stop reading: the server's socket buffer fills and panes queue up for this client.
@@ -48,8 +37,8 @@ describe("a slow WebSocket client", () => {
     // Subscribed to service-level panes only at first; widen the panel to these routed panes.
     ws.send({ type: "unsubscribe", panels: ["rate"] });
     for (let i = 0; i < IDS; i++) ws.send({ type: "subscribe", panels: [{ panel: `r${i}`, metric: "requests", policy: "alerting", windowMs: W, route: `/r/${i}` }] });
-    for (let at = 0; at < all.length; at += 500) await publishPanes(nc, all.slice(at, at + 500));
-    await waitFor(() => dash.fanout.store.rev >= all.length, 20_000, "every pane stored");
+    for (let at = 0; at < all.length; at += 500) await publishPanes(rig.nc, all.slice(at, at + 500));
+    await waitFor(() => rig.dash.fanout.store.rev >= all.length, 20_000, "every pane stored");
 
     tcp.resume();
     const finals = (): number => receivedPanes(ws.frames).filter((p) => p.kind === "final").length;
@@ -67,7 +56,7 @@ describe("a slow WebSocket client", () => {
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     }
     const earlyReceived = got.filter((p) => p.kind === "early").length;
-    const text = await (await fetch(`${dash.url}/metrics`)).text();
+    const text = await (await fetch(`${rig.dash.url}/metrics`)).text();
     const coalesced = metric(text, "tidemark_dashboard_early_panes_coalesced_total");
     const dropped = metric(text, "tidemark_dashboard_early_panes_dropped_total");
     expect(earlyReceived).toBeLessThan(IDS * EARLY);
