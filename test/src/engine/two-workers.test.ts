@@ -1,0 +1,90 @@
+/**
+ * Partition ownership (issue 6): two workers with disjoint partitions and their own checkpoint
+ * directories produce, together, the same per-service panes as one worker over all partitions.
+ * Early and late panes fire on each worker's own log time, so their number is not compared; the
+ * on-time value (of every window that was open when the recording began), the final value and
+ * the last value of every pane id are. (A window first seen after its on-time point gets its
+ * first pane as "on-time" or "late" depending on how log time moved: only its values compare.)
+ */
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { partitionOf, type Pane, type PaneValue } from "@tidemark/engine/protocol";
+import { startTestNats, type TestNats } from "../index.js";
+import type { CliProcess } from "../harness/processes.js";
+import {
+  connectNats,
+  dedupePanes,
+  makeRecording,
+  readStream,
+  runBackfill,
+  startEngine,
+  stopGracefully,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "./engine-fixtures.js";
+
+/** Per pane id: the value of its on-time pane, of its final pane, and its last value. */
+function settledValues(panes: Iterable<Pane>, openFrom: number): Map<string, Partial<Record<"on-time" | "final" | "last", PaneValue>>> {
+  const out = new Map<string, Partial<Record<"on-time" | "final" | "last", PaneValue>>>();
+  const lastSeq = new Map<string, number>();
+  for (const p of panes) {
+    if (p.kind === "retract") continue;
+    const v = out.get(p.id) ?? {};
+    if (p.kind === "final" || (p.kind === "on-time" && p.window.end >= openFrom)) v[p.kind] = p.value;
+    if (p.seq > (lastSeq.get(p.id) ?? -1)) {
+      lastSeq.set(p.id, p.seq);
+      v.last = p.value;
+    }
+    out.set(p.id, v);
+  }
+  return out;
+}
+
+describe("two workers with split partitions", () => {
+  const servers: TestNats[] = [];
+  const conns: NatsConnection[] = [];
+  afterAll(async () => {
+    for (const c of conns) await c.close();
+    for (const s of servers) await s.stop();
+  });
+
+  async function run(file: string, data: string, split: string[][]): Promise<Map<string, Pane>> {
+    const nats = await startTestNats();
+    servers.push(nats);
+    const nc = await connectNats(nats.url);
+    conns.push(nc);
+    const workers: CliProcess[] = split.map((args) => startEngine(nats.url, data, args));
+    const ready = await Promise.all(workers.map((w) => w.ready));
+    const summary = await runBackfill(nats.url, file);
+    for (const r of ready) {
+      const worker = (r.engine as { worker: string }).worker;
+      await waitForStatus(nc, (s) => s.worker === worker && (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, `${worker} at the end`);
+    }
+    await Promise.all(workers.map((w) => stopGracefully(w)));
+    return dedupePanes(await readStream(nc, "TM_PANES"));
+  }
+
+  it("produce together the same on-time, final and last values as one worker", async () => {
+    const dir = tempDir("two-workers");
+    const events = makeRecording({ events: 3000, seed: 23 });
+    const file = writeRecording(dir, events);
+    const one = await run(file, join(dir, "one"), [[]]);
+    const two = await run(file, join(dir, "two"), [["--partitions", "0-3"], ["--partitions", "4-7"]]);
+
+    const openFrom = events[0]?.ingest_ts ?? 0;
+    const a = settledValues(one.values(), openFrom);
+    const b = settledValues(two.values(), openFrom);
+    expect(a.size).toBeGreaterThan(500);
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    const differing = [...a].filter(([id, v]) => JSON.stringify(b.get(id)) !== JSON.stringify(v)).map(([id]) => id);
+    expect(differing.slice(0, 3).map((id) => ({ id, one: a.get(id), two: b.get(id) }))).toEqual([]);
+    expect([...a.values()].filter((v) => v["on-time"] !== undefined).length).toBeGreaterThan(300);
+    // Each worker published only its own services: the split really happened.
+    const servicesOf = (lo: number, hi: number): Set<string> =>
+      new Set(events.map((e) => e.service).filter((s) => partitionOf(s, 8) >= lo && partitionOf(s, 8) <= hi));
+    expect(servicesOf(0, 3).size).toBeGreaterThan(0);
+    expect(servicesOf(4, 7).size).toBeGreaterThan(0);
+  });
+});
