@@ -43,6 +43,10 @@ export function eventsSubject(partition: number): string {
 export function panesSubject(policy: string, windowSizeMs: number): string {
   return `tm.panes.${policy}.${windowSizeMs}`;
 }
+/** Session panes (issue 9): their own subject, so a session gap never collides with a window size. */
+export function sessionPanesSubject(policy: string): string {
+  return `tm.panes.${policy}.sessions`;
+}
 export function lateSubject(policy: string): string {
   return `tm.late.${policy}`;
 }
@@ -91,6 +95,18 @@ export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";
 export interface PaneKey {
   service: string;
   route?: string;
+  /** Session panes only (issue 9): the user whose session this is. */
+  user?: string;
+}
+
+/** Session panes only (issue 9): the session's own facts beside the value's counts. */
+export interface PaneSession {
+  /** Last event time − first event time, ms (0 for one event). */
+  durationMs: number;
+  /** Route of the earliest event (ties: the smaller route). */
+  firstRoute: string;
+  /** Route of the latest event (ties: the smaller route). */
+  lastRoute: string;
 }
 
 export interface PaneValue {
@@ -139,6 +155,8 @@ export interface Pane {
   lateAccepted: number;
   dropped: number;
   bias: PaneBias;
+  /** Session panes only (issue 9). */
+  session?: PaneSession;
 }
 
 /** A record dropped for a policy, published to TM_LATE (design §6). */

@@ -1,0 +1,322 @@
+/**
+ * The session window operator (issue 9): a pure operator with StreamCore's driving interface.
+ * Sessions are keyed by (service, user) and kept per policy (a policy's drops change which events
+ * bridge, so sessions cannot be shared across policies: cost per event is O(policies), see
+ * docs/decisions/0009). Watermarks, policies and timer queues are the core's own modules.
+ */
+import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
+import { CoreError } from "../errors.js";
+import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "../policy-runtime.js";
+import { TimerKind, TimerQueue, type Timer } from "../timer-queue.js";
+import type { CoreConfig, CoreOutput } from "../types.js";
+import { eventTimeCandidate, newPartitionClock, type PartitionClock } from "../watermark.js";
+import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
+import { keyIdOf } from "../window-state.js";
+import type { SessionConfig } from "./session-config.js";
+import { emitSession, retractSession, type SessionEmitContext } from "./session-pane.js";
+import { absorb, endOf, isKeyEmpty, newKeyState, newSession, touching, type KeyState, type Session } from "./session-state.js";
+import { sessionStatus, type SessionStatus } from "./session-status.js";
+
+/** Timer kind slot 4 (the core's Reference) purges a key's closed-session bound; sessions have no reference. */
+export const PURGE = TimerKind.Reference;
+
+export class SessionOperator {
+  readonly pols: PolicyRuntime[];
+  readonly parts: PartitionClock[];
+  /** service → user → key state. */
+  readonly keys = new Map<string, Map<string, KeyState>>();
+  readonly keysById = new Map<number, KeyState>();
+  readonly sessionsById = new Map<number, Session>();
+  readonly timers = new TimerQueue();
+  readonly seqs: number[];
+  logTime = -Infinity;
+  eventsTotal = 0;
+  /** Events without a user: no session. */
+  anonymous = 0;
+  merges = 0;
+  nextId = 1;
+  private readonly eventTimePols: PolicyRuntime[];
+  private readonly percentilePols: PolicyRuntime[];
+
+  constructor(
+    readonly config: CoreConfig,
+    readonly sessions: Readonly<SessionConfig>,
+  ) {
+    this.pols = policyRuntimes(config);
+    this.parts = Array.from({ length: config.partitions }, newPartitionClock);
+    this.seqs = this.pols.map(() => 0);
+    this.eventTimePols = this.pols.filter((p) => p.eventTime);
+    this.percentilePols = this.pols.filter((p) => p.samples !== null);
+  }
+
+  event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
+    const part = this.part(partition);
+    part.spoken = true;
+    if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
+    if (e.ts > part.maxTs) part.maxTs = e.ts;
+    for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
+    this.eventsTotal++;
+    this.advance(e.ingest_ts, out);
+    if (e.user === "") this.anonymous++;
+    else this.assign(e, out);
+    this.advance(this.logTime, out);
+  }
+
+  heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
+    const part = this.part(partition);
+    part.spoken = true;
+    if (ingestTs > part.logTime) part.logTime = ingestTs;
+    this.advance(ingestTs, out);
+  }
+
+  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
+    this.part(partition).idle = idle;
+    this.advance(this.logTime, out);
+  }
+
+  /** End of a recording: every open session gets its on-time (if due) and final pane. */
+  finish(out: CoreOutput): void {
+    for (const users of this.keys.values()) {
+      for (const key of users.values()) {
+        for (const p of this.pols) {
+          for (const s of [...(key.sessions[p.index] as Session[])]) {
+            if (emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) this.onTime(p, s, out);
+            if (this.sessionsById.has(s.id)) this.close(p, s, out);
+          }
+        }
+      }
+    }
+  }
+
+  status(): SessionStatus {
+    return sessionStatus(this);
+  }
+
+  watermarkOf(p: PolicyRuntime): number {
+    return p.eventTime ? p.W : this.logTime - p.lagMs;
+  }
+
+  private part(partition: number): PartitionClock {
+    const p = this.parts[partition];
+    if (p === undefined)
+      throw new CoreError("TM_CORE_BAD_PARTITION", `partition ${partition} is outside 0..${this.parts.length - 1}: configure partitions to match TM_EVENTS`);
+    return p;
+  }
+
+  private advance(t: number, out: CoreOutput): void {
+    if (t > this.logTime) {
+      if (this.logTime === -Infinity) this.start(t);
+      this.logTime = t;
+    }
+    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as Timer, out);
+    for (const p of this.eventTimePols) {
+      const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
+      if (c !== null && c > p.W) p.W = c;
+      const q = p.timers as TimerQueue;
+      while (q.peekDue() <= p.W) this.fire(q.pop() as Timer, out);
+    }
+  }
+
+  private start(t: number): void {
+    for (const p of this.pols) if (p.cfg.earlyEveryMs !== null && emitsOnTime(p)) this.scheduleEarly(p, t);
+  }
+
+  scheduleEarly(p: PolicyRuntime, now: number): void {
+    const every = p.cfg.earlyEveryMs as number;
+    p.nextEarly = Math.floor(now / every) * every + every;
+    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+  }
+
+  /** Pushes a timer due when the policy's W reaches event time `at`. */
+  private schedule(p: PolicyRuntime, kind: TimerKind, at: number, id: number): void {
+    const q = p.eventTime ? (p.timers as TimerQueue) : this.timers;
+    q.push({ due: at + p.lagMs, kind, policy: p.index, wc: id, start: 0 });
+  }
+
+  /** Pushes every pending timer of a session (also rebuilds queues on restore). */
+  scheduleSession(p: PolicyRuntime, s: Session): void {
+    const end = endOf(s, this.sessions.gapMs);
+    if (emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) this.schedule(p, TimerKind.OnTime, end, s.id);
+    if (hasFinalPane(p)) this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
+    if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
+      this.timers.push({ due: s.lastLateAt + p.cfg.lateEveryMs, kind: TimerKind.LateFlush, policy: p.index, wc: s.id, start: 0 });
+  }
+
+  /** Purge time of a key's closed-session bound: after it, any event near it is late on its own. */
+  schedulePurge(p: PolicyRuntime, k: KeyState): void {
+    this.schedule(p, PURGE, (k.closedUntil[p.index] as number) + 2 * this.sessions.gapMs + p.cfg.graceMs, k.id);
+  }
+
+  private keyOf(service: string, user: string): KeyState {
+    let users = this.keys.get(service);
+    if (users === undefined) this.keys.set(service, (users = new Map()));
+    let k = users.get(user);
+    if (k === undefined) {
+      k = newKeyState(this.nextId++, service, user, keyIdOf(service, user), this.pols.length);
+      users.set(user, k);
+      this.keysById.set(k.id, k);
+    }
+    return k;
+  }
+
+  private assign(e: TelemetryEvent, out: CoreOutput): void {
+    const k = this.keyOf(e.service, e.user);
+    const period = Math.floor(e.ts / this.sessions.maxLengthMs);
+    const error = isError(e.status);
+    for (const p of this.pols) this.place(p, k, e, period, error, out);
+    if (isKeyEmpty(k)) this.dropKey(k);
+  }
+
+  private place(p: PolicyRuntime, k: KeyState, e: TelemetryEvent, period: number, error: boolean, out: CoreOutput): void {
+    const gap = this.sessions.gapMs;
+    const list = k.sessions[p.index] as Session[];
+    const W = this.watermarkOf(p);
+    const closed = k.closedUntil[p.index] as number;
+    // Joining (or bridging to) a closed session would change a result the policy has forgotten.
+    if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period) return this.drop(p, e, Math.min(e.ts, closed), closed + gap, W, out);
+    const { from, to } = touching(list, period, e.ts, gap);
+    const first = to > from ? Math.min(e.ts, (list[from] as Session).firstTs) : e.ts;
+    const end = (to > from ? Math.max(e.ts, (list[to - 1] as Session).lastTs) : e.ts) + gap;
+    if (end + p.cfg.graceMs <= W) return this.drop(p, e, first, end, W, out);
+    let s: Session;
+    let prevEnd = -Infinity;
+    const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : [];
+    if (to === from) {
+      s = newSession(this.nextId++, p.index, k, period, e.ts, e.route, error);
+      list.splice(from, 0, s);
+      this.sessionsById.set(s.id, s);
+    } else {
+      s = list[from] as Session;
+      prevEnd = endOf(s, gap);
+      for (const o of swallowed) {
+        absorb(s, o.firstTs, o.firstRoute, o.lastTs, o.lastRoute, o.count, o.errors);
+        s.lateAccepted += o.lateAccepted;
+        prevEnd = Math.max(prevEnd, endOf(o, gap));
+      }
+      absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
+    }
+    if (swallowed.length > 0) this.merges++;
+    if (end <= W) {
+      p.lateAccepted++;
+      s.lateAccepted++;
+    }
+    this.changed(p, s, swallowed, end !== prevEnd, out);
+  }
+
+  private changed(p: PolicyRuntime, s: Session, swallowed: Session[], moved: boolean, out: CoreOutput): void {
+    const ctx = this.ctx(p, out);
+    let retracted = false;
+    for (const o of swallowed) {
+      this.sessionsById.delete(o.id);
+      if (retractSession(ctx, o)) retracted = true;
+    }
+    if (s.last !== null && s.last.start !== s.firstTs) retracted = retractSession(ctx, s) || retracted;
+    const end = endOf(s, this.sessions.gapMs);
+    const behind = end <= ctx.watermark;
+    if (!behind) s.stage &= ~STAGE_ON_TIME;
+    if (retracted) {
+      emitSession(ctx, s, behind ? "late" : "early");
+      if (behind) s.stage |= STAGE_ON_TIME;
+    } else if (behind && s.stage & STAGE_ON_TIME) this.lateAccepted(p, s);
+    if (moved) this.scheduleSession(p, s);
+  }
+
+  private lateAccepted(p: PolicyRuntime, s: Session): void {
+    const every = p.cfg.lateEveryMs;
+    if (every === null || s.stage & STAGE_LATE_PENDING) return;
+    s.stage |= STAGE_LATE_PENDING;
+    this.timers.push({ due: Math.max(this.logTime, s.lastLateAt + every), kind: TimerKind.LateFlush, policy: p.index, wc: s.id, start: 0 });
+  }
+
+  private drop(p: PolicyRuntime, e: TelemetryEvent, start: number, end: number, W: number, out: CoreOutput): void {
+    p.dropped++;
+    const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window: { start, end }, watermark: W };
+    out.late(rec);
+  }
+
+  ctx(p: PolicyRuntime, out: CoreOutput): SessionEmitContext {
+    const seqs = this.seqs;
+    return {
+      policy: p.cfg.name,
+      mode: p.cfg.mode,
+      gapMs: this.sessions.gapMs,
+      watermark: this.watermarkOf(p),
+      logTime: this.logTime,
+      dropped: p.dropped,
+      bias: p.bias.current(),
+      nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1,
+      out,
+    };
+  }
+
+  private fire(t: Timer, out: CoreOutput): void {
+    const p = this.pols[t.policy] as PolicyRuntime;
+    if (t.kind === TimerKind.Early) return this.earlyTick(p, out);
+    if (t.kind === PURGE) return this.purge(p, t);
+    const s = this.sessionsById.get(t.wc);
+    if (s === undefined || s.policy !== p.index) return;
+    const end = endOf(s, this.sessions.gapMs);
+    if (t.kind === TimerKind.LateFlush) return this.lateFlush(p, s, out);
+    if (t.kind === TimerKind.OnTime && t.due === end + p.lagMs && !(s.stage & STAGE_ON_TIME)) return this.onTime(p, s, out);
+    if (t.kind === TimerKind.Final && t.due === end + p.cfg.graceMs + p.lagMs) this.close(p, s, out);
+  }
+
+  private earlyTick(p: PolicyRuntime, out: CoreOutput): void {
+    const ctx = this.ctx(p, out);
+    for (const users of this.keys.values()) {
+      for (const k of users.values()) {
+        for (const s of k.sessions[p.index] as Session[]) {
+          if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark) emitSession(ctx, s, "early");
+        }
+      }
+    }
+    this.scheduleEarly(p, this.logTime);
+  }
+
+  private lateFlush(p: PolicyRuntime, s: Session, out: CoreOutput): void {
+    if (!(s.stage & STAGE_LATE_PENDING)) return;
+    s.stage &= ~STAGE_LATE_PENDING;
+    s.lastLateAt = this.logTime;
+    if (s.dirty && s.stage & STAGE_ON_TIME) emitSession(this.ctx(p, out), s, "late");
+  }
+
+  private onTime(p: PolicyRuntime, s: Session, out: CoreOutput): void {
+    s.stage |= STAGE_ON_TIME;
+    emitSession(this.ctx(p, out), s, "on-time");
+    p.emitDelaySum += this.logTime - endOf(s, this.sessions.gapMs);
+    p.emitDelayCount++;
+    if (!hasFinalPane(p)) this.close(p, s, out);
+  }
+
+  /** The policy's last word on a session: its final pane (if the mode has one), then forget it. */
+  private close(p: PolicyRuntime, s: Session, out: CoreOutput): void {
+    if (hasFinalPane(p)) {
+      emitSession(this.ctx(p, out), s, "final");
+      if (!emitsOnTime(p)) {
+        p.emitDelaySum += this.logTime - endOf(s, this.sessions.gapMs);
+        p.emitDelayCount++;
+      }
+    }
+    const k = s.key;
+    const list = k.sessions[p.index] as Session[];
+    list.splice(list.indexOf(s), 1);
+    this.sessionsById.delete(s.id);
+    if (s.lastTs > (k.closedUntil[p.index] as number)) k.closedUntil[p.index] = s.lastTs;
+    if (list.length === 0) this.schedulePurge(p, k);
+  }
+
+  private purge(p: PolicyRuntime, t: Timer): void {
+    const k = this.keysById.get(t.wc);
+    if (k === undefined || (k.sessions[p.index] as Session[]).length > 0) return;
+    if (t.due !== (k.closedUntil[p.index] as number) + 2 * this.sessions.gapMs + p.cfg.graceMs + p.lagMs) return;
+    k.closedUntil[p.index] = -Infinity;
+    if (isKeyEmpty(k)) this.dropKey(k);
+  }
+
+  private dropKey(k: KeyState): void {
+    this.keysById.delete(k.id);
+    const users = this.keys.get(k.service);
+    users?.delete(k.user);
+    if (users?.size === 0) this.keys.delete(k.service);
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Snapshot codec of the session operator (design §10): log time, partition clocks, policy
+ * progress, pane sequence counters, every key with its open sessions and closed-session bounds.
+ * Timer queues are rebuilt from that state (their order is total), so a restored operator emits
+ * byte-identical panes. Layout: "TMSS" · version · config CRC · body · CRC-32 of all before.
+ */
+import type { PaneValue } from "../../protocol.js";
+import { ByteReader, ByteWriter, crc32 } from "../byte-codec.js";
+import { CoreError } from "../errors.js";
+import type { CoreConfig } from "../types.js";
+import type { SessionConfig } from "./session-config.js";
+import { SessionOperator } from "./session-operator.js";
+import { newKeyState, type EmittedSession, type KeyState, type Session } from "./session-state.js";
+import { keyIdOf } from "../window-state.js";
+
+const MAGIC = [0x54, 0x4d, 0x53, 0x53];
+export const SESSION_SNAPSHOT_VERSION = 1;
+const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
+
+function configCrc(config: CoreConfig, sessions: SessionConfig): number {
+  return crc32(new TextEncoder().encode(JSON.stringify([config, sessions])));
+}
+
+function corrupt(what: string): CoreError {
+  return new CoreError("TM_SNAPSHOT_CORRUPT", `session snapshot ${what}: restore from an older checkpoint`);
+}
+
+function writeEmitted(w: ByteWriter, e: EmittedSession | null): void {
+  w.bool(e !== null);
+  if (e === null) return;
+  for (const f of VALUE_FIELDS) w.f64(e.value[f]);
+  w.f64(e.start);
+  w.f64(e.end);
+  w.f64(e.session.durationMs);
+  w.string(e.session.firstRoute);
+  w.string(e.session.lastRoute);
+}
+
+function readEmitted(r: ByteReader): EmittedSession | null {
+  if (!r.bool()) return null;
+  const value = {} as PaneValue;
+  for (const f of VALUE_FIELDS) value[f] = r.f64();
+  return { value, start: r.f64(), end: r.f64(), session: { durationMs: r.f64(), firstRoute: r.string(), lastRoute: r.string() } };
+}
+
+function writeSession(w: ByteWriter, s: Session): void {
+  w.uint(s.id);
+  w.f64(s.period);
+  for (const x of [s.firstTs, s.lastTs, s.lastLateAt]) w.f64(x);
+  for (const x of [s.count, s.errors, s.stage, s.lateAccepted]) w.uint(x);
+  w.string(s.firstRoute);
+  w.string(s.lastRoute);
+  w.bool(s.dirty);
+  writeEmitted(w, s.last);
+}
+
+function readSession(r: ByteReader, policy: number, key: KeyState): Session {
+  const id = r.uint();
+  const period = r.f64();
+  const [firstTs, lastTs, lastLateAt] = [r.f64(), r.f64(), r.f64()] as [number, number, number];
+  const [count, errors, stage, lateAccepted] = [r.uint(), r.uint(), r.uint(), r.uint()] as [number, number, number, number];
+  const firstRoute = r.string();
+  const lastRoute = r.string();
+  const dirty = r.bool();
+  return { id, policy, key, period, firstTs, lastTs, count, errors, firstRoute, lastRoute, stage, lastLateAt, dirty, lateAccepted, last: readEmitted(r) };
+}
+
+function encode(op: SessionOperator): Uint8Array {
+  const w = new ByteWriter();
+  for (const b of MAGIC) w.uint(b);
+  w.uint(SESSION_SNAPSHOT_VERSION);
+  w.uint(configCrc(op.config, op.sessions));
+  w.f64(op.logTime);
+  for (const x of [op.eventsTotal, op.anonymous, op.merges, op.nextId]) w.uint(x);
+  for (const p of op.parts) {
+    w.f64(p.logTime);
+    w.f64(p.maxTs);
+    w.bool(p.idle);
+    w.bool(p.spoken);
+  }
+  for (const p of op.pols) {
+    for (const x of [p.W, p.emitDelaySum, p.nextEarly]) w.f64(x);
+    for (const x of [p.dropped, p.lateAccepted, p.emitDelayCount, op.seqs[p.index] as number]) w.uint(x);
+    for (const d of p.samples ?? []) {
+      for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
+      w.f64(d.quantile);
+      for (let i = 0; i < d.filled; i++) w.f64(d.ring[i] as number);
+    }
+  }
+  w.uint(op.keysById.size);
+  for (const users of op.keys.values()) {
+    for (const k of users.values()) {
+      w.uint(k.id);
+      w.string(k.service);
+      w.string(k.user);
+      for (const p of op.pols) {
+        w.f64(k.closedUntil[p.index] as number);
+        const list = k.sessions[p.index] as Session[];
+        w.uint(list.length);
+        for (const s of list) writeSession(w, s);
+      }
+    }
+  }
+  const body = w.finish();
+  const out = new Uint8Array(body.length + 4);
+  out.set(body);
+  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
+  return out;
+}
+
+/** Snapshot bytes of the operator's whole state. */
+export function encodeSessionSnapshot(op: SessionOperator): Uint8Array {
+  return encode(op);
+}
+
+/** Decodes a snapshot into a fresh operator; throws a coded CoreError on any mismatch. */
+export function decodeSessionSnapshot(config: CoreConfig, sessions: Readonly<SessionConfig>, bytes: Uint8Array): SessionOperator {
+  if (bytes.length < 8) throw corrupt("is too short");
+  const body = bytes.subarray(0, bytes.length - 4);
+  const r = new ByteReader(body);
+  for (const b of MAGIC) if (r.uint() !== b) throw corrupt("does not start with the tidemark session magic");
+  const version = r.uint();
+  if (version !== SESSION_SNAPSHOT_VERSION)
+    throw new CoreError("TM_SNAPSHOT_VERSION", `session snapshot version ${version} is not ${SESSION_SNAPSHOT_VERSION}: start without it or use a matching tidemark`);
+  if (new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(body.length, true) !== crc32(body)) throw corrupt("fails its checksum");
+  if (r.uint() !== configCrc(config, sessions))
+    throw new CoreError("TM_SNAPSHOT_CONFIG_MISMATCH", "session snapshot was taken with a different configuration: restore with the same policies, partitions and session settings, or start fresh");
+  const op = new SessionOperator(config, sessions);
+  readState(op, r);
+  if (!r.done) throw corrupt("has trailing bytes");
+  return op;
+}
+
+function readState(op: SessionOperator, r: ByteReader): void {
+  op.logTime = r.f64();
+  op.eventsTotal = r.uint();
+  op.anonymous = r.uint();
+  op.merges = r.uint();
+  op.nextId = r.uint();
+  for (const p of op.parts) {
+    p.logTime = r.f64();
+    p.maxTs = r.f64();
+    p.idle = r.bool();
+    p.spoken = r.bool();
+  }
+  for (const p of op.pols) {
+    p.W = r.f64();
+    p.emitDelaySum = r.f64();
+    p.nextEarly = r.f64();
+    p.dropped = r.uint();
+    p.lateAccepted = r.uint();
+    p.emitDelayCount = r.uint();
+    op.seqs[p.index] = r.uint();
+    for (const d of p.samples ?? []) {
+      d.filled = r.uint();
+      d.pos = r.uint();
+      d.sincePush = r.uint();
+      d.quantile = r.f64();
+      if (d.filled > d.ring.length) throw corrupt("holds a delay sample larger than configured");
+      for (let i = 0; i < d.filled; i++) d.ring[i] = r.f64();
+    }
+  }
+  for (let n = r.uint(); n > 0; n--) readKey(op, r);
+  for (const p of op.pols) {
+    if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null) op.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
+  }
+}
+
+function readKey(op: SessionOperator, r: ByteReader): void {
+  const id = r.uint();
+  const service = r.string();
+  const user = r.string();
+  const k = newKeyState(id, service, user, keyIdOf(service, user), op.pols.length);
+  let users = op.keys.get(service);
+  if (users === undefined) op.keys.set(service, (users = new Map()));
+  users.set(user, k);
+  op.keysById.set(id, k);
+  for (const p of op.pols) {
+    k.closedUntil[p.index] = r.f64();
+    const list = k.sessions[p.index] as Session[];
+    for (let m = r.uint(); m > 0; m--) {
+      const s = readSession(r, p.index, k);
+      list.push(s);
+      op.sessionsById.set(s.id, s);
+      op.scheduleSession(p, s);
+    }
+    if (list.length === 0 && Number.isFinite(k.closedUntil[p.index])) op.schedulePurge(p, k);
+  }
+}
