@@ -5,7 +5,7 @@
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
-import { ensureStream, eventsStreamSpec } from "@tidemark/engine/runtime";
+import { ensureStream, eventsStreamSpec, natsConnectOptions } from "@tidemark/engine/runtime";
 import type { Logger } from "pino";
 
 export class NatsLink {
@@ -20,7 +20,7 @@ export class NatsLink {
   /** Connects and ensures TM_EVENTS; throws (e.g. TM_STREAM_MISMATCH) when that fails. */
   static async open(url: string, log: Logger): Promise<NatsLink> {
     const nc = await connect({
-      servers: url,
+      ...natsConnectOptions(url),
       noAsyncTraces: true,
       name: "tidemark-ingest",
       maxReconnectAttempts: -1,
