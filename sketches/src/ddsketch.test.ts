@@ -130,9 +130,20 @@ describe("DDSketch errors", () => {
   });
 });
 
-describe("DDSketch remove and subtract", () => {
-  it("remove takes one value out exactly; removing an absent value throws and changes nothing", () => {
-    const s = new DDSketch();
+/** An empty sketch in either form: exact (as new) or binned (17 values added, then removed). */
+function fresh(mode: "exact" | "binned"): DDSketch {
+  const s = new DDSketch();
+  if (mode === "binned") {
+    s.add(12345, 17);
+    s.remove(12345, 17);
+  }
+  expect(s.isExact).toBe(mode === "exact");
+  return s;
+}
+
+describe.each(["exact", "binned"] as const)("DDSketch remove and subtract (%s form)", (mode) => {
+  it("remove takes values out; removing an absent value throws and changes nothing", () => {
+    const s = fresh(mode);
     for (const v of [1, 2, 3, 100, 0]) s.add(v);
     s.remove(100);
     expect(s.count).toBe(4);
@@ -140,24 +151,27 @@ describe("DDSketch remove and subtract", () => {
     expect(relErr(s.max, 3)).toBeLessThanOrEqual(TOLERANCE);
     expect(codeOf(() => s.remove(100))).toBe("TM_SKETCH_NOT_SUBSET");
     expect(codeOf(() => s.remove(3, 2))).toBe("TM_SKETCH_NOT_SUBSET");
+    expect(codeOf(() => s.remove(-3))).toBe("TM_SKETCH_NEGATIVE_VALUE");
     s.remove(0);
     expect(codeOf(() => s.remove(0))).toBe("TM_SKETCH_NOT_SUBSET");
     expect(s.count).toBe(3);
-    // The exact minimum left with the removed 0: the new one is bin-accurate.
-    expect(relErr(s.min, 1)).toBeLessThanOrEqual(TOLERANCE);
+    // Exact form: the true minimum; binned: the removed 0 took the exact one, the new one is bin-accurate.
+    expect(relErr(s.min, 1)).toBeLessThanOrEqual(mode === "exact" ? 0 : TOLERANCE);
+    for (const q of [0, 0.5, 1]) expect(relErr(s.quantile(q), [1, 2, 3][Math.floor(q * 2)] as number)).toBeLessThanOrEqual(TOLERANCE);
   });
 
   it("removing every value leaves an empty sketch", () => {
-    const s = new DDSketch();
+    const s = fresh(mode);
     s.add(7);
     s.remove(7);
     expect(s.count).toBe(0);
     expect(s.sum).toBe(0);
     expect(s.quantile(0.5)).toBeNaN();
+    expect(s.max).toBeNaN();
   });
 
   it("subtract of a sketch that is not a subset throws and changes nothing", () => {
-    const a = new DDSketch();
+    const a = fresh(mode);
     a.add(10);
     a.add(20);
     const b = new DDSketch();
@@ -166,10 +180,14 @@ describe("DDSketch remove and subtract", () => {
     const before = a.encode();
     expect(codeOf(() => a.subtract(b))).toBe("TM_SKETCH_NOT_SUBSET");
     expect(a.encode()).toEqual(before);
+    const big = new DDSketch();
+    for (let i = 0; i < 40; i++) big.add(10);
+    expect(codeOf(() => a.subtract(big))).toBe("TM_SKETCH_NOT_SUBSET");
+    expect(a.encode()).toEqual(before);
   });
 
   it("keeps exact min and max when the extremes stay in the rest", () => {
-    const a = new DDSketch();
+    const a = fresh(mode);
     for (const v of [1, 5, 9]) a.add(v);
     const prefix = new DDSketch();
     prefix.add(5);
@@ -177,5 +195,45 @@ describe("DDSketch remove and subtract", () => {
     expect(a.min).toBe(1);
     expect(a.max).toBe(9);
     expect(a.count).toBe(2);
+  });
+
+  it("merge and subtract of itself double and empty it", () => {
+    const a = fresh(mode);
+    for (const v of [4, 8, 15]) a.add(v);
+    a.merge(a);
+    expect(a.count).toBe(6);
+    a.subtract(a);
+    expect(a.count).toBe(0);
+  });
+});
+
+describe("DDSketch forms", () => {
+  it("holds up to 16 values exactly, then bins them with the same answers within α", () => {
+    const s = new DDSketch();
+    const values = sample("lognormal", 17, 99);
+    for (let i = 0; i < 16; i++) s.add(values[i] as number);
+    expect(s.isExact).toBe(true);
+    const sorted16 = values.slice(0, 16).sort();
+    for (const q of QUANTILES) expect(s.quantile(q)).toBe(exactQuantile(sorted16, q));
+    s.add(values[16] as number);
+    expect(s.isExact).toBe(false);
+    const sorted = values.slice().sort();
+    for (const q of QUANTILES) expect(relErr(s.quantile(q), exactQuantile(sorted, q))).toBeLessThanOrEqual(TOLERANCE);
+    expect(s.count).toBe(17);
+  });
+
+  it("a weighted add past the exact limit bins at once", () => {
+    const s = new DDSketch();
+    s.add(3, 20);
+    expect(s.isExact).toBe(false);
+    expect(s.count).toBe(20);
+    expect(s.sum).toBe(60);
+  });
+
+  it("treats −0 as 0", () => {
+    const s = new DDSketch();
+    s.add(-0);
+    expect(Object.is(s.min, 0)).toBe(true);
+    expect(DDSketch.decode(s.encode()).count).toBe(1);
   });
 });
