@@ -187,11 +187,11 @@ export class SessionOperator {
       this.sessionsById.set(s.id, s);
     } else {
       s = list[from] as Session;
+      // The survivor's own end: its timers are the only live ones (a swallowed session's die with it).
       prevEnd = endOf(s, gap);
       for (const o of swallowed) {
         absorb(s, o.firstTs, o.firstRoute, o.lastTs, o.lastRoute, o.count, o.errors);
         s.lateAccepted += o.lateAccepted;
-        prevEnd = Math.max(prevEnd, endOf(o, gap));
       }
       absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
     }
