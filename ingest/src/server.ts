@@ -18,6 +18,9 @@ import { EventPublisher } from "./nats/event-publisher.js";
 import { Heartbeat } from "./nats/heartbeat.js";
 import { NatsLink } from "./nats/nats-link.js";
 
+/** In-flight requests get this long to finish on close() before their sockets are cut. */
+const CLOSE_GRACE_MS = 10_000;
+
 export interface IngestServer {
   /** e.g. http://127.0.0.1:4318 */
   readonly url: string;
@@ -44,6 +47,12 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   // Bodies are read by the write pipeline itself (limits, gzip, in-flight budget), never by fastify.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+  let closing: Promise<void> | undefined;
+  // While closing, answer in-flight requests with Connection: close so keep-alive sockets end
+  // and close() does not wait for the keep-alive timeout.
+  app.addHook("onSend", async (_req, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
   app.addHook("onResponse", async (req, reply) => {
     const endpoint = req.routeOptions.url;
     if (endpoint?.startsWith("/v1/")) metrics.requests.observe({ endpoint, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
@@ -69,12 +78,13 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const url = `http://${host}:${port}`;
   log.info({ url, nats: config.natsUrl, partitions: config.partitions }, "ingest listening");
 
-  let closing: Promise<void> | undefined;
   return {
     url,
     close: () =>
       (closing ??= (async () => {
+        const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS).unref();
         await app.close();
+        clearTimeout(force);
         await heartbeat.stop();
         await link.close();
         log.info("ingest closed");

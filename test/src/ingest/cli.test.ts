@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { freePort } from "@tidemark/deploy";
-import { isAlive, spawnTidemark, startTestNats, type TestNats } from "../index.js";
+import { isAlive, spawnTidemark, startTestNats, waitFor, type TestNats } from "../index.js";
 import { readEventsStream } from "./ingest-fixture.js";
 
 const TOKEN = "cli-secret-token-42";
@@ -27,12 +27,27 @@ describe("tidemark ingest", () => {
     expect((await post("wrong-token-wrong", '{"service":"a"}')).status).toBe(401);
     const body = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ service: `s${i % 5}`, latency_ms: i })).join("\n");
     expect((await post(TOKEN, body)).status).toBe(200);
-    // In flight while SIGTERM arrives: still answered 200, then the process exits 0.
-    const inFlight = post(TOKEN, body);
-    await new Promise((r) => setTimeout(r, 20));
+    // A request whose body is still arriving when SIGTERM comes: it is finished and answered 200,
+    // then the process exits 0 promptly (keep-alive sockets do not hold it open).
+    const bytes = new TextEncoder().encode(body);
+    let push: (chunk?: Uint8Array) => void = () => undefined;
+    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())) });
+    const inFlight = fetch(`${ready.ingest as string}/v1/events`, {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" },
+    } as RequestInit);
+    push(bytes.subarray(0, bytes.length / 2));
+    const inFlightBytes = async () => Number(/tm_ingest_in_flight_bytes (\d+)/.exec(await (await fetch(`${ready.ingest as string}/metrics`)).text())?.[1]);
+    await waitFor(async () => (await inFlightBytes()) > 0, 10_000, "the request body to be arriving");
     proc.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 200));
+    push(bytes.subarray(bytes.length / 2));
+    push();
     expect((await inFlight).status).toBe(200);
-    expect(await proc.exited).toBe(0);
+    const exit = await Promise.race([proc.exited, new Promise((r) => setTimeout(() => r("still running after 5 s"), 5_000))]);
+    expect(exit).toBe(0);
     expect(isAlive(proc.child.pid ?? -1)).toBe(false);
     expect(proc.output()).not.toContain(TOKEN);
     expect(proc.output()).not.toContain("wrong-token-wrong");
