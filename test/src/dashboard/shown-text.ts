@@ -1,0 +1,46 @@
+/**
+ * Reads numbers back from what the dashboard shows, so the browser tests compare against panes
+ * without reusing the app's formatting code.
+ */
+const MINUS = "\u2212";
+
+/** "1,234 req/s" → 1234, "−1.5" → -1.5. */
+export function shownNumber(text: string): number {
+  const m = /[+\u2212-]?[\d,]+(?:\.\d+)?/.exec(text);
+  if (!m) throw new Error(`no number in "${text}"`);
+  return Number(m[0].replaceAll(",", "").replace(MINUS, "-").replace("+", ""));
+}
+
+/** "850 ms" → 850, "2 s" → 2000, "1.5 s" → 1500, "10 m 3 s" → 603000, "2 m" → 120000. */
+export function shownDuration(text: string): number {
+  const t = text.trim();
+  const neg = t.startsWith(MINUS) ? -1 : 1;
+  const body = t.replace(MINUS, "");
+  let m = /^(\d+) m(?: (\d+) s)?$/.exec(body);
+  if (m) return neg * (Number(m[1]) * 60_000 + Number(m[2] ?? 0) * 1000);
+  m = /^([\d.]+) s$/.exec(body);
+  if (m) return neg * Number(m[1]) * 1000;
+  m = /^(\d+) ms$/.exec(body);
+  if (m) return neg * Number(m[1]);
+  throw new Error(`not a shown duration: "${text}"`);
+}
+
+/** "emit 2 s + 40 ms pipeline" → { emitMs: 2000, pipelineMs: 40 }. */
+export function shownDelay(text: string): { emitMs: number; pipelineMs: number } {
+  const m = /^emit (.+) \+ (.+) pipeline$/.exec(text.trim());
+  if (!m) throw new Error(`not an emit delay: "${text}"`);
+  return { emitMs: shownDuration(m[1] ?? ""), pipelineMs: shownDuration(m[2] ?? "") };
+}
+
+/** "bias −6.4 % (30 windows)" → { value: -6.4, windows: 30 }; null for "bias not measured …". */
+export function shownBias(text: string): { value: number; unit: string; windows: number } | null {
+  if (/not measured/.test(text)) return null;
+  const m = /^bias (\S+) (%|pp) \((\d+) windows?\)$/.exec(text.trim());
+  if (!m) throw new Error(`not a bias: "${text}"`);
+  return { value: shownNumber(m[1] ?? ""), unit: m[2] ?? "", windows: Number(m[3]) };
+}
+
+/** True when `shown` is `expected` rounded to what a 3-significant-digit display keeps. */
+export function closeTo(shown: number, expected: number): boolean {
+  return Math.abs(shown - expected) <= Math.max(0.005 * Math.abs(expected), 0.0051);
+}
