@@ -1,5 +1,5 @@
 import { SketchError } from "./errors.js";
-import type { LogMapping } from "./log-mapping.js";
+import { approxLog2, type LogMapping } from "./log-mapping.js";
 
 const EMPTY = new Float64Array(0);
 /** Key sentinels (small integers, so V8 keeps them unboxed); real keys stay within ±4·10^6. */
@@ -41,7 +41,7 @@ export class BinStore {
   /** Adds a validated value (finite, ≥ 0) `n` times. */
   add(value: number, n: number): void {
     if (value === 0) this.zeroCount += n;
-    else this.addKey(Math.ceil(Math.log(value) * this.multiplier), n);
+    else this.addKey(Math.ceil(approxLog2(value) * this.multiplier), n);
     this.sum += value * n;
     if (value < this.min) this.min = value;
     if (value > this.max) this.max = value;

@@ -1,16 +1,14 @@
 import { SketchError, corrupt } from "./errors.js";
+import { readFloat64 } from "./float-bytes.js";
 
 /** Bounds-checked reader matching ByteWriter: never reads past the end, never returns garbage. */
 export class ByteReader {
-  private readonly view: DataView;
   private pos = 0;
 
   constructor(
     private readonly buf: Uint8Array,
     private readonly what: string,
-  ) {
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  }
+  ) {}
 
   get remaining(): number {
     return this.buf.length - this.pos;
@@ -44,7 +42,7 @@ export class ByteReader {
 
   float64(): number {
     this.need(8);
-    const x = this.view.getFloat64(this.pos, true);
+    const x = readFloat64(this.buf, this.pos);
     this.pos += 8;
     return x;
   }

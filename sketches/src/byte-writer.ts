@@ -1,12 +1,22 @@
-/** Growable little-endian byte buffer with LEB128 varints: the writing half of every codec. */
+import { writeFloat64 } from "./float-bytes.js";
+
+/** One scratch buffer shared by writers that do not overlap (encoding is synchronous). */
+let scratch: Uint8Array | null = new Uint8Array(4096);
+
+/**
+ * Growable byte buffer with LEB128 varints: the writing half of every codec. It borrows the
+ * shared scratch when free (no allocation but the result), else owns a buffer; `finish` returns
+ * a copy of what was written and gives the scratch back.
+ */
 export class ByteWriter {
   private buf: Uint8Array;
-  private view: DataView;
   private pos = 0;
+  private borrowed: boolean;
 
-  constructor(capacity = 64) {
-    this.buf = new Uint8Array(capacity);
-    this.view = new DataView(this.buf.buffer);
+  constructor() {
+    this.borrowed = scratch !== null;
+    this.buf = scratch ?? new Uint8Array(256);
+    scratch = null;
   }
 
   byte(b: number): void {
@@ -31,19 +41,29 @@ export class ByteWriter {
 
   float64(x: number): void {
     this.ensure(8);
-    this.view.setFloat64(this.pos, x, true);
+    writeFloat64(this.buf, this.pos, x);
     this.pos += 8;
   }
 
-  bytes(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+  /** Reserves n bytes for the caller to fill in `target` from the returned offset. */
+  block(n: number): number {
+    this.ensure(n);
+    const at = this.pos;
+    this.pos += n;
+    return at;
   }
 
-  /** A copy of what was written. */
+  /** The buffer `block` offsets point into (valid until the next write). */
+  get target(): Uint8Array {
+    return this.buf;
+  }
+
+  /** A copy of what was written; the writer must not be used afterwards. */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    const out = this.buf.slice(0, this.pos);
+    if (this.borrowed) scratch = this.buf;
+    this.borrowed = false;
+    return out;
   }
 
   private ensure(n: number): void {
@@ -51,6 +71,5 @@ export class ByteWriter {
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
-    this.view = new DataView(next.buffer);
   }
 }

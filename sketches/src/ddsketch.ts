@@ -170,7 +170,7 @@ export class DDSketch {
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter(this.binned === null ? 16 + 8 * this.count : 64);
+    const w = new ByteWriter();
     this.encodeTo(w);
     return w.finish();
   }

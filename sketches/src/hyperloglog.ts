@@ -113,7 +113,7 @@ export class HyperLogLog {
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter(this.registers === null ? 16 + 4 * sparseSize(this.table) : 8 + (this.registers.length * 3) / 4);
+    const w = new ByteWriter();
     this.encodeTo(w);
     return w.finish();
   }
@@ -143,11 +143,13 @@ export class HyperLogLog {
     }
     w.byte(MODE_DENSE);
     const regs = this.registers;
-    for (let i = 0; i < regs.length; i += 4) {
+    let j = w.block((regs.length * 3) / 4);
+    const out = w.target;
+    for (let i = 0; i < regs.length; i += 4, j += 3) {
       const v = (regs[i] as number) | ((regs[i + 1] as number) << 6) | ((regs[i + 2] as number) << 12) | ((regs[i + 3] as number) << 18);
-      w.byte(v & 0xff);
-      w.byte((v >>> 8) & 0xff);
-      w.byte(v >>> 16);
+      out[j] = v & 0xff;
+      out[j + 1] = (v >>> 8) & 0xff;
+      out[j + 2] = v >>> 16;
     }
   }
 
@@ -184,14 +186,20 @@ export class HyperLogLog {
     const maxRank = 54 - this.precision;
     const bytes = r.bytes((m * 3) / 4);
     const regs = new Uint8Array(m);
+    let max = 0;
     for (let i = 0, j = 0; i < m; i += 4, j += 3) {
       const v = (bytes[j] as number) | ((bytes[j + 1] as number) << 8) | ((bytes[j + 2] as number) << 16);
-      regs[i] = v & 63;
-      regs[i + 1] = (v >>> 6) & 63;
-      regs[i + 2] = (v >>> 12) & 63;
-      regs[i + 3] = v >>> 18;
+      const a = v & 63;
+      const b = (v >>> 6) & 63;
+      const c = (v >>> 12) & 63;
+      const d = v >>> 18;
+      regs[i] = a;
+      regs[i + 1] = b;
+      regs[i + 2] = c;
+      regs[i + 3] = d;
+      max = Math.max(max, a, b, c, d);
     }
-    for (const x of regs) if (x > maxRank) throw corrupt("HyperLogLog (register out of range)");
+    if (max > maxRank) throw corrupt("HyperLogLog (register out of range)");
     this.state = regs;
   }
 

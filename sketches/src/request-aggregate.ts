@@ -78,7 +78,7 @@ export class RequestAggregate {
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter(64);
+    const w = new ByteWriter();
     w.byte(VERSION);
     w.byte(TAG);
     w.varint(this._errors);
