@@ -54,6 +54,21 @@ describe("POST /v1/events against a real nats-server", () => {
     expect([...new Set(stored.map((e) => e.msgId))]).toEqual([`bulk-1:${p}:0`, `bulk-1:${p}:1000`, `bulk-1:${p}:2000`]);
   });
 
+  it("halves a message that would exceed the server's max_payload, keeping ids by event position", async () => {
+    // Control characters are stored escaped (\u0001, 6 bytes): ~3 KB per event, 1000 events ≈ 3 MB
+    // > 1 MiB, so the message is halved twice: four messages of 250 events.
+    const wide = "\u0001".repeat(256);
+    const body = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ service: "wide", route: wide, user: wide, latency_ms: i })).join("\n");
+    const res = await fx.post("/v1/events", body, "application/x-ndjson", { "x-request-id": "wide-1" });
+    expect(await res.json()).toMatchObject({ accepted: 1000 });
+    const stored = await newEvents();
+    expect(stored.map((e) => e.latency_ms)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect(stored.every((e) => e.route === wide && e.user === wide)).toBe(true);
+    const p = partitionOf("wide", 4);
+    const ids = [...new Set(stored.map((e) => e.msgId))];
+    expect(ids).toEqual([0, 250, 500, 750].map((offset) => `wide-1:${p}:${offset}`));
+  });
+
   it("accepts a JSON array, { events: [...] }, RFC 3339 ts and gzip; ignores unknown fields", async () => {
     const iso = new Date(Date.now() - 5000).toISOString();
     const a = await fx.post("/v1/events", JSON.stringify([{ ts: iso, service: "arr", extra: { deep: 1 } }]), "application/json");

@@ -1,0 +1,46 @@
+/** In-flight bytes over the limit → 429 + Retry-After, never unbounded buffering; the limit frees up again. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../index.js";
+import { TOKEN, startIngestFixture, type IngestFixture } from "./ingest-fixture.js";
+
+describe("ingest backpressure", () => {
+  let fx: IngestFixture;
+  beforeAll(async () => {
+    fx = await startIngestFixture({ maxInFlightBytes: 64 * 1024, retryAfterS: 2 });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it("answers 429 with Retry-After while a slow body holds the in-flight budget, then accepts again", async () => {
+    const line = (i: number) => JSON.stringify({ service: "bp", user: `u${i}`, route: "/r/" + "x".repeat(100) }) + "\n";
+    const slow = new TextEncoder().encode(Array.from({ length: 400 }, (_, i) => line(i)).join(""));
+    expect(slow.length).toBeGreaterThan(48 * 1024);
+    let push: (chunk?: Uint8Array) => void = () => undefined;
+    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())) });
+    const held = fetch(fx.ingest.url + "/v1/events", {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson", "idempotency-key": "slow-1" },
+    } as RequestInit);
+    push(slow.subarray(0, 40 * 1024));
+    const inFlight = async () => Number(/tm_ingest_in_flight_bytes (\d+)/.exec(await (await fetch(fx.ingest.url + "/metrics")).text())?.[1]);
+    await waitFor(async () => (await inFlight()) >= 40 * 1024, 10_000, "40 KiB held in flight");
+
+    const other = Array.from({ length: 300 }, (_, i) => line(1000 + i)).join("");
+    const refused = await fx.post("/v1/events", other, "application/x-ndjson");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("2");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("TM_INGEST_OVERLOADED");
+
+    push(slow.subarray(40 * 1024));
+    push();
+    expect(await (await held).json()).toMatchObject({ accepted: 400 });
+    expect(await inFlight()).toBe(0);
+    const retried = await fx.post("/v1/events", other, "application/x-ndjson");
+    expect(await retried.json()).toMatchObject({ accepted: 300 });
+    const { events } = await fx.readStream();
+    expect(events.filter((e) => e.service === "bp")).toHaveLength(700);
+  });
+});
