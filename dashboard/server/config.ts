@@ -7,7 +7,12 @@ import { DashboardError } from "./errors.js";
 export interface DashboardConfig {
   readonly host: string;
   readonly port: number;
+  /** NATS server URL, or a comma list of servers of one cluster. */
   readonly nats: string;
+  /** NATS credentials, from TIDEMARK_NATS_USER + TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN (secrets travel in the environment only). */
+  readonly natsUser: string | null;
+  readonly natsPassword: string | null;
+  readonly natsToken: string | null;
   /** How much TM_PANES history (by pane publish time) to replay on start, ms. */
   readonly replayMs: number;
   /** Windows kept per series (policy, key, window size); older windows are forgotten. */
@@ -36,6 +41,9 @@ const DEFAULTS: DashboardConfig = {
   host: "127.0.0.1",
   port: 3000,
   nats: "nats://127.0.0.1:4222",
+  natsUser: null,
+  natsPassword: null,
+  natsToken: null,
   replayMs: 3_600_000,
   maxWindowsPerSeries: 720,
   allowedOrigins: [],
@@ -48,17 +56,25 @@ const DEFAULTS: DashboardConfig = {
   logLevel: "info",
 };
 
+/** Env names, in increasing precedence where two set the same setting. */
 const ENV: Record<string, keyof DashboardConfig> = {
   TIDEMARK_DASHBOARD_HOST: "host",
   TIDEMARK_DASHBOARD_PORT: "port",
   TIDEMARK_NATS: "nats",
+  TIDEMARK_NATS_URL: "nats",
+  TIDEMARK_NATS_USER: "natsUser",
+  TIDEMARK_NATS_PASSWORD: "natsPassword",
+  TIDEMARK_NATS_TOKEN: "natsToken",
   TIDEMARK_DASHBOARD_REPLAY: "replayMs",
   TIDEMARK_DASHBOARD_ORIGINS: "allowedOrigins",
   TIDEMARK_DASHBOARD_TOKEN: "readToken",
   TIDEMARK_LOG_LEVEL: "logLevel",
 };
 
-/** Reads the `dashboard` section (and a top-level `nats`) of a JSON config file. */
+/**
+ * Reads the `dashboard` section of a JSON config file (tidemark.config.json), and the NATS URL
+ * from its top-level `nats` (`{ "url": … }`, or a plain URL string).
+ */
 export function readConfigFile(path: string): DashboardConfigInput {
   let json: unknown;
   try {
@@ -68,7 +84,11 @@ export function readConfigFile(path: string): DashboardConfigInput {
   }
   const root = (json ?? {}) as Record<string, unknown>;
   const section = (root["dashboard"] ?? {}) as DashboardConfigInput;
-  return root["nats"] === undefined ? section : { nats: root["nats"], ...section };
+  for (const secret of ["natsUser", "natsPassword", "natsToken"] as const)
+    if (secret in section) bad(secret, "may not be set in a file", "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN");
+  const nats = root["nats"];
+  const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
+  return url === undefined ? section : { nats: url, ...section };
 }
 
 export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
@@ -87,10 +107,13 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     host: str(merged, "host"),
     port: int(merged, "port", 0, 65535),
     nats: str(merged, "nats"),
+    natsUser: optionalStr(merged, "natsUser"),
+    natsPassword: optionalStr(merged, "natsPassword"),
+    natsToken: optionalStr(merged, "natsToken"),
     replayMs: duration(merged, "replayMs"),
     maxWindowsPerSeries: int(merged, "maxWindowsPerSeries", 1, 100_000),
     allowedOrigins: Object.freeze(list(merged, "allowedOrigins")),
-    readToken: merged["readToken"] === null || merged["readToken"] === "" ? null : str(merged, "readToken"),
+    readToken: optionalStr(merged, "readToken"),
     sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),
     maxQueuedEarly: int(merged, "maxQueuedEarly", 1, 10_000_000),
     maxQueuedFrames: int(merged, "maxQueuedFrames", 1, 10_000_000),
@@ -108,6 +131,10 @@ function str(o: Record<string, unknown>, k: string): string {
   const v = o[k];
   if (typeof v !== "string" || v === "") bad(k, `must be a non-empty string, got ${JSON.stringify(v)}`, "set it or leave it out");
   return v;
+}
+
+function optionalStr(o: Record<string, unknown>, k: string): string | null {
+  return o[k] === null || o[k] === "" ? null : str(o, k);
 }
 
 function int(o: Record<string, unknown>, k: string, min: number, max: number): number {

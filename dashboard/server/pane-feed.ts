@@ -78,7 +78,7 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
   const run = async (): Promise<void> => {
     while (!closed && !nc) {
       try {
-        nc = await connect({ ...natsConnectOptions(config.nats), noAsyncTraces: true, maxReconnectAttempts: -1, reconnectTimeWait: config.retryMs });
+        nc = await connect({ ...connectOptions(config), noAsyncTraces: true, maxReconnectAttempts: -1, reconnectTimeWait: config.retryMs });
       } catch (err) {
         set({ state: "disconnected", error: `cannot reach NATS at ${config.nats} (${(err as Error).message}); retrying` });
         await sleep(config.retryMs);
@@ -135,6 +135,15 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
       await done;
     },
   };
+}
+
+/** Servers and credentials, the way every tidemark role reaches NATS. */
+function connectOptions(config: DashboardConfig) {
+  return natsConnectOptions(config.nats, {
+    TIDEMARK_NATS_USER: config.natsUser ?? undefined,
+    TIDEMARK_NATS_PASSWORD: config.natsPassword ?? undefined,
+    TIDEMARK_NATS_TOKEN: config.natsToken ?? undefined,
+  });
 }
 
 /** Parses a TM_PANES body, checking the fields the store relies on. */
