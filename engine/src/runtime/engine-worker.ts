@@ -7,6 +7,7 @@
  * Idleness comes from the wall clock and is the one input that is not replayed.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { LateRecord, Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint } from "./checkpoint-codec.js";
@@ -64,6 +65,7 @@ export class EngineWorker {
     private readonly core: StreamCore,
     private readonly store: CheckpointStore,
     private readonly js: JetStreamClient,
+    nc: NatsConnection,
     private readonly log: WorkerLog,
     restored: readonly LaneOffset[] | undefined,
     restoredLogTime: number | null,
@@ -73,9 +75,7 @@ export class EngineWorker {
     this.lastHeard = new Array<number>(lanes).fill(Date.now());
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
     if (restoredLogTime !== null) this.lastCheckpointLog = restoredLogTime;
-    this.sink = new PaneSink(js, config.maxInFlight, (err, subject) =>
-      log.warn({ err: err.message, subject }, "publish failed; retrying with the same message id"),
-    );
+    this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) => log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"));
     this.out = { pane: (p) => this.emitPane(p), late: (r) => this.emitLate(r) };
     this.mergeSink = {
       event: (lane: number, e: TelemetryEvent, seq: number, index: number) => {

@@ -15,6 +15,7 @@ import type { EngineConfig } from "./config.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { EngineWorker } from "./engine-worker.js";
 import { RuntimeError } from "./errors.js";
+import { natsConnectOptions } from "./nats-connect-options.js";
 import { buildStatusMessage } from "./status-message.js";
 import { ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "./streams.js";
 
@@ -62,7 +63,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const core = cp ? cores.restore(config.core, cp.snapshot) : cores.create(config.core);
   if (cp) log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
 
-  const nc: NatsConnection = await connect({ servers: config.natsUrl, noAsyncTraces: true, maxReconnectAttempts: -1 });
+  const nc: NatsConnection = await connect({ ...natsConnectOptions(config.natsUrl), noAsyncTraces: true, maxReconnectAttempts: -1 });
   try {
     const jsm = await jetstreamManager(nc);
     for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
@@ -70,7 +71,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     await nc.close();
     throw err;
   }
-  const worker = new EngineWorker(config, core, store, jetstream(nc), log, cp?.header.offsets, cp?.header.logTime ?? null);
+  const worker = new EngineWorker(config, core, store, jetstream(nc), nc, log, cp?.header.offsets, cp?.header.logTime ?? null);
   const metrics = new EngineMetrics(
     {
       eventsTotal: () => worker.eventsTotal,

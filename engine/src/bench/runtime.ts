@@ -1,0 +1,210 @@
+/**
+ * `node dist/bench/runtime.js` (part of `npm run bench -w engine`): the engine runtime against a
+ * real nats-server started here (loopback, temp store, stopped at the end).
+ *
+ * 1. Throughput: N simulated events pre-published to TM_EVENTS (batches of 500, heartbeats, the
+ *    end-of-recording heartbeat), then one in-process engine from an empty checkpoint dir until
+ *    every event is through the core and every pane is acknowledged by TM_PANES. Baselines in the
+ *    same run: the core alone on the same decoded events, and decoding the same batches.
+ * 2. Checkpoints with ~100k open (window, key) states: snapshot (the synchronous part), the full
+ *    write (encode, checksum, write, fsync, rename, fsync dir), bytes, restore time, and the
+ *    event-loop delay p99 while checkpointing every 200 ms vs the same ticker without.
+ * Bounded: ~60 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { connect, headers } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { createCore, defaultCoreConfig, restoreCore, simulate, type CoreConfig } from "../core/index.js";
+import { HEARTBEAT_HEADER, decodeEventBatch, eventsSubject, partitionOf, type TelemetryEvent } from "../protocol.js";
+import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
+import { CheckpointStore } from "../runtime/checkpoint-store.js";
+import { parseEngineConfig } from "../runtime/config.js";
+import { startEngine } from "../runtime/start-engine.js";
+import { ensureStream, eventsStreamSpec } from "../runtime/streams.js";
+
+const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 100_000);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
+    });
+  });
+}
+
+async function natsServer(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn("nats-server", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", join(dir, "js")], { stdio: ["ignore", "ignore", "pipe"] });
+  await new Promise<void>((resolve, reject) => {
+    let log = "";
+    child.once("error", reject);
+    child.stderr?.on("data", (b: Buffer) => {
+      log += b.toString();
+      if (log.includes("Server is ready")) resolve();
+    });
+  });
+  const exited = new Promise((r) => child.once("exit", r));
+  return { url: `nats://127.0.0.1:${port}`, stop: async () => void (child.kill("SIGTERM"), await exited) };
+}
+
+function recording(n: number): TelemetryEvent[] {
+  const events = simulate({ seed: 3, events: n, spanMs: 300_000, services: 20, routes: 20, users: 20_000 });
+  return events.sort((a, b) => a.ingest_ts - b.ingest_ts);
+}
+
+async function publish(url: string, events: readonly TelemetryEvent[], core: CoreConfig): Promise<BackfillMessage[]> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
+  const js = jetstream(nc);
+  const plan = new BackfillPlan({ partitions: 8, runId: "bench" });
+  const messages = [...events.flatMap((e) => plan.push(e)), ...plan.end(core)];
+  const inFlight = new Set<Promise<unknown>>();
+  for (const m of messages) {
+    const h = headers();
+    if (m.heartbeatTs !== undefined) h.set(HEARTBEAT_HEADER, String(m.heartbeatTs));
+    const p: Promise<unknown> = js.publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h }).then(() => inFlight.delete(p));
+    inFlight.add(p);
+    if (inFlight.size >= 256) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  await nc.drain();
+  return messages;
+}
+
+function coreAlone(events: readonly TelemetryEvent[], core: CoreConfig, endTs: number): { ms: number; panes: number } {
+  const c = createCore(core);
+  let panes = 0;
+  const out = { pane: () => void panes++, late: () => {} };
+  const t0 = performance.now();
+  for (const e of events) c.event(partitionOf(e.service, 8), e, out);
+  for (let p = 0; p < 8; p++) c.heartbeat(p, endTs, out);
+  return { ms: performance.now() - t0, panes };
+}
+
+function decodeOnly(messages: readonly BackfillMessage[]): number {
+  const t0 = performance.now();
+  let n = 0;
+  for (const m of messages) if (m.heartbeatTs === undefined) n += decodeEventBatch(m.body).length;
+  if (n === 0) throw new Error("nothing decoded");
+  return performance.now() - t0;
+}
+
+async function throughput(url: string, dir: string, events: readonly TelemetryEvent[]): Promise<string[]> {
+  const core = defaultCoreConfig();
+  const messages = await publish(url, events, core);
+  const endTs = messages.at(-1)?.heartbeatTs ?? 0;
+  const config = parseEngineConfig({ flags: { nats: url, data: join(dir, "data"), "metrics-port": "0" } });
+  const t0 = performance.now();
+  const running = await startEngine(config, { logger: silentLogger() });
+  const w = running.engine;
+  while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
+    await new Promise((r) => setTimeout(r, 20));
+  const ms = performance.now() - t0;
+  const panes = w.sink.acked;
+  await running.close();
+  const alone = coreAlone(events, core, endTs);
+  const decode = decodeOnly(messages);
+  const rate = (n: number, t: number): string => `${Math.round(n / (t / 1000)).toLocaleString("en-US")} events/s`;
+  return [
+    row(`engine: TM_EVENTS → core → TM_PANES acked (${events.length} events, ${panes} panes)`, `${(ms / 1000).toFixed(2)} s`, rate(events.length, ms)),
+    row("  baseline: the core alone on the same decoded events (no NATS, no-op sink)", `${(alone.ms / 1000).toFixed(2)} s`, rate(events.length, alone.ms)),
+    row("  baseline: decoding the same NDJSON batches", `${(decode / 1000).toFixed(2)} s`, rate(events.length, decode)),
+    row("  engine / core alone", `${(alone.ms / ms).toFixed(2)}×`, "of the core's rate reaches panes on NATS"),
+  ];
+}
+
+/** A core holding ~100k open (window, key) states: 1000 services × 100 routes, one open slice. */
+function bigState(core: CoreConfig): ReturnType<typeof createCore> {
+  const c = createCore(core);
+  const out = { pane: () => {}, late: () => {} };
+  const t = 1_700_000_000_000;
+  let i = 0;
+  for (let s = 0; s < 1000; s++)
+    for (let r = 0; r < 100; r++, i++) {
+      const e = { ts: t + (i % 5000), ingest_ts: t + 5000, service: `svc-${s}`, route: `/route/${r}`, status: i % 50 ? 200 : 500, latency_ms: 5 + (i % 300), user: `u${i % 5000}` };
+      c.event(partitionOf(e.service, core.partitions), e, out);
+    }
+  return c;
+}
+
+async function checkpoints(dir: string): Promise<string[]> {
+  const core = { ...defaultCoreConfig(), routeCapPerService: 200 };
+  const c = bigState(core);
+  const keys = c.status().stateKeys;
+  const store = new CheckpointStore(join(dir, "ckpt"), 3);
+  await store.open();
+  const header = { worker: "bench", partitionCount: 8, partitions: [0, 1, 2, 3, 4, 5, 6, 7], offsets: [], logTime: null, wallTime: 0 };
+  const snaps: number[] = [];
+  const writes: number[] = [];
+  let bytes = 0;
+  let snapshot: Uint8Array = new Uint8Array();
+  for (let k = 0; k < 5; k++) {
+    const t0 = performance.now();
+    snapshot = c.snapshot();
+    const t1 = performance.now();
+    bytes = (await store.write({ header, snapshot })).bytes;
+    snaps.push(t1 - t0);
+    writes.push(performance.now() - t0);
+  }
+  const r0 = performance.now();
+  const restored = restoreCore(core, snapshot);
+  const restoreMs = performance.now() - r0;
+  if (restored.status().stateKeys !== keys) throw new Error("restore lost state");
+  const idle = await loopDelay(async () => undefined);
+  const busy = await loopDelay(async () => void (await store.write({ header, snapshot: c.snapshot() })));
+  const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  return [
+    row(`checkpoint with ${keys.toLocaleString("en-US")} open (window, key) states: snapshot (synchronous)`, `${med(snaps).toFixed(1)} ms`, "median of 5"),
+    row("  full write: snapshot + encode + sha256 + write + fsync + rename + fsync dir", `${med(writes).toFixed(1)} ms`, `${(bytes / 1e6).toFixed(2)} MB`),
+    row("  restore from that checkpoint", `${restoreMs.toFixed(1)} ms`, ""),
+    row("  event-loop delay p99 (max), checkpoint every 200 ms, 3 s", `${busy.p99.toFixed(1)} ms`, `max ${busy.max.toFixed(1)} ms`),
+    row("  event-loop delay p99 (max), same ticker without checkpoints, 3 s", `${idle.p99.toFixed(1)} ms`, `max ${idle.max.toFixed(1)} ms`),
+  ];
+}
+
+async function loopDelay(every200ms: () => Promise<void>): Promise<{ p99: number; max: number }> {
+  const h = monitorEventLoopDelay({ resolution: 5 });
+  h.enable();
+  const end = performance.now() + 3000;
+  while (performance.now() < end) {
+    await every200ms();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  h.disable();
+  return { p99: h.percentile(99) / 1e6, max: h.max / 1e6 };
+}
+
+function row(a: string, b: string, c: string): string {
+  return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
+}
+
+function silentLogger(): never {
+  const noop = (): void => undefined;
+  const l = { info: noop, warn: noop, error: noop, debug: noop, flush: noop };
+  return l as never;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-runtime-"));
+  const nats = await natsServer(dir);
+  try {
+    const events = recording(EVENTS);
+    const lines = [`engine runtime benchmark (real nats-server ${nats.url}, 8 partitions, default policies and windows)`];
+    lines.push(...(await throughput(nats.url, dir, events)));
+    lines.push(...(await checkpoints(dir)));
+    process.stdout.write(lines.join("\n") + "\n");
+  } finally {
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main();

@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Msg, MsgHdrs, Subscription } from "@nats-io/transport-node";
+import type { Pane } from "../protocol.js";
+import { PaneSink, type AckPublisher } from "./pane-sink.js";
+
+/** A transport that records publishes and lets the test answer each with a PubAck (or not). */
+class Wire implements AckPublisher {
+  readonly sent: Array<{ subject: string; reply: string; msgID: string; body: string }> = [];
+  private cb: ((err: Error | null, msg: Msg) => void) | undefined;
+  publish(subject: string, payload: string, opts: { reply: string; headers: MsgHdrs }): void {
+    this.sent.push({ subject, reply: opts.reply, msgID: opts.headers.get("Nats-Msg-Id"), body: payload });
+  }
+  subscribe(_subject: string, opts: { callback: (err: Error | null, msg: Msg) => void }): Subscription {
+    this.cb = opts.callback;
+    return { unsubscribe: () => undefined } as Subscription;
+  }
+  answer(i: number, ack: object): void {
+    const s = this.sent[i];
+    if (!s || !this.cb) throw new Error(`no publish ${i}`);
+    const text = JSON.stringify(ack);
+    this.cb(null, { subject: s.reply, string: () => text } as Msg);
+  }
+}
+
+function pane(seq: number): Pane {
+  return {
+    id: `dashboard|api|10000|${1000 * seq}`,
+    seq,
+    kind: "early",
+    policy: "dashboard",
+    key: { service: "api" },
+    window: { start: 0, end: 10_000 },
+    value: { count: seq, errors: 0, errorRate: 0, p50: 1, p90: 1, p95: 1, p99: 1, p999: 1, users: 1 },
+    watermark: 0,
+    emittedAt: 0,
+    emitDelayMs: 0,
+    pipelineLagMs: 0,
+    lateAccepted: 0,
+    dropped: 0,
+    bias: { countPct: null, errorRatePp: null, p99Pct: null, windows: 0 },
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("PaneSink", () => {
+  it("publishes each pane to its subject with Nats-Msg-Id id#seq; flush waits only for earlier publishes", async () => {
+    const wire = new Wire();
+    const sink = new PaneSink(wire, 10);
+    sink.pane(pane(0));
+    sink.pane(pane(1));
+    expect(wire.sent.map((s) => [s.subject, s.msgID])).toEqual([
+      ["tm.panes.dashboard.10000", "dashboard|api|10000|0#0"],
+      ["tm.panes.dashboard.10000", "dashboard|api|10000|1000#1"],
+    ]);
+    let flushed = false;
+    const f = sink.flush().then(() => (flushed = true));
+    sink.pane(pane(2)); // after the flush: not waited for
+    wire.answer(1, { stream: "TM_PANES", seq: 2 });
+    await Promise.resolve();
+    expect(flushed).toBe(false);
+    wire.answer(0, { stream: "TM_PANES", seq: 1, duplicate: true });
+    await f;
+    expect([flushed, sink.inFlight, sink.acked, sink.duplicates]).toEqual([true, 1, 2, 1]);
+    sink.close();
+  });
+
+  it("sends again, with the same id, what the stream refused or never acknowledged", async () => {
+    vi.useFakeTimers();
+    const wire = new Wire();
+    const errors: string[] = [];
+    const sink = new PaneSink(wire, 10, (why) => errors.push(why), 1000);
+    sink.pane(pane(0));
+    sink.pane(pane(1));
+    wire.answer(0, { error: { code: 503, description: "no quorum" } });
+    expect(wire.sent.length).toBe(3);
+    expect(wire.sent[2]?.msgID).toBe(wire.sent[0]?.msgID);
+    vi.advanceTimersByTime(1300); // publish 1 and the resend of 0 time out
+    expect(wire.sent.slice(3).map((s) => s.msgID).sort()).toEqual([wire.sent[0]?.msgID, wire.sent[1]?.msgID].sort());
+    const f = sink.flush();
+    wire.answer(1, { stream: "TM_PANES", seq: 9 }); // a stale ack of a resent publish is ignored
+    expect(sink.acked).toBe(0);
+    wire.answer(3, { stream: "TM_PANES", seq: 1 });
+    wire.answer(4, { stream: "TM_PANES", seq: 2 });
+    await f;
+    expect([sink.acked, sink.inFlight, sink.retries]).toEqual([2, 0, 3]);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    sink.close();
+  });
+
+  it("is saturated at maxInFlight and makes room once half is acknowledged", async () => {
+    const wire = new Wire();
+    const sink = new PaneSink(wire, 4);
+    for (let i = 0; i < 4; i++) sink.pane(pane(i));
+    expect(sink.saturated).toBe(true);
+    let room = false;
+    const r = sink.room().then(() => (room = true));
+    wire.answer(0, { seq: 1 });
+    wire.answer(1, { seq: 2 });
+    await Promise.resolve();
+    expect(room).toBe(false);
+    wire.answer(2, { seq: 3 });
+    await r;
+    expect([room, sink.saturated]).toEqual([true, false]);
+    sink.close();
+  });
+});
