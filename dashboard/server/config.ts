@@ -17,6 +17,8 @@ export interface DashboardConfig {
   readonly replayMs: number;
   /** Windows kept per series (policy, key, window size); older windows are forgotten. */
   readonly maxWindowsPerSeries: number;
+  /** Panes kept in all (every series, route-level included); past it the oldest windows go. */
+  readonly maxPanes: number;
   /** Extra allowed WebSocket origins; the server's own origin is always allowed. */
   readonly allowedOrigins: readonly string[];
   /** When set, REST and WebSocket need `?token=` or `Authorization: Bearer`. */
@@ -46,6 +48,7 @@ const DEFAULTS: DashboardConfig = {
   natsToken: null,
   replayMs: 3_600_000,
   maxWindowsPerSeries: 720,
+  maxPanes: 200_000,
   allowedOrigins: [],
   readToken: null,
   sendBufferBytes: 256 * 1024,
@@ -112,6 +115,7 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     natsToken: optionalStr(merged, "natsToken"),
     replayMs: duration(merged, "replayMs"),
     maxWindowsPerSeries: int(merged, "maxWindowsPerSeries", 1, 100_000),
+    maxPanes: int(merged, "maxPanes", 10, 100_000_000),
     allowedOrigins: Object.freeze(list(merged, "allowedOrigins")),
     readToken: optionalStr(merged, "readToken"),
     sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),

@@ -28,7 +28,7 @@ export class Fanout {
     private readonly metrics: DashboardMetrics,
     private readonly now: () => number = Date.now,
   ) {
-    this.store = new PaneStore(config.maxWindowsPerSeries);
+    this.store = new PaneStore(config.maxWindowsPerSeries, config.maxPanes);
     metrics.setFeedState(this.feed.state);
   }
 

@@ -53,4 +53,17 @@ describe("PaneStore", () => {
     expect(s.select({ ...filter, services: ["web"] }).length).toBe(1);
     expect(s.select({ ...filter, from: 35_000 }).map((e) => e.pane.window.start)).toEqual([30_000]);
   });
+
+  it("forgets the oldest windows across series once the total cap is passed", () => {
+    const s = new PaneStore(100, 10);
+    for (let i = 0; i < 6; i++) {
+      put(s, p(i * W, 0, "on-time", 1, "api"));
+      put(s, p(i * W, 0, "on-time", 1, "web"));
+    }
+    // 12 panes > 10: trimmed to 9, oldest windows first (ties at the cutoff start are kept).
+    expect(s.size).toBe(10);
+    expect(s.get(`dashboard|api|${W}|0`)).toBeUndefined();
+    expect(s.get(`dashboard|web|${W}|${5 * W}`)).toBeDefined();
+    expect(s.select(filter).every((e) => e.pane.window.start >= W)).toBe(true);
+  });
 });

@@ -24,7 +24,15 @@ export class PaneStore {
   private readonly series = new Map<string, Series>();
   private revision = 0;
 
-  constructor(private readonly maxWindowsPerSeries: number) {}
+  /**
+   * @param maxWindowsPerSeries windows kept per series
+   * @param maxPanes panes kept in all; past it the oldest windows (by start) are forgotten,
+   *   a tenth of the cap at a time, so many routes cannot grow the store without bound
+   */
+  constructor(
+    private readonly maxWindowsPerSeries: number,
+    private readonly maxPanes = Number.MAX_SAFE_INTEGER,
+  ) {}
 
   get rev(): number {
     return this.revision;
@@ -53,7 +61,22 @@ export class PaneStore {
       if (entries.length > this.maxWindowsPerSeries) this.byId.delete(entries.shift()?.pane.id ?? "");
     }
     this.byId.set(pane.id, stored);
+    if (this.byId.size > this.maxPanes) this.trim(Math.floor(this.maxPanes * 0.9));
     return stored;
+  }
+
+  /** Forgets the oldest windows across all series until `keep` panes remain. */
+  private trim(keep: number): void {
+    const starts: number[] = [];
+    for (const s of this.series.values()) for (const e of s.entries) starts.push(e.pane.window.start);
+    starts.sort((a, b) => a - b);
+    const cutoff = starts[starts.length - keep] ?? -Infinity;
+    for (const [key, s] of this.series) {
+      let n = 0;
+      while (n < s.entries.length && (s.entries[n]?.pane.window.start ?? Infinity) < cutoff) this.byId.delete(s.entries[n++]?.pane.id ?? "");
+      if (n > 0) s.entries.splice(0, n);
+      if (s.entries.length === 0) this.series.delete(key);
+    }
   }
 
   /** Stored panes matching the filter with rev > sinceRev, oldest window first. */
