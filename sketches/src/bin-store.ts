@@ -166,10 +166,13 @@ export class BinStore {
     }
     const newLo = Math.max(lo, this.floor);
     const span = hi - newLo + 1;
-    const len = Math.min(MAX_BINS, Math.max(span + 16, this.counts.length * 2));
-    // Room on the side that grew: below when extending down, above otherwise; centred when empty.
-    const offset = this.total === 0 ? key - (len >> 1) : key <= this.minKey ? hi - len + 1 : newLo;
-    this.reallocate(offset, len);
+    // Geometric in the span (amortized O(1) growth), not in the old length: a sketch whose keys
+    // arrive alternately below and above must not double its array each time.
+    const len = Math.min(MAX_BINS, span + (span >> 1) + 16);
+    const slack = len - span;
+    // Most of the slack on the side that grew; split evenly for the first key.
+    const below = this.total === 0 ? slack >> 1 : key <= this.minKey ? slack - (slack >> 2) : slack >> 2;
+    this.reallocate(newLo - below, len);
     return key;
   }
 

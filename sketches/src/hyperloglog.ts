@@ -109,7 +109,7 @@ export class HyperLogLog {
   heapBytes(): number {
     const s = this.state;
     if (s === null) return 40;
-    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 250 + s.length;
+    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 200 + s.length;
   }
 
   encode(): Uint8Array {

@@ -105,6 +105,13 @@ function tenRequests(i: number): RequestAggregate {
   return a;
 }
 
+function requests(count: number, seed: number): RequestAggregate {
+  const a = new RequestAggregate();
+  const rand = seededRandom(seed);
+  for (let k = 0; k < count; k++) a.add(Math.exp(Math.log(50) + (rand() - 0.5) * 4), k % 10 === 0, `user-${seed}-${k}`);
+  return a;
+}
+
 export function aggregateRows(): Row[] {
   const n = 50_000;
   const a = tenRequests(1);
@@ -121,6 +128,10 @@ export function aggregateRows(): Row[] {
   return [
     { what: "Aggregate heap, 10 requests / 10 users (measured)", unit: "B", ours: heap, baseline: { name: `${DD} DDSketch alone`, value: theirHeap }, target: 400 },
     { what: "Aggregate heapBytes() estimate, same aggregate", unit: "B", ours: a.heapBytes() },
+    ...[100, 1000, 5000].flatMap((count): Row[] => [
+      { what: `Aggregate heap, ${count} requests / ${count} users (measured)`, unit: "B", ours: retainedBytesPer((i) => requests(count, i), 200_000 / count) },
+      { what: `Aggregate heapBytes() estimate, same aggregate`, unit: "B", ours: requests(count, 1).heapBytes() },
+    ]),
     { what: "Aggregate encoded size, 10 requests", unit: "B", ours: enc.length },
     { what: "Aggregate merge, 10 + 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) a.clone().merge(b); }, m) / 1000 },
     { what: "Aggregate encode, 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) a.encode(); }, m) / 1000 },
