@@ -15,7 +15,7 @@ export const backfill: Command = {
   summary: "publish a recording (with its own ts and ingest_ts) into TM_EVENTS, heartbeats included",
   usage: "tidemark backfill --input FILE [--rate N] [--nats URL] [--partitions 8] [--batch 500] [--config FILE]",
   async run(flags: Flags): Promise<number> {
-    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec } = await import("@tidemark/engine/runtime");
+    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec, natsConnectOptions } = await import("@tidemark/engine/runtime");
     const { eventsSubject, HEARTBEAT_HEADER } = await import("@tidemark/engine/protocol");
     const { connect, headers } = await import("@nats-io/transport-node");
     const { jetstream, jetstreamManager } = await import("@nats-io/jetstream");
@@ -33,7 +33,7 @@ export const backfill: Command = {
     const runId = await fileDigest(input, `${config.partitionCount}/${batch}`);
     const plan = new BackfillPlan({ partitions: config.partitionCount, runId, batchSize: batch });
 
-    const nc = await connect({ servers: config.natsUrl, noAsyncTraces: true });
+    const nc = await connect({ ...natsConnectOptions(config.natsUrl), noAsyncTraces: true });
     const stats = { events: 0, messages: 0, heartbeats: 0, duplicates: 0 };
     try {
       await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
