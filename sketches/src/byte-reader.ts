@@ -78,3 +78,11 @@ export class ByteReader {
     }
   }
 }
+
+/** Runs a codec's reading half over all of `bytes`: trailing bytes are corruption too. */
+export function decodeWith<T>(bytes: Uint8Array, what: string, read: (r: ByteReader) => T): T {
+  const r = new ByteReader(bytes, what);
+  const value = read(r);
+  r.end();
+  return value;
+}

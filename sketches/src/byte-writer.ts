@@ -73,3 +73,10 @@ export class ByteWriter {
     this.buf = next;
   }
 }
+
+/** Runs a codec's writing half and returns the bytes. */
+export function encodeWith(write: (w: ByteWriter) => void): Uint8Array {
+  const w = new ByteWriter();
+  write(w);
+  return w.finish();
+}

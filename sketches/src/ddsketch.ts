@@ -1,7 +1,7 @@
 import { KEY_LIMIT, decodeBins, encodeBins } from "./bin-codec.js";
 import { BinStore, NO_KEY_LOW, notSubset } from "./bin-store.js";
-import { ByteReader } from "./byte-reader.js";
-import { ByteWriter } from "./byte-writer.js";
+import { decodeWith, type ByteReader } from "./byte-reader.js";
+import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidCount, invalidOption, invalidValue } from "./errors.js";
 import { LogMapping } from "./log-mapping.js";
 import { containsAll, countOf, insertSorted, removeSorted, sizeOf, sumOf } from "./sorted-values.js";
@@ -171,16 +171,11 @@ export class DDSketch {
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter();
-    this.encodeTo(w);
-    return w.finish();
+    return encodeWith((w) => this.encodeTo(w));
   }
 
   static decode(bytes: Uint8Array): DDSketch {
-    const r = new ByteReader(bytes, "DDSketch");
-    const s = DDSketch.decodeFrom(r);
-    r.end();
-    return s;
+    return decodeWith(bytes, "DDSketch", (r) => DDSketch.decodeFrom(r));
   }
 
   /** @internal Writes into a shared writer (RequestAggregate embeds it). */

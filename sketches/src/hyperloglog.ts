@@ -1,5 +1,5 @@
-import { ByteReader } from "./byte-reader.js";
-import { ByteWriter } from "./byte-writer.js";
+import { decodeWith, type ByteReader } from "./byte-reader.js";
+import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidOption } from "./errors.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
@@ -113,16 +113,11 @@ export class HyperLogLog {
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter();
-    this.encodeTo(w);
-    return w.finish();
+    return encodeWith((w) => this.encodeTo(w));
   }
 
   static decode(bytes: Uint8Array): HyperLogLog {
-    const r = new ByteReader(bytes, "HyperLogLog");
-    const h = HyperLogLog.decodeFrom(r);
-    r.end();
-    return h;
+    return decodeWith(bytes, "HyperLogLog", (r) => HyperLogLog.decodeFrom(r));
   }
 
   /** @internal Sparse: sorted entries, delta varints. Dense: registers packed 6 bits each. */

@@ -1,5 +1,5 @@
-import { ByteReader } from "./byte-reader.js";
-import { ByteWriter } from "./byte-writer.js";
+import { decodeWith } from "./byte-reader.js";
+import { encodeWith } from "./byte-writer.js";
 import { DDSketch } from "./ddsketch.js";
 import { SketchError, corrupt } from "./errors.js";
 import { HyperLogLog } from "./hyperloglog.js";
@@ -78,23 +78,23 @@ export class RequestAggregate {
   }
 
   encode(): Uint8Array {
-    const w = new ByteWriter();
-    w.byte(VERSION);
-    w.byte(TAG);
-    w.varint(this._errors);
-    this.latency.encodeTo(w);
-    this.users.encodeTo(w);
-    return w.finish();
+    return encodeWith((w) => {
+      w.byte(VERSION);
+      w.byte(TAG);
+      w.varint(this._errors);
+      this.latency.encodeTo(w);
+      this.users.encodeTo(w);
+    });
   }
 
   static decode(bytes: Uint8Array): RequestAggregate {
-    const r = new ByteReader(bytes, "RequestAggregate");
-    r.header(VERSION, TAG);
-    const errors = r.varint();
-    const latency = DDSketch.decodeFrom(r);
-    const users = HyperLogLog.decodeFrom(r);
-    r.end();
-    if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
-    return new RequestAggregate({}, latency, users, errors);
+    return decodeWith(bytes, "RequestAggregate", (r) => {
+      r.header(VERSION, TAG);
+      const errors = r.varint();
+      const latency = DDSketch.decodeFrom(r);
+      const users = HyperLogLog.decodeFrom(r);
+      if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
+      return new RequestAggregate({}, latency, users, errors);
+    });
   }
 }
