@@ -43,6 +43,7 @@ export class EngineWorker {
   readonly sink: PaneSink;
   eventsTotal = 0;
   readonly panesEmitted = new Map<string, Map<string, number>>();
+  /** Wall clock when the last durable checkpoint's snapshot was taken. */
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
 
@@ -50,6 +51,7 @@ export class EngineWorker {
   private readonly lastHeard: number[];
   private readonly spaceWaiters: Array<(() => void) | undefined>;
   private lastCheckpointLog = -Infinity;
+  private lastSnapshotWall: number | null = null;
   private writing: Promise<void> | undefined;
   private scheduled = false;
   private waitingRoom = false;
@@ -217,7 +219,7 @@ export class EngineWorker {
     const t = this.merge.logTime;
     if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
     const now = Date.now();
-    if (this.lastCheckpointWall !== null && now - this.lastCheckpointWall < this.config.checkpointMinWallMs) return;
+    if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < this.config.checkpointMinWallMs) return;
     const taken = this.snapshot();
     this.writing = this.sink
       .flush()
@@ -241,12 +243,13 @@ export class EngineWorker {
       snapshot: this.core.snapshot(),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
-    this.lastCheckpointWall = cp.header.wallTime;
+    this.lastSnapshotWall = cp.header.wallTime;
     return { cp, t0, snapshotMs: performance.now() - t0 };
   }
 
   private async persist(cp: Checkpoint, t0: number, snapshotMs: number): Promise<void> {
     const w = await this.store.write(cp);
+    this.lastCheckpointWall = cp.header.wallTime;
     this.onCheckpoint({ file: w.file, bytes: w.bytes, snapshotMs, totalMs: performance.now() - t0, logTime: cp.header.logTime });
   }
 }
