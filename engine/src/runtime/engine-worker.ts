@@ -21,6 +21,8 @@ import { PartitionSource } from "./partition-source.js";
 const SLICE = 4096;
 /** Messages queued per partition before its consumer pauses. */
 const MAX_QUEUED = 64;
+/** Checkpoints are spaced by at least this many times the last snapshot's (synchronous) cost. */
+const SNAPSHOT_DUTY = 20;
 
 export interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -52,6 +54,7 @@ export class EngineWorker {
   private readonly spaceWaiters: Array<(() => void) | undefined>;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
+  private lastSnapshotMs = 0;
   private writing: Promise<void> | undefined;
   private scheduled = false;
   private waitingRoom = false;
@@ -219,7 +222,8 @@ export class EngineWorker {
     const t = this.merge.logTime;
     if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
     const now = Date.now();
-    if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < this.config.checkpointMinWallMs) return;
+    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastSnapshotMs);
+    if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < gap) return;
     const taken = this.snapshot();
     this.writing = this.sink
       .flush()
@@ -244,7 +248,8 @@ export class EngineWorker {
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = cp.header.wallTime;
-    return { cp, t0, snapshotMs: performance.now() - t0 };
+    this.lastSnapshotMs = performance.now() - t0;
+    return { cp, t0, snapshotMs: this.lastSnapshotMs };
   }
 
   private async persist(cp: Checkpoint, t0: number, snapshotMs: number): Promise<void> {
