@@ -47,6 +47,13 @@ export class BinStore {
     if (value > this.max) this.max = value;
   }
 
+  /** Adds `size` sorted values; the largest first, so the array is sized once for the whole span. */
+  addSorted(values: number[], size: number): void {
+    if (size === 0) return;
+    this.add(values[size - 1] as number, 1);
+    for (let i = 0; i < size - 1; i++) this.add(values[i] as number, 1);
+  }
+
   addKey(key: number, n: number): void {
     if (key < this.floor) key = this.floor;
     let i = key - this.offset;

@@ -125,7 +125,7 @@ export class DDSketch {
     }
     const binned = this.toBinned();
     if (other.binned !== null) binned.merge(other.binned);
-    else for (let i = 0; i < n; i++) binned.add((theirs as number[])[i] as number, 1);
+    else binned.addSorted(theirs as number[], n);
   }
 
   /** Removes a sketch whose values were all added to (or merged into) this one. Atomic. */
@@ -249,8 +249,7 @@ export class DDSketch {
   private toBinned(): BinStore {
     if (this.binned !== null) return this.binned;
     const b = new BinStore(this.mapping);
-    const n = sizeOf(this.values);
-    for (let i = 0; i < n; i++) b.add((this.values as number[])[i] as number, 1);
+    if (this.values !== null) b.addSorted(this.values, sizeOf(this.values));
     this.binned = b;
     this.values = null;
     return b;

@@ -20,7 +20,7 @@ function theirs(values: Float64Array): OracleSketch {
 }
 
 export function ddsketchRows(): Row[] {
-  const values = sample("lognormal", 1_000_000, 1);
+  const values = sample("lognormal", 500_000, 1);
   const addOurs = nsPerOp(() => ours(values), values.length);
   const addTheirs = nsPerOp(() => theirs(values), values.length);
   const five = sample("lognormal", 5000, 2);
@@ -35,7 +35,7 @@ export function ddsketchRows(): Row[] {
   const s5 = ours(five);
   const t5 = theirs(five);
   const rows: Row[] = [
-    { what: "DDSketch add (1M lognormal)", unit: "ns", ours: addOurs, baseline: { name: `${DD} accept`, value: addTheirs }, target: 40, ratioTarget: 1 },
+    { what: "DDSketch add (500k lognormal)", unit: "ns", ours: addOurs, baseline: { name: `${DD} accept`, value: addTheirs }, target: 40, ratioTarget: 1 },
     { what: "DDSketch merge (5k + 5k lognormal)", unit: "µs", ours: mergeOurs, baseline: { name: DD, value: mergeTheirs } },
     { what: "DDSketch encode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) s5.encode(); }, codecN) / 1000, baseline: { name: `${DD} toProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) t5.toProto(); }, codecN) / 1000 } },
     { what: "DDSketch decode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) DDSketch.decode(enc); }, codecN) / 1000, baseline: { name: `${DD} fromProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) OracleSketch.fromProto(proto); }, codecN) / 1000 } },
@@ -59,7 +59,7 @@ function userIds(n: number, distinct: number, seed: number): string[] {
 }
 
 export function hyperLogLogRows(): Row[] {
-  const ids = userIds(1_000_000, 200_000, 4);
+  const ids = userIds(500_000, 200_000, 4);
   const hashes = ids.map((u) => HyperLogLog.hash(u));
   const addOurs = nsPerOp(() => { const h = new HyperLogLog(); for (const u of ids) h.add(u); }, ids.length);
   const addTheirs = nsPerOp(() => { const h = HyperLogLog32(14); for (const u of ids) h.add(u); }, ids.length);
@@ -76,7 +76,7 @@ export function hyperLogLogRows(): Row[] {
   const n = 500;
   const enc = a.encode();
   const rows: Row[] = [
-    { what: "HLL add, string (p=14, dense, 1M adds)", unit: "ns", ours: addOurs, baseline: { name: `${HLL} add`, value: addTheirs }, target: 60 },
+    { what: "HLL add, string (p=14, dense, 500k adds)", unit: "ns", ours: addOurs, baseline: { name: `${HLL} add`, value: addTheirs }, target: 60 },
     { what: "HLL addHash, pre-hashed (dense)", unit: "ns", ours: addHash },
     { what: "HLL addHash into fresh sparse sketches, 10 users each", unit: "ns", ours: sparseAdds },
     { what: "HLL merge, dense p=14", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) a.merge(b); }, n) / 1000, baseline: { name: HLL, value: nsPerOp(() => { for (let i = 0; i < n; i++) ta.merge(tb); }, n) / 1000 } },
@@ -113,7 +113,7 @@ function requests(count: number, seed: number): RequestAggregate {
 }
 
 export function aggregateRows(): Row[] {
-  const n = 50_000;
+  const n = 30_000;
   const a = tenRequests(1);
   const b = tenRequests(2);
   const enc = a.encode();
