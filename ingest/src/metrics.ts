@@ -1,5 +1,6 @@
 /** The ingest role's Prometheus metrics (served at /metrics), on a registry of its own. */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { RecordBatch } from "./events/record-batch.js";
 
 export interface IngestMetrics {
   readonly registry: Registry;
@@ -51,4 +52,12 @@ export function createIngestMetrics(inFlight: () => number): IngestMetrics {
     inFlightBytes: new Gauge({ name: "tm_ingest_in_flight_bytes", help: "Request body bytes held now", registers, collect() { this.set(inFlight()); } }),
     heartbeatFailures: new Counter({ name: "tm_ingest_heartbeat_failures_total", help: "Heartbeat rounds that failed", registers }),
   };
+}
+
+/** Counts one request's outcome: accepted, rejected by reason, clamped. */
+export function countBatch(metrics: IngestMetrics, endpoint: "events" | "traces", batch: RecordBatch): void {
+  metrics.accepted.inc({ endpoint }, batch.events.length);
+  metrics.rejected.inc({ endpoint, reason: "invalid" }, batch.rejectedBy.invalid);
+  metrics.rejected.inc({ endpoint, reason: "too_old" }, batch.rejectedBy.too_old);
+  metrics.clamped.inc({ reason: "future_skew" }, batch.clamped);
 }

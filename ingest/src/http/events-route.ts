@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { IngestError } from "../errors.js";
 import { decodeUtf8, parseEventBody, type EventBodyOptions } from "../events/event-body.js";
-import type { IngestMetrics } from "../metrics.js";
+import { countBatch, type IngestMetrics } from "../metrics.js";
 import { WWW_AUTHENTICATE } from "./bearer-auth.js";
 import { eventFormatOf } from "./media-type.js";
 import type { WritePipeline } from "./write-pipeline.js";
@@ -26,10 +26,7 @@ export function registerEventsRoute(app: FastifyInstance, pipeline: WritePipelin
     try {
       const format = eventFormatOf(req.headers["content-type"]);
       const { batch, requestId } = await pipeline.run(req, (body, ingestTs) => ({ batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts) }));
-      metrics.rejected.inc({ endpoint: "events", reason: "invalid" }, batch.rejectedBy.invalid);
-      metrics.rejected.inc({ endpoint: "events", reason: "too_old" }, batch.rejectedBy.too_old);
-      metrics.clamped.inc({ reason: "future_skew" }, batch.clamped);
-      metrics.accepted.inc({ endpoint: "events" }, batch.events.length);
+      countBatch(metrics, "events", batch);
       reply.header("x-request-id", requestId);
       const summary = { accepted: batch.events.length, rejected: batch.rejected, clamped: batch.clamped, errors: batch.errors };
       if (batch.events.length > 0) return reply.code(200).send(summary);

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import { IngestError } from "../errors.js";
 import type { EventBodyOptions } from "../events/event-body.js";
-import type { IngestMetrics } from "../metrics.js";
+import { countBatch, type IngestMetrics } from "../metrics.js";
 import { otlpFailure, otlpSuccess } from "../otlp/otlp-response.js";
 import { parseTraceBody } from "../otlp/trace-body.js";
 import { failureOf } from "./events-route.js";
@@ -22,10 +22,7 @@ export function registerTracesRoute(app: FastifyInstance, pipeline: WritePipelin
       if (!format)
         throw new IngestError("TM_INGEST_UNSUPPORTED_MEDIA_TYPE", `Content-Type "${req.headers["content-type"] ?? ""}" is not accepted on /v1/traces: send application/x-protobuf or application/json`);
       const { batch, skipped, requestId } = await pipeline.run(req, (body, ingestTs) => parseTraceBody(body, format, ingestTs, opts));
-      metrics.rejected.inc({ endpoint: "traces", reason: "invalid" }, batch.rejectedBy.invalid);
-      metrics.rejected.inc({ endpoint: "traces", reason: "too_old" }, batch.rejectedBy.too_old);
-      metrics.clamped.inc({ reason: "future_skew" }, batch.clamped);
-      metrics.accepted.inc({ endpoint: "traces" }, batch.events.length);
+      countBatch(metrics, "traces", batch);
       metrics.skippedSpans.inc(skipped);
       const first = batch.errors[0];
       const message = first ? `${batch.rejected} span(s) rejected; first: span ${first.index} ${first.field} ${first.message}` : "";

@@ -1,7 +1,7 @@
 /** In-flight bytes over the limit → 429 + Retry-After, never unbounded buffering; the limit frees up again. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../index.js";
-import { TOKEN, startIngestFixture, type IngestFixture } from "./ingest-fixture.js";
+import { TOKEN, inFlightBytes, startIngestFixture, streamingPost, type IngestFixture } from "./ingest-fixture.js";
 
 describe("ingest backpressure", () => {
   let fx: IngestFixture;
@@ -16,16 +16,13 @@ describe("ingest backpressure", () => {
     const line = (i: number) => JSON.stringify({ service: "bp", user: `u${i}`, route: "/r/" + "x".repeat(100) }) + "\n";
     const slow = new TextEncoder().encode(Array.from({ length: 400 }, (_, i) => line(i)).join(""));
     expect(slow.length).toBeGreaterThan(48 * 1024);
-    let push: (chunk?: Uint8Array) => void = () => undefined;
-    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())) });
-    const held = fetch(fx.ingest.url + "/v1/events", {
-      method: "POST",
-      body: stream,
-      duplex: "half",
-      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson", "idempotency-key": "slow-1" },
-    } as RequestInit);
+    const { push, response: held } = streamingPost(fx.ingest.url + "/v1/events", {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/x-ndjson",
+      "idempotency-key": "slow-1",
+    });
     push(slow.subarray(0, 40 * 1024));
-    const inFlight = async () => Number(/tm_ingest_in_flight_bytes (\d+)/.exec(await (await fetch(fx.ingest.url + "/metrics")).text())?.[1]);
+    const inFlight = () => inFlightBytes(fx.ingest.url);
     await waitFor(async () => (await inFlight()) >= 40 * 1024, 10_000, "40 KiB held in flight");
 
     const other = Array.from({ length: 300 }, (_, i) => line(1000 + i)).join("");

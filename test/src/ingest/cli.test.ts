@@ -4,7 +4,7 @@ import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { freePort } from "@tidemark/deploy";
 import { isAlive, spawnTidemark, startTestNats, waitFor, type TestNats } from "../index.js";
-import { readEventsStream } from "./ingest-fixture.js";
+import { inFlightBytes, readEventsStream, streamingPost } from "./ingest-fixture.js";
 
 const TOKEN = "cli-secret-token-42";
 
@@ -30,17 +30,12 @@ describe("tidemark ingest", () => {
     // A request whose body is still arriving when SIGTERM comes: it is finished and answered 200,
     // then the process exits 0 promptly (keep-alive sockets do not hold it open).
     const bytes = new TextEncoder().encode(body);
-    let push: (chunk?: Uint8Array) => void = () => undefined;
-    const stream = new ReadableStream<Uint8Array>({ start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())) });
-    const inFlight = fetch(`${ready.ingest as string}/v1/events`, {
-      method: "POST",
-      body: stream,
-      duplex: "half",
-      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" },
-    } as RequestInit);
+    const { push, response: inFlight } = streamingPost(`${ready.ingest as string}/v1/events`, {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/x-ndjson",
+    });
     push(bytes.subarray(0, bytes.length / 2));
-    const inFlightBytes = async () => Number(/tm_ingest_in_flight_bytes (\d+)/.exec(await (await fetch(`${ready.ingest as string}/metrics`)).text())?.[1]);
-    await waitFor(async () => (await inFlightBytes()) > 0, 10_000, "the request body to be arriving");
+    await waitFor(async () => (await inFlightBytes(ready.ingest as string)) > 0, 10_000, "the request body to be arriving");
     proc.child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 200));
     push(bytes.subarray(bytes.length / 2));

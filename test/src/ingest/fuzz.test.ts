@@ -8,42 +8,37 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SpanKind } from "@opentelemetry/api";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { serverSpans } from "./otlp-spans.js";
 import { startIngestFixture, type IngestFixture } from "./ingest-fixture.js";
 
 const RUNS = 700;
 const Y2038_MS = 2_147_483_648_000;
 const Y2038_S = 2_147_483_648;
 
+const bad = (record: unknown, field: string): [unknown, string] => [record, field];
+
 /** A record that is always invalid, with the field at fault. */
 const invalidRecord: fc.Arbitrary<[unknown, string]> = fc.oneof(
   fc.oneof(fc.constant(undefined), fc.integer(), fc.double(), fc.boolean(), fc.constant(""), fc.string({ minLength: 257, maxLength: 300 }), fc.array(fc.string(), { maxLength: 2 }))
-    .map((service) => [{ service, route: "/a" }, "service"]),
+    .map((service) => bad({ service, route: "/a" }, "service")),
   fc.oneof(fc.double({ noInteger: true, min: 100, max: 599 }), fc.integer({ min: 600 }), fc.integer({ max: 99 }), fc.string(), fc.constant(1e308))
-    .map((status) => [{ service: "fz", status }, "status"]),
+    .map((status) => bad({ service: "fz", status }, "status")),
   fc.oneof(fc.double({ min: -1e308, max: -Number.MIN_VALUE, noNaN: true, noDefaultInfinity: true }), fc.constant(1e300), fc.string(), fc.constant(86_400_001))
-    .map((latency_ms) => [{ service: "fz", latency_ms }, "latency_ms"]),
+    .map((latency_ms) => bad({ service: "fz", latency_ms }, "latency_ms")),
   fc.oneof(fc.constant(Y2038_S), fc.integer({ min: -1e15, max: 1e9 }), fc.string({ maxLength: 30 }), fc.constant("2038-01-19T03:14:08"), fc.object({ maxDepth: 1 }))
-    .map((ts) => [{ service: "fz", ts }, "ts"]),
-  fc.oneof(fc.integer(), fc.boolean(), fc.string({ minLength: 257, maxLength: 270 })).map((user) => [{ service: "fz", user }, "user"]),
-  fc.oneof(fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.string()).map((r) => [r, "(record)"]),
+    .map((ts) => bad({ service: "fz", ts }, "ts")),
+  fc.oneof(fc.integer(), fc.boolean(), fc.string({ minLength: 257, maxLength: 270 })).map((user) => bad({ service: "fz", user }, "user")),
+  fc.oneof(fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.string()).map((r) => bad(r, "(record)")),
 );
 
 const wrongType = fc.constantFrom("text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data", "image/png", "application/octet-stream");
 
 /** ExportTraceServiceRequests of 1..5 server spans, encoded by the OpenTelemetry JS serializer. */
 async function protobufRequests(): Promise<Uint8Array[]> {
+  const now = Date.now();
   const out: Uint8Array[] = [];
-  for (let n = 1; n <= 5; n++) {
-    const mem = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": "fz-otlp" }), spanProcessors: [new SimpleSpanProcessor(mem)] });
-    for (let i = 0; i < n; i++) provider.getTracer("fz").startSpan(`GET /${i}`, { kind: SpanKind.SERVER }).end();
-    await provider.forceFlush();
-    out.push(ProtobufTraceSerializer.serializeRequest(mem.getFinishedSpans()) as Uint8Array);
-  }
+  for (let n = 1; n <= 5; n++) out.push(ProtobufTraceSerializer.serializeRequest(await serverSpans("fz-otlp", Array.from({ length: n }, () => now))) as Uint8Array);
   return out;
 }
 

@@ -53,6 +53,20 @@ export async function startIngestFixture(overrides: IngestConfigInput = {}): Pro
   };
 }
 
+/** A POST whose body is pushed piece by piece (`push()` with no chunk ends it). */
+export function streamingPost(url: string, headers: Record<string, string>): { push: (chunk?: Uint8Array) => void; response: Promise<Response> } {
+  let push: (chunk?: Uint8Array) => void = () => undefined;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())) });
+  const response = fetch(url, { method: "POST", body, duplex: "half", headers } as RequestInit);
+  return { push: (chunk) => push(chunk), response };
+}
+
+/** The ingest's `tm_ingest_in_flight_bytes` gauge, read from /metrics. */
+export async function inFlightBytes(ingestUrl: string): Promise<number> {
+  const text = await (await fetch(`${ingestUrl}/metrics`)).text();
+  return Number(/tm_ingest_in_flight_bytes (\d+)/.exec(text)?.[1]);
+}
+
 /** Every message of TM_EVENTS, in stream order, through an ordered consumer. */
 export async function readEventsStream(nc: NatsConnection): Promise<StreamContents> {
   const jsm = await jetstreamManager(nc);

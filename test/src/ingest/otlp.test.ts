@@ -7,10 +7,11 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { OTLPTraceExporter as OTLPJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OTLPProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { serverSpans } from "./otlp-spans.js";
 import { TOKEN, startIngestFixture, type IngestFixture, type StoredEvent } from "./ingest-fixture.js";
 
 /** Emits the same four spans through `exporter`; returns their expected events (the client span is not one). */
@@ -77,17 +78,9 @@ describe("OTLP/HTTP traces from the OpenTelemetry JS SDK", () => {
     });
   }
 
-  async function otlpSpans(service: string, startMs: number[]) {
-    const mem = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": service }), spanProcessors: [new SimpleSpanProcessor(mem)] });
-    for (const t of startMs) provider.getTracer("t").startSpan("GET /x", { kind: SpanKind.SERVER, startTime: t }).end(t + 5);
-    await provider.forceFlush();
-    return mem.getFinishedSpans();
-  }
-
   it("reports spans it refuses in partialSuccess.rejectedSpans, in the request's content type", async () => {
     const now = Date.now();
-    const spans = await otlpSpans("partial", [now - 1000, now - 3 * 86_400_000, now - 2000]);
+    const spans = await serverSpans("partial", [now - 1000, now - 3 * 86_400_000, now - 2000]);
     const proto = ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array;
     const res = await fx.post("/v1/traces", proto, "application/x-protobuf");
     expect(res.status).toBe(200);
@@ -104,7 +97,7 @@ describe("OTLP/HTTP traces from the OpenTelemetry JS SDK", () => {
     expect(Number(body.partialSuccess.rejectedSpans)).toBe(1);
     expect((await fx.readStream()).events.filter((e) => e.service === "partial")).toHaveLength(4);
 
-    const ok = await fx.post("/v1/traces", JsonTraceSerializer.serializeRequest(await otlpSpans("whole", [now])) as Uint8Array, "application/json");
+    const ok = await fx.post("/v1/traces", JsonTraceSerializer.serializeRequest(await serverSpans("whole", [now])) as Uint8Array, "application/json");
     expect(await ok.json()).toEqual({});
   });
 
@@ -120,7 +113,7 @@ describe("OTLP/HTTP traces from the OpenTelemetry JS SDK", () => {
     const hand = (await fx.readStream()).events.filter((e) => e.service === "hand");
     expect(hand.map((e) => [e.status, e.latency_ms])).toEqual([[503, 7], [503, 9]]);
 
-    const valid = ProtobufTraceSerializer.serializeRequest(await otlpSpans("bad", [now])) as Uint8Array;
+    const valid = ProtobufTraceSerializer.serializeRequest(await serverSpans("bad", [now])) as Uint8Array;
     const corrupt = await fx.post("/v1/traces", valid.subarray(0, valid.length - 1), "application/x-protobuf");
     expect(corrupt.status).toBe(400);
     expect(corrupt.headers.get("content-type")).toMatch(/^application\/x-protobuf/);
