@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Pane } from "@tidemark/engine/protocol";
 import { defaultCoreConfig } from "@tidemark/engine/core";
+import { decodeCheckpoint } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
@@ -113,6 +114,18 @@ describe("engine crash and replay", () => {
     };
     expect(kept("dashboard")).toBeLessThan(events.length);
     expect(kept("billing")).toBe(events.length);
+
+    // SIGTERM wrote a final checkpoint at the end of the recording: a restart resumes there and
+    // has nothing to emit again.
+    const stored = (await readStream(nc, "TM_PANES")).length;
+    const again = engine(nats.url, join(dir, "clean"));
+    const ready = (await again.ready).engine as { restoredFrom: string };
+    const header = decodeCheckpoint(readFileSync(ready.restoredFrom), ready.restoredFrom).header;
+    expect(header.logTime).toBe(summary.endOfRecordingTs);
+    const status = await waitForStatus(nc, () => true, 10_000, "a status of the restarted engine");
+    expect(status.eventsTotal).toBe(0);
+    await stopGracefully(again);
+    expect((await readStream(nc, "TM_PANES")).length).toBe(stored);
   });
 
   it("SIGKILL at random points (and a corrupt newest checkpoint) changes nothing after dedupe", async () => {

@@ -21,7 +21,7 @@ import {
 } from "@tidemark/engine/protocol";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectNats, dedupePanes, lastPanes, readStream, startEngine, stopGracefully, tempDir, waitForStatus } from "./engine-fixtures.js";
+import { connectNats, dedupePanes, lastPanes, readStream, scrape, startEngine, stopGracefully, tempDir, waitForStatus } from "./engine-fixtures.js";
 
 export const E7_PARTITIONS = 4;
 export const E7_SILENT = 2;
@@ -70,6 +70,9 @@ export interface E7Result {
   countedSlow: number;
   droppedSlow: number;
   lateRecordsSlow: number;
+  /** The engine's /metrics just before the heal and at the end. */
+  metricsBeforeHeal: string;
+  metricsAtEnd: string;
 }
 
 /** One service per partition, so each partition carries its own traffic. */
@@ -123,8 +126,10 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
     });
     log(`E7 (idle timeout ${opts.idleTimeout}): partition ${E7_SILENT} silent from ${silenceAt} ms to ${healAt} ms`);
     let lastBeat = -Infinity;
+    let metricsBeforeHeal = "";
     for (let t = 0; t < endAt; t = Date.now() - start) {
       const silent = t >= silenceAt && t < healAt;
+      if (silent && t >= healAt - 400 && metricsBeforeHeal === "") metricsBeforeHeal = await scrape(await engine.ready);
       if (t >= healAt && feed.heldBack.length > 0) await feed.heal(E7_SILENT);
       await feed.tick(silent ? E7_SILENT : -1);
       if (t - lastBeat >= 1000) {
@@ -140,8 +145,9 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
     await new Promise((r) => setTimeout(r, 300));
     panes.unsubscribe();
     status.unsubscribe();
+    const metricsAtEnd = await scrape(await engine.ready);
     await stopGracefully(engine);
-    const result = await account(nc, samples, feed);
+    const result = { ...(await account(nc, samples, feed)), metricsBeforeHeal, metricsAtEnd };
     for (const line of timeline(samples)) log(line);
     log(
       `sent ${result.sent} events (${result.heldBack} held back); fast: ${result.countedFast} counted + ${result.droppedFast} dropped ` +
@@ -154,7 +160,7 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
   }
 }
 
-async function account(nc: NatsConnection, samples: E7Sample[], feed: Feed): Promise<E7Result> {
+async function account(nc: NatsConnection, samples: E7Sample[], feed: Feed): Promise<Omit<E7Result, "metricsBeforeHeal" | "metricsAtEnd">> {
   const last = lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values());
   const counted = (policy: string): number =>
     [...last.values()].filter((p) => p.policy === policy && p.key.route === undefined).reduce((a, p) => a + p.value.count, 0);

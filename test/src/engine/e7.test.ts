@@ -1,6 +1,7 @@
 /** E7 as a test (the experiment itself: e7-experiment.ts, `npm run experiment:e7 -w test`). */
 import { afterAll, describe, expect, it } from "vitest";
 import { startTestNats, type TestNats } from "../index.js";
+import { metricValue } from "./engine-fixtures.js";
 import { E7_SILENT, runE7, timeline, type E7Result, type E7Sample } from "./e7-experiment.js";
 
 const SILENCE_AT = 3_000;
@@ -37,6 +38,8 @@ describe("E7: a silent partition", () => {
     const after = between(r, HEAL_AT + 1000, Infinity);
     expect(after.at(-1)?.onTimePanes ?? 0, ctx).toBeGreaterThan(silent[0]?.onTimePanes ?? 0);
     expect([r.countedFast, r.droppedFast, r.lateRecordsFast], ctx).toEqual([r.sent, 0, 0]);
+    expect(metricValue(r.metricsBeforeHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(0);
+    expect(metricValue(r.metricsAtEnd, "tidemark_engine_late_dropped_total", { policy: "fast" })).toBe(0);
   });
 
   it("with idleness: the watermark moves on after the timeout; the healed backlog is late or dropped and counted", async () => {
@@ -61,5 +64,10 @@ describe("E7: a silent partition", () => {
     expect(r.lateRecordsSlow).toBe(r.droppedSlow);
     expect(r.countedFast + r.droppedFast, ctx).toBe(r.sent);
     expect(r.countedSlow + r.droppedSlow, ctx).toBe(r.sent);
+    // … and in the metrics.
+    expect(metricValue(r.metricsBeforeHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(1);
+    expect(metricValue(r.metricsAtEnd, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(0);
+    expect(metricValue(r.metricsAtEnd, "tidemark_engine_late_dropped_total", { policy: "fast" })).toBe(r.droppedFast);
+    expect(metricValue(r.metricsAtEnd, "tidemark_engine_events_total")).toBe(r.sent);
   });
 });
