@@ -55,6 +55,10 @@ export class Fanout {
     if (changed) this.scheduleStatus();
   }
 
+  get clients(): number {
+    return this.sessions.size;
+  }
+
   view(): DashboardStatus {
     return this.board.view(this.now(), this.feed, this.store.newestPerPolicy());
   }

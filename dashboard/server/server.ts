@@ -46,6 +46,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     ws.addHook("preValidation", guard(config, true));
     ws.get("/ws", { websocket: true }, (socket: WsSocket) => {
       const session = fanout.attach(socket);
+      log.info({ clients: fanout.clients }, "dashboard client connected");
       socket.on("message", (data) => {
         try {
           const f = parseClientFrame(data.toString("utf8"));
@@ -57,7 +58,10 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
           session.sendControl(frame({ type: "error", code: e.code ?? "TM_DASHBOARD_FRAME_INVALID", message: e.message }));
         }
       });
-      socket.on("close", () => fanout.detach(session));
+      socket.on("close", () => {
+        fanout.detach(session);
+        log.info({ clients: fanout.clients }, "dashboard client disconnected");
+      });
     });
   });
   await serveApp(app, config, log);

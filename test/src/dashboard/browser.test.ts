@@ -13,6 +13,7 @@ import { POLICIES, scenarioPanes, scenarioStatus } from "./scenario.js";
 
 const W = 10_000;
 const README_SHOT = fileURLToPath(new URL("../../../docs/img/dashboard.png", import.meta.url));
+const CHECKOUT_SHAPE = { p50: 50, p95: 231, p99: 420, users: 372 };
 const bias = (name: string) => POLICIES.find((p) => p.name === name)?.bias;
 
 describe("dashboard in a real browser (panes and status published to a real nats-server)", () => {
@@ -28,8 +29,8 @@ describe("dashboard in a real browser (panes and status published to a real nats
   // The newest checkout window under "dashboard" is still open: an early pane. Under "billing"
   // the newest checkout pane is the last window that ended 100 s ago: a final pane.
   const billingStart = Math.floor((now - 100_000) / W) * W - W;
-  const dashEarly = pane({ policy: "dashboard", service: "checkout", windowMs: W, start: newest, seq: 0, kind: "early", count: 1234, errors: 36, emitDelayMs: 2000, pipelineLagMs: 40, bias: bias("dashboard") });
-  const billingFinal = pane({ policy: "billing", service: "checkout", windowMs: W, start: billingStart, seq: 3, kind: "final", count: 1318, errors: 38, emitDelayMs: 100_000, pipelineLagMs: 40, bias: bias("billing") });
+  const dashEarly = pane({ policy: "dashboard", service: "checkout", windowMs: W, start: newest, seq: 0, kind: "early", count: 1234, errors: 36, ...CHECKOUT_SHAPE, emitDelayMs: 2000, pipelineLagMs: 40, bias: bias("dashboard") });
+  const billingFinal = pane({ policy: "billing", service: "checkout", windowMs: W, start: billingStart, seq: 3, kind: "final", count: 1318, errors: 38, ...CHECKOUT_SHAPE, emitDelayMs: 100_000, pipelineLagMs: 40, bias: bias("billing") });
 
   beforeAll(async () => {
     nats = await startTestNats();
@@ -87,9 +88,9 @@ describe("dashboard in a real browser (panes and status published to a real nats
   });
 
   it("replaces an early value in place when the on-time pane of its window arrives", async () => {
-    await publishPanes(nc, [{ ...dashEarly, seq: 1, kind: "on-time", value: { ...dashEarly.value, count: 1250, errors: 40, errorRate: 40 / 1250 } }]);
+    await publishPanes(nc, [{ ...dashEarly, seq: 1, kind: "on-time", value: { ...dashEarly.value, count: 1250, errors: 30, errorRate: 30 / 1250 } }]);
     await kindShown("errorRate", "on-time");
-    expect(await headline("errorRate")).toMatchObject({ value: "3.2 %", kind: "on-time" });
+    expect(await headline("errorRate")).toMatchObject({ value: "2.4 %", kind: "on-time" });
   });
 
   it("makes the stalled partition obvious in the health panel, and the idle one excluded", async () => {
