@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SketchError } from "./errors.js";
 import { HyperLogLog } from "./hyperloglog.js";
@@ -110,5 +111,63 @@ describe("HyperLogLog hash and merge", () => {
     }
     expect(code).toBe("TM_SKETCH_MISMATCH");
     expect(() => new HyperLogLog({ precision: 3 })).toThrow(/precision must be an integer in \[4, 18\]/);
+  });
+});
+
+describe("HyperLogLog registers follow the definition", () => {
+  const P = 10;
+  /** Register i holds the largest rank: leading zeros + 1 of the hash's 53 − p bits after its top p (54 − p if all zero). */
+  function reference(hashes: number[]): Uint8Array {
+    const regs = new Uint8Array(1 << P);
+    const restBits = BigInt(53 - P);
+    for (const h of hashes) {
+      const bits = BigInt(h);
+      const idx = Number(bits >> restBits);
+      const rest = bits & ((1n << restBits) - 1n);
+      const rank = rest === 0n ? 54 - P : 53 - P - rest.toString(2).length + 1;
+      regs[idx] = Math.max(regs[idx] as number, rank);
+    }
+    return regs;
+  }
+  /** Unpacks the documented dense encoding: 4-byte header, then registers 6 bits each. */
+  function registersOf(h: HyperLogLog): Uint8Array {
+    const bytes = h.encode();
+    expect(bytes[3]).toBe(1);
+    const regs = new Uint8Array(1 << P);
+    for (let i = 0, j = 4; i < regs.length; i += 4, j += 3) {
+      const v = (bytes[j] as number) | ((bytes[j + 1] as number) << 8) | ((bytes[j + 2] as number) << 16);
+      for (let k = 0; k < 4; k++) regs[i + k] = (v >>> (6 * k)) & 63;
+    }
+    return regs;
+  }
+  const emptyDense = () => {
+    const bytes = new Uint8Array(4 + ((1 << P) * 3) / 4);
+    bytes.set([1, 0x48, P, 1]);
+    return HyperLogLog.decode(bytes);
+  };
+  /** Random 53-bit hashes plus hashes with a single 1 at every depth (and none) after the index. */
+  const hashes = fc.tuple(
+    fc.array(fc.bigInt({ min: 0n, max: (1n << 53n) - 1n }), { maxLength: 40 }),
+    fc.array(fc.tuple(fc.integer({ min: 0, max: (1 << P) - 1 }), fc.integer({ min: -1, max: 52 - P })), { maxLength: 40 }),
+  ).map(([random, crafted]) => [
+    ...random.map(Number),
+    ...crafted.map(([idx, depth]) => idx * 2 ** (53 - P) + (depth < 0 ? 0 : 2 ** (52 - P - depth))),
+  ]);
+
+  it("whether the hashes went through the sparse form or straight into registers", () => {
+    fc.assert(
+      fc.property(hashes, (hs) => {
+        const viaSparse = new HyperLogLog({ precision: P });
+        for (const h of hs) viaSparse.addHash(h);
+        expect(viaSparse.isSparse).toBe(true);
+        viaSparse.merge(emptyDense());
+        const direct = emptyDense();
+        for (const h of hs) direct.addHash(h);
+        const want = reference(hs);
+        expect(registersOf(viaSparse)).toEqual(want);
+        expect(registersOf(direct)).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
