@@ -13,6 +13,8 @@ import { serverSpans } from "./otlp-spans.js";
 import { startIngestFixture, type IngestFixture } from "./ingest-fixture.js";
 
 const RUNS = 700;
+/** ~15 s on an idle machine; generous so a loaded shared machine does not fail it spuriously. */
+const FUZZ_TIMEOUT_MS = 120_000;
 const Y2038_MS = 2_147_483_648_000;
 const Y2038_S = 2_147_483_648;
 
@@ -81,7 +83,7 @@ describe("fuzzing ingest with malformed requests", () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it("refuses text that is not JSON, deep nesting, invalid UTF-8 and truncated gzip, naming the problem", async () => {
     const notJson = fc.oneof(
@@ -111,7 +113,7 @@ describe("fuzzing ingest with malformed requests", () => {
       }),
       { numRuns: RUNS * 2 },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it("refuses wrong content types and content encodings with 415 on both endpoints", async () => {
     await fc.assert(
@@ -124,7 +126,7 @@ describe("fuzzing ingest with malformed requests", () => {
       }),
       { numRuns: Math.floor(RUNS / 3) },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it("refuses corrupt OTLP protobuf and malformed OTLP JSON with 400", async () => {
     const valid = await protobufRequests();
@@ -148,7 +150,7 @@ describe("fuzzing ingest with malformed requests", () => {
       }),
       { numRuns: RUNS },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it("clamps 2038 (ms) timestamps on otherwise valid events instead of storing them; stores nothing of any refused request", async () => {
     await fc.assert(
@@ -163,5 +165,5 @@ describe("fuzzing ingest with malformed requests", () => {
     expect(events.filter((e) => e.service !== "fz-2038")).toEqual([]);
     expect(events).toHaveLength(50);
     for (const e of events) expect(e.ts).toBe(e.ingest_ts);
-  });
+  }, FUZZ_TIMEOUT_MS);
 });
