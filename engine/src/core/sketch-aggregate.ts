@@ -9,6 +9,9 @@ function q(a: RequestAggregate, p: number): number {
 }
 
 class SketchAggregate implements Aggregate {
+  /** value() computed at `cachedCount`: aggregates only grow between merges, so it stays valid. */
+  private cached: PaneValue | null = null;
+  private cachedCount = -1;
   constructor(readonly inner: RequestAggregate) {}
   get count(): number {
     return this.inner.count;
@@ -20,9 +23,11 @@ class SketchAggregate implements Aggregate {
     this.inner.addHashed(latencyMs, error, user);
   }
   merge(other: Aggregate): void {
+    this.cached = null;
     this.inner.merge((other as SketchAggregate).inner);
   }
   subtract(prefix: Aggregate): void {
+    this.cached = null;
     this.inner.subtract((prefix as SketchAggregate).inner);
   }
   clone(): Aggregate {
@@ -31,7 +36,9 @@ class SketchAggregate implements Aggregate {
   value(): PaneValue {
     const a = this.inner;
     const count = a.count;
-    return {
+    if (this.cached !== null && this.cachedCount === count) return this.cached;
+    this.cachedCount = count;
+    return (this.cached = Object.freeze({
       count,
       errors: a.errors,
       errorRate: count === 0 ? 0 : a.errors / count,
@@ -41,7 +48,7 @@ class SketchAggregate implements Aggregate {
       p99: q(a, 0.99),
       p999: q(a, 0.999),
       users: Math.round(a.users.estimate()),
-    };
+    }));
   }
   encode(): Uint8Array {
     return this.inner.encode();

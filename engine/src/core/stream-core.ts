@@ -66,7 +66,7 @@ export class EventTimeCore implements StreamCore {
     part.spoken = true;
     if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
     if (e.ts > part.maxTs) part.maxTs = e.ts;
-    for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
+    if (this.percentilePols.length > 0) for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
     this.eventsTotal++;
     this.advance(e.ingest_ts, out);
     this.assign(e, out);
