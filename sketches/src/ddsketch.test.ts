@@ -76,6 +76,15 @@ describe("DDSketch accuracy", () => {
     expect(s.min).toBe(0);
   });
 
+  it("the rank just past the zeros is the smallest positive value", () => {
+    const s = new DDSketch();
+    s.add(0, 60);
+    for (let i = 1; i <= 41; i++) s.add(i);
+    // rank 0.6 · 100 = 60: the 61st element, the first positive one.
+    expect(relErr(s.quantile(0.6), 1)).toBeLessThanOrEqual(TOLERANCE);
+    expect(s.quantile(0.599)).toBe(0);
+  });
+
   it("is NaN when empty and accepts weighted adds", () => {
     const s = new DDSketch();
     expect(s.quantile(0.5)).toBeNaN();
