@@ -10,6 +10,8 @@ import type { DashboardStatus, FeedStatus } from "./ws-frames.js";
 
 /** Status frames go out at most this often (engine status comes once a second per worker). */
 const STATUS_EVERY_MS = 500;
+/** ...and at least this often, so a worker that stopped reporting shows as stale. */
+const STATUS_HEARTBEAT_MS = 2000;
 
 /**
  * The dashboard's view of the stream: the pane store, the engine status board and the connected
@@ -22,6 +24,7 @@ export class Fanout {
   private readonly sessions = new Set<ClientSession>();
   private feed: FeedStatus = { state: "connecting", applied: 0, replayTarget: null, lastSeq: 0, error: null };
   private statusTimer: NodeJS.Timeout | undefined;
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     private readonly config: DashboardConfig,
@@ -30,6 +33,8 @@ export class Fanout {
   ) {
     this.store = new PaneStore(config.maxWindowsPerSeries, config.maxPanes);
     metrics.setFeedState(this.feed.state);
+    this.heartbeat = setInterval(() => this.scheduleStatus(), STATUS_HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   pane(pane: Pane, json: string): void {
@@ -87,12 +92,13 @@ export class Fanout {
 
   close(): void {
     clearTimeout(this.statusTimer);
+    clearInterval(this.heartbeat);
     for (const s of this.sessions) s.close();
     this.sessions.clear();
   }
 
   private scheduleStatus(): void {
-    if (this.statusTimer) return;
+    if (this.statusTimer || this.sessions.size === 0) return;
     this.statusTimer = setTimeout(() => {
       this.statusTimer = undefined;
       const json = frame({ type: "status", status: this.view() });

@@ -22,7 +22,8 @@ export interface WorkerHealth {
   alarm: string | null;
 }
 
-export function workerHealth(w: WorkerStatus, now: number): WorkerHealth {
+/** `serverTime`: the dashboard server's clock when it sent the status (receivedAt is on that clock). */
+export function workerHealth(w: WorkerStatus, serverTime: number): WorkerHealth {
   const times = w.partitions.map((p) => p.logTime).filter((t): t is number => t !== null);
   const newest = times.length > 0 ? Math.max(...times) : null;
   const partitions = w.partitions.map((p) => {
@@ -30,7 +31,7 @@ export function workerHealth(w: WorkerStatus, now: number): WorkerHealth {
     const stalled = !p.idle && (p.logTime === null ? newest !== null : (behindMs ?? 0) >= STALL_MS);
     return { partition: p.partition, logTime: p.logTime, behindMs, lastSeq: p.lastSeq, idle: p.idle, stalled, holds: p.partition === w.heldBackBy };
   });
-  return { worker: w.worker, partitions, alarm: alarmOf(w, partitions, now) };
+  return { worker: w.worker, partitions, alarm: alarmOf(w, partitions, serverTime) };
 }
 
 function alarmOf(w: WorkerStatus, rows: readonly PartitionRow[], now: number): string | null {

@@ -93,6 +93,18 @@ describe("dashboard in a real browser (panes and status published to a real nats
     expect(await headline("errorRate")).toMatchObject({ value: "2.4 %", kind: "on-time" });
   });
 
+  it("shares the crosshair: hovering one chart shows the values at that time in every panel's legend", async () => {
+    const before = await page.getByTestId("panel-p99").locator("thead").textContent();
+    expect(before).not.toContain("At cursor");
+    const box = await page.getByTestId("panel-requests").locator(".u-over").boundingBox();
+    if (!box) throw new Error("no chart in the request-rate panel");
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    await page.getByTestId("panel-p99").locator("thead").filter({ hasText: "At cursor" }).waitFor();
+    const row = (await page.getByTestId("panel-p99").locator("tbody tr").first().locator("td").nth(1).textContent()) ?? "";
+    expect(row).toMatch(/^\d+ ms$/);
+    await page.mouse.move(0, 0);
+  });
+
   it("makes the stalled partition obvious in the health panel, and the idle one excluded", async () => {
     const health = page.getByTestId("panel-health");
     await health.getByTestId("partition-3").waitFor();
