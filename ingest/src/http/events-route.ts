@@ -24,6 +24,7 @@ export function failureOf(err: unknown, retryAfterS: number, reply: FastifyReply
 export function registerEventsRoute(app: FastifyInstance, pipeline: WritePipeline, opts: EventBodyOptions & { retryAfterS: number }, metrics: IngestMetrics): void {
   app.post(EVENTS_PATH, async (req, reply) => {
     try {
+      pipeline.authorize(req);
       const format = eventFormatOf(req.headers["content-type"]);
       const { batch, requestId } = await pipeline.run(req, (body, ingestTs) => ({ batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts) }));
       countBatch(metrics, "events", batch);

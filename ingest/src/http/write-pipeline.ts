@@ -1,6 +1,7 @@
 /**
  * The steps every write request takes, in an order that never reads a body it will refuse:
- * auth (401) → request id (400) → NATS ready (503) → declared size (413) → read body within the
+ * auth (401, `authorize`, called first by each route) → content type (415, by the route) →
+ * request id (400) → NATS ready (503) → declared size (413) → read body within the
  * body limit and the in-flight budget (413/429/400) → stamp ingest_ts, parse, and start every
  * publish in one synchronous step → await every JetStream ack (503 on any failure).
  */
@@ -29,10 +30,14 @@ export interface WriteDeps {
 export class WritePipeline {
   constructor(private readonly deps: WriteDeps) {}
 
-  /** Runs the request through; `parse` turns the body into a batch at ingest time `ingestTs`. */
+  /** Throws TM_INGEST_UNAUTHORIZED unless the request carries a valid bearer token. */
+  authorize(req: FastifyRequest): void {
+    this.deps.auth.check(req.headers.authorization);
+  }
+
+  /** Runs an authorized request through; `parse` turns the body into a batch at ingest time `ingestTs`. */
   async run<T extends { batch: RecordBatch }>(req: FastifyRequest, parse: (body: Buffer, ingestTs: number) => T): Promise<T & { requestId: string }> {
-    const { config, auth, budget, link, publisher, clock } = this.deps;
-    auth.check(req.headers.authorization);
+    const { config, budget, link, publisher, clock } = this.deps;
     const requestId = requestIdOf(req.headers);
     if (!link.ready) throw new IngestError("TM_INGEST_UNAVAILABLE", "NATS is not reachable: retry after the Retry-After delay");
     const declared = Number(req.headers["content-length"] ?? 0);

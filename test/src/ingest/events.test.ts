@@ -132,6 +132,9 @@ describe("POST /v1/events against a real nats-server", () => {
     expect(noAuth.headers.get("www-authenticate")).toMatch(/^Bearer/);
     const wrong = await fx.post("/v1/events", "{}", "application/json", { authorization: "Bearer nope-nope-nope" });
     expect(wrong.status).toBe(401);
+    // Auth comes first: an unauthenticated client learns nothing about what else is wrong.
+    const csv = await fetch(fx.ingest.url + "/v1/events", { method: "POST", body: "a,b", headers: { "content-type": "text/csv" } });
+    expect(csv.status).toBe(401);
     const cases: [string | Uint8Array, string, Record<string, string>, number, string, RegExp][] = [
       ["a,b", "text/csv", {}, 415, "TM_INGEST_UNSUPPORTED_MEDIA_TYPE", /x-ndjson/],
       ['[{"service": "a"}, {', "application/json", {}, 400, "TM_INGEST_BAD_JSON", /position|JSON/],
