@@ -6,7 +6,8 @@ export type DashboardErrorCode =
   | "TM_DASHBOARD_FRAME_INVALID"
   | "TM_DASHBOARD_UNAUTHORIZED"
   | "TM_DASHBOARD_ORIGIN_REJECTED"
-  | "TM_DASHBOARD_APP_MISSING";
+  | "TM_DASHBOARD_APP_MISSING"
+  | "TM_DASHBOARD_LISTEN_FAILED";
 
 export class DashboardError extends Error {
   constructor(

@@ -71,7 +71,8 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     await feed.close();
-    throw err;
+    await app.close();
+    throw new DashboardError("TM_DASHBOARD_LISTEN_FAILED", `cannot listen on ${config.host}:${config.port} (${(err as Error).message}): pick another --port or stop what uses it`);
   }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;

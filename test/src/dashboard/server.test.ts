@@ -106,6 +106,9 @@ describe("dashboard server against a real nats-server", () => {
     expect(err).toMatchObject({ code: "TM_DASHBOARD_FRAME_INVALID" });
     expect(err.message).toContain("panels[0].windowMs");
     await ws.close();
+    // A taken port is a coded error that says what to do.
+    const port = Number(new URL(rig.dash.url).port);
+    await expect(startDashboard(resolveConfig({ ...quiet, port, nats: rig.nats.url }))).rejects.toMatchObject({ code: "TM_DASHBOARD_LISTEN_FAILED", message: expect.stringContaining("pick another --port") });
   });
 
   it("guards the API and the WebSocket with the read token when one is configured", async () => {
