@@ -55,7 +55,9 @@ export class EventPublisher {
     const results = await Promise.allSettled(acks);
     this.metrics.publishLatency.observe(Number(process.hrtime.bigint() - started) / 1e9);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw unavailable(`JetStream did not acknowledge the batch (${(failed.reason as Error).message})`);
+    if (!failed) return;
+    if (this.link.isConnected) this.link.recheckStream("publish failed while connected");
+    throw unavailable(`JetStream did not acknowledge the batch (${(failed.reason as Error).message})`);
   }
 
   /** Publishes part.group[from, to) as one message, or splits it until each message fits. */

@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 export class NatsLink {
   private connected = true;
   private streamReady = true;
+  private recheck: Promise<void> | undefined;
   private constructor(
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
@@ -54,19 +55,28 @@ export class NatsLink {
       } else if (s.type === "reconnect") {
         this.connected = true;
         this.log.info({ server: s.server }, "NATS reconnected");
-        void this.recheckStream();
+        this.recheckStream("reconnect");
       }
     }
   }
 
-  private async recheckStream(): Promise<void> {
-    this.streamReady = false;
-    try {
-      await ensureStream(await jetstreamManager(this.nc), eventsStreamSpec());
-      this.streamReady = true;
-    } catch (err) {
-      this.log.error({ err }, "TM_EVENTS check after reconnect failed; /readyz stays failing");
-    }
+  /**
+   * Checks TM_EVENTS again (creating it if missing, as at start): after a reconnect, or when a
+   * publish failed while connected (e.g. the stream was deleted). One check at a time.
+   */
+  recheckStream(why: string): void {
+    this.recheck ??= (async () => {
+      this.streamReady = false;
+      try {
+        const outcome = await ensureStream(await jetstreamManager(this.nc), eventsStreamSpec());
+        this.streamReady = true;
+        if (outcome === "created") this.log.warn({ why }, "TM_EVENTS was missing and has been created again");
+      } catch (err) {
+        this.log.error({ err, why }, "TM_EVENTS check failed; /readyz stays failing");
+      } finally {
+        this.recheck = undefined;
+      }
+    })();
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,10 @@
-/** In-flight bytes over the limit → 429 + Retry-After, never unbounded buffering; the limit frees up again. */
+/**
+ * Backpressure and failure paths against a real nats-server: in-flight bytes over the limit → 429 +
+ * Retry-After (never unbounded buffering); TM_EVENTS deleted under a running ingest → 503, then
+ * recreated and the retry accepted.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { waitFor } from "../index.js";
 import { TOKEN, inFlightBytes, startIngestFixture, streamingPost, type IngestFixture } from "./ingest-fixture.js";
 
@@ -39,5 +44,29 @@ describe("ingest backpressure", () => {
     expect(await retried.json()).toMatchObject({ accepted: 300 });
     const { events } = await fx.readStream();
     expect(events.filter((e) => e.service === "bp")).toHaveLength(700);
+  });
+});
+
+describe("ingest when TM_EVENTS disappears", () => {
+  let fx: IngestFixture;
+  beforeAll(async () => {
+    fx = await startIngestFixture({ ackTimeoutMs: "1s" });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it("answers 503 while the stream is gone, recreates it as at start, and accepts the retry", async () => {
+    const body = JSON.stringify({ service: "gone" });
+    expect((await fx.post("/v1/events", body, "application/x-ndjson")).status).toBe(200);
+    const jsm = await jetstreamManager(fx.nc);
+    await jsm.streams.delete("TM_EVENTS");
+    const failed = await fx.post("/v1/events", body, "application/x-ndjson", { "idempotency-key": "after-delete" });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get("retry-after")).toBe("1");
+    await waitFor(async () => (await fetch(fx.ingest.url + "/readyz")).status === 200, 10_000, "/readyz after the stream is recreated");
+    expect((await fx.post("/v1/events", body, "application/x-ndjson", { "idempotency-key": "after-delete" })).status).toBe(200);
+    const { events } = await fx.readStream();
+    expect(events.filter((e) => e.service === "gone")).toHaveLength(1);
   });
 });
