@@ -15,9 +15,9 @@ export const backfill: Command = {
   summary: "publish a recording (with its own ts and ingest_ts) into TM_EVENTS, heartbeats included",
   usage: "tidemark backfill --input FILE [--rate N] [--nats URL] [--partitions 8] [--batch 500] [--config FILE]",
   async run(flags: Flags): Promise<number> {
-    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec, natsConnectOptions } = await import("@tidemark/engine/runtime");
+    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec, connectNats } = await import("@tidemark/engine/runtime");
     const { eventsSubject, HEARTBEAT_HEADER } = await import("@tidemark/engine/protocol");
-    const { connect, headers } = await import("@nats-io/transport-node");
+    const { headers } = await import("@nats-io/transport-node");
     const { jetstream, jetstreamManager } = await import("@nats-io/jetstream");
 
     const input = flags.required("input", "the recording to publish (NDJSON, design §11), e.g. --input rec.ndjson");
@@ -30,10 +30,11 @@ export const backfill: Command = {
       env: process.env,
       flags: { nats: flags.get("nats"), "partition-count": flags.get("partitions") },
     });
-    const runId = await fileDigest(input, `${config.partitionCount}/${batch}`);
+    // First pass: every line must parse before anything is published (a fixed file is a new run).
+    const runId = await checkedDigest(input, `${config.partitionCount}/${batch}`, parseRecordingLine);
     const plan = new BackfillPlan({ partitions: config.partitionCount, runId, batchSize: batch });
 
-    const nc = await connect({ ...natsConnectOptions(config.natsUrl), noAsyncTraces: true });
+    const nc = await connectNats(config.natsUrl);
     const stats = { events: 0, messages: 0, heartbeats: 0, duplicates: 0 };
     try {
       await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
@@ -54,12 +55,8 @@ export const backfill: Command = {
       };
       const started = Date.now();
       let lastProgress = started;
-      let lineNo = 0;
-      const lines = createInterface({ input: createReadStream(input, "utf8"), crlfDelay: Infinity });
-      for await (const line of lines) {
-        lineNo++;
-        if (line.trim() === "") continue;
-        for (const m of plan.push(parseRecordingLine(line, `${input}:${lineNo}`))) await publish(m);
+      for await (const [line, where] of recordingLines(input)) {
+        for (const m of plan.push(parseRecordingLine(line, where))) await publish(m);
         if (rate > 0) {
           const ahead = (plan.eventsSeen / rate) * 1000 - (Date.now() - started);
           if (ahead > 5) await new Promise((r) => setTimeout(r, ahead));
@@ -91,13 +88,26 @@ export const backfill: Command = {
   },
 };
 
-/** A short digest of the file's bytes and the options that shape the messages. */
-async function fileDigest(file: string, options: string): Promise<string> {
-  const h = createHash("sha256");
+/** The non-empty lines of a recording with their place (`file:line`). */
+async function* recordingLines(file: string): AsyncGenerator<[string, string]> {
+  let n = 0;
   try {
-    for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
+    for await (const line of createInterface({ input: createReadStream(file, "utf8"), crlfDelay: Infinity })) {
+      n++;
+      if (line.trim() !== "") yield [line, `${file}:${n}`];
+    }
   } catch (err) {
+    if ((err as { code?: string }).code?.startsWith("TM_")) throw err;
     throw new DeployError("TM_CLI_BAD_FLAG", `--input ${file}: ${(err as Error).message}; pass a readable recording file`);
+  }
+}
+
+/** Checks every line and returns a short digest of the lines and the options that shape the messages. */
+async function checkedDigest(file: string, options: string, check: (line: string, where: string) => unknown): Promise<string> {
+  const h = createHash("sha256");
+  for await (const [line, where] of recordingLines(file)) {
+    check(line, where);
+    h.update(line).update("\n");
   }
   return h.update(options).digest("hex").slice(0, 12);
 }

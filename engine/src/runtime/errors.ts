@@ -6,7 +6,8 @@ export type RuntimeErrorCode =
   | "TM_CHECKPOINT_MISMATCH"
   | "TM_CHECKPOINT_WRITE_FAILED"
   | "TM_BACKFILL_BAD_RECORD"
-  | "TM_BACKFILL_INPUT";
+  | "TM_BACKFILL_INPUT"
+  | "TM_NATS_UNREACHABLE";
 
 export class RuntimeError extends Error {
   constructor(

@@ -1,6 +1,7 @@
 /** The engine runtime: adapters around the core (JetStream source, sinks, checkpoints). */
 export * from "./streams.js";
 export { natsConnectOptions, type NatsConnectOptions } from "./nats-connect-options.js";
+export { connectNats } from "./nats-connection.js";
 export { startEngine, type RunningEngine, type StartEngineOptions, type CoreFactory } from "./start-engine.js";
 export { parseEngineConfig, ENGINE_FLAGS, type EngineConfig, type EngineConfigSources } from "./config.js";
 export { parsePartitionList, formatPartitionList } from "./partition-list.js";

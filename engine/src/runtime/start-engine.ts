@@ -4,7 +4,7 @@
  * per owned partition, serves /metrics and publishes `tm.status` every second. `close()` stops
  * reading and writes a final checkpoint.
  */
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../core/index.js";
@@ -15,7 +15,7 @@ import type { EngineConfig } from "./config.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { EngineWorker } from "./engine-worker.js";
 import { RuntimeError } from "./errors.js";
-import { natsConnectOptions } from "./nats-connect-options.js";
+import { connectNats } from "./nats-connection.js";
 import { buildStatusMessage } from "./status-message.js";
 import { ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "./streams.js";
 
@@ -63,7 +63,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const core = cp ? cores.restore(config.core, cp.snapshot) : cores.create(config.core);
   if (cp) log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
 
-  const nc: NatsConnection = await connect({ ...natsConnectOptions(config.natsUrl), noAsyncTraces: true, maxReconnectAttempts: -1 });
+  const nc: NatsConnection = await connectNats(config.natsUrl, { maxReconnectAttempts: -1 });
   try {
     const jsm = await jetstreamManager(nc);
     for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
