@@ -65,6 +65,21 @@ export class PartitionSource {
     }
   }
 
+  /** The batch's well-formed events; a malformed batch or event is reported and skipped, never fed to the core. */
+  private decode(seq: number, body: string): TelemetryEvent[] {
+    let events: TelemetryEvent[];
+    try {
+      events = decodeEventBatch(body);
+    } catch (err) {
+      this.on.problem(`partition ${this.partition} seq ${seq}: undecodable event batch; skipped`, err);
+      return [];
+    }
+    if (events.every(wellFormed)) return events;
+    const kept = events.filter(wellFormed);
+    this.on.problem(`partition ${this.partition} seq ${seq}: ${events.length - kept.length} malformed events skipped`, undefined);
+    return kept;
+  }
+
   private async consumeOnce(): Promise<void> {
     const from = this.lastSeq + 1;
     const consumer = await this.js.consumers.get(STREAM_EVENTS, {
@@ -86,18 +101,25 @@ export class PartitionSource {
         if (Number.isFinite(ts)) this.on.message(m.seq, null, ts);
         else this.on.problem(`partition ${this.partition} seq ${m.seq}: heartbeat "${hb}" is not a time in ms; skipped`, undefined);
       } else {
-        let events: TelemetryEvent[];
-        try {
-          events = decodeEventBatch(m.string());
-        } catch (err) {
-          this.on.problem(`partition ${this.partition} seq ${m.seq}: undecodable event batch; skipped`, err);
-          events = [];
-        }
-        this.on.message(m.seq, events, 0);
+        this.on.message(m.seq, this.decode(m.seq, m.string()), 0);
       }
       const wait = this.on.backpressure();
       if (wait) await wait;
       if (this.stopped) break;
     }
   }
+}
+
+function wellFormed(e: TelemetryEvent): boolean {
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    Number.isFinite(e.ts) &&
+    Number.isFinite(e.ingest_ts) &&
+    typeof e.service === "string" &&
+    typeof e.route === "string" &&
+    Number.isFinite(e.status) &&
+    Number.isFinite(e.latency_ms) &&
+    typeof e.user === "string"
+  );
 }
