@@ -50,6 +50,12 @@ describe("ingest config", () => {
     expect(errorOf(() => loadIngestConfig({ configFile: configFile("{nope") })).code).toBe("TM_INGEST_CONFIG");
   });
 
+  it("accepts a comma list of NATS servers and refuses anything else", () => {
+    expect(loadIngestConfig({ flags: { nats: "nats://10.0.0.1:4222, nats://10.0.0.2:4222" } }).natsUrl).toBe("nats://10.0.0.1:4222, nats://10.0.0.2:4222");
+    expect(errorOf(() => loadIngestConfig({ flags: { nats: "http://10.0.0.1:4222" } })).message).toMatch(/flag --nats.*NATS URL/);
+    expect(errorOf(() => loadIngestConfig({ flags: { nats: "nats://a:1,," } })).message).toMatch(/flag --nats/);
+  });
+
   it("refuses open writes on a non-loopback host", () => {
     expect(errorOf(() => loadIngestConfig({ flags: { host: "0.0.0.0" } })).message).toMatch(/tokens.*TIDEMARK_INGEST_TOKENS/);
     expect(loadIngestConfig({ flags: { host: "0.0.0.0" }, env: { TIDEMARK_INGEST_TOKENS: "a-long-token" } }).host).toBe("0.0.0.0");

@@ -138,6 +138,9 @@ function isLoopback(host: string): boolean {
 
 type FieldParser = (raw: unknown, where: string) => unknown;
 
+/** One NATS URL or a comma list (any server of a cluster is enough to join it). */
+const NATS_URLS = /^(nats|tls|ws|wss):\/\/[^\s,]+(\s*,\s*(nats|tls|ws|wss):\/\/[^\s,]+)*$/;
+
 function int(min: number, max: number): FieldParser {
   return (raw, where) => {
     const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
@@ -177,7 +180,7 @@ const parseTokens: FieldParser = (raw, where) => {
 const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   host: text(/^[\w.:-]+$/, "must be a host name or IP address"),
   port: int(0, 65_535),
-  natsUrl: text(/^(nats|tls|ws|wss):\/\/\S+$/, "must be a NATS URL such as nats://127.0.0.1:4222"),
+  natsUrl: text(NATS_URLS, "must be a NATS URL such as nats://127.0.0.1:4222, or a comma list of them"),
   partitions: int(1, 1024),
   tokens: parseTokens,
   maxBodyBytes: int(1024, 1024 * 1024 * 1024),
