@@ -127,6 +127,19 @@ export class BinStore {
     return this.maxKey;
   }
 
+  /** keyAtRank for each of the ascending `ranks`, in one pass. */
+  keysAtRanks(ranks: readonly number[]): number[] {
+    const out = new Array<number>(ranks.length);
+    let cum = 0;
+    let r = 0;
+    for (let k = this.minKey; k <= this.maxKey && r < ranks.length; k++) {
+      cum += this.counts[k - this.offset] as number;
+      while (r < ranks.length && cum > (ranks[r] as number)) out[r++] = k;
+    }
+    while (r < ranks.length) out[r++] = this.maxKey;
+    return out;
+  }
+
   /** Calls fn(key, count) for each non-empty bin in key order. */
   forEachBin(fn: (key: number, count: number) => void): void {
     for (let k = this.minKey; k <= this.maxKey; k++) {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DDSketch as OracleSketch } from "@datadog/sketches-js";
 import { exactQuantile, sample, type DistributionName } from "./bench/distributions.js";
@@ -112,6 +113,31 @@ describe("DDSketch accuracy", () => {
     expect(back.quantile(0.99)).toBe(s.quantile(0.99));
     back.remove(1e-20);
     expect(back.count).toBe(values.length);
+  });
+});
+
+describe("DDSketch quantiles", () => {
+  it("answers like quantile() for each q, in any order, in both forms", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { maxLength: 300 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }),
+        fc.nat(40),
+        (values, qs, zeros) => {
+          const s = new DDSketch();
+          for (const v of values) s.add(v);
+          if (zeros > 0) s.add(0, zeros);
+          expect(s.quantiles(qs)).toEqual(qs.map((q) => s.quantile(q)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("rejects a q outside [0, 1]", () => {
+    const s = new DDSketch();
+    for (let i = 1; i <= 40; i++) s.add(i);
+    expect(codeOf(() => s.quantiles([0.5, 2]))).toBe("TM_SKETCH_INVALID_OPTION");
   });
 });
 

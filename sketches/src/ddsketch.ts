@@ -103,13 +103,30 @@ export class DDSketch {
       const n = sizeOf(this.values);
       return n === 0 ? NaN : ((this.values as number[])[Math.floor(q * (n - 1))] as number);
     }
-    const n = b.count;
-    if (n === 0) return NaN;
+    if (b.count === 0) return NaN;
+    const rank = q * (b.count - 1) - b.zeroCount;
+    return this.binnedQuantile(q, rank >= 0 ? b.keyAtRank(rank) : 0);
+  }
+
+  /** quantile(q) for each of `qs`, with one pass over the bins (a pane asks for five). */
+  quantiles(qs: readonly number[]): number[] {
+    const b = this.binned;
+    if (b === null || b.count === 0 || qs.length === 1) return qs.map((q) => this.quantile(q));
+    for (const q of qs) if (!(q >= 0 && q <= 1)) throw invalidOption("q", q, "a number in [0, 1]");
+    const order = qs.map((_, i) => i).sort((i, j) => (qs[i] as number) - (qs[j] as number));
+    const keys = b.keysAtRanks(order.map((i) => Math.max(0, (qs[i] as number) * (b.count - 1) - b.zeroCount)));
+    const out = new Array<number>(qs.length);
+    order.forEach((i, r) => (out[i] = this.binnedQuantile(qs[i] as number, keys[r] as number)));
+    return out;
+  }
+
+  /** The binned answer for q given the key holding its rank among the binned values. */
+  private binnedQuantile(q: number, key: number): number {
+    const b = this.binned as BinStore;
     if (q === 0) return b.min;
     if (q === 1) return b.max;
-    const rank = q * (n - 1);
-    if (rank < b.zeroCount) return 0;
-    const v = this.mapping.value(b.keyAtRank(rank - b.zeroCount));
+    if (q * (b.count - 1) < b.zeroCount) return 0;
+    const v = this.mapping.value(key);
     return v < b.min ? b.min : v > b.max ? b.max : v;
   }
 

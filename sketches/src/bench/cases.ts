@@ -34,8 +34,13 @@ export function ddsketchRows(): Row[] {
   const codecN = 2000;
   const s5 = ours(five);
   const t5 = theirs(five);
+  const PANE_QS = [0.5, 0.9, 0.95, 0.99, 0.999];
+  const qn = 20_000;
+  const paneOne = nsPerOp(() => { for (let i = 0; i < qn; i++) for (const q of PANE_QS) s5.quantile(q); }, qn) / 1000;
   const rows: Row[] = [
     { what: "DDSketch add (500k lognormal)", unit: "ns", ours: addOurs, baseline: { name: `${DD} accept`, value: addTheirs }, target: 40, ratioTarget: 1 },
+    { what: "DDSketch 5 pane quantiles (5k lognormal), quantiles()", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < qn; i++) s5.quantiles(PANE_QS); }, qn) / 1000, baseline: { name: `${DD} getValueAtQuantile ×5`, value: nsPerOp(() => { for (let i = 0; i < qn; i++) for (const q of PANE_QS) t5.getValueAtQuantile(q); }, qn) / 1000 } },
+    { what: "DDSketch 5 pane quantiles (5k lognormal), quantile() ×5", unit: "µs", ours: paneOne },
     { what: "DDSketch merge (5k + 5k lognormal)", unit: "µs", ours: mergeOurs, baseline: { name: DD, value: mergeTheirs } },
     { what: "DDSketch encode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) s5.encode(); }, codecN) / 1000, baseline: { name: `${DD} toProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) t5.toProto(); }, codecN) / 1000 } },
     { what: "DDSketch decode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) DDSketch.decode(enc); }, codecN) / 1000, baseline: { name: `${DD} fromProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) OracleSketch.fromProto(proto); }, codecN) / 1000 } },
