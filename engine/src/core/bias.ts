@@ -3,7 +3,14 @@
  * the policy's final values are compared with the reference's; the policy's bias is the mean
  * over its last N such windows.
  */
-import type { PaneBias, PaneValue } from "../protocol.js";
+import type { PaneBias } from "../protocol.js";
+
+/** What bias compares of a value: count, errors, p99. */
+export interface BiasPoint {
+  count: number;
+  errors: number;
+  p99: number;
+}
 
 export interface BiasSample {
   countPct: number | null;
@@ -11,8 +18,12 @@ export interface BiasSample {
   p99Pct: number | null;
 }
 
+export function biasPoint(v: BiasPoint): BiasPoint {
+  return { count: v.count, errors: v.errors, p99: v.p99 };
+}
+
 /** Compares a policy's finals with the reference, summed over the service-level keys. */
-export function measureBias(ref: ReadonlyMap<string, PaneValue>, finalOf: (service: string) => PaneValue | null): BiasSample {
+export function measureBias(ref: ReadonlyMap<string, BiasPoint>, finalOf: (service: string) => BiasPoint | null): BiasSample {
   let refCount = 0;
   let refErrors = 0;
   let count = 0;

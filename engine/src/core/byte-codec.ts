@@ -6,7 +6,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export class ByteWriter {
   private buf = new Uint8Array(1024);
-  private view = new DataView(this.buf.buffer);
+  private view32 = new DataView(this.buf.buffer);
   length = 0;
 
   private reserve(n: number): void {
@@ -16,7 +16,7 @@ export class ByteWriter {
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.length));
     this.buf = next;
-    this.view = new DataView(next.buffer);
+    this.view32 = new DataView(next.buffer);
   }
 
   /** Unsigned integer up to 2^53. */
@@ -31,7 +31,7 @@ export class ByteWriter {
 
   f64(v: number): void {
     this.reserve(8);
-    this.view.setFloat64(this.length, v, true);
+    this.view32.setFloat64(this.length, v, true);
     this.length += 8;
   }
 
@@ -46,8 +46,35 @@ export class ByteWriter {
     this.length += b.length;
   }
 
+  /** UTF-8 with a length prefix; ASCII is written directly (no allocation). */
   string(s: string): void {
-    this.bytes(encoder.encode(s));
+    const n = s.length;
+    this.reserve(n + 8);
+    const at = this.length;
+    this.uint(n);
+    let pos = this.length;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        this.length = at;
+        this.bytes(encoder.encode(s));
+        return;
+      }
+      this.buf[pos++] = c;
+    }
+    this.length = pos;
+  }
+
+  /** Little-endian unsigned 32-bit (the trailing checksum). */
+  u32(v: number): void {
+    this.reserve(4);
+    this.view32.setUint32(this.length, v, true);
+    this.length += 4;
+  }
+
+  /** The bytes written so far (a view: valid until the next write). */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.length);
   }
 
   finish(): Uint8Array {

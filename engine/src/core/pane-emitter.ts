@@ -5,6 +5,7 @@
  */
 import type { CoreOutput } from "./types.js";
 import type { Pane, PaneKind, PaneValue } from "../protocol.js";
+import { biasPoint, type BiasPoint } from "./bias.js";
 import type { PolicyRuntime } from "./policy-runtime.js";
 import { forEachKey, newTrack, trackNode, type Window } from "./window-state.js";
 
@@ -29,7 +30,7 @@ export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: Em
     if (t === undefined) t = node.tracks[pol.index] = newTrack();
     t.lateDirty = false;
     const full = agg.value();
-    if (kind === "on-time" || kind === "final") t.final = full;
+    if (route === undefined && (kind === "on-time" || kind === "final")) t.final = biasPoint(full);
     const pane = (k: PaneKind, value: PaneValue): Pane => ({
       id: `${name}|${node.keyId}|${ctx.sizeMs}|${w.start}`,
       seq: (t as { seq: number }).seq++,
@@ -63,6 +64,6 @@ export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: Em
 }
 
 /** The final value of the policy for a service, or null if it never emitted it. */
-export function finalOf(w: Window, policy: number, service: string): PaneValue | null {
+export function finalOf(w: Window, policy: number, service: string): BiasPoint | null {
   return w.tracks.get(service)?.tracks[policy]?.final ?? null;
 }

@@ -6,6 +6,7 @@
  */
 import type { PaneValue } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
+import type { BiasPoint } from "./bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
 import { CoreError } from "./errors.js";
 import { installSnapshotCodec, EventTimeCore, linkSlice } from "./stream-core.js";
@@ -22,13 +23,35 @@ function configCrc(config: CoreConfig): number {
 
 function writeValue(w: ByteWriter, v: PaneValue | null): void {
   w.bool(v !== null);
-  if (v) for (const x of [v.count, v.errors, v.errorRate, v.p50, v.p90, v.p95, v.p99, v.p999, v.users]) w.f64(x);
+  if (v === null) return;
+  w.uint(v.count);
+  w.uint(v.errors);
+  w.f64(v.errorRate);
+  w.f64(v.p50);
+  w.f64(v.p90);
+  w.f64(v.p95);
+  w.f64(v.p99);
+  w.f64(v.p999);
+  w.uint(v.users);
 }
 
 function readValue(r: ByteReader): PaneValue | null {
   if (!r.bool()) return null;
-  const [count, errors, errorRate, p50, p90, p95, p99, p999, users] = Array.from({ length: 9 }, () => r.f64()) as number[];
-  return { count, errors, errorRate, p50, p90, p95, p99, p999, users } as PaneValue;
+  return Object.freeze({
+    count: r.uint(), errors: r.uint(), errorRate: r.f64(), p50: r.f64(), p90: r.f64(), p95: r.f64(), p99: r.f64(), p999: r.f64(), users: r.uint(),
+  });
+}
+
+function writePoint(w: ByteWriter, v: BiasPoint | null): void {
+  w.bool(v !== null);
+  if (v === null) return;
+  w.uint(v.count);
+  w.uint(v.errors);
+  w.f64(v.p99);
+}
+
+function readPoint(r: ByteReader): BiasPoint | null {
+  return r.bool() ? { count: r.uint(), errors: r.uint(), p99: r.f64() } : null;
 }
 
 function writeNullable(w: ByteWriter, v: number | null): void {
@@ -51,7 +74,7 @@ function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
     if (t.lastAgg) w.bytes(t.lastAgg.encode());
     w.uint(t.lateAccepted);
     w.bool(t.lateDirty);
-    writeValue(w, t.final);
+    writePoint(w, t.final);
   }
 }
 
@@ -66,7 +89,7 @@ function readTracks(r: ByteReader, P: number, kind: AggregateKind): (PaneTrack |
     const lastCount = r.uint();
     const lastValue = readValue(r);
     const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
-    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted: r.uint(), lateDirty: r.bool(), final: readValue(r) });
+    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted: r.uint(), lateDirty: r.bool(), final: readPoint(r) });
   }
   return out;
 }
@@ -119,7 +142,7 @@ function writeWindow(w: ByteWriter, win: Window, P: number): void {
     w.uint(win.ref.size);
     for (const [service, v] of win.ref) {
       w.string(service);
-      writeValue(w, v);
+      writePoint(w, v);
     }
   }
 }
@@ -139,8 +162,12 @@ function encode(core: EventTimeCore): Uint8Array {
     w.bool(p.spoken);
   }
   for (const p of core.pols) {
-    for (const x of [p.W, p.emitDelaySum, p.nextEarly]) w.f64(x);
-    for (const x of [p.dropped, p.lateAccepted, p.emitDelayCount]) w.uint(x);
+    w.f64(p.W);
+    w.f64(p.emitDelaySum);
+    w.f64(p.nextEarly);
+    w.uint(p.dropped);
+    w.uint(p.lateAccepted);
+    w.uint(p.emitDelayCount);
     w.uint(p.bias.samples.length);
     for (const s of p.bias.samples) for (const x of [s.countPct, s.errorRatePp, s.p99Pct]) writeNullable(w, x);
     for (const d of p.samples ?? []) {
@@ -170,11 +197,8 @@ function encode(core: EventTimeCore): Uint8Array {
     w.uint(windows.size);
     for (const win of windows.values()) writeWindow(w, win, core.pols.length);
   });
-  const body = w.finish();
-  const out = new Uint8Array(body.length + 4);
-  out.set(body);
-  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
-  return out;
+  w.u32(crc32(w.view()));
+  return w.view();
 }
 
 function corrupt(what: string): CoreError {
@@ -273,7 +297,7 @@ function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: 
     }
     if (r.bool()) {
       win.ref = new Map();
-      for (let m = r.uint(); m > 0; m--) win.ref.set(r.string(), readValue(r) as PaneValue);
+      for (let m = r.uint(); m > 0; m--) win.ref.set(r.string(), readPoint(r) as BiasPoint);
     }
     core.windows[wc]?.set(start, win);
     core.scheduleWindow(win);

@@ -4,9 +4,9 @@
  * event-time strategies). Per-event work is O(1) amortized and independent of the policy count
  * for events on time for every policy.
  */
-import { isError, type LateRecord, type PaneValue, type TelemetryEvent } from "../protocol.js";
+import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
-import { measureBias } from "./bias.js";
+import { biasPoint, measureBias, type BiasPoint } from "./bias.js";
 import { CoreError } from "./errors.js";
 import { emitWindow, finalOf } from "./pane-emitter.js";
 import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "./policy-runtime.js";
@@ -381,9 +381,9 @@ export class EventTimeCore implements StreamCore {
   }
 
   private referenceClose(w: Window): void {
-    const ref = new Map<string, PaneValue>();
+    const ref = new Map<string, BiasPoint>();
     forEachKey(w, (service, route, agg) => {
-      if (route === undefined) ref.set(service, agg.value());
+      if (route === undefined) ref.set(service, biasPoint(agg.value()));
     });
     w.ref = ref;
     w.stage[this.P] = STAGE_FINAL;

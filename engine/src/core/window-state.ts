@@ -1,6 +1,7 @@
 /** Open state: slices hold the shared aggregates, windows hold each policy's pane progress. */
 import type { PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
+import type { BiasPoint } from "./bias.js";
 
 /** One key's aggregate in a slice; a service node also holds its routes. */
 export interface KeyNode {
@@ -28,8 +29,8 @@ export interface PaneTrack {
   lastAgg: Aggregate | null;
   lateAccepted: number;
   lateDirty: boolean;
-  /** The value at the policy's final close (bias). */
-  final: PaneValue | null;
+  /** Service-level keys: the value at the policy's final close (bias). */
+  final: BiasPoint | null;
 }
 
 export interface TrackNode {
@@ -56,7 +57,7 @@ export interface Window {
   lastLateAt: Float64Array;
   tracks: Map<string, TrackNode>;
   /** Reference values per service, set when the reference closes the window. */
-  ref: Map<string, PaneValue> | null;
+  ref: Map<string, BiasPoint> | null;
 }
 
 export function newTrack(): PaneTrack {
