@@ -107,7 +107,7 @@ function run(events: readonly TelemetryEvent[], policies: PolicyConfig[]) {
   return { panes, late, status: op.status() };
 }
 
-describe("session operator vs an offline sessionizer", () => {
+describe("session operator vs an offline sessionizer", { timeout: 30_000 }, () => {
   for (const mode of ["retracting", "accumulating", "discarding"] as const) {
     it(`${mode}: the pane stream applied to an upsert table gives exactly the offline sessions`, () => {
       for (const seed of [1, 2, 3]) {
@@ -116,7 +116,9 @@ describe("session operator vs an offline sessionizer", () => {
         expect(late).toEqual([]);
         expect(status.merges).toBeGreaterThan(0);
         expect(status.anonymousEvents).toBeGreaterThan(0);
-        const swallowed = panes.filter((p) => p.kind === "retract" && !panes.some((q) => q.id === p.id && q.seq > p.seq));
+        // Retractions that are an id's last word: sessions swallowed by a merge (or renamed).
+        const lastKind = new Map(panes.map((p) => [p.id, p.kind]));
+        const swallowed = [...lastKind.values()].filter((k) => k === "retract");
         expect(swallowed.length).toBeGreaterThan(0);
         const truth = bruteForce(events);
         // Some sessions were cut by the length cap: the next one of the key starts less than a gap later.

@@ -30,7 +30,7 @@ const brief = (p: Pane) => [p.kind, p.id, p.value.count, p.value.errors, p.windo
 
 const retracting: PolicyConfig = { name: "p", label: "p", watermark: { kind: "arrival-lag", lagMs: 1_000 }, graceMs: 60_000, earlyEveryMs: null, lateEveryMs: 1_000, mode: "retracting" };
 
-describe("session operator", () => {
+describe("session operator", { timeout: 30_000 }, () => {
   it("a late bridging event retracts both emitted sessions and emits the merged one", () => {
     const h = harness([retracting], { gap: "10s" });
     h.event(ev(0, 100, "/a"));

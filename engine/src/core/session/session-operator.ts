@@ -14,7 +14,7 @@ import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import { keyIdOf } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
 import { emitSession, retractSession, type SessionEmitContext } from "./session-pane.js";
-import { absorb, endOf, isKeyEmpty, newKeyState, newSession, touching, type KeyState, type Session } from "./session-state.js";
+import { NONE, absorb, endOf, isKeyEmpty, newKeyState, newSession, touching, type KeyState, type Session } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 
 /** Timer kind slot 4 (the core's Reference) purges a key's closed-session bound; sessions have no reference. */
@@ -29,6 +29,8 @@ export class SessionOperator {
   readonly sessionsById = new Map<number, Session>();
   readonly timers = new TimerQueue();
   readonly seqs: number[];
+  /** Per policy: sessions changed since its last early tick, in order (dead ones skipped). */
+  readonly early: Session[][];
   logTime = -Infinity;
   eventsTotal = 0;
   /** Events without a user: no session. */
@@ -45,6 +47,7 @@ export class SessionOperator {
     this.pols = policyRuntimes(config);
     this.parts = Array.from({ length: config.partitions }, newPartitionClock);
     this.seqs = this.pols.map(() => 0);
+    this.early = this.pols.map(() => []);
     this.eventTimePols = this.pols.filter((p) => p.eventTime);
     this.percentilePols = this.pols.filter((p) => p.samples !== null);
   }
@@ -127,17 +130,29 @@ export class SessionOperator {
     this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
   }
 
-  /** Pushes a timer due when the policy's W reaches event time `at`. */
-  private schedule(p: PolicyRuntime, kind: TimerKind, at: number, id: number): void {
+  /** Pushes a timer due when the policy's W reaches event time `at`; returns its due. */
+  private schedule(p: PolicyRuntime, kind: TimerKind, at: number, id: number): number {
     const q = p.eventTime ? (p.timers as TimerQueue) : this.timers;
-    q.push({ due: at + p.lagMs, kind, policy: p.index, wc: id, start: 0 });
+    const due = at + p.lagMs;
+    q.push({ due, kind, policy: p.index, wc: id, start: 0 });
+    return due;
   }
 
-  /** Pushes every pending timer of a session (also rebuilds queues on restore). */
-  scheduleSession(p: PolicyRuntime, s: Session): void {
+  /**
+   * Makes sure a session has its on-time and final timers. At most one of each is pending: when
+   * one fires before the session's (moved) end it re-arms at the current end, so a session that
+   * grows by many events costs few timer pushes. A pending timer acts only at the session's current
+   * due, so a queue rebuilt on restore (timers at current dues) acts identically.
+   */
+  armSession(p: PolicyRuntime, s: Session): void {
     const end = endOf(s, this.sessions.gapMs);
-    if (emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) this.schedule(p, TimerKind.OnTime, end, s.id);
-    if (hasFinalPane(p)) this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
+    if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) s.onTimeDue = this.schedule(p, TimerKind.OnTime, end, s.id);
+    if (s.finalDue === NONE && hasFinalPane(p)) s.finalDue = this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
+  }
+
+  /** Rebuilds a restored session's timers. */
+  scheduleSession(p: PolicyRuntime, s: Session): void {
+    this.armSession(p, s);
     if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
       this.timers.push({ due: s.lastLateAt + p.cfg.lateEveryMs, kind: TimerKind.LateFlush, policy: p.index, wc: s.id, start: 0 });
   }
@@ -179,7 +194,6 @@ export class SessionOperator {
     const end = (to > from ? Math.max(e.ts, (list[to - 1] as Session).lastTs) : e.ts) + gap;
     if (end + p.cfg.graceMs <= W) return this.drop(p, e, first, end, W, out);
     let s: Session;
-    let prevEnd = -Infinity;
     const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : [];
     if (to === from) {
       s = newSession(this.nextId++, p.index, k, period, e.ts, e.route, error);
@@ -187,8 +201,6 @@ export class SessionOperator {
       this.sessionsById.set(s.id, s);
     } else {
       s = list[from] as Session;
-      // The survivor's own end: its timers are the only live ones (a swallowed session's die with it).
-      prevEnd = endOf(s, gap);
       for (const o of swallowed) {
         absorb(s, o.firstTs, o.firstRoute, o.lastTs, o.lastRoute, o.count, o.errors);
         s.lateAccepted += o.lateAccepted;
@@ -200,10 +212,10 @@ export class SessionOperator {
       p.lateAccepted++;
       s.lateAccepted++;
     }
-    this.changed(p, s, swallowed, end !== prevEnd, out);
+    this.changed(p, s, swallowed, out);
   }
 
-  private changed(p: PolicyRuntime, s: Session, swallowed: Session[], moved: boolean, out: CoreOutput): void {
+  private changed(p: PolicyRuntime, s: Session, swallowed: Session[], out: CoreOutput): void {
     const ctx = this.ctx(p, out);
     let retracted = false;
     for (const o of swallowed) {
@@ -218,7 +230,11 @@ export class SessionOperator {
       emitSession(ctx, s, behind ? "late" : "early");
       if (behind) s.stage |= STAGE_ON_TIME;
     } else if (behind && s.stage & STAGE_ON_TIME) this.lateAccepted(p, s);
-    if (moved) this.scheduleSession(p, s);
+    this.armSession(p, s);
+    if (s.dirty && !s.queued && p.cfg.earlyEveryMs !== null && emitsOnTime(p)) {
+      s.queued = true;
+      (this.early[p.index] as Session[]).push(s);
+    }
   }
 
   private lateAccepted(p: PolicyRuntime, s: Session): void {
@@ -257,18 +273,28 @@ export class SessionOperator {
     if (s === undefined || s.policy !== p.index) return;
     const end = endOf(s, this.sessions.gapMs);
     if (t.kind === TimerKind.LateFlush) return this.lateFlush(p, s, out);
-    if (t.kind === TimerKind.OnTime && t.due === end + p.lagMs && !(s.stage & STAGE_ON_TIME)) return this.onTime(p, s, out);
-    if (t.kind === TimerKind.Final && t.due === end + p.cfg.graceMs + p.lagMs) this.close(p, s, out);
+    if (t.kind === TimerKind.OnTime && t.due === s.onTimeDue) {
+      s.onTimeDue = NONE;
+      if (s.stage & STAGE_ON_TIME) return;
+      if (t.due < end + p.lagMs) return this.armSession(p, s);
+      return this.onTime(p, s, out);
+    }
+    if (t.kind === TimerKind.Final && t.due === s.finalDue) {
+      s.finalDue = NONE;
+      if (t.due < end + p.cfg.graceMs + p.lagMs) return this.armSession(p, s);
+      this.close(p, s, out);
+    }
   }
 
+  /** Early panes of the sessions changed since the last tick (in the order they changed). */
   private earlyTick(p: PolicyRuntime, out: CoreOutput): void {
     const ctx = this.ctx(p, out);
-    for (const users of this.keys.values()) {
-      for (const k of users.values()) {
-        for (const s of k.sessions[p.index] as Session[]) {
-          if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark) emitSession(ctx, s, "early");
-        }
-      }
+    const queue = this.early[p.index] as Session[];
+    this.early[p.index] = [];
+    for (const s of queue) {
+      s.queued = false;
+      if (this.sessionsById.get(s.id) !== s) continue;
+      if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark) emitSession(ctx, s, "early");
     }
     this.scheduleEarly(p, this.logTime);
   }

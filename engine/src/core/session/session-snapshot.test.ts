@@ -50,7 +50,7 @@ function feed(op: SessionCore, list: readonly Step[], out: CoreOutput): void {
   }
 }
 
-describe("session operator snapshot", () => {
+describe("session operator snapshot", { timeout: 30_000 }, () => {
   it("restoring midway (twice) and continuing emits byte-identical panes and late records", () => {
     const all = steps();
     const straight = collector();

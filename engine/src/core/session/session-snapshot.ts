@@ -10,7 +10,7 @@ import { CoreError } from "../errors.js";
 import type { CoreConfig } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
 import { SessionOperator } from "./session-operator.js";
-import { newKeyState, type EmittedSession, type KeyState, type Session } from "./session-state.js";
+import { NONE, newKeyState, type EmittedSession, type KeyState, type Session } from "./session-state.js";
 import { keyIdOf } from "../window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
@@ -62,7 +62,8 @@ function readSession(r: ByteReader, policy: number, key: KeyState): Session {
   const firstRoute = r.string();
   const lastRoute = r.string();
   const dirty = r.bool();
-  return { id, policy, key, period, firstTs, lastTs, count, errors, firstRoute, lastRoute, stage, lastLateAt, dirty, lateAccepted, last: readEmitted(r) };
+  const last = readEmitted(r);
+  return { id, policy, key, period, firstTs, lastTs, count, errors, firstRoute, lastRoute, stage, lastLateAt, dirty, lateAccepted, last, onTimeDue: NONE, finalDue: NONE, queued: false };
 }
 
 function encode(op: SessionOperator): Uint8Array {
@@ -86,6 +87,11 @@ function encode(op: SessionOperator): Uint8Array {
       w.f64(d.quantile);
       for (let i = 0; i < d.filled; i++) w.f64(d.ring[i] as number);
     }
+  }
+  for (const q of op.early) {
+    const live = q.filter((s) => op.sessionsById.get(s.id) === s);
+    w.uint(live.length);
+    for (const s of live) w.uint(s.id);
   }
   w.uint(op.keysById.size);
   for (const users of op.keys.values()) {
@@ -160,7 +166,16 @@ function readState(op: SessionOperator, r: ByteReader): void {
       for (let i = 0; i < d.filled; i++) d.ring[i] = r.f64();
     }
   }
+  const early = op.early.map(() => Array.from({ length: r.uint() }, () => r.uint()));
   for (let n = r.uint(); n > 0; n--) readKey(op, r);
+  early.forEach((ids, p) => {
+    for (const id of ids) {
+      const s = op.sessionsById.get(id);
+      if (s === undefined) throw corrupt("queues a missing session");
+      s.queued = true;
+      op.early[p]?.push(s);
+    }
+  });
   for (const p of op.pols) {
     if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null) op.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
   }

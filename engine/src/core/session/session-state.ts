@@ -33,7 +33,15 @@ export interface Session {
   dirty: boolean;
   lateAccepted: number;
   last: EmittedSession | null;
+  /** Due of the pending on-time / final timer (NONE: none pending); not snapshotted. */
+  onTimeDue: number;
+  finalDue: number;
+  /** In its policy's early queue. */
+  queued: boolean;
 }
+
+/** No timer pending. */
+export const NONE = -Infinity;
 
 export interface KeyState {
   readonly id: number;
@@ -68,7 +76,7 @@ export function isKeyEmpty(k: KeyState): boolean {
 export function newSession(id: number, policy: number, key: KeyState, period: number, ts: number, route: string, error: boolean): Session {
   return {
     id, policy, key, period, firstTs: ts, lastTs: ts, count: 1, errors: error ? 1 : 0, firstRoute: route, lastRoute: route,
-    stage: 0, lastLateAt: -Infinity, dirty: true, lateAccepted: 0, last: null,
+    stage: 0, lastLateAt: -Infinity, dirty: true, lateAccepted: 0, last: null, onTimeDue: NONE, finalDue: NONE, queued: false,
   };
 }
 
