@@ -28,11 +28,16 @@ function take(n: number, limits: BodyLimits): void {
 async function readRaw(stream: Readable, limits: BodyLimits): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
-    take(chunk.length, limits);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
+      take(chunk.length, limits);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof IngestError) throw err;
+    throw new IngestError("TM_INGEST_BODY_ABORTED", `the request body ended early (${(err as Error).message}): nothing was stored; send it again`);
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }

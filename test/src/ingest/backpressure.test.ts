@@ -47,6 +47,29 @@ describe("ingest backpressure", () => {
   });
 });
 
+describe("ingest when a client aborts mid-body", () => {
+  let fx: IngestFixture;
+  beforeAll(async () => {
+    fx = await startIngestFixture();
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it("frees the request's in-flight bytes, stores nothing of it, and keeps serving", async () => {
+    const abort = new AbortController();
+    const { push, response } = streamingPost(fx.ingest.url + "/v1/events", { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" }, abort.signal);
+    response.catch(() => undefined);
+    push(new TextEncoder().encode(JSON.stringify({ service: "aborted" }) + "\n" + "x".repeat(30_000)));
+    await waitFor(async () => (await inFlightBytes(fx.ingest.url)) > 0, 10_000, "the body to be arriving");
+    abort.abort();
+    await waitFor(async () => (await inFlightBytes(fx.ingest.url)) === 0, 10_000, "in-flight bytes released");
+    expect((await fx.post("/v1/events", JSON.stringify({ service: "after" }), "application/x-ndjson")).status).toBe(200);
+    const { events } = await fx.readStream();
+    expect(events.map((e) => e.service)).toEqual(["after"]);
+  });
+});
+
 describe("ingest when TM_EVENTS disappears", () => {
   let fx: IngestFixture;
   beforeAll(async () => {

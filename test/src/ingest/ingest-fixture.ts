@@ -54,10 +54,10 @@ export async function startIngestFixture(overrides: IngestConfigInput = {}): Pro
 }
 
 /** A POST whose body is pushed piece by piece (`push()` with no chunk ends it). */
-export function streamingPost(url: string, headers: Record<string, string>): { push: (chunk?: Uint8Array) => void; response: Promise<Response> } {
+export function streamingPost(url: string, headers: Record<string, string>, signal?: AbortSignal): { push: (chunk?: Uint8Array) => void; response: Promise<Response> } {
   let push: (chunk?: Uint8Array) => void = () => undefined;
   const body = new ReadableStream<Uint8Array>({ start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())) });
-  const response = fetch(url, { method: "POST", body, duplex: "half", headers } as RequestInit);
+  const response = fetch(url, { method: "POST", body, duplex: "half", headers, signal } as RequestInit);
   return { push: (chunk) => push(chunk), response };
 }
 
