@@ -6,7 +6,7 @@ let scratch: Uint8Array | null = new Uint8Array(4096);
 /**
  * Growable byte buffer with LEB128 varints: the writing half of every codec. It borrows the
  * shared scratch when free (no allocation but the result), else owns a buffer; `finish` returns
- * a copy of what was written and gives the scratch back.
+ * a copy of what was written, `release` gives the scratch back (encodeWith does both).
  */
 export class ByteWriter {
   private buf: Uint8Array;
@@ -58,12 +58,15 @@ export class ByteWriter {
     return this.buf;
   }
 
-  /** A copy of what was written; the writer must not be used afterwards. */
+  /** A copy of what was written. */
   finish(): Uint8Array {
-    const out = this.buf.slice(0, this.pos);
+    return this.buf.slice(0, this.pos);
+  }
+
+  /** Gives the shared scratch back (the writer must not be used afterwards). */
+  release(): void {
     if (this.borrowed) scratch = this.buf;
     this.borrowed = false;
-    return out;
   }
 
   private ensure(n: number): void {
@@ -77,6 +80,10 @@ export class ByteWriter {
 /** Runs a codec's writing half and returns the bytes. */
 export function encodeWith(write: (w: ByteWriter) => void): Uint8Array {
   const w = new ByteWriter();
-  write(w);
-  return w.finish();
+  try {
+    write(w);
+    return w.finish();
+  } finally {
+    w.release();
+  }
 }
