@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { createReadStream, readFileSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
+import { loadTidemarkConfig } from "../config/tidemark-config.js";
 import { DeployError } from "../errors.js";
 
 /**
@@ -23,10 +24,11 @@ export const backfill: Command = {
     const input = flags.required("input", "the recording to publish (NDJSON, design §11), e.g. --input rec.ndjson");
     const rate = flags.int("rate", 0, 0, 100_000_000);
     const batch = flags.int("batch", 500, 1, 10_000);
-    const configFile = flags.get("config");
+    // The engine's windows and policies fix the end-of-recording heartbeat: read the same file it does.
+    const found = loadTidemarkConfig({ flag: flags.get("config"), env: process.env });
     const config = parseEngineConfig({
-      file: configFile === undefined ? undefined : JSON.parse(readFileSync(configFile, "utf8")),
-      fileName: configFile,
+      file: found.file === undefined ? undefined : found.document,
+      fileName: found.file,
       env: process.env,
       flags: { nats: flags.get("nats"), "partition-count": flags.get("partitions") },
     });

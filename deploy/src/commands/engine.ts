@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
-import { DeployError } from "../errors.js";
+import { loadTidemarkConfig } from "../config/tidemark-config.js";
 import { readyLine } from "../ready-line.js";
 
 /** `tidemark engine`: one engine worker over its owned partitions (design §10, issue 6). */
@@ -13,10 +12,11 @@ export const engine: Command = {
     "                [--checkpoint-every 5s] [--idle-timeout 10s] [--metrics-port 9464] [--partition-count 8]",
   async run(flags: Flags): Promise<number> {
     const { ENGINE_FLAGS, parseEngineConfig, startEngine } = await import("@tidemark/engine/runtime");
-    const fileName = flags.get("config") ?? process.env.TIDEMARK_CONFIG;
+    // --config FILE, else TIDEMARK_CONFIG, else ./tidemark.config.json when present.
+    const found = loadTidemarkConfig({ flag: flags.get("config"), env: process.env });
     const config = parseEngineConfig({
-      file: fileName === undefined ? undefined : readJson(fileName),
-      fileName,
+      file: found.file === undefined ? undefined : found.document,
+      fileName: found.file,
       env: process.env,
       flags: Object.fromEntries(ENGINE_FLAGS.map((f) => [f, flags.get(f)])),
     });
@@ -41,11 +41,3 @@ export const engine: Command = {
     return 0;
   },
 };
-
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new DeployError("TM_CLI_BAD_FLAG", `--config ${file}: ${(err as Error).message}; pass a readable JSON file (tidemark.config.json)`);
-  }
-}
