@@ -98,7 +98,7 @@ export function hyperLogLogRows(): Row[] {
       t.add(u);
     }
     const err = (e: number) => (100 * Math.abs(e - distinct)) / distinct;
-    rows.push({ what: `HLL |error| at ${distinct} distinct (3σ = 2.44%)`, unit: "%", ours: err(h.estimate()), baseline: { name: HLL, value: err(t.count()) }, target: 2.44 });
+    rows.push({ what: `HLL relative error at ${distinct} distinct (3σ = 2.44%)`, unit: "%", ours: err(h.estimate()), baseline: { name: HLL, value: err(t.count()) }, target: 2.44 });
   }
   return rows;
 }
