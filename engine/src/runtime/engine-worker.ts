@@ -114,8 +114,9 @@ export class EngineWorker {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.idleTimer);
-    await Promise.all(this.sources.map((s) => s.stop()));
+    // Release consumers paused by backpressure first, or they could not see the stop.
     for (const w of this.spaceWaiters) w?.();
+    await Promise.all(this.sources.map((s) => s.stop()));
     await this.writing;
     const taken = this.snapshot();
     const flushed = await Promise.race([
