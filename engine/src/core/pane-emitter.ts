@@ -22,9 +22,12 @@ export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: Em
   const window = { start: w.start, end: w.end };
   const name = pol.cfg.name;
   const bias = pol.bias.current();
-  forEachKey(w, (service, route, agg) => {
-    const node = trackNode(w, service, route);
-    let t = node.tracks[pol.index];
+  forEachKey(w, (service, route, key) => {
+    const agg = key.agg;
+    let t = key.track?.tracks[pol.index];
+    if (kind === "early" && (agg.count === 0 || agg.count === t?.lastCount)) return;
+    const node = (key.track ??= trackNode(w, service, route));
+    t = node.tracks[pol.index];
     if (kind === "early" && (agg.count === 0 || agg.count === t?.lastCount)) return;
     if (kind === "late" && !t?.lateDirty) return;
     if (t === undefined) t = node.tracks[pol.index] = newTrack();

@@ -271,7 +271,7 @@ function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: 
   const size = spec.sizeMs;
   for (let n = r.uint(); n > 0; n--) {
     const start = r.f64();
-    slices.set(start, { start, services: readKeys(r, kind), refs: 0, minEnd: firstWindowStart(spec, start) + size });
+    slices.set(start, { start, services: readKeys(r, kind), refs: 0, adds: 0, minEnd: firstWindowStart(spec, start) + size });
   }
   for (let n = r.uint(); n > 0; n--) {
     const start = r.f64();
@@ -280,6 +280,7 @@ function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: 
     const win: Window = {
       wc, start, end: start + size, slices: [], stage, closed: r.uint(),
       lastLateAt: Float64Array.from({ length: P }, () => r.f64()), tracks: new Map(), ref: null,
+      earlyMark: new Float64Array(P).fill(-1),
     };
     for (let m = r.uint(); m > 0; m--) {
       const s = slices.get(r.f64());

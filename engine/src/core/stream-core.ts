@@ -19,6 +19,7 @@ import {
   STAGE_FINAL,
   STAGE_LATE_PENDING,
   STAGE_ON_TIME,
+  addsOf,
   forEachKey,
   newTrack,
   trackNode,
@@ -223,6 +224,7 @@ export class EventTimeCore implements StreamCore {
         this.classify(wc, sliceStart, e, route, out);
         if (slice === undefined) continue;
       }
+      slice.adds++;
       let node = slice.services.get(e.service);
       if (node === undefined) slice.services.set(e.service, (node = { agg: this.kind.create(), routes: new Map() }));
       node.agg.add(e.latency_ms, error, userHash);
@@ -272,7 +274,7 @@ export class EventTimeCore implements StreamCore {
   private openSlice(wc: number, sliceStart: number): Slice | undefined {
     const spec = this.specs[wc] as WindowSpec;
     const windows = this.windows[wc] as Map<number, Window>;
-    const slice: Slice = { start: sliceStart, services: new Map(), refs: 0, minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs };
+    const slice: Slice = { start: sliceStart, services: new Map(), refs: 0, adds: 0, minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs };
     for (const start of windowStartsOf(spec, sliceStart)) {
       const w = windows.get(start) ?? this.openWindow(wc, start);
       if (w === undefined) continue;
@@ -290,6 +292,7 @@ export class EventTimeCore implements StreamCore {
     const w: Window = {
       wc, start, end, slices: [], stage: new Uint8Array(this.P + 1), closed: 0,
       lastLateAt: new Float64Array(this.P).fill(-Infinity), tracks: new Map(), ref: null,
+      earlyMark: new Float64Array(this.P).fill(-1),
     };
     for (const p of this.pols) {
       if (end + p.cfg.graceMs <= this.watermarkOf(p)) {
@@ -344,7 +347,11 @@ export class EventTimeCore implements StreamCore {
     const W = this.watermarkOf(p);
     for (const windows of this.windows) {
       for (const w of windows.values()) {
-        if (w.end > W && !((w.stage[p.index] as number) & STAGE_ON_TIME)) emitWindow(p, w, "early", this.ctx(p, w, out));
+        if (w.end <= W || (w.stage[p.index] as number) & STAGE_ON_TIME) continue;
+        const adds = addsOf(w);
+        if (adds === w.earlyMark[p.index]) continue;
+        w.earlyMark[p.index] = adds;
+        emitWindow(p, w, "early", this.ctx(p, w, out));
       }
     }
     this.scheduleEarly(p, this.logTime, p.cfg.earlyEveryMs as number);
@@ -382,8 +389,8 @@ export class EventTimeCore implements StreamCore {
 
   private referenceClose(w: Window): void {
     const ref = new Map<string, BiasPoint>();
-    forEachKey(w, (service, route, agg) => {
-      if (route === undefined) ref.set(service, biasPoint(agg.value()));
+    forEachKey(w, (service, route, node) => {
+      if (route === undefined) ref.set(service, biasPoint(node.agg.value()));
     });
     w.ref = ref;
     w.stage[this.P] = STAGE_FINAL;

@@ -7,6 +7,8 @@ import type { BiasPoint } from "./bias.js";
 export interface KeyNode {
   agg: Aggregate;
   routes: Map<string, KeyNode> | null;
+  /** Tumbling windows: this key's pane progress in the window (a cache of the window's lookup). */
+  track?: TrackNode;
 }
 
 export interface Slice {
@@ -14,6 +16,8 @@ export interface Slice {
   services: Map<string, KeyNode>;
   /** Open windows containing this slice; freed at 0. */
   refs: number;
+  /** Events added so far (early ticks skip a window with no new event). */
+  adds: number;
   /** Earliest end of any window containing it: the fast on-time test. */
   minEnd: number;
 }
@@ -58,6 +62,15 @@ export interface Window {
   tracks: Map<string, TrackNode>;
   /** Reference values per service, set when the reference closes the window. */
   ref: Map<string, BiasPoint> | null;
+  /** Per policy: the slices' `adds` at its last early tick (not persisted: only saves work). */
+  earlyMark: Float64Array;
+}
+
+/** Sum of the window's slices' adds: changes whenever any of its keys does. */
+export function addsOf(w: Window): number {
+  let n = 0;
+  for (const s of w.slices) n += s.adds;
+  return n;
 }
 
 export function newTrack(): PaneTrack {
@@ -92,13 +105,13 @@ export function trackNode(w: Window, service: string, route: string | undefined)
  */
 export function forEachKey(
   w: Window,
-  fn: (service: string, route: string | undefined, agg: Aggregate) => void,
+  fn: (service: string, route: string | undefined, node: KeyNode) => void,
 ): void {
   const only = w.slices.length === 1 ? w.slices[0] : undefined;
   const services = only ? only.services : mergeSlices(w.slices);
   for (const [service, node] of services) {
-    fn(service, undefined, node.agg);
-    if (node.routes) for (const [route, r] of node.routes) fn(service, route, r.agg);
+    fn(service, undefined, node);
+    if (node.routes) for (const [route, r] of node.routes) fn(service, route, r);
   }
 }
 
