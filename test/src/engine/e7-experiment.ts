@@ -112,7 +112,7 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
         const fast = s.policies.find((p) => p.name === "fast");
         const slow = s.policies.find((p) => p.name === "slow");
         samples.push({
-          t: Date.now() - start,
+          t: s.wallTime - start,
           watermark: fast?.watermark == null ? null : fast.watermark - start,
           logTime: s.logTime,
           heldBackBy: s.heldBackBy,
