@@ -214,13 +214,16 @@ export class EventTimeCore implements StreamCore {
   private assign(e: TelemetryEvent, out: CoreOutput): void {
     const userHash = this.kind.hashUser(e.user);
     const error = isError(e.status);
-    const route = this.routes.resolve(e.service, e.route, this.logTime);
+    // The route registry (cap + TTL) is asked only when a slice does not know the route yet, so a
+    // route's "last seen" is precise to the smallest slice; folded routes ask every time.
+    let route: string | undefined;
     for (let wc = 0; wc < this.specs.length; wc++) {
       const spec = this.specs[wc] as WindowSpec;
       const sliceStart = Math.floor(e.ts / spec.sliceMs) * spec.sliceMs;
       let slice = (this.slices[wc] as Map<number, Slice>).get(sliceStart);
       if (slice === undefined || slice.minEnd <= this.maxW) {
         slice ??= this.openSlice(wc, sliceStart);
+        route ??= this.routes.resolve(e.service, e.route, this.logTime);
         this.classify(wc, sliceStart, e, route, out);
         if (slice === undefined) continue;
       }
@@ -229,8 +232,12 @@ export class EventTimeCore implements StreamCore {
       if (node === undefined) slice.services.set(e.service, (node = { agg: this.kind.create(), routes: new Map() }));
       node.agg.add(e.latency_ms, error, userHash);
       const routes = node.routes as Map<string, KeyNode>;
-      let r = routes.get(route);
-      if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
+      let r = routes.get(e.route);
+      if (r === undefined) {
+        route ??= this.routes.resolve(e.service, e.route, this.logTime);
+        r = routes.get(route);
+        if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
+      }
       r.agg.add(e.latency_ms, error, userHash);
     }
   }
