@@ -133,7 +133,10 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
         clearInterval(statusTimer);
         await worker.close();
         publishStatus();
-        await nc.drain().catch(() => undefined);
+        // drain() waits for the server; with NATS down it would wait for ever.
+        const drained = nc.drain().catch(() => undefined);
+        await Promise.race([drained, new Promise((r) => setTimeout(r, 3_000).unref())]);
+        if (!nc.isClosed()) await nc.close().catch(() => undefined);
         await new Promise<void>((r) => served.server.close(() => r()));
         log.info({ events: worker.eventsTotal }, "engine stopped");
         log.flush?.();
