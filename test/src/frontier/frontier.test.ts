@@ -212,6 +212,20 @@ describe("tidemark frontier agrees with the reference on other recordings", () =
   });
 });
 
+describe("tidemark frontier options", () => {
+  it("accepts a policy named in --config, and draws a progress bar on stderr with --progress", async () => {
+    const text = await simulate("named.ndjson", ["--seed", "6", "--events", "4000"]);
+    writeFileSync(
+      path("tidemark.config.json"),
+      JSON.stringify({ policies: [{ name: "fast", watermark: { kind: "arrival-lag", lag: "5s" }, grace: "15s", mode: "accumulating", earlyEvery: "1s" }] }),
+    );
+    const r = await runCli(["frontier", "--input", path("named.ndjson"), "--config", path("tidemark.config.json"), "--policy", "fast", "--json", "--progress"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(referenceFrontier(readRows(text), 60 * S, [[5 * S, 15 * S]]));
+    expect(r.stderr).toMatch(/frontier \[#{40}\] 100% 4000\/4000\n$/);
+  });
+});
+
 describe("bad input stops with the file, line and field named, exit code 2", () => {
   it("an unreadable file", async () => {
     const r = await runCli(["frontier", "--input", path("missing.ndjson")]);
