@@ -14,11 +14,14 @@ import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import { keyIdOf } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
 import { emitSession, retractSession, type SessionEmitContext } from "./session-pane.js";
-import { NONE, absorb, endOf, isKeyEmpty, newKeyState, newSession, touching, type KeyState, type Session } from "./session-state.js";
+import { NONE, absorb, endOf, isKeyEmpty, newKeyState, newSession, touchFrom, touchTo, type KeyState, type Session } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 
 /** Timer kind slot 4 (the core's Reference) purges a key's closed-session bound; sessions have no reference. */
 export const PURGE = TimerKind.Reference;
+
+const NO_SESSIONS: readonly Session[] = Object.freeze([]);
+const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
 export class SessionOperator {
   readonly pols: PolicyRuntime[];
@@ -38,6 +41,7 @@ export class SessionOperator {
   merges = 0;
   nextId = 1;
   private readonly eventTimePols: PolicyRuntime[];
+  private readonly ctxs: SessionEmitContext[];
   private readonly percentilePols: PolicyRuntime[];
 
   constructor(
@@ -48,6 +52,11 @@ export class SessionOperator {
     this.parts = Array.from({ length: config.partitions }, newPartitionClock);
     this.seqs = this.pols.map(() => 0);
     this.early = this.pols.map(() => []);
+    const seqs = this.seqs;
+    this.ctxs = this.pols.map((p) => ({
+      policy: p.cfg.name, mode: p.cfg.mode, gapMs: sessions.gapMs, watermark: -Infinity, logTime: -Infinity, dropped: 0,
+      bias: p.bias.current(), nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1, out: NO_OUTPUT,
+    }));
     this.eventTimePols = this.pols.filter((p) => p.eventTime);
     this.percentilePols = this.pols.filter((p) => p.samples !== null);
   }
@@ -189,12 +198,13 @@ export class SessionOperator {
     const closed = k.closedUntil[p.index] as number;
     // Joining (or bridging to) a closed session would change a result the policy has forgotten.
     if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period) return this.drop(p, e, Math.min(e.ts, closed), closed + gap, W, out);
-    const { from, to } = touching(list, period, e.ts, gap);
+    const from = touchFrom(list, period, e.ts, gap);
+    const to = touchTo(list, from, period, e.ts, gap);
     const first = to > from ? Math.min(e.ts, (list[from] as Session).firstTs) : e.ts;
     const end = (to > from ? Math.max(e.ts, (list[to - 1] as Session).lastTs) : e.ts) + gap;
     if (end + p.cfg.graceMs <= W) return this.drop(p, e, first, end, W, out);
     let s: Session;
-    const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : [];
+    const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : NO_SESSIONS;
     if (to === from) {
       s = newSession(this.nextId++, p.index, k, period, e.ts, e.route, error);
       list.splice(from, 0, s);
@@ -215,7 +225,7 @@ export class SessionOperator {
     this.changed(p, s, swallowed, out);
   }
 
-  private changed(p: PolicyRuntime, s: Session, swallowed: Session[], out: CoreOutput): void {
+  private changed(p: PolicyRuntime, s: Session, swallowed: readonly Session[], out: CoreOutput): void {
     const ctx = this.ctx(p, out);
     let retracted = false;
     for (const o of swallowed) {
@@ -250,19 +260,15 @@ export class SessionOperator {
     out.late(rec);
   }
 
+  /** The policy's emit context, refreshed (one object per policy: no allocation per event). */
   ctx(p: PolicyRuntime, out: CoreOutput): SessionEmitContext {
-    const seqs = this.seqs;
-    return {
-      policy: p.cfg.name,
-      mode: p.cfg.mode,
-      gapMs: this.sessions.gapMs,
-      watermark: this.watermarkOf(p),
-      logTime: this.logTime,
-      dropped: p.dropped,
-      bias: p.bias.current(),
-      nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1,
-      out,
-    };
+    const c = this.ctxs[p.index] as SessionEmitContext;
+    c.watermark = this.watermarkOf(p);
+    c.logTime = this.logTime;
+    c.dropped = p.dropped;
+    c.bias = p.bias.current();
+    c.out = out;
+    return c;
   }
 
   private fire(t: Timer, out: CoreOutput): void {

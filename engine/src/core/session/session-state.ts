@@ -96,23 +96,28 @@ export function absorb(s: Session, firstTs: number, firstRoute: string, lastTs: 
 }
 
 /**
- * The run [from, to) of sessions an event at ts (in `period`) joins: those with
- * firstTs − gap < ts < lastTs + gap. When empty, `from` is where a new session goes.
+ * Start of the run [from, to) of sessions an event at ts (in `period`) joins: those with
+ * firstTs − gap < ts < lastTs + gap. When the run is empty, `from` is where a new session goes.
  */
-export function touching(list: readonly Session[], period: number, ts: number, gapMs: number): { from: number; to: number } {
+export function touchFrom(list: readonly Session[], period: number, ts: number, gapMs: number): number {
   let from = 0;
   while (from < list.length) {
     const s = list[from] as Session;
     if (s.period > period || (s.period === period && s.lastTs + gapMs > ts)) break;
     from++;
   }
+  return from;
+}
+
+/** End of that run. */
+export function touchTo(list: readonly Session[], from: number, period: number, ts: number, gapMs: number): number {
   let to = from;
   while (to < list.length) {
     const s = list[to] as Session;
     if (s.period !== period || s.firstTs - gapMs >= ts) break;
     to++;
   }
-  return { from, to };
+  return to;
 }
 
 /** Session end: last event + gap (issue 9). */
