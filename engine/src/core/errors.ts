@@ -5,6 +5,7 @@ export type CoreErrorCode =
   | "TM_SNAPSHOT_CORRUPT"
   | "TM_SNAPSHOT_CONFIG_MISMATCH"
   | "TM_CORE_BAD_PARTITION"
+  | "TM_CORE_BAD_EVENT"
   | "TM_CORE_OUT_OF_ORDER";
 
 export class CoreError extends Error {

@@ -86,3 +86,23 @@ describe("late data: design §6 boundaries", () => {
     });
   });
 });
+
+describe("input the core refuses", () => {
+  it("throws a coded error, changing nothing, for a bad partition, a non-finite time or a negative latency", () => {
+    const core = createCore(validateCoreConfig({ partitions: 2 }));
+    const out = capture();
+    const code = (f: () => void): string | undefined => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code?: string }).code;
+      }
+      return undefined;
+    };
+    expect(code(() => core.event(2, ev(T0, T0), out))).toBe("TM_CORE_BAD_PARTITION");
+    expect(code(() => core.event(0, { ...ev(T0, T0), ts: Number.NaN }, out))).toBe("TM_CORE_BAD_EVENT");
+    expect(code(() => core.event(0, { ...ev(T0, T0), latency_ms: -1 }, out))).toBe("TM_CORE_BAD_EVENT");
+    expect(code(() => core.heartbeat(1, Number.POSITIVE_INFINITY, out))).toBe("TM_CORE_BAD_EVENT");
+    expect(core.status()).toMatchObject({ logTime: null, eventsTotal: 0, openWindows: 0 });
+  });
+});

@@ -63,6 +63,11 @@ export class EventTimeCore implements StreamCore {
   }
 
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
+    if (!Number.isFinite(e.ts) || !Number.isFinite(e.ingest_ts) || !(e.latency_ms >= 0 && e.latency_ms < Infinity))
+      throw new CoreError(
+        "TM_CORE_BAD_EVENT",
+        `event ts=${e.ts} ingest_ts=${e.ingest_ts} latency_ms=${e.latency_ms}: times must be finite ms and latency a finite number >= 0 (ingest validates this)`,
+      );
     const part = this.part(partition);
     part.spoken = true;
     if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
@@ -75,6 +80,7 @@ export class EventTimeCore implements StreamCore {
   }
 
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
+    if (!Number.isFinite(ingestTs)) throw new CoreError("TM_CORE_BAD_EVENT", `heartbeat ingest_ts=${ingestTs} is not a finite time in ms`);
     const part = this.part(partition);
     part.spoken = true;
     if (ingestTs > part.logTime) part.logTime = ingestTs;
