@@ -70,6 +70,7 @@ export class EventTimeCore implements StreamCore {
       );
     const part = this.part(partition);
     part.spoken = true;
+    part.idle = false;
     if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
     if (e.ts > part.maxTs) part.maxTs = e.ts;
     if (this.percentilePols.length > 0) for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
@@ -83,6 +84,7 @@ export class EventTimeCore implements StreamCore {
     if (!Number.isFinite(ingestTs)) throw new CoreError("TM_CORE_BAD_EVENT", `heartbeat ingest_ts=${ingestTs} is not a finite time in ms`);
     const part = this.part(partition);
     part.spoken = true;
+    part.idle = false;
     if (ingestTs > part.logTime) part.logTime = ingestTs;
     this.advance(ingestTs, out);
   }
