@@ -53,6 +53,12 @@ describe("Headline", () => {
     expect(h).toEqual({ value: "150 req/s", bias: "bias \u22125.25 % (30 windows)", delay: "emit 2 s + 35 ms pipeline", kind: "early" });
   });
 
+  it("takes an early pane's rate over the part of the window elapsed when it was emitted", () => {
+    // 45 requests 3 s into a 10 s window: 15 req/s so far, not 4.5.
+    const early = { ...pane("api", 45, 0, "early", { countPct: null, errorRatePp: null, p99Pct: null, windows: 0 }), emittedAt: 3000, emitDelayMs: -7000 };
+    expect(render("requests", [early])).toEqual({ value: "15 req/s", bias: "bias not measured yet", delay: "emit \u22127 s + 35 ms pipeline", kind: "early" });
+  });
+
   it("says when a metric has no measured bias, and shows an empty state without panes", () => {
     expect(render("users", [pane("api", 10, 0, "final", { countPct: 1, errorRatePp: 0, p99Pct: 0, windows: 5 })]).bias).toBe("bias not measured for this metric");
     unmount(app!);

@@ -17,7 +17,15 @@ export interface MetricDef {
   bias(b: PaneBias): { value: number; unit: "%" | "pp" } | null;
 }
 
-const rate = (p: Pane): number => p.value.count / ((p.window.end - p.window.start) / 1000);
+/**
+ * Requests per second. An early pane holds what arrived so far, so its rate is taken over the
+ * part of the window elapsed at emission (log time), at least 1 s; otherwise over the window.
+ */
+const rate = (p: Pane): number => {
+  const size = p.window.end - p.window.start;
+  const span = p.kind === "early" ? Math.min(size, Math.max(1000, p.emittedAt - p.window.start)) : size;
+  return p.value.count / (span / 1000);
+};
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 const max = (xs: readonly number[]): number => (xs.length === 0 ? NaN : Math.max(...xs));
 
