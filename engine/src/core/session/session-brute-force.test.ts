@@ -177,5 +177,43 @@ describe("session operator vs an offline sessionizer", { timeout: 30_000 }, () =
     for (const r of late) expect(r.window.end + fast.graceMs).toBeLessThanOrEqual(r.watermark);
     const table = upsertTable(panes, "retracting");
     expect(table.reduce((n, s) => n + s.count, 0)).toBe([...kept].filter((e) => e.user !== "").length);
+
+    // Measured bias: per metrics window (by session end), the policy's sessions vs the reference's,
+    // which keeps everything here (horizon 300 s > the 90 s tail), so the offline sessions.
+    const perWindow = (list: Final[]) => {
+      const m = new Map<number, { n: number; err: number }>();
+      for (const s of list) {
+        const w = Math.floor(s.end / WINDOW) * WINDOW;
+        const c = m.get(w) ?? { n: 0, err: 0 };
+        c.n++;
+        if (s.errors > 0) c.err++;
+        m.set(w, c);
+      }
+      return m;
+    };
+    const truth = perWindow(bruteForce(events));
+    const got = perWindow(table);
+    const countPct: number[] = [];
+    const errorPp: number[] = [];
+    for (const [w, t] of truth) {
+      const f = got.get(w) ?? { n: 0, err: 0 };
+      countPct.push((100 * (t.n - f.n)) / t.n);
+      if (f.n > 0) errorPp.push(100 * (f.err / f.n - t.err / t.n));
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const bias = status.policies[0]?.bias;
+    expect(truth.size).toBeLessThanOrEqual(30);
+    expect(bias?.windows).toBe(truth.size);
+    expect(bias?.countPct).toBeGreaterThan(0);
+    expect(bias?.countPct).toBeCloseTo(mean(countPct), 9);
+    expect(bias?.errorRatePp).toBeCloseTo(mean(errorPp), 9);
+    expect(bias?.p99Pct).toBeNull();
+  });
+
+  it("a policy that keeps everything measures no bias", () => {
+    const { status } = run(recording(4), [keepEverything("accumulating")]);
+    const bias = status.policies[0]?.bias;
+    expect(bias?.windows).toBeGreaterThan(10);
+    expect([bias?.countPct, bias?.errorRatePp]).toEqual([0, 0]);
   });
 });

@@ -123,6 +123,23 @@ describe("session operator", { timeout: 30_000 }, () => {
     expect(h.panes.filter((p) => p.policy === "billing").length).toBe(finals.length);
   });
 
+  it("measures bias against the hidden reference: a dropped error session shows as a shortfall", () => {
+    const fast: PolicyConfig = { name: "fast", label: "fast", watermark: { kind: "arrival-lag", lagMs: 1_000 }, graceMs: 0, earlyEveryMs: null, lateEveryMs: null, mode: "accumulating" };
+    const op = createSessionOperator({ ...config([fast]), referenceHorizonMs: 30_000 }, { gap: "10s", metricsWindow: "1m" });
+    const panes: Pane[] = [];
+    const late: LateRecord[] = [];
+    const out = { pane: (p: Pane) => panes.push(p), late: (r: LateRecord) => late.push(r) };
+    op.event(0, ev(0, 0, "/a", 200, "u"), out);
+    op.event(0, ev(5_000, 20_000, "/a", 500, "v"), out); // fast: end 15 s <= W 19 s: dropped; the reference keeps it
+    expect(late.length).toBe(1);
+    op.heartbeat(0, T0 + 90_000, out); // W_ref = 60 s: window [0, 60 s) compared; fast has 1 of 2 sessions, 0 of 1 errors
+    expect(op.status().policies[0]?.bias).toEqual({ countPct: 50, errorRatePp: -50, p99Pct: null, windows: 1 });
+    expect(op.status().referenceSessions).toBe(0);
+    op.event(0, ev(100_000, 100_000, "/a", 200, "u"), out);
+    op.heartbeat(0, T0 + 120_000, out);
+    expect(panes.map((p) => [p.value.count, p.bias.windows, p.bias.countPct])).toEqual([[1, 0, null], [1, 1, 50]]);
+  });
+
   it("rejects bad session settings naming the field", () => {
     const cfg = config([retracting]);
     const err = (s: unknown): string => {

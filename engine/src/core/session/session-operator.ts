@@ -8,10 +8,11 @@ import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js
 import { CoreError } from "../errors.js";
 import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "../policy-runtime.js";
 import { TimerKind, TimerQueue, type Timer } from "../timer-queue.js";
-import type { CoreConfig, CoreOutput } from "../types.js";
+import type { CoreConfig, CoreOutput, PolicyConfig } from "../types.js";
 import { eventTimeCandidate, newPartitionClock, type PartitionClock } from "../watermark.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import { keyIdOf } from "../window-state.js";
+import { SessionBias } from "./session-bias.js";
 import type { SessionConfig } from "./session-config.js";
 import { emitSession, retractSession, type SessionEmitContext } from "./session-pane.js";
 import { NONE, absorb, endOf, isKeyEmpty, newKeyState, newSession, touchFrom, touchTo, type KeyState, type Session } from "./session-state.js";
@@ -21,10 +22,18 @@ import { sessionStatus, type SessionStatus } from "./session-status.js";
 export const PURGE = TimerKind.Reference;
 
 const NO_SESSIONS: readonly Session[] = Object.freeze([]);
+
+/** The bias reference as a hidden last policy: every event kept to the reference horizon, no panes. */
+function referencePolicy(config: CoreConfig): PolicyConfig {
+  return { name: "(reference)", label: "reference", watermark: { kind: "arrival-lag", lagMs: config.referenceHorizonMs }, graceMs: 0, earlyEveryMs: null, lateEveryMs: null, mode: "final-only" };
+}
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
 export class SessionOperator {
+  /** The configured policies, then the bias reference at index P. */
   readonly pols: PolicyRuntime[];
+  readonly P: number;
+  readonly bias: SessionBias;
   readonly parts: PartitionClock[];
   /** service → user → key state. */
   readonly keys = new Map<string, Map<string, KeyState>>();
@@ -48,7 +57,9 @@ export class SessionOperator {
     readonly config: CoreConfig,
     readonly sessions: Readonly<SessionConfig>,
   ) {
-    this.pols = policyRuntimes(config);
+    this.P = config.policies.length;
+    this.pols = policyRuntimes({ ...config, policies: [...config.policies, referencePolicy(config)] });
+    this.bias = new SessionBias(sessions.metricsWindowMs, this.P + 1);
     this.parts = Array.from({ length: config.partitions }, newPartitionClock);
     this.seqs = this.pols.map(() => 0);
     this.early = this.pols.map(() => []);
@@ -98,6 +109,7 @@ export class SessionOperator {
         }
       }
     }
+    for (const start of [...this.bias.windows.keys()].sort((a, b) => a - b)) this.bias.compare(start, this.pols, () => true);
   }
 
   status(): SessionStatus {
@@ -217,7 +229,7 @@ export class SessionOperator {
       }
       absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
     }
-    if (swallowed.length > 0) this.merges++;
+    if (swallowed.length > 0 && p.index < this.P) this.merges++;
     if (end <= W) {
       p.lateAccepted++;
       s.lateAccepted++;
@@ -256,6 +268,7 @@ export class SessionOperator {
 
   private drop(p: PolicyRuntime, e: TelemetryEvent, start: number, end: number, W: number, out: CoreOutput): void {
     p.dropped++;
+    if (p.index === this.P) return;
     const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window: { start, end }, watermark: W };
     out.late(rec);
   }
@@ -274,7 +287,7 @@ export class SessionOperator {
   private fire(t: Timer, out: CoreOutput): void {
     const p = this.pols[t.policy] as PolicyRuntime;
     if (t.kind === TimerKind.Early) return this.earlyTick(p, out);
-    if (t.kind === PURGE) return this.purge(p, t);
+    if (t.kind === PURGE) return t.wc === -1 ? this.compare(t.start) : this.purge(p, t);
     const s = this.sessionsById.get(t.wc);
     if (s === undefined || s.policy !== p.index) return;
     const end = endOf(s, this.sessions.gapMs);
@@ -322,7 +335,9 @@ export class SessionOperator {
 
   /** The policy's last word on a session: its final pane (if the mode has one), then forget it. */
   private close(p: PolicyRuntime, s: Session, out: CoreOutput): void {
-    if (hasFinalPane(p)) {
+    const fresh = this.bias.record(p.index, s.key.service, endOf(s, this.sessions.gapMs), s.errors > 0);
+    if (fresh !== null) this.scheduleCompare(fresh);
+    if (hasFinalPane(p) && p.index < this.P) {
       emitSession(this.ctx(p, out), s, "final");
       if (!emitsOnTime(p)) {
         p.emitDelaySum += this.logTime - endOf(s, this.sessions.gapMs);
@@ -335,6 +350,17 @@ export class SessionOperator {
     this.sessionsById.delete(s.id);
     if (s.lastTs > (k.closedUntil[p.index] as number)) k.closedUntil[p.index] = s.lastTs;
     if (list.length === 0) this.schedulePurge(p, k);
+  }
+
+  /** The reference closes a metrics window once W_ref passes its end (timer slot: PURGE, key −1). */
+  scheduleCompare(start: number): void {
+    const due = start + this.sessions.metricsWindowMs + this.config.referenceHorizonMs;
+    this.timers.push({ due, kind: PURGE, policy: this.P, wc: -1, start });
+  }
+
+  private compare(start: number): void {
+    const end = start + this.sessions.metricsWindowMs;
+    this.bias.compare(start, this.pols, (p) => this.watermarkOf(p) >= end + p.cfg.graceMs);
   }
 
   private purge(p: PolicyRuntime, t: Timer): void {

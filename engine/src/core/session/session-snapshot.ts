@@ -107,6 +107,7 @@ function encode(op: SessionOperator): Uint8Array {
       }
     }
   }
+  op.bias.encode(w, op.pols);
   const body = w.finish();
   const out = new Uint8Array(body.length + 4);
   out.set(body);
@@ -176,6 +177,8 @@ function readState(op: SessionOperator, r: ByteReader): void {
       op.early[p]?.push(s);
     }
   });
+  op.bias.decode(r, op.pols);
+  for (const start of op.bias.windows.keys()) op.scheduleCompare(start);
   for (const p of op.pols) {
     if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null) op.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
   }

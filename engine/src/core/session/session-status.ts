@@ -4,8 +4,10 @@ import type { CoreStatus } from "../types.js";
 import type { SessionOperator } from "./session-operator.js";
 
 export interface SessionStatus extends CoreStatus {
-  /** Open sessions summed over policies (also reported as openWindows). */
+  /** Open sessions summed over the policies (openWindows also counts the bias reference's). */
   openSessions: number;
+  /** Open sessions of the hidden bias reference (kept to the reference horizon). */
+  referenceSessions: number;
   /** Merges of two or more sessions by a bridging event, summed over policies. */
   merges: number;
   /** Events without a user: they belong to no session. */
@@ -19,6 +21,8 @@ const KEY_BYTES = 120;
 export function sessionStatus(op: SessionOperator): SessionStatus {
   const orNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
   const open = op.sessionsById.size;
+  let reference = 0;
+  for (const users of op.keys.values()) for (const k of users.values()) reference += (k.sessions[op.P] as unknown[]).length;
   let heldBackBy: number | null = null;
   let min = Infinity;
   op.parts.forEach((p, i) => {
@@ -31,7 +35,7 @@ export function sessionStatus(op: SessionOperator): SessionStatus {
   return {
     logTime: orNull(op.logTime),
     partitions: op.parts.map((p, partition) => ({ partition, logTime: orNull(p.logTime), idle: p.idle })),
-    policies: op.pols.map((p) => ({
+    policies: op.pols.slice(0, op.P).map((p) => ({
       name: p.cfg.name,
       label: p.cfg.label,
       strategy: describeStrategy(p.cfg.watermark),
@@ -49,7 +53,8 @@ export function sessionStatus(op: SessionOperator): SessionStatus {
     routesOverflowed: 0,
     eventsTotal: op.eventsTotal,
     heldBackBy,
-    openSessions: open,
+    openSessions: open - reference,
+    referenceSessions: reference,
     merges: op.merges,
     anonymousEvents: op.anonymous,
   };

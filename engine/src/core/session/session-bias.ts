@@ -1,0 +1,96 @@
+/**
+ * Measured bias of session results (design §8 applied to sessions, docs/decisions/0009): a hidden
+ * reference sessionizer keeps every event to the reference horizon. Each closed session counts in
+ * the metrics window holding its end, per service and per policy (reference last). When the
+ * reference has closed a window, each policy's sessions and error sessions there are compared with
+ * the reference's (`measureBias`: count shortfall %, error-session share difference in pp) and
+ * pushed into the policy's bias tracker, so session panes carry a measured bias like window panes.
+ */
+import { measureBias, type BiasPoint, type BiasSample } from "../bias.js";
+import type { ByteReader, ByteWriter } from "../byte-codec.js";
+import type { PolicyRuntime } from "../policy-runtime.js";
+
+export class SessionBias {
+  /** Window start → service → [sessions, error sessions] per policy index (reference last). */
+  readonly windows = new Map<number, Map<string, Float64Array>>();
+  /** End of the latest window compared: closes into it come too late and are ignored. */
+  comparedUntil = -Infinity;
+
+  constructor(
+    readonly windowMs: number,
+    /** Policies including the reference (its index is slots − 1). */
+    readonly slots: number,
+  ) {}
+
+  /** Counts a closed session; returns the window start when the window is new (to schedule it). */
+  record(policy: number, service: string, end: number, error: boolean): number | null {
+    const start = Math.floor(end / this.windowMs) * this.windowMs;
+    if (start + this.windowMs <= this.comparedUntil) return null;
+    let services = this.windows.get(start);
+    const fresh = services === undefined;
+    if (services === undefined) this.windows.set(start, (services = new Map()));
+    let v = services.get(service);
+    if (v === undefined) services.set(service, (v = new Float64Array(2 * this.slots)));
+    v[2 * policy] = (v[2 * policy] as number) + 1;
+    if (error) v[2 * policy + 1] = (v[2 * policy + 1] as number) + 1;
+    return fresh ? start : null;
+  }
+
+  /**
+   * Compares the window for every policy that has closed it (`closed(p)`), then forgets it.
+   * A window the reference saw no session end in yields no sample.
+   */
+  compare(start: number, pols: readonly PolicyRuntime[], closed: (p: PolicyRuntime) => boolean): void {
+    const services = this.windows.get(start);
+    this.windows.delete(start);
+    this.comparedUntil = Math.max(this.comparedUntil, start + this.windowMs);
+    if (services === undefined) return;
+    const R = this.slots - 1;
+    const point = (v: Float64Array, i: number): BiasPoint => ({ count: v[2 * i] as number, errors: v[2 * i + 1] as number, p99: 0 });
+    const ref = new Map<string, BiasPoint>();
+    let total = 0;
+    for (const [service, v] of services) {
+      ref.set(service, point(v, R));
+      total += v[2 * R] as number;
+    }
+    if (total === 0) return;
+    for (const p of pols) {
+      if (p.index === R || !closed(p)) continue;
+      p.bias.push(measureBias(ref, (s) => point(services.get(s) as Float64Array, p.index)));
+    }
+  }
+
+  encode(w: ByteWriter, pols: readonly PolicyRuntime[]): void {
+    w.f64(this.comparedUntil);
+    w.uint(this.windows.size);
+    for (const [start, services] of this.windows) {
+      w.f64(start);
+      w.uint(services.size);
+      for (const [service, v] of services) {
+        w.string(service);
+        for (const x of v) w.uint(x);
+      }
+    }
+    for (const p of pols) {
+      w.uint(p.bias.samples.length);
+      for (const s of p.bias.samples) for (const x of [s.countPct, s.errorRatePp, s.p99Pct]) w.f64(x ?? NaN);
+    }
+  }
+
+  decode(r: ByteReader, pols: readonly PolicyRuntime[]): void {
+    this.comparedUntil = r.f64();
+    for (let n = r.uint(); n > 0; n--) {
+      const start = r.f64();
+      const services = new Map<string, Float64Array>();
+      for (let m = r.uint(); m > 0; m--) services.set(r.string(), Float64Array.from({ length: 2 * this.slots }, () => r.uint()));
+      this.windows.set(start, services);
+    }
+    const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
+    for (const p of pols) {
+      for (let n = r.uint(); n > 0; n--) {
+        const s: BiasSample = { countPct: orNull(r.f64()), errorRatePp: orNull(r.f64()), p99Pct: orNull(r.f64()) };
+        p.bias.push(s);
+      }
+    }
+  }
+}
