@@ -8,80 +8,14 @@ import type { LateRecord, Pane, TelemetryEvent } from "../../protocol.js";
 import { defaultCoreConfig } from "../default-config.js";
 import { simulate } from "../simulation.js";
 import type { AccumulationMode, CoreConfig, PolicyConfig } from "../types.js";
+import { bruteForce as offline, upsertTable, type Final } from "./__fixtures__/session-oracle.js";
 import { createSessionOperator, SessionMetrics } from "./index.js";
 
 const GAP = 20_000;
 const CAP = 120_000;
 const WINDOW = 30_000;
 
-interface Final {
-  service: string;
-  user: string;
-  start: number;
-  end: number;
-  count: number;
-  errors: number;
-  durationMs: number;
-  firstRoute: string;
-  lastRoute: string;
-}
-
-/** Offline sessionizer: per (service, user), events by ts, cut at cap periods and at gaps >= GAP. */
-function bruteForce(events: readonly TelemetryEvent[]): Final[] {
-  const byKey = new Map<string, TelemetryEvent[]>();
-  for (const e of events) {
-    if (e.user === "") continue;
-    const k = JSON.stringify([e.service, e.user]);
-    byKey.set(k, [...(byKey.get(k) ?? []), e]);
-  }
-  const out: Final[] = [];
-  for (const list of byKey.values()) {
-    const sorted = [...list].sort((a, b) => a.ts - b.ts || (a.route < b.route ? -1 : a.route > b.route ? 1 : 0));
-    let cur: TelemetryEvent[] = [];
-    const flush = (): void => {
-      const first = cur[0] as TelemetryEvent;
-      const lastTs = (cur[cur.length - 1] as TelemetryEvent).ts;
-      const atLast = cur.filter((e) => e.ts === lastTs).map((e) => e.route).sort();
-      out.push({
-        service: first.service, user: first.user, start: first.ts, end: lastTs + GAP, count: cur.length,
-        errors: cur.filter((e) => e.status >= 500).length, durationMs: lastTs - first.ts,
-        firstRoute: first.route, lastRoute: atLast[0] as string,
-      });
-      cur = [];
-    };
-    for (const e of sorted) {
-      const prev = cur[cur.length - 1];
-      if (prev && (e.ts - prev.ts >= GAP || Math.floor(e.ts / CAP) !== Math.floor(prev.ts / CAP))) flush();
-      cur.push(e);
-    }
-    flush();
-  }
-  return sortFinals(out);
-}
-
-function sortFinals(list: Final[]): Final[] {
-  return list.sort((a, b) => (a.service + "\0" + a.user < b.service + "\0" + b.user ? -1 : a.service + "\0" + a.user > b.service + "\0" + b.user ? 1 : a.start - b.start));
-}
-
-/** A downstream upsert table keyed by pane id, applying retractions (and deltas in discarding mode). */
-function upsertTable(panes: readonly Pane[], mode: AccumulationMode): Final[] {
-  const table = new Map<string, Final>();
-  for (const p of panes) {
-    if (p.kind === "retract") {
-      table.delete(p.id);
-      continue;
-    }
-    const old = table.get(p.id);
-    const add = mode === "discarding" && old !== undefined;
-    const s = p.session as NonNullable<Pane["session"]>;
-    table.set(p.id, {
-      service: p.key.service, user: p.key.user as string, start: p.window.start, end: p.window.end,
-      count: p.value.count + (add ? old.count : 0), errors: p.value.errors + (add ? old.errors : 0),
-      durationMs: s.durationMs, firstRoute: s.firstRoute, lastRoute: s.lastRoute,
-    });
-  }
-  return sortFinals([...table.values()]);
-}
+const bruteForce = (events: readonly TelemetryEvent[]): Final[] => offline(events, GAP, CAP);
 
 function keepEverything(mode: AccumulationMode): PolicyConfig {
   return { name: "keep", label: "keep everything", watermark: { kind: "arrival-lag", lagMs: 5_000 }, graceMs: 3_600_000, earlyEveryMs: 2_000, lateEveryMs: 1_000, mode };

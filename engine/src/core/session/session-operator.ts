@@ -178,9 +178,17 @@ export class SessionOperator {
       this.timers.push({ due: s.lastLateAt + p.cfg.lateEveryMs, kind: TimerKind.LateFlush, policy: p.index, wc: s.id, start: 0 });
   }
 
-  /** Purge time of a key's closed-session bound: after it, any event near it is late on its own. */
+  /**
+   * Purge time of a key's closed-session bound L (when the key has no open session): at
+   * W ≥ L + 3·gap + grace an event within gap of L is late on its own window, and any session
+   * opened from then on starts after L + 2·gap, so nothing accepted can bridge into the closed one.
+   */
+  purgeAt(p: PolicyRuntime, k: KeyState): number {
+    return (k.closedUntil[p.index] as number) + 3 * this.sessions.gapMs + p.cfg.graceMs;
+  }
+
   schedulePurge(p: PolicyRuntime, k: KeyState): void {
-    this.schedule(p, PURGE, (k.closedUntil[p.index] as number) + 2 * this.sessions.gapMs + p.cfg.graceMs, k.id);
+    this.schedule(p, PURGE, this.purgeAt(p, k), k.id);
   }
 
   private keyOf(service: string, user: string): KeyState {
@@ -366,7 +374,7 @@ export class SessionOperator {
   private purge(p: PolicyRuntime, t: Timer): void {
     const k = this.keysById.get(t.wc);
     if (k === undefined || (k.sessions[p.index] as Session[]).length > 0) return;
-    if (t.due !== (k.closedUntil[p.index] as number) + 2 * this.sessions.gapMs + p.cfg.graceMs + p.lagMs) return;
+    if (t.due !== this.purgeAt(p, k) + p.lagMs) return;
     k.closedUntil[p.index] = -Infinity;
     if (isKeyEmpty(k)) this.dropKey(k);
   }
