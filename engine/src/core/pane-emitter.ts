@@ -24,9 +24,9 @@ export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: Em
   const bias = pol.bias.current();
   forEachKey(w, (service, route, key) => {
     const agg = key.agg;
-    let t = key.track?.tracks[pol.index];
+    let t = w.exclusive ? key.track?.tracks[pol.index] : undefined;
     if (kind === "early" && (agg.count === 0 || agg.count === t?.lastCount)) return;
-    const node = (key.track ??= trackNode(w, service, route));
+    const node = w.exclusive ? (key.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
     t = node.tracks[pol.index];
     if (kind === "early" && (agg.count === 0 || agg.count === t?.lastCount)) return;
     if (kind === "late" && !t?.lateDirty) return;

@@ -278,7 +278,7 @@ function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: 
     const stage = r.bytes().slice();
     if (stage.length !== P + 1) throw corrupt("holds a window with the wrong policy count");
     const win: Window = {
-      wc, start, end: start + size, slices: [], stage, closed: r.uint(),
+      wc, exclusive: spec.slideMs === spec.sizeMs, start, end: start + size, slices: [], stage, closed: r.uint(),
       lastLateAt: Float64Array.from({ length: P }, () => r.f64()), tracks: new Map(), ref: null,
       earlyMark: new Float64Array(P).fill(-1),
     };

@@ -305,7 +305,7 @@ export class EventTimeCore implements StreamCore {
     const spec = this.specs[wc] as WindowSpec;
     const end = start + spec.sizeMs;
     const w: Window = {
-      wc, start, end, slices: [], stage: new Uint8Array(this.P + 1), closed: 0,
+      wc, exclusive: spec.slideMs === spec.sizeMs, start, end, slices: [], stage: new Uint8Array(this.P + 1), closed: 0,
       lastLateAt: new Float64Array(this.P).fill(-Infinity), tracks: new Map(), ref: null,
       earlyMark: new Float64Array(this.P).fill(-1),
     };

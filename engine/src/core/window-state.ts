@@ -7,7 +7,7 @@ import type { BiasPoint } from "./bias.js";
 export interface KeyNode {
   agg: Aggregate;
   routes: Map<string, KeyNode> | null;
-  /** Tumbling windows: this key's pane progress in the window (a cache of the window's lookup). */
+  /** Tumbling windows only (the slice is the window's alone): a cache of the window's track lookup. */
   track?: TrackNode;
 }
 
@@ -50,6 +50,8 @@ export const STAGE_LATE_PENDING = 4;
 
 export interface Window {
   wc: number;
+  /** Tumbling: its one slice belongs to no other window, so slice key nodes may cache tracks. */
+  exclusive: boolean;
   start: number;
   end: number;
   slices: Slice[];
