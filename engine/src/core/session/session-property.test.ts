@@ -41,7 +41,9 @@ function recording(raw: { service: string; user: string; ts: number; delay: numb
   return events.map((e, i) => ({ e, i })).sort((x, y) => x.e.ingest_ts - y.e.ingest_ts || x.i - y.i).map((x) => x.e);
 }
 
-function config(policies: fc.RecordValue<typeof policyArb>[]): CoreConfig {
+type PolicyDraw = typeof policyArb extends fc.Arbitrary<infer T> ? T : never;
+
+function config(policies: PolicyDraw[]): CoreConfig {
   const pols: PolicyConfig[] = policies.map((p, i) => ({
     name: `p${i}`, label: `p${i}`, watermark: { kind: p.kind, lagMs: p.lag } as PolicyConfig["watermark"],
     graceMs: p.grace, earlyEveryMs: p.early, lateEveryMs: p.late, mode: p.mode,
