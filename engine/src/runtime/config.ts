@@ -135,7 +135,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
       const h = get("metricsHost");
       return h.v === undefined ? "127.0.0.1" : str(h);
     })(),
-    maxInFlight: int(get("maxInFlight"), 1024, 1, 1_000_000),
+    maxInFlight: int(get("maxInFlight"), 4096, 1, 1_000_000),
     core,
   });
 }

@@ -17,8 +17,9 @@ import { PaneSink } from "./pane-sink.js";
 import { PartitionMerge, type LaneOffset, type MergeSink } from "./partition-merge.js";
 import { PartitionSource } from "./partition-source.js";
 
-/** Items released per pump slice before yielding to the event loop. */
+/** Items released per pump slice before yielding to the event loop, in chunks of CHUNK. */
 const SLICE = 4096;
+const CHUNK = 128;
 /** Messages queued per partition before its consumer pauses. */
 const MAX_QUEUED = 64;
 /** Checkpoints are spaced by at least this many times the last snapshot's (synchronous) cost. */
@@ -194,7 +195,14 @@ export class EngineWorker {
       }
       return;
     }
-    const n = this.merge.drain(this.mergeSink, SLICE);
+    // Small chunks, so the sink's in-flight window stays full without overshooting it.
+    let n = 0;
+    let more = true;
+    while (more && n < SLICE && !this.sink.saturated) {
+      const k = this.merge.drain(this.mergeSink, CHUNK);
+      n += k;
+      more = k === CHUNK;
+    }
     this.maybeCheckpoint();
     for (let lane = 0; lane < this.spaceWaiters.length; lane++) {
       const w = this.spaceWaiters[lane];
@@ -203,7 +211,7 @@ export class EngineWorker {
         w();
       }
     }
-    if (n >= SLICE) this.wake();
+    if (more) this.wake();
   }
 
   private emitPane(p: Pane): void {
