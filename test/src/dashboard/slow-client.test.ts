@@ -67,3 +67,48 @@ describe("a slow WebSocket client", () => {
     await ws.close();
   });
 });
+
+describe("a client too slow for the must-deliver panes", () => {
+  let rig: DashboardRig;
+
+  beforeAll(async () => {
+    rig = await startRig({ sendBufferBytes: 4096, maxQueuedFrames: 100 }, { stream: true });
+  });
+  afterAll(() => rig?.stop());
+
+  it("is closed with 4008 and, resuming with its cursor, gets the latest of what it missed and nothing twice", async () => {
+    const panel = { panel: "rate", metric: "requests", policy: "billing", windowMs: W };
+    const ws = await connectWs(rig.dash.url);
+    const hello = await ws.next("hello");
+    ws.send({ type: "subscribe", panels: [panel] });
+    await ws.next("snapshot");
+    ws.ws.pause();
+    const closed = new Promise<number>((resolve) => ws.ws.once("close", (code) => resolve(code)));
+    // Long service names: ~2.5 KB panes, far more than the socket buffers hold.
+    const service = (i: number): string => `svc-${i}-${"y".repeat(1000)}`;
+    const all: Pane[] = [];
+    for (let seq = 0; seq < 20; seq++)
+      all.push(...Array.from({ length: 100 }, (_, i) => pane({ policy: "billing", service: service(i), windowMs: W, start: T0, seq, kind: seq === 0 ? "on-time" : "late", count: seq })));
+    for (let at = 0; at < all.length; at += 500) await publishPanes(rig.nc, all.slice(at, at + 500));
+    await waitFor(() => rig.dash.fanout.store.rev >= all.length, 20_000, "every pane stored");
+    ws.ws.resume();
+    expect(await closed).toBe(4008);
+
+    const first = ws.frames.flatMap((f) => (f.type === "panes" || f.type === "snapshot" ? f.panes : []));
+    const cursor = { epoch: hello.epoch, rev: Math.max(...first.map((e) => e.rev)) };
+    const ws2 = await connectWs(rig.dash.url);
+    ws2.send({ type: "subscribe", panels: [panel], since: cursor });
+    const resumed = (await ws2.next("snapshot")).panes;
+    await ws2.close();
+
+    const seen = [...first, ...resumed].map((e) => `${e.pane.id}#${e.pane.seq}`);
+    expect(new Set(seen).size).toBe(seen.length);
+    const latest = new Map<string, number>();
+    for (const e of [...first, ...resumed]) latest.set(e.pane.id, Math.max(latest.get(e.pane.id) ?? -1, e.pane.seq));
+    expect(latest.size).toBe(100);
+    expect([...latest.values()].every((seq) => seq === 19)).toBe(true);
+    expect(resumed.length).toBeGreaterThan(0);
+    const text = await (await fetch(`${rig.dash.url}/metrics`)).text();
+    expect(metric(text, "tidemark_dashboard_slow_client_disconnects_total")).toBe(1);
+  });
+});
