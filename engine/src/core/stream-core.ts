@@ -39,6 +39,8 @@ export class EventTimeCore implements StreamCore {
   logTime = -Infinity;
   nextSweep = -Infinity;
   eventsTotal = 0;
+  /** Per window config: the slice the last event went to (most events land in the current one). */
+  private readonly lastSlice: (Slice | undefined)[];
   /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
   private maxW = -Infinity;
   private readonly minArrivalLag: number;
@@ -56,6 +58,7 @@ export class EventTimeCore implements StreamCore {
     this.parts = Array.from({ length: config.partitions }, newPartitionClock);
     this.windows = this.specs.map(() => new Map());
     this.slices = this.specs.map(() => new Map());
+    this.lastSlice = this.specs.map(() => undefined);
     this.routes = new RouteRegistry(config.routeCapPerService);
     this.eventTimePols = this.pols.filter((p) => p.eventTime);
     this.percentilePols = this.pols.filter((p) => p.samples !== null);
@@ -228,13 +231,15 @@ export class EventTimeCore implements StreamCore {
     for (let wc = 0; wc < this.specs.length; wc++) {
       const spec = this.specs[wc] as WindowSpec;
       const sliceStart = Math.floor(e.ts / spec.sliceMs) * spec.sliceMs;
-      let slice = (this.slices[wc] as Map<number, Slice>).get(sliceStart);
+      const last = this.lastSlice[wc];
+      let slice = last !== undefined && last.start === sliceStart ? last : (this.slices[wc] as Map<number, Slice>).get(sliceStart);
       if (slice === undefined || slice.minEnd <= this.maxW) {
         slice ??= this.openSlice(wc, sliceStart);
         route ??= this.routes.resolve(e.service, e.route, this.logTime);
         this.classify(wc, sliceStart, e, route, out);
         if (slice === undefined) continue;
       }
+      this.lastSlice[wc] = slice;
       slice.adds++;
       let node = slice.services.get(e.service);
       if (node === undefined) slice.services.set(e.service, (node = { agg: this.kind.create(), routes: new Map() }));
@@ -420,7 +425,11 @@ export class EventTimeCore implements StreamCore {
     if (w.closed < this.P + 1) return;
     (this.windows[w.wc] as Map<number, Window>).delete(w.start);
     const slices = this.slices[w.wc] as Map<number, Slice>;
-    for (const s of w.slices) if (--s.refs === 0) slices.delete(s.start);
+    for (const s of w.slices) {
+      if (--s.refs > 0) continue;
+      slices.delete(s.start);
+      if (this.lastSlice[w.wc] === s) this.lastSlice[w.wc] = undefined;
+    }
   }
 }
 
