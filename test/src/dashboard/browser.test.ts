@@ -141,10 +141,17 @@ describe("dashboard in a real browser (panes and status published to a real nats
     }
   });
 
-  it("says so when the dashboard server goes away", async () => {
+  it("says so when the dashboard server goes away, and comes back by itself when it returns", async () => {
+    const before = await headline("requests");
     dash.child.kill("SIGTERM");
     await dash.exited;
     await waitFor(async () => ((await page.getByTestId("state-banner").textContent().catch(() => "")) ?? "").includes("Disconnected"), 10_000, "disconnected banner");
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-disconnected.png") });
+    // A new server on the same port (a new epoch): the page reconnects and gets a full snapshot.
+    dash = spawnTidemark(["dashboard", "--port", new URL(url).port, "--nats", nats.url]);
+    await dash.ready;
+    await page.getByTestId("connection").filter({ hasText: "Streaming" }).waitFor({ timeout: 15_000 });
+    await waitFor(async () => (await page.getByTestId("state-banner").count()) === 0, 10_000, "banner gone");
+    expect(await headline("requests")).toEqual(before);
   });
 });
