@@ -2,17 +2,16 @@
  * The session window operator (issue 9): a pure operator with StreamCore's driving interface.
  * Sessions are keyed by (service, user) and kept per policy (a policy's drops change which events
  * bridge, so sessions cannot be shared across policies: cost per event is O(policies), see
- * docs/decisions/0009). Watermarks, policies and timer queues are the core's own modules.
+ * docs/decisions/0009). SessionClock drives it (inputs, watermarks, due timers); this file places
+ * events into sessions and turns timers into panes.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
-import { CoreError } from "../errors.js";
-import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "../policy-runtime.js";
-import { TimerKind, TimerQueue, type Timer } from "../timer-queue.js";
+import { emitsOnTime, hasFinalPane, type PolicyRuntime } from "../policy-runtime.js";
+import { TimerKind, type Timer } from "../timer-queue.js";
 import type { CoreConfig, CoreOutput, PolicyConfig } from "../types.js";
-import { eventTimeCandidate, newPartitionClock, type PartitionClock } from "../watermark.js";
-import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
-import { keyIdOf } from "../window-state.js";
+import { STAGE_LATE_PENDING, STAGE_ON_TIME, keyIdOf } from "../window-state.js";
 import { SessionBias } from "./session-bias.js";
+import { SessionClock } from "./session-clock.js";
 import type { SessionConfig } from "./session-config.js";
 import { emitSession, retractSession, type SessionEmitContext } from "./session-pane.js";
 import { NONE, absorb, endOf, isKeyEmpty, newKeyState, newSession, touchFrom, touchTo, type KeyState, type Session } from "./session-state.js";
@@ -29,38 +28,27 @@ function referencePolicy(config: CoreConfig): PolicyConfig {
 }
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
-export class SessionOperator {
-  /** The configured policies, then the bias reference at index P. */
-  readonly pols: PolicyRuntime[];
-  readonly P: number;
+export class SessionOperator extends SessionClock {
   readonly bias: SessionBias;
-  readonly parts: PartitionClock[];
   /** service → user → key state. */
   readonly keys = new Map<string, Map<string, KeyState>>();
   readonly keysById = new Map<number, KeyState>();
   readonly sessionsById = new Map<number, Session>();
-  readonly timers = new TimerQueue();
   readonly seqs: number[];
   /** Per policy: sessions changed since its last early tick, in order (dead ones skipped). */
   readonly early: Session[][];
-  logTime = -Infinity;
-  eventsTotal = 0;
   /** Events without a user: no session. */
   anonymous = 0;
   merges = 0;
   nextId = 1;
-  private readonly eventTimePols: PolicyRuntime[];
   private readonly ctxs: SessionEmitContext[];
-  private readonly percentilePols: PolicyRuntime[];
 
   constructor(
-    readonly config: CoreConfig,
+    config: CoreConfig,
     readonly sessions: Readonly<SessionConfig>,
   ) {
-    this.P = config.policies.length;
-    this.pols = policyRuntimes({ ...config, policies: [...config.policies, referencePolicy(config)] });
+    super(config, referencePolicy(config));
     this.bias = new SessionBias(sessions.metricsWindowMs, this.P + 1);
-    this.parts = Array.from({ length: config.partitions }, newPartitionClock);
     this.seqs = this.pols.map(() => 0);
     this.early = this.pols.map(() => []);
     const seqs = this.seqs;
@@ -68,33 +56,6 @@ export class SessionOperator {
       policy: p.cfg.name, mode: p.cfg.mode, gapMs: sessions.gapMs, watermark: -Infinity, logTime: -Infinity, dropped: 0,
       bias: p.bias.current(), nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1, out: NO_OUTPUT,
     }));
-    this.eventTimePols = this.pols.filter((p) => p.eventTime);
-    this.percentilePols = this.pols.filter((p) => p.samples !== null);
-  }
-
-  event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
-    const part = this.part(partition);
-    part.spoken = true;
-    if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
-    if (e.ts > part.maxTs) part.maxTs = e.ts;
-    for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
-    this.eventsTotal++;
-    this.advance(e.ingest_ts, out);
-    if (e.user === "") this.anonymous++;
-    else this.assign(e, out);
-    this.advance(this.logTime, out);
-  }
-
-  heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
-    const part = this.part(partition);
-    part.spoken = true;
-    if (ingestTs > part.logTime) part.logTime = ingestTs;
-    this.advance(ingestTs, out);
-  }
-
-  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
-    this.part(partition).idle = idle;
-    this.advance(this.logTime, out);
   }
 
   /** End of a recording: every open session gets its on-time (if due) and final pane. */
@@ -114,49 +75,6 @@ export class SessionOperator {
 
   status(): SessionStatus {
     return sessionStatus(this);
-  }
-
-  watermarkOf(p: PolicyRuntime): number {
-    return p.eventTime ? p.W : this.logTime - p.lagMs;
-  }
-
-  private part(partition: number): PartitionClock {
-    const p = this.parts[partition];
-    if (p === undefined)
-      throw new CoreError("TM_CORE_BAD_PARTITION", `partition ${partition} is outside 0..${this.parts.length - 1}: configure partitions to match TM_EVENTS`);
-    return p;
-  }
-
-  private advance(t: number, out: CoreOutput): void {
-    if (t > this.logTime) {
-      if (this.logTime === -Infinity) this.start(t);
-      this.logTime = t;
-    }
-    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as Timer, out);
-    for (const p of this.eventTimePols) {
-      const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
-      if (c !== null && c > p.W) p.W = c;
-      const q = p.timers as TimerQueue;
-      while (q.peekDue() <= p.W) this.fire(q.pop() as Timer, out);
-    }
-  }
-
-  private start(t: number): void {
-    for (const p of this.pols) if (p.cfg.earlyEveryMs !== null && emitsOnTime(p)) this.scheduleEarly(p, t);
-  }
-
-  scheduleEarly(p: PolicyRuntime, now: number): void {
-    const every = p.cfg.earlyEveryMs as number;
-    p.nextEarly = Math.floor(now / every) * every + every;
-    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
-  }
-
-  /** Pushes a timer due when the policy's W reaches event time `at`; returns its due. */
-  private schedule(p: PolicyRuntime, kind: TimerKind, at: number, id: number): number {
-    const q = p.eventTime ? (p.timers as TimerQueue) : this.timers;
-    const due = at + p.lagMs;
-    q.push({ due, kind, policy: p.index, wc: id, start: 0 });
-    return due;
   }
 
   /**
@@ -203,7 +121,11 @@ export class SessionOperator {
     return k;
   }
 
-  private assign(e: TelemetryEvent, out: CoreOutput): void {
+  protected assign(e: TelemetryEvent, out: CoreOutput): void {
+    if (e.user === "") {
+      this.anonymous++;
+      return;
+    }
     const k = this.keyOf(e.service, e.user);
     const period = Math.floor(e.ts / this.sessions.maxLengthMs);
     const error = isError(e.status);
@@ -292,7 +214,7 @@ export class SessionOperator {
     return c;
   }
 
-  private fire(t: Timer, out: CoreOutput): void {
+  protected fire(t: Timer, out: CoreOutput): void {
     const p = this.pols[t.policy] as PolicyRuntime;
     if (t.kind === TimerKind.Early) return this.earlyTick(p, out);
     if (t.kind === PURGE) return t.wc === -1 ? this.compare(t.start) : this.purge(p, t);
