@@ -9,7 +9,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../core/index.js";
 import type { CoreConfig, StreamCore } from "../core/types.js";
-import { SUBJECT_STATUS } from "../protocol.js";
+import { STREAM_EVENTS, SUBJECT_STATUS } from "../protocol.js";
 import { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
 import { EngineMetrics } from "./engine-metrics.js";
@@ -67,6 +67,13 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   try {
     const jsm = await jetstreamManager(nc);
     for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
+    const first = (await jsm.streams.info(STREAM_EVENTS)).state.first_seq;
+    const behind = (cp?.header.offsets ?? []).filter((o) => o.lastSeq > 0 && o.lastSeq + 1 < first);
+    if (behind.length > 0)
+      log.error(
+        { firstSeq: first, resumeAt: behind.map((o) => o.lastSeq + 1) },
+        "TM_EVENTS now starts past where this checkpoint resumes: messages of these partitions stored in between were removed by retention and are lost",
+      );
   } catch (err) {
     await nc.close();
     throw err;
