@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
+import { natsCredentialEnv } from "../config/nats-env.js";
 import { localIngestToken, tokenList } from "../config/ingest-token.js";
 import { dashboardArgs, engineArgs, ingestArgs, validateRoles, type RoleContext } from "../config/role-configs.js";
 import { ensureStreams } from "../config/stream-setup.js";
@@ -43,7 +44,7 @@ export const up: Command = {
       const streams = await ensureStreams(natsUrl, config.nats);
       log(`streams ${Object.entries(streams).map(([name, how]) => `${name} (${how})`).join(", ")}`);
       const { token, created } = localIngestToken(config.data);
-      const env = { ...process.env, TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(",") };
+      const env = { ...process.env, ...natsCredentialEnv(config.nats), TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(",") };
       const ready = await startRoles({ config, natsUrl, ...ports }, env, started);
       const ingestUrl = String(ready.ingest.ingest);
       const dashboardUrl = String(ready.dashboard.dashboard);

@@ -5,18 +5,14 @@
  */
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
-import { ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec, streamConfigOf, type StreamSpec } from "@tidemark/engine/runtime";
+import { natsCredentialEnv } from "./nats-env.js";
+import { ensureStream, natsConnectOptions, eventsStreamSpec, lateStreamSpec, panesStreamSpec, streamConfigOf, type StreamSpec } from "@tidemark/engine/runtime";
 import type { NatsSettings } from "./nats-section.js";
 
 export type StreamOutcome = "created" | "exists";
 
 export async function ensureStreams(url: string, nats: NatsSettings): Promise<Record<string, StreamOutcome>> {
-  const nc = await connect({
-    servers: url.split(","),
-    noAsyncTraces: true,
-    ...(nats.user === undefined ? {} : { user: nats.user, pass: nats.password }),
-    ...(nats.token === undefined ? {} : { token: nats.token }),
-  });
+  const nc = await connect({ ...natsConnectOptions(url, natsCredentialEnv(nats)), noAsyncTraces: true });
   try {
     const jsm = await jetstreamManager(nc);
     const out: Record<string, StreamOutcome> = {};

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { localIngestToken, tokenList } from "./ingest-token.js";
+import { natsCredentialEnv } from "./nats-env.js";
 import { findConfigFile, loadTidemarkConfig, parseTidemarkConfig } from "./tidemark-config.js";
 
 const ctx = { file: "tidemark.config.json", cwd: "/srv/tm", env: {} };
@@ -78,6 +79,16 @@ describe("tidemark.config.json", () => {
     expect(c.demo.rate).toBe(75);
     expect(c.demo.corr).toBe(0);
     expect(() => parse({}, { TIDEMARK_DEMO_RATE: "fast" })).toThrow(/environment: TIDEMARK_DEMO_RATE must be a number from 1 to 1000000, got "fast"/);
+  });
+
+  it("takes NATS credentials from TIDEMARK_NATS_* over the file, and hands them to the roles only in the environment", () => {
+    const c = parse({ nats: { url: "nats://a:1", user: "file-user", password: "file-pw", replicas: 3 } }, { TIDEMARK_NATS_USER: "env-user", TIDEMARK_NATS_PASSWORD: "env-pw" });
+    expect(c.nats).toMatchObject({ url: "nats://a:1", user: "env-user", password: "env-pw", replicas: 3 });
+    expect(natsCredentialEnv(c.nats)).toEqual({ TIDEMARK_NATS_USER: "env-user", TIDEMARK_NATS_PASSWORD: "env-pw" });
+    expect(natsCredentialEnv(parse({}).nats)).toEqual({});
+    expect(natsCredentialEnv(parse({}, { TIDEMARK_NATS_TOKEN: "s3cret" }).nats)).toEqual({ TIDEMARK_NATS_TOKEN: "s3cret" });
+    expect(() => parse({}, { TIDEMARK_NATS_URL: "localhost:4222" })).toThrow(/environment \(TIDEMARK_NATS_\*\): \$\.nats\.url must be a NATS URL/);
+    expect(() => parse({}, { TIDEMARK_NATS_USER: "u" })).toThrow(/\$\.nats\.password must be set when \$\.nats\.user is/);
   });
 
   it("finds --config, then ./tidemark.config.json, and says so when a named file is missing or not JSON", () => {

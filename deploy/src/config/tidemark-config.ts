@@ -82,15 +82,14 @@ export function loadTidemarkConfig(src: ConfigSources = {}): TidemarkConfig {
 export function parseTidemarkConfig(doc: unknown, ctx: { file: string | undefined; cwd: string; env: NodeJS.ProcessEnv }): TidemarkConfig {
   const f = new Fields(ctx.file ?? "config");
   const root = f.object(doc, "$", TOP_KEYS);
-  const envNats = ctx.env.TIDEMARK_NATS_URL ?? ctx.env.TIDEMARK_NATS;
-  const nats = readNats(f, root.nats);
+  const nats = withNatsEnv(readNats(f, root.nats), ctx.env);
   const roles = {} as Record<RoleName, Json | undefined>;
   for (const role of ROLE_KEYS) roles[role] = f.optional(root[role], (v) => f.record(v, `$.${role}`), undefined);
   return Object.freeze({
     file: ctx.file,
     document: root,
     data: resolve(ctx.cwd, ctx.env.TIDEMARK_DATA ?? f.optional(root.data, (v) => f.string(v, "$.data"), "data")),
-    nats: envNats === undefined ? nats : Object.freeze({ ...nats, url: readNats(new Fields("environment"), { url: envNats }).url }),
+    nats,
     demo: withDemoEnv(readDemo(f, root.demo), ctx.env),
     core: readCore(f, root),
     roles: Object.freeze(roles),
@@ -107,6 +106,23 @@ function readCore(f: Fields, root: Json): CoreConfig {
     if (e.code === "TM_CONFIG_INVALID") throw new DeployError("TM_CONFIG_INVALID", `${f.source}: ${e.message}`);
     throw err;
   }
+}
+
+/** TIDEMARK_NATS_URL (or TIDEMARK_NATS), TIDEMARK_NATS_USER/_PASSWORD/_TOKEN over the file's `nats`. */
+function withNatsEnv(nats: NatsSettings, env: NodeJS.ProcessEnv): NatsSettings {
+  const url = env.TIDEMARK_NATS_URL ?? env.TIDEMARK_NATS;
+  const fromEnv = {
+    ...(url === undefined ? {} : { url }),
+    ...(env.TIDEMARK_NATS_USER === undefined ? {} : { user: env.TIDEMARK_NATS_USER, password: env.TIDEMARK_NATS_PASSWORD }),
+    ...(env.TIDEMARK_NATS_TOKEN === undefined ? {} : { token: env.TIDEMARK_NATS_TOKEN }),
+  };
+  if (Object.keys(fromEnv).length === 0) return nats;
+  const { port, monitorPort, replicas } = nats;
+  return readNats(new Fields("environment (TIDEMARK_NATS_*)"), { ...stripUndefined(nats), ...fromEnv, port, monitorPort, replicas });
+}
+
+function stripUndefined(o: object): Json {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
 function withDemoEnv(demo: DemoSettings, env: NodeJS.ProcessEnv): DemoSettings {
