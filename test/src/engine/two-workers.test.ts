@@ -86,5 +86,10 @@ describe("two workers with split partitions", () => {
       new Set(events.map((e) => e.service).filter((s) => partitionOf(s, 8) >= lo && partitionOf(s, 8) <= hi));
     expect(servicesOf(0, 3).size).toBeGreaterThan(0);
     expect(servicesOf(4, 7).size).toBeGreaterThan(0);
+
+    // A worker id's checkpoints belong to its partitions: re-splitting under the same id is refused.
+    const resplit = startEngine(servers[1]?.url ?? "", join(dir, "two"), ["--worker", "engine-0-3", "--partitions", "0-5"]);
+    expect(await resplit.exited).toBe(2);
+    expect(resplit.output()).toContain("[TM_CHECKPOINT_MISMATCH]");
   });
 });
