@@ -1,26 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
+import { testPane } from "./pane.fixture.js";
 import { PaneStore } from "./pane-store.js";
 
 const W = 10_000;
-function p(start: number, seq: number, kind: PaneKind, count: number, service = "api", policy = "dashboard"): Pane {
-  return {
-    id: `${policy}|${service}|${W}|${start}`,
-    seq,
-    kind,
-    policy,
-    key: { service },
-    window: { start, end: start + W },
-    value: { count, errors: 0, errorRate: 0, p50: 1, p90: 1, p95: 1, p99: 1, p999: 1, users: 1 },
-    watermark: start + W,
-    emittedAt: start + W,
-    emitDelayMs: 0,
-    pipelineLagMs: 0,
-    lateAccepted: 0,
-    dropped: 0,
-    bias: { countPct: null, errorRatePp: null, p99Pct: null, windows: 0 },
-  };
-}
+const p = (start: number, seq: number, kind: PaneKind, count: number, service = "api", policy = "dashboard"): Pane =>
+  testPane({ start, seq, kind, count, service, policy, windowMs: W });
 const put = (s: PaneStore, pane: Pane) => s.upsert(pane, JSON.stringify(pane));
 const filter = { policy: "dashboard", windowMs: W };
 

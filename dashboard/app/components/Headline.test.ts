@@ -3,23 +3,10 @@ import { flushSync, mount, unmount } from "svelte";
 import type { Pane } from "@tidemark/engine/protocol";
 import Headline from "./Headline.svelte";
 import { metricDef } from "../lib/metrics.js";
+import { testPane } from "../../server/pane.fixture.js";
 
-const pane = (service: string, count: number, errors: number, kind: Pane["kind"], bias: Pane["bias"]): Pane => ({
-  id: `dashboard|${service}|10000|0`,
-  seq: 1,
-  kind,
-  policy: "dashboard",
-  key: { service },
-  window: { start: 0, end: 10_000 },
-  value: { count, errors, errorRate: errors / count, p50: 20, p90: 80, p95: 120, p99: 410, p999: 600, users: 40 },
-  watermark: 10_000,
-  emittedAt: 12_000,
-  emitDelayMs: 2000,
-  pipelineLagMs: 35,
-  lateAccepted: 0,
-  dropped: 3,
-  bias,
-});
+const pane = (service: string, count: number, errors: number, kind: Pane["kind"], bias: Pane["bias"]): Pane =>
+  testPane({ service, count, errors, kind, bias, seq: 1, emittedAt: 12_000 });
 
 let app: ReturnType<typeof mount> | undefined;
 afterEach(() => {

@@ -1,26 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
+import { testPane } from "../../server/pane.fixture.js";
 import { latestWindow, PaneBook } from "./pane-book.js";
 
 const W = 10_000;
-function p(service: string, start: number, seq: number, kind: PaneKind, count: number, route?: string): Pane {
-  return {
-    id: `dashboard|${service}${route ? `|${route}` : ""}|${W}|${start}`,
-    seq,
-    kind,
-    policy: "dashboard",
-    key: route ? { service, route } : { service },
-    window: { start, end: start + W },
-    value: { count, errors: 0, errorRate: 0, p50: 1, p90: 1, p95: 1, p99: 1, p999: 1, users: 1 },
-    watermark: 0,
-    emittedAt: 0,
-    emitDelayMs: 0,
-    pipelineLagMs: 0,
-    lateAccepted: 0,
-    dropped: 0,
-    bias: { countPct: null, errorRatePp: null, p99Pct: null, windows: 0 },
-  };
-}
+const p = (service: string, start: number, seq: number, kind: PaneKind, count: number, route?: string): Pane =>
+  testPane({ service, start, seq, kind, count, route, windowMs: W });
 const f = { policy: "dashboard", windowMs: W, services: [] as string[] };
 
 describe("PaneBook (pane replacement in the browser)", () => {
