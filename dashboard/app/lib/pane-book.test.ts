@@ -35,5 +35,7 @@ describe("PaneBook (pane replacement in the browser)", () => {
     expect(book.series({ ...f, services: ["web"] }, 0, 60_000).size).toBe(1);
     book.reset([f]);
     expect(book.size).toBe(1);
+    expect(book.prune(2 * W + 1)).toBe(1);
+    expect(book.size).toBe(0);
   });
 });

@@ -65,6 +65,17 @@ export class PaneBook {
     return true;
   }
 
+  /** Forgets panes of windows that ended before `before` (out of the view): the page stays bounded over days. */
+  prune(before: number): number {
+    let n = 0;
+    for (const [id, p] of this.panes) {
+      if (p.window.end >= before) continue;
+      this.panes.delete(id);
+      n++;
+    }
+    return n;
+  }
+
   /** The panes of a panel grouped by service, each series ordered by window start. */
   series(f: PanelFilter, from: number, to: number): Map<string, SeriesPoint[]> {
     const out = new Map<string, SeriesPoint[]>();
