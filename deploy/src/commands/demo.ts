@@ -42,6 +42,7 @@ export const demo: Command = {
       },
       abort.signal,
     );
+    process.stdout.write(`tidemark demo done ${JSON.stringify(stats)}\n`);
     log(
       `stopped: ${stats.accepted} events accepted (${stats.late} from the late tail), ${stats.rejected} rejected, ` +
         `${stats.retries} retries, ${stats.unsent} held back and not sent, ${stats.shed} shed`,

@@ -41,16 +41,18 @@ describe("DemoModel", () => {
     }
   });
 
-  it("follows the seed's delay mixture: 8 % tail up to 90 s, head exponential around 2 s", () => {
+  it("follows the seed's delay mixture: 8 % tail uniform 5–90 s, head exponential around 2 s", () => {
     const es = run(new DemoModel({ seed: 3, incidents: CALM }), 60, 2000);
     const delays = es.map((p) => p.sendAt - p.event.ts);
-    const tail = es.filter((p) => p.late);
-    const head = es.filter((p) => !p.late).map((p) => p.sendAt - p.event.ts);
-    expect(tail.length / es.length).toBeGreaterThan(0.07);
-    expect(tail.length / es.length).toBeLessThan(0.09);
-    const headMean = head.reduce((a, b) => a + b, 0) / head.length;
-    expect(headMean).toBeGreaterThan(1900);
-    expect(headMean).toBeLessThan(2100);
+    const share = (pred: (d: number) => boolean): number => delays.filter(pred).length / delays.length;
+    // Beyond 15 s only the tail remains (the head's e^-7.5 is negligible): 8 % × 75/85.
+    expect(share((d) => d > 15_000)).toBeGreaterThan(0.065);
+    expect(share((d) => d > 15_000)).toBeLessThan(0.076);
+    // Below 5 s: the head's 1 − e^-2.5 of 92 %.
+    expect(share((d) => d < 5000)).toBeGreaterThan(0.835);
+    expect(share((d) => d < 5000)).toBeLessThan(0.855);
+    // "late" = 5 s or more: the tail plus the head's long delays.
+    expect(es.filter((p) => p.late).length / es.length).toBeCloseTo(1 - share((d) => d < 5000), 6);
     expect(Math.max(...delays)).toBeLessThanOrEqual(90_000);
     expect(Math.max(...delays)).toBeGreaterThan(85_000);
     // The seed prints p50 ≈ 1.6 s for this mixture.

@@ -3,7 +3,7 @@
  * times it is asked about. It never reads a clock; the sender passes `now` in and decides
  * when to post each event (at `sendAt`, so late events really arrive late).
  */
-import { SEED_DELAY_MIXTURE, sampleDelay, type DelayMixture } from "./arrival-delay.js";
+import { SEED_DELAY_MIXTURE, isLate, sampleDelay, type DelayMixture } from "./arrival-delay.js";
 import { DEMO_CATALOG, pickWeighted, type ServiceSpec } from "./catalog.js";
 import {
   DEFAULT_INCIDENT_RATES,
@@ -31,13 +31,13 @@ export interface PlannedEvent {
   /** When the sender should post it; `sendAt - event.ts` is its arrival delay. */
   sendAt: number;
   event: DemoEvent;
-  /** In the late tail (including a healed partition's backlog). */
+  /** Arrives 5 s or more after it happened (see isLate), a healed partition's backlog included. */
   late: boolean;
 }
 
 export interface DemoModelOptions {
   seed: number;
-  /** 0..1: share of the late tail's non-errors turned into errors (lateness correlated with failure). */
+  /** 0..1: share of late events' (isLate) successes turned into errors: lateness correlated with failure. */
   corr?: number;
   delays?: DelayMixture;
   incidents?: IncidentRates;
@@ -89,13 +89,11 @@ export class DemoModel {
     const spec = this.catalog[si] as ServiceSpec;
     const incidents = this.incidents[si] as ServiceIncidents;
     const route = pickWeighted(spec.routes, this.rng.next());
-    let { delayMs, tail } = sampleDelay(this.delays, this.rng);
-    if (ts < incidents.partitionUntil && this.rng.chance(PARTITION_HELD_SHARE)) {
-      delayMs = incidents.partitionUntil - ts + this.rng.exponential(1000);
-      tail = true;
-    }
+    let delayMs = sampleDelay(this.delays, this.rng);
+    if (ts < incidents.partitionUntil && this.rng.chance(PARTITION_HELD_SHARE)) delayMs = incidents.partitionUntil - ts + this.rng.exponential(1000);
+    const late = isLate(this.delays, delayMs);
     const normal = errorRateAt(incidents, ts, route.errorRate);
-    const errorP = tail ? normal + this.corr * (1 - normal) : normal;
+    const errorP = late ? normal + this.corr * (1 - normal) : normal;
     const error = this.rng.chance(errorP);
     const status = error ? this.rng.pick(ERROR_STATUSES) : this.okStatus();
     const latency =
@@ -108,7 +106,7 @@ export class DemoModel {
       latency_ms: Math.round(latency * 10) / 10,
       user: this.sessions.nextUser(),
     };
-    return { sendAt: ts + Math.round(delayMs), event, late: tail };
+    return { sendAt: ts + Math.round(delayMs), event, late };
   }
 
   private pickService(): number {

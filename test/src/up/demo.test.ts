@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { decodeEventBatch, STREAM_EVENTS, type TelemetryEvent } from "@tidemark/engine/protocol";
+import { DEMO_CATALOG } from "@tidemark/deploy";
+import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { readStream } from "../cluster/stream-readback.js";
+
+const TOKEN = "demo-test-token-1";
+
+function summary(demo: CliProcess): Record<string, number> {
+  const line = demo.output().split("\n").find((l) => l.startsWith("tidemark demo done "));
+  if (!line) throw new Error(`no summary line:\n${demo.output()}`);
+  return JSON.parse(line.slice("tidemark demo done ".length)) as Record<string, number>;
+}
+
+describe("tidemark demo against a real ingest", () => {
+  let nats: TestNats;
+  let ingest: CliProcess;
+  let ingestUrl = "";
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    ingest = spawnTidemark(["ingest", "--port", "0", "--nats", nats.url], { env: { TIDEMARK_INGEST_TOKENS: TOKEN } });
+    ingestUrl = String((await ingest.ready).ingest);
+    nc = await connect({ servers: nats.url, noAsyncTraces: true });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    ingest?.child.kill("SIGTERM");
+    await ingest?.exited;
+    await nats?.stop();
+  });
+
+  it("sends realistic traffic: every service, late events really late and failing more often with --corr", async () => {
+    const before = (await readStream(nc, STREAM_EVENTS)).length;
+    const demo = spawnTidemark(["demo", "--ingest", ingestUrl, "--rate", "800", "--corr", "0.5", "--duration", "12s", "--seed", "3"], {
+      env: { TIDEMARK_INGEST_TOKENS: TOKEN },
+    });
+    expect(await demo.exited).toBe(0);
+    const stats = summary(demo);
+    const stored = (await readStream(nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
+    expect(stored.length).toBe(stats.accepted);
+    expect(stats.accepted).toBeGreaterThan(5000);
+    expect(new Set(stored.map((e) => e.service))).toEqual(new Set(DEMO_CATALOG.map((s) => s.service)));
+    // Late events arrive late (ts well behind ingest_ts) and, with --corr 0.5, fail far more often.
+    const late = stored.filter((e) => e.ingest_ts - e.ts > 5000);
+    const onTime = stored.filter((e) => e.ingest_ts - e.ts < 2000);
+    expect(late.length).toBeGreaterThan(10);
+    expect(errorRate(late)).toBeGreaterThan(errorRate(onTime) + 0.2);
+    expect(demo.output()).toMatch(/\d+ events\/s accepted/);
+    console.log(`demo: ${late.length} of ${stored.length} arrived >5 s late; errors ${(100 * errorRate(late)).toFixed(0)}% late vs ${(100 * errorRate(onTime)).toFixed(1)}% on time`);
+  });
+
+  it("rides out NATS going away (503 + Retry-After): every event it counts as accepted is stored exactly once", async () => {
+    const before = (await readStream(nc, STREAM_EVENTS)).length;
+    const demo = spawnTidemark(["demo", "--ingest", ingestUrl, "--rate", "400", "--duration", "12s", "--seed", "7"], {
+      env: { TIDEMARK_INGEST_TOKENS: TOKEN },
+    });
+    await demo.ready;
+    await new Promise((r) => setTimeout(r, 3000));
+    await nats.kill();
+    await waitFor(() => /retrying in \d+ ms/.test(demo.output()), 10_000, "the demo to back off", 200);
+    await new Promise((r) => setTimeout(r, 2000));
+    await nats.start();
+    expect(await demo.exited).toBe(0);
+    const stats = summary(demo);
+    expect(stats.retries).toBeGreaterThan(0);
+    expect(stats.rejected).toBe(0);
+    const stored = (await readStream(nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
+    // A retried batch carries the same Idempotency-Key: stored once, so stored equals accepted.
+    expect(stored.length).toBe(stats.accepted);
+    console.log(`demo: ${stats.accepted} accepted = ${stored.length} stored after ${stats.retries} retries through the outage`);
+  });
+});
+
+function errorRate(es: TelemetryEvent[]): number {
+  return es.filter((e) => e.status >= 500).length / es.length;
+}
