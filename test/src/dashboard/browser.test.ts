@@ -94,7 +94,26 @@ describe("dashboard in a real browser (panes and status published to a real nats
     expect(await headline("errorRate")).toMatchObject({ value: "2.4 %", kind: "on-time" });
   });
 
+  it("keeps the header's service variable, window size and time range in the URL", async () => {
+    await page.goto(`${url}/?services=checkout&window=10s&range=15m`);
+    await kindShown("requests", "");
+    const legend = () => page.getByTestId("panel-requests").locator("tbody td.name").allTextContents();
+    expect(await legend()).toEqual(["checkout"]);
+    await page.getByRole("button", { name: /service/ }).click();
+    await page.getByRole("option", { name: "search" }).click();
+    await waitFor(async () => (await legend()).length === 2, 5000, "two services in the legend");
+    expect(await legend()).toEqual(["checkout", "search"]);
+    await page.getByLabel("Time range").selectOption("1h");
+    await page.getByLabel("Window size").selectOption("60000");
+    const q = new URL(page.url()).searchParams;
+    expect([q.get("services"), q.get("range"), q.get("window")]).toEqual(["checkout,search", "1h", "60s"]);
+    // No 60 s panes were published: the panels say so instead of going blank.
+    expect(await page.getByTestId("panel-requests").getByTestId("empty").textContent()).toContain("No dashboard panes for 60 s windows of checkout, search");
+  });
+
   it("shares the crosshair: hovering one chart shows the values at that time in every panel's legend", async () => {
+    await page.goto(`${url}/?window=10s&range=15m`);
+    await page.getByTestId("panel-requests").locator(".u-over").waitFor();
     const before = await page.getByTestId("panel-p99").locator("thead").textContent();
     expect(before).not.toContain("At cursor");
     const box = await page.getByTestId("panel-requests").locator(".u-over").boundingBox();
