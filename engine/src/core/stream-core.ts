@@ -6,21 +6,19 @@
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
-import { biasPoint, measureBias, type BiasPoint } from "./bias.js";
+import { coreStatus } from "./core-status.js";
 import { CoreError } from "./errors.js";
-import { emitWindow, finalOf } from "./pane-emitter.js";
 import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "./policy-runtime.js";
 import { RouteRegistry } from "./route-registry.js";
+import { finalPane, fire, onTime, referenceClose } from "./triggers.js";
 import { TimerKind, TimerQueue, type Timer } from "./timer-queue.js";
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
-import { describeStrategy, eventTimeCandidate, newPartitionClock, type PartitionClock } from "./watermark.js";
+import { eventTimeCandidate, newPartitionClock, type PartitionClock } from "./watermark.js";
 import { firstWindowStart, windowSpec, windowStartsOf, type WindowSpec } from "./window-assigner.js";
 import {
   STAGE_FINAL,
   STAGE_LATE_PENDING,
   STAGE_ON_TIME,
-  addsOf,
-  forEachKey,
   newTrack,
   trackNode,
   type KeyNode,
@@ -40,13 +38,14 @@ export class EventTimeCore implements StreamCore {
   nextSweep = -Infinity;
   eventsTotal = 0;
   /** Per window config: the slice the last event went to (most events land in the current one). */
-  private readonly lastSlice: (Slice | undefined)[];
+  readonly lastSlice: (Slice | undefined)[];
   /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
   private maxW = -Infinity;
   private readonly minArrivalLag: number;
   private readonly eventTimePols: PolicyRuntime[];
   private readonly percentilePols: PolicyRuntime[];
-  private readonly P: number;
+  /** Number of policies; the reference's stage lives at index P. */
+  readonly P: number;
 
   constructor(
     readonly config: CoreConfig,
@@ -102,68 +101,20 @@ export class EventTimeCore implements StreamCore {
       for (const w of [...(this.windows[wc] as Map<number, Window>).values()]) {
         for (const p of this.pols) {
           if ((w.stage[p.index] as number) & STAGE_FINAL) continue;
-          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) this.onTime(p, w, out);
-          if (!((w.stage[p.index] as number) & STAGE_FINAL)) this.final(p, w, out);
+          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(this, p, w, out);
+          if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(this, p, w, out);
         }
-        if (!((w.stage[this.P] as number) & STAGE_FINAL)) this.referenceClose(w);
+        if (!((w.stage[this.P] as number) & STAGE_FINAL)) referenceClose(this, w);
       }
     }
   }
 
   status(): CoreStatus {
-    let stateBytes = 0;
-    let stateKeys = 0;
-    let openWindows = 0;
-    for (let wc = 0; wc < this.specs.length; wc++) {
-      openWindows += (this.windows[wc] as Map<number, Window>).size;
-      for (const slice of (this.slices[wc] as Map<number, Slice>).values()) {
-        for (const node of slice.services.values()) {
-          stateKeys += 1 + (node.routes?.size ?? 0);
-          stateBytes += node.agg.heapBytes();
-          for (const r of node.routes?.values() ?? []) stateBytes += r.agg.heapBytes();
-        }
-      }
-    }
-    const orNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
-    return {
-      logTime: orNull(this.logTime),
-      partitions: this.parts.map((p, partition) => ({ partition, logTime: orNull(p.logTime), idle: p.idle })),
-      policies: this.pols.map((p) => ({
-        name: p.cfg.name,
-        label: p.cfg.label,
-        strategy: describeStrategy(p.cfg.watermark),
-        graceMs: p.cfg.graceMs,
-        mode: p.cfg.mode,
-        watermark: orNull(this.watermarkOf(p)),
-        lateAccepted: p.lateAccepted,
-        dropped: p.dropped,
-        bias: p.bias.current(),
-        emitDelayMs: p.emitDelayCount === 0 ? null : p.emitDelaySum / p.emitDelayCount,
-      })),
-      openWindows,
-      stateKeys,
-      stateBytes,
-      routesOverflowed: this.routes.overflowed,
-      eventsTotal: this.eventsTotal,
-      heldBackBy: this.heldBackBy(),
-    };
+    return coreStatus(this);
   }
 
   snapshot(): Uint8Array {
     return encodeSnapshotHook(this);
-  }
-
-  private heldBackBy(): number | null {
-    let best: number | null = null;
-    let min = Infinity;
-    this.parts.forEach((p, i) => {
-      const t = p.spoken ? p.logTime : -Infinity;
-      if (!p.idle && (best === null || t < min)) {
-        best = i;
-        min = t;
-      }
-    });
-    return best;
   }
 
   watermarkOf(p: PolicyRuntime): number {
@@ -191,7 +142,7 @@ export class EventTimeCore implements StreamCore {
       const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
       if (c !== null && c > p.W) p.W = c;
       const q = p.timers as TimerQueue;
-      while (q.peekDue() <= p.W) this.fire(q.pop() as Timer, out);
+      while (q.peekDue() <= p.W) fire(this, q.pop() as Timer, out);
     }
     this.updateMaxW();
     if (this.logTime >= this.nextSweep) {
@@ -207,7 +158,7 @@ export class EventTimeCore implements StreamCore {
   }
 
   private drain(out: CoreOutput): void {
-    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as Timer, out);
+    while (this.timers.peekDue() <= this.logTime) fire(this, this.timers.pop() as Timer, out);
   }
 
   private start(t: number): void {
@@ -345,91 +296,6 @@ export class EventTimeCore implements StreamCore {
     }
     if (!((w.stage[this.P] as number) & STAGE_FINAL))
       this.timers.push({ due: w.end + this.config.referenceHorizonMs, kind: TimerKind.Reference, policy: -1, wc: w.wc, start: w.start });
-  }
-
-  private fire(t: Timer, out: CoreOutput): void {
-    if (t.kind === TimerKind.Early) return this.earlyTick(this.pols[t.policy] as PolicyRuntime, out);
-    const w = (this.windows[t.wc] as Map<number, Window>).get(t.start);
-    if (w === undefined) return;
-    if (t.kind === TimerKind.Reference) return this.referenceClose(w);
-    const p = this.pols[t.policy] as PolicyRuntime;
-    if ((w.stage[p.index] as number) & STAGE_FINAL) return;
-    if (t.kind === TimerKind.OnTime) this.onTime(p, w, out);
-    else if (t.kind === TimerKind.Final) this.final(p, w, out);
-    else this.lateFlush(p, w, out);
-  }
-
-  private ctx(p: PolicyRuntime, w: Window, out: CoreOutput) {
-    return { logTime: this.logTime, watermark: this.watermarkOf(p), sizeMs: (this.specs[w.wc] as WindowSpec).sizeMs, out };
-  }
-
-  private earlyTick(p: PolicyRuntime, out: CoreOutput): void {
-    const W = this.watermarkOf(p);
-    for (const windows of this.windows) {
-      for (const w of windows.values()) {
-        if (w.end <= W || (w.stage[p.index] as number) & STAGE_ON_TIME) continue;
-        const adds = addsOf(w);
-        if (adds === w.earlyMark[p.index]) continue;
-        w.earlyMark[p.index] = adds;
-        emitWindow(p, w, "early", this.ctx(p, w, out));
-      }
-    }
-    this.scheduleEarly(p, this.logTime, p.cfg.earlyEveryMs as number);
-  }
-
-  private lateFlush(p: PolicyRuntime, w: Window, out: CoreOutput): void {
-    w.stage[p.index] = (w.stage[p.index] as number) & ~STAGE_LATE_PENDING;
-    w.lastLateAt[p.index] = this.logTime;
-    emitWindow(p, w, "late", this.ctx(p, w, out));
-  }
-
-  private onTime(p: PolicyRuntime, w: Window, out: CoreOutput): void {
-    w.stage[p.index] = (w.stage[p.index] as number) | STAGE_ON_TIME;
-    emitWindow(p, w, "on-time", this.ctx(p, w, out));
-    p.emitDelaySum += this.logTime - w.end;
-    p.emitDelayCount++;
-    if (!hasFinalPane(p)) this.close(p, w);
-  }
-
-  private final(p: PolicyRuntime, w: Window, out: CoreOutput): void {
-    emitWindow(p, w, "final", this.ctx(p, w, out));
-    if (!emitsOnTime(p)) {
-      p.emitDelaySum += this.logTime - w.end;
-      p.emitDelayCount++;
-    }
-    this.close(p, w);
-  }
-
-  private close(p: PolicyRuntime, w: Window): void {
-    w.stage[p.index] = ((w.stage[p.index] as number) | STAGE_ON_TIME | STAGE_FINAL) & ~STAGE_LATE_PENDING;
-    w.closed++;
-    if (w.ref) p.bias.push(measureBias(w.ref, (s) => finalOf(w, p.index, s)));
-    this.maybeFree(w);
-  }
-
-  private referenceClose(w: Window): void {
-    const ref = new Map<string, BiasPoint>();
-    forEachKey(w, (service, route, node) => {
-      if (route === undefined) ref.set(service, biasPoint(node.agg.value()));
-    });
-    w.ref = ref;
-    w.stage[this.P] = STAGE_FINAL;
-    w.closed++;
-    for (const p of this.pols) {
-      if ((w.stage[p.index] as number) & STAGE_FINAL) p.bias.push(measureBias(ref, (s) => finalOf(w, p.index, s)));
-    }
-    this.maybeFree(w);
-  }
-
-  private maybeFree(w: Window): void {
-    if (w.closed < this.P + 1) return;
-    (this.windows[w.wc] as Map<number, Window>).delete(w.start);
-    const slices = this.slices[w.wc] as Map<number, Slice>;
-    for (const s of w.slices) {
-      if (--s.refs > 0) continue;
-      slices.delete(s.start);
-      if (this.lastSlice[w.wc] === s) this.lastSlice[w.wc] = undefined;
-    }
   }
 }
 
