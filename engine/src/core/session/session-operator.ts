@@ -86,7 +86,9 @@ export class SessionOperator extends SessionClock {
   armSession(p: PolicyRuntime, s: Session): void {
     const end = endOf(s, this.sessions.gapMs);
     if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) s.onTimeDue = this.schedule(p, TimerKind.OnTime, end, s.id);
-    if (s.finalDue === NONE && hasFinalPane(p)) s.finalDue = this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
+    // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
+    if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME))
+      s.finalDue = this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
   }
 
   /** Rebuilds a restored session's timers. */
@@ -260,7 +262,8 @@ export class SessionOperator extends SessionClock {
     emitSession(this.ctx(p, out), s, "on-time");
     p.emitDelaySum += this.logTime - endOf(s, this.sessions.gapMs);
     p.emitDelayCount++;
-    if (!hasFinalPane(p)) this.close(p, s, out);
+    if (hasFinalPane(p)) this.armSession(p, s);
+    else this.close(p, s, out);
   }
 
   /** The policy's last word on a session: its final pane (if the mode has one), then forget it. */
