@@ -91,6 +91,7 @@ export class DemoModel {
     const route = pickWeighted(spec.routes, this.rng.next());
     let delayMs = sampleDelay(this.delays, this.rng);
     if (ts < incidents.partitionUntil && this.rng.chance(PARTITION_HELD_SHARE)) delayMs = incidents.partitionUntil - ts + this.rng.exponential(1000);
+    delayMs = Math.round(delayMs);
     const late = isLate(this.delays, delayMs);
     const normal = errorRateAt(incidents, ts, route.errorRate);
     const errorP = late ? normal + this.corr * (1 - normal) : normal;
@@ -106,7 +107,7 @@ export class DemoModel {
       latency_ms: Math.round(latency * 10) / 10,
       user: this.sessions.nextUser(),
     };
-    return { sendAt: ts + Math.round(delayMs), event, late };
+    return { sendAt: ts + delayMs, event, late };
   }
 
   private pickService(): number {

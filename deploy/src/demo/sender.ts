@@ -43,80 +43,104 @@ export interface SenderStats {
 }
 
 export async function runSender(opts: SenderOptions, signal: AbortSignal): Promise<SenderStats> {
-  const tickMs = opts.tickMs ?? 200;
-  const maxBatch = opts.maxBatch ?? 5000;
-  const maxQueued = opts.maxQueued ?? 2_000_000;
-  const url = new URL("/v1/events", opts.ingest).toString();
-  const model = new DemoModel({ seed: opts.seed, corr: opts.corr });
-  const queue = new DelayQueue<{ event: DemoEvent; late: boolean }>();
-  const stats: SenderStats = { generated: 0, accepted: 0, rejected: 0, late: 0, retries: 0, shed: 0, unsent: 0 };
-  const started = Date.now();
-  const deadline = opts.durationMs === undefined ? Infinity : started + opts.durationMs;
-  let carry = 0;
-  let last = started;
-  let batchNo = 0;
-  let retrying: (Batch & { late: number }) | undefined;
-  let pausedUntil = 0;
-  let firstAccepted = false;
-  let lastReport = { at: started, accepted: 0 };
-  let lastRetryWhy = "";
+  return new DemoSender(opts).run(signal);
+}
 
-  const send = async (batch: Batch & { late: number }): Promise<void> => {
-    const outcome = await postBatch(url, opts.token, batch);
+type PendingBatch = Batch & { late: number };
+
+class DemoSender {
+  private readonly url: string;
+  private readonly model: DemoModel;
+  private readonly queue = new DelayQueue<{ event: DemoEvent; late: boolean }>();
+  readonly stats: SenderStats = { generated: 0, accepted: 0, rejected: 0, late: 0, retries: 0, shed: 0, unsent: 0 };
+  private readonly started = Date.now();
+  private carry = 0;
+  private last = this.started;
+  private batchNo = 0;
+  private retrying: PendingBatch | undefined;
+  private pausedUntil = 0;
+  private firstAccepted = false;
+  private lastReport = { at: this.started, accepted: 0 };
+  private lastRetryWhy = "";
+
+  constructor(private readonly opts: SenderOptions) {
+    this.url = new URL("/v1/events", opts.ingest).toString();
+    this.model = new DemoModel({ seed: opts.seed, corr: opts.corr });
+  }
+
+  async run(signal: AbortSignal): Promise<SenderStats> {
+    const tickMs = this.opts.tickMs ?? 200;
+    const deadline = this.opts.durationMs === undefined ? Infinity : this.started + this.opts.durationMs;
+    while (!signal.aborted && Date.now() < deadline) {
+      const now = Date.now();
+      this.generate(now);
+      if (now >= this.pausedUntil) await this.flush(signal);
+      this.report(now);
+      await sleep(Math.max(0, tickMs - (Date.now() - now)), signal);
+    }
+    this.stats.unsent = this.queue.size + (this.retrying?.events.length ?? 0);
+    return this.stats;
+  }
+
+  /** The events of the time since the last tick, held back until their send time. */
+  private generate(now: number): void {
+    this.carry += (this.opts.rate * (now - this.last)) / 1000;
+    this.last = now;
+    const n = Math.floor(this.carry);
+    this.carry -= n;
+    const maxQueued = this.opts.maxQueued ?? 2_000_000;
+    for (const p of this.model.generate(now, n)) {
+      if (this.queue.size >= maxQueued) this.stats.shed++;
+      else this.queue.push(p.sendAt, { event: p.event, late: p.late });
+    }
+    this.stats.generated += n;
+  }
+
+  /** The batch being retried first, then everything due, in batches; stops at a retry. */
+  private async flush(signal: AbortSignal): Promise<void> {
+    if (this.retrying) await this.send(this.retrying);
+    while (!this.retrying && !signal.aborted) {
+      const due = this.queue.popDue(Date.now(), this.opts.maxBatch ?? 5000);
+      if (due.length === 0) return;
+      const id = `demo-${this.opts.seed}-${this.started}-${this.batchNo++}`;
+      await this.send({ id, events: due.map((d) => d.event), late: due.filter((d) => d.late).length });
+    }
+  }
+
+  private async send(batch: PendingBatch): Promise<void> {
+    const outcome = await postBatch(this.url, this.opts.token, batch);
     if (outcome.kind === "accepted") {
-      stats.accepted += outcome.accepted;
-      stats.rejected += outcome.rejected;
-      stats.late += batch.late;
-      if (outcome.firstError) opts.log(`ingest rejected ${outcome.rejected} events, e.g.: ${outcome.firstError}`);
-      retrying = undefined;
-      if (!firstAccepted) {
-        firstAccepted = true;
-        opts.onFirstAccepted?.();
+      this.stats.accepted += outcome.accepted;
+      this.stats.rejected += outcome.rejected;
+      this.stats.late += batch.late;
+      if (outcome.firstError) this.opts.log(`ingest rejected ${outcome.rejected} events, e.g.: ${outcome.firstError}`);
+      this.retrying = undefined;
+      if (!this.firstAccepted) {
+        this.firstAccepted = true;
+        this.opts.onFirstAccepted?.();
       }
     } else if (outcome.kind === "retry") {
-      stats.retries++;
-      retrying = batch;
-      pausedUntil = Date.now() + outcome.afterMs;
-      if (outcome.why !== lastRetryWhy) opts.log(`${outcome.why}; retrying in ${outcome.afterMs} ms`);
-      lastRetryWhy = outcome.why;
+      this.stats.retries++;
+      this.retrying = batch;
+      this.pausedUntil = Date.now() + outcome.afterMs;
+      if (outcome.why !== this.lastRetryWhy) this.opts.log(`${outcome.why}; retrying in ${outcome.afterMs} ms`);
+      this.lastRetryWhy = outcome.why;
     } else {
       const hint = outcome.status === 401 ? " (pass the token printed by `tidemark up` with --token or TIDEMARK_INGEST_TOKENS)" : "";
       throw new DeployError("TM_DEMO_REFUSED", `ingest refused a batch with ${outcome.status}: ${outcome.message}${hint}`);
     }
-  };
-
-  while (!signal.aborted && Date.now() < deadline) {
-    const now = Date.now();
-    carry += (opts.rate * (now - last)) / 1000;
-    last = now;
-    const n = Math.floor(carry);
-    carry -= n;
-    for (const p of model.generate(now, n)) {
-      if (queue.size >= maxQueued) stats.shed++;
-      else queue.push(p.sendAt, { event: p.event, late: p.late });
-    }
-    stats.generated += n;
-    if (now >= pausedUntil) {
-      if (retrying) await send(retrying);
-      while (!retrying && !signal.aborted) {
-        const due = queue.popDue(Date.now(), maxBatch);
-        if (due.length === 0) break;
-        const batch = { id: `demo-${opts.seed}-${started}-${batchNo++}`, events: due.map((d) => d.event), late: due.filter((d) => d.late).length };
-        await send(batch);
-      }
-    }
-    if (now - lastReport.at >= (opts.reportEveryMs ?? 5000)) {
-      const rate = ((stats.accepted - lastReport.accepted) * 1000) / (now - lastReport.at);
-      opts.log(
-        `${rate.toFixed(0)} events/s accepted (total ${stats.accepted}, held back ${queue.size}, ` +
-          `late ${pct(stats.late, stats.accepted)}, rejected ${stats.rejected}, retries ${stats.retries})`,
-      );
-      lastReport = { at: now, accepted: stats.accepted };
-    }
-    await sleep(Math.max(0, tickMs - (Date.now() - now)), signal);
   }
-  stats.unsent = queue.size + (retrying?.events.length ?? 0);
-  return stats;
+
+  private report(now: number): void {
+    if (now - this.lastReport.at < (this.opts.reportEveryMs ?? 5000)) return;
+    const s = this.stats;
+    const rate = ((s.accepted - this.lastReport.accepted) * 1000) / (now - this.lastReport.at);
+    this.opts.log(
+      `${rate.toFixed(0)} events/s accepted (total ${s.accepted}, held back ${this.queue.size}, ` +
+        `late ${pct(s.late, s.accepted)}, rejected ${s.rejected}, retries ${s.retries})`,
+    );
+    this.lastReport = { at: now, accepted: s.accepted };
+  }
 }
 
 function pct(part: number, whole: number): string {
