@@ -44,9 +44,32 @@ export class DelaySample {
 
   recompute(): void {
     this.sincePush = 0;
-    const sorted = this.ring.slice(0, this.filled).sort();
-    this.quantile = sorted[Math.floor(this.q * (this.filled - 1))] ?? 0;
+    this.quantile = select(this.ring.slice(0, this.filled), Math.floor(this.q * (this.filled - 1)));
   }
+}
+
+/** The k-th smallest value (0-based) of `a` (reordered in place): quickselect, O(n) expected. */
+export function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((a[i] as number) < pivot) i++;
+      while ((a[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = a[i] as number;
+        a[i++] = a[j] as number;
+        a[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k] ?? 0;
 }
 
 /** True for strategies tracked per partition on event time. */
