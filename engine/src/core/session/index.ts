@@ -2,47 +2,9 @@
  * Session windows (issue 9): a pure operator with StreamCore's driving interface, and the
  * retraction-aware derived metrics fed by its panes. See docs/semantics.md "Session windows".
  */
-import { validateCoreConfig } from "../validate-config.js";
-import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
-import type { TelemetryEvent } from "../../protocol.js";
-import { validateSessionConfig } from "./session-config.js";
-import { SessionOperator } from "./session-operator.js";
-import { decodeSessionSnapshot, encodeSessionSnapshot } from "./session-snapshot.js";
-import type { SessionStatus } from "./session-status.js";
-
 export { DEFAULT_SESSION_CONFIG, validateSessionConfig, type SessionConfig } from "./session-config.js";
 export { SessionMetrics, type SessionMetricsOptions, type SessionMetricsRow } from "./session-metrics.js";
 export { SESSION_SNAPSHOT_VERSION } from "./session-snapshot.js";
 export type { SessionStatus } from "./session-status.js";
-
-/** The session operator as its drivers see it: StreamCore with a richer status. */
-export interface SessionCore extends StreamCore {
-  status(): SessionStatus;
-}
-
-function drive(op: SessionOperator): SessionCore {
-  return {
-    event: (partition: number, e: TelemetryEvent, out: CoreOutput) => op.event(partition, e, out),
-    heartbeat: (partition: number, ingestTs: number, out: CoreOutput) => op.heartbeat(partition, ingestTs, out),
-    setIdle: (partition: number, idle: boolean, out: CoreOutput) => op.setIdle(partition, idle, out),
-    finish: (out: CoreOutput) => op.finish(out),
-    status: () => op.status(),
-    snapshot: () => encodeSessionSnapshot(op),
-  };
-}
-
-/**
- * A fresh session operator over the same core config the StreamCore gets (partitions, policies),
- * with session settings (gap, length cap, metrics window); both are validated and frozen here.
- */
-export function createSessionOperator(config: CoreConfig, sessions: unknown = {}): SessionCore {
-  return drive(new SessionOperator(validateCoreConfig(config), validateSessionConfig(sessions)));
-}
-
-/**
- * An operator restored from `snapshot()` bytes. Throws CoreError TM_SNAPSHOT_CORRUPT,
- * TM_SNAPSHOT_VERSION or TM_SNAPSHOT_CONFIG_MISMATCH.
- */
-export function restoreSessionOperator(config: CoreConfig, sessions: unknown, snapshot: Uint8Array): SessionCore {
-  return drive(decodeSessionSnapshot(validateCoreConfig(config), validateSessionConfig(sessions), snapshot));
-}
+export { createSessionOperator, restoreSessionOperator, type SessionCore } from "./create-session-operator.js";
+export { withSessions, WITH_SESSIONS_SNAPSHOT_VERSION, type CoreWithSessions, type CoreWithSessionsStatus } from "./with-sessions.js";

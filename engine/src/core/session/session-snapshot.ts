@@ -5,7 +5,8 @@
  * byte-identical panes. Layout: "TMSS" · version · config CRC · body · CRC-32 of all before.
  */
 import type { PaneValue } from "../../protocol.js";
-import { ByteReader, ByteWriter, crc32 } from "../byte-codec.js";
+import { ByteWriter, crc32, type ByteReader } from "../byte-codec.js";
+import { seal, unseal } from "./sealed-bytes.js";
 import { CoreError } from "../errors.js";
 import type { CoreConfig } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
@@ -108,11 +109,7 @@ function encode(op: SessionOperator): Uint8Array {
     }
   }
   op.bias.encode(w, op.pols);
-  const body = w.finish();
-  const out = new Uint8Array(body.length + 4);
-  out.set(body);
-  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
-  return out;
+  return seal(w);
 }
 
 /** Snapshot bytes of the operator's whole state. */
@@ -122,14 +119,11 @@ export function encodeSessionSnapshot(op: SessionOperator): Uint8Array {
 
 /** Decodes a snapshot into a fresh operator; throws a coded CoreError on any mismatch. */
 export function decodeSessionSnapshot(config: CoreConfig, sessions: Readonly<SessionConfig>, bytes: Uint8Array): SessionOperator {
-  if (bytes.length < 8) throw corrupt("is too short");
-  const body = bytes.subarray(0, bytes.length - 4);
-  const r = new ByteReader(body);
+  const r = unseal(bytes, "session snapshot");
   for (const b of MAGIC) if (r.uint() !== b) throw corrupt("does not start with the tidemark session magic");
   const version = r.uint();
   if (version !== SESSION_SNAPSHOT_VERSION)
     throw new CoreError("TM_SNAPSHOT_VERSION", `session snapshot version ${version} is not ${SESSION_SNAPSHOT_VERSION}: start without it or use a matching tidemark`);
-  if (new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(body.length, true) !== crc32(body)) throw corrupt("fails its checksum");
   if (r.uint() !== configCrc(config, sessions))
     throw new CoreError("TM_SNAPSHOT_CONFIG_MISMATCH", "session snapshot was taken with a different configuration: restore with the same policies, partitions and session settings, or start fresh");
   const op = new SessionOperator(config, sessions);

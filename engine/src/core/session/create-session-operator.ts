@@ -1,0 +1,40 @@
+/** Entry points of the session operator: fresh, or restored from a snapshot. */
+import { validateCoreConfig } from "../validate-config.js";
+import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
+import type { TelemetryEvent } from "../../protocol.js";
+import { validateSessionConfig } from "./session-config.js";
+import { SessionOperator } from "./session-operator.js";
+import { decodeSessionSnapshot, encodeSessionSnapshot } from "./session-snapshot.js";
+import type { SessionStatus } from "./session-status.js";
+
+/** The session operator as its drivers see it: StreamCore with a richer status. */
+export interface SessionCore extends StreamCore {
+  status(): SessionStatus;
+}
+
+function drive(op: SessionOperator): SessionCore {
+  return {
+    event: (partition: number, e: TelemetryEvent, out: CoreOutput) => op.event(partition, e, out),
+    heartbeat: (partition: number, ingestTs: number, out: CoreOutput) => op.heartbeat(partition, ingestTs, out),
+    setIdle: (partition: number, idle: boolean, out: CoreOutput) => op.setIdle(partition, idle, out),
+    finish: (out: CoreOutput) => op.finish(out),
+    status: () => op.status(),
+    snapshot: () => encodeSessionSnapshot(op),
+  };
+}
+
+/**
+ * A fresh session operator over the same core config the StreamCore gets (partitions, policies),
+ * with session settings (gap, length cap, metrics window); both are validated and frozen here.
+ */
+export function createSessionOperator(config: CoreConfig, sessions: unknown = {}): SessionCore {
+  return drive(new SessionOperator(validateCoreConfig(config), validateSessionConfig(sessions)));
+}
+
+/**
+ * An operator restored from `snapshot()` bytes. Throws CoreError TM_SNAPSHOT_CORRUPT,
+ * TM_SNAPSHOT_VERSION or TM_SNAPSHOT_CONFIG_MISMATCH.
+ */
+export function restoreSessionOperator(config: CoreConfig, sessions: unknown, snapshot: Uint8Array): SessionCore {
+  return drive(decodeSessionSnapshot(validateCoreConfig(config), validateSessionConfig(sessions), snapshot));
+}

@@ -1,0 +1,20 @@
+/** A byte body sealed with its CRC-32 (little-endian, appended), as the core's snapshots are. */
+import { ByteReader, crc32, type ByteWriter } from "../byte-codec.js";
+import { CoreError } from "../errors.js";
+
+export function seal(w: ByteWriter): Uint8Array {
+  const body = w.finish();
+  const out = new Uint8Array(body.length + 4);
+  out.set(body);
+  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
+  return out;
+}
+
+/** A reader over the body; throws TM_SNAPSHOT_CORRUPT (naming `what`) when short or the CRC fails. */
+export function unseal(bytes: Uint8Array, what: string): ByteReader {
+  if (bytes.length < 8) throw new CoreError("TM_SNAPSHOT_CORRUPT", `${what} is too short: restore from an older checkpoint`);
+  const body = bytes.subarray(0, bytes.length - 4);
+  if (new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(body.length, true) !== crc32(body))
+    throw new CoreError("TM_SNAPSHOT_CORRUPT", `${what} fails its checksum: restore from an older checkpoint`);
+  return new ByteReader(body);
+}

@@ -1,0 +1,81 @@
+/**
+ * The window core and the session operator as one StreamCore (docs/decisions/0009, "Wiring"):
+ * every input goes to both, in that order, with the same output; the snapshot frames both
+ * snapshots ("TMWS" · version · core bytes · session bytes · CRC-32), taken at the same input
+ * position. `withSessions(settings)` has the shape of the runtime's CoreFactory
+ * (`startEngine(config, { cores: withSessions(config.sessions) })`).
+ */
+import type { TelemetryEvent } from "../../protocol.js";
+import { ByteWriter } from "../byte-codec.js";
+import { createCore, restoreCore } from "../create-core.js";
+import { CoreError } from "../errors.js";
+import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "../types.js";
+import { createSessionOperator, restoreSessionOperator, type SessionCore } from "./create-session-operator.js";
+import { validateSessionConfig } from "./session-config.js";
+import { seal, unseal } from "./sealed-bytes.js";
+import type { SessionStatus } from "./session-status.js";
+
+const MAGIC = [0x54, 0x4d, 0x57, 0x53];
+export const WITH_SESSIONS_SNAPSHOT_VERSION = 1;
+
+/** The window core's status, with the session operator's beside it. */
+export interface CoreWithSessionsStatus extends CoreStatus {
+  sessions: SessionStatus;
+}
+
+export interface CoreWithSessions extends StreamCore {
+  status(): CoreWithSessionsStatus;
+}
+
+function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
+  return {
+    event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
+      core.event(partition, e, out);
+      sessions.event(partition, e, out);
+    },
+    heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
+      core.heartbeat(partition, ingestTs, out);
+      sessions.heartbeat(partition, ingestTs, out);
+    },
+    setIdle(partition: number, idle: boolean, out: CoreOutput): void {
+      core.setIdle(partition, idle, out);
+      sessions.setIdle(partition, idle, out);
+    },
+    finish(out: CoreOutput): void {
+      core.finish(out);
+      sessions.finish(out);
+    },
+    status: () => ({ ...core.status(), sessions: sessions.status() }),
+    snapshot(): Uint8Array {
+      const w = new ByteWriter();
+      for (const b of MAGIC) w.uint(b);
+      w.uint(WITH_SESSIONS_SNAPSHOT_VERSION);
+      w.bytes(core.snapshot());
+      w.bytes(sessions.snapshot());
+      return seal(w);
+    },
+  };
+}
+
+/** Creates and restores the window core together with sessions (settings validated once, here). */
+export function withSessions(settings: unknown = {}): {
+  create(config: CoreConfig): CoreWithSessions;
+  restore(config: CoreConfig, snapshot: Uint8Array): CoreWithSessions;
+} {
+  const valid = validateSessionConfig(settings);
+  return {
+    create: (config) => both(createCore(config), createSessionOperator(config, valid)),
+    restore(config, snapshot) {
+      const r = unseal(snapshot, "core+sessions snapshot");
+      for (const b of MAGIC)
+        if (r.uint() !== b) throw new CoreError("TM_SNAPSHOT_CORRUPT", "snapshot is not a core+sessions snapshot: restore it with the factory that wrote it");
+      const version = r.uint();
+      if (version !== WITH_SESSIONS_SNAPSHOT_VERSION)
+        throw new CoreError("TM_SNAPSHOT_VERSION", `core+sessions snapshot version ${version} is not ${WITH_SESSIONS_SNAPSHOT_VERSION}: start without it or use a matching tidemark`);
+      const core = restoreCore(config, r.bytes());
+      const sessions = restoreSessionOperator(config, valid, r.bytes());
+      if (!r.done) throw new CoreError("TM_SNAPSHOT_CORRUPT", "core+sessions snapshot has trailing bytes: restore from an older checkpoint");
+      return both(core, sessions);
+    },
+  };
+}
