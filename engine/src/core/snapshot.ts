@@ -4,7 +4,6 @@
  * registry. Timer queues are rebuilt from window state; their order is total, so a restored core
  * emits byte-identical panes. Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
  */
-import type { PaneValue } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
@@ -12,111 +11,14 @@ import { CoreError } from "./errors.js";
 import { installSnapshotCodec, EventTimeCore, linkSlice } from "./stream-core.js";
 import type { CoreConfig } from "./types.js";
 import { firstWindowStart, type WindowSpec } from "./window-assigner.js";
-import type { KeyNode, PaneTrack, Slice, TrackNode, Window } from "./window-state.js";
+import { readKeys, readNullable, readPoint, readTracks, writeKeys, writeNullable, writePoint, writeTracks } from "./snapshot-parts.js";
+import type { Slice, TrackNode, Window } from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
 export const SNAPSHOT_VERSION = 1;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));
-}
-
-function writeValue(w: ByteWriter, v: PaneValue | null): void {
-  w.bool(v !== null);
-  if (v === null) return;
-  w.uint(v.count);
-  w.uint(v.errors);
-  w.f64(v.errorRate);
-  w.f64(v.p50);
-  w.f64(v.p90);
-  w.f64(v.p95);
-  w.f64(v.p99);
-  w.f64(v.p999);
-  w.uint(v.users);
-}
-
-function readValue(r: ByteReader): PaneValue | null {
-  if (!r.bool()) return null;
-  return Object.freeze({
-    count: r.uint(), errors: r.uint(), errorRate: r.f64(), p50: r.f64(), p90: r.f64(), p95: r.f64(), p99: r.f64(), p999: r.f64(), users: r.uint(),
-  });
-}
-
-function writePoint(w: ByteWriter, v: BiasPoint | null): void {
-  w.bool(v !== null);
-  if (v === null) return;
-  w.uint(v.count);
-  w.uint(v.errors);
-  w.f64(v.p99);
-}
-
-function readPoint(r: ByteReader): BiasPoint | null {
-  return r.bool() ? { count: r.uint(), errors: r.uint(), p99: r.f64() } : null;
-}
-
-function writeNullable(w: ByteWriter, v: number | null): void {
-  w.f64(v ?? NaN);
-}
-function readNullable(r: ByteReader): number | null {
-  const v = r.f64();
-  return Number.isNaN(v) ? null : v;
-}
-
-function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
-  for (let i = 0; i < P; i++) {
-    const t = node.tracks[i];
-    w.bool(t !== undefined);
-    if (!t) continue;
-    w.uint(t.seq);
-    w.uint(t.lastCount);
-    writeValue(w, t.lastValue);
-    w.bool(t.lastAgg !== null);
-    if (t.lastAgg) w.bytes(t.lastAgg.encode());
-    w.uint(t.lateAccepted);
-    w.bool(t.lateDirty);
-    writePoint(w, t.final);
-  }
-}
-
-function readTracks(r: ByteReader, P: number, kind: AggregateKind): (PaneTrack | undefined)[] {
-  const out: (PaneTrack | undefined)[] = [];
-  for (let i = 0; i < P; i++) {
-    if (!r.bool()) {
-      out.push(undefined);
-      continue;
-    }
-    const seq = r.uint();
-    const lastCount = r.uint();
-    const lastValue = readValue(r);
-    const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
-    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted: r.uint(), lateDirty: r.bool(), final: readPoint(r) });
-  }
-  return out;
-}
-
-function writeKeys(w: ByteWriter, services: Map<string, KeyNode>): void {
-  w.uint(services.size);
-  for (const [service, node] of services) {
-    w.string(service);
-    w.bytes(node.agg.encode());
-    const routes = node.routes as Map<string, KeyNode>;
-    w.uint(routes.size);
-    for (const [route, rn] of routes) {
-      w.string(route);
-      w.bytes(rn.agg.encode());
-    }
-  }
-}
-
-function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNode> {
-  const services = new Map<string, KeyNode>();
-  for (let n = r.uint(); n > 0; n--) {
-    const service = r.string();
-    const node: KeyNode = { agg: kind.decode(r.bytes()), routes: new Map() };
-    for (let m = r.uint(); m > 0; m--) node.routes?.set(r.string(), { agg: kind.decode(r.bytes()), routes: null });
-    services.set(service, node);
-  }
-  return services;
 }
 
 function writeWindow(w: ByteWriter, win: Window, P: number): void {

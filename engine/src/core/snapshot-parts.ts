@@ -1,0 +1,104 @@
+/** Snapshot pieces: pane values, bias points, pane tracks and keyed aggregates (see snapshot.ts). */
+import type { PaneValue } from "../protocol.js";
+import type { AggregateKind } from "./aggregate.js";
+import type { BiasPoint } from "./bias.js";
+import type { ByteReader, ByteWriter } from "./byte-codec.js";
+import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
+
+export function writeValue(w: ByteWriter, v: PaneValue | null): void {
+  w.bool(v !== null);
+  if (v === null) return;
+  w.uint(v.count);
+  w.uint(v.errors);
+  w.f64(v.errorRate);
+  w.f64(v.p50);
+  w.f64(v.p90);
+  w.f64(v.p95);
+  w.f64(v.p99);
+  w.f64(v.p999);
+  w.uint(v.users);
+}
+
+export function readValue(r: ByteReader): PaneValue | null {
+  if (!r.bool()) return null;
+  return Object.freeze({
+    count: r.uint(), errors: r.uint(), errorRate: r.f64(), p50: r.f64(), p90: r.f64(), p95: r.f64(), p99: r.f64(), p999: r.f64(), users: r.uint(),
+  });
+}
+
+export function writePoint(w: ByteWriter, v: BiasPoint | null): void {
+  w.bool(v !== null);
+  if (v === null) return;
+  w.uint(v.count);
+  w.uint(v.errors);
+  w.f64(v.p99);
+}
+
+export function readPoint(r: ByteReader): BiasPoint | null {
+  return r.bool() ? { count: r.uint(), errors: r.uint(), p99: r.f64() } : null;
+}
+
+export function writeNullable(w: ByteWriter, v: number | null): void {
+  w.f64(v ?? NaN);
+}
+export function readNullable(r: ByteReader): number | null {
+  const v = r.f64();
+  return Number.isNaN(v) ? null : v;
+}
+
+export function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
+  for (let i = 0; i < P; i++) {
+    const t = node.tracks[i];
+    w.bool(t !== undefined);
+    if (!t) continue;
+    w.uint(t.seq);
+    w.uint(t.lastCount);
+    writeValue(w, t.lastValue);
+    w.bool(t.lastAgg !== null);
+    if (t.lastAgg) w.bytes(t.lastAgg.encode());
+    w.uint(t.lateAccepted);
+    w.bool(t.lateDirty);
+    writePoint(w, t.final);
+  }
+}
+
+export function readTracks(r: ByteReader, P: number, kind: AggregateKind): (PaneTrack | undefined)[] {
+  const out: (PaneTrack | undefined)[] = [];
+  for (let i = 0; i < P; i++) {
+    if (!r.bool()) {
+      out.push(undefined);
+      continue;
+    }
+    const seq = r.uint();
+    const lastCount = r.uint();
+    const lastValue = readValue(r);
+    const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
+    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted: r.uint(), lateDirty: r.bool(), final: readPoint(r) });
+  }
+  return out;
+}
+
+export function writeKeys(w: ByteWriter, services: Map<string, KeyNode>): void {
+  w.uint(services.size);
+  for (const [service, node] of services) {
+    w.string(service);
+    w.bytes(node.agg.encode());
+    const routes = node.routes as Map<string, KeyNode>;
+    w.uint(routes.size);
+    for (const [route, rn] of routes) {
+      w.string(route);
+      w.bytes(rn.agg.encode());
+    }
+  }
+}
+
+export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNode> {
+  const services = new Map<string, KeyNode>();
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    const node: KeyNode = { agg: kind.decode(r.bytes()), routes: new Map() };
+    for (let m = r.uint(); m > 0; m--) node.routes?.set(r.string(), { agg: kind.decode(r.bytes()), routes: null });
+    services.set(service, node);
+  }
+  return services;
+}
