@@ -1,0 +1,129 @@
+/**
+ * Session windows through the real runtime (issue 9): the engine started in-process with
+ * `withSessions` as its CoreFactory, a real nats-server, the recording backfilled by the real
+ * `tidemark backfill`. The session panes read back from TM_PANES, applied to an upsert table with
+ * retractions, give exactly the offline sessions for the policy that drops nothing here (billing:
+ * 100 s, the recording's delays stay under 60 s); a run stopped midway and restarted from its
+ * checkpoint gives the same pane stream after dedupe on (id, seq).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { DEFAULT_POLICIES, withSessions } from "@tidemark/engine/core";
+import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
+import { parseEngineConfig, startEngine, type RunningEngine } from "@tidemark/engine/runtime";
+import { startTestNats, type TestNats } from "../index.js";
+import { connectNats, dedupePanes, makeRecording, normalized, readStream, runBackfill, tempDir, waitForStatus, writeRecording } from "../engine/engine-fixtures.js";
+
+const GAP = 20_000;
+const CAP = 4 * 3_600_000;
+const SESSIONS = { gap: "20s" };
+const events = makeRecording({ events: 3000, seed: 23 });
+
+interface Row {
+  id: string;
+  start: number;
+  end: number;
+  count: number;
+  errors: number;
+  durationMs: number;
+  firstRoute: string;
+  lastRoute: string;
+}
+
+/** Offline sessions of (service, user): events by ts, cut at gaps >= GAP (ties: smaller route first/last). */
+function offline(list: readonly TelemetryEvent[]): Row[] {
+  const keys = new Map<string, TelemetryEvent[]>();
+  for (const e of list) keys.set(`${e.service}/${e.user}`, [...(keys.get(`${e.service}/${e.user}`) ?? []), e]);
+  const out: Row[] = [];
+  for (const [key, evs] of keys) {
+    const sorted = [...evs].sort((a, b) => a.ts - b.ts || (a.route < b.route ? -1 : a.route > b.route ? 1 : 0));
+    let cur: TelemetryEvent[] = [];
+    const flush = (): void => {
+      const first = cur[0] as TelemetryEvent;
+      const lastTs = (cur[cur.length - 1] as TelemetryEvent).ts;
+      const lastRoute = cur.filter((e) => e.ts === lastTs).map((e) => e.route).sort()[0] as string;
+      const id = `billing|session:${key}|${GAP}|${first.ts}`;
+      const errors = cur.filter((e) => e.status >= 500).length;
+      out.push({ id, start: first.ts, end: lastTs + GAP, count: cur.length, errors, durationMs: lastTs - first.ts, firstRoute: first.route, lastRoute });
+      cur = [];
+    };
+    for (const e of sorted) {
+      const prev = cur[cur.length - 1];
+      if (prev && (e.ts - prev.ts >= GAP || Math.floor(e.ts / CAP) !== Math.floor(prev.ts / CAP))) flush();
+      cur.push(e);
+    }
+    flush();
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** The session panes of one policy applied to an upsert table keyed by id (retract = delete). */
+function table(panes: Iterable<Pane>, policy: string): Row[] {
+  const sorted = [...panes].filter((p) => p.policy === policy && p.session).sort((a, b) => a.seq - b.seq);
+  const rows = new Map<string, Row>();
+  for (const p of sorted) {
+    if (p.kind === "retract") rows.delete(p.id);
+    else {
+      const s = p.session as NonNullable<Pane["session"]>;
+      rows.set(p.id, { id: p.id, start: p.window.start, end: p.window.end, count: p.value.count, errors: p.value.errors, ...s });
+    }
+  }
+  return [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+describe("session windows in the live engine", () => {
+  const servers: TestNats[] = [];
+  const conns: NatsConnection[] = [];
+  const engines: RunningEngine[] = [];
+  afterAll(async () => {
+    for (const e of engines) await e.close().catch(() => undefined);
+    for (const c of conns) await c.close();
+    for (const s of servers) await s.stop();
+  });
+
+  const dir = tempDir("sessions-live");
+  const file = writeRecording(dir, events);
+  const configFile = join(dir, "tidemark.config.json");
+  writeFileSync(configFile, JSON.stringify({ windows: ["10s"] }));
+
+  async function run(name: string, stopAt: number | null): Promise<Map<string, Pane>> {
+    const nats = await startTestNats();
+    servers.push(nats);
+    const nc = await connectNats(nats.url);
+    conns.push(nc);
+    const flags = { nats: nats.url, data: join(dir, name), "metrics-port": "0", "checkpoint-every": "1s", "checkpoint-min-wall": "50ms" };
+    const config = parseEngineConfig({ file: { windows: ["10s"] }, flags });
+    const start = async (): Promise<RunningEngine> => {
+      const e = await startEngine(config, { cores: withSessions(SESSIONS) });
+      engines.push(e);
+      return e;
+    };
+    let engine = await start();
+    const summary = await runBackfill(nats.url, file, ["--config", configFile]);
+    if (stopAt !== null) {
+      await waitForStatus(nc, (s) => s.logTime !== null && s.logTime >= stopAt, 60_000, `log time ${stopAt}`);
+      await engine.close();
+      engine = await start();
+      expect(engine.restoredFrom).toBeDefined();
+    }
+    await waitForStatus(nc, (s) => s.logTime !== null && s.logTime >= summary.endOfRecordingTs, 60_000, "end of recording");
+    await engine.close();
+    return dedupePanes(await readStream(nc, "TM_PANES"));
+  }
+
+  it("billing's session panes, retractions applied, are the offline sessions; a restart midway changes nothing", async () => {
+    const clean = await run("clean", null);
+    const sessionPanes = [...clean.values()].filter((p) => p.session);
+    expect(sessionPanes.length).toBeGreaterThan(0);
+    expect(sessionPanes.some((p) => p.kind === "retract" && p.policy === "alerting")).toBe(true);
+    expect(DEFAULT_POLICIES.map((p) => p.name)).toContain("billing");
+    expect(table(sessionPanes, "billing")).toEqual(offline(events));
+
+    const mid = (events[Math.floor(events.length / 2)] as TelemetryEvent).ingest_ts;
+    const restarted = await run("restarted", mid);
+    const norm = (m: Map<string, Pane>): string[] => [...m.values()].map(normalized).sort();
+    expect(norm(restarted)).toEqual(norm(clean));
+  });
+});
