@@ -15,6 +15,16 @@ const W = 10_000;
 /** The README screenshot, refreshed only on request: TIDEMARK_UPDATE_SCREENSHOT=1. */
 const README_SHOT = fileURLToPath(new URL("../../../docs/img/dashboard.png", import.meta.url));
 const CHECKOUT_SHAPE = { p50: 50, p95: 231, p99: 420, users: 372 };
+/** Awaits `p`, or fails naming the step when it takes longer than `ms`. */
+async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const bias = (name: string) => POLICIES.find((p) => p.name === name)?.bias;
 
 describe("dashboard in a real browser (panes and status published to a real nats-server)", () => {
@@ -148,15 +158,15 @@ describe("dashboard in a real browser (panes and status published to a real nats
     const empty = await startDashboard(resolveConfig({ port: 0, nats: bare.url, logLevel: "warn", retryMs: "200ms" }));
     const p = await browser.context.newPage();
     try {
-      await p.goto(`${empty.url}/?window=60s`);
-      await p.getByTestId("state-banner").filter({ hasText: "Waiting for the engine" }).waitFor();
+      await p.goto(`${empty.url}/?window=60s`, { timeout: 15_000 });
+      await p.getByTestId("state-banner").filter({ hasText: "Waiting for the engine" }).waitFor({ timeout: 15_000 });
       expect(await p.getByTestId("panel-requests").getByTestId("empty").textContent()).toContain("Nothing to show until the engine publishes panes");
       expect(await p.getByTestId("panel-health").textContent()).toContain("No engine has reported");
       await p.screenshot({ path: join(ARTIFACTS, "dashboard-empty.png") });
     } finally {
-      await p.close();
-      await empty.close();
-      await bare.stop();
+      await within(10_000, "closing the page", p.close());
+      await within(10_000, "closing the dashboard server", empty.close());
+      await within(10_000, "stopping nats-server", bare.stop());
     }
   });
 
