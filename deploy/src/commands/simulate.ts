@@ -50,10 +50,18 @@ export const simulate: Command = {
     "tidemark simulate [--seed 1] [--events 20000] [--span 600s] [--services 4] [--tail 0.08] [--mean-delay 2s] [--tail-max 90s] [--corr 0] [--routes 5] [--users 500] [--start MS] > rec.ndjson",
   async run(flags: Flags): Promise<number> {
     const events = generate(simulationOptions(flags));
+    // A reader that stops early (`| head`) closes the pipe: stop writing, quietly.
+    let closed = false;
+    const onError = (e: NodeJS.ErrnoException): void => {
+      if (e.code !== "EPIPE") throw e;
+      closed = true;
+      process.stdout.emit("drain");
+    };
+    process.stdout.on("error", onError);
     const CHUNK = 10_000;
-    for (let i = 0; i < events.length; i += CHUNK) {
+    for (let i = 0; i < events.length && !closed; i += CHUNK) {
       const body = encodeEventBatch(events.slice(i, i + CHUNK));
-      if (!process.stdout.write(body)) await new Promise<void>((r) => process.stdout.once("drain", () => r()));
+      if (!process.stdout.write(body) && !closed) await new Promise<void>((r) => process.stdout.once("drain", () => r()));
     }
     return 0;
   },
