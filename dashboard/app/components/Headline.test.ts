@@ -38,6 +38,7 @@ describe("Headline", () => {
     ]);
     // (1000 + 500) / 10 s; shortfall (6·30 + 3·10) / 40 = 5.25 % shown as −5.25 %.
     expect(h).toEqual({ value: "150 req/s", bias: "bias \u22125.25 % (30 windows)", delay: "emit 2 s + 35 ms pipeline", kind: "early" });
+    expect(document.querySelector('[data-testid="scope"]')?.textContent).toBe("sum, 2 services");
   });
 
   it("takes an early pane's rate over the part of the window elapsed when it was emitted", () => {

@@ -13,6 +13,8 @@ export interface MetricDef {
   value(p: Pane): number;
   /** The headline over several services' panes of one window. */
   combine(panes: readonly Pane[]): number;
+  /** How `combine` reads in the headline's scope line, e.g. "sum of 4 services". */
+  readonly combineLabel: "sum" | "max" | "overall";
   /** The measured bias in the panel's unit (signed, policy − reference), or null when not measured. */
   bias(b: PaneBias): { value: number; unit: "%" | "pp" } | null;
 }
@@ -40,12 +42,13 @@ function latency(q: "p50" | "p95" | "p99"): MetricDef {
     unit: "ms",
     value: (p) => p.value[q],
     combine: (ps) => max(ps.map((p) => p.value[q])),
+    combineLabel: "max",
     bias: (b) => (q === "p99" && b.p99Pct !== null ? { value: b.p99Pct, unit: "%" } : null),
   };
 }
 
 export const METRICS: readonly MetricDef[] = [
-  { panel: "requests", title: "Request rate", metric: "requests", unit: "req/s", value: rate, combine: (ps) => sum(ps.map(rate)), bias: countBias },
+  { panel: "requests", title: "Request rate", metric: "requests", unit: "req/s", value: rate, combine: (ps) => sum(ps.map(rate)), combineLabel: "sum", bias: countBias },
   {
     panel: "errorRate",
     title: "Error rate",
@@ -56,9 +59,10 @@ export const METRICS: readonly MetricDef[] = [
       const count = sum(ps.map((p) => p.value.count));
       return count === 0 ? 0 : (100 * sum(ps.map((p) => p.value.errors))) / count;
     },
+    combineLabel: "overall",
     bias: (b) => (b.errorRatePp === null ? null : { value: b.errorRatePp, unit: "pp" }),
   },
-  { panel: "users", title: "Distinct users", metric: "users", unit: "users", value: (p) => p.value.users, combine: (ps) => sum(ps.map((p) => p.value.users)), bias: () => null },
+  { panel: "users", title: "Distinct users", metric: "users", unit: "users", value: (p) => p.value.users, combine: (ps) => sum(ps.map((p) => p.value.users)), combineLabel: "sum", bias: () => null },
   latency("p50"),
   latency("p95"),
   latency("p99"),
