@@ -29,9 +29,12 @@ describe("dashboard config", () => {
       }
       throw new Error("expected an error");
     };
-    expect(err(() => resolveConfig({ port: "http" }))).toMatchObject({ code: "TM_DASHBOARD_CONFIG_INVALID", message: expect.stringContaining('"port" must be a whole number') });
-    expect(err(() => resolveConfig({ replayMs: "an hour" })).message).toMatch(/"replayMs" must be a duration.*1h/);
-    expect(err(() => resolveConfig({ colour: "red" } as never)).message).toContain('"colour" is not a dashboard setting');
+    expect(err(() => resolveConfig({ port: "http" }))).toMatchObject({
+      code: "TM_DASHBOARD_CONFIG_INVALID",
+      message: 'dashboard setting "port" (--port, TIDEMARK_DASHBOARD_PORT, dashboard.port in the config file) must be a whole number from 0 to 65535, got "http": fix the value',
+    });
+    expect(err(() => resolveConfig({ replayMs: "an hour" })).message).toMatch(/"replayMs" \(--replay, TIDEMARK_DASHBOARD_REPLAY, .*\) must be a duration.*1h/);
+    expect(err(() => resolveConfig({ colour: "red" } as never)).message).toContain('"colour" (dashboard.colour in the config file) is not a dashboard setting');
     expect(err(() => readConfigFile("/nonexistent/tidemark.json")).code).toBe("TM_DASHBOARD_CONFIG_FILE");
     const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
     writeFileSync(join(dir, "c.json"), JSON.stringify({ dashboard: { natsPassword: "hunter2" } }));

@@ -127,8 +127,13 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
   });
 }
 
+/** Flags that set a setting, so an error names what the user typed. */
+const FLAGS: Partial<Record<keyof DashboardConfig, string>> = { host: "--host", port: "--port", nats: "--nats", replayMs: "--replay", readToken: "--token" };
+
 function bad(field: string, what: string, hint: string): never {
-  throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard config "${field}" ${what}: ${hint}`);
+  const env = Object.entries(ENV).filter(([, k]) => k === field).map(([name]) => name);
+  const where = [FLAGS[field as keyof DashboardConfig], ...env, `dashboard.${field} in the config file`].filter(Boolean).join(", ");
+  throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard setting "${field}" (${where}) ${what}: ${hint}`);
 }
 
 function str(o: Record<string, unknown>, k: string): string {
