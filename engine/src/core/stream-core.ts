@@ -23,6 +23,7 @@ import {
   trackNode,
   type KeyNode,
   type Slice,
+  type TrackNode,
   type Window,
 } from "./window-state.js";
 
@@ -184,11 +185,15 @@ export class EventTimeCore implements StreamCore {
       const sliceStart = Math.floor(e.ts / spec.sliceMs) * spec.sliceMs;
       const last = this.lastSlice[wc];
       let slice = last !== undefined && last.start === sliceStart ? last : (this.slices[wc] as Map<number, Slice>).get(sliceStart);
+      let slow = false;
       if (slice === undefined || slice.minEnd <= this.maxW) {
         slice ??= this.openSlice(wc, sliceStart);
         route ??= this.routes.resolve(e.service, e.route, this.logTime);
-        this.classify(wc, sliceStart, e, route, out);
-        if (slice === undefined) continue;
+        if (slice === undefined) {
+          this.classify(wc, sliceStart, e, route, undefined, undefined, out);
+          continue;
+        }
+        slow = true;
       }
       this.lastSlice[wc] = slice;
       slice.adds++;
@@ -203,11 +208,23 @@ export class EventTimeCore implements StreamCore {
         if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
       }
       r.agg.add(e.latency_ms, error, userHash);
+      if (slow) this.classify(wc, sliceStart, e, route as string, node, r, out);
     }
   }
 
-  /** Slow path: the event is behind some policy's W for one of its windows. */
-  private classify(wc: number, sliceStart: number, e: TelemetryEvent, route: string, out: CoreOutput): void {
+  /**
+   * Slow path: the event is behind some policy's W for one of its windows. Runs after the add (the
+   * aggregate takes the event if anyone still has the window open); only counts and marks.
+   */
+  private classify(
+    wc: number,
+    sliceStart: number,
+    e: TelemetryEvent,
+    route: string,
+    svc: KeyNode | undefined,
+    rte: KeyNode | undefined,
+    out: CoreOutput,
+  ): void {
     const spec = this.specs[wc] as WindowSpec;
     for (const start of windowStartsOf(spec, sliceStart)) {
       const end = start + spec.sizeMs;
@@ -221,18 +238,17 @@ export class EventTimeCore implements StreamCore {
           out.late(rec);
         } else {
           p.lateAccepted++;
-          this.lateAccepted(p, w, e.service, route);
+          this.lateAccepted(p, w, e.service, route, svc, rte);
         }
       }
     }
   }
 
-  private lateAccepted(p: PolicyRuntime, w: Window, service: string, route: string): void {
-    for (const node of [trackNode(w, service, undefined), trackNode(w, service, route)]) {
-      const t = (node.tracks[p.index] ??= newTrack());
-      t.lateAccepted++;
-      t.lateDirty = true;
-    }
+  private lateAccepted(p: PolicyRuntime, w: Window, service: string, route: string, svc?: KeyNode, rte?: KeyNode): void {
+    // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
+    const cache = w.exclusive && svc !== undefined && rte !== undefined;
+    markLate(cache ? (svc.track ??= trackNode(w, service, undefined)) : trackNode(w, service, undefined), p.index);
+    markLate(cache ? (rte.track ??= trackNode(w, service, route)) : trackNode(w, service, route), p.index);
     const every = p.cfg.lateEveryMs;
     const stage = w.stage[p.index] as number;
     if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
@@ -297,6 +313,12 @@ export class EventTimeCore implements StreamCore {
     if (!((w.stage[this.P] as number) & STAGE_FINAL))
       this.timers.push({ due: w.end + this.config.referenceHorizonMs, kind: TimerKind.Reference, policy: -1, wc: w.wc, start: w.start });
   }
+}
+
+function markLate(node: TrackNode, policy: number): void {
+  const t = (node.tracks[policy] ??= newTrack());
+  t.lateAccepted++;
+  t.lateDirty = true;
 }
 
 /** Adds a slice to a window, keeping the window's slices in start order. */
