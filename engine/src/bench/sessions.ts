@@ -1,16 +1,15 @@
 /**
  * `node dist/bench/sessions.js` (part of `npm run bench -w engine`): events/s of the core with
  * session windows on (StreamCore + session operator fed the same events, as the runtime would
- * drive them) vs tumbling only (StreamCore alone), and the session operator alone, in one run,
- * best of 3 (runs interleaved) on the same decoded events. TM_BENCH_SESSION_EVENTS overrides N (default 300k).
+ * drive them) vs tumbling only (StreamCore alone), the session operator alone, and sessions
+ * without early panes, in one run on the same simulated stream. Each timed pass runs in a fresh
+ * child process (one process's JIT and heap history skewed later runs), passes interleaved
+ * round-robin, best of 3 per run. TM_BENCH_SESSION_EVENTS overrides N (default 300k).
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
-import { createCore, createSessionOperator, defaultCoreConfig, simulate, type CoreOutput, type StreamCore } from "../core/index.js";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createCore, createSessionOperator, defaultCoreConfig, simulate, type CoreConfig, type CoreOutput, type StreamCore } from "../core/index.js";
 import { partitionOf, type TelemetryEvent } from "../protocol.js";
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
 
 const EVENTS = Number(process.env.TM_BENCH_SESSION_EVENTS ?? 300_000);
 const REPEATS = 3;
@@ -22,10 +21,26 @@ interface Result {
   merges: number;
 }
 
-/** One timed pass: feeds every event (and finish) to fresh operators built by `make`. */
-function once(events: readonly TelemetryEvent[], parts: readonly number[], make: () => StreamCore[]): Result {
-  gc();
-  const ops = make();
+/** Early panes are per open session (not per service): the same policies without them, for sessions. */
+function quiet(config: CoreConfig): CoreConfig {
+  return { ...config, policies: config.policies.map((p) => ({ ...p, earlyEveryMs: null })) };
+}
+
+const RUNS: Record<string, { label: string; make: (c: CoreConfig) => StreamCore[] }> = {
+  tumbling: { label: "tumbling only (StreamCore)", make: (c) => [createCore(c)] },
+  both: { label: "tumbling + sessions", make: (c) => [createCore(c), createSessionOperator(c, SESSIONS)] },
+  alone: { label: "session operator alone", make: (c) => [createSessionOperator(c, SESSIONS)] },
+  quiet: { label: "tumbling + sessions, no early panes", make: (c) => [createCore(c), createSessionOperator(quiet(c), SESSIONS)] },
+};
+
+/** One timed pass in this process: feeds every event (and finish) to fresh operators. */
+function once(name: string): Result {
+  const config = defaultCoreConfig();
+  // 5 min of traffic, 20 services, 1000 users: a user's requests to one service are ~20 s apart
+  // at 300k events, so sessions (gap 60 s) hold many events and the late tail (up to 90 s) bridges some.
+  const events = simulate({ seed: 1, events: EVENTS, spanMs: 300_000, services: 20, routes: 20, users: 1_000 });
+  const parts = events.map((e) => partitionOf(e.service, config.partitions));
+  const ops = (RUNS[name] as (typeof RUNS)[string]).make(config);
   let n = 0;
   const out: CoreOutput = { pane: () => void n++, late: () => {} };
   const t0 = process.hrtime.bigint();
@@ -40,43 +55,29 @@ function once(events: readonly TelemetryEvent[], parts: readonly number[], make:
   return { eventsPerSec: (events.length / ns) * 1e9, panes: n, merges: status.merges ?? 0 };
 }
 
-/** Best of N per run, the runs interleaved round-robin so a change in machine load hits them alike. */
-function measure(events: readonly TelemetryEvent[], parts: readonly number[], runs: readonly (() => StreamCore[])[]): Result[] {
-  const best: Result[] = runs.map(() => ({ eventsPerSec: 0, panes: 0, merges: 0 }));
-  for (let r = 0; r < REPEATS; r++) {
-    runs.forEach((make, i) => {
-      const res = once(events, parts, make);
-      if (res.eventsPerSec > (best[i] as Result).eventsPerSec) best[i] = res;
-    });
-  }
-  return best;
-}
-
 function main(): void {
+  const self = fileURLToPath(import.meta.url);
+  const names = Object.keys(RUNS);
+  const best = new Map<string, Result>();
+  for (let r = 0; r < REPEATS; r++) {
+    for (const name of names) {
+      const res = JSON.parse(execFileSync(process.execPath, [self, name], { encoding: "utf8" })) as Result;
+      if (res.eventsPerSec > (best.get(name)?.eventsPerSec ?? 0)) best.set(name, res);
+    }
+  }
+  const get = (name: string): Result => best.get(name) as Result;
   const config = defaultCoreConfig();
-  // 5 min of traffic, 20 services, 1000 users: a user's requests to one service are ~20 s apart
-  // at 300k events, so sessions (gap 60 s) hold many events and the late tail (up to 90 s) bridges some.
-  const events = simulate({ seed: 1, events: EVENTS, spanMs: 300_000, services: 20, routes: 20, users: 1_000 });
-  const parts = events.map((e) => partitionOf(e.service, config.partitions));
-  // Early panes are per open session (not per service): the same policies without them, for sessions.
-  const quiet = { ...config, policies: config.policies.map((p) => ({ ...p, earlyEveryMs: null })) };
-  const [tumbling, both, alone, noEarly] = measure(events, parts, [
-    () => [createCore(config)],
-    () => [createCore(config), createSessionOperator(config, SESSIONS)],
-    () => [createSessionOperator(config, SESSIONS)],
-    () => [createCore(config), createSessionOperator(quiet, SESSIONS)],
-  ]) as [Result, Result, Result, Result];
-  const row = (name: string, r: Result): string =>
-    `| ${name.padEnd(36)} | ${Math.round(r.eventsPerSec).toLocaleString("en-US").padStart(11)} | ${String(r.panes).padStart(9)} |`;
-  console.log(`session windows: ${EVENTS.toLocaleString("en-US")} events, ${config.policies.length} policies (${config.policies.map((p) => p.name).join(", ")}), windows 10 s + 60 s, gap 60 s; best of ${REPEATS}`);
+  console.log(`session windows: ${EVENTS.toLocaleString("en-US")} events, ${config.policies.length} policies (${config.policies.map((p) => p.name).join(", ")}), windows 10 s + 60 s, gap 60 s; best of ${REPEATS} fresh processes`);
   console.log(`| ${"run".padEnd(36)} | events/s    | panes     |`);
   console.log(`|${"-".repeat(38)}|-------------|-----------|`);
-  console.log(row("tumbling only (StreamCore)", tumbling));
-  console.log(row("tumbling + sessions", both));
-  console.log(row("session operator alone", alone));
-  console.log(row("tumbling + sessions, no early panes", noEarly));
-  const ratio = (r: Result): string => (r.eventsPerSec / tumbling.eventsPerSec).toFixed(2);
-  console.log(`sessions on / tumbling only: ${ratio(both)}x throughput (${ratio(noEarly)}x without early session panes); session merges: ${alone.merges}`);
+  for (const name of names) {
+    const r = get(name);
+    console.log(`| ${(RUNS[name] as (typeof RUNS)[string]).label.padEnd(36)} | ${Math.round(r.eventsPerSec).toLocaleString("en-US").padStart(11)} | ${String(r.panes).padStart(9)} |`);
+  }
+  const ratio = (name: string): string => (get(name).eventsPerSec / get("tumbling").eventsPerSec).toFixed(2);
+  console.log(`sessions on / tumbling only: ${ratio("both")}x throughput (${ratio("quiet")}x without early session panes); session merges: ${get("alone").merges}`);
 }
 
-main();
+const child = process.argv[2];
+if (child !== undefined) process.stdout.write(JSON.stringify(once(child)));
+else main();
