@@ -34,8 +34,9 @@ export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: Em
     t.lateDirty = false;
     const full = agg.value();
     if (route === undefined && (kind === "on-time" || kind === "final")) t.final = biasPoint(full);
+    const id = (t.id ??= `${name}|${node.keyId}|${ctx.sizeMs}|${w.start}`);
     const pane = (k: PaneKind, value: PaneValue): Pane => ({
-      id: `${name}|${node.keyId}|${ctx.sizeMs}|${w.start}`,
+      id,
       seq: (t as { seq: number }).seq++,
       kind: k,
       policy: name,

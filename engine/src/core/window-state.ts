@@ -35,6 +35,8 @@ export interface PaneTrack {
   lateDirty: boolean;
   /** Service-level keys: the value at the policy's final close (bias). */
   final: BiasPoint | null;
+  /** The pane id, built on first use (not persisted). */
+  id?: string;
 }
 
 export interface TrackNode {
