@@ -25,7 +25,12 @@ const eventArb = fc.record({
   delay: fc.oneof(fc.integer({ min: 0, max: 4 }).map((x) => x * 500), fc.integer({ min: 0, max: 80 }).map((x) => x * 500)),
   route: fc.constantFrom("/a", "/b", "/c"),
   status: fc.constantFrom(200, 200, 500),
+  /** Log time jumps this far (a heartbeat) before the event arrives: sessions close, bounds purge. */
+  pause: fc.constantFrom(0, 0, 0, 0, 15_000, 45_000),
 });
+
+/** An input step: an event, or a heartbeat of the one partition. */
+type Step = TelemetryEvent | number;
 
 const policyArb = fc.record({
   kind: fc.constantFrom("arrival-lag", "bounded"),
@@ -36,9 +41,24 @@ const policyArb = fc.record({
   mode: fc.constantFrom(...MODES),
 });
 
-function recording(raw: { service: string; user: string; ts: number; delay: number; route: string; status: number }[]): TelemetryEvent[] {
-  const events = raw.map((r) => ({ ts: r.ts, ingest_ts: r.ts + r.delay, service: r.service, route: r.route, status: r.status, latency_ms: 1, user: r.user }));
-  return events.map((e, i) => ({ e, i })).sort((x, y) => x.e.ingest_ts - y.e.ingest_ts || x.i - y.i).map((x) => x.e);
+type RawEvent = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** Events in arrival order; a pause inserts a heartbeat and delays every later arrival by it. */
+function recording(raw: RawEvent[]): Step[] {
+  const sorted = raw.map((r, i) => ({ r, i })).sort((x, y) => x.r.ts + x.r.delay - (y.r.ts + y.r.delay) || x.i - y.i);
+  const steps: Step[] = [];
+  let shift = 0;
+  let last = -Infinity;
+  for (const { r } of sorted) {
+    if (r.pause > 0 && last > -Infinity) {
+      steps.push(last + r.pause);
+      shift += r.pause;
+    }
+    const e: TelemetryEvent = { ts: r.ts, ingest_ts: r.ts + r.delay + shift, service: r.service, route: r.route, status: r.status, latency_ms: 1, user: r.user };
+    last = e.ingest_ts;
+    steps.push(e);
+  }
+  return steps;
 }
 
 type PolicyDraw = typeof policyArb extends fc.Arbitrary<infer T> ? T : never;
@@ -51,15 +71,19 @@ function config(policies: PolicyDraw[]): CoreConfig {
   return { ...defaultCoreConfig(), partitions: 1, policies: pols, referenceHorizonMs: 30_000, biasWindows: 5 };
 }
 
-function drive(op: SessionCore, events: readonly TelemetryEvent[], out: { pane(p: Pane): void; late(r: LateRecord): void }): void {
-  for (const e of events) op.event(0, e, out);
+function drive(op: SessionCore, steps: readonly Step[], out: { pane(p: Pane): void; late(r: LateRecord): void }): void {
+  for (const s of steps) {
+    if (typeof s === "number") op.heartbeat(0, s, out);
+    else op.event(0, s, out);
+  }
 }
 
 describe("session operator properties", { timeout: 60_000 }, () => {
   it("each policy's final sessions are the offline sessions of the events it kept; restore anywhere is byte-identical", () => {
     fc.assert(
       fc.property(fc.array(eventArb, { minLength: 1, maxLength: 40 }), fc.array(policyArb, { minLength: 1, maxLength: 3 }), fc.nat(), (raw, policies, cutSeed) => {
-        const events = recording(raw);
+        const steps = recording(raw);
+        const events = steps.filter((s): s is TelemetryEvent => typeof s !== "number");
         const cfg = config(policies);
         const panes: Pane[] = [];
         const late: LateRecord[] = [];
@@ -69,20 +93,20 @@ describe("session operator properties", { timeout: 60_000 }, () => {
           late: (r: LateRecord) => (late.push(r), lines.push(JSON.stringify(r))),
         };
         const op = createSessionOperator(cfg, SESSIONS);
-        drive(op, events, out);
+        drive(op, steps, out);
         op.finish(out);
         cfg.policies.forEach((pol) => {
           const dropped = new Set(late.filter((r) => r.policy === pol.name).map((r) => r.event));
           const kept = events.filter((e) => !dropped.has(e));
           expect(upsertTable(panes.filter((p) => p.policy === pol.name), pol.mode)).toEqual(bruteForce(kept, GAP, CAP));
         });
-        const cut = cutSeed % (events.length + 1);
+        const cut = cutSeed % (steps.length + 1);
         const again: string[] = [];
         const out2 = { pane: (p: Pane) => void again.push(JSON.stringify(p)), late: (r: LateRecord) => void again.push(JSON.stringify(r)) };
         const first = createSessionOperator(cfg, SESSIONS);
-        drive(first, events.slice(0, cut), out2);
+        drive(first, steps.slice(0, cut), out2);
         const resumed = restoreSessionOperator(cfg, SESSIONS, first.snapshot());
-        drive(resumed, events.slice(cut), out2);
+        drive(resumed, steps.slice(cut), out2);
         resumed.finish(out2);
         expect(again).toEqual(lines);
       }),
