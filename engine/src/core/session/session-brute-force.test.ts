@@ -62,9 +62,9 @@ describe("session operator vs an offline sessionizer", { timeout: 30_000 }, () =
     });
   }
 
-  it("derived per-service metrics equal the offline ones; a sink that ignores retractions over-counts", () => {
+  it.each(["retracting", "accumulating", "discarding"] as const)("%s: derived per-service metrics equal the offline ones; a sink that ignores retractions over-counts", (mode) => {
     const events = recording(7);
-    const policy = keepEverything("retracting");
+    const policy = keepEverything(mode);
     const { panes } = run(events, [policy]);
     const metrics = new SessionMetrics({ windowMs: WINDOW, policies: [policy] });
     const naive = new Map<string, Pane>();
