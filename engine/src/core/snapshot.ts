@@ -121,7 +121,13 @@ export function decodeSnapshot(config: CoreConfig, kind: AggregateKind, bytes: U
   if (r.uint() !== configCrc(config))
     throw new CoreError("TM_SNAPSHOT_CONFIG_MISMATCH", "snapshot was taken with a different core configuration: restore with the same policies and windows, or start fresh");
   const core = new EventTimeCore(config, kind);
-  readState(core, r, kind);
+  try {
+    readState(core, r, kind);
+  } catch (e) {
+    // A checksum-valid snapshot that still does not decode (e.g. a sketch codec error): coded too.
+    if (e instanceof CoreError) throw e;
+    throw corrupt(`does not decode (${(e as Error).message})`);
+  }
   if (!r.done) throw corrupt("has trailing bytes");
   return core;
 }
