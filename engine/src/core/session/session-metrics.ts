@@ -14,7 +14,7 @@ import type { AccumulationMode, PolicyConfig } from "../types.js";
 export interface SessionMetricsOptions {
   /** Metrics window (ms): a session counts in the window holding its end. */
   windowMs: number;
-  /** The policies whose panes are applied (their mode says whether counts are deltas). */
+  /** The policies whose panes are applied (their mode says whether counts are deltas; a policy not listed is read as full values). */
   policies: readonly Pick<PolicyConfig, "name" | "mode">[];
   relativeAccuracy?: number;
 }
