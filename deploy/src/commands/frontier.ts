@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import {
   defaultCoreConfig,
   formatDuration,
@@ -14,7 +14,7 @@ import type { TelemetryEvent } from "@tidemark/engine/protocol";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { DeployError } from "../errors.js";
-import { progressBar } from "../recording/progress-bar.js";
+import { PROGRESS_MIN_BYTES, PROGRESS_MIN_EVENTS, progressBar, showProgress } from "../recording/progress-bar.js";
 import { readRecording } from "../recording/read-recording.js";
 
 /** The seed's Block 7 sweep, used when no --policy is given. */
@@ -64,6 +64,15 @@ export function parsePolicy(spec: string, index: number, events: readonly Teleme
   return { label: `${label(ms(lagText, "lag"))}+${label(grace)}`, policy: lagGracePolicy(index, ms(lagText, "lag"), grace) };
 }
 
+/** Size in bytes, 0 when it cannot be read (the reader then names the problem). */
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 const label = (v: number): string => (v === 0 ? "0s" : formatDuration(v));
 const sec = (v: number): string => `${Math.round(v / 100) / 10}s`;
 
@@ -95,11 +104,15 @@ export const frontier: Command = {
     const windowMs = ms(windowText, "window");
     if (windowMs <= 0) throw new DeployError("TM_CLI_BAD_FLAG", `--window must be a positive duration such as 60s, got "${windowText}"`);
     const named = namedPolicies(flags.get("config"));
-    const { events, sorted } = readRecording(file);
+    const forced = flags.bool("progress", false);
+    const bytes = fileSize(file);
+    const reading = progressBar("reading ", bytes, showProgress(forced, bytes >= PROGRESS_MIN_BYTES));
+    const { events, sorted } = await readRecording(file, (n) => reading.update(n));
+    reading.end();
     if (sorted) process.stderr.write(`tidemark frontier: ${file} was not in ingest_ts order; replaying it sorted by ingest_ts\n`);
     const specs = flags.all("policy");
     const policies = (specs.length > 0 ? specs : DEFAULT_SWEEP).map((s, i) => parsePolicy(s, i, events, named));
-    const bar = progressBar("frontier", events.length, flags.bool("progress", false));
+    const bar = progressBar("frontier", events.length, showProgress(forced, events.length >= PROGRESS_MIN_EVENTS));
     const result = runFrontier(events, {
       windowMs,
       policies: policies.map((p) => p.policy),

@@ -2,7 +2,8 @@
  * Reads a recording (design §11: NDJSON, one event per line, arrival order). Any problem stops
  * the read with the file, the line number and the field named (DeployError, exit code 2).
  */
-import { readFileSync } from "node:fs";
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
 import type { TelemetryEvent } from "@tidemark/engine/protocol";
 import { DeployError } from "../errors.js";
 
@@ -41,32 +42,36 @@ export interface Recording {
   sorted: boolean;
 }
 
-/** Reads and validates every line; blank lines are skipped. */
-export function readRecording(file: string): Recording {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new DeployError("TM_RECORDING_UNREADABLE", `${file}: cannot read the recording (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check the --input path`);
-  }
+/**
+ * Reads and validates every line, streaming (a recording may be larger than a string can hold);
+ * blank lines are skipped. `onBytes` reports the bytes read so far every 100 000 lines.
+ */
+export async function readRecording(file: string, onBytes?: (bytesRead: number) => void): Promise<Recording> {
   const events: TelemetryEvent[] = [];
   let inOrder = true;
-  let start = 0;
-  for (let line = 1; start < text.length; line++) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    const raw = text.slice(start, end).trim();
-    start = end + 1;
-    if (raw === "") continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(raw);
-    } catch {
-      throw invalid(file, line, "is not valid JSON");
+  let line = 0;
+  const input = createReadStream(file, { encoding: "utf8" });
+  try {
+    for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+      line++;
+      const raw = text.trim();
+      if (raw === "") continue;
+      let v: unknown;
+      try {
+        v = JSON.parse(raw);
+      } catch {
+        throw invalid(file, line, "is not valid JSON");
+      }
+      const e = toEvent(v, file, line);
+      if (events.length > 0 && e.ingest_ts < (events[events.length - 1] as TelemetryEvent).ingest_ts) inOrder = false;
+      events.push(e);
+      if (onBytes && line % 100_000 === 0) onBytes(input.bytesRead);
     }
-    const e = toEvent(v, file, line);
-    if (events.length > 0 && e.ingest_ts < (events[events.length - 1] as TelemetryEvent).ingest_ts) inOrder = false;
-    events.push(e);
+  } catch (e) {
+    if (e instanceof DeployError) throw e;
+    throw new DeployError("TM_RECORDING_UNREADABLE", `${file}: cannot read the recording (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check the --input path`);
+  } finally {
+    input.destroy();
   }
   if (!inOrder) events.sort((a, b) => a.ingest_ts - b.ingest_ts);
   return { events, sorted: !inOrder };
