@@ -80,13 +80,26 @@ export class PartitionSource {
     return kept;
   }
 
+  private async recreateWhenSilent(messages: ConsumerMessages): Promise<void> {
+    for await (const s of messages.status()) {
+      if (s.type !== "heartbeats_missed") continue;
+      this.on.problem(`consumer of partition ${this.partition} missed its heartbeats; recreating it from sequence ${this.lastSeq + 1}`, undefined);
+      await messages.close().catch(() => undefined);
+      return;
+    }
+  }
+
   private async consumeOnce(): Promise<void> {
     const from = this.lastSeq + 1;
     const consumer = await this.js.consumers.get(STREAM_EVENTS, {
       filter_subjects: eventsSubject(this.partition),
       ...(from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.All }),
     });
-    const messages = await consumer.consume({ max_messages: 128 });
+    // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
+    // ordered consumer would keep pulling from it forever, so it is recreated (issue 8: a NATS
+    // cluster node lost; test/src/cluster).
+    const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
+    void this.recreateWhenSilent(messages);
     this.messages = messages;
     if (this.stopped) {
       await messages.close();
