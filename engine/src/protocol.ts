@@ -166,6 +166,8 @@ export interface LateRecord {
   event: TelemetryEvent;
   window: { start: number; end: number };
   watermark: number;
+  /** Session drops only (issue 9): the id of the session the event was dropped from (its window is `window`). */
+  session?: string;
 }
 
 /** Per-policy part of the engine status (design §11): what the frontier and health panels show. */

@@ -223,8 +223,11 @@ export class EngineWorker {
   }
 
   private emitLate(r: LateRecord): void {
-    // The event's place in the log fixes the id, so a replayed drop is deduplicated.
-    this.sink.late(r, `late|${this.current.seq}|${this.current.index}|${r.policy}`);
+    // The event's place in the log and the window it was dropped from fix the id, so a replayed
+    // drop is deduplicated while one event dropped from several windows of a policy (10 s, 60 s,
+    // its session) keeps a record for each.
+    const where = `late|${this.current.seq}|${this.current.index}|${r.policy}|${r.window.start}|${r.window.end}`;
+    this.sink.late(r, r.session === undefined ? where : `${where}|${r.session}`);
   }
 
   private maybeCheckpoint(): void {

@@ -13,7 +13,7 @@ import { STAGE_LATE_PENDING, STAGE_ON_TIME, keyIdOf } from "../window-state.js";
 import { SessionBias } from "./session-bias.js";
 import { SessionClock } from "./session-clock.js";
 import type { SessionConfig } from "./session-config.js";
-import { emitSession, retractSession, type SessionEmitContext } from "./session-pane.js";
+import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
 import { NONE, absorb, endOf, isKeyEmpty, newKeyState, newSession, touchFrom, touchTo, type KeyState, type Session } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 
@@ -141,12 +141,12 @@ export class SessionOperator extends SessionClock {
     const W = this.watermarkOf(p);
     const closed = k.closedUntil[p.index] as number;
     // Joining (or bridging to) a closed session would change a result the policy has forgotten.
-    if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period) return this.drop(p, e, Math.min(e.ts, closed), closed + gap, W, out);
+    if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period) return this.drop(p, k, e, Math.min(e.ts, closed), closed + gap, W, out);
     const from = touchFrom(list, period, e.ts, gap);
     const to = touchTo(list, from, period, e.ts, gap);
     const first = to > from ? Math.min(e.ts, (list[from] as Session).firstTs) : e.ts;
     const end = (to > from ? Math.max(e.ts, (list[to - 1] as Session).lastTs) : e.ts) + gap;
-    if (end + p.cfg.graceMs <= W) return this.drop(p, e, first, end, W, out);
+    if (end + p.cfg.graceMs <= W) return this.drop(p, k, e, first, end, W, out);
     let s: Session;
     const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : NO_SESSIONS;
     if (to === from) {
@@ -198,10 +198,11 @@ export class SessionOperator extends SessionClock {
     this.timers.push({ due: Math.max(this.logTime, s.lastLateAt + every), kind: TimerKind.LateFlush, policy: p.index, wc: s.id, start: 0 });
   }
 
-  private drop(p: PolicyRuntime, e: TelemetryEvent, start: number, end: number, W: number, out: CoreOutput): void {
+  private drop(p: PolicyRuntime, k: KeyState, e: TelemetryEvent, start: number, end: number, W: number, out: CoreOutput): void {
     p.dropped++;
     if (p.index === this.P) return;
-    const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window: { start, end }, watermark: W };
+    const session = sessionId(p.cfg.name, k.keyId, this.sessions.gapMs, start);
+    const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window: { start, end }, watermark: W, session };
     out.late(rec);
   }
 

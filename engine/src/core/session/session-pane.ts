@@ -25,8 +25,9 @@ export interface SessionEmitContext {
   out: CoreOutput;
 }
 
-function paneId(ctx: SessionEmitContext, s: Session, start: number): string {
-  return `${ctx.policy}|session:${s.key.keyId}|${ctx.gapMs}|${start}`;
+/** A session's id (its panes' id, and a late record's `session`): `<policy>|session:<keyId>|<gapMs>|<first ts>`. */
+export function sessionId(policy: string, keyId: string, gapMs: number, start: number): string {
+  return `${policy}|session:${keyId}|${gapMs}|${start}`;
 }
 
 function valueOf(count: number, errors: number, users: number): PaneValue {
@@ -35,7 +36,7 @@ function valueOf(count: number, errors: number, users: number): PaneValue {
 
 function pane(ctx: SessionEmitContext, s: Session, kind: PaneKind, e: EmittedSession, value: PaneValue): Pane {
   return {
-    id: paneId(ctx, s, e.start),
+    id: sessionId(ctx.policy, s.key.keyId, ctx.gapMs, e.start),
     seq: ctx.nextSeq(),
     kind,
     policy: ctx.policy,
