@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SketchError } from "./errors.js";
+import { ertlEstimate } from "./hll-estimator.js";
 import { HyperLogLog } from "./hyperloglog.js";
 
 function filled(n: number, prefix = "user-", precision = 14): HyperLogLog {
@@ -168,6 +169,33 @@ describe("HyperLogLog registers follow the definition", () => {
         expect(registersOf(direct)).toEqual(want);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("the estimate (from the histogram kept on each change) equals a recount of the registers after adds, merges, clones and decode", () => {
+    const recount = (h: HyperLogLog): number => {
+      const histogram = new Float64Array(53 - P + 2);
+      for (const r of registersOf(h)) histogram[r] = (histogram[r] as number) + 1;
+      return ertlEstimate(histogram, 1 << P, 53 - P);
+    };
+    fc.assert(
+      fc.property(hashes, hashes, (a, b) => {
+        const h = emptyDense();
+        for (const x of a) h.addHash(x);
+        expect(h.estimate()).toBe(recount(h));
+        const other = emptyDense();
+        for (const x of b) other.addHash(x);
+        const c = h.clone();
+        c.merge(other);
+        expect(c.estimate()).toBe(recount(c));
+        expect(h.estimate()).toBe(recount(h));
+        const sparse = new HyperLogLog({ precision: P });
+        for (const x of b) sparse.addHash(x);
+        h.merge(sparse);
+        expect(h.estimate()).toBe(c.estimate());
+        expect(HyperLogLog.decode(c.encode()).estimate()).toBe(recount(c));
+      }),
+      { numRuns: 200 },
     );
   });
 });

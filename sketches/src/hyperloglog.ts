@@ -1,6 +1,7 @@
 import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidOption } from "./errors.js";
+import { DenseRegisters } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
 import { RANK_BITS, sparseEntries, sparseInsert, sparseSize } from "./sparse-set.js";
@@ -21,12 +22,13 @@ const MODE_DENSE = 1;
 /**
  * HyperLogLog over 53-bit hashes: a sparse open-addressed set of (25-bit index, rank) entries
  * while small, dense Uint8Array registers once the set would outgrow them; Ertl's improved
- * estimator for dense, linear counting on 2^25 buckets for sparse.
+ * estimator for dense (from a register histogram kept up to date, see dense-registers.ts), linear
+ * counting on 2^25 buckets for sparse.
  */
 export class HyperLogLog {
   readonly precision: number;
-  /** Empty (null), sparse (a number[] set, see sparse-set.ts) or dense (Uint8Array registers): one field, 8 bytes less per sketch. */
-  private state: number[] | Uint8Array | null = null;
+  /** Empty (null), sparse (a number[] set, see sparse-set.ts) or dense (registers + histogram): one field, 8 bytes less per sketch. */
+  private state: number[] | DenseRegisters | null = null;
 
   constructor(options: HyperLogLogOptions = {}) {
     const p = options.precision ?? DEFAULT_PRECISION;
@@ -46,13 +48,12 @@ export class HyperLogLog {
   addHash(hash: number): void {
     const hi = (hash / HASH_LO_SCALE) >>> 0;
     const lo = hash - hi * HASH_LO_SCALE;
-    const regs = this.registers;
-    if (regs !== null) {
+    const dense = this.registers;
+    if (dense !== null) {
       const p = this.precision;
       const w = hi << p;
       const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - p + (lo === 0 ? 22 : Math.clz32(lo) - 10);
-      const idx = hi >>> (32 - p);
-      if (rank > (regs[idx] as number)) regs[idx] = rank;
+      dense.raise(hi >>> (32 - p), rank);
       return;
     }
     const w = hi << SPARSE_P;
@@ -65,10 +66,7 @@ export class HyperLogLog {
       const m = 2 ** SPARSE_P;
       return -m * Math.log1p(-sparseSize(this.table) / m);
     }
-    const q = 53 - this.precision;
-    const histogram = new Float64Array(q + 2);
-    for (const r of this.registers) histogram[r] = (histogram[r] as number) + 1;
-    return ertlEstimate(histogram, this.registers.length, q);
+    return ertlEstimate(this.registers.hist, this.registers.regs.length, 53 - this.precision);
   }
 
   merge(other: HyperLogLog): void {
@@ -76,9 +74,7 @@ export class HyperLogLog {
       throw new SketchError("TM_SKETCH_MISMATCH", `cannot merge HyperLogLogs of precision ${this.precision} and ${other.precision}; use one precision`);
     }
     if (other.registers !== null) {
-      const regs = this.densify();
-      const src = other.registers;
-      for (let i = 0; i < regs.length; i++) if ((src[i] as number) > (regs[i] as number)) regs[i] = src[i] as number;
+      this.densify().raiseAll(other.registers.regs);
       return;
     }
     for (const e of sparseEntries(other.table)) this.insertEntry(e);
@@ -86,11 +82,12 @@ export class HyperLogLog {
 
   clone(): HyperLogLog {
     const c = new HyperLogLog({ precision: this.precision });
-    c.state = this.state === null ? null : this.state.slice();
+    const s = this.state;
+    c.state = s === null ? null : Array.isArray(s) ? s.slice() : s.clone();
     return c;
   }
 
-  private get registers(): Uint8Array | null {
+  private get registers(): DenseRegisters | null {
     const s = this.state;
     return s === null || Array.isArray(s) ? null : s;
   }
@@ -109,7 +106,7 @@ export class HyperLogLog {
   heapBytes(): number {
     const s = this.state;
     if (s === null) return 40;
-    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 200 + s.length;
+    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + s.heapBytes();
   }
 
   encode(): Uint8Array {
@@ -137,7 +134,7 @@ export class HyperLogLog {
       return;
     }
     w.byte(MODE_DENSE);
-    const regs = this.registers;
+    const regs = this.registers.regs;
     let j = w.block((regs.length * 3) / 4);
     const out = w.target;
     for (let i = 0; i < regs.length; i += 4, j += 3) {
@@ -195,7 +192,7 @@ export class HyperLogLog {
       max = Math.max(max, a, b, c, d);
     }
     if (max > maxRank) throw corrupt("HyperLogLog (register out of range)");
-    this.state = regs;
+    this.state = DenseRegisters.of(regs, this.precision);
   }
 
   /** Sparse capacity limit: beyond it the table would outweigh 2^p one-byte registers. */
@@ -212,20 +209,19 @@ export class HyperLogLog {
       }
       this.densify();
     }
-    const regs = this.registers as Uint8Array;
     const [idx, rank] = this.denseOf(e);
-    if (rank > (regs[idx] as number)) regs[idx] = rank;
+    (this.registers as DenseRegisters).raise(idx, rank);
   }
 
-  private densify(): Uint8Array {
+  private densify(): DenseRegisters {
     if (this.registers !== null) return this.registers;
-    const regs = new Uint8Array(1 << this.precision);
+    const dense = DenseRegisters.empty(this.precision);
     for (const e of sparseEntries(this.table)) {
       const [idx, rank] = this.denseOf(e);
-      if (rank > (regs[idx] as number)) regs[idx] = rank;
+      dense.raise(idx, rank);
     }
-    this.state = regs;
-    return regs;
+    this.state = dense;
+    return dense;
   }
 
   /** Register index and rank at precision p of a sparse entry (exact: p' > p). */

@@ -1,0 +1,51 @@
+/**
+ * The dense form of a HyperLogLog: 2^p one-byte registers and, kept beside them on every change,
+ * the histogram of their values — all Ertl's estimator reads — so an estimate costs O(64), not
+ * O(2^p). The histogram is derived state: never encoded, rebuilt on decode.
+ */
+export class DenseRegisters {
+  private constructor(
+    readonly regs: Uint8Array,
+    /** hist[k] = number of registers holding k, for k = 0 … q + 1 (q = 53 − p). */
+    readonly hist: Float64Array,
+  ) {}
+
+  /** All registers 0. */
+  static empty(precision: number): DenseRegisters {
+    const m = 1 << precision;
+    const hist = new Float64Array(55 - precision);
+    hist[0] = m;
+    return new DenseRegisters(new Uint8Array(m), hist);
+  }
+
+  /** Takes ownership of `regs` (values already checked ≤ q + 1) and counts them once. */
+  static of(regs: Uint8Array, precision: number): DenseRegisters {
+    const hist = new Float64Array(55 - precision);
+    for (let i = 0; i < regs.length; i++) hist[regs[i] as number] = (hist[regs[i] as number] as number) + 1;
+    return new DenseRegisters(regs, hist);
+  }
+
+  /** Register idx := max(register idx, rank). */
+  raise(idx: number, rank: number): void {
+    const cur = this.regs[idx] as number;
+    if (rank <= cur) return;
+    this.regs[idx] = rank;
+    this.hist[cur] = (this.hist[cur] as number) - 1;
+    this.hist[rank] = (this.hist[rank] as number) + 1;
+  }
+
+  /** Register-wise max with another sketch's registers of the same precision. */
+  raiseAll(src: Uint8Array): void {
+    const regs = this.regs;
+    for (let i = 0; i < regs.length; i++) if ((src[i] as number) > (regs[i] as number)) this.raise(i, src[i] as number);
+  }
+
+  clone(): DenseRegisters {
+    return new DenseRegisters(this.regs.slice(), this.hist.slice());
+  }
+
+  /** Bytes held: the registers, the histogram, two typed-array headers and this object. */
+  heapBytes(): number {
+    return 200 + this.regs.length + 200 + 8 * this.hist.length + 32;
+  }
+}
