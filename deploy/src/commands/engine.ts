@@ -9,7 +9,8 @@ export const engine: Command = {
   summary: "run an engine worker: TM_EVENTS → windows/policies → TM_PANES, TM_LATE; checkpoints in <data>/checkpoints/<worker>",
   usage:
     "tidemark engine [--partitions 0-3,6] [--worker ID] [--data DIR] [--nats URL] [--config FILE]\n" +
-    "                [--checkpoint-every 5s] [--idle-timeout 10s] [--metrics-port 9464] [--partition-count 8]",
+    "                [--checkpoint-every 5s] [--idle-timeout 10s] [--metrics-port 9464] [--partition-count 8]\n" +
+    "                [--sessions [on|off]] [--session-gap 60s] [--session-max-length 4h]",
   async run(flags: Flags): Promise<number> {
     const { ENGINE_FLAGS, parseEngineConfig, startEngine } = await import("@tidemark/engine/runtime");
     // --config FILE, else TIDEMARK_CONFIG, else ./tidemark.config.json when present.

@@ -48,6 +48,33 @@ describe("engine config", () => {
     expect(() => parseEngineConfig({ file: { windows: [] }, fileName: "t.json" })).toThrow(/TM_CONFIG_INVALID|windows/);
   });
 
+  it("sessions: off by default; on by flag, env or file, with gap and cap layered like the rest", () => {
+    expect(parseEngineConfig().sessions).toBeNull();
+    expect(parseEngineConfig({ flags: { sessions: "true" } }).sessions).toEqual({ gapMs: 60_000, maxLengthMs: 4 * 3_600_000, metricsWindowMs: 60_000 });
+    const file = { engine: { sessions: { enabled: true, gap: "2m", maxLength: "1h", metricsWindow: "5m" } } };
+    expect(parseEngineConfig({ file }).sessions).toEqual({ gapMs: 120_000, maxLengthMs: 3_600_000, metricsWindowMs: 300_000 });
+    const env = { TIDEMARK_SESSIONS: "1", TIDEMARK_SESSION_GAP: "30s" };
+    expect(parseEngineConfig({ file, env }).sessions?.gapMs).toBe(30_000);
+    expect(parseEngineConfig({ file, env, flags: { "session-gap": "10s", "session-max-length": "2h" } }).sessions).toMatchObject({ gapMs: 10_000, maxLengthMs: 7_200_000 });
+    expect(parseEngineConfig({ file, env: { TIDEMARK_SESSIONS: "off" } }).sessions).toBeNull();
+    expect(parseEngineConfig({ env, flags: { sessions: "false" } }).sessions).toBeNull();
+  });
+
+  it("sessions: a bad setting names where it came from, even with sessions off", () => {
+    expect(() => parseEngineConfig({ flags: { "session-gap": "soon" } })).toThrow(/--session-gap: /);
+    expect(() => parseEngineConfig({ env: { TIDEMARK_SESSION_MAX_LENGTH: "10s" } })).toThrow(/TIDEMARK_SESSION_MAX_LENGTH: must be at least the gap/);
+    expect(() => parseEngineConfig({ file: { engine: { sessions: { gap: 0 } } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions.gap: /);
+    expect(() => parseEngineConfig({ file: { engine: { sessions: { gapp: "1m" } } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions.gapp must be one of the known keys/);
+    expect(() => parseEngineConfig({ file: { engine: { sessions: true } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions must be an object/);
+    expect(() => parseEngineConfig({ flags: { sessions: "maybe" } })).toThrow(/--sessions must be on or off/);
+    try {
+      parseEngineConfig({ flags: { "session-gap": "-1s" } });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as { code: string }).code).toBe("TM_ENGINE_BAD_CONFIG");
+    }
+  });
+
   it("partition lists round-trip through their compact form", () => {
     expect(parsePartitionList("6, 0-3 ,2", 8)).toEqual([0, 1, 2, 3, 6]);
     expect(formatPartitionList([0, 1, 2, 3, 6])).toBe("0-3_6");

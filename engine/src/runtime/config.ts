@@ -5,9 +5,10 @@
  * frozen. The core part goes through the core's own validator, with `partitions` set to the
  * number of owned partitions (the core sees lanes 0..n-1).
  */
-import { parseDuration, validateCoreConfig, type CoreConfig } from "../core/index.js";
+import { parseDuration, validateCoreConfig, type CoreConfig, type SessionConfig } from "../core/index.js";
 import { DEFAULT_PARTITIONS } from "../protocol.js";
-import { RuntimeError } from "./errors.js";
+import { badSetting as bad } from "./errors.js";
+import { parseSessionsSetting } from "./sessions-config.js";
 import { formatPartitionList, parsePartitionList } from "./partition-list.js";
 
 export interface EngineConfig {
@@ -35,6 +36,8 @@ export interface EngineConfig {
   /** Pane and late publishes awaiting their ack before the engine pauses. */
   readonly maxInFlight: number;
   readonly core: CoreConfig;
+  /** Session windows (issue 9): their settings when on, null when off (the default). */
+  readonly sessions: Readonly<SessionConfig> | null;
 }
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
@@ -65,6 +68,7 @@ const ENGINE_KEYS = [
   "metricsPort",
   "metricsHost",
   "maxInFlight",
+  "sessions",
 ] as const;
 
 /** Env variable and flag for each setting (flags win over env, env over the file). */
@@ -82,6 +86,9 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   maxInFlight: { env: "TIDEMARK_MAX_IN_FLIGHT", flag: "max-in-flight" },
   data: { env: "TIDEMARK_DATA", flag: "data" },
   nats: { env: "TIDEMARK_NATS_URL", flag: "nats" },
+  sessions: { env: "TIDEMARK_SESSIONS", flag: "sessions" },
+  sessionGap: { env: "TIDEMARK_SESSION_GAP", flag: "session-gap" },
+  sessionMaxLength: { env: "TIDEMARK_SESSION_MAX_LENGTH", flag: "session-max-length" },
 };
 
 /** Every flag `tidemark engine` accepts besides --config. */
@@ -96,13 +103,13 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     if (!(ENGINE_KEYS as readonly string[]).includes(k))
       throw bad(`${fileName}: engine.${k}`, `one of the known keys (${ENGINE_KEYS.join(", ")})`, k);
   const nats = isObj(file.nats) ? file.nats.url : undefined;
-  const value = (key: string, fileValue: unknown): { v: unknown; where: string } => {
+  const value = (key: string, fileValue: unknown, filePath = TOP_LEVEL[key] ?? `engine.${key}`): { v: unknown; where: string } => {
     const s = SOURCES[key] as { env: string; flag: string };
     const flag = src.flags?.[s.flag];
     if (flag !== undefined) return { v: flag, where: `--${s.flag}` };
     const env = src.env?.[s.env] ?? (key === "nats" ? src.env?.TIDEMARK_NATS : undefined);
     if (env !== undefined && env !== "") return { v: env, where: s.env };
-    return { v: fileValue, where: `${fileName}: ${TOP_LEVEL[key] ?? `engine.${key}`}` };
+    return { v: fileValue, where: `${fileName}: ${filePath}` };
   };
   const get = (key: string): { v: unknown; where: string } => value(key, section[key]);
 
@@ -137,15 +144,12 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     })(),
     maxInFlight: int(get("maxInFlight"), 4096, 1, 1_000_000),
     core,
+    sessions: parseSessionsSetting(section.sessions, fileName, value),
   });
 }
 
 function isObj(v: unknown): v is Raw {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function bad(where: string, allowed: string, got: unknown): RuntimeError {
-  return new RuntimeError("TM_ENGINE_BAD_CONFIG", `${where} must be ${allowed}, got ${JSON.stringify(got)}`);
 }
 
 function str(x: { v: unknown; where: string }, pattern?: RegExp): string {

@@ -18,3 +18,8 @@ export class RuntimeError extends Error {
     this.name = "RuntimeError";
   }
 }
+
+/** TM_ENGINE_BAD_CONFIG naming where the setting came from and what it must be. */
+export function badSetting(where: string, allowed: string, got: unknown): RuntimeError {
+  return new RuntimeError("TM_ENGINE_BAD_CONFIG", `${where} must be ${allowed}, got ${JSON.stringify(got)}`);
+}

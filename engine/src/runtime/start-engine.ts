@@ -7,7 +7,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { pino, type Logger } from "pino";
-import { createCore, restoreCore } from "../core/index.js";
+import { createCore, restoreCore, withSessions } from "../core/index.js";
+import { isWithSessionsSnapshot } from "../core/session/index.js";
 import type { CoreConfig, StreamCore } from "../core/types.js";
 import { STREAM_EVENTS, SUBJECT_STATUS } from "../protocol.js";
 import { CheckpointStore } from "./checkpoint-store.js";
@@ -38,7 +39,10 @@ export interface RunningEngine {
 }
 
 export interface StartEngineOptions {
-  /** Defaults to the pure core (createCore / restoreCore). */
+  /**
+   * Defaults to the pure core (createCore / restoreCore), with session windows when
+   * `config.sessions` is set (withSessions). A factory given here restores its own snapshots.
+   */
   cores?: CoreFactory;
   logger?: Logger;
 }
@@ -46,7 +50,7 @@ export interface StartEngineOptions {
 const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
-  const cores = opts.cores ?? { create: createCore, restore: restoreCore };
+  const cores = opts.cores ?? (config.sessions ? withSessions(config.sessions) : { create: createCore, restore: restoreCore });
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
   const store = new CheckpointStore(config.checkpointDir, config.keepCheckpoints);
   await store.open();
@@ -60,6 +64,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
         `but this worker owns [${config.partitions.join(",")}] of ${config.partitionCount}; ` +
         `use the worker id and --partitions it was written with, or another --data directory`,
     );
+  if (cp && opts.cores === undefined) checkSessionsMatch(cp.snapshot, loaded.file, config.sessions !== null);
   const core = cp ? cores.restore(config.core, cp.snapshot) : cores.create(config.core);
   if (cp) log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
 
@@ -149,6 +154,18 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
         log.flush?.();
       })()),
   };
+}
+
+/** A checkpoint written with sessions on does not restore with them off, nor the other way round. */
+function checkSessionsMatch(snapshot: Uint8Array, file: string | undefined, sessionsOn: boolean): void {
+  const written = isWithSessionsSnapshot(snapshot);
+  if (written === sessionsOn) return;
+  const was = written ? "on" : "off";
+  throw new RuntimeError(
+    "TM_CHECKPOINT_MISMATCH",
+    `checkpoint ${file} was written with session windows ${was}, but this engine runs with them ${sessionsOn ? "on" : "off"}; ` +
+      `start with sessions ${was} again (--sessions ${written ? "on" : "off"}), or use a fresh --data directory`,
+  );
 }
 
 async function preferred(host: string): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * Session windows through the real runtime (issue 9): the engine started in-process with
- * `withSessions` as its CoreFactory, a real nats-server, the recording backfilled by the real
- * `tidemark backfill`. The session panes read back from TM_PANES, applied to an upsert table with
+ * sessions on in its config (so `withSessions` is its CoreFactory), a real nats-server, the
+ * recording backfilled by the real `tidemark backfill`. The session panes read back from TM_PANES, applied to an upsert table with
  * retractions, give exactly the offline sessions for the policy that drops nothing here (billing:
  * 100 s, the recording's delays stay under 60 s); a run stopped midway and restarted from its
  * checkpoint gives the same pane stream after dedupe on (id, seq).
@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { DEFAULT_POLICIES, withSessions } from "@tidemark/engine/core";
+import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
 import { parseEngineConfig, startEngine, type RunningEngine } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
@@ -94,9 +94,10 @@ describe("session windows in the live engine", () => {
     const nc = await connectNats(nats.url);
     conns.push(nc);
     const flags = { nats: nats.url, data: join(dir, name), "metrics-port": "0", "checkpoint-every": "1s", "checkpoint-min-wall": "50ms" };
-    const config = parseEngineConfig({ file: { windows: ["10s"] }, flags });
+    // Sessions switched on through the engine's own config (the path `tidemark engine --sessions` takes).
+    const config = parseEngineConfig({ file: { windows: ["10s"], engine: { sessions: { enabled: true, ...SESSIONS } } }, flags });
     const start = async (): Promise<RunningEngine> => {
-      const e = await startEngine(config, { cores: withSessions(SESSIONS) });
+      const e = await startEngine(config);
       engines.push(e);
       return e;
     };

@@ -6,7 +6,7 @@
  * (`startEngine(config, { cores: withSessions(config.sessions) })`).
  */
 import type { TelemetryEvent } from "../../protocol.js";
-import { ByteWriter } from "../byte-codec.js";
+import { ByteReader, ByteWriter } from "../byte-codec.js";
 import { createCore, restoreCore } from "../create-core.js";
 import { CoreError } from "../errors.js";
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "../types.js";
@@ -55,6 +55,16 @@ function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
       return seal(w);
     },
   };
+}
+
+/** True when `snapshot` was written by `withSessions` (its magic; nothing else is checked). */
+export function isWithSessionsSnapshot(snapshot: Uint8Array): boolean {
+  try {
+    const r = new ByteReader(snapshot);
+    return MAGIC.every((b) => r.uint() === b);
+  } catch {
+    return false;
+  }
 }
 
 /** Creates and restores the window core together with sessions (settings validated once, here). */
