@@ -67,15 +67,20 @@ export class NatsLink {
   recheckStream(why: string): void {
     this.recheck ??= (async () => {
       this.streamReady = false;
+      let failed = false;
       try {
         const outcome = await ensureStream(await jetstreamManager(this.nc), eventsStreamSpec());
         this.streamReady = true;
         if (outcome === "created") this.log.warn({ why }, "TM_EVENTS was missing and has been created again");
       } catch (err) {
-        this.log.error({ err, why }, "TM_EVENTS check failed; /readyz stays failing");
+        failed = true;
+        this.log.error({ err, why }, "TM_EVENTS check failed; /readyz fails until a retry in 1 s succeeds");
       } finally {
         this.recheck = undefined;
       }
+      // Writes answer 503 while not ready and so never trigger a check themselves: retry (e.g. a
+      // cluster electing a new stream leader after a node died, issue 8).
+      if (failed && !this.nc.isClosed()) setTimeout(() => this.recheckStream(why), 1000).unref();
     })();
   }
 

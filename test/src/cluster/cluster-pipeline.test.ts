@@ -93,9 +93,9 @@ describe("ingest + 2 engine workers on an auth-enabled 3-node NATS cluster (repl
     const jsm = await jetstreamManager(nc);
     for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await jsm.streams.add({ ...streamConfigOf(spec), num_replicas: 3 });
     const leader = NODE_NAMES.indexOf((await jsm.streams.info(STREAM_EVENTS)).cluster?.leader ?? "");
-    // The node that will die: a replica of TM_EVENTS that does not lead it. Ingest talks to it
-    // (its client must fail over); each engine talks to a survivor.
-    victim = (leader + 1) % 3;
+    // The node that will die: the one leading TM_EVENTS. Ingest talks to it (its client must
+    // fail over and wait out the election); each engine talks to a survivor.
+    victim = leader;
     const survivors = [0, 1, 2].filter((i) => i !== victim);
     const config = {
       ...FAST_POLICIES_CONFIG,
