@@ -46,6 +46,17 @@ afterEach(() => {
 });
 
 describe("PaneSink", () => {
+  it("publishes session panes to tm.panes.<policy>.sessions, whatever their length", () => {
+    const wire = new Wire();
+    const sink = new PaneSink(wire, 10);
+    const session = { durationMs: 9_000, firstRoute: "/a", lastRoute: "/b" };
+    sink.pane({ ...pane(0), id: "dashboard|session:api/u1|60000|0", key: { service: "api", user: "u1" }, window: { start: 0, end: 69_000 }, session });
+    sink.pane({ ...pane(1), id: "dashboard|session:api/u2|60000|0", key: { service: "api", user: "u2" }, window: { start: 0, end: 60_000 }, session });
+    sink.pane(pane(2));
+    expect(wire.sent.map((s) => s.subject)).toEqual(["tm.panes.dashboard.sessions", "tm.panes.dashboard.sessions", "tm.panes.dashboard.10000"]);
+    sink.close();
+  });
+
   it("publishes each pane to its subject with Nats-Msg-Id id#seq; flush waits only for earlier publishes", async () => {
     const wire = new Wire();
     const sink = new PaneSink(wire, 10);

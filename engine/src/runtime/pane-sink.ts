@@ -1,7 +1,8 @@
 /**
- * The idempotent sinks (design §7, §9): panes to TM_PANES `tm.panes.<policy>.<windowSize>` with
- * `Nats-Msg-Id = id#seq`, late records to TM_LATE `tm.late.<policy>` with a message id fixed by
- * the event's place in the log.
+ * The idempotent sinks (design §7, §9): panes to TM_PANES `tm.panes.<policy>.<windowSize>`
+ * (session panes to `tm.panes.<policy>.sessions`) with `Nats-Msg-Id = id#seq`, late records to
+ * TM_LATE `tm.late.<policy>` with a message id fixed by the event's place in the log and the
+ * window the event was dropped from.
  *
  * Publishes are pipelined with batched acks: each message goes out with a reply subject under
  * one wildcard inbox, and one subscription counts the stream's PubAcks as they come back — no
@@ -12,7 +13,7 @@
  * it is acknowledged: a checkpoint waits for it, so it is never durable ahead of its panes.
  */
 import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
-import { lateSubject, panesSubject, type LateRecord, type Pane } from "../protocol.js";
+import { lateSubject, panesSubject, sessionPanesSubject, type LateRecord, type Pane } from "../protocol.js";
 
 /** The two NATS calls the sink needs (NatsConnection satisfies it). */
 export interface AckPublisher {
@@ -64,8 +65,10 @@ export class PaneSink {
     return this.pending.size >= this.maxInFlight;
   }
 
+  /** Window panes to `tm.panes.<policy>.<size>`; session panes (no fixed size) to `tm.panes.<policy>.sessions`. */
   pane(pane: Pane): void {
-    this.send(panesSubject(pane.policy, pane.window.end - pane.window.start), JSON.stringify(pane), `${pane.id}#${pane.seq}`);
+    const subject = pane.session ? sessionPanesSubject(pane.policy) : panesSubject(pane.policy, pane.window.end - pane.window.start);
+    this.send(subject, JSON.stringify(pane), `${pane.id}#${pane.seq}`);
   }
 
   late(record: LateRecord, msgID: string): void {

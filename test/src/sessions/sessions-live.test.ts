@@ -9,6 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
@@ -88,6 +89,9 @@ describe("session windows in the live engine", () => {
   const configFile = join(dir, "tidemark.config.json");
   writeFileSync(configFile, JSON.stringify({ windows: ["10s"] }));
 
+  let subjects: Record<string, number> = {};
+  let sessionMessages = 0;
+
   async function run(name: string, stopAt: number | null): Promise<Map<string, Pane>> {
     const nats = await startTestNats();
     servers.push(nats);
@@ -111,7 +115,10 @@ describe("session windows in the live engine", () => {
     }
     await waitForStatus(nc, (s) => s.logTime !== null && s.logTime >= summary.endOfRecordingTs, 60_000, "end of recording");
     await engine.close();
-    return dedupePanes(await readStream(nc, "TM_PANES"));
+    const bodies = await readStream(nc, "TM_PANES");
+    subjects = (await (await jetstreamManager(nc)).streams.info("TM_PANES", { subjects_filter: ">" })).state.subjects ?? {};
+    sessionMessages = bodies.filter((b) => (JSON.parse(b) as Pane).session !== undefined).length;
+    return dedupePanes(bodies);
   }
 
   it("billing's session panes, retractions applied, are the offline sessions; a restart midway changes nothing", async () => {
@@ -121,6 +128,11 @@ describe("session windows in the live engine", () => {
     expect(sessionPanes.some((p) => p.kind === "retract" && p.policy === "alerting")).toBe(true);
     expect(DEFAULT_POLICIES.map((p) => p.name)).toContain("billing");
     expect(table(sessionPanes, "billing")).toEqual(offline(events));
+    // Session panes are on tm.panes.<policy>.sessions, every one of them, and only they are.
+    const onSessionSubjects = Object.entries(subjects).filter(([s]) => s.endsWith(".sessions"));
+    expect(onSessionSubjects.map(([s]) => s).sort()).toEqual(DEFAULT_POLICIES.map((p) => `tm.panes.${p.name}.sessions`).sort());
+    expect(onSessionSubjects.reduce((n, [, c]) => n + c, 0)).toBe(sessionMessages);
+    expect(Object.keys(subjects).filter((s) => !s.endsWith(".sessions")).every((s) => s.endsWith(".10000"))).toBe(true);
 
     const mid = (events[Math.floor(events.length / 2)] as TelemetryEvent).ingest_ts;
     const restarted = await run("restarted", mid);
