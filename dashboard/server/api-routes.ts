@@ -1,15 +1,15 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseDuration } from "@tidemark/engine/core";
 import { DashboardError } from "./errors.js";
 import type { Fanout } from "./fanout.js";
 
-/** REST: `/api/panes`, `/api/policies`, `/api/status` (docs/websocket-protocol.md, REST section). */
+/** REST: `/api/panes`, `/api/sessions`, `/api/policies`, `/api/status` (docs/websocket-protocol.md, REST section). */
 export function apiRoutes(app: FastifyInstance, fanout: Fanout): void {
-  app.get("/api/panes", async (req, reply) => {
+  const panes = (sessions: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const q = req.query as Record<string, string | undefined>;
     let filter;
     try {
-      filter = paneQuery(q);
+      filter = { ...paneQuery(q), ...(sessions ? { metric: "sessions" as const, route: undefined } : {}) };
     } catch (err) {
       const e = err as DashboardError;
       return reply.code(400).send({ code: e.code, error: e.message });
@@ -20,7 +20,9 @@ export function apiRoutes(app: FastifyInstance, fanout: Fanout): void {
       body += `${body === "" ? "" : ","}${s.json}`;
     }
     return reply.type("application/json").send(`{"panes":[${body}]}`);
-  });
+  };
+  app.get("/api/panes", panes(false));
+  app.get("/api/sessions", panes(true));
 
   app.get("/api/policies", async () => ({
     policies: fanout.view().frontier.map((p) => ({

@@ -1,7 +1,7 @@
 import { DashboardError } from "./errors.js";
 import type { ClientFrame, MetricName, PanelSubscription, ResumeCursor } from "./ws-frames.js";
 
-const METRICS: readonly MetricName[] = ["requests", "errorRate", "latency", "users"];
+const METRICS: readonly MetricName[] = ["requests", "errorRate", "latency", "users", "sessions"];
 
 /** Parses and checks a client frame; the error names the field and what to send instead. */
 export function parseClientFrame(text: string): ClientFrame {

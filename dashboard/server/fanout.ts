@@ -5,6 +5,7 @@ import { ClientSession, type ClientSocket } from "./client-session.js";
 import { frame } from "./frames.js";
 import type { DashboardMetrics } from "./metrics.js";
 import { PaneStore } from "./pane-store.js";
+import { SessionBook } from "./session-book.js";
 import { StatusBoard } from "./status-board.js";
 import type { DashboardStatus, FeedStatus } from "./ws-frames.js";
 
@@ -20,6 +21,8 @@ const STATUS_HEARTBEAT_MS = 2000;
 export class Fanout {
   readonly epoch = randomUUID();
   readonly store: PaneStore;
+  /** Session panes folded into per-service session metrics (stored as derived panes). */
+  readonly sessionBook: SessionBook;
   private readonly board = new StatusBoard();
   private readonly sessions = new Set<ClientSession>();
   private feed: FeedStatus = { state: "connecting", applied: 0, replayTarget: null, lastSeq: 0, error: null };
@@ -32,12 +35,22 @@ export class Fanout {
     private readonly now: () => number = Date.now,
   ) {
     this.store = new PaneStore(config.maxWindowsPerSeries, config.maxPanes);
+    this.sessionBook = new SessionBook(config.maxWindowsPerSeries);
     metrics.setFeedState(this.feed.state);
     this.heartbeat = setInterval(() => this.scheduleStatus(), STATUS_HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
   pane(pane: Pane, json: string): void {
+    if (pane.session) {
+      for (const d of this.sessionBook.apply(pane)) this.keep(d, JSON.stringify(d));
+      return;
+    }
+    this.keep(pane, json);
+  }
+
+  /** Stores a pane (unless an equal or later seq of its id is held) and offers it to the clients. */
+  private keep(pane: Pane, json: string): void {
     const stored = this.store.upsert(pane, json);
     if (!stored) {
       this.metrics.panesIgnored.inc();

@@ -1,5 +1,5 @@
 import type { Pane } from "@tidemark/engine/protocol";
-import type { PanelSubscription } from "./ws-frames.js";
+import type { MetricName, PanelSubscription } from "./ws-frames.js";
 
 /** One stored pane: the latest (highest seq) emission of its id, with its raw JSON. */
 export interface StoredPane {
@@ -96,7 +96,7 @@ export class PaneStore {
     for (const s of this.series.values()) {
       for (let i = s.entries.length - 1; i >= 0; i--) {
         const p = s.entries[i]?.pane;
-        if (!p || p.kind === "early" || p.kind === "retract") continue;
+        if (!p || p.kind === "early" || p.kind === "retract" || p.key.user !== undefined) continue;
         const best = out.get(p.policy);
         if (!best || best.window.end < p.window.end) out.set(p.policy, p);
         break;
@@ -114,11 +114,13 @@ export class PaneStore {
   }
 }
 
-export type PaneFilter = Pick<PanelSubscription, "policy" | "windowMs" | "services" | "route" | "from">;
+export type PaneFilter = Pick<PanelSubscription, "policy" | "windowMs" | "services" | "route" | "from"> & { metric?: MetricName };
 
 /** True when a pane belongs to the series a filter selects (time range aside). */
 export function matchesSeries(p: Pane, f: PaneFilter): boolean {
   if (p.policy !== f.policy || p.window.end - p.window.start !== f.windowMs) return false;
+  // Derived session-metrics panes (they have a key.user) only for `sessions` panels, and only for them.
+  if ((p.key.user !== undefined) !== (f.metric === "sessions")) return false;
   if ((p.key.route ?? undefined) !== (f.route ?? undefined)) return false;
   return !f.services || f.services.length === 0 || f.services.includes(p.key.service);
 }

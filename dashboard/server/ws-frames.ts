@@ -5,7 +5,8 @@
  */
 import type { EngineStatusMessage, Pane, PaneBias } from "@tidemark/engine/protocol";
 
-export type MetricName = "requests" | "errorRate" | "latency" | "users";
+/** `sessions` selects the derived session-metrics panes (docs/websocket-protocol.md, "Sessions"); the others, window panes. */
+export type MetricName = "requests" | "errorRate" | "latency" | "users" | "sessions";
 
 /** What one dashboard panel wants: panes of one policy and window size, some services. */
 export interface PanelSubscription {

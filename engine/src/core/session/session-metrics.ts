@@ -17,6 +17,8 @@ export interface SessionMetricsOptions {
   /** The policies whose panes are applied (their mode says whether counts are deltas; a policy not listed is read as full values). */
   policies: readonly Pick<PolicyConfig, "name" | "mode">[];
   relativeAccuracy?: number;
+  /** Called whenever a cell's value changes (possibly several times per pane): a consumer republishes that cell. */
+  onCell?: (policy: string, service: string, windowStart: number) => void;
 }
 
 export interface SessionMetricsRow {
@@ -133,6 +135,7 @@ export class SessionMetrics {
     if (users === 0) cell.users.delete(rec.user);
     else cell.users.set(rec.user, users);
     if (cell.sessions === 0) windows.delete(start);
+    this.options.onCell?.(rec.policy, rec.service, start);
   }
 }
 
