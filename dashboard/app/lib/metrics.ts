@@ -1,14 +1,21 @@
 import type { Pane, PaneBias } from "@tidemark/engine/protocol";
 import type { MetricName } from "../../server/ws-frames.js";
+import { formatDuration, formatNumber } from "./format.js";
 
-export type PanelKind = "requests" | "errorRate" | "p50" | "p95" | "p99" | "users";
+export type PanelKind = "requests" | "errorRate" | "p50" | "p95" | "p99" | "users" | "sessions";
+
+/** A secondary figure under a panel's headline, e.g. the session duration p95. */
+export interface Detail {
+  readonly name: string;
+  readonly text: string;
+}
 
 /** What a panel plots: how to read a pane, how to combine services, and which bias applies. */
 export interface MetricDef {
   readonly panel: PanelKind;
   readonly title: string;
   readonly metric: MetricName;
-  readonly unit: "req/s" | "%" | "ms" | "users";
+  readonly unit: "req/s" | "%" | "ms" | "users" | "sessions";
   /** The value of one pane in the panel's unit. */
   value(p: Pane): number;
   /** The headline over several services' panes of one window. */
@@ -17,6 +24,8 @@ export interface MetricDef {
   readonly combineLabel: "sum" | "max" | "overall";
   /** The measured bias in the panel's unit (signed, policy − reference), or null when not measured. */
   bias(b: PaneBias): { value: number; unit: "%" | "pp" } | null;
+  /** Further figures of the newest window, over the same services (sessions: durations, error share). */
+  details?(panes: readonly Pane[]): Detail[];
 }
 
 /**
@@ -47,6 +56,33 @@ function latency(q: "p50" | "p95" | "p99"): MetricDef {
   };
 }
 
+/** Error sessions over all sessions of the panes, in %. */
+const errorShare = (ps: readonly Pane[]): number => {
+  const n = sum(ps.map((p) => p.value.count));
+  return n === 0 ? NaN : (100 * sum(ps.map((p) => p.value.errors))) / n;
+};
+
+/**
+ * Sessions ended per window (derived session panes, docs/websocket-protocol.md): the count is
+ * the headline; the duration quantiles (largest over services) and the share of sessions that
+ * saw an error are its details. Bias: the policy's session-count shortfall.
+ */
+const SESSIONS: MetricDef = {
+  panel: "sessions",
+  title: "Sessions ended",
+  metric: "sessions",
+  unit: "sessions",
+  value: (p) => p.value.count,
+  combine: (ps) => sum(ps.map((p) => p.value.count)),
+  combineLabel: "sum",
+  bias: countBias,
+  details: (ps) => [
+    { name: "p50", text: `duration p50 ${formatDuration(max(ps.map((p) => p.value.p50)))}` },
+    { name: "p95", text: `p95 ${formatDuration(max(ps.map((p) => p.value.p95)))}` },
+    { name: "errors", text: `error sessions ${formatNumber(errorShare(ps))} %` },
+  ],
+};
+
 export const METRICS: readonly MetricDef[] = [
   { panel: "requests", title: "Request rate", metric: "requests", unit: "req/s", value: rate, combine: (ps) => sum(ps.map(rate)), combineLabel: "sum", bias: countBias },
   {
@@ -66,6 +102,7 @@ export const METRICS: readonly MetricDef[] = [
   latency("p50"),
   latency("p95"),
   latency("p99"),
+  SESSIONS,
 ];
 
 export function metricDef(panel: PanelKind): MetricDef {

@@ -11,6 +11,8 @@ export interface PanelFilter {
   policy: string;
   windowMs: number;
   services: readonly string[];
+  /** True: the derived session panes (they have a key.user); else window panes. */
+  sessions?: boolean;
 }
 
 /**
@@ -104,6 +106,7 @@ export function matchesFilter(p: Pane, f: PanelFilter): boolean {
   return (
     p.policy === f.policy &&
     p.key.route === undefined &&
+    (p.key.user !== undefined) === (f.sessions === true) &&
     p.window.end - p.window.start === f.windowMs &&
     (f.services.length === 0 || f.services.includes(p.key.service))
   );
