@@ -127,16 +127,31 @@ export class BinStore {
     return this.maxKey;
   }
 
-  /** keyAtRank for each of the ascending `ranks`, in one pass. */
+  /**
+   * keyAtRank for each of the ascending `ranks`: the lower half of the ranks in one pass up from
+   * the smallest key, the upper half (p90, p99, … sit near the top) in one pass down from the
+   * largest. Counts are integers, so the cumulative counts below a key (total − the counts from
+   * it up) are exact and both passes find the same keys as keyAtRank.
+   */
   keysAtRanks(ranks: readonly number[]): number[] {
-    const out = new Array<number>(ranks.length);
+    const n = ranks.length;
+    const out = new Array<number>(n);
+    let split = 0;
+    while (split < n && (ranks[split] as number) < this.total / 2) split++;
     let cum = 0;
     let r = 0;
-    for (let k = this.minKey; k <= this.maxKey && r < ranks.length; k++) {
+    for (let k = this.minKey; k <= this.maxKey && r < split; k++) {
       cum += this.counts[k - this.offset] as number;
-      while (r < ranks.length && cum > (ranks[r] as number)) out[r++] = k;
+      while (r < split && cum > (ranks[r] as number)) out[r++] = k;
     }
-    while (r < ranks.length) out[r++] = this.maxKey;
+    while (r < split) out[r++] = this.maxKey;
+    let below = this.total;
+    r = n - 1;
+    for (let k = this.maxKey; k >= this.minKey && r >= split; k--) {
+      below -= this.counts[k - this.offset] as number;
+      while (r >= split && below <= (ranks[r] as number)) out[r--] = k;
+    }
+    while (r >= split) out[r--] = this.total === 0 ? this.maxKey : this.minKey;
     return out;
   }
 

@@ -134,6 +134,33 @@ describe("DDSketch quantiles", () => {
     );
   });
 
+  it("answers like quantile() for ascending qs (a pane's five, or drawn) after merges, removals and collapses", () => {
+    const pane = [0.5, 0.9, 0.95, 0.99, 0.999];
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { maxLength: 300 }),
+        fc.array(fc.double({ min: 1e-9, max: 1e9, noNaN: true }), { maxLength: 100 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }),
+        fc.nat(20),
+        fc.boolean(),
+        (values, more, drawn, removals, wide) => {
+          const s = new DDSketch();
+          for (const v of values) s.add(v);
+          const other = new DDSketch();
+          for (const v of more) other.add(v);
+          // Values over 1e-9 … 1e9 at α = 0.01 span ~2000 keys: near or beyond the 2048-bin collapse.
+          if (wide) for (let e = -9; e <= 9; e += 0.5) other.add(10 ** e);
+          s.merge(other);
+          for (const v of values.slice(0, removals)) s.remove(v);
+          const qs = [...drawn].sort((a, b) => a - b);
+          expect(s.quantiles(pane)).toEqual(pane.map((q) => s.quantile(q)));
+          expect(s.quantiles(qs)).toEqual(qs.map((q) => s.quantile(q)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("rejects a q outside [0, 1]", () => {
     const s = new DDSketch();
     for (let i = 1; i <= 40; i++) s.add(i);

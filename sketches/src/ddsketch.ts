@@ -112,7 +112,19 @@ export class DDSketch {
   quantiles(qs: readonly number[]): number[] {
     const b = this.binned;
     if (b === null || b.count === 0 || qs.length === 1) return qs.map((q) => this.quantile(q));
-    for (const q of qs) if (!(q >= 0 && q <= 1)) throw invalidOption("q", q, "a number in [0, 1]");
+    let ascending = true;
+    for (let i = 0; i < qs.length; i++) {
+      const q = qs[i] as number;
+      if (!(q >= 0 && q <= 1)) throw invalidOption("q", q, "a number in [0, 1]");
+      if (i > 0 && q < (qs[i - 1] as number)) ascending = false;
+    }
+    if (ascending) {
+      const ranks = new Array<number>(qs.length);
+      for (let i = 0; i < qs.length; i++) ranks[i] = Math.max(0, (qs[i] as number) * (b.count - 1) - b.zeroCount);
+      const values = b.keysAtRanks(ranks);
+      for (let i = 0; i < qs.length; i++) values[i] = this.binnedQuantile(qs[i] as number, values[i] as number);
+      return values;
+    }
     const order = qs.map((_, i) => i).sort((i, j) => (qs[i] as number) - (qs[j] as number));
     const keys = b.keysAtRanks(order.map((i) => Math.max(0, (qs[i] as number) * (b.count - 1) - b.zeroCount)));
     const out = new Array<number>(qs.length);
