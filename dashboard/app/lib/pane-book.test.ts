@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
 import { testPane } from "../../server/pane.fixture.js";
+import { metricDef } from "./metrics.js";
 import { latestWindow, PaneBook } from "./pane-book.js";
 
 const W = 10_000;
@@ -37,5 +38,22 @@ describe("PaneBook (pane replacement in the browser)", () => {
     expect(book.size).toBe(1);
     expect(book.prune(2 * W + 1)).toBe(1);
     expect(book.size).toBe(0);
+  });
+
+  it("keeps derived session panes (key.user) for the Sessions panel only; its details combine services", () => {
+    const book = new PaneBook();
+    const sessions = (service: string, count: number, errors: number, p50: number, p95: number): Pane => {
+      const base = testPane({ service, count, errors, windowMs: W, seq: 1 });
+      return { ...base, id: `dashboard|sessions:${service}|${W}|0`, key: { service, user: "*" }, value: { ...base.value, p50, p95 } };
+    };
+    book.apply([p("api", 0, 0, "on-time", 7), sessions("api", 10, 1, 30_000, 90_000), sessions("web", 30, 3, 20_000, 150_000)].map((pane, i) => ({ rev: i + 1, pane })));
+    expect([...book.series(f, 0, 60_000).values()].flat().map((x) => x.pane.id)).toEqual(["dashboard|api|10000|0"]);
+    const s = book.series({ ...f, sessions: true }, 0, 60_000);
+    expect([...s.keys()]).toEqual(["api", "web"]);
+    const newest = latestWindow(s)?.panes ?? [];
+    const def = metricDef("sessions");
+    expect(def.combine(newest)).toBe(40);
+    // 4 of 40 sessions saw an error; durations: the largest over services.
+    expect(def.details?.(newest).map((d) => d.text)).toEqual(["duration p50 30 s", "p95 2 m 30 s", "error sessions 10 %"]);
   });
 });
