@@ -12,7 +12,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Pane } from "@tidemark/engine/protocol";
 import type { Page } from "playwright-core";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
-import { connectNats, dedupePanes, makeRecording, readStream, runBackfill, startEngine, tempDir, waitForStatus, writeRecording } from "../engine/engine-fixtures.js";
+import { connectNats, dedupePanes, makeRecording, readStream, runBackfill, startEngine, stopGracefully, tempDir, waitForStatus, writeRecording } from "../engine/engine-fixtures.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
 import { closeTo, shownDuration, shownNumber } from "./shown-text.js";
 
@@ -92,12 +92,7 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
   });
   afterAll(async () => {
     await browser?.close();
-    for (const p of [dash, engine]) {
-      if (p && p.child.exitCode === null) {
-        p.child.kill("SIGTERM");
-        await p.exited;
-      }
-    }
+    for (const p of [dash, engine]) if (p) await stopGracefully(p);
     await nc?.close();
     await nats?.stop();
   });
