@@ -2,7 +2,8 @@
  * `node dist/bench/runtime.js` (part of `npm run bench -w engine`): the engine runtime against a
  * real nats-server started here (loopback, temp store, stopped at the end).
  *
- * 1. Throughput: N simulated events pre-published to TM_EVENTS (batches of 500, heartbeats, the
+ * 1. Throughput: N simulated events (50k per second of log time, 20 services × 20 routes, 20k
+ *    users: the core benchmark's density) pre-published to TM_EVENTS (batches of 500, heartbeats, the
  *    end-of-recording heartbeat), then one in-process engine from an empty checkpoint dir until
  *    every event is through the core and every pane is acknowledged by TM_PANES. Baselines in the
  *    same run: the core alone on the same decoded events, and decoding the same batches.
@@ -12,9 +13,9 @@
  * Bounded: ~60 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { connect, headers } from "@nats-io/transport-node";
@@ -30,7 +31,14 @@ import { PartitionSource } from "../runtime/partition-source.js";
 import { startEngine } from "../runtime/start-engine.js";
 import { ensureStream, eventsStreamSpec } from "../runtime/streams.js";
 
-const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 100_000);
+const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
+/**
+ * Events per second of log time: the core benchmark's busy system (run.ts, 50k/s) with its key
+ * space (20 services × 20 routes, 20k users). Panes are per key and trigger tick, not per event,
+ * so this sets panes per event: a sparser stream (100k events over 300 s here before: 333/s) makes
+ * ~3.7 panes per event and measures the pane sink, not the engine.
+ */
+const EVENTS_PER_LOG_SECOND = 50_000;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -59,7 +67,8 @@ async function natsServer(dir: string): Promise<{ url: string; stop: () => Promi
 }
 
 function recording(n: number): TelemetryEvent[] {
-  const events = simulate({ seed: 3, events: n, spanMs: 300_000, services: 20, routes: 20, users: 20_000 });
+  const spanMs = Math.max(1, Math.round((n / EVENTS_PER_LOG_SECOND) * 1000));
+  const events = simulate({ seed: 3, events: n, spanMs, services: 20, routes: 20, users: 20_000 });
   return events.sort((a, b) => a.ingest_ts - b.ingest_ts);
 }
 
@@ -82,14 +91,15 @@ async function publish(url: string, events: readonly TelemetryEvent[], core: Cor
   return messages;
 }
 
-function coreAlone(events: readonly TelemetryEvent[], core: CoreConfig, endTs: number): { ms: number; panes: number } {
+function coreAlone(events: readonly TelemetryEvent[], core: CoreConfig, endTs: number): { ms: number; panes: number; late: number } {
   const c = createCore(core);
   let panes = 0;
-  const out = { pane: () => void panes++, late: () => {} };
+  let late = 0;
+  const out = { pane: () => void panes++, late: () => void late++ };
   const t0 = performance.now();
   for (const e of events) c.event(partitionOf(e.service, 8), e, out);
   for (let p = 0; p < 8; p++) c.heartbeat(p, endTs, out);
-  return { ms: performance.now() - t0, panes };
+  return { ms: performance.now() - t0, panes, late };
 }
 
 /** The engine's input path alone: 8 ordered consumers, decoding, the merge; no core, no panes. */
@@ -135,20 +145,34 @@ async function throughput(url: string, dir: string, events: readonly TelemetryEv
   const endTs = messages.at(-1)?.heartbeatTs ?? 0;
   const config = parseEngineConfig({ flags: { nats: url, data: join(dir, "data"), "metrics-port": "0" } });
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const running = await startEngine(config, { logger: silentLogger() });
   const w = running.engine;
   while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
     await new Promise((r) => setTimeout(r, 20));
   const ms = performance.now() - t0;
-  const panes = w.sink.acked;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  const published = w.sink.acked;
+  let panes = 0;
+  for (const kinds of w.panesEmitted.values()) for (const n of kinds.values()) panes += n;
   await running.close();
   const alone = coreAlone(events, core, endTs);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
   const rate = (n: number, t: number): string => `${Math.round(n / (t / 1000)).toLocaleString("en-US")} events/s`;
   return [
-    row(`engine: TM_EVENTS → core → TM_PANES acked (${events.length} events, ${panes} panes)`, `${(ms / 1000).toFixed(2)} s`, rate(events.length, ms)),
-    row("  baseline: the core alone on the same decoded events (no NATS, no-op sink)", `${(alone.ms / 1000).toFixed(2)} s`, rate(events.length, alone.ms)),
+    row(
+      `engine: TM_EVENTS → core → TM_PANES acked (${events.length} events at ${EVENTS_PER_LOG_SECOND / 1000}k/s of log time; ${(panes / events.length).toFixed(3)} panes/event)`,
+      `${(ms / 1000).toFixed(2)} s`,
+      `${rate(events.length, ms)}; ${panes} panes + ${published - panes} late records acked, ${Math.round(published / (ms / 1000)).toLocaleString("en-US")} publishes/s`,
+    ),
+    row(
+      "  engine process CPU (user + system) during that run: the rest is waiting on nats-server",
+      `${(cpuMs / 1000).toFixed(2)} s`,
+      `${((cpuMs * 1e6) / events.length).toFixed(0)} ns/event, ${((cpuMs / ms) * 100).toFixed(0)}% of one core`,
+    ),
+    row("  baseline: the core alone on the same decoded events (no NATS, no-op sink)", `${(alone.ms / 1000).toFixed(2)} s`, `${rate(events.length, alone.ms)}; ${alone.panes} panes, ${alone.late} late records`),
     row("  baseline: the input path alone (8 ordered consumers, decode, merge; no core)", `${(input / 1000).toFixed(2)} s`, rate(events.length, input)),
     row("  baseline: decoding the same NDJSON batches (in memory)", `${(decode / 1000).toFixed(2)} s`, rate(events.length, decode)),
     row("  engine / core alone", `${(alone.ms / ms).toFixed(2)}×`, "of the core's rate reaches panes on NATS"),
@@ -253,6 +277,20 @@ async function loopDelay(every200ms: () => Promise<void>): Promise<{ p99: number
   return { p99: h.percentile(99) / 1e6, max: h.max / 1e6 };
 }
 
+/** Replaces the runtime section of engine/BENCHMARKS.md (run.ts writes the rest first). */
+function record(lines: readonly string[]): void {
+  const file = new URL("../../BENCHMARKS.md", import.meta.url);
+  const marker = "\n## Engine runtime\n";
+  const before = existsSync(file) ? readFileSync(file, "utf8") : "# Engine core benchmark\n";
+  const kept = before.includes(marker) ? before.slice(0, before.indexOf(marker)) : before.trimEnd();
+  const load = loadavg().map((l) => l.toFixed(1)).join(" ");
+  writeFileSync(
+    file,
+    `${kept}\n${marker}\nRegenerated by \`node dist/bench/runtime.js\` (part of \`npm run bench -w engine\`; engine/src/bench/runtime.ts). ` +
+      `Load average at the end: ${load}. Ratios and baselines are measured in the same run.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n`,
+  );
+}
+
 function row(a: string, b: string, c: string): string {
   return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
 }
@@ -273,6 +311,7 @@ async function main(): Promise<void> {
     lines.push(...(await sinkRates(nats.url)));
     lines.push(...(await checkpoints(dir)));
     process.stdout.write(lines.join("\n") + "\n");
+    record(lines);
   } finally {
     await nats.stop();
     rmSync(dir, { recursive: true, force: true });
