@@ -102,7 +102,9 @@ export class PartitionSource {
     void this.recreateWhenSilent(messages);
     this.messages = messages;
     if (this.stopped) {
-      await messages.close();
+      // Stopped while the consumer was being created: close it without waiting, since its close
+      // resolves only once iterated, and nothing will iterate it now.
+      void messages.close().catch(() => undefined);
       return;
     }
     for await (const m of messages) {
