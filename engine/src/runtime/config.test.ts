@@ -63,6 +63,9 @@ describe("engine config", () => {
   it("sessions: a bad setting names where it came from, even with sessions off", () => {
     expect(() => parseEngineConfig({ flags: { "session-gap": "soon" } })).toThrow(/--session-gap: /);
     expect(() => parseEngineConfig({ env: { TIDEMARK_SESSION_MAX_LENGTH: "10s" } })).toThrow(/TIDEMARK_SESSION_MAX_LENGTH: must be at least the gap/);
+    expect(() => parseEngineConfig({ flags: { "session-gap": "5h" } })).toThrow(
+      /the default maxLength \(set --session-max-length, TIDEMARK_SESSION_MAX_LENGTH or engine.sessions.maxLength\): must be at least the gap/,
+    );
     expect(() => parseEngineConfig({ file: { engine: { sessions: { gap: 0 } } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions.gap: /);
     expect(() => parseEngineConfig({ file: { engine: { sessions: { gapp: "1m" } } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions.gapp must be one of the known keys/);
     expect(() => parseEngineConfig({ file: { engine: { sessions: true } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions must be an object/);

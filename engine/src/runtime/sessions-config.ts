@@ -26,9 +26,11 @@ export function parseSessionsSetting(raw: unknown, fileName: string, lookup: Set
   const enabled = lookup("sessions", o.enabled, "engine.sessions.enabled");
   const gap = lookup("sessionGap", o.gap, "engine.sessions.gap");
   const maxLength = lookup("sessionMaxLength", o.maxLength, "engine.sessions.maxLength");
+  const unset = (x: { v: unknown; where: string }, name: string, flag: string, env: string): string =>
+    x.v === undefined ? `the default ${name} (set --${flag}, ${env} or engine.sessions.${name})` : x.where;
   const where: Record<string, string> = {
-    "sessions.gap": gap.where,
-    "sessions.maxLength": maxLength.where,
+    "sessions.gap": unset(gap, "gap", "session-gap", "TIDEMARK_SESSION_GAP"),
+    "sessions.maxLength": unset(maxLength, "maxLength", "session-max-length", "TIDEMARK_SESSION_MAX_LENGTH"),
     "sessions.metricsWindow": `${fileName}: engine.sessions.metricsWindow`,
   };
   let valid: Readonly<SessionConfig>;
