@@ -18,10 +18,8 @@ export class DenseRegisters {
     return new DenseRegisters(new Uint8Array(m), hist);
   }
 
-  /** Takes ownership of `regs` (values already checked ≤ q + 1) and counts them once. */
-  static of(regs: Uint8Array, precision: number): DenseRegisters {
-    const hist = new Float64Array(55 - precision);
-    for (let i = 0; i < regs.length; i++) hist[regs[i] as number] = (hist[regs[i] as number] as number) + 1;
+  /** Takes ownership of `regs` and of `hist`, their histogram (length 55 − p; the decoder counts while unpacking). */
+  static of(regs: Uint8Array, hist: Float64Array): DenseRegisters {
     return new DenseRegisters(regs, hist);
   }
 

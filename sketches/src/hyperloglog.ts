@@ -178,7 +178,8 @@ export class HyperLogLog {
     const maxRank = 54 - this.precision;
     const bytes = r.bytes((m * 3) / 4);
     const regs = new Uint8Array(m);
-    let max = 0;
+    // Registers are 6-bit (≤ 63): count them into 64 slots, then check none is above maxRank.
+    const counts = new Float64Array(64);
     for (let i = 0, j = 0; i < m; i += 4, j += 3) {
       const v = (bytes[j] as number) | ((bytes[j + 1] as number) << 8) | ((bytes[j + 2] as number) << 16);
       const a = v & 63;
@@ -189,10 +190,13 @@ export class HyperLogLog {
       regs[i + 1] = b;
       regs[i + 2] = c;
       regs[i + 3] = d;
-      max = Math.max(max, a, b, c, d);
+      counts[a] = (counts[a] as number) + 1;
+      counts[b] = (counts[b] as number) + 1;
+      counts[c] = (counts[c] as number) + 1;
+      counts[d] = (counts[d] as number) + 1;
     }
-    if (max > maxRank) throw corrupt("HyperLogLog (register out of range)");
-    this.state = DenseRegisters.of(regs, this.precision);
+    for (let r = maxRank + 1; r < 64; r++) if (counts[r] !== 0) throw corrupt("HyperLogLog (register out of range)");
+    this.state = DenseRegisters.of(regs, counts.slice(0, maxRank + 1));
   }
 
   /** Sparse capacity limit: beyond it the table would outweigh 2^p one-byte registers. */
