@@ -20,6 +20,20 @@ describe("dashboard config", () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it("reads which policies of the file are in discarding mode (their session panes carry deltas)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
+    const file = join(dir, "tidemark.json");
+    const policies = [
+      { name: "fast", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "0s", mode: "discarding" },
+      { name: "slow", watermark: { kind: "arrival-lag", lag: "10s" }, grace: "30s", mode: "retracting" },
+    ];
+    writeFileSync(file, JSON.stringify({ policies }));
+    expect(resolveConfig(readConfigFile(file)).discardingPolicies).toEqual(["fast"]);
+    expect(resolveConfig().discardingPolicies).toEqual([]);
+    writeFileSync(file, JSON.stringify({ policies: [{ ...policies[0], mode: "sometimes" }] }));
+    expect(() => readConfigFile(file)).toThrow(/mode.*sometimes.*session metrics/);
+  });
+
   it("names the field and the fix when a value is wrong", () => {
     const err = (fn: () => unknown): DashboardError => {
       try {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseDuration } from "@tidemark/engine/core";
+import { parseDuration, validateCoreConfig } from "@tidemark/engine/core";
 import { DashboardError } from "./errors.js";
 
 /** The dashboard server's configuration: parsed once, validated, frozen (design §12). */
@@ -34,6 +34,11 @@ export interface DashboardConfig {
   /** Directory of the built Svelte app. */
   readonly appDir: string;
   readonly logLevel: string;
+  /**
+   * Policies in discarding mode, whose session panes carry deltas (the session metrics add them
+   * up): from the config file's top-level `policies`, as the engine reads them.
+   */
+  readonly discardingPolicies: readonly string[];
 }
 
 /** What each layer may set; values are strings (env, flags) or JSON values (file). */
@@ -57,6 +62,7 @@ const DEFAULTS: DashboardConfig = {
   retryMs: 1000,
   appDir: fileURLToPath(new URL("../app", import.meta.url)),
   logLevel: "info",
+  discardingPolicies: [],
 };
 
 /** Env names, in increasing precedence where two set the same setting. */
@@ -91,7 +97,18 @@ export function readConfigFile(path: string): DashboardConfigInput {
     if (secret in section) bad(secret, "may not be set in a file", "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN");
   const nats = root["nats"];
   const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
-  return url === undefined ? section : { nats: url, ...section };
+  const discarding = discardingIn(root["policies"], path);
+  return { ...(url === undefined ? {} : { nats: url }), ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }), ...section };
+}
+
+/** Names of the file's policies in discarding mode, validated by the core's own validator. */
+function discardingIn(policies: unknown, path: string): string[] {
+  if (policies === undefined) return [];
+  try {
+    return validateCoreConfig({ policies }, path).policies.filter((p) => p.mode === "discarding").map((p) => p.name);
+  } catch (err) {
+    throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `${(err as Error).message} (the dashboard reads the policies' modes for session metrics)`);
+  }
 }
 
 export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
@@ -124,6 +141,7 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     retryMs: duration(merged, "retryMs"),
     appDir: str(merged, "appDir"),
     logLevel: str(merged, "logLevel"),
+    discardingPolicies: Object.freeze(list(merged, "discardingPolicies")),
   });
 }
 

@@ -35,7 +35,7 @@ export class Fanout {
     private readonly now: () => number = Date.now,
   ) {
     this.store = new PaneStore(config.maxWindowsPerSeries, config.maxPanes);
-    this.sessionBook = new SessionBook(config.maxWindowsPerSeries);
+    this.sessionBook = new SessionBook(config.maxWindowsPerSeries, config.discardingPolicies);
     metrics.setFeedState(this.feed.state);
     this.heartbeat = setInterval(() => this.scheduleStatus(), STATUS_HEARTBEAT_MS);
     this.heartbeat.unref();

@@ -79,4 +79,18 @@ describe("SessionBook", () => {
     for (const p of [u1a, u1b, u2, ...merge]) book.apply(p);
     expect(book.size).toBe(2);
   });
+
+  it("adds up a discarding policy's deltas, and takes a retract's whole total out", () => {
+    const book = new SessionBook(720, ["alerting"]);
+    const store = new PaneStore(720);
+    // The same session three times: 3 requests (1 error), then 2 more (no new error), then a merge retracts it.
+    const first = session("u1", 1_000, 5_000, 1, "early", 3, 1);
+    const more = session("u1", 1_000, 8_000, 2, "on-time", 2, 0);
+    for (const p of [first, more]) for (const d of book.apply(p)) store.upsert(d, JSON.stringify(d));
+    // One session of 5 requests that saw an error (read as full values, the last pane says none), ending at 28 s.
+    expect(values(store, 10_000)).toEqual({ 20_000: [1, 1, 1] });
+    for (const d of book.apply({ ...more, seq: 3, kind: "retract", value: { ...more.value, count: 5, errors: 1 } })) store.upsert(d, JSON.stringify(d));
+    expect(values(store, 10_000)).toEqual({ 20_000: [0, 0, 0] });
+    expect(book.size).toBe(0);
+  });
 });

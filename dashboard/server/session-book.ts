@@ -42,11 +42,16 @@ export class SessionBook {
   private applied = 0;
   private muted = false;
 
-  /** @param keepWindows windows kept per (policy, service) series, as the pane store keeps them */
+  /**
+   * @param keepWindows windows kept per (policy, service) series, as the pane store keeps them
+   * @param discarding policies whose session panes carry deltas (discarding mode)
+   */
   constructor(
     private readonly keepWindows: number,
+    discarding: readonly string[] = [],
     windowsMs: readonly number[] = SESSION_WINDOWS_MS,
   ) {
+    const policies = discarding.map((name) => ({ name, mode: "discarding" as const }));
     this.books = windowsMs.map((windowMs) => {
       const touched: Array<string | number> = [];
       const onCell = (_policy: string, service: string, start: number): void => {
@@ -55,7 +60,7 @@ export class SessionBook {
         touched.push(service, start);
       };
       // Policies not listed are read as full values: right for every mode but discarding.
-      return { windowMs, touched, metrics: new SessionMetrics({ windowMs, policies: [], onCell }) };
+      return { windowMs, touched, metrics: new SessionMetrics({ windowMs, policies, onCell }) };
     });
   }
 
