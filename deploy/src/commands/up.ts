@@ -44,7 +44,12 @@ export const up: Command = {
       const streams = await ensureStreams(natsUrl, config.nats);
       log(`streams ${Object.entries(streams).map(([name, how]) => `${name} (${how})`).join(", ")}`);
       const { token, created } = localIngestToken(config.data);
-      const env = { ...process.env, ...natsCredentialEnv(config.nats), TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(",") };
+      const env = {
+        ...process.env,
+        ...natsCredentialEnv(config.nats),
+        ...sessionsEnv(config),
+        TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(","),
+      };
       const ready = await startRoles({ config, natsUrl, ...ports }, env, started);
       const ingestUrl = String(ready.ingest.ingest);
       const dashboardUrl = String(ready.dashboard.dashboard);
@@ -72,6 +77,16 @@ export const up: Command = {
 /** The flag's port when given (0 = any free port), else `preferred` when free, else a free one. */
 async function port(flags: Flags, name: string, preferred: number): Promise<number> {
   return flags.get(name) === undefined ? preferredOrFreePort(preferred) : flags.int(name, preferred, 0, 65535);
+}
+
+/**
+ * `up` runs session windows, so the demo's Sessions panel has data (ADR 0009, "Live path"), unless
+ * the environment or the file's `engine.sessions.enabled` already decides.
+ */
+function sessionsEnv(config: TidemarkConfig): NodeJS.ProcessEnv {
+  const engine = config.document.engine as { sessions?: { enabled?: unknown } } | undefined;
+  const decided = process.env.TIDEMARK_SESSIONS !== undefined || engine?.sessions?.enabled !== undefined;
+  return decided ? {} : { TIDEMARK_SESSIONS: "on" };
 }
 
 function configuredTokens(config: TidemarkConfig): string[] {

@@ -19,6 +19,7 @@ export const FAST_POLICIES_CONFIG = {
     },
     { name: "billing", label: "billing: exact, 8 s", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "6s", mode: "final-only" },
   ],
-  engine: { checkpointEvery: "1s", idleTimeout: "2s" },
+  // Sessions are left unset so `up` turns them on (its default); a short gap closes them fast.
+  engine: { checkpointEvery: "1s", idleTimeout: "2s", sessions: { gap: "2s" } },
   demo: { rate: 300, corr: 0.3 },
 };

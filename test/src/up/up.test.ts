@@ -60,6 +60,18 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     expect(services.has("api-gateway") && services.has("checkout")).toBe(true);
     console.log(`up: panes of all three policies ${firstPanesAfterMs} ms after start`);
 
+    // `up` runs session windows by default: the demo's users' sessions reach the Sessions panel.
+    await waitFor(
+      async () => {
+        const res = await fetch(`${dashboard}/api/sessions?policy=billing&window=10s`);
+        const body = (await res.json()) as { panes: Pane[] };
+        return body.panes.some((p) => p.value.count > 0);
+      },
+      60_000,
+      "billing's session metrics on /api/sessions",
+      1000,
+    );
+
     const lastWindowBefore = Math.max(...(seen.get("billing") ?? []).map((p) => p.window.start));
     await stop(first, pids);
     expect(first.output()).toContain("stopping engine");
