@@ -4,7 +4,7 @@ import { SketchError, corrupt, invalidOption } from "./errors.js";
 import { DenseRegisters } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
-import { RANK_BITS, sparseEntries, sparseInsert, sparseSize } from "./sparse-set.js";
+import { LIST_MAX, RANK_BITS, sparseEntries, sparseInsert, sparseSize } from "./sparse-set.js";
 
 export interface HyperLogLogOptions {
   /** Precision p ∈ [4, 18]: 2^p registers, standard error 1.04/√2^p. Default 14. */
@@ -124,13 +124,7 @@ export class HyperLogLog {
     w.byte(this.precision);
     if (this.registers === null) {
       w.byte(MODE_SPARSE);
-      const entries = this.sortedEntries();
-      w.varint(entries.length);
-      let prev = 0;
-      for (const e of entries) {
-        w.varint(e - prev);
-        prev = e;
-      }
+      this.encodeSparse(w);
       return;
     }
     w.byte(MODE_DENSE);
@@ -237,7 +231,36 @@ export class HyperLogLog {
     return [key >>> extra, rank];
   }
 
-  private sortedEntries(): number[] {
-    return sparseEntries(this.table).sort((a, b) => a - b);
+  /**
+   * Entries in ascending order as delta varints. A list (≤ LIST_MAX entries, the common case in a
+   * checkpoint: most keys see few users) is walked in order by picking the next larger entry each
+   * time, allocating nothing; a table is copied into a typed array, which sorts without a comparator.
+   */
+  private encodeSparse(w: ByteWriter): void {
+    const set = this.table;
+    const n = sparseSize(set);
+    w.varint(n);
+    if (set === null) return;
+    let prev = 0;
+    if (set.length <= LIST_MAX) {
+      for (let k = 0; k < n; k++) {
+        let next = Infinity;
+        for (let i = 0; i < n; i++) {
+          const e = set[i] as number;
+          if (e > prev && e < next) next = e;
+        }
+        w.varint(next - prev);
+        prev = next;
+      }
+      return;
+    }
+    const sorted = new Uint32Array(n);
+    for (let i = 1, j = 0; i < set.length; i++) if (set[i] !== 0) sorted[j++] = set[i] as number;
+    sorted.sort();
+    for (let i = 0; i < n; i++) {
+      const e = sorted[i] as number;
+      w.varint(e - prev);
+      prev = e;
+    }
   }
 }
