@@ -58,6 +58,11 @@ export class ByteWriter {
     return this.buf;
   }
 
+  /** Bytes written so far (they sit at `target[0 … written)`). */
+  get written(): number {
+    return this.pos;
+  }
+
   /** A copy of what was written. */
   finish(): Uint8Array {
     return this.buf.slice(0, this.pos);
@@ -74,6 +79,21 @@ export class ByteWriter {
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
+  }
+}
+
+/**
+ * Runs a codec's writing half and hands `use` the writer's buffer and the length written: the
+ * bytes are `buf[0 … length)`, valid only during the call. No copy, no typed-array view: for a
+ * caller that copies them into its own buffer anyway (a checkpoint of every open aggregate).
+ */
+export function encodeInPlace(write: (w: ByteWriter) => void, use: (buf: Uint8Array, length: number) => void): void {
+  const w = new ByteWriter();
+  try {
+    write(w);
+    use(w.target, w.written);
+  } finally {
+    w.release();
   }
 }
 

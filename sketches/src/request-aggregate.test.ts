@@ -72,6 +72,20 @@ describe("RequestAggregate", () => {
     expect(b.encode()).toEqual(a.encode());
   });
 
+  it("encodeInto hands over exactly encode()'s bytes (empty, exact, binned, sparse table, dense; scratch reused between calls)", () => {
+    const seen: Uint8Array[] = [];
+    for (const n of [0, 3, 40, 900, 6000]) {
+      const a = new RequestAggregate();
+      for (let i = 0; i < n; i++) a.add(1 + (i % 700) * 1.7, i % 9 === 0, `user-${i}`);
+      let got: Uint8Array | null = null;
+      a.encodeInto((buf, length) => (got = buf.slice(0, length)));
+      expect(got).toEqual(a.encode());
+      expect(RequestAggregate.decode(got as unknown as Uint8Array).encode()).toEqual(a.encode());
+      seen.push(got as unknown as Uint8Array);
+    }
+    expect(new Set(seen.map((b) => b.length)).size).toBe(5);
+  });
+
   it("heapBytes grows with what the aggregate holds", () => {
     const a = new RequestAggregate();
     const empty = a.heapBytes();

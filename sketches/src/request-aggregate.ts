@@ -1,5 +1,5 @@
 import { decodeWith } from "./byte-reader.js";
-import { encodeWith } from "./byte-writer.js";
+import { encodeInPlace, encodeWith, type ByteWriter } from "./byte-writer.js";
 import { DDSketch } from "./ddsketch.js";
 import { SketchError, corrupt } from "./errors.js";
 import { HyperLogLog } from "./hyperloglog.js";
@@ -78,13 +78,23 @@ export class RequestAggregate {
   }
 
   encode(): Uint8Array {
-    return encodeWith((w) => {
-      w.byte(VERSION);
-      w.byte(TAG);
-      w.varint(this._errors);
-      this.latency.encodeTo(w);
-      this.users.encodeTo(w);
-    });
+    return encodeWith((w) => this.writeTo(w));
+  }
+
+  /**
+   * The bytes `encode()` returns, handed to `use` as `buf[0 … length)`, valid only during the
+   * call: no copy or allocation for a caller that copies them into its own buffer.
+   */
+  encodeInto(use: (buf: Uint8Array, length: number) => void): void {
+    encodeInPlace((w) => this.writeTo(w), use);
+  }
+
+  private writeTo(w: ByteWriter): void {
+    w.byte(VERSION);
+    w.byte(TAG);
+    w.varint(this._errors);
+    this.latency.encodeTo(w);
+    this.users.encodeTo(w);
   }
 
   static decode(bytes: Uint8Array): RequestAggregate {

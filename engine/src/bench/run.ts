@@ -74,6 +74,9 @@ class CountAggregate implements Aggregate {
   encode(): Uint8Array {
     return new Uint8Array(0);
   }
+  encodeInto(use: (buf: Uint8Array, length: number) => void): void {
+    use(new Uint8Array(0), 0);
+  }
   heapBytes(): number {
     return 0;
   }

@@ -17,6 +17,8 @@ export interface Aggregate {
   clone(): Aggregate;
   value(): PaneValue;
   encode(): Uint8Array;
+  /** Hands `encode()`'s bytes to `use` as `buf[0 … length)`, valid only during the call (snapshots copy them). */
+  encodeInto(use: (buf: Uint8Array, length: number) => void): void;
   heapBytes(): number;
 }
 

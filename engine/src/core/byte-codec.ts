@@ -39,6 +39,16 @@ export class ByteWriter {
     this.uint(v ? 1 : 0);
   }
 
+  /** Like bytes(src.subarray(0, length)) without making the view: a short copy loop. */
+  bytesOf(src: Uint8Array, length: number): void {
+    this.uint(length);
+    this.reserve(length);
+    const buf = this.buf;
+    const at = this.length;
+    for (let i = 0; i < length; i++) buf[at + i] = src[i] as number;
+    this.length = at + length;
+  }
+
   bytes(b: Uint8Array): void {
     this.uint(b.length);
     this.reserve(b.length);

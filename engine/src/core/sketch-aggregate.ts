@@ -56,6 +56,9 @@ class SketchAggregate implements Aggregate {
   encode(): Uint8Array {
     return this.inner.encode();
   }
+  encodeInto(use: (buf: Uint8Array, length: number) => void): void {
+    this.inner.encodeInto(use);
+  }
   heapBytes(): number {
     return 16 + this.inner.heapBytes();
   }

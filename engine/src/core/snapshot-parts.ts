@@ -79,15 +79,17 @@ export function readTracks(r: ByteReader, P: number, kind: AggregateKind): (Pane
 }
 
 export function writeKeys(w: ByteWriter, services: Map<string, KeyNode>): void {
+  // Each aggregate's bytes are copied from the sketches' scratch buffer (no Uint8Array per aggregate).
+  const put = (buf: Uint8Array, length: number): void => w.bytesOf(buf, length);
   w.uint(services.size);
   for (const [service, node] of services) {
     w.string(service);
-    w.bytes(node.agg.encode());
+    node.agg.encodeInto(put);
     const routes = node.routes as Map<string, KeyNode>;
     w.uint(routes.size);
     for (const [route, rn] of routes) {
       w.string(route);
-      w.bytes(rn.agg.encode());
+      rn.agg.encodeInto(put);
     }
   }
 }
