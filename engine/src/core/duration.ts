@@ -2,6 +2,7 @@
  * Durations as written in flags, config and query strings: `500ms`, `10s`, `1m`, `1h`
  * (design §11). A bare number is milliseconds.
  */
+import { ConfigError } from "./errors.js";
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const PATTERN = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
@@ -31,4 +32,19 @@ export function formatDuration(ms: number): string {
     if (ms !== 0 && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;
+}
+
+/**
+ * A config field's duration (a "10s"-style string or ms); ConfigError naming `path` otherwise.
+ * `example` is the duration the error message suggests (e.g. "10s").
+ */
+export function configDuration(v: unknown, path: string, example: string): number {
+  if (typeof v !== "string" && typeof v !== "number")
+    throw new ConfigError(path, `expected a duration such as "${example}" or a number of milliseconds, got ${JSON.stringify(v)}`);
+  try {
+    return parseDuration(v);
+  } catch (e) {
+    if (e instanceof DurationError) throw new ConfigError(path, e.message);
+    throw e;
+  }
 }

@@ -1,9 +1,74 @@
-/** Snapshot pieces: pane values, bias points, pane tracks and keyed aggregates (see snapshot.ts). */
+/**
+ * Snapshot pieces: partition clocks, policy progress, delay samples (shared by the window core's
+ * snapshot.ts and the session operator's session-snapshot.ts), pane values, bias points, pane
+ * tracks and keyed aggregates.
+ */
 import type { PaneValue } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
+import type { CoreError } from "./errors.js";
+import type { PolicyRuntime } from "./policy-runtime.js";
+import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
+
+export function writePartitionClocks(w: ByteWriter, parts: readonly PartitionClock[]): void {
+  for (const p of parts) {
+    w.f64(p.logTime);
+    w.f64(p.maxTs);
+    w.bool(p.idle);
+    w.bool(p.spoken);
+  }
+}
+
+export function readPartitionClocks(r: ByteReader, parts: readonly PartitionClock[]): void {
+  for (const p of parts) {
+    p.logTime = r.f64();
+    p.maxTs = r.f64();
+    p.idle = r.bool();
+    p.spoken = r.bool();
+  }
+}
+
+/** A policy's watermark and counters: W, emit delay sum, next early tick, dropped, late, emit count. */
+export function writePolicyProgress(w: ByteWriter, p: PolicyRuntime): void {
+  w.f64(p.W);
+  w.f64(p.emitDelaySum);
+  w.f64(p.nextEarly);
+  w.uint(p.dropped);
+  w.uint(p.lateAccepted);
+  w.uint(p.emitDelayCount);
+}
+
+export function readPolicyProgress(r: ByteReader, p: PolicyRuntime): void {
+  p.W = r.f64();
+  p.emitDelaySum = r.f64();
+  p.nextEarly = r.f64();
+  p.dropped = r.uint();
+  p.lateAccepted = r.uint();
+  p.emitDelayCount = r.uint();
+}
+
+/** A percentile policy's recent delays per partition (nothing for other strategies). */
+export function writeDelaySamples(w: ByteWriter, p: PolicyRuntime): void {
+  for (const d of p.samples ?? []) {
+    for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
+    w.f64(d.quantile);
+    for (let i = 0; i < d.filled; i++) w.f64(d.ring[i] as number);
+  }
+}
+
+/** `corrupt` builds the snapshot's own coded error for a sample larger than configured. */
+export function readDelaySamples(r: ByteReader, p: PolicyRuntime, corrupt: (what: string) => CoreError): void {
+  for (const d of p.samples ?? []) {
+    d.filled = r.uint();
+    d.pos = r.uint();
+    d.sincePush = r.uint();
+    d.quantile = r.f64();
+    if (d.filled > d.ring.length) throw corrupt("holds a delay sample larger than configured");
+    for (let i = 0; i < d.filled; i++) d.ring[i] = r.f64();
+  }
+}
 
 export function writeValue(w: ByteWriter, v: PaneValue | null): void {
   w.bool(v !== null);

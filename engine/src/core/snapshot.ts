@@ -11,7 +11,10 @@ import { CoreError } from "./errors.js";
 import { installSnapshotCodec, EventTimeCore, linkSlice } from "./stream-core.js";
 import type { CoreConfig } from "./types.js";
 import { firstWindowStart, type WindowSpec } from "./window-assigner.js";
-import { readKeys, readNullable, readPoint, readTracks, writeKeys, writeNullable, writePoint, writeTracks } from "./snapshot-parts.js";
+import {
+  readDelaySamples, readKeys, readNullable, readPartitionClocks, readPoint, readPolicyProgress, readTracks,
+  writeDelaySamples, writeKeys, writeNullable, writePartitionClocks, writePoint, writePolicyProgress, writeTracks,
+} from "./snapshot-parts.js";
 import type { Slice, TrackNode, Window } from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
@@ -57,26 +60,12 @@ function encode(core: EventTimeCore): Uint8Array {
   w.f64(core.logTime);
   w.f64(core.nextSweep);
   w.uint(core.eventsTotal);
-  for (const p of core.parts) {
-    w.f64(p.logTime);
-    w.f64(p.maxTs);
-    w.bool(p.idle);
-    w.bool(p.spoken);
-  }
+  writePartitionClocks(w, core.parts);
   for (const p of core.pols) {
-    w.f64(p.W);
-    w.f64(p.emitDelaySum);
-    w.f64(p.nextEarly);
-    w.uint(p.dropped);
-    w.uint(p.lateAccepted);
-    w.uint(p.emitDelayCount);
+    writePolicyProgress(w, p);
     w.uint(p.bias.samples.length);
     for (const s of p.bias.samples) for (const x of [s.countPct, s.errorRatePp, s.p99Pct]) writeNullable(w, x);
-    for (const d of p.samples ?? []) {
-      for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
-      w.f64(d.quantile);
-      for (let i = 0; i < d.filled; i++) w.f64(d.ring[i] as number);
-    }
+    writeDelaySamples(w, p);
   }
   w.uint(core.routes.overflowed);
   w.uint(core.routes.services.size);
@@ -136,28 +125,11 @@ function readState(core: EventTimeCore, r: ByteReader, kind: AggregateKind): voi
   core.logTime = r.f64();
   core.nextSweep = r.f64();
   core.eventsTotal = r.uint();
-  for (const p of core.parts) {
-    p.logTime = r.f64();
-    p.maxTs = r.f64();
-    p.idle = r.bool();
-    p.spoken = r.bool();
-  }
+  readPartitionClocks(r, core.parts);
   for (const p of core.pols) {
-    p.W = r.f64();
-    p.emitDelaySum = r.f64();
-    p.nextEarly = r.f64();
-    p.dropped = r.uint();
-    p.lateAccepted = r.uint();
-    p.emitDelayCount = r.uint();
+    readPolicyProgress(r, p);
     for (let n = r.uint(); n > 0; n--) p.bias.push({ countPct: readNullable(r), errorRatePp: readNullable(r), p99Pct: readNullable(r) });
-    for (const d of p.samples ?? []) {
-      d.filled = r.uint();
-      d.pos = r.uint();
-      d.sincePush = r.uint();
-      d.quantile = r.f64();
-      if (d.filled > d.ring.length) throw corrupt("holds a delay sample larger than configured");
-      for (let i = 0; i < d.filled; i++) d.ring[i] = r.f64();
-    }
+    readDelaySamples(r, p, corrupt);
   }
   core.routes.overflowed = r.uint();
   for (let n = r.uint(); n > 0; n--) {

@@ -4,7 +4,7 @@
  * durations are "10s"-style strings or milliseconds. Every error names the field's path.
  */
 import { defaultCoreConfig } from "./default-config.js";
-import { DurationError, parseDuration } from "./duration.js";
+import { configDuration } from "./duration.js";
 import { ConfigError } from "./errors.js";
 import type {
   AccumulationMode,
@@ -30,15 +30,7 @@ function pick(o: Obj, names: readonly string[]): unknown {
 }
 
 function duration(v: unknown, path: string, positive = false): number {
-  if (typeof v !== "string" && typeof v !== "number")
-    throw new ConfigError(path, `expected a duration such as "10s" or a number of milliseconds, got ${JSON.stringify(v)}`);
-  let ms: number;
-  try {
-    ms = parseDuration(v);
-  } catch (e) {
-    if (e instanceof DurationError) throw new ConfigError(path, e.message);
-    throw e;
-  }
+  const ms = configDuration(v, path, "10s");
   if (positive && ms <= 0) throw new ConfigError(path, `must be greater than 0, got ${JSON.stringify(v)}`);
   return ms;
 }

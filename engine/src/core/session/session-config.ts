@@ -2,7 +2,7 @@
  * Session window configuration (issue 9): the inactivity gap, the length cap, and the window of
  * the derived per-service metrics. Parsed once; durations are "60s"-style strings or ms.
  */
-import { DurationError, parseDuration } from "../duration.js";
+import { configDuration } from "../duration.js";
 import { ConfigError } from "../errors.js";
 
 export interface SessionConfig {
@@ -23,15 +23,7 @@ export const DEFAULT_SESSION_CONFIG: Readonly<SessionConfig> = Object.freeze({
 const FIELDS: Record<keyof SessionConfig, string> = { gapMs: "gap", maxLengthMs: "maxLength", metricsWindowMs: "metricsWindow" };
 
 function duration(v: unknown, path: string): number {
-  if (typeof v !== "string" && typeof v !== "number")
-    throw new ConfigError(path, `expected a duration such as "60s" or a number of milliseconds, got ${JSON.stringify(v)}`);
-  let ms: number;
-  try {
-    ms = parseDuration(v);
-  } catch (e) {
-    if (e instanceof DurationError) throw new ConfigError(path, e.message);
-    throw e;
-  }
+  const ms = configDuration(v, path, "60s");
   if (!(ms > 0 && Number.isSafeInteger(ms))) throw new ConfigError(path, `must be a whole number of ms greater than 0, got ${JSON.stringify(v)}`);
   return ms;
 }

@@ -12,6 +12,7 @@ import type { CoreConfig } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
 import { SessionOperator } from "./session-operator.js";
 import { NONE, newKeyState, type EmittedSession, type KeyState, type Session } from "./session-state.js";
+import { readDelaySamples, readPartitionClocks, readPolicyProgress, writeDelaySamples, writePartitionClocks, writePolicyProgress } from "../snapshot-parts.js";
 import { keyIdOf } from "../window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
@@ -74,20 +75,11 @@ function encode(op: SessionOperator): Uint8Array {
   w.uint(configCrc(op.config, op.sessions));
   w.f64(op.logTime);
   for (const x of [op.eventsTotal, op.anonymous, op.merges, op.nextId]) w.uint(x);
-  for (const p of op.parts) {
-    w.f64(p.logTime);
-    w.f64(p.maxTs);
-    w.bool(p.idle);
-    w.bool(p.spoken);
-  }
+  writePartitionClocks(w, op.parts);
   for (const p of op.pols) {
-    for (const x of [p.W, p.emitDelaySum, p.nextEarly]) w.f64(x);
-    for (const x of [p.dropped, p.lateAccepted, p.emitDelayCount, op.seqs[p.index] as number]) w.uint(x);
-    for (const d of p.samples ?? []) {
-      for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
-      w.f64(d.quantile);
-      for (let i = 0; i < d.filled; i++) w.f64(d.ring[i] as number);
-    }
+    writePolicyProgress(w, p);
+    w.uint(op.seqs[p.index] as number);
+    writeDelaySamples(w, p);
   }
   for (const q of op.early) {
     const live = q.filter((s) => op.sessionsById.get(s.id) === s);
@@ -138,28 +130,11 @@ function readState(op: SessionOperator, r: ByteReader): void {
   op.anonymous = r.uint();
   op.merges = r.uint();
   op.nextId = r.uint();
-  for (const p of op.parts) {
-    p.logTime = r.f64();
-    p.maxTs = r.f64();
-    p.idle = r.bool();
-    p.spoken = r.bool();
-  }
+  readPartitionClocks(r, op.parts);
   for (const p of op.pols) {
-    p.W = r.f64();
-    p.emitDelaySum = r.f64();
-    p.nextEarly = r.f64();
-    p.dropped = r.uint();
-    p.lateAccepted = r.uint();
-    p.emitDelayCount = r.uint();
+    readPolicyProgress(r, p);
     op.seqs[p.index] = r.uint();
-    for (const d of p.samples ?? []) {
-      d.filled = r.uint();
-      d.pos = r.uint();
-      d.sincePush = r.uint();
-      d.quantile = r.f64();
-      if (d.filled > d.ring.length) throw corrupt("holds a delay sample larger than configured");
-      for (let i = 0; i < d.filled; i++) d.ring[i] = r.f64();
-    }
+    readDelaySamples(r, p, corrupt);
   }
   const early = op.early.map(() => Array.from({ length: r.uint() }, () => r.uint()));
   for (let n = r.uint(); n > 0; n--) readKey(op, r);
