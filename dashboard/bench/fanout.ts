@@ -32,7 +32,7 @@ function makePanes(): Array<{ pane: Pane; json: string }> {
       pipelineLagMs: 41,
       lateAccepted: 3,
       dropped: 1,
-      bias: { countPct: 6.4, errorRatePp: -1.5, p99Pct: -8.2, windows: 30 },
+      bias: { countPct: 6.4, errorRatePp: -1.5, p99Pct: -8.2, usersPct: 3.1, windows: 30 },
     };
     out.push({ pane, json: JSON.stringify(pane) });
   }

@@ -33,6 +33,6 @@ export function testPane(s: PaneSpec = {}): Pane {
     pipelineLagMs: s.pipelineLagMs ?? 35,
     lateAccepted: 0,
     dropped: 0,
-    bias: s.bias ?? { countPct: null, errorRatePp: null, p99Pct: null, windows: 0 },
+    bias: s.bias ?? { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 },
   };
 }

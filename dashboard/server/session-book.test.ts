@@ -15,7 +15,7 @@ function session(user: string, first: number, last: number, seq: number, kind: P
     key: { service: "api", user },
     window: { start: first, end: last + GAP },
     value: { ...base.value, users: 1, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 },
-    bias: { countPct: -2.5, errorRatePp: 0.5, p99Pct: null, windows: 3 },
+    bias: { countPct: -2.5, errorRatePp: 0.5, p99Pct: null, usersPct: null, windows: 3 },
     session: { durationMs: last - first, firstRoute: "/a", lastRoute: "/b" },
   };
 }

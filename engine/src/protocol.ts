@@ -131,6 +131,8 @@ export interface PaneBias {
   errorRatePp: number | null;
   /** Mean p99 relative error in %. */
   p99Pct: number | null;
+  /** Mean distinct-users shortfall in % of the reference (positive = policy under-counts users); null when not measured. */
+  usersPct: number | null;
   /** Number of closed windows the means are taken over. */
   windows: number;
 }

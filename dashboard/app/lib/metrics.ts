@@ -40,8 +40,10 @@ const rate = (p: Pane): number => {
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 const max = (xs: readonly number[]): number => (xs.length === 0 ? NaN : Math.max(...xs));
 
-/** countPct is a shortfall (positive = under-counts); shown signed as policy − reference. */
-const countBias = (b: PaneBias) => (b.countPct === null ? null : { value: -b.countPct, unit: "%" as const });
+/** countPct and usersPct are shortfalls (positive = under-counts); shown signed as policy − reference. */
+const shortfall = (v: number | null) => (v === null ? null : { value: -v, unit: "%" as const });
+const countBias = (b: PaneBias) => shortfall(b.countPct);
+const usersBias = (b: PaneBias) => shortfall(b.usersPct);
 
 function latency(q: "p50" | "p95" | "p99"): MetricDef {
   return {
@@ -98,7 +100,7 @@ export const METRICS: readonly MetricDef[] = [
     combineLabel: "overall",
     bias: (b) => (b.errorRatePp === null ? null : { value: b.errorRatePp, unit: "pp" }),
   },
-  { panel: "users", title: "Distinct users", metric: "users", unit: "users", value: (p) => p.value.users, combine: (ps) => sum(ps.map((p) => p.value.users)), combineLabel: "sum", bias: () => null },
+  { panel: "users", title: "Distinct users", metric: "users", unit: "users", value: (p) => p.value.users, combine: (ps) => sum(ps.map((p) => p.value.users)), combineLabel: "sum", bias: usersBias },
   latency("p50"),
   latency("p95"),
   latency("p99"),

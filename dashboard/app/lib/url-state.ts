@@ -15,7 +15,7 @@ export interface ViewState {
   services: string[];
   /** Policy chosen per panel. */
   policies: Partial<Record<PanelKind, string>>;
-  frontierBias: "countPct" | "errorRatePp" | "p99Pct";
+  frontierBias: "countPct" | "errorRatePp" | "p99Pct" | "usersPct";
   token: string | null;
 }
 
@@ -37,7 +37,7 @@ export function parseView(search: string): ViewState {
     windowMs: windowOf(q.get("window")),
     services: (q.get("services") ?? "").split(",").filter((s) => s !== ""),
     policies,
-    frontierBias: bias === "countPct" || bias === "p99Pct" ? bias : "errorRatePp",
+    frontierBias: bias === "countPct" || bias === "p99Pct" || bias === "usersPct" ? bias : "errorRatePp",
     token: q.get("token"),
   };
 }

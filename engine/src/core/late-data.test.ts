@@ -46,7 +46,7 @@ describe("late data: design §6 boundaries", () => {
     expect(core.status().openWindows).toBe(1);
     core.heartbeat(0, T0 + 10_000 + 60_000, out);
     expect(core.status()).toMatchObject({ openWindows: 0, stateKeys: 0 });
-    expect(core.status().policies[0]?.bias).toEqual({ countPct: 0, errorRatePp: 0, p99Pct: 0, windows: 1 });
+    expect(core.status().policies[0]?.bias).toEqual({ countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 1 });
   });
 
   it("caps routes per service into (other), counts the overflow, and forgets idle routes after the TTL", () => {

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import { partitionOf, type TelemetryEvent } from "../protocol.js";
 import { capture, type Capture } from "./__fixtures__/capture.js";
 import { createCore, restoreCore } from "./create-core.js";
+import { crc32 } from "./byte-codec.js";
 import { CoreError } from "./errors.js";
 import { Prng } from "./prng.js";
 import { simulate } from "./simulation.js";
+import { SNAPSHOT_VERSION } from "./snapshot.js";
 import type { CoreConfig, StreamCore } from "./types.js";
 import { validateCoreConfig } from "./validate-config.js";
 
@@ -112,6 +114,12 @@ describe("snapshot and restore", () => {
     const version = snap.slice();
     version[4] = 99;
     expect(code(() => restoreCore(config, version))).toBe("TM_SNAPSHOT_VERSION");
+    // a checkpoint of the version-1 format (bias without distinct users), correctly sealed, is refused, not misread.
+    const old = snap.slice();
+    expect(old[4]).toBe(SNAPSHOT_VERSION);
+    old[4] = 1;
+    new DataView(old.buffer).setUint32(old.length - 4, crc32(old.subarray(0, old.length - 4)), true);
+    expect(code(() => restoreCore(config, old))).toBe("TM_SNAPSHOT_VERSION");
     const other = validateCoreConfig({ ...config, biasWindows: 7 });
     expect(code(() => restoreCore(other, snap))).toBe("TM_SNAPSHOT_CONFIG_MISMATCH");
   });

@@ -97,10 +97,11 @@ export function writePoint(w: ByteWriter, v: BiasPoint | null): void {
   w.uint(v.count);
   w.uint(v.errors);
   w.f64(v.p99);
+  w.uint(v.users);
 }
 
 export function readPoint(r: ByteReader): BiasPoint | null {
-  return r.bool() ? { count: r.uint(), errors: r.uint(), p99: r.f64() } : null;
+  return r.bool() ? { count: r.uint(), errors: r.uint(), p99: r.f64(), users: r.uint() } : null;
 }
 
 export function writeNullable(w: ByteWriter, v: number | null): void {
@@ -109,6 +110,20 @@ export function writeNullable(w: ByteWriter, v: number | null): void {
 export function readNullable(r: ByteReader): number | null {
   const v = r.f64();
   return Number.isNaN(v) ? null : v;
+}
+
+/** A policy's bias samples: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
+export function writeBiasSamples(w: ByteWriter, p: PolicyRuntime): void {
+  w.uint(p.bias.samples.length);
+  for (const s of p.bias.samples) {
+    writeNullable(w, s.countPct);
+    writeNullable(w, s.errorRatePp);
+    writeNullable(w, s.p99Pct);
+    writeNullable(w, s.usersPct);
+  }
+}
+export function readBiasSamples(r: ByteReader, p: PolicyRuntime): void {
+  for (let n = r.uint(); n > 0; n--) p.bias.push({ countPct: readNullable(r), errorRatePp: readNullable(r), p99Pct: readNullable(r), usersPct: readNullable(r) });
 }
 
 export function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {

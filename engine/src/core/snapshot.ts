@@ -12,13 +12,14 @@ import { installSnapshotCodec, EventTimeCore, linkSlice } from "./stream-core.js
 import type { CoreConfig } from "./types.js";
 import { firstWindowStart, type WindowSpec } from "./window-assigner.js";
 import {
-  readDelaySamples, readKeys, readNullable, readPartitionClocks, readPoint, readPolicyProgress, readTracks,
-  writeDelaySamples, writeKeys, writeNullable, writePartitionClocks, writePoint, writePolicyProgress, writeTracks,
+  readBiasSamples, readDelaySamples, readKeys, readPartitionClocks, readPoint, readPolicyProgress, readTracks,
+  writeBiasSamples, writeDelaySamples, writeKeys, writePartitionClocks, writePoint, writePolicyProgress, writeTracks,
 } from "./snapshot-parts.js";
 import type { Slice, TrackNode, Window } from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
-export const SNAPSHOT_VERSION = 1;
+/** 2: bias points carry distinct users, bias samples carry usersPct. */
+export const SNAPSHOT_VERSION = 2;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));
@@ -63,8 +64,7 @@ function encode(core: EventTimeCore): Uint8Array {
   writePartitionClocks(w, core.parts);
   for (const p of core.pols) {
     writePolicyProgress(w, p);
-    w.uint(p.bias.samples.length);
-    for (const s of p.bias.samples) for (const x of [s.countPct, s.errorRatePp, s.p99Pct]) writeNullable(w, x);
+    writeBiasSamples(w, p);
     writeDelaySamples(w, p);
   }
   w.uint(core.routes.overflowed);
@@ -128,7 +128,7 @@ function readState(core: EventTimeCore, r: ByteReader, kind: AggregateKind): voi
   readPartitionClocks(r, core.parts);
   for (const p of core.pols) {
     readPolicyProgress(r, p);
-    for (let n = r.uint(); n > 0; n--) p.bias.push({ countPct: readNullable(r), errorRatePp: readNullable(r), p99Pct: readNullable(r) });
+    readBiasSamples(r, p);
     readDelaySamples(r, p, corrupt);
   }
   core.routes.overflowed = r.uint();

@@ -37,7 +37,7 @@ function pane(seq: number): Pane {
     pipelineLagMs: 0,
     lateAccepted: 0,
     dropped: 0,
-    bias: { countPct: null, errorRatePp: null, p99Pct: null, windows: 0 },
+    bias: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 },
   };
 }
 

@@ -112,6 +112,13 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
     const errorsBefore = await headline("errorRate");
     const dash0 = newest("dashboard");
     expect(closeTo(shownNumber(errorsBefore.value), dash0.value.errorRate * 100)).toBe(true);
+    // The distinct-users panel shows the policy's users bias (a shortfall, shown as policy − reference).
+    const usersBias = shownBias((await headline("users")).bias);
+    if (dash0.bias.usersPct === null) expect(usersBias).toBeNull();
+    else {
+      expect(usersBias?.windows).toBe(dash0.bias.windows);
+      expect(closeTo(usersBias?.value ?? NaN, -dash0.bias.usersPct), JSON.stringify(dash0.bias)).toBe(true);
+    }
 
     await page.getByTestId("panel-requests").getByTestId("policy").selectOption("billing");
     const billing = newest("billing");

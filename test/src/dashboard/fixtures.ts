@@ -51,7 +51,7 @@ export function pane(s: PaneSpec): Pane {
     pipelineLagMs: s.pipelineLagMs ?? 40,
     lateAccepted: 0,
     dropped: 0,
-    bias: { countPct: null, errorRatePp: null, p99Pct: null, windows: 0, ...s.bias },
+    bias: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0, ...s.bias },
   };
 }
 

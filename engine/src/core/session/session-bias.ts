@@ -3,12 +3,14 @@
  * reference sessionizer keeps every event to the reference horizon. Each closed session counts in
  * the metrics window holding its end, per service and per policy (reference last). When the
  * reference has closed a window, each policy's sessions and error sessions there are compared with
- * the reference's (`measureBias`: count shortfall %, error-session share difference in pp) and
- * pushed into the policy's bias tracker, so session panes carry a measured bias like window panes.
+ * the reference's (`measureBias`: count shortfall %, error-session share difference in pp; p99Pct
+ * and usersPct are null, as sessions carry neither) and pushed into the policy's bias tracker, so
+ * session panes carry a measured bias like window panes.
  */
-import { measureBias, type BiasPoint, type BiasSample } from "../bias.js";
+import { measureBias, type BiasPoint } from "../bias.js";
 import type { ByteReader, ByteWriter } from "../byte-codec.js";
 import type { PolicyRuntime } from "../policy-runtime.js";
+import { readBiasSamples, writeBiasSamples } from "../snapshot-parts.js";
 
 export class SessionBias {
   /** Window start → service → [sessions, error sessions] per policy index (reference last). */
@@ -46,7 +48,8 @@ export class SessionBias {
     this.comparedUntil = Math.max(this.comparedUntil, start + this.windowMs);
     if (services === undefined) return;
     const R = this.slots - 1;
-    const point = (v: Float64Array, i: number): BiasPoint => ({ count: v[2 * i] as number, errors: v[2 * i + 1] as number, p99: 0 });
+    // Sessions carry no p99 or distinct-users comparison: p99 0 gives p99Pct null, users 0 gives usersPct null.
+    const point = (v: Float64Array, i: number): BiasPoint => ({ count: v[2 * i] as number, errors: v[2 * i + 1] as number, p99: 0, users: 0 });
     const ref = new Map<string, BiasPoint>();
     let total = 0;
     for (const [service, v] of services) {
@@ -71,10 +74,7 @@ export class SessionBias {
         for (const x of v) w.uint(x);
       }
     }
-    for (const p of pols) {
-      w.uint(p.bias.samples.length);
-      for (const s of p.bias.samples) for (const x of [s.countPct, s.errorRatePp, s.p99Pct]) w.f64(x ?? NaN);
-    }
+    for (const p of pols) writeBiasSamples(w, p);
   }
 
   decode(r: ByteReader, pols: readonly PolicyRuntime[]): void {
@@ -85,12 +85,6 @@ export class SessionBias {
       for (let m = r.uint(); m > 0; m--) services.set(r.string(), Float64Array.from({ length: 2 * this.slots }, () => r.uint()));
       this.windows.set(start, services);
     }
-    const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
-    for (const p of pols) {
-      for (let n = r.uint(); n > 0; n--) {
-        const s: BiasSample = { countPct: orNull(r.f64()), errorRatePp: orNull(r.f64()), p99Pct: orNull(r.f64()) };
-        p.bias.push(s);
-      }
-    }
+    for (const p of pols) readBiasSamples(r, p);
   }
 }

@@ -142,6 +142,7 @@ describe("session operator vs an offline sessionizer", { timeout: 30_000 }, () =
     expect(bias?.countPct).toBeCloseTo(mean(countPct), 9);
     expect(bias?.errorRatePp).toBeCloseTo(mean(errorPp), 9);
     expect(bias?.p99Pct).toBeNull();
+    expect(bias?.usersPct).toBeNull();
   });
 
   it("a policy that keeps everything measures no bias", () => {

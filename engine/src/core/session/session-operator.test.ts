@@ -133,7 +133,7 @@ describe("session operator", { timeout: 30_000 }, () => {
     op.event(0, ev(5_000, 20_000, "/a", 500, "v"), out); // fast: end 15 s <= W 19 s: dropped; the reference keeps it
     expect(late.length).toBe(1);
     op.heartbeat(0, T0 + 90_000, out); // W_ref = 60 s: window [0, 60 s) compared; fast has 1 of 2 sessions, 0 of 1 errors
-    expect(op.status().policies[0]?.bias).toEqual({ countPct: 50, errorRatePp: -50, p99Pct: null, windows: 1 });
+    expect(op.status().policies[0]?.bias).toEqual({ countPct: 50, errorRatePp: -50, p99Pct: null, usersPct: null, windows: 1 });
     expect(op.status().referenceSessions).toBe(0);
     op.event(0, ev(100_000, 100_000, "/a", 200, "u"), out);
     op.heartbeat(0, T0 + 120_000, out);

@@ -16,7 +16,8 @@ import { readDelaySamples, readPartitionClocks, readPolicyProgress, writeDelaySa
 import { keyIdOf } from "../window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
-export const SESSION_SNAPSHOT_VERSION = 1;
+/** 2: bias samples carry usersPct. */
+export const SESSION_SNAPSHOT_VERSION = 2;
 const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {
