@@ -17,6 +17,9 @@ export interface PaneFeed {
   close(): Promise<void>;
 }
 
+/** A pull's lifetime: the consumer's idle heartbeats come at half of it. */
+const PULL_EXPIRES_MS = 2000;
+
 /**
  * Reads TM_PANES (replaying the last `replayMs` by publish time, then live) and core NATS
  * `tm.status`. Never fails on a missing stream or an unreachable server: it waits, retries and
@@ -37,6 +40,7 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
   const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
   const onPane = (m: JsMsg): void => {
+    if (m.seq <= feed.lastSeq) return;
     feed.lastSeq = m.seq;
     const json = m.string();
     let pane: Pane;
@@ -71,8 +75,22 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
     );
     const pending = (await consumer.info()).num_pending;
     set({ state: pending === 0 ? "live" : "replaying", replayTarget: info.state.last_seq, error: null });
-    messages = await consumer.consume();
-    for await (const m of messages) onPane(m);
+    // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
+    // ordered consumer would keep pulling from it forever (ADR 0008, "A lost node must not stall a
+    // partition"), so it is closed and the loop recreates it from the last sequence applied.
+    const current = await consumer.consume({ expires: PULL_EXPIRES_MS });
+    messages = current;
+    void closeWhenSilent(current);
+    for await (const m of current) onPane(m);
+  };
+
+  const closeWhenSilent = async (current: ConsumerMessages): Promise<void> => {
+    for await (const s of current.status()) {
+      if (s.type !== "heartbeats_missed") continue;
+      log.warn({ lastSeq: feed.lastSeq }, "TM_PANES consumer missed its heartbeats; recreating it from the last sequence applied");
+      await current.close().catch(() => undefined);
+      return;
+    }
   };
 
   const run = async (): Promise<void> => {

@@ -2,11 +2,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseReadyLine } from "./ready-line.js";
 import { DeployError } from "./errors.js";
+import { PARENT_PID_ENV } from "./stop-request.js";
 
 /** Something `tidemark up` started and must stop, in reverse start order. */
 export interface Stoppable {
   readonly name: string;
   readonly pid: number;
+  /** Strings in its command line that identify it (up.pids; up-pids.ts). */
+  readonly markers: string[];
   stop(): Promise<void>;
   readonly exited: Promise<number | null>;
 }
@@ -24,9 +27,11 @@ export function spawnRole(
   readyTimeoutMs = 30_000,
 ): Promise<{ child: Stoppable; ready: Record<string, unknown> }> {
   // Own process group: a terminal's Ctrl-C reaches `up` alone, which then stops the roles in order.
-  const proc = spawn(process.execPath, [CLI, role, ...args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
+  // The role stops itself too if `up` disappears without doing so (stop-request.ts).
+  const childEnv = { ...env, [PARENT_PID_ENV]: String(process.pid) };
+  const proc = spawn(process.execPath, [CLI, role, ...args], { stdio: ["ignore", "pipe", "pipe"], env: childEnv, detached: true });
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-  const child: Stoppable = { name: role, pid: proc.pid ?? -1, exited, stop: () => stopProcess(proc, exited) };
+  const child: Stoppable = { name: role, pid: proc.pid ?? -1, markers: [CLI, role], exited, stop: () => stopProcess(proc, exited) };
   proc.stderr?.on("data", (b: Buffer) => process.stderr.write(prefixLines(role, b.toString("utf8"))));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

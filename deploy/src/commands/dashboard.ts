@@ -1,6 +1,7 @@
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { readyLine } from "../ready-line.js";
+import { stopRequested } from "../stop-request.js";
 
 /** `tidemark dashboard`: the WebSocket fan-out server and the Svelte app (design §11). */
 export const dashboard: Command = {
@@ -18,10 +19,7 @@ export const dashboard: Command = {
     });
     const server = await startDashboard(config);
     process.stdout.write(readyLine({ dashboard: server.url }) + "\n");
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
-    });
+    await stopRequested();
     await server.close();
     return 0;
   },

@@ -4,6 +4,7 @@ import { loadTidemarkConfig } from "../config/tidemark-config.js";
 import { Fields } from "../config/fields.js";
 import { runSender } from "../demo/sender.js";
 import { readyLine } from "../ready-line.js";
+import { stopRequested } from "../stop-request.js";
 
 /**
  * `tidemark demo`: realistic telemetry posted to ingest (design §11, issue 8). The event model is
@@ -27,7 +28,7 @@ export const demo: Command = {
     const corr = num("corr", config.demo.corr, 0, 1);
     const log = (line: string): void => void process.stderr.write(`tidemark demo: ${line}\n`);
     const abort = new AbortController();
-    process.once("SIGINT", () => abort.abort()).once("SIGTERM", () => abort.abort());
+    void stopRequested().then(() => abort.abort());
     log(`posting ${rate} events/s to ${ingest}/v1/events (corr ${corr}); late events are held back up to 90 s`);
     const stats = await runSender(
       {

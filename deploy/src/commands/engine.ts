@@ -3,6 +3,7 @@ import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { loadTidemarkConfig } from "../config/tidemark-config.js";
 import { readyLine } from "../ready-line.js";
+import { stopRequested } from "../stop-request.js";
 
 /** `tidemark engine`: one engine worker over its owned partitions (design §10, issue 6). */
 export const engine: Command = {
@@ -34,10 +35,7 @@ export const engine: Command = {
         },
       }) + "\n",
     );
-    await new Promise<void>((r) => {
-      process.once("SIGINT", r);
-      process.once("SIGTERM", r);
-    });
+    await stopRequested();
     await running.close();
     return 0;
   },

@@ -1,6 +1,7 @@
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { readyLine } from "../ready-line.js";
+import { stopRequested } from "../stop-request.js";
 
 /**
  * `tidemark ingest`: the HTTP ingest role (issue 5). Config: defaults < the `ingest` section of
@@ -15,7 +16,7 @@ export const ingest: Command = {
     const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
     const names = ["port", "host", "nats", "partitions", "config", "log-level"];
     const config = loadIngestConfig({ flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])), env: process.env });
-    const stop = new Promise<void>((resolve) => process.once("SIGINT", resolve).once("SIGTERM", resolve));
+    const stop = stopRequested();
     const server = await startIngest(config);
     process.stdout.write(readyLine({ ingest: server.url }) + "\n");
     await stop;

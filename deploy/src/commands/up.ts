@@ -10,6 +10,7 @@ import { spawnNatsServer } from "../nats/nats-server.js";
 import { preferredOrFreePort } from "../ports.js";
 import { readyLine } from "../ready-line.js";
 import { spawnRole, stopAll, type Stoppable } from "../supervisor.js";
+import { removeUpPids, stopLeftovers, writeUpPids } from "../up-pids.js";
 
 type Log = (line: string) => void;
 
@@ -40,6 +41,7 @@ export const up: Command = {
         dashboardPort: await port(flags, "dashboard-port", 3000),
       };
       await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, process.env);
+      await stopLeftovers(config.data, log);
       const natsUrl = flags.get("nats") ?? config.nats.url ?? (await startNats(config, started, log));
       const streams = await ensureStreams(natsUrl, config.nats);
       log(`streams ${Object.entries(streams).map(([name, how]) => `${name} (${how})`).join(", ")}`);
@@ -56,6 +58,7 @@ export const up: Command = {
       if (flags.bool("demo", config.demo.enabled)) await startDemo(flags, config, ingestUrl, env, started, log);
       else log("demo traffic off (--no-demo)");
       printWelcome(log, { dashboardUrl, ingestUrl, token, created, data: config.data });
+      recordPids(config, started);
       const pids = Object.fromEntries(started.map((s) => [s.name, s.pid]));
       process.stdout.write(
         readyLine({ dashboard: dashboardUrl, ingest: ingestUrl, nats: natsUrl, token, data: config.data, engine: ready.engine.engine, pids }) + "\n",
@@ -64,11 +67,13 @@ export const up: Command = {
       const e = err as { code?: string; message?: string };
       log(`failed: ${e.code ? `[${e.code}] ` : ""}${e.message ?? String(err)}`);
       await shutdown();
+      removeUpPids(config.data);
       return 1;
     }
     const why = await Promise.race([signalled, ...started.map((s) => s.exited.then((code) => `${s.name} exited (code ${code})`))]);
     log(`${why}: stopping`);
     await shutdown();
+    removeUpPids(config.data);
     log("stopped; data left in place");
     return why.startsWith("SIG") ? 0 : 1;
   },
@@ -99,9 +104,15 @@ async function startNats(config: TidemarkConfig, started: Stoppable[], log: Log)
   const port = await preferredOrFreePort(config.nats.port);
   const monitorPort = await preferredOrFreePort(config.nats.monitorPort);
   const nats = await spawnNatsServer({ port, monitorPort, storeDir: resolve(config.data, "nats"), detached: true });
-  started.push({ name: "nats-server", pid: nats.pid, exited: nats.exited, stop: () => nats.stop() });
+  started.push({ name: "nats-server", pid: nats.pid, markers: ["nats-server", nats.storeDir], exited: nats.exited, stop: () => nats.stop() });
+  recordPids(config, started);
   log(`started nats-server pid ${nats.pid} at ${nats.url} (monitor ${nats.monitorUrl}, store ${nats.storeDir})`);
   return nats.url;
+}
+
+/** <data>/up.pids, for the next `up` should this one be killed (up-pids.ts). */
+function recordPids(config: TidemarkConfig, started: readonly Stoppable[]): void {
+  writeUpPids(config.data, started.map((s) => ({ name: s.name, pid: s.pid, markers: s.markers, stopsItself: s.name !== "nats-server" })));
 }
 
 interface RolesReady {
