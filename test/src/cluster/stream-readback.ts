@@ -1,7 +1,9 @@
 /**
  * Reads a whole stream back, message by message (STREAM.MSG.GET by sequence, answered by the
  * stream leader), with each message's Nats-Msg-Id. Used after a node crash, where creating a
- * consumer can wait on the dead peer; a get is retried until the stream answers.
+ * consumer can wait on the dead peer; a get is retried until the stream answers. The manager
+ * skips its API check (an account-info request that times out, unretried, while a new leader is
+ * being elected — seen as a flaky TimeoutError in CI).
  */
 import { jetstreamManager, type JetStreamManager, type StoredMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -14,7 +16,7 @@ export interface StoredMessage {
 }
 
 export async function readStream(nc: NatsConnection, stream: string, parallel = 32): Promise<StoredMessage[]> {
-  const jsm = await jetstreamManager(nc, { timeout: 5000 });
+  const jsm = await jetstreamManager(nc, { timeout: 5000, checkAPI: false });
   const { first_seq: first, last_seq: last, messages } = (await retry(() => jsm.streams.info(stream))).state;
   const out: StoredMessage[] = [];
   if (messages === 0) return out;
