@@ -24,15 +24,34 @@ export const boundaryRules = {
   ],
   "no-restricted-syntax": [
     "error",
-    { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: `no Date.now() here: ${why}` },
+    {
+      selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+      message: `no Date.now() here: ${why}`,
+    },
     { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: `no new Date() here: ${why}` },
-    { selector: "MemberExpression[object.name='process'][property.name='env']", message: `no process.env here: ${why}` },
-    { selector: "CallExpression[callee.object.name='performance'][callee.property.name='now']", message: `no performance.now() here: ${why}` },
+    {
+      selector: "MemberExpression[object.name='process'][property.name='env']",
+      message: `no process.env here: ${why}`,
+    },
+    {
+      selector: "CallExpression[callee.object.name='performance'][callee.property.name='now']",
+      message: `no performance.now() here: ${why}`,
+    },
   ],
 };
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/dist/**", "**/.turbo/**", "data/**", "**/__fixtures__/**", "**/*.svelte", "dashboard/app/dist/**"] },
+  {
+    ignores: [
+      "**/node_modules/**",
+      "**/dist/**",
+      "**/.turbo/**",
+      "data/**",
+      "**/__fixtures__/**",
+      "**/*.svelte",
+      "dashboard/app/dist/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,6 +7,10 @@ export default defineConfig({
   root: fileURLToPath(new URL("./app", import.meta.url)),
   base: "./",
   plugins: [svelte()],
-  build: { outDir: fileURLToPath(new URL("./dist/app", import.meta.url)), emptyOutDir: true, chunkSizeWarningLimit: 800 },
+  build: {
+    outDir: fileURLToPath(new URL("./dist/app", import.meta.url)),
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 800,
+  },
   server: { proxy: { "/ws": { target: "ws://127.0.0.1:3000", ws: true }, "/api": "http://127.0.0.1:3000" } },
 });

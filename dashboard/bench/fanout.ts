@@ -25,7 +25,17 @@ function makePanes(): Array<{ pane: Pane; json: string }> {
       policy: "dashboard",
       key: { service },
       window: { start, end: start + 10_000 },
-      value: { count: 1000 + i, errors: i % 37, errorRate: (i % 37) / (1000 + i), p50: 21.5, p90: 88.2, p95: 130.9, p99: 412.7, p999: 801.3, users: 311 },
+      value: {
+        count: 1000 + i,
+        errors: i % 37,
+        errorRate: (i % 37) / (1000 + i),
+        p50: 21.5,
+        p90: 88.2,
+        p95: 130.9,
+        p99: 412.7,
+        p999: 801.3,
+        users: 311,
+      },
       watermark: start + 10_000,
       emittedAt: start + 12_000,
       emitDelayMs: 2000,
@@ -43,8 +53,14 @@ async function fanoutRun(panes: ReadonlyArray<{ pane: Pane; json: string }>): Pr
   const config = resolveConfig({ logLevel: "silent", sendBufferBytes: 1 << 30 });
   const fanout = new Fanout(config, dashboardMetrics());
   let bytes = 0;
-  const socket = { bufferedAmount: 0, readyState: 1, send: (d: string) => void (bytes += d.length), close: () => undefined };
-  for (let c = 0; c < CLIENTS; c++) fanout.attach(socket).subscribe([{ panel: "p", metric: "requests", policy: "dashboard", windowMs: 10_000 }]);
+  const socket = {
+    bufferedAmount: 0,
+    readyState: 1,
+    send: (d: string) => void (bytes += d.length),
+    close: () => undefined,
+  };
+  for (let c = 0; c < CLIENTS; c++)
+    fanout.attach(socket).subscribe([{ panel: "p", metric: "requests", policy: "dashboard", windowMs: 10_000 }]);
   await new Promise((r) => setImmediate(r));
   bytes = 0;
   const t0 = performance.now();
@@ -76,8 +92,13 @@ await fanoutRun(panes.slice(0, 2000));
 await baselineRun(panes.slice(0, 2000));
 const splice = await fanoutRun(panes);
 const naive = await baselineRun(panes);
-const rate = (r: { ms: number }): string => `${Math.round((PANES * CLIENTS) / (r.ms / 1000)).toLocaleString("en-US")} pane deliveries/s`;
+const rate = (r: { ms: number }): string =>
+  `${Math.round((PANES * CLIENTS) / (r.ms / 1000)).toLocaleString("en-US")} pane deliveries/s`;
 console.log(`fan-out of ${PANES.toLocaleString("en-US")} panes to ${CLIENTS} clients (no network, one core):`);
-console.log(`  dashboard (pane JSON spliced into frames): ${splice.ms.toFixed(0)} ms, ${rate(splice)}, ${(splice.bytes / 1e6).toFixed(1)} MB`);
-console.log(`  baseline (frames stringified per client):  ${naive.ms.toFixed(0)} ms, ${rate(naive)}, ${(naive.bytes / 1e6).toFixed(1)} MB`);
+console.log(
+  `  dashboard (pane JSON spliced into frames): ${splice.ms.toFixed(0)} ms, ${rate(splice)}, ${(splice.bytes / 1e6).toFixed(1)} MB`,
+);
+console.log(
+  `  baseline (frames stringified per client):  ${naive.ms.toFixed(0)} ms, ${rate(naive)}, ${(naive.bytes / 1e6).toFixed(1)} MB`,
+);
 console.log(`  ratio: ${(naive.ms / splice.ms).toFixed(1)}x faster than the baseline`);

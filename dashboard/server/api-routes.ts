@@ -46,7 +46,14 @@ function paneQuery(q: Record<string, string | undefined>) {
   if (!q["window"]) throw queryError("window", "is required, e.g. ?window=60s");
   const windowMs = duration(q["window"], "window");
   const services = q["service"] ? q["service"].split(",").filter((s) => s !== "") : undefined;
-  return { policy, windowMs, services, route: q["route"] || undefined, from: time(q["from"], "from", 0), to: time(q["to"], "to", Number.MAX_SAFE_INTEGER) };
+  return {
+    policy,
+    windowMs,
+    services,
+    route: q["route"] || undefined,
+    from: time(q["from"], "from", 0),
+    to: time(q["to"], "to", Number.MAX_SAFE_INTEGER),
+  };
 }
 
 function duration(v: string, field: string): number {

@@ -26,12 +26,18 @@ export function originAllowed(config: DashboardConfig, req: FastifyRequest): boo
 export function guard(config: DashboardConfig, checkOrigin: boolean) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (checkOrigin && !originAllowed(config, req)) {
-      const e = new DashboardError("TM_DASHBOARD_ORIGIN_REJECTED", `origin ${req.headers.origin} may not open the dashboard WebSocket: add it to dashboard.allowedOrigins`);
+      const e = new DashboardError(
+        "TM_DASHBOARD_ORIGIN_REJECTED",
+        `origin ${req.headers.origin} may not open the dashboard WebSocket: add it to dashboard.allowedOrigins`,
+      );
       await reply.code(403).send({ code: e.code, error: e.message });
       return;
     }
     if (!hasReadToken(config, req)) {
-      const e = new DashboardError("TM_DASHBOARD_UNAUTHORIZED", "a read token is required: pass ?token=<token> or Authorization: Bearer <token>");
+      const e = new DashboardError(
+        "TM_DASHBOARD_UNAUTHORIZED",
+        "a read token is required: pass ?token=<token> or Authorization: Bearer <token>",
+      );
       await reply.code(401).send({ code: e.code, error: e.message });
     }
   };

@@ -14,5 +14,11 @@ export function mergeBias(a: PaneBias, b: PaneBias): PaneBias {
     if (y === null || b.windows === 0) return x;
     return (x * a.windows + y * b.windows) / total;
   };
-  return { countPct: mean(a.countPct, b.countPct), errorRatePp: mean(a.errorRatePp, b.errorRatePp), p99Pct: mean(a.p99Pct, b.p99Pct), usersPct: mean(a.usersPct, b.usersPct), windows };
+  return {
+    countPct: mean(a.countPct, b.countPct),
+    errorRatePp: mean(a.errorRatePp, b.errorRatePp),
+    p99Pct: mean(a.p99Pct, b.p99Pct),
+    usersPct: mean(a.usersPct, b.usersPct),
+    windows,
+  };
 }

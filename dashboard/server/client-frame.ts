@@ -16,12 +16,15 @@ export function parseClientFrame(text: string): ClientFrame {
     case "ping":
       return { type: "ping" };
     case "unsubscribe":
-      if (!Array.isArray(f["panels"]) || !f["panels"].every((p) => typeof p === "string")) invalid("panels", "must be an array of panel ids");
+      if (!Array.isArray(f["panels"]) || !f["panels"].every((p) => typeof p === "string"))
+        invalid("panels", "must be an array of panel ids");
       return { type: "unsubscribe", panels: f["panels"] as string[] };
     case "subscribe": {
       if (!Array.isArray(f["panels"])) invalid("panels", "must be an array of panel subscriptions");
       const panels = (f["panels"] as unknown[]).map((p, i) => panel(p, `panels[${i}]`));
-      return f["since"] === undefined ? { type: "subscribe", panels } : { type: "subscribe", panels, since: cursor(f["since"]) };
+      return f["since"] === undefined
+        ? { type: "subscribe", panels }
+        : { type: "subscribe", panels, since: cursor(f["since"]) };
     }
     default:
       return invalid("type", `must be "subscribe", "unsubscribe" or "ping", got ${JSON.stringify(f["type"])}`);
@@ -36,9 +39,21 @@ function panel(v: unknown, at: string): PanelSubscription {
   need("panel", typeof p["panel"] === "string" && p["panel"] !== "", "must be a non-empty panel id");
   need("metric", METRICS.includes(p["metric"] as MetricName), `must be one of ${METRICS.join(", ")}`);
   need("policy", typeof p["policy"] === "string" && p["policy"] !== "", "must be a policy name, e.g. dashboard");
-  need("windowMs", Number.isInteger(p["windowMs"]) && (p["windowMs"] as number) > 0, "must be the window size in ms, e.g. 60000");
-  need("services", p["services"] === undefined || (Array.isArray(p["services"]) && p["services"].every((s) => typeof s === "string")), "must be an array of service names");
-  need("route", p["route"] === undefined || typeof p["route"] === "string", "must be a route or left out for service-level panes");
+  need(
+    "windowMs",
+    Number.isInteger(p["windowMs"]) && (p["windowMs"] as number) > 0,
+    "must be the window size in ms, e.g. 60000",
+  );
+  need(
+    "services",
+    p["services"] === undefined || (Array.isArray(p["services"]) && p["services"].every((s) => typeof s === "string")),
+    "must be an array of service names",
+  );
+  need(
+    "route",
+    p["route"] === undefined || typeof p["route"] === "string",
+    "must be a route or left out for service-level panes",
+  );
   need("from", p["from"] === undefined || Number.isFinite(p["from"]), "must be a time in ms since epoch");
   return p as unknown as PanelSubscription;
 }

@@ -56,7 +56,14 @@ export class ClientSession {
         items.push(s);
       }
     }
-    this.queue.pushFrame(snapshotFrame(panels.map((p) => p.panel), !resume, this.store.rev, items));
+    this.queue.pushFrame(
+      snapshotFrame(
+        panels.map((p) => p.panel),
+        !resume,
+        this.store.rev,
+        items,
+      ),
+    );
     this.schedule();
   }
 

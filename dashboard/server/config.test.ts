@@ -9,13 +9,35 @@ describe("dashboard config", () => {
   it("layers defaults < file < env < flags and freezes the result", () => {
     const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
     const file = join(dir, "tidemark.json");
-    writeFileSync(file, JSON.stringify({ nats: { url: "nats://file:4222" }, dashboard: { port: 4000, replayMs: "30m", host: "0.0.0.0" } }));
-    const env = envConfig({ TIDEMARK_DASHBOARD_PORT: "5000", TIDEMARK_DASHBOARD_ORIGINS: "http://a.test, http://b.test" });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nats: { url: "nats://file:4222" },
+        dashboard: { port: 4000, replayMs: "30m", host: "0.0.0.0" },
+      }),
+    );
+    const env = envConfig({
+      TIDEMARK_DASHBOARD_PORT: "5000",
+      TIDEMARK_DASHBOARD_ORIGINS: "http://a.test, http://b.test",
+    });
     const c = resolveConfig(readConfigFile(file), env, { port: "6000", host: undefined });
-    expect(c).toMatchObject({ port: 6000, host: "0.0.0.0", nats: "nats://file:4222", replayMs: 1_800_000, allowedOrigins: ["http://a.test", "http://b.test"], readToken: null });
+    expect(c).toMatchObject({
+      port: 6000,
+      host: "0.0.0.0",
+      nats: "nats://file:4222",
+      replayMs: 1_800_000,
+      allowedOrigins: ["http://a.test", "http://b.test"],
+      readToken: null,
+    });
     expect(resolveConfig().replayMs).toBe(3_600_000);
     // The NATS URL and credentials the way every role takes them; TIDEMARK_NATS_URL wins over TIDEMARK_NATS.
-    const nats = resolveConfig(envConfig({ TIDEMARK_NATS: "nats://old:1", TIDEMARK_NATS_URL: "nats://a:4222,nats://b:4222", TIDEMARK_NATS_TOKEN: "t0k" }));
+    const nats = resolveConfig(
+      envConfig({
+        TIDEMARK_NATS: "nats://old:1",
+        TIDEMARK_NATS_URL: "nats://a:4222,nats://b:4222",
+        TIDEMARK_NATS_TOKEN: "t0k",
+      }),
+    );
     expect(nats).toMatchObject({ nats: "nats://a:4222,nats://b:4222", natsToken: "t0k", natsUser: null });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -45,10 +67,15 @@ describe("dashboard config", () => {
     };
     expect(err(() => resolveConfig({ port: "http" }))).toMatchObject({
       code: "TM_DASHBOARD_CONFIG_INVALID",
-      message: 'dashboard setting "port" (--port, TIDEMARK_DASHBOARD_PORT, dashboard.port in the config file) must be a whole number from 0 to 65535, got "http": fix the value',
+      message:
+        'dashboard setting "port" (--port, TIDEMARK_DASHBOARD_PORT, dashboard.port in the config file) must be a whole number from 0 to 65535, got "http": fix the value',
     });
-    expect(err(() => resolveConfig({ replayMs: "an hour" })).message).toMatch(/"replayMs" \(--replay, TIDEMARK_DASHBOARD_REPLAY, .*\) must be a duration.*1h/);
-    expect(err(() => resolveConfig({ colour: "red" } as never)).message).toContain('"colour" (dashboard.colour in the config file) is not a dashboard setting');
+    expect(err(() => resolveConfig({ replayMs: "an hour" })).message).toMatch(
+      /"replayMs" \(--replay, TIDEMARK_DASHBOARD_REPLAY, .*\) must be a duration.*1h/,
+    );
+    expect(err(() => resolveConfig({ colour: "red" } as never)).message).toContain(
+      '"colour" (dashboard.colour in the config file) is not a dashboard setting',
+    );
     expect(err(() => readConfigFile("/nonexistent/tidemark.json")).code).toBe("TM_DASHBOARD_CONFIG_FILE");
     const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
     writeFileSync(join(dir, "c.json"), JSON.stringify({ dashboard: { natsPassword: "hunter2" } }));

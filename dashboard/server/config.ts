@@ -94,20 +94,34 @@ export function readConfigFile(path: string): DashboardConfigInput {
   const root = (json ?? {}) as Record<string, unknown>;
   const section = (root["dashboard"] ?? {}) as DashboardConfigInput;
   for (const secret of ["natsUser", "natsPassword", "natsToken"] as const)
-    if (secret in section) bad(secret, "may not be set in a file", "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN");
+    if (secret in section)
+      bad(
+        secret,
+        "may not be set in a file",
+        "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN",
+      );
   const nats = root["nats"];
   const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
   const discarding = discardingIn(root["policies"], path);
-  return { ...(url === undefined ? {} : { nats: url }), ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }), ...section };
+  return {
+    ...(url === undefined ? {} : { nats: url }),
+    ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }),
+    ...section,
+  };
 }
 
 /** Names of the file's policies in discarding mode, validated by the core's own validator. */
 function discardingIn(policies: unknown, path: string): string[] {
   if (policies === undefined) return [];
   try {
-    return validateCoreConfig({ policies }, path).policies.filter((p) => p.mode === "discarding").map((p) => p.name);
+    return validateCoreConfig({ policies }, path)
+      .policies.filter((p) => p.mode === "discarding")
+      .map((p) => p.name);
   } catch (err) {
-    throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `${(err as Error).message} (the dashboard reads the policies' modes for session metrics)`);
+    throw new DashboardError(
+      "TM_DASHBOARD_CONFIG_INVALID",
+      `${(err as Error).message} (the dashboard reads the policies' modes for session metrics)`,
+    );
   }
 }
 
@@ -146,17 +160,28 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
 }
 
 /** Flags that set a setting, so an error names what the user typed. */
-const FLAGS: Partial<Record<keyof DashboardConfig, string>> = { host: "--host", port: "--port", nats: "--nats", replayMs: "--replay", readToken: "--token" };
+const FLAGS: Partial<Record<keyof DashboardConfig, string>> = {
+  host: "--host",
+  port: "--port",
+  nats: "--nats",
+  replayMs: "--replay",
+  readToken: "--token",
+};
 
 function bad(field: string, what: string, hint: string): never {
-  const env = Object.entries(ENV).filter(([, k]) => k === field).map(([name]) => name);
-  const where = [FLAGS[field as keyof DashboardConfig], ...env, `dashboard.${field} in the config file`].filter(Boolean).join(", ");
+  const env = Object.entries(ENV)
+    .filter(([, k]) => k === field)
+    .map(([name]) => name);
+  const where = [FLAGS[field as keyof DashboardConfig], ...env, `dashboard.${field} in the config file`]
+    .filter(Boolean)
+    .join(", ");
   throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard setting "${field}" (${where}) ${what}: ${hint}`);
 }
 
 function str(o: Record<string, unknown>, k: string): string {
   const v = o[k];
-  if (typeof v !== "string" || v === "") bad(k, `must be a non-empty string, got ${JSON.stringify(v)}`, "set it or leave it out");
+  if (typeof v !== "string" || v === "")
+    bad(k, `must be a non-empty string, got ${JSON.stringify(v)}`, "set it or leave it out");
   return v;
 }
 
@@ -182,7 +207,11 @@ function duration(o: Record<string, unknown>, k: string): number {
 
 function list(o: Record<string, unknown>, k: string): string[] {
   const v = o[k];
-  if (typeof v === "string") return v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (typeof v === "string")
+    return v
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
   if (Array.isArray(v) && v.every((s) => typeof s === "string")) return v;
   return bad(k, `must be a list of strings (or a comma-separated string), got ${JSON.stringify(v)}`, "fix the value");
 }

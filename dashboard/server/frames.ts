@@ -9,7 +9,12 @@ export function panesFrame(items: readonly StoredPane[]): string {
   return `{"type":"panes","panes":[${envelopes(items)}]}`;
 }
 
-export function snapshotFrame(panels: readonly string[], reset: boolean, rev: number, items: readonly StoredPane[]): string {
+export function snapshotFrame(
+  panels: readonly string[],
+  reset: boolean,
+  rev: number,
+  items: readonly StoredPane[],
+): string {
   return `{"type":"snapshot","panels":${JSON.stringify(panels)},"reset":${reset},"rev":${rev},"panes":[${envelopes(items)}]}`;
 }
 

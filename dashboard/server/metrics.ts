@@ -9,16 +9,57 @@ export function dashboardMetrics() {
   collectDefaultMetrics({ register: registry, prefix: "tidemark_dashboard_" });
   const m = {
     registry,
-    clients: new Gauge({ name: "tidemark_dashboard_clients", help: "Connected WebSocket clients", registers: [registry] }),
-    framesSent: new Counter({ name: "tidemark_dashboard_frames_sent_total", help: "WebSocket frames sent", registers: [registry] }),
-    panesSent: new Counter({ name: "tidemark_dashboard_panes_sent_total", help: "Panes sent over WebSocket (all clients)", registers: [registry] }),
-    earlyCoalesced: new Counter({ name: "tidemark_dashboard_early_panes_coalesced_total", help: "Queued early panes replaced by a newer pane of the same id (slow clients)", registers: [registry] }),
-    earlyDropped: new Counter({ name: "tidemark_dashboard_early_panes_dropped_total", help: "Early panes dropped because a slow client's early buffer was full", registers: [registry] }),
-    slowDisconnects: new Counter({ name: "tidemark_dashboard_slow_client_disconnects_total", help: "Clients disconnected for falling too far behind on must-deliver panes", registers: [registry] }),
-    panesApplied: new Counter({ name: "tidemark_dashboard_panes_applied_total", help: "Panes from TM_PANES stored as the newest of their id", registers: [registry] }),
-    panesIgnored: new Counter({ name: "tidemark_dashboard_panes_ignored_total", help: "Panes from TM_PANES ignored: a same or later seq of the id was held (replay, out of order)", registers: [registry] }),
-    storedPanes: new Gauge({ name: "tidemark_dashboard_stored_panes", help: "Panes held (latest per id)", registers: [registry] }),
-    feedState: new Gauge({ name: "tidemark_dashboard_feed_state", help: "1 for the current TM_PANES feed state", labelNames: ["state"], registers: [registry] }),
+    clients: new Gauge({
+      name: "tidemark_dashboard_clients",
+      help: "Connected WebSocket clients",
+      registers: [registry],
+    }),
+    framesSent: new Counter({
+      name: "tidemark_dashboard_frames_sent_total",
+      help: "WebSocket frames sent",
+      registers: [registry],
+    }),
+    panesSent: new Counter({
+      name: "tidemark_dashboard_panes_sent_total",
+      help: "Panes sent over WebSocket (all clients)",
+      registers: [registry],
+    }),
+    earlyCoalesced: new Counter({
+      name: "tidemark_dashboard_early_panes_coalesced_total",
+      help: "Queued early panes replaced by a newer pane of the same id (slow clients)",
+      registers: [registry],
+    }),
+    earlyDropped: new Counter({
+      name: "tidemark_dashboard_early_panes_dropped_total",
+      help: "Early panes dropped because a slow client's early buffer was full",
+      registers: [registry],
+    }),
+    slowDisconnects: new Counter({
+      name: "tidemark_dashboard_slow_client_disconnects_total",
+      help: "Clients disconnected for falling too far behind on must-deliver panes",
+      registers: [registry],
+    }),
+    panesApplied: new Counter({
+      name: "tidemark_dashboard_panes_applied_total",
+      help: "Panes from TM_PANES stored as the newest of their id",
+      registers: [registry],
+    }),
+    panesIgnored: new Counter({
+      name: "tidemark_dashboard_panes_ignored_total",
+      help: "Panes from TM_PANES ignored: a same or later seq of the id was held (replay, out of order)",
+      registers: [registry],
+    }),
+    storedPanes: new Gauge({
+      name: "tidemark_dashboard_stored_panes",
+      help: "Panes held (latest per id)",
+      registers: [registry],
+    }),
+    feedState: new Gauge({
+      name: "tidemark_dashboard_feed_state",
+      help: "1 for the current TM_PANES feed state",
+      labelNames: ["state"],
+      registers: [registry],
+    }),
   };
   return {
     ...m,

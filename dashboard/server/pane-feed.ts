@@ -25,7 +25,12 @@ const PULL_EXPIRES_MS = 2000;
  * `tm.status`. Never fails on a missing stream or an unreachable server: it waits, retries and
  * reports the state ("waiting-for-stream", "disconnected") so the app can show it.
  */
-export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSink, now: () => number = Date.now): PaneFeed {
+export function startPaneFeed(
+  config: DashboardConfig,
+  log: Logger,
+  sink: FeedSink,
+  now: () => number = Date.now,
+): PaneFeed {
   const feed: FeedStatus = { state: "connecting", applied: 0, replayTarget: null, lastSeq: 0, error: null };
   let closed = false;
   let nc: NatsConnection | undefined;
@@ -47,12 +52,16 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
     try {
       pane = parsePane(json);
     } catch (err) {
-      log.warn({ seq: m.seq, subject: m.subject, err: (err as Error).message }, "skipping a TM_PANES message that is not a pane");
+      log.warn(
+        { seq: m.seq, subject: m.subject, err: (err as Error).message },
+        "skipping a TM_PANES message that is not a pane",
+      );
       return;
     }
     feed.applied++;
     sink.pane(pane, json);
-    if (feed.state === "replaying" && (m.info.pending === 0 || m.seq >= (feed.replayTarget ?? 0))) set({ state: "live" });
+    if (feed.state === "replaying" && (m.info.pending === 0 || m.seq >= (feed.replayTarget ?? 0)))
+      set({ state: "live" });
   };
 
   const consumeOnce = async (conn: NatsConnection): Promise<void> => {
@@ -62,7 +71,8 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
       throw err;
     });
     if (!info) {
-      if (feed.state !== "waiting-for-stream") set({ state: "waiting-for-stream", error: `stream ${STREAM_PANES} does not exist yet` });
+      if (feed.state !== "waiting-for-stream")
+        set({ state: "waiting-for-stream", error: `stream ${STREAM_PANES} does not exist yet` });
       await sleep(config.retryMs);
       return;
     }
@@ -87,7 +97,10 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
   const closeWhenSilent = async (current: ConsumerMessages): Promise<void> => {
     for await (const s of current.status()) {
       if (s.type !== "heartbeats_missed") continue;
-      log.warn({ lastSeq: feed.lastSeq }, "TM_PANES consumer missed its heartbeats; recreating it from the last sequence applied");
+      log.warn(
+        { lastSeq: feed.lastSeq },
+        "TM_PANES consumer missed its heartbeats; recreating it from the last sequence applied",
+      );
       await current.close().catch(() => undefined);
       return;
     }
@@ -96,9 +109,17 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
   const run = async (): Promise<void> => {
     while (!closed && !nc) {
       try {
-        nc = await connect({ ...connectOptions(config), noAsyncTraces: true, maxReconnectAttempts: -1, reconnectTimeWait: config.retryMs });
+        nc = await connect({
+          ...connectOptions(config),
+          noAsyncTraces: true,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: config.retryMs,
+        });
       } catch (err) {
-        set({ state: "disconnected", error: `cannot reach NATS at ${config.nats} (${(err as Error).message}); retrying` });
+        set({
+          state: "disconnected",
+          error: `cannot reach NATS at ${config.nats} (${(err as Error).message}); retrying`,
+        });
         await sleep(config.retryMs);
       }
     }
@@ -119,7 +140,10 @@ export function startPaneFeed(config: DashboardConfig, log: Logger, sink: FeedSi
         await consumeOnce(nc);
       } catch (err) {
         if (closed) break;
-        set({ state: feed.state === "disconnected" ? "disconnected" : "waiting-for-stream", error: (err as Error).message });
+        set({
+          state: feed.state === "disconnected" ? "disconnected" : "waiting-for-stream",
+          error: (err as Error).message,
+        });
         await sleep(config.retryMs);
       }
     }

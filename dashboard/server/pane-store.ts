@@ -73,7 +73,8 @@ export class PaneStore {
     const cutoff = starts[starts.length - keep] ?? -Infinity;
     for (const [key, s] of this.series) {
       let n = 0;
-      while (n < s.entries.length && (s.entries[n]?.pane.window.start ?? Infinity) < cutoff) this.byId.delete(s.entries[n++]?.pane.id ?? "");
+      while (n < s.entries.length && (s.entries[n]?.pane.window.start ?? Infinity) < cutoff)
+        this.byId.delete(s.entries[n++]?.pane.id ?? "");
       if (n > 0) s.entries.splice(0, n);
       if (s.entries.length === 0) this.series.delete(key);
     }
@@ -114,7 +115,9 @@ export class PaneStore {
   }
 }
 
-export type PaneFilter = Pick<PanelSubscription, "policy" | "windowMs" | "services" | "route" | "from"> & { metric?: MetricName };
+export type PaneFilter = Pick<PanelSubscription, "policy" | "windowMs" | "services" | "route" | "from"> & {
+  metric?: MetricName;
+};
 
 /** True when a pane belongs to the series a filter selects (time range aside). */
 export function matchesSeries(p: Pane, f: PaneFilter): boolean {

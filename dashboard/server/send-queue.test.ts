@@ -4,7 +4,11 @@ import type { StoredPane } from "./pane-store.js";
 import { SendQueue } from "./send-queue.js";
 
 let rev = 0;
-const sp = (id: string, seq: number, kind: PaneKind): StoredPane => ({ pane: { id, seq, kind } as Pane, json: "", rev: ++rev });
+const sp = (id: string, seq: number, kind: PaneKind): StoredPane => ({
+  pane: { id, seq, kind } as Pane,
+  json: "",
+  rev: ++rev,
+});
 
 describe("SendQueue", () => {
   it("coalesces early panes of an id, never on-time/late/final, and keeps seq order per id", () => {

@@ -36,7 +36,9 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   const app = Fastify({ loggerInstance: log.child({ component: "http" }, { level: "warn" }) as FastifyBaseLogger });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1 << 20 } });
 
-  app.get("/metrics", async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get("/metrics", async (_req, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
   app.get("/healthz", async () => ({ ok: true }));
   app.register(async (api) => {
     api.addHook("preValidation", guard(config, false));
@@ -55,7 +57,9 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
           else session.sendControl(frame({ type: "pong" }));
         } catch (err) {
           const e = err as DashboardError;
-          session.sendControl(frame({ type: "error", code: e.code ?? "TM_DASHBOARD_FRAME_INVALID", message: e.message }));
+          session.sendControl(
+            frame({ type: "error", code: e.code ?? "TM_DASHBOARD_FRAME_INVALID", message: e.message }),
+          );
         }
       });
       socket.on("close", () => {
@@ -72,7 +76,10 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   } catch (err) {
     await feed.close();
     await app.close();
-    throw new DashboardError("TM_DASHBOARD_LISTEN_FAILED", `cannot listen on ${config.host}:${config.port} (${(err as Error).message}): pick another --port or stop what uses it`);
+    throw new DashboardError(
+      "TM_DASHBOARD_LISTEN_FAILED",
+      `cannot listen on ${config.host}:${config.port} (${(err as Error).message}): pick another --port or stop what uses it`,
+    );
   }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -94,7 +101,10 @@ async function serveApp(app: FastifyInstance, config: DashboardConfig, log: Logg
     await app.register(fastifyStatic, { root: config.appDir, index: "index.html" });
     return;
   }
-  const e = new DashboardError("TM_DASHBOARD_APP_MISSING", `no built app in ${config.appDir}: run npm run build -w @tidemark/dashboard`);
+  const e = new DashboardError(
+    "TM_DASHBOARD_APP_MISSING",
+    `no built app in ${config.appDir}: run npm run build -w @tidemark/dashboard`,
+  );
   log.warn({ code: e.code }, e.message);
   app.get("/", async (_req, reply) => reply.code(503).type("text/plain").send(`[${e.code}] ${e.message}\n`));
 }

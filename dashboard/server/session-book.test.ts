@@ -7,7 +7,15 @@ import { SessionBook } from "./session-book.js";
 const GAP = 20_000;
 
 /** A session pane of alerting for (api, user): first ts, last ts, requests, errors. */
-function session(user: string, first: number, last: number, seq: number, kind: Pane["kind"], count: number, errors: number): Pane {
+function session(
+  user: string,
+  first: number,
+  last: number,
+  seq: number,
+  kind: Pane["kind"],
+  count: number,
+  errors: number,
+): Pane {
   const base = testPane({ policy: "alerting", count, errors, seq, kind });
   return {
     ...base,
@@ -30,7 +38,8 @@ function run(panes: Pane[]): PaneStore {
 
 function values(store: PaneStore, windowMs: number): Record<number, [number, number, number]> {
   const out: Record<number, [number, number, number]> = {};
-  for (const s of store.select({ policy: "alerting", windowMs, metric: "sessions" })) out[s.pane.window.start] = [s.pane.value.count, s.pane.value.errors, s.pane.value.users];
+  for (const s of store.select({ policy: "alerting", windowMs, metric: "sessions" }))
+    out[s.pane.window.start] = [s.pane.value.count, s.pane.value.errors, s.pane.value.users];
   return out;
 }
 
@@ -56,7 +65,9 @@ describe("SessionBook", () => {
     const store = run([u1a, u1b, u2, ...merge]);
     expect(values(store, 10_000)).toEqual({ 20_000: [0, 0, 0], 30_000: [1, 0, 1], 70_000: [1, 1, 1] });
     expect(values(store, 60_000)).toEqual({ 0: [1, 0, 1], 60_000: [1, 1, 1] });
-    const merged = store.select({ policy: "alerting", windowMs: 60_000, metric: "sessions" }).find((s) => s.pane.window.start === 60_000)?.pane;
+    const merged = store
+      .select({ policy: "alerting", windowMs: 60_000, metric: "sessions" })
+      .find((s) => s.pane.window.start === 60_000)?.pane;
     expect(merged?.value.p50).toBeGreaterThan(54_000 * 0.98);
     expect(merged?.value.p50).toBeLessThan(54_000 * 1.02);
     expect(merged?.value.errorRate).toBe(1);
@@ -69,8 +80,12 @@ describe("SessionBook", () => {
   it("keeps derived panes apart from window panes and off the frontier", () => {
     const store = run([u1a, u2]);
     store.upsert(testPane({ policy: "alerting", windowMs: 10_000, start: 20_000, seq: 1 }), "{}");
-    expect(store.select({ policy: "alerting", windowMs: 10_000 }).map((s) => s.pane.id)).toEqual(["alerting|api|10000|20000"]);
-    expect(store.select({ policy: "alerting", windowMs: 10_000, metric: "sessions" }).every((s) => s.pane.key.user === "*")).toBe(true);
+    expect(store.select({ policy: "alerting", windowMs: 10_000 }).map((s) => s.pane.id)).toEqual([
+      "alerting|api|10000|20000",
+    ]);
+    expect(
+      store.select({ policy: "alerting", windowMs: 10_000, metric: "sessions" }).every((s) => s.pane.key.user === "*"),
+    ).toBe(true);
     expect(store.newestPerPolicy().get("alerting")?.id).toBe("alerting|api|10000|20000");
   });
 
@@ -89,7 +104,8 @@ describe("SessionBook", () => {
     for (const p of [first, more]) for (const d of book.apply(p)) store.upsert(d, JSON.stringify(d));
     // One session of 5 requests that saw an error (read as full values, the last pane says none), ending at 28 s.
     expect(values(store, 10_000)).toEqual({ 20_000: [1, 1, 1] });
-    for (const d of book.apply({ ...more, seq: 3, kind: "retract", value: { ...more.value, count: 5, errors: 1 } })) store.upsert(d, JSON.stringify(d));
+    for (const d of book.apply({ ...more, seq: 3, kind: "retract", value: { ...more.value, count: 5, errors: 1 } }))
+      store.upsert(d, JSON.stringify(d));
     expect(values(store, 10_000)).toEqual({ 20_000: [0, 0, 0] });
     expect(book.size).toBe(0);
   });

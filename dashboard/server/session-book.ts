@@ -75,7 +75,8 @@ export class SessionBook {
     for (const b of this.books) {
       b.touched.length = 0;
       b.metrics.apply(pane);
-      for (let i = 0; i < b.touched.length; i += 2) out.push(this.derived(pane, b, b.touched[i] as string, b.touched[i + 1] as number));
+      for (let i = 0; i < b.touched.length; i += 2)
+        out.push(this.derived(pane, b, b.touched[i] as string, b.touched[i + 1] as number));
     }
     if (pane.window.end > this.newestEnd) this.newestEnd = pane.window.end;
     if (++this.applied % EVICT_EVERY === 0) this.evict();

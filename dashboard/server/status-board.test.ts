@@ -3,7 +3,13 @@ import type { EngineStatusMessage, PolicyStatusWire } from "@tidemark/engine/pro
 import { testPane } from "./pane.fixture.js";
 import { frontier } from "./status-board.js";
 
-const policy = (name: string, emitDelayMs: number, errorRatePp: number, windows: number, usersPct: number | null = null): PolicyStatusWire => ({
+const policy = (
+  name: string,
+  emitDelayMs: number,
+  errorRatePp: number,
+  windows: number,
+  usersPct: number | null = null,
+): PolicyStatusWire => ({
   name,
   label: `${name} label`,
   strategy: "arrival-lag 2s",
@@ -33,12 +39,44 @@ const worker = (id: string, lag: number, policies: PolicyStatusWire[]): EngineSt
 describe("frontier", () => {
   it("merges workers per policy: largest delay and lag, bias weighted by windows; panes fill in unreported policies", () => {
     const points = frontier(
-      [worker("a", 30, [policy("dashboard", 2000, -1, 30, 4)]), worker("b", 80, [policy("dashboard", 2100, -2, 10, 8)])],
-      new Map([["billing", testPane({ policy: "billing", kind: "final", emitDelayMs: 100_000, pipelineLagMs: 50, bias: { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 12 } })]]),
+      [
+        worker("a", 30, [policy("dashboard", 2000, -1, 30, 4)]),
+        worker("b", 80, [policy("dashboard", 2100, -2, 10, 8)]),
+      ],
+      new Map([
+        [
+          "billing",
+          testPane({
+            policy: "billing",
+            kind: "final",
+            emitDelayMs: 100_000,
+            pipelineLagMs: 50,
+            bias: { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 12 },
+          }),
+        ],
+      ]),
     );
     expect(points).toEqual([
-      { policy: "dashboard", label: "dashboard label", strategy: "arrival-lag 2s", graceMs: 0, emitDelayMs: 2100, pipelineLagMs: 80, bias: { countPct: 4, errorRatePp: -1.25, p99Pct: null, usersPct: 5, windows: 30 }, source: "status" },
-      { policy: "billing", label: "billing", strategy: "", graceMs: null, emitDelayMs: 100_000, pipelineLagMs: 50, bias: { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 12 }, source: "panes" },
+      {
+        policy: "dashboard",
+        label: "dashboard label",
+        strategy: "arrival-lag 2s",
+        graceMs: 0,
+        emitDelayMs: 2100,
+        pipelineLagMs: 80,
+        bias: { countPct: 4, errorRatePp: -1.25, p99Pct: null, usersPct: 5, windows: 30 },
+        source: "status",
+      },
+      {
+        policy: "billing",
+        label: "billing",
+        strategy: "",
+        graceMs: null,
+        emitDelayMs: 100_000,
+        pipelineLagMs: 50,
+        bias: { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 12 },
+        source: "panes",
+      },
     ]);
   });
 });

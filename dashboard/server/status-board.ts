@@ -56,7 +56,9 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
       source: "panes",
     });
   }
-  return [...points.values()].sort((a, b) => (a.emitDelayMs ?? 0) - (b.emitDelayMs ?? 0) || a.policy.localeCompare(b.policy));
+  return [...points.values()].sort(
+    (a, b) => (a.emitDelayMs ?? 0) - (b.emitDelayMs ?? 0) || a.policy.localeCompare(b.policy),
+  );
 }
 
 function maxOf(a: number | null, b: number | null): number | null {

@@ -28,7 +28,8 @@ function run(cmd, args, env = process.env) {
 
 function checkNode() {
   const [major, minor] = process.versions.node.split(".").map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) fail(`Node ${process.versions.node} is too old: install Node 20.19 or newer`);
+  if (major < 20 || (major === 20 && minor < 19))
+    fail(`Node ${process.versions.node} is too old: install Node 20.19 or newer`);
 }
 
 function installIfStale() {
@@ -43,7 +44,11 @@ function installIfStale() {
 
 function build() {
   const turbo = join(root, "node_modules", ".bin", "turbo");
-  run(turbo, ["run", "build", "--output-logs=errors-only"], { ...process.env, TURBO_TELEMETRY_DISABLED: "1", TURBO_NO_UPDATE_NOTIFIER: "1" });
+  run(turbo, ["run", "build", "--output-logs=errors-only"], {
+    ...process.env,
+    TURBO_TELEMETRY_DISABLED: "1",
+    TURBO_NO_UPDATE_NOTIFIER: "1",
+  });
 }
 
 function onPath(binary) {
@@ -60,7 +65,10 @@ function ensureBinary(binary, aptPackage, otherHint) {
     say(`${binary} found`);
     return;
   }
-  if (!canApt()) fail(`${binary} is not on PATH: install it (Debian/Ubuntu: sudo apt-get install ${aptPackage}; macOS: ${otherHint}) and run again`);
+  if (!canApt())
+    fail(
+      `${binary} is not on PATH: install it (Debian/Ubuntu: sudo apt-get install ${aptPackage}; macOS: ${otherHint}) and run again`,
+    );
   if (!aptUpdated) run("apt-get", ["update", "-qq"]);
   aptUpdated = true;
   run("apt-get", ["install", "-y", "-qq", aptPackage], { ...process.env, DEBIAN_FRONTEND: "noninteractive" });

@@ -4,7 +4,10 @@ import { DeployError } from "./errors.js";
 
 describe("parseFlags", () => {
   it("reads --k v, --k=v, bare booleans, --no-x and repeated flags", () => {
-    const f = parseFlags(["--port", "4318", "--host=0.0.0.0", "--policy", "2s+0s", "--policy", "10s+30s", "--no-demo", "--json", "file"], ["json"]);
+    const f = parseFlags(
+      ["--port", "4318", "--host=0.0.0.0", "--policy", "2s+0s", "--policy", "10s+30s", "--no-demo", "--json", "file"],
+      ["json"],
+    );
     expect(f.int("port", 1)).toBe(4318);
     expect(f.get("host")).toBe("0.0.0.0");
     expect(f.all("policy")).toEqual(["2s+0s", "10s+30s"]);

@@ -29,9 +29,19 @@ export function spawnRole(
   // Own process group: a terminal's Ctrl-C reaches `up` alone, which then stops the roles in order.
   // The role stops itself too if `up` disappears without doing so (stop-request.ts).
   const childEnv = { ...env, [PARENT_PID_ENV]: String(process.pid) };
-  const proc = spawn(process.execPath, [CLI, role, ...args], { stdio: ["ignore", "pipe", "pipe"], env: childEnv, detached: true });
+  const proc = spawn(process.execPath, [CLI, role, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: childEnv,
+    detached: true,
+  });
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-  const child: Stoppable = { name: role, pid: proc.pid ?? -1, markers: [CLI, role], exited, stop: () => stopProcess(proc, exited) };
+  const child: Stoppable = {
+    name: role,
+    pid: proc.pid ?? -1,
+    markers: [CLI, role],
+    exited,
+    stop: () => stopProcess(proc, exited),
+  };
   proc.stderr?.on("data", (b: Buffer) => process.stderr.write(prefixLines(role, b.toString("utf8"))));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

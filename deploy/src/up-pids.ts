@@ -33,7 +33,12 @@ export function removeUpPids(dataDir: string): void {
  * SIGKILL), then stops the recorded nats-server (SIGTERM, SIGKILL after `graceMs`): the roles'
  * final acks need it. Only processes still running as recorded are touched.
  */
-export async function stopLeftovers(dataDir: string, log: (line: string) => void, graceMs = 5000, roleGraceMs = 20_000): Promise<void> {
+export async function stopLeftovers(
+  dataDir: string,
+  log: (line: string) => void,
+  graceMs = 5000,
+  roleGraceMs = 20_000,
+): Promise<void> {
   const file = join(dataDir, FILE);
   if (!existsSync(file)) return;
   let recorded: StartedProcess[] = [];

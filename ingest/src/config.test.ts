@@ -23,10 +23,17 @@ function errorOf(fn: () => unknown): IngestError {
 
 describe("ingest config", () => {
   it("layers defaults < config file < env < flags, parses durations and token lists, and freezes", () => {
-    const file = configFile({ ingest: { port: 5000, partitions: 4, maxAge: "1h", tokens: ["file-token-1"], host: "127.0.0.2" }, engine: { ignored: true } });
+    const file = configFile({
+      ingest: { port: 5000, partitions: 4, maxAge: "1h", tokens: ["file-token-1"], host: "127.0.0.2" },
+      engine: { ignored: true },
+    });
     const c = loadIngestConfig({
       flags: { config: file, port: "6000" },
-      env: { TIDEMARK_PARTITIONS: "16", TIDEMARK_INGEST_TOKENS: "env-token-1, env-token-2", TIDEMARK_NATS_URL: "nats://10.0.0.1:4222" },
+      env: {
+        TIDEMARK_PARTITIONS: "16",
+        TIDEMARK_INGEST_TOKENS: "env-token-1, env-token-2",
+        TIDEMARK_NATS_URL: "nats://10.0.0.1:4222",
+      },
     });
     expect(c.port).toBe(6000);
     expect(c.partitions).toBe(16);
@@ -40,9 +47,15 @@ describe("ingest config", () => {
   });
 
   it("names the field and its source in every error", () => {
-    expect(errorOf(() => loadIngestConfig({ flags: { port: "70000" } })).message).toMatch(/flag --port.*0 to 65535.*"70000"/);
-    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_PARTITIONS: "zero" } })).message).toMatch(/environment variable TIDEMARK_PARTITIONS/);
-    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_INGEST_TOKENS: "short" } })).message).toMatch(/TIDEMARK_INGEST_TOKENS.*at least 8/);
+    expect(errorOf(() => loadIngestConfig({ flags: { port: "70000" } })).message).toMatch(
+      /flag --port.*0 to 65535.*"70000"/,
+    );
+    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_PARTITIONS: "zero" } })).message).toMatch(
+      /environment variable TIDEMARK_PARTITIONS/,
+    );
+    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_INGEST_TOKENS: "short" } })).message).toMatch(
+      /TIDEMARK_INGEST_TOKENS.*at least 8/,
+    );
     const file = configFile({ ingest: { maxAge: "forever" } });
     expect(errorOf(() => loadIngestConfig({ configFile: file })).message).toMatch(/"ingest.maxAge" in .*duration/);
     const unknown = configFile({ ingest: { prot: 1 } });
@@ -51,13 +64,21 @@ describe("ingest config", () => {
   });
 
   it("accepts a comma list of NATS servers and refuses anything else", () => {
-    expect(loadIngestConfig({ flags: { nats: "nats://10.0.0.1:4222, nats://10.0.0.2:4222" } }).natsUrl).toBe("nats://10.0.0.1:4222, nats://10.0.0.2:4222");
-    expect(errorOf(() => loadIngestConfig({ flags: { nats: "http://10.0.0.1:4222" } })).message).toMatch(/flag --nats.*NATS URL/);
+    expect(loadIngestConfig({ flags: { nats: "nats://10.0.0.1:4222, nats://10.0.0.2:4222" } }).natsUrl).toBe(
+      "nats://10.0.0.1:4222, nats://10.0.0.2:4222",
+    );
+    expect(errorOf(() => loadIngestConfig({ flags: { nats: "http://10.0.0.1:4222" } })).message).toMatch(
+      /flag --nats.*NATS URL/,
+    );
     expect(errorOf(() => loadIngestConfig({ flags: { nats: "nats://a:1,," } })).message).toMatch(/flag --nats/);
   });
 
   it("refuses open writes on a non-loopback host", () => {
-    expect(errorOf(() => loadIngestConfig({ flags: { host: "0.0.0.0" } })).message).toMatch(/tokens.*TIDEMARK_INGEST_TOKENS/);
-    expect(loadIngestConfig({ flags: { host: "0.0.0.0" }, env: { TIDEMARK_INGEST_TOKENS: "a-long-token" } }).host).toBe("0.0.0.0");
+    expect(errorOf(() => loadIngestConfig({ flags: { host: "0.0.0.0" } })).message).toMatch(
+      /tokens.*TIDEMARK_INGEST_TOKENS/,
+    );
+    expect(loadIngestConfig({ flags: { host: "0.0.0.0" }, env: { TIDEMARK_INGEST_TOKENS: "a-long-token" } }).host).toBe(
+      "0.0.0.0",
+    );
   });
 });

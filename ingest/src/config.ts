@@ -54,17 +54,36 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
 
 /** Names of each field in the config file's `ingest` section, the environment and the flags. */
 const FILE_KEYS: Record<string, keyof IngestConfig> = {
-  host: "host", port: "port", nats: "natsUrl", partitions: "partitions", tokens: "tokens",
-  maxBodyBytes: "maxBodyBytes", maxEventsPerRequest: "maxEventsPerRequest", maxStringLength: "maxStringLength",
-  maxFutureSkew: "maxFutureSkewMs", maxAge: "maxAgeMs", maxInFlightBytes: "maxInFlightBytes",
-  ackTimeout: "ackTimeoutMs", retryAfter: "retryAfterS", heartbeatInterval: "heartbeatMs", logLevel: "logLevel",
+  host: "host",
+  port: "port",
+  nats: "natsUrl",
+  partitions: "partitions",
+  tokens: "tokens",
+  maxBodyBytes: "maxBodyBytes",
+  maxEventsPerRequest: "maxEventsPerRequest",
+  maxStringLength: "maxStringLength",
+  maxFutureSkew: "maxFutureSkewMs",
+  maxAge: "maxAgeMs",
+  maxInFlightBytes: "maxInFlightBytes",
+  ackTimeout: "ackTimeoutMs",
+  retryAfter: "retryAfterS",
+  heartbeatInterval: "heartbeatMs",
+  logLevel: "logLevel",
 };
 const ENV_KEYS: Record<string, keyof IngestConfig> = {
-  TIDEMARK_INGEST_HOST: "host", TIDEMARK_INGEST_PORT: "port", TIDEMARK_NATS_URL: "natsUrl",
-  TIDEMARK_PARTITIONS: "partitions", TIDEMARK_INGEST_TOKENS: "tokens", TIDEMARK_LOG_LEVEL: "logLevel",
+  TIDEMARK_INGEST_HOST: "host",
+  TIDEMARK_INGEST_PORT: "port",
+  TIDEMARK_NATS_URL: "natsUrl",
+  TIDEMARK_PARTITIONS: "partitions",
+  TIDEMARK_INGEST_TOKENS: "tokens",
+  TIDEMARK_LOG_LEVEL: "logLevel",
 };
 const FLAG_KEYS: Record<string, keyof IngestConfig> = {
-  host: "host", port: "port", nats: "natsUrl", partitions: "partitions", "log-level": "logLevel",
+  host: "host",
+  port: "port",
+  nats: "natsUrl",
+  partitions: "partitions",
+  "log-level": "logLevel",
 };
 
 export interface IngestConfigSources {
@@ -86,7 +105,11 @@ export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfi
     file === undefined ? new Map() : fileLayer(file),
     namedLayer(sources.env ?? {}, ENV_KEYS, (name) => `environment variable ${name}`),
     namedLayer(sources.flags ?? {}, FLAG_KEYS, (name) => `flag --${name}`),
-    namedLayer(sources.overrides ?? {}, Object.fromEntries(Object.keys(FIELDS).map((k) => [k, k])) as Record<string, keyof IngestConfig>, (name) => `option ${name}`),
+    namedLayer(
+      sources.overrides ?? {},
+      Object.fromEntries(Object.keys(FIELDS).map((k) => [k, k])) as Record<string, keyof IngestConfig>,
+      (name) => `option ${name}`,
+    ),
   ];
   const out: Record<string, unknown> = { ...INGEST_DEFAULTS };
   for (const layer of layers) {
@@ -94,7 +117,10 @@ export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfi
   }
   const config = out as unknown as IngestConfig;
   if (config.tokens.length === 0 && !isLoopback(config.host))
-    fail("tokens", `no bearer tokens configured but host ${config.host} is not loopback: set TIDEMARK_INGEST_TOKENS or "tokens" in the config file`);
+    fail(
+      "tokens",
+      `no bearer tokens configured but host ${config.host} is not loopback: set TIDEMARK_INGEST_TOKENS or "tokens" in the config file`,
+    );
   return Object.freeze({ ...config, tokens: Object.freeze([...config.tokens]) });
 }
 
@@ -115,11 +141,16 @@ function fileLayer(path: string): Layer {
   if (typeof section !== "object" || section === null || Array.isArray(section))
     fail(`"ingest" in ${path}`, "must be an object");
   for (const k of Object.keys(section))
-    if (!FILE_KEYS[k]) fail(`"ingest.${k}" in ${path}`, `unknown key; known keys: ${Object.keys(FILE_KEYS).join(", ")}`);
+    if (!FILE_KEYS[k])
+      fail(`"ingest.${k}" in ${path}`, `unknown key; known keys: ${Object.keys(FILE_KEYS).join(", ")}`);
   return namedLayer(section as Record<string, unknown>, FILE_KEYS, (name) => `"ingest.${name}" in ${path}`);
 }
 
-function namedLayer(raw: Record<string, unknown>, names: Record<string, keyof IngestConfig>, where: (name: string) => string): Layer {
+function namedLayer(
+  raw: Record<string, unknown>,
+  names: Record<string, keyof IngestConfig>,
+  where: (name: string) => string,
+): Layer {
   const layer: Layer = new Map();
   for (const [name, key] of Object.entries(names)) {
     const v = raw[name];
@@ -171,7 +202,13 @@ function text(pattern: RegExp, hint: string): FieldParser {
 }
 
 const parseTokens: FieldParser = (raw, where) => {
-  const list = typeof raw === "string" ? raw.split(",").map((t) => t.trim()).filter((t) => t !== "") : raw;
+  const list =
+    typeof raw === "string"
+      ? raw
+          .split(",")
+          .map((t) => t.trim())
+          .filter((t) => t !== "")
+      : raw;
   if (!Array.isArray(list) || list.some((t) => typeof t !== "string" || !/^[\x21-\x7e]{8,}$/.test(t)))
     fail(where, "must be a comma list (or array) of tokens of at least 8 printable characters without spaces");
   return list as string[];
@@ -192,5 +229,8 @@ const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   ackTimeoutMs: duration(10),
   retryAfterS: int(1, 3600),
   heartbeatMs: duration(10),
-  logLevel: text(/^(fatal|error|warn|info|debug|trace|silent)$/, "must be one of fatal, error, warn, info, debug, trace, silent"),
+  logLevel: text(
+    /^(fatal|error|warn|info|debug|trace|silent)$/,
+    "must be one of fatal, error, warn, info, debug, trace, silent",
+  ),
 };

@@ -1,4 +1,11 @@
 /** @tidemark/ingest: the HTTP front door (design §11, issue 5). */
 export { startIngest, type IngestServer, type IngestOptions } from "./server.js";
-export { loadIngestConfig, defineIngestConfig, INGEST_DEFAULTS, type IngestConfig, type IngestConfigInput, type IngestConfigSources } from "./config.js";
+export {
+  loadIngestConfig,
+  defineIngestConfig,
+  INGEST_DEFAULTS,
+  type IngestConfig,
+  type IngestConfigInput,
+  type IngestConfigSources,
+} from "./config.js";
 export { IngestError, type IngestErrorCode } from "./errors.js";

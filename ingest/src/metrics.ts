@@ -21,15 +21,29 @@ export function createIngestMetrics(inFlight: () => number): IngestMetrics {
   const registers = [registry];
   return {
     registry,
-    accepted: new Counter({ name: "tm_ingest_events_accepted_total", help: "Events stored in TM_EVENTS", labelNames: ["endpoint"], registers }),
+    accepted: new Counter({
+      name: "tm_ingest_events_accepted_total",
+      help: "Events stored in TM_EVENTS",
+      labelNames: ["endpoint"],
+      registers,
+    }),
     rejected: new Counter({
       name: "tm_ingest_events_rejected_total",
       help: "Records refused with a per-record error, by reason (invalid, too_old)",
       labelNames: ["endpoint", "reason"],
       registers,
     }),
-    clamped: new Counter({ name: "tm_ingest_events_clamped_total", help: "Events whose ts was clamped, by reason", labelNames: ["reason"], registers }),
-    skippedSpans: new Counter({ name: "tm_ingest_spans_skipped_total", help: "OTLP spans neither server nor root (not events)", registers }),
+    clamped: new Counter({
+      name: "tm_ingest_events_clamped_total",
+      help: "Events whose ts was clamped, by reason",
+      labelNames: ["reason"],
+      registers,
+    }),
+    skippedSpans: new Counter({
+      name: "tm_ingest_spans_skipped_total",
+      help: "OTLP spans neither server nor root (not events)",
+      registers,
+    }),
     requests: new Histogram({
       name: "tm_ingest_request_duration_seconds",
       help: "Write request duration, by endpoint and HTTP status",
@@ -49,8 +63,19 @@ export function createIngestMetrics(inFlight: () => number): IngestMetrics {
       buckets: [1, 10, 50, 100, 250, 500, 1000, 5000, 20000, 100000],
       registers,
     }),
-    inFlightBytes: new Gauge({ name: "tm_ingest_in_flight_bytes", help: "Request body bytes held now", registers, collect() { this.set(inFlight()); } }),
-    heartbeatFailures: new Counter({ name: "tm_ingest_heartbeat_failures_total", help: "Heartbeat rounds that failed", registers }),
+    inFlightBytes: new Gauge({
+      name: "tm_ingest_in_flight_bytes",
+      help: "Request body bytes held now",
+      registers,
+      collect() {
+        this.set(inFlight());
+      },
+    }),
+    heartbeatFailures: new Counter({
+      name: "tm_ingest_heartbeat_failures_total",
+      help: "Heartbeat rounds that failed",
+      registers,
+    }),
   };
 }
 

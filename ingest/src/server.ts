@@ -33,7 +33,8 @@ export interface IngestOptions {
 }
 
 export async function startIngest(config: IngestConfig, opts: IngestOptions = {}): Promise<IngestServer> {
-  const log = opts.logger ?? pino({ level: config.logLevel, base: { role: "ingest" }, redact: ["req.headers.authorization"] });
+  const log =
+    opts.logger ?? pino({ level: config.logLevel, base: { role: "ingest" }, redact: ["req.headers.authorization"] });
   const link = await NatsLink.open(config.natsUrl, log);
   const budget = new InFlightBudget(config.maxInFlightBytes);
   const metrics = createIngestMetrics(() => budget.bytes);
@@ -43,7 +44,12 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const auth = new BearerAuth(config.tokens);
   if (auth.open) log.warn("no bearer tokens configured: writes are open (loopback only)");
 
-  const app: FastifyInstance = Fastify({ loggerInstance: log as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true, forceCloseConnections: "idle" });
+  const app: FastifyInstance = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+  });
   // Bodies are read by the write pipeline itself (limits, gzip, in-flight budget), never by fastify.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
@@ -55,7 +61,8 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   });
   app.addHook("onResponse", async (req, reply) => {
     const endpoint = req.routeOptions.url;
-    if (endpoint?.startsWith("/v1/")) metrics.requests.observe({ endpoint, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    if (endpoint?.startsWith("/v1/"))
+      metrics.requests.observe({ endpoint, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) log.warn({ url: req.url, status: reply.statusCode }, "request failed");
   });
 

@@ -39,7 +39,8 @@ export function decodeBins(r: ByteReader, store: BinStore): void {
     const start = i === 0 ? r.zigzag() : prevEnd + 2 + r.varint();
     if (i === 0) first = start;
     const end = start + r.varint();
-    if (start < -KEY_LIMIT || end > KEY_LIMIT || end - first >= MAX_BINS) throw corrupt("DDSketch bins (key out of range)");
+    if (start < -KEY_LIMIT || end > KEY_LIMIT || end - first >= MAX_BINS)
+      throw corrupt("DDSketch bins (key out of range)");
     for (let k = start; k <= end; k++) {
       const c = r.varint();
       if (c === 0) throw corrupt("DDSketch bins (zero count in a run)");

@@ -221,7 +221,8 @@ export class BinStore {
     }
     this.floor = floor;
     if (folded === 0) return;
-    if (floor - this.offset >= this.counts.length) this.reallocate(floor, Math.min(MAX_BINS, Math.max(16, this.maxKey - floor + 1)));
+    if (floor - this.offset >= this.counts.length)
+      this.reallocate(floor, Math.min(MAX_BINS, Math.max(16, this.maxKey - floor + 1)));
     this.counts[floor - this.offset] = (this.counts[floor - this.offset] as number) + folded;
     this.minKey = floor;
     if (this.maxKey < floor) this.maxKey = floor;
@@ -268,5 +269,8 @@ export class BinStore {
 }
 
 export function notSubset(detail: string): SketchError {
-  return new SketchError("TM_SKETCH_NOT_SUBSET", `cannot remove values this DDSketch does not hold (${detail}); remove only what was added or merged in`);
+  return new SketchError(
+    "TM_SKETCH_NOT_SUBSET",
+    `cannot remove values this DDSketch does not hold (${detail}); remove only what was added or merged in`,
+  );
 }

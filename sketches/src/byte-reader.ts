@@ -74,7 +74,10 @@ export class ByteReader {
 
   private need(n: number): void {
     if (this.pos + n > this.buf.length) {
-      throw new SketchError("TM_SKETCH_CODEC_TRUNCATED", `cannot decode ${this.what}: input ends early; pass the whole encoding`);
+      throw new SketchError(
+        "TM_SKETCH_CODEC_TRUNCATED",
+        `cannot decode ${this.what}: input ends early; pass the whole encoding`,
+      );
     }
   }
 }

@@ -104,7 +104,8 @@ describe("DDSketch accuracy", () => {
     for (let e = -12; e <= 12; e += 0.01) values.push(10 ** e);
     for (const v of values) s.add(v);
     const sorted = Float64Array.from(values).sort();
-    for (const q of [0.5, 0.9, 0.99, 1]) expect(relErr(s.quantile(q), exactQuantile(sorted, q))).toBeLessThanOrEqual(TOLERANCE);
+    for (const q of [0.5, 0.9, 0.99, 1])
+      expect(relErr(s.quantile(q), exactQuantile(sorted, q))).toBeLessThanOrEqual(TOLERANCE);
     expect(s.count).toBe(values.length);
     // A value below the collapsed floor still counts, and the sketch still round-trips.
     s.add(1e-20);
@@ -219,7 +220,8 @@ describe.each(["exact", "binned"] as const)("DDSketch remove and subtract (%s fo
     expect(s.count).toBe(3);
     // Exact form: the true minimum; binned: the removed 0 took the exact one, the new one is bin-accurate.
     expect(relErr(s.min, 1)).toBeLessThanOrEqual(mode === "exact" ? 0 : TOLERANCE);
-    for (const q of [0, 0.5, 1]) expect(relErr(s.quantile(q), [1, 2, 3][Math.floor(q * 2)] as number)).toBeLessThanOrEqual(TOLERANCE);
+    for (const q of [0, 0.5, 1])
+      expect(relErr(s.quantile(q), [1, 2, 3][Math.floor(q * 2)] as number)).toBeLessThanOrEqual(TOLERANCE);
   });
 
   it("removing every value leaves an empty sketch", () => {

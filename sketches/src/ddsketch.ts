@@ -215,7 +215,12 @@ export class DDSketch {
     const n = this.count;
     w.byte(VERSION);
     w.byte(TAG);
-    w.byte((n > 0 ? FLAG_NON_EMPTY : 0) | (alpha !== DEFAULT_RELATIVE_ACCURACY ? FLAG_CUSTOM_ACCURACY : 0) | (collapsed ? FLAG_COLLAPSED : 0) | (b === null ? FLAG_EXACT : 0));
+    w.byte(
+      (n > 0 ? FLAG_NON_EMPTY : 0) |
+        (alpha !== DEFAULT_RELATIVE_ACCURACY ? FLAG_CUSTOM_ACCURACY : 0) |
+        (collapsed ? FLAG_COLLAPSED : 0) |
+        (b === null ? FLAG_EXACT : 0),
+    );
     if (alpha !== DEFAULT_RELATIVE_ACCURACY) w.float64(alpha);
     if (collapsed) w.zigzag(b.floor);
     if (n === 0) return;
@@ -268,7 +273,8 @@ export class DDSketch {
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const v = r.float64();
-      if (!(v >= prev && v < Infinity) || Object.is(v, -0)) throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
+      if (!(v >= prev && v < Infinity) || Object.is(v, -0))
+        throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
       this.values = insertSorted(this.values, v, 1);
       prev = v;
     }
@@ -306,7 +312,7 @@ function consistent(b: BinStore): boolean {
     b.max < Infinity &&
     !Object.is(b.min, -0) &&
     !Object.is(b.max, -0) &&
-    (b.zeroCount > 0) === (b.min === 0) &&
+    b.zeroCount > 0 === (b.min === 0) &&
     (b.total === 0) === (b.max === 0)
   );
 }

@@ -89,7 +89,11 @@ describe("HyperLogLog hash and merge", () => {
   });
 
   it("merge of disjoint sets estimates the union (sparse+sparse, sparse+dense, dense+dense)", () => {
-    for (const [na, nb] of [[200, 300], [200, 30_000], [30_000, 40_000]] as const) {
+    for (const [na, nb] of [
+      [200, 300],
+      [200, 30_000],
+      [30_000, 40_000],
+    ] as const) {
       const a = filled(na, "a-");
       const b = filled(nb, "b-");
       const ab = a.clone();
@@ -147,13 +151,17 @@ describe("HyperLogLog registers follow the definition", () => {
     return HyperLogLog.decode(bytes);
   };
   /** Random 53-bit hashes plus hashes with a single 1 at every depth (and none) after the index. */
-  const hashes = fc.tuple(
-    fc.array(fc.bigInt({ min: 0n, max: (1n << 53n) - 1n }), { maxLength: 40 }),
-    fc.array(fc.tuple(fc.integer({ min: 0, max: (1 << P) - 1 }), fc.integer({ min: -1, max: 52 - P })), { maxLength: 40 }),
-  ).map(([random, crafted]) => [
-    ...random.map(Number),
-    ...crafted.map(([idx, depth]) => idx * 2 ** (53 - P) + (depth < 0 ? 0 : 2 ** (52 - P - depth))),
-  ]);
+  const hashes = fc
+    .tuple(
+      fc.array(fc.bigInt({ min: 0n, max: (1n << 53n) - 1n }), { maxLength: 40 }),
+      fc.array(fc.tuple(fc.integer({ min: 0, max: (1 << P) - 1 }), fc.integer({ min: -1, max: 52 - P })), {
+        maxLength: 40,
+      }),
+    )
+    .map(([random, crafted]) => [
+      ...random.map(Number),
+      ...crafted.map(([idx, depth]) => idx * 2 ** (53 - P) + (depth < 0 ? 0 : 2 ** (52 - P - depth))),
+    ]);
 
   it("whether the hashes went through the sparse form or straight into registers", () => {
     fc.assert(

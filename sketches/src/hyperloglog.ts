@@ -32,7 +32,8 @@ export class HyperLogLog {
 
   constructor(options: HyperLogLogOptions = {}) {
     const p = options.precision ?? DEFAULT_PRECISION;
-    if (!(Number.isInteger(p) && p >= 4 && p <= 18)) throw invalidOption("precision", p, "an integer in [4, 18] (default 14)");
+    if (!(Number.isInteger(p) && p >= 4 && p <= 18))
+      throw invalidOption("precision", p, "an integer in [4, 18] (default 14)");
     this.precision = p;
   }
 
@@ -71,7 +72,10 @@ export class HyperLogLog {
 
   merge(other: HyperLogLog): void {
     if (other.precision !== this.precision) {
-      throw new SketchError("TM_SKETCH_MISMATCH", `cannot merge HyperLogLogs of precision ${this.precision} and ${other.precision}; use one precision`);
+      throw new SketchError(
+        "TM_SKETCH_MISMATCH",
+        `cannot merge HyperLogLogs of precision ${this.precision} and ${other.precision}; use one precision`,
+      );
     }
     if (other.registers !== null) {
       this.densify().raiseAll(other.registers.regs);
@@ -132,7 +136,11 @@ export class HyperLogLog {
     let j = w.block((regs.length * 3) / 4);
     const out = w.target;
     for (let i = 0; i < regs.length; i += 4, j += 3) {
-      const v = (regs[i] as number) | ((regs[i + 1] as number) << 6) | ((regs[i + 2] as number) << 12) | ((regs[i + 3] as number) << 18);
+      const v =
+        (regs[i] as number) |
+        ((regs[i + 1] as number) << 6) |
+        ((regs[i + 2] as number) << 12) |
+        ((regs[i + 3] as number) << 18);
       out[j] = v & 0xff;
       out[j + 1] = (v >>> 8) & 0xff;
       out[j + 2] = v >>> 16;
@@ -159,7 +167,12 @@ export class HyperLogLog {
     for (let i = 0; i < n; i++) {
       const e = prev + r.varint();
       const rank = e % 32;
-      if ((i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) || rank < 1 || rank > 53 - SPARSE_P + 1 || e >= 2 ** (SPARSE_P + RANK_BITS)) {
+      if (
+        (i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) ||
+        rank < 1 ||
+        rank > 53 - SPARSE_P + 1 ||
+        e >= 2 ** (SPARSE_P + RANK_BITS)
+      ) {
         throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
       }
       this.insertEntry(e);

@@ -44,6 +44,7 @@ describe("LogMapping", () => {
   });
 
   it("rejects accuracies outside [0.0001, 0.5]", () => {
-    for (const bad of [0, 0.6, -0.01, NaN]) expect(() => LogMapping.of(bad)).toThrow(/relativeAccuracy must be a number in \[0.0001, 0.5\]/);
+    for (const bad of [0, 0.6, -0.01, NaN])
+      expect(() => LogMapping.of(bad)).toThrow(/relativeAccuracy must be a number in \[0.0001, 0.5\]/);
   });
 });

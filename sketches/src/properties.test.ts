@@ -76,7 +76,10 @@ describe("DDSketch properties", () => {
         expect(back.count).toBe(a.count);
         expect(back.sum).toBe(a.sum);
         if (a.count === 0) return;
-        for (const [got, want] of [[back.min, a.min], [back.max, a.max]] as const) {
+        for (const [got, want] of [
+          [back.min, a.min],
+          [back.max, a.max],
+        ] as const) {
           expect(Math.abs(got - want)).toBeLessThanOrEqual(0.01 * want + 1e-12);
         }
         for (let i = 1; i < 10; i++) {

@@ -25,8 +25,11 @@ export class RequestAggregate {
 
   /** The last three arguments are internal (clone, decode): pass only options. */
   constructor(options: RequestAggregateOptions = {}, latency?: DDSketch, users?: HyperLogLog, errors = 0) {
-    this.latency = latency ?? new DDSketch(options.relativeAccuracy === undefined ? {} : { relativeAccuracy: options.relativeAccuracy });
-    this.users = users ?? new HyperLogLog(options.hllPrecision === undefined ? {} : { precision: options.hllPrecision });
+    this.latency =
+      latency ??
+      new DDSketch(options.relativeAccuracy === undefined ? {} : { relativeAccuracy: options.relativeAccuracy });
+    this.users =
+      users ?? new HyperLogLog(options.hllPrecision === undefined ? {} : { precision: options.hllPrecision });
     this._errors = errors;
   }
 
@@ -62,7 +65,10 @@ export class RequestAggregate {
    */
   subtract(prefix: RequestAggregate): void {
     if (prefix._errors > this._errors) {
-      throw new SketchError("TM_SKETCH_NOT_SUBSET", `cannot subtract ${prefix._errors} errors from ${this._errors}; subtract only an aggregate merged in before`);
+      throw new SketchError(
+        "TM_SKETCH_NOT_SUBSET",
+        `cannot subtract ${prefix._errors} errors from ${this._errors}; subtract only an aggregate merged in before`,
+      );
     }
     this.latency.subtract(prefix.latency);
     this._errors -= prefix._errors;

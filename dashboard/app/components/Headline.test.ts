@@ -23,7 +23,11 @@ function render(panel: Parameters<typeof metricDef>[0], panes: Pane[]) {
 
 describe("Headline", () => {
   it("shows the value with its signed bias, emit delay and pane kind", () => {
-    expect(render("errorRate", [pane("api", 1000, 29, "on-time", { countPct: 6.4, errorRatePp: -1.5, p99Pct: 2, usersPct: 4, windows: 30 })])).toEqual({
+    expect(
+      render("errorRate", [
+        pane("api", 1000, 29, "on-time", { countPct: 6.4, errorRatePp: -1.5, p99Pct: 2, usersPct: 4, windows: 30 }),
+      ]),
+    ).toEqual({
       value: "2.9 %",
       bias: "bias \u22121.5 pp (30 windows)",
       delay: "emit 2 s + 35 ms pipeline",
@@ -37,18 +41,36 @@ describe("Headline", () => {
       pane("web", 500, 0, "early", { countPct: 3, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 10 }),
     ]);
     // (1000 + 500) / 10 s; shortfall (6·30 + 3·10) / 40 = 5.25 % shown as −5.25 %.
-    expect(h).toEqual({ value: "150 req/s", bias: "bias \u22125.25 % (30 windows)", delay: "emit 2 s + 35 ms pipeline", kind: "early" });
+    expect(h).toEqual({
+      value: "150 req/s",
+      bias: "bias \u22125.25 % (30 windows)",
+      delay: "emit 2 s + 35 ms pipeline",
+      kind: "early",
+    });
     expect(document.querySelector('[data-testid="scope"]')?.textContent).toBe("sum, 2 services");
   });
 
   it("takes an early pane's rate over the part of the window elapsed when it was emitted", () => {
     // 45 requests 3 s into a 10 s window: 15 req/s so far, not 4.5.
-    const early = { ...pane("api", 45, 0, "early", { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 }), emittedAt: 3000, emitDelayMs: -7000 };
-    expect(render("requests", [early])).toEqual({ value: "15 req/s", bias: "bias not measured yet", delay: "emit \u22127 s + 35 ms pipeline", kind: "early" });
+    const early = {
+      ...pane("api", 45, 0, "early", { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 }),
+      emittedAt: 3000,
+      emitDelayMs: -7000,
+    };
+    expect(render("requests", [early])).toEqual({
+      value: "15 req/s",
+      bias: "bias not measured yet",
+      delay: "emit \u22127 s + 35 ms pipeline",
+      kind: "early",
+    });
   });
 
   it("shows the distinct-users bias like the others: the shortfall signed as policy − reference, in %, with the window count", () => {
-    expect(render("users", [pane("api", 10, 0, "final", { countPct: 1, errorRatePp: 0, p99Pct: 0, usersPct: 12.5, windows: 5 })]).bias).toBe("bias \u221212.5 % (5 windows)");
+    expect(
+      render("users", [
+        pane("api", 10, 0, "final", { countPct: 1, errorRatePp: 0, p99Pct: 0, usersPct: 12.5, windows: 5 }),
+      ]).bias,
+    ).toBe("bias \u221212.5 % (5 windows)");
     unmount(app!);
     app = undefined;
     document.body.innerHTML = "";
@@ -61,11 +83,19 @@ describe("Headline", () => {
     unmount(app!);
     app = undefined;
     document.body.innerHTML = "";
-    expect(render("users", [pane("api", 10, 0, "final", { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: -3, windows: 1 })]).bias).toBe("bias +3 % (1 window)");
+    expect(
+      render("users", [
+        pane("api", 10, 0, "final", { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: -3, windows: 1 }),
+      ]).bias,
+    ).toBe("bias +3 % (1 window)");
   });
 
   it("says when a metric has no measured bias, and shows an empty state without panes", () => {
-    expect(render("users", [pane("api", 10, 0, "final", { countPct: 1, errorRatePp: 0, p99Pct: 0, usersPct: null, windows: 5 })]).bias).toBe("bias not measured for this metric");
+    expect(
+      render("users", [
+        pane("api", 10, 0, "final", { countPct: 1, errorRatePp: 0, p99Pct: 0, usersPct: null, windows: 5 }),
+      ]).bias,
+    ).toBe("bias not measured for this metric");
     unmount(app!);
     app = undefined;
     document.body.innerHTML = "";

@@ -96,7 +96,9 @@ export class DashboardSocket {
 
   private filterOf(id: string) {
     const p = this.panels.get(id);
-    return p ? [{ policy: p.policy, windowMs: p.windowMs, services: p.services ?? [], sessions: p.metric === "sessions" }] : [];
+    return p
+      ? [{ policy: p.policy, windowMs: p.windowMs, services: p.services ?? [], sessions: p.metric === "sessions" }]
+      : [];
   }
 
   private send(f: ClientFrame): void {

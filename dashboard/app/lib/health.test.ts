@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { WorkerStatus } from "../../server/ws-frames.js";
 import { workerHealth } from "./health.js";
 
-function worker(partitions: Array<[number, number | null, boolean]>, heldBackBy: number | null, stale = false): WorkerStatus {
+function worker(
+  partitions: Array<[number, number | null, boolean]>,
+  heldBackBy: number | null,
+  stale = false,
+): WorkerStatus {
   return {
     worker: "w0",
     wallTime: 0,
@@ -23,7 +27,17 @@ function worker(partitions: Array<[number, number | null, boolean]>, heldBackBy:
 
 describe("workerHealth", () => {
   it("flags a partition 5 s or more behind the newest as stalled and names it, idle ones aside", () => {
-    const h = workerHealth(worker([[0, 100_000, false], [1, 58_000, false], [2, 10_000, true]], 1), 91_000);
+    const h = workerHealth(
+      worker(
+        [
+          [0, 100_000, false],
+          [1, 58_000, false],
+          [2, 10_000, true],
+        ],
+        1,
+      ),
+      91_000,
+    );
     expect(h.partitions.map((p) => [p.partition, p.behindMs, p.stalled, p.idle, p.holds])).toEqual([
       [0, 0, false, false, false],
       [1, 42_000, true, false, true],
@@ -33,7 +47,20 @@ describe("workerHealth", () => {
   });
 
   it("is quiet below the threshold, and says when the worker stopped reporting (on the server's clock)", () => {
-    expect(workerHealth(worker([[0, 100_000, false], [1, 96_000, false]], 1), 91_000).alarm).toBeNull();
-    expect(workerHealth(worker([[0, 100_000, false]], null, true), 102_000).alarm).toBe("Engine w0 has not reported for 12 s");
+    expect(
+      workerHealth(
+        worker(
+          [
+            [0, 100_000, false],
+            [1, 96_000, false],
+          ],
+          1,
+        ),
+        91_000,
+      ).alarm,
+    ).toBeNull();
+    expect(workerHealth(worker([[0, 100_000, false]], null, true), 102_000).alarm).toBe(
+      "Engine w0 has not reported for 12 s",
+    );
   });
 });

@@ -29,7 +29,15 @@ export function workerHealth(w: WorkerStatus, serverTime: number): WorkerHealth 
   const partitions = w.partitions.map((p) => {
     const behindMs = newest === null || p.logTime === null ? null : newest - p.logTime;
     const stalled = !p.idle && (p.logTime === null ? newest !== null : (behindMs ?? 0) >= STALL_MS);
-    return { partition: p.partition, logTime: p.logTime, behindMs, lastSeq: p.lastSeq, idle: p.idle, stalled, holds: p.partition === w.heldBackBy };
+    return {
+      partition: p.partition,
+      logTime: p.logTime,
+      behindMs,
+      lastSeq: p.lastSeq,
+      idle: p.idle,
+      stalled,
+      holds: p.partition === w.heldBackBy,
+    };
   });
   return { worker: w.worker, partitions, alarm: alarmOf(w, partitions, serverTime) };
 }

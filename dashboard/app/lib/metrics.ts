@@ -86,7 +86,16 @@ const SESSIONS: MetricDef = {
 };
 
 export const METRICS: readonly MetricDef[] = [
-  { panel: "requests", title: "Request rate", metric: "requests", unit: "req/s", value: rate, combine: (ps) => sum(ps.map(rate)), combineLabel: "sum", bias: countBias },
+  {
+    panel: "requests",
+    title: "Request rate",
+    metric: "requests",
+    unit: "req/s",
+    value: rate,
+    combine: (ps) => sum(ps.map(rate)),
+    combineLabel: "sum",
+    bias: countBias,
+  },
   {
     panel: "errorRate",
     title: "Error rate",
@@ -100,7 +109,16 @@ export const METRICS: readonly MetricDef[] = [
     combineLabel: "overall",
     bias: (b) => (b.errorRatePp === null ? null : { value: b.errorRatePp, unit: "pp" }),
   },
-  { panel: "users", title: "Distinct users", metric: "users", unit: "users", value: (p) => p.value.users, combine: (ps) => sum(ps.map((p) => p.value.users)), combineLabel: "sum", bias: usersBias },
+  {
+    panel: "users",
+    title: "Distinct users",
+    metric: "users",
+    unit: "users",
+    value: (p) => p.value.users,
+    combine: (ps) => sum(ps.map((p) => p.value.users)),
+    combineLabel: "sum",
+    bias: usersBias,
+  },
   latency("p50"),
   latency("p95"),
   latency("p99"),

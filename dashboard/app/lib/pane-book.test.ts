@@ -29,7 +29,14 @@ describe("PaneBook (pane replacement in the browser)", () => {
 
   it("groups service-level panes by service, skips routed panes, and finds the newest window", () => {
     const book = new PaneBook();
-    book.apply([p("web", W, 0, "early", 5), p("api", 0, 1, "on-time", 7), p("api", W, 0, "early", 9), p("api", W, 0, "early", 9, "/x")].map((pane, i) => ({ rev: i + 1, pane })));
+    book.apply(
+      [
+        p("web", W, 0, "early", 5),
+        p("api", 0, 1, "on-time", 7),
+        p("api", W, 0, "early", 9),
+        p("api", W, 0, "early", 9, "/x"),
+      ].map((pane, i) => ({ rev: i + 1, pane })),
+    );
     const series = book.series(f, 0, 60_000);
     expect([...series.keys()]).toEqual(["api", "web"]);
     expect(latestWindow(series)?.panes.map((x) => x.value.count)).toEqual([9, 5]);
@@ -44,9 +51,20 @@ describe("PaneBook (pane replacement in the browser)", () => {
     const book = new PaneBook();
     const sessions = (service: string, count: number, errors: number, p50: number, p95: number): Pane => {
       const base = testPane({ service, count, errors, windowMs: W, seq: 1 });
-      return { ...base, id: `dashboard|sessions:${service}|${W}|0`, key: { service, user: "*" }, value: { ...base.value, p50, p95 } };
+      return {
+        ...base,
+        id: `dashboard|sessions:${service}|${W}|0`,
+        key: { service, user: "*" },
+        value: { ...base.value, p50, p95 },
+      };
     };
-    book.apply([p("api", 0, 0, "on-time", 7), sessions("api", 10, 1, 30_000, 90_000), sessions("web", 30, 3, 20_000, 150_000)].map((pane, i) => ({ rev: i + 1, pane })));
+    book.apply(
+      [
+        p("api", 0, 0, "on-time", 7),
+        sessions("api", 10, 1, 30_000, 90_000),
+        sessions("web", 30, 3, 20_000, 150_000),
+      ].map((pane, i) => ({ rev: i + 1, pane })),
+    );
     expect([...book.series(f, 0, 60_000).values()].flat().map((x) => x.pane.id)).toEqual(["dashboard|api|10000|0"]);
     const s = book.series({ ...f, sessions: true }, 0, 60_000);
     expect([...s.keys()]).toEqual(["api", "web"]);
@@ -54,6 +72,10 @@ describe("PaneBook (pane replacement in the browser)", () => {
     const def = metricDef("sessions");
     expect(def.combine(newest)).toBe(40);
     // 4 of 40 sessions saw an error; durations: the largest over services.
-    expect(def.details?.(newest).map((d) => d.text)).toEqual(["duration p50 30 s", "p95 2 m 30 s", "error sessions 10 %"]);
+    expect(def.details?.(newest).map((d) => d.text)).toEqual([
+      "duration p50 30 s",
+      "p95 2 m 30 s",
+      "error sessions 10 %",
+    ]);
   });
 });

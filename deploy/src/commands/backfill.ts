@@ -16,7 +16,8 @@ export const backfill: Command = {
   summary: "publish a recording (with its own ts and ingest_ts) into TM_EVENTS, heartbeats included",
   usage: "tidemark backfill --input FILE [--rate N] [--nats URL] [--partitions 8] [--batch 500] [--config FILE]",
   async run(flags: Flags): Promise<number> {
-    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec, connectNats } = await import("@tidemark/engine/runtime");
+    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec, connectNats } =
+      await import("@tidemark/engine/runtime");
     const { eventsSubject, HEARTBEAT_HEADER } = await import("@tidemark/engine/protocol");
     const { headers } = await import("@nats-io/transport-node");
     const { jetstream, jetstreamManager } = await import("@nats-io/jetstream");
@@ -42,13 +43,21 @@ export const backfill: Command = {
       await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
       const js = jetstream(nc);
       const inFlight = new Set<Promise<void>>();
-      const publish = async (m: { partition: number; msgId: string; body: string; heartbeatTs: number | undefined; events: number }): Promise<void> => {
+      const publish = async (m: {
+        partition: number;
+        msgId: string;
+        body: string;
+        heartbeatTs: number | undefined;
+        events: number;
+      }): Promise<void> => {
         const h = headers();
         if (m.heartbeatTs !== undefined) h.set(HEARTBEAT_HEADER, String(m.heartbeatTs));
-        const p = js.publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h, timeout: 10_000 }).then((ack) => {
-          if (ack.duplicate) stats.duplicates++;
-          inFlight.delete(p);
-        });
+        const p = js
+          .publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h, timeout: 10_000 })
+          .then((ack) => {
+            if (ack.duplicate) stats.duplicates++;
+            inFlight.delete(p);
+          });
         inFlight.add(p);
         stats.messages++;
         if (m.heartbeatTs !== undefined) stats.heartbeats++;
@@ -65,7 +74,9 @@ export const backfill: Command = {
         }
         if (Date.now() - lastProgress >= 1000) {
           lastProgress = Date.now();
-          process.stderr.write(`tidemark backfill: ${plan.eventsSeen} events read, ${stats.messages} messages published\n`);
+          process.stderr.write(
+            `tidemark backfill: ${plan.eventsSeen} events read, ${stats.messages} messages published\n`,
+          );
         }
       }
       for (const m of plan.end(config.core)) await publish(m);
@@ -100,12 +111,19 @@ async function* recordingLines(file: string): AsyncGenerator<[string, string]> {
     }
   } catch (err) {
     if ((err as { code?: string }).code?.startsWith("TM_")) throw err;
-    throw new DeployError("TM_CLI_BAD_FLAG", `--input ${file}: ${(err as Error).message}; pass a readable recording file`);
+    throw new DeployError(
+      "TM_CLI_BAD_FLAG",
+      `--input ${file}: ${(err as Error).message}; pass a readable recording file`,
+    );
   }
 }
 
 /** Checks every line and returns a short digest of the lines and the options that shape the messages. */
-async function checkedDigest(file: string, options: string, check: (line: string, where: string) => unknown): Promise<string> {
+async function checkedDigest(
+  file: string,
+  options: string,
+  check: (line: string, where: string) => unknown,
+): Promise<string> {
   const h = createHash("sha256");
   for await (const [line, where] of recordingLines(file)) {
     check(line, where);

@@ -13,13 +13,16 @@ import { stopRequested } from "../stop-request.js";
  */
 export const demo: Command = {
   summary: "post realistic demo telemetry to ingest (late tail, error bursts, slow spells, sessions)",
-  usage: "tidemark demo [--ingest URL] [--token T] [--rate 500] [--corr 0..1] [--duration 10m] [--seed N] [--config FILE]",
+  usage:
+    "tidemark demo [--ingest URL] [--token T] [--rate 500] [--corr 0..1] [--duration 10m] [--seed N] [--config FILE]",
   async run(flags: Flags): Promise<number> {
     const config = loadTidemarkConfig({ flag: flags.get("config"), env: process.env });
     const f = new Fields("flags");
     const num = (name: string, fallback: number, min: number, max: number): number => {
       const v = flags.get(name);
-      return v === undefined ? fallback : f.number(v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v, `--${name}`, min, max);
+      return v === undefined
+        ? fallback
+        : f.number(v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v, `--${name}`, min, max);
     };
     const duration = flags.get("duration");
     const ingest = flags.get("ingest") ?? process.env.TIDEMARK_INGEST_URL ?? "http://127.0.0.1:4318";
@@ -39,7 +42,8 @@ export const demo: Command = {
         seed: Math.trunc(num("seed", config.demo.seed, 0, 2 ** 32 - 1)),
         durationMs: duration === undefined ? undefined : f.durationMs(duration, "--duration"),
         log,
-        onFirstAccepted: () => void process.stdout.write(readyLine({ demo: { ingest, rate, corr, pid: process.pid } }) + "\n"),
+        onFirstAccepted: () =>
+          void process.stdout.write(readyLine({ demo: { ingest, rate, corr, pid: process.pid } }) + "\n"),
       },
       abort.signal,
     );

@@ -7,7 +7,8 @@ import { stopRequested } from "../stop-request.js";
 
 /** `tidemark engine`: one engine worker over its owned partitions (design §10, issue 6). */
 export const engine: Command = {
-  summary: "run an engine worker: TM_EVENTS → windows/policies → TM_PANES, TM_LATE; checkpoints in <data>/checkpoints/<worker>",
+  summary:
+    "run an engine worker: TM_EVENTS → windows/policies → TM_PANES, TM_LATE; checkpoints in <data>/checkpoints/<worker>",
   usage:
     "tidemark engine [--partitions 0-3,6] [--worker ID] [--data DIR] [--nats URL] [--config FILE]\n" +
     "                [--checkpoint-every 5s] [--idle-timeout 10s] [--metrics-port 9464] [--partition-count 8]\n" +
@@ -22,8 +23,13 @@ export const engine: Command = {
       env: process.env,
       flags: Object.fromEntries(ENGINE_FLAGS.map((f) => [f, flags.get(f)])),
     });
-    const running = await startEngine({ ...config, dataDir: resolve(config.dataDir), checkpointDir: resolve(config.checkpointDir) });
-    for (const s of running.skippedCheckpoints) process.stderr.write(`tidemark engine: skipped corrupt checkpoint ${s.file}: ${s.reason}\n`);
+    const running = await startEngine({
+      ...config,
+      dataDir: resolve(config.dataDir),
+      checkpointDir: resolve(config.checkpointDir),
+    });
+    for (const s of running.skippedCheckpoints)
+      process.stderr.write(`tidemark engine: skipped corrupt checkpoint ${s.file}: ${s.reason}\n`);
     process.stdout.write(
       readyLine({
         engine: {

@@ -29,7 +29,10 @@ function ms(v: string, what: string): number {
   try {
     return parseDuration(v);
   } catch {
-    throw new DeployError("TM_CLI_BAD_FLAG", `--policy ${what}: "${v}" is not a duration; write LAG+GRACE such as 10s+30s`);
+    throw new DeployError(
+      "TM_CLI_BAD_FLAG",
+      `--policy ${what}: "${v}" is not a duration; write LAG+GRACE such as 10s+30s`,
+    );
   }
 }
 
@@ -50,18 +53,32 @@ function namedPolicies(file: string | undefined): readonly PolicyConfig[] {
 }
 
 /** `LAG+GRACE`, `perfect[+GRACE]`, or the name of a configured policy. */
-export function parsePolicy(spec: string, index: number, events: readonly TelemetryEvent[], named: readonly PolicyConfig[]): NamedPolicy {
+export function parsePolicy(
+  spec: string,
+  index: number,
+  events: readonly TelemetryEvent[],
+  named: readonly PolicyConfig[],
+): NamedPolicy {
   const found = named.find((p) => p.name === spec);
   if (found) return { label: spec, policy: { ...found, name: `p${index}-${found.name}` } };
   const [lagText = "", graceText = "0", ...rest] = spec.split("+");
   if (rest.length > 0 || lagText === "" || (lagText !== "perfect" && !/^\d/.test(lagText)))
-    throw new DeployError("TM_CLI_BAD_FLAG", `--policy "${spec}": write LAG+GRACE (e.g. 10s+30s), perfect, or one of ${named.map((p) => p.name).join(", ")}`);
+    throw new DeployError(
+      "TM_CLI_BAD_FLAG",
+      `--policy "${spec}": write LAG+GRACE (e.g. 10s+30s), perfect, or one of ${named.map((p) => p.name).join(", ")}`,
+    );
   const grace = ms(graceText, "grace");
   if (lagText === "perfect") {
     const lagMs = maxDelay(events);
-    return { label: `perfect+${label(grace)}`, policy: { ...lagGracePolicy(index, lagMs, grace), watermark: { kind: "perfect", lagMs } } };
+    return {
+      label: `perfect+${label(grace)}`,
+      policy: { ...lagGracePolicy(index, lagMs, grace), watermark: { kind: "perfect", lagMs } },
+    };
   }
-  return { label: `${label(ms(lagText, "lag"))}+${label(grace)}`, policy: lagGracePolicy(index, ms(lagText, "lag"), grace) };
+  return {
+    label: `${label(ms(lagText, "lag"))}+${label(grace)}`,
+    policy: lagGracePolicy(index, ms(lagText, "lag"), grace),
+  };
 }
 
 /** Size in bytes, 0 when it cannot be read (the reader then names the problem). */
@@ -83,7 +100,10 @@ function table(file: string, windowMs: number, labels: string[], r: FrontierResu
       `${"events lost".padStart(13)}${"max error".padStart(11)}${"accuracy".padStart(11)}${"error-rate bias".padStart(17)}`,
   ];
   r.policies.forEach((p, i) => {
-    const bias = p.error_rate_bias_pp === null ? "n/a" : `${p.error_rate_bias_pp >= 0 ? "+" : ""}${p.error_rate_bias_pp.toFixed(3)} pp`;
+    const bias =
+      p.error_rate_bias_pp === null
+        ? "n/a"
+        : `${p.error_rate_bias_pp >= 0 ? "+" : ""}${p.error_rate_bias_pp.toFixed(3)} pp`;
     rows.push(
       `  ${(labels[i] ?? "").padEnd(22)}${sec(p.lag_ms).padStart(7)}${sec(p.grace_ms).padStart(8)}${sec(p.emit_delay_ms).padStart(12)}` +
         `${String(p.wrong_windows).padStart(15)}${String(p.lost).padStart(13)}${String(p.max_error).padStart(11)}` +
@@ -96,20 +116,26 @@ function table(file: string, windowMs: number, labels: string[], r: FrontierResu
 /** `tidemark frontier`: the accuracy/latency frontier of policies over a recording. */
 export const frontier: Command = {
   summary: "run policies over a recording through the core and print the accuracy/latency frontier",
-  usage: "tidemark frontier --input FILE [--window 60s] [--policy LAG+GRACE|perfect|NAME …] [--config FILE] [--partitions 8] [--json] [--progress]",
+  usage:
+    "tidemark frontier --input FILE [--window 60s] [--policy LAG+GRACE|perfect|NAME …] [--config FILE] [--partitions 8] [--json] [--progress]",
   booleans: ["json", "progress"],
   async run(flags: Flags): Promise<number> {
-    const file = flags.required("input", "the recording to replay, e.g. --input rec.ndjson (tidemark simulate writes one)");
+    const file = flags.required(
+      "input",
+      "the recording to replay, e.g. --input rec.ndjson (tidemark simulate writes one)",
+    );
     const windowText = flags.get("window") ?? "60s";
     const windowMs = ms(windowText, "window");
-    if (windowMs <= 0) throw new DeployError("TM_CLI_BAD_FLAG", `--window must be a positive duration such as 60s, got "${windowText}"`);
+    if (windowMs <= 0)
+      throw new DeployError("TM_CLI_BAD_FLAG", `--window must be a positive duration such as 60s, got "${windowText}"`);
     const named = namedPolicies(flags.get("config"));
     const forced = flags.bool("progress", false);
     const bytes = fileSize(file);
     const reading = progressBar("reading ", bytes, showProgress(forced, bytes >= PROGRESS_MIN_BYTES));
     const { events, sorted } = await readRecording(file, (n) => reading.update(n));
     reading.end();
-    if (sorted) process.stderr.write(`tidemark frontier: ${file} was not in ingest_ts order; replaying it sorted by ingest_ts\n`);
+    if (sorted)
+      process.stderr.write(`tidemark frontier: ${file} was not in ingest_ts order; replaying it sorted by ingest_ts\n`);
     const specs = flags.all("policy");
     const policies = (specs.length > 0 ? specs : DEFAULT_SWEEP).map((s, i) => parsePolicy(s, i, events, named));
     const bar = progressBar("frontier", events.length, showProgress(forced, events.length >= PROGRESS_MIN_EVENTS));
@@ -122,7 +148,14 @@ export const frontier: Command = {
     });
     bar.end();
     process.stdout.write(
-      (flags.bool("json", false) ? JSON.stringify(result) : table(file, windowMs, policies.map((p) => p.label), result)) + "\n",
+      (flags.bool("json", false)
+        ? JSON.stringify(result)
+        : table(
+            file,
+            windowMs,
+            policies.map((p) => p.label),
+            result,
+          )) + "\n",
     );
     return 0;
   },

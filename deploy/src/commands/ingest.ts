@@ -11,11 +11,15 @@ import { stopRequested } from "../stop-request.js";
  */
 export const ingest: Command = {
   summary: "HTTP ingest: NDJSON/JSON events and OTLP traces into JetStream TM_EVENTS",
-  usage: "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partitions N] [--log-level info]",
+  usage:
+    "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partitions N] [--log-level info]",
   async run(flags: Flags): Promise<number> {
     const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
     const names = ["port", "host", "nats", "partitions", "config", "log-level"];
-    const config = loadIngestConfig({ flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])), env: process.env });
+    const config = loadIngestConfig({
+      flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])),
+      env: process.env,
+    });
     const stop = stopRequested();
     const server = await startIngest(config);
     process.stdout.write(readyLine({ ingest: server.url }) + "\n");

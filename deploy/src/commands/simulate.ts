@@ -18,7 +18,8 @@ function fraction(flags: Flags, name: string, fallback: number): number {
   const v = flags.get(name);
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new DeployError("TM_CLI_BAD_FLAG", `--${name} must be a number from 0 to 1, got "${v}"`);
+  if (!Number.isFinite(n) || n < 0 || n > 1)
+    throw new DeployError("TM_CLI_BAD_FLAG", `--${name} must be a number from 0 to 1, got "${v}"`);
   return n;
 }
 
@@ -39,7 +40,11 @@ export function simulationOptions(flags: Flags): SimulationOptions {
     users: flags.int("users", d.users, 1, 100_000_000),
   };
   if (o.spanMs <= 0) throw new DeployError("TM_CLI_BAD_FLAG", "--span must be greater than 0, e.g. 600s");
-  if (o.corr > 0.98) throw new DeployError("TM_CLI_BAD_FLAG", "--corr is the extra error probability of tail events on top of 2%: at most 0.98");
+  if (o.corr > 0.98)
+    throw new DeployError(
+      "TM_CLI_BAD_FLAG",
+      "--corr is the extra error probability of tail events on top of 2%: at most 0.98",
+    );
   return o;
 }
 
@@ -61,7 +66,8 @@ export const simulate: Command = {
     const CHUNK = 10_000;
     for (let i = 0; i < events.length && !closed; i += CHUNK) {
       const body = encodeEventBatch(events.slice(i, i + CHUNK));
-      if (!process.stdout.write(body) && !closed) await new Promise<void>((r) => process.stdout.once("drain", () => r()));
+      if (!process.stdout.write(body) && !closed)
+        await new Promise<void>((r) => process.stdout.once("drain", () => r()));
     }
     return 0;
   },

@@ -34,7 +34,9 @@ export const up: Command = {
     const started: Stoppable[] = [];
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> => (stopping ??= stopAll(started, log));
-    const signalled = new Promise<string>((r) => process.once("SIGINT", () => r("SIGINT")).once("SIGTERM", () => r("SIGTERM")));
+    const signalled = new Promise<string>((r) =>
+      process.once("SIGINT", () => r("SIGINT")).once("SIGTERM", () => r("SIGTERM")),
+    );
     try {
       const ports = {
         ingestPort: await port(flags, "ingest-port", 4318),
@@ -44,7 +46,11 @@ export const up: Command = {
       await stopLeftovers(config.data, log);
       const natsUrl = flags.get("nats") ?? config.nats.url ?? (await startNats(config, started, log));
       const streams = await ensureStreams(natsUrl, config.nats);
-      log(`streams ${Object.entries(streams).map(([name, how]) => `${name} (${how})`).join(", ")}`);
+      log(
+        `streams ${Object.entries(streams)
+          .map(([name, how]) => `${name} (${how})`)
+          .join(", ")}`,
+      );
       const { token, created } = localIngestToken(config.data);
       const env = {
         ...process.env,
@@ -61,7 +67,15 @@ export const up: Command = {
       recordPids(config, started);
       const pids = Object.fromEntries(started.map((s) => [s.name, s.pid]));
       process.stdout.write(
-        readyLine({ dashboard: dashboardUrl, ingest: ingestUrl, nats: natsUrl, token, data: config.data, engine: ready.engine.engine, pids }) + "\n",
+        readyLine({
+          dashboard: dashboardUrl,
+          ingest: ingestUrl,
+          nats: natsUrl,
+          token,
+          data: config.data,
+          engine: ready.engine.engine,
+          pids,
+        }) + "\n",
       );
     } catch (err) {
       const e = err as { code?: string; message?: string };
@@ -70,7 +84,10 @@ export const up: Command = {
       removeUpPids(config.data);
       return 1;
     }
-    const why = await Promise.race([signalled, ...started.map((s) => s.exited.then((code) => `${s.name} exited (code ${code})`))]);
+    const why = await Promise.race([
+      signalled,
+      ...started.map((s) => s.exited.then((code) => `${s.name} exited (code ${code})`)),
+    ]);
     log(`${why}: stopping`);
     await shutdown();
     removeUpPids(config.data);
@@ -104,7 +121,13 @@ async function startNats(config: TidemarkConfig, started: Stoppable[], log: Log)
   const port = await preferredOrFreePort(config.nats.port);
   const monitorPort = await preferredOrFreePort(config.nats.monitorPort);
   const nats = await spawnNatsServer({ port, monitorPort, storeDir: resolve(config.data, "nats"), detached: true });
-  started.push({ name: "nats-server", pid: nats.pid, markers: ["nats-server", nats.storeDir], exited: nats.exited, stop: () => nats.stop() });
+  started.push({
+    name: "nats-server",
+    pid: nats.pid,
+    markers: ["nats-server", nats.storeDir],
+    exited: nats.exited,
+    stop: () => nats.stop(),
+  });
   recordPids(config, started);
   log(`started nats-server pid ${nats.pid} at ${nats.url} (monitor ${nats.monitorUrl}, store ${nats.storeDir})`);
   return nats.url;
@@ -112,7 +135,10 @@ async function startNats(config: TidemarkConfig, started: Stoppable[], log: Log)
 
 /** <data>/up.pids, for the next `up` should this one be killed (up-pids.ts). */
 function recordPids(config: TidemarkConfig, started: readonly Stoppable[]): void {
-  writeUpPids(config.data, started.map((s) => ({ name: s.name, pid: s.pid, markers: s.markers, stopsItself: s.name !== "nats-server" })));
+  writeUpPids(
+    config.data,
+    started.map((s) => ({ name: s.name, pid: s.pid, markers: s.markers, stopsItself: s.name !== "nats-server" })),
+  );
 }
 
 interface RolesReady {
@@ -134,14 +160,31 @@ async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Sto
   return { ingest: ready(ingest), engine: ready(engine), dashboard: ready(dashboard) };
 }
 
-async function startDemo(flags: Flags, config: TidemarkConfig, ingestUrl: string, env: NodeJS.ProcessEnv, started: Stoppable[], log: Log): Promise<void> {
-  const args = ["--ingest", ingestUrl, "--rate", flags.get("rate") ?? String(config.demo.rate), "--corr", flags.get("corr") ?? String(config.demo.corr)];
+async function startDemo(
+  flags: Flags,
+  config: TidemarkConfig,
+  ingestUrl: string,
+  env: NodeJS.ProcessEnv,
+  started: Stoppable[],
+  log: Log,
+): Promise<void> {
+  const args = [
+    "--ingest",
+    ingestUrl,
+    "--rate",
+    flags.get("rate") ?? String(config.demo.rate),
+    "--corr",
+    flags.get("corr") ?? String(config.demo.corr),
+  ];
   const { child } = await spawnRole("demo", config.file === undefined ? args : [...args, "--config", config.file], env);
   started.push(child);
   log(`demo traffic flowing (pid ${child.pid}; --no-demo to switch it off)`);
 }
 
-function printWelcome(log: Log, w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string }): void {
+function printWelcome(
+  log: Log,
+  w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string },
+): void {
   const sample = '{"service":"my-api","route":"GET /hello","status":200,"latency_ms":12.5,"user":"alice"}';
   log("");
   log(`dashboard  ${w.dashboardUrl}`);

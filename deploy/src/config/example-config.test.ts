@@ -30,7 +30,10 @@ describe("tidemark.config.example.json", () => {
         const file = join(dir, `${section}.json`);
         writeFileSync(file, JSON.stringify({ ...example, [section]: { ...example[section], ...patch } }));
         const config = loadTidemarkConfig({ flag: file, env: {} });
-        const run = validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000 }, {});
+        const run = validateRoles(
+          { config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000 },
+          {},
+        );
         await expect(run, section).rejects.toThrow(message);
         await expect(run, section).rejects.toMatchObject({ code });
       }

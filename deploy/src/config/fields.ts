@@ -24,7 +24,8 @@ export class Fields {
   object(v: unknown, path: string, allowed: readonly string[]): Json {
     if (typeof v !== "object" || v === null || Array.isArray(v)) throw invalid(this.source, path, "an object", v);
     for (const key of Object.keys(v)) {
-      if (!allowed.includes(key)) throw invalid(this.source, `${path}.${key}`, `one of the known keys (${allowed.join(", ")})`, key);
+      if (!allowed.includes(key))
+        throw invalid(this.source, `${path}.${key}`, `one of the known keys (${allowed.join(", ")})`, key);
     }
     return v as Json;
   }
@@ -36,7 +37,8 @@ export class Fields {
   }
 
   string(v: unknown, path: string, pattern?: RegExp, allowed = "a non-empty string"): string {
-    if (typeof v !== "string" || v === "" || (pattern && !pattern.test(v))) throw invalid(this.source, path, allowed, v);
+    if (typeof v !== "string" || v === "" || (pattern && !pattern.test(v)))
+      throw invalid(this.source, path, allowed, v);
     return v;
   }
 
@@ -47,7 +49,8 @@ export class Fields {
   }
 
   number(v: unknown, path: string, min: number, max: number): number {
-    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) throw invalid(this.source, path, `a number from ${min} to ${max}`, v);
+    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max)
+      throw invalid(this.source, path, `a number from ${min} to ${max}`, v);
     return v;
   }
 

@@ -22,7 +22,13 @@ export function readNats(f: Fields, raw: unknown): NatsSettings {
   const str = (key: string): string | undefined => f.optional(s[key], (v) => f.string(v, `$.nats.${key}`), undefined);
   const url = f.optional(
     s.url,
-    (v) => f.string(v, "$.nats.url", URL_LIST, 'a NATS URL or comma list such as "nats://10.0.0.1:4222,nats://10.0.0.2:4222"'),
+    (v) =>
+      f.string(
+        v,
+        "$.nats.url",
+        URL_LIST,
+        'a NATS URL or comma list such as "nats://10.0.0.1:4222,nats://10.0.0.2:4222"',
+      ),
     undefined,
   );
   const replicas = f.optional(s.replicas, (v) => f.int(v, "$.nats.replicas", 1, 5), 1);
@@ -30,8 +36,10 @@ export function readNats(f: Fields, raw: unknown): NatsSettings {
     throw invalid(f.source, "$.nats.replicas", "1, 3 or 5 (JetStream needs an odd quorum)", replicas);
   const user = str("user");
   const password = str("password");
-  if (user !== undefined && password === undefined) throw invalid(f.source, "$.nats.password", "set when $.nats.user is", undefined);
-  if (password !== undefined && user === undefined) throw invalid(f.source, "$.nats.user", "set when $.nats.password is", undefined);
+  if (user !== undefined && password === undefined)
+    throw invalid(f.source, "$.nats.password", "set when $.nats.user is", undefined);
+  if (password !== undefined && user === undefined)
+    throw invalid(f.source, "$.nats.user", "set when $.nats.password is", undefined);
   return Object.freeze({
     url,
     user,

@@ -19,11 +19,25 @@ function withConfig(config: TidemarkConfig, args: string[]): string[] {
 }
 
 export function ingestArgs(ctx: RoleContext): string[] {
-  return withConfig(ctx.config, ["--nats", ctx.natsUrl, "--port", String(ctx.ingestPort), "--partitions", String(ctx.config.core.partitions)]);
+  return withConfig(ctx.config, [
+    "--nats",
+    ctx.natsUrl,
+    "--port",
+    String(ctx.ingestPort),
+    "--partitions",
+    String(ctx.config.core.partitions),
+  ]);
 }
 
 export function engineArgs(ctx: RoleContext): string[] {
-  return withConfig(ctx.config, ["--nats", ctx.natsUrl, "--data", ctx.config.data, "--partition-count", String(ctx.config.core.partitions)]);
+  return withConfig(ctx.config, [
+    "--nats",
+    ctx.natsUrl,
+    "--data",
+    ctx.config.data,
+    "--partition-count",
+    String(ctx.config.core.partitions),
+  ]);
 }
 
 export function dashboardArgs(ctx: RoleContext): string[] {

@@ -6,7 +6,15 @@
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { natsCredentialEnv } from "./nats-env.js";
-import { ensureStream, natsConnectOptions, eventsStreamSpec, lateStreamSpec, panesStreamSpec, streamConfigOf, type StreamSpec } from "@tidemark/engine/runtime";
+import {
+  ensureStream,
+  natsConnectOptions,
+  eventsStreamSpec,
+  lateStreamSpec,
+  panesStreamSpec,
+  streamConfigOf,
+  type StreamSpec,
+} from "@tidemark/engine/runtime";
 import type { NatsSettings } from "./nats-section.js";
 
 export type StreamOutcome = "created" | "exists";
@@ -16,7 +24,8 @@ export async function ensureStreams(url: string, nats: NatsSettings): Promise<Re
   try {
     const jsm = await jetstreamManager(nc);
     const out: Record<string, StreamOutcome> = {};
-    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) out[spec.name] = await ensureReplicated(jsm, spec, nats.replicas);
+    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()])
+      out[spec.name] = await ensureReplicated(jsm, spec, nats.replicas);
     return out;
   } finally {
     await nc.close();

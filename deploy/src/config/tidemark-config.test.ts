@@ -57,7 +57,10 @@ describe("tidemark.config.json", () => {
       [{ demo: { rates: 5 } }, /\$\.demo\.rates must be one of the known keys \(enabled, rate, corr, seed\)/],
       [{ polices: [] }, /\$\.polices must be one of the known keys/],
       [{ ingest: [] }, /\$\.ingest must be an object/],
-      [{ policies: [{ name: "Bad Name", watermark: { kind: "arrival-lag", lag: "1s" } }] }, /\$\.policies\[0\]\.name: expected a name of \[a-z0-9_-\]\+/],
+      [
+        { policies: [{ name: "Bad Name", watermark: { kind: "arrival-lag", lag: "1s" } }] },
+        /\$\.policies\[0\]\.name: expected a name of \[a-z0-9_-\]\+/,
+      ],
       [{ windows: ["10 parsecs"] }, /\$\.windows\[0\]/],
       [[], /\$ must be an object/],
     ];
@@ -73,22 +76,36 @@ describe("tidemark.config.json", () => {
   });
 
   it("layers TIDEMARK_* environment over the file, and names the variable when it is bad", () => {
-    const c = parse({ data: "d", demo: { rate: 10 } }, { TIDEMARK_DATA: "/tmp/x", TIDEMARK_NATS_URL: "nats://h:1", TIDEMARK_DEMO_RATE: "75", TIDEMARK_DEMO_CORR: "0" });
+    const c = parse(
+      { data: "d", demo: { rate: 10 } },
+      { TIDEMARK_DATA: "/tmp/x", TIDEMARK_NATS_URL: "nats://h:1", TIDEMARK_DEMO_RATE: "75", TIDEMARK_DEMO_CORR: "0" },
+    );
     expect(c.data).toBe("/tmp/x");
     expect(c.nats.url).toBe("nats://h:1");
     expect(c.demo.rate).toBe(75);
     expect(c.demo.corr).toBe(0);
-    expect(() => parse({}, { TIDEMARK_DEMO_RATE: "fast" })).toThrow(/environment: TIDEMARK_DEMO_RATE must be a number from 1 to 1000000, got "fast"/);
+    expect(() => parse({}, { TIDEMARK_DEMO_RATE: "fast" })).toThrow(
+      /environment: TIDEMARK_DEMO_RATE must be a number from 1 to 1000000, got "fast"/,
+    );
   });
 
   it("takes NATS credentials from TIDEMARK_NATS_* over the file, and hands them to the roles only in the environment", () => {
-    const c = parse({ nats: { url: "nats://a:1", user: "file-user", password: "file-pw", replicas: 3 } }, { TIDEMARK_NATS_USER: "env-user", TIDEMARK_NATS_PASSWORD: "env-pw" });
+    const c = parse(
+      { nats: { url: "nats://a:1", user: "file-user", password: "file-pw", replicas: 3 } },
+      { TIDEMARK_NATS_USER: "env-user", TIDEMARK_NATS_PASSWORD: "env-pw" },
+    );
     expect(c.nats).toMatchObject({ url: "nats://a:1", user: "env-user", password: "env-pw", replicas: 3 });
     expect(natsCredentialEnv(c.nats)).toEqual({ TIDEMARK_NATS_USER: "env-user", TIDEMARK_NATS_PASSWORD: "env-pw" });
     expect(natsCredentialEnv(parse({}).nats)).toEqual({});
-    expect(natsCredentialEnv(parse({}, { TIDEMARK_NATS_TOKEN: "s3cret" }).nats)).toEqual({ TIDEMARK_NATS_TOKEN: "s3cret" });
-    expect(() => parse({}, { TIDEMARK_NATS_URL: "localhost:4222" })).toThrow(/environment \(TIDEMARK_NATS_\*\): \$\.nats\.url must be a NATS URL/);
-    expect(() => parse({}, { TIDEMARK_NATS_USER: "u" })).toThrow(/\$\.nats\.password must be set when \$\.nats\.user is/);
+    expect(natsCredentialEnv(parse({}, { TIDEMARK_NATS_TOKEN: "s3cret" }).nats)).toEqual({
+      TIDEMARK_NATS_TOKEN: "s3cret",
+    });
+    expect(() => parse({}, { TIDEMARK_NATS_URL: "localhost:4222" })).toThrow(
+      /environment \(TIDEMARK_NATS_\*\): \$\.nats\.url must be a NATS URL/,
+    );
+    expect(() => parse({}, { TIDEMARK_NATS_USER: "u" })).toThrow(
+      /\$\.nats\.password must be set when \$\.nats\.user is/,
+    );
   });
 
   it("finds --config, then ./tidemark.config.json, and says so when a named file is missing or not JSON", () => {

@@ -65,7 +65,10 @@ export function findConfigFile(src: ConfigSources): string | undefined {
   if (named !== undefined) {
     const path = resolve(cwd, named);
     if (!existsSync(path))
-      throw new DeployError("TM_CONFIG_NOT_FOUND", `config file ${path} does not exist: check --config / TIDEMARK_CONFIG, or leave it out to use the defaults`);
+      throw new DeployError(
+        "TM_CONFIG_NOT_FOUND",
+        `config file ${path} does not exist: check --config / TIDEMARK_CONFIG, or leave it out to use the defaults`,
+      );
     return path;
   }
   const local = resolve(cwd, CONFIG_FILE_NAME);
@@ -79,7 +82,10 @@ export function loadTidemarkConfig(src: ConfigSources = {}): TidemarkConfig {
 }
 
 /** Validates a parsed document (the file's content) and layers the environment on top. */
-export function parseTidemarkConfig(doc: unknown, ctx: { file: string | undefined; cwd: string; env: NodeJS.ProcessEnv }): TidemarkConfig {
+export function parseTidemarkConfig(
+  doc: unknown,
+  ctx: { file: string | undefined; cwd: string; env: NodeJS.ProcessEnv },
+): TidemarkConfig {
   const f = new Fields(ctx.file ?? "config");
   const root = f.object(doc, "$", TOP_KEYS);
   const nats = withNatsEnv(readNats(f, root.nats), ctx.env);
@@ -113,12 +119,20 @@ function withNatsEnv(nats: NatsSettings, env: NodeJS.ProcessEnv): NatsSettings {
   const url = env.TIDEMARK_NATS_URL ?? env.TIDEMARK_NATS;
   const fromEnv = {
     ...(url === undefined ? {} : { url }),
-    ...(env.TIDEMARK_NATS_USER === undefined ? {} : { user: env.TIDEMARK_NATS_USER, password: env.TIDEMARK_NATS_PASSWORD }),
+    ...(env.TIDEMARK_NATS_USER === undefined
+      ? {}
+      : { user: env.TIDEMARK_NATS_USER, password: env.TIDEMARK_NATS_PASSWORD }),
     ...(env.TIDEMARK_NATS_TOKEN === undefined ? {} : { token: env.TIDEMARK_NATS_TOKEN }),
   };
   if (Object.keys(fromEnv).length === 0) return nats;
   const { port, monitorPort, replicas } = nats;
-  return readNats(new Fields("environment (TIDEMARK_NATS_*)"), { ...stripUndefined(nats), ...fromEnv, port, monitorPort, replicas });
+  return readNats(new Fields("environment (TIDEMARK_NATS_*)"), {
+    ...stripUndefined(nats),
+    ...fromEnv,
+    port,
+    monitorPort,
+    replicas,
+  });
 }
 
 function stripUndefined(o: object): Json {
@@ -148,6 +162,9 @@ function readJson(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new DeployError("TM_CONFIG_INVALID", `${file} is not valid JSON (${(err as Error).message}): fix the syntax; comments and trailing commas are not allowed`);
+    throw new DeployError(
+      "TM_CONFIG_INVALID",
+      `${file} is not valid JSON (${(err as Error).message}): fix the syntax; comments and trailing commas are not allowed`,
+    );
   }
 }

@@ -15,7 +15,12 @@ export interface DelayMixture {
   tailMaxMs: number;
 }
 
-export const SEED_DELAY_MIXTURE: DelayMixture = { headMeanMs: 2000, tailShare: 0.08, tailMinMs: 5000, tailMaxMs: 90_000 };
+export const SEED_DELAY_MIXTURE: DelayMixture = {
+  headMeanMs: 2000,
+  tailShare: 0.08,
+  tailMinMs: 5000,
+  tailMaxMs: 90_000,
+};
 
 /** Arrival delay in ms: the tail with probability tailShare, else the exponential head. */
 export function sampleDelay(m: DelayMixture, rng: Prng): number {

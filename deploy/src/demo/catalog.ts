@@ -31,12 +31,20 @@ export const DEMO_CATALOG: readonly ServiceSpec[] = [
   {
     service: "api-gateway",
     weight: 30,
-    routes: [r("GET /api/v1/feed", 5, 45, 0.5, 0.004), r("GET /api/v1/profile", 3, 30, 0.4, 0.002), r("POST /api/v1/events", 2, 20, 0.3, 0.003)],
+    routes: [
+      r("GET /api/v1/feed", 5, 45, 0.5, 0.004),
+      r("GET /api/v1/profile", 3, 30, 0.4, 0.002),
+      r("POST /api/v1/events", 2, 20, 0.3, 0.003),
+    ],
   },
   {
     service: "checkout",
     weight: 12,
-    routes: [r("POST /cart/items", 4, 60, 0.5, 0.006), r("POST /checkout", 2, 220, 0.6, 0.015), r("GET /cart", 5, 25, 0.4, 0.002)],
+    routes: [
+      r("POST /cart/items", 4, 60, 0.5, 0.006),
+      r("POST /checkout", 2, 220, 0.6, 0.015),
+      r("GET /cart", 5, 25, 0.4, 0.002),
+    ],
   },
   {
     service: "search",
@@ -46,7 +54,11 @@ export const DEMO_CATALOG: readonly ServiceSpec[] = [
   {
     service: "auth",
     weight: 15,
-    routes: [r("POST /login", 2, 120, 0.4, 0.008), r("POST /token/refresh", 5, 15, 0.3, 0.002), r("POST /logout", 1, 10, 0.3, 0.001)],
+    routes: [
+      r("POST /login", 2, 120, 0.4, 0.008),
+      r("POST /token/refresh", 5, 15, 0.3, 0.002),
+      r("POST /logout", 1, 10, 0.3, 0.001),
+    ],
   },
   {
     service: "inventory",

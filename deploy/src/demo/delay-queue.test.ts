@@ -13,7 +13,12 @@ describe("DelayQueue", () => {
     expect(q.size).toBe(times.filter((t) => t > 5000).length);
     const limited = q.popDue(10_000, 10);
     expect(limited).toHaveLength(10);
-    expect(q.popDue(10_000)).toEqual(times.filter((t) => t > 5000).sort((a, b) => a - b).slice(10));
+    expect(q.popDue(10_000)).toEqual(
+      times
+        .filter((t) => t > 5000)
+        .sort((a, b) => a - b)
+        .slice(10),
+    );
     expect(q.size).toBe(0);
   });
 });

@@ -33,7 +33,13 @@ export function calmService(): ServiceIncidents {
 }
 
 /** Starts new incidents for `elapsedMs` ending at `now`, each as a Poisson arrival. */
-export function advanceIncidents(s: ServiceIncidents, rates: IncidentRates, now: number, elapsedMs: number, rng: Prng): void {
+export function advanceIncidents(
+  s: ServiceIncidents,
+  rates: IncidentRates,
+  now: number,
+  elapsedMs: number,
+  rng: Prng,
+): void {
   const hours = elapsedMs / HOUR_MS;
   if (now >= s.slowUntil && rng.chance(rates.slowPerHour * hours)) {
     s.slowUntil = now + rng.uniform(15_000, 45_000);

@@ -64,7 +64,9 @@ describe("DemoModel", () => {
     const es = run(new DemoModel({ seed: 4, incidents: CALM }), 30, 2000);
     const route = DEMO_CATALOG[2]?.routes[0];
     if (!route) throw new Error("catalog changed");
-    const lat = es.filter((p) => p.event.route === route.route && p.event.status !== 504).map((p) => p.event.latency_ms);
+    const lat = es
+      .filter((p) => p.event.route === route.route && p.event.status !== 504)
+      .map((p) => p.event.latency_ms);
     expect(lat.length).toBeGreaterThan(1000);
     expect(Math.abs(median(lat) / route.medianMs - 1)).toBeLessThan(0.08);
     // Lognormal: the p99/median ratio is e^(2.326 sigma).
@@ -88,7 +90,11 @@ describe("DemoModel", () => {
   });
 
   it("has error bursts, slow spells and partitions that dump a backlog when they heal", () => {
-    const es = run(new DemoModel({ seed: 6, incidents: { slowPerHour: 60, burstsPerHour: 60, partitionsPerHour: 30 } }), 600, 200);
+    const es = run(
+      new DemoModel({ seed: 6, incidents: { slowPerHour: 60, burstsPerHour: 60, partitionsPerHour: 30 } }),
+      600,
+      200,
+    );
     const buckets = new Map<string, { n: number; errors: number; lat: number[] }>();
     for (const p of es) {
       const k = `${p.event.service}|${Math.floor(p.event.ts / 10_000)}`;

@@ -63,7 +63,8 @@ export class DemoModel {
   private last: number | undefined;
 
   constructor(opts: DemoModelOptions) {
-    if (opts.corr !== undefined && !(opts.corr >= 0 && opts.corr <= 1)) throw new RangeError(`corr must be within 0..1, got ${opts.corr}`);
+    if (opts.corr !== undefined && !(opts.corr >= 0 && opts.corr <= 1))
+      throw new RangeError(`corr must be within 0..1, got ${opts.corr}`);
     this.rng = new Prng(opts.seed);
     this.corr = opts.corr ?? 0;
     this.delays = opts.delays ?? SEED_DELAY_MIXTURE;
@@ -90,7 +91,8 @@ export class DemoModel {
     const incidents = this.incidents[si] as ServiceIncidents;
     const route = pickWeighted(spec.routes, this.rng.next());
     let delayMs = sampleDelay(this.delays, this.rng);
-    if (ts < incidents.partitionUntil && this.rng.chance(PARTITION_HELD_SHARE)) delayMs = incidents.partitionUntil - ts + this.rng.exponential(1000);
+    if (ts < incidents.partitionUntil && this.rng.chance(PARTITION_HELD_SHARE))
+      delayMs = incidents.partitionUntil - ts + this.rng.exponential(1000);
     delayMs = Math.round(delayMs);
     const late = isLate(this.delays, delayMs);
     const normal = errorRateAt(incidents, ts, route.errorRate);
@@ -98,7 +100,9 @@ export class DemoModel {
     const error = this.rng.chance(errorP);
     const status = error ? this.rng.pick(ERROR_STATUSES) : this.okStatus();
     const latency =
-      status === 504 ? this.rng.uniform(3000, 10_000) : this.rng.lognormal(route.medianMs * latencyFactor(incidents, ts), route.sigma);
+      status === 504
+        ? this.rng.uniform(3000, 10_000)
+        : this.rng.lognormal(route.medianMs * latencyFactor(incidents, ts), route.sigma);
     const event: DemoEvent = {
       ts,
       service: spec.service,

@@ -31,10 +31,15 @@ export async function postBatch(url: string, token: string | undefined, batch: B
   }
   const text = await res.text();
   if (res.status === 429 || res.status === 503) {
-    return { kind: "retry", afterMs: retryAfterMs(res.headers.get("retry-after")), why: `ingest answered ${res.status}` };
+    return {
+      kind: "retry",
+      afterMs: retryAfterMs(res.headers.get("retry-after")),
+      why: `ingest answered ${res.status}`,
+    };
   }
   if (res.status === 200 || res.status === 202) {
-    const parsed = safeJson(text) as { accepted?: number; rejected?: number; errors?: Array<{ message?: string }> } | undefined;
+    const parsed = safeJson(text) as
+      { accepted?: number; rejected?: number; errors?: Array<{ message?: string }> } | undefined;
     return {
       kind: "accepted",
       accepted: parsed?.accepted ?? batch.events.length,

@@ -126,8 +126,14 @@ class DemoSender {
       if (outcome.why !== this.lastRetryWhy) this.opts.log(`${outcome.why}; retrying in ${outcome.afterMs} ms`);
       this.lastRetryWhy = outcome.why;
     } else {
-      const hint = outcome.status === 401 ? " (pass the token printed by `tidemark up` with --token or TIDEMARK_INGEST_TOKENS)" : "";
-      throw new DeployError("TM_DEMO_REFUSED", `ingest refused a batch with ${outcome.status}: ${outcome.message}${hint}`);
+      const hint =
+        outcome.status === 401
+          ? " (pass the token printed by `tidemark up` with --token or TIDEMARK_INGEST_TOKENS)"
+          : "";
+      throw new DeployError(
+        "TM_DEMO_REFUSED",
+        `ingest refused a batch with ${outcome.status}: ${outcome.message}${hint}`,
+      );
     }
   }
 

@@ -49,10 +49,16 @@ export async function spawnNatsServer(opts: NatsServerOptions): Promise<NatsServ
   const host = opts.host ?? "127.0.0.1";
   mkdirSync(opts.storeDir, { recursive: true });
   const args =
-    opts.configFile !== undefined ? ["-c", opts.configFile] : ["-js", "-a", host, "-p", String(opts.port), "-sd", opts.storeDir];
+    opts.configFile !== undefined
+      ? ["-c", opts.configFile]
+      : ["-js", "-a", host, "-p", String(opts.port), "-sd", opts.storeDir];
   if (opts.monitorPort !== undefined && opts.configFile === undefined) args.push("-m", String(opts.monitorPort));
   args.push(...(opts.args ?? []));
-  const child = spawn(opts.binary ?? "nats-server", args, { stdio: ["ignore", "pipe", "pipe"], env: opts.env ?? process.env, detached: opts.detached ?? false });
+  const child = spawn(opts.binary ?? "nats-server", args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: opts.env ?? process.env,
+    detached: opts.detached ?? false,
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const tail: string[] = [];
   await waitReady(child, tail, opts.readyTimeoutMs ?? 15_000, opts.onLog);

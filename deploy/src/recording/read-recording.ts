@@ -10,7 +10,10 @@ import { DeployError } from "../errors.js";
 const NUMBERS = ["ts", "ingest_ts", "status", "latency_ms"] as const;
 
 function invalid(file: string, line: number, what: string): DeployError {
-  return new DeployError("TM_RECORDING_INVALID", `${file}:${line}: ${what}; fix or remove the line (format: one JSON event per line, design §11)`);
+  return new DeployError(
+    "TM_RECORDING_INVALID",
+    `${file}:${line}: ${what}; fix or remove the line (format: one JSON event per line, design §11)`,
+  );
 }
 
 /** Validates one parsed line into an event. */
@@ -19,12 +22,18 @@ export function toEvent(v: unknown, file: string, line: number): TelemetryEvent 
   const o = v as Record<string, unknown>;
   for (const k of NUMBERS) {
     if (o[k] === undefined) throw invalid(file, line, `field "${k}" is missing`);
-    if (typeof o[k] !== "number" || !Number.isFinite(o[k])) throw invalid(file, line, `field "${k}" must be a number, got ${JSON.stringify(o[k])}`);
+    if (typeof o[k] !== "number" || !Number.isFinite(o[k]))
+      throw invalid(file, line, `field "${k}" must be a number, got ${JSON.stringify(o[k])}`);
   }
   if (typeof o.service !== "string" || o.service === "")
-    throw invalid(file, line, o.service === undefined ? `field "service" is missing` : `field "service" must be a non-empty string`);
+    throw invalid(
+      file,
+      line,
+      o.service === undefined ? `field "service" is missing` : `field "service" must be a non-empty string`,
+    );
   for (const k of ["route", "user"] as const)
-    if (o[k] !== undefined && typeof o[k] !== "string") throw invalid(file, line, `field "${k}" must be a string, got ${JSON.stringify(o[k])}`);
+    if (o[k] !== undefined && typeof o[k] !== "string")
+      throw invalid(file, line, `field "${k}" must be a string, got ${JSON.stringify(o[k])}`);
   return {
     ts: o.ts as number,
     ingest_ts: o.ingest_ts as number,
@@ -69,7 +78,10 @@ export async function readRecording(file: string, onBytes?: (bytesRead: number) 
     }
   } catch (e) {
     if (e instanceof DeployError) throw e;
-    throw new DeployError("TM_RECORDING_UNREADABLE", `${file}: cannot read the recording (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check the --input path`);
+    throw new DeployError(
+      "TM_RECORDING_UNREADABLE",
+      `${file}: cannot read the recording (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): check the --input path`,
+    );
   } finally {
     input.destroy();
   }

@@ -7,7 +7,14 @@ import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { createCore, defaultCoreConfig, simulate, validateCoreConfig, type CoreConfig, type PolicyConfig } from "../core/index.js";
+import {
+  createCore,
+  defaultCoreConfig,
+  simulate,
+  validateCoreConfig,
+  type CoreConfig,
+  type PolicyConfig,
+} from "../core/index.js";
 import { decodeEventBatch, encodeEventBatch, partitionOf, type PaneValue, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "../core/aggregate.js";
 import { EventTimeCore } from "../core/stream-core.js";
@@ -37,7 +44,8 @@ function simulated(n: number, spanMs: number): TelemetryEvent[] {
 function stream(n: number, spanMs: number): TelemetryEvent[] {
   const events = simulated(n, spanMs);
   const out: TelemetryEvent[] = [];
-  for (let i = 0; i < events.length; i += 500) for (const e of decodeEventBatch(encodeEventBatch(events.slice(i, i + 500)))) out.push(e);
+  for (let i = 0; i < events.length; i += 500)
+    for (const e of decodeEventBatch(encodeEventBatch(events.slice(i, i + 500)))) out.push(e);
   return out;
 }
 
@@ -81,10 +89,20 @@ class CountAggregate implements Aggregate {
     return 0;
   }
 }
-const COUNTS: AggregateKind = { create: () => new CountAggregate(), decode: () => new CountAggregate(), hashUser: () => 0 };
+const COUNTS: AggregateKind = {
+  create: () => new CountAggregate(),
+  decode: () => new CountAggregate(),
+  hashUser: () => 0,
+};
 
 /** Feeds every event (and finish) into a fresh core once; adds the run to the best-so-far timing. */
-function runOnce(events: readonly TelemetryEvent[], parts: readonly number[], config: CoreConfig, kind: AggregateKind | undefined, t: Timing): void {
+function runOnce(
+  events: readonly TelemetryEvent[],
+  parts: readonly number[],
+  config: CoreConfig,
+  kind: AggregateKind | undefined,
+  t: Timing,
+): void {
   gc();
   const core = kind ? new EventTimeCore(validateCoreConfig(config), kind) : createCore(config);
   let n = 0;
@@ -106,7 +124,8 @@ function runOnce(events: readonly TelemetryEvent[], parts: readonly number[], co
 function coreNs(events: readonly TelemetryEvent[], runs: readonly [CoreConfig, AggregateKind?][]): Timing[] {
   const parts = events.map((e) => partitionOf(e.service, runs[0]?.[0].partitions ?? 8));
   const timings = runs.map((): Timing => ({ ns: Infinity, cpuNs: Infinity, panes: 0 }));
-  for (let r = 0; r < REPEATS; r++) runs.forEach(([config, kind], i) => runOnce(events, parts, config, kind, timings[i] as Timing));
+  for (let r = 0; r < REPEATS; r++)
+    runs.forEach(([config, kind], i) => runOnce(events, parts, config, kind, timings[i] as Timing));
   return timings;
 }
 
@@ -126,16 +145,27 @@ function withPolicies(n: number): CoreConfig {
 /** What the seed's loop computes — final counts of dashboard, alerting, billing on 60 s windows — in the core. */
 function seedLike(): CoreConfig {
   const d = defaultCoreConfig();
-  return validateCoreConfig({ ...d, windows: ["60s"], policies: d.policies.map((p) => ({ ...p, earlyEveryMs: null, lateEveryMs: null, mode: "final-only" })) });
+  return validateCoreConfig({
+    ...d,
+    windows: ["60s"],
+    policies: d.policies.map((p) => ({ ...p, earlyEveryMs: null, lateEveryMs: null, mode: "final-only" })),
+  });
 }
 
 function referenceNs(events: readonly TelemetryEvent[]): Timing {
-  const policies = defaultCoreConfig().policies.map((p) => [p.watermark.kind === "percentile" ? 0 : p.watermark.lagMs, p.graceMs]);
+  const policies = defaultCoreConfig().policies.map((p) => [
+    p.watermark.kind === "percentile" ? 0 : p.watermark.lagMs,
+    p.graceMs,
+  ]);
   const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   for (const [lag, grace] of policies) referenceLoop(events, lag as number, 60_000, grace as number);
   const c = process.cpuUsage(c0);
-  return { ns: Number(process.hrtime.bigint() - t0) / events.length, cpuNs: ((c.user + c.system) * 1000) / events.length, panes: 0 };
+  return {
+    ns: Number(process.hrtime.bigint() - t0) / events.length,
+    cpuNs: ((c.user + c.system) * 1000) / events.length,
+    panes: 0,
+  };
 }
 
 function heapPerKey(events: readonly TelemetryEvent[]): { bytes: number; keys: number; reported: number } {
@@ -154,8 +184,17 @@ function heapPerKey(events: readonly TelemetryEvent[]): { bytes: number; keys: n
 function main(): void {
   const events = stream(EVENTS, SPAN_MS);
   const sparse = stream(EVENTS, SPARSE_SPAN_MS);
-  const [sparseDef, sparseOne, sparseTwelve] = coreNs(sparse, [[defaultCoreConfig()], [withPolicies(1)], [withPolicies(12)]]) as [Timing, Timing, Timing];
-  const [def, counts, one, twelve] = coreNs(events, [[defaultCoreConfig()], [defaultCoreConfig(), COUNTS], [withPolicies(1)], [withPolicies(12)]]) as [Timing, Timing, Timing, Timing];
+  const [sparseDef, sparseOne, sparseTwelve] = coreNs(sparse, [
+    [defaultCoreConfig()],
+    [withPolicies(1)],
+    [withPolicies(12)],
+  ]) as [Timing, Timing, Timing];
+  const [def, counts, one, twelve] = coreNs(events, [
+    [defaultCoreConfig()],
+    [defaultCoreConfig(), COUNTS],
+    [withPolicies(1)],
+    [withPolicies(12)],
+  ]) as [Timing, Timing, Timing, Timing];
   const [undecoded] = coreNs(simulated(EVENTS, SPAN_MS), [[defaultCoreConfig()]]) as [Timing];
   // The reference rescans every (window, service) it has ever seen on every event; over an hour of
   // event time (60 windows × 20 services) that is what a brute-force loop costs.
@@ -171,27 +210,68 @@ function main(): void {
     note,
   ];
   const rows: [string, string, string, string][] = [
-    row(`default config (3 policies + reference, 10 s + 60 s, service + route), ${EVENTS / (SPAN_MS / 1000) / 1000}k events/s of log time`, def, `${(def.panes / EVENTS).toFixed(3)} panes/event`),
+    row(
+      `default config (3 policies + reference, 10 s + 60 s, service + route), ${EVENTS / (SPAN_MS / 1000) / 1000}k events/s of log time`,
+      def,
+      `${(def.panes / EVENTS).toFixed(3)} panes/event`,
+    ),
     row("same, counts only (no sketch updates, quantiles or distinct users)", counts, "the core's own share"),
-    row("default config, events as simulate() builds them (not decoded from the wire format)", undecoded, `cpu ${(undecoded.cpuNs / def.cpuNs).toFixed(2)}× of decoded events`),
+    row(
+      "default config, events as simulate() builds them (not decoded from the wire format)",
+      undecoded,
+      `cpu ${(undecoded.cpuNs / def.cpuNs).toFixed(2)}× of decoded events`,
+    ),
     row("1 policy (final-only)", one, ""),
-    row("12 policies (final-only)", twelve, `cpu ${(twelve.cpuNs / one.cpuNs).toFixed(3)}×, wall ${(twelve.ns / one.ns).toFixed(3)}× of 1 policy`),
-    row(`default config, ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s of log time`, sparseDef, `${(sparseDef.panes / EVENTS).toFixed(3)} panes/event`),
+    row(
+      "12 policies (final-only)",
+      twelve,
+      `cpu ${(twelve.cpuNs / one.cpuNs).toFixed(3)}×, wall ${(twelve.ns / one.ns).toFixed(3)}× of 1 policy`,
+    ),
+    row(
+      `default config, ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s of log time`,
+      sparseDef,
+      `${(sparseDef.panes / EVENTS).toFixed(3)} panes/event`,
+    ),
     row(`1 policy (final-only), ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s`, sparseOne, ""),
-    row(`12 policies (final-only), ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s`, sparseTwelve, `cpu ${(sparseTwelve.cpuNs / sparseOne.cpuNs).toFixed(3)}× of 1 policy: each policy's panes cost (quantiles, distinct users)`),
+    row(
+      `12 policies (final-only), ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s`,
+      sparseTwelve,
+      `cpu ${(sparseTwelve.cpuNs / sparseOne.cpuNs).toFixed(3)}× of 1 policy: each policy's panes cost (quantiles, distinct users)`,
+    ),
     row("seed's reference loop (3 policies, 60 s, service only; 50k events over 1 h)", ref, ""),
-    row("core, the reference's work: its 3 policies final-only, 60 s windows; same 50k", coreSeedLike, `cpu ${(ref.cpuNs / coreSeedLike.cpuNs).toFixed(1)}× the reference's speed`),
-    row("core, default config (every pane of 3 policies, 2 sizes), same 50k", coreSmall, `${(coreSmall.panes / small.length).toFixed(1)} panes/event`),
-    ["heap per open (window, key): gc'd heapUsed delta / open keys", `${heap.bytes.toFixed(0)} B`, "", `${heap.keys} keys open`],
-    ["heap per open (window, key): status().stateBytes / open keys", `${heap.reported.toFixed(0)} B`, "", "the sketches' own estimate"],
+    row(
+      "core, the reference's work: its 3 policies final-only, 60 s windows; same 50k",
+      coreSeedLike,
+      `cpu ${(ref.cpuNs / coreSeedLike.cpuNs).toFixed(1)}× the reference's speed`,
+    ),
+    row(
+      "core, default config (every pane of 3 policies, 2 sizes), same 50k",
+      coreSmall,
+      `${(coreSmall.panes / small.length).toFixed(1)} panes/event`,
+    ),
+    [
+      "heap per open (window, key): gc'd heapUsed delta / open keys",
+      `${heap.bytes.toFixed(0)} B`,
+      "",
+      `${heap.keys} keys open`,
+    ],
+    [
+      "heap per open (window, key): status().stateBytes / open keys",
+      `${heap.reported.toFixed(0)} B`,
+      "",
+      "the sketches' own estimate",
+    ],
   ];
   const machine = `${cpus()[0]?.model ?? "unknown cpu"}, ${cpus().length} cores, Node ${process.version}`;
   const header = `core benchmark: ${EVENTS} events (simulate seed 1, 20 services × 20 routes, 20k users; event times over ${SPAN_MS / 1000} s unless said), best of ${REPEATS}`;
   const table = rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
-  const load = loadavg().map((l) => l.toFixed(1)).join(" ");
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
   process.stdout.write(
     `${header}\n${machine}; load average ${load}\n${"".padEnd(74)}${"cpu per event".padStart(24)}${"wall per event".padStart(24)}\n` +
-      rows.map(([a, b, c, d]) => `  ${a.padEnd(92)}${b.padStart(24)}${c.padStart(24)}  ${d}`).join("\n") + "\n",
+      rows.map(([a, b, c, d]) => `  ${a.padEnd(92)}${b.padStart(24)}${c.padStart(24)}  ${d}`).join("\n") +
+      "\n",
   );
   writeFileSync(
     new URL("../../BENCHMARKS.md", import.meta.url),

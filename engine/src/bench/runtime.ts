@@ -53,7 +53,9 @@ async function freePort(): Promise<number> {
 
 async function natsServer(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn("nats-server", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", join(dir, "js")], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn("nats-server", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", join(dir, "js")], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   await new Promise<void>((resolve, reject) => {
     let log = "";
     child.once("error", reject);
@@ -82,7 +84,9 @@ async function publish(url: string, events: readonly TelemetryEvent[], core: Cor
   for (const m of messages) {
     const h = headers();
     if (m.heartbeatTs !== undefined) h.set(HEARTBEAT_HEADER, String(m.heartbeatTs));
-    const p: Promise<unknown> = js.publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h }).then(() => inFlight.delete(p));
+    const p: Promise<unknown> = js
+      .publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h })
+      .then(() => inFlight.delete(p));
     inFlight.add(p);
     if (inFlight.size >= 256) await Promise.race(inFlight);
   }
@@ -91,7 +95,11 @@ async function publish(url: string, events: readonly TelemetryEvent[], core: Cor
   return messages;
 }
 
-function coreAlone(events: readonly TelemetryEvent[], core: CoreConfig, endTs: number): { ms: number; panes: number; late: number } {
+function coreAlone(
+  events: readonly TelemetryEvent[],
+  core: CoreConfig,
+  endTs: number,
+): { ms: number; panes: number; late: number } {
   const c = createCore(core);
   let panes = 0;
   let late = 0;
@@ -112,16 +120,18 @@ async function inputPath(url: string, events: number): Promise<number> {
   let done: () => void = () => undefined;
   const finished = new Promise<void>((r) => (done = r));
   const t0 = performance.now();
-  const sources = Array.from({ length: 8 }, (_, p) =>
-    new PartitionSource(js, p, 0, {
-      message: (seq, evs, hb) => {
-        merge.push(p, seq, evs, hb);
-        merge.drain(sink);
-        if (released >= events) done();
-      },
-      backpressure: () => undefined,
-      problem: (what) => process.stderr.write(`${what}\n`),
-    }),
+  const sources = Array.from(
+    { length: 8 },
+    (_, p) =>
+      new PartitionSource(js, p, 0, {
+        message: (seq, evs, hb) => {
+          merge.push(p, seq, evs, hb);
+          merge.drain(sink);
+          if (released >= events) done();
+        },
+        backpressure: () => undefined,
+        problem: (what) => process.stderr.write(`${what}\n`),
+      }),
   );
   for (const s of sources) s.start();
   await finished;
@@ -172,9 +182,21 @@ async function throughput(url: string, dir: string, events: readonly TelemetryEv
       `${(cpuMs / 1000).toFixed(2)} s`,
       `${((cpuMs * 1e6) / events.length).toFixed(0)} ns/event, ${((cpuMs / ms) * 100).toFixed(0)}% of one core`,
     ),
-    row("  baseline: the core alone on the same decoded events (no NATS, no-op sink)", `${(alone.ms / 1000).toFixed(2)} s`, `${rate(events.length, alone.ms)}; ${alone.panes} panes, ${alone.late} late records`),
-    row("  baseline: the input path alone (8 ordered consumers, decode, merge; no core)", `${(input / 1000).toFixed(2)} s`, rate(events.length, input)),
-    row("  baseline: decoding the same NDJSON batches (in memory)", `${(decode / 1000).toFixed(2)} s`, rate(events.length, decode)),
+    row(
+      "  baseline: the core alone on the same decoded events (no NATS, no-op sink)",
+      `${(alone.ms / 1000).toFixed(2)} s`,
+      `${rate(events.length, alone.ms)}; ${alone.panes} panes, ${alone.late} late records`,
+    ),
+    row(
+      "  baseline: the input path alone (8 ordered consumers, decode, merge; no core)",
+      `${(input / 1000).toFixed(2)} s`,
+      rate(events.length, input),
+    ),
+    row(
+      "  baseline: decoding the same NDJSON batches (in memory)",
+      `${(decode / 1000).toFixed(2)} s`,
+      rate(events.length, decode),
+    ),
     row("  engine / core alone", `${(alone.ms / ms).toFixed(2)}×`, "of the core's rate reaches panes on NATS"),
   ];
 }
@@ -186,7 +208,12 @@ async function sinkRates(url: string): Promise<string[]> {
   await jsm.streams.add({ name: "BENCH_SINK", subjects: ["bench.>"] });
   const js = jetstream(nc);
   const N = 20_000;
-  const body = JSON.stringify({ id: "dashboard|svc-01/%2Froute%2F1|10000|1700000000000", seq: 3, kind: "early", pad: "x".repeat(400) });
+  const body = JSON.stringify({
+    id: "dashboard|svc-01/%2Froute%2F1|10000|1700000000000",
+    seq: 3,
+    kind: "early",
+    pad: "x".repeat(400),
+  });
   const t0 = performance.now();
   const inFlight = new Set<Promise<unknown>>();
   for (let i = 0; i < N; i++) {
@@ -197,13 +224,25 @@ async function sinkRates(url: string): Promise<string[]> {
   await Promise.all(inFlight);
   const jsMs = performance.now() - t0;
   const sink = new PaneSink(
-    { publish: (_subject, payload, opts) => nc.publish("bench.sink", payload, opts), subscribe: (s, o) => nc.subscribe(s, o) },
+    {
+      publish: (_subject, payload, opts) => nc.publish("bench.sink", payload, opts),
+      subscribe: (s, o) => nc.subscribe(s, o),
+    },
     1024,
   );
   const t1 = performance.now();
   for (let i = 0; i < N; i++) {
     if (sink.saturated) await sink.room();
-    sink.late({ policy: "x", reason: "behind-watermark", event: { pad: body } as unknown as TelemetryEvent, window: { start: 0, end: 0 }, watermark: 0 }, `sink-${i}`);
+    sink.late(
+      {
+        policy: "x",
+        reason: "behind-watermark",
+        event: { pad: body } as unknown as TelemetryEvent,
+        window: { start: 0, end: 0 },
+        watermark: 0,
+      },
+      `sink-${i}`,
+    );
   }
   await sink.flush();
   const sinkMs = performance.now() - t1;
@@ -212,7 +251,11 @@ async function sinkRates(url: string): Promise<string[]> {
   const rate = (ms: number): string => `${Math.round(N / (ms / 1000)).toLocaleString("en-US")} msgs/s`;
   return [
     row(`pane sink: ${N} publishes with Nats-Msg-Id, acked (PaneSink: reply inbox, batched acks)`, rate(sinkMs), ""),
-    row("  baseline: js.publish, 1024 promises in flight, same server", rate(jsMs), `sink is ${(jsMs / sinkMs).toFixed(1)}× faster`),
+    row(
+      "  baseline: js.publish, 1024 promises in flight, same server",
+      rate(jsMs),
+      `sink is ${(jsMs / sinkMs).toFixed(1)}× faster`,
+    ),
   ];
 }
 
@@ -224,7 +267,15 @@ function bigState(core: CoreConfig): ReturnType<typeof createCore> {
   let i = 0;
   for (let s = 0; s < 1000; s++)
     for (let r = 0; r < 100; r++, i++) {
-      const e = { ts: t + (i % 5000), ingest_ts: t + 5000, service: `svc-${s}`, route: `/route/${r}`, status: i % 50 ? 200 : 500, latency_ms: 5 + (i % 300), user: `u${i % 5000}` };
+      const e = {
+        ts: t + (i % 5000),
+        ingest_ts: t + 5000,
+        service: `svc-${s}`,
+        route: `/route/${r}`,
+        status: i % 50 ? 200 : 500,
+        latency_ms: 5 + (i % 300),
+        user: `u${i % 5000}`,
+      };
       c.event(partitionOf(e.service, core.partitions), e, out);
     }
   return c;
@@ -236,7 +287,14 @@ async function checkpoints(dir: string): Promise<string[]> {
   const keys = c.status().stateKeys;
   const store = new CheckpointStore(join(dir, "ckpt"), 3);
   await store.open();
-  const header = { worker: "bench", partitionCount: 8, partitions: [0, 1, 2, 3, 4, 5, 6, 7], offsets: [], logTime: null, wallTime: 0 };
+  const header = {
+    worker: "bench",
+    partitionCount: 8,
+    partitions: [0, 1, 2, 3, 4, 5, 6, 7],
+    offsets: [],
+    logTime: null,
+    wallTime: 0,
+  };
   const snaps: number[] = [];
   const writes: number[] = [];
   let bytes = 0;
@@ -257,11 +315,27 @@ async function checkpoints(dir: string): Promise<string[]> {
   const busy = await loopDelay(async () => void (await store.write({ header, snapshot: c.snapshot() })));
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
   return [
-    row(`checkpoint with ${keys.toLocaleString("en-US")} open (window, key) states: snapshot (synchronous)`, `${med(snaps).toFixed(1)} ms`, "median of 5"),
-    row("  full write: snapshot + encode + sha256 + write + fsync + rename + fsync dir", `${med(writes).toFixed(1)} ms`, `${(bytes / 1e6).toFixed(2)} MB`),
+    row(
+      `checkpoint with ${keys.toLocaleString("en-US")} open (window, key) states: snapshot (synchronous)`,
+      `${med(snaps).toFixed(1)} ms`,
+      "median of 5",
+    ),
+    row(
+      "  full write: snapshot + encode + sha256 + write + fsync + rename + fsync dir",
+      `${med(writes).toFixed(1)} ms`,
+      `${(bytes / 1e6).toFixed(2)} MB`,
+    ),
     row("  restore from that checkpoint", `${restoreMs.toFixed(1)} ms`, ""),
-    row("  event-loop delay p99 (max), checkpoint every 200 ms, 3 s", `${busy.p99.toFixed(1)} ms`, `max ${busy.max.toFixed(1)} ms`),
-    row("  event-loop delay p99 (max), same ticker without checkpoints, 3 s", `${idle.p99.toFixed(1)} ms`, `max ${idle.max.toFixed(1)} ms`),
+    row(
+      "  event-loop delay p99 (max), checkpoint every 200 ms, 3 s",
+      `${busy.p99.toFixed(1)} ms`,
+      `max ${busy.max.toFixed(1)} ms`,
+    ),
+    row(
+      "  event-loop delay p99 (max), same ticker without checkpoints, 3 s",
+      `${idle.p99.toFixed(1)} ms`,
+      `max ${idle.max.toFixed(1)} ms`,
+    ),
   ];
 }
 
@@ -283,7 +357,9 @@ function record(lines: readonly string[]): void {
   const marker = "\n## Engine runtime\n";
   const before = existsSync(file) ? readFileSync(file, "utf8") : "# Engine core benchmark\n";
   const kept = (before.includes(marker) ? before.slice(0, before.indexOf(marker)) : before).trimEnd();
-  const load = loadavg().map((l) => l.toFixed(1)).join(" ");
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
   writeFileSync(
     file,
     `${kept}\n${marker}\nRegenerated by \`node dist/bench/runtime.js\` (part of \`npm run bench -w engine\`; engine/src/bench/runtime.ts). ` +
@@ -308,7 +384,9 @@ async function main(): Promise<void> {
   const nats = await natsServer(dir);
   try {
     const events = recording(EVENTS);
-    const lines = [`engine runtime benchmark (real nats-server ${nats.url}, 8 partitions, default policies and windows)`];
+    const lines = [
+      `engine runtime benchmark (real nats-server ${nats.url}, 8 partitions, default policies and windows)`,
+    ];
     lines.push(...(await throughput(nats.url, dir, events)));
     lines.push(...(await sinkRates(nats.url)));
     lines.push(...(await checkpoints(dir)));

@@ -8,7 +8,15 @@
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createCore, createSessionOperator, defaultCoreConfig, simulate, type CoreConfig, type CoreOutput, type StreamCore } from "../core/index.js";
+import {
+  createCore,
+  createSessionOperator,
+  defaultCoreConfig,
+  simulate,
+  type CoreConfig,
+  type CoreOutput,
+  type StreamCore,
+} from "../core/index.js";
 import { partitionOf, type TelemetryEvent } from "../protocol.js";
 
 const EVENTS = Number(process.env.TM_BENCH_SESSION_EVENTS ?? 300_000);
@@ -30,7 +38,10 @@ const RUNS: Record<string, { label: string; make: (c: CoreConfig) => StreamCore[
   tumbling: { label: "tumbling only (StreamCore)", make: (c) => [createCore(c)] },
   both: { label: "tumbling + sessions", make: (c) => [createCore(c), createSessionOperator(c, SESSIONS)] },
   alone: { label: "session operator alone", make: (c) => [createSessionOperator(c, SESSIONS)] },
-  quiet: { label: "tumbling + sessions, no early panes", make: (c) => [createCore(c), createSessionOperator(quiet(c), SESSIONS)] },
+  quiet: {
+    label: "tumbling + sessions, no early panes",
+    make: (c) => [createCore(c), createSessionOperator(quiet(c), SESSIONS)],
+  },
 };
 
 /** One timed pass in this process: feeds every event (and finish) to fresh operators. */
@@ -67,15 +78,21 @@ function main(): void {
   }
   const get = (name: string): Result => best.get(name) as Result;
   const config = defaultCoreConfig();
-  console.log(`session windows: ${EVENTS.toLocaleString("en-US")} events, ${config.policies.length} policies (${config.policies.map((p) => p.name).join(", ")}), windows 10 s + 60 s, gap 60 s; best of ${REPEATS} fresh processes`);
+  console.log(
+    `session windows: ${EVENTS.toLocaleString("en-US")} events, ${config.policies.length} policies (${config.policies.map((p) => p.name).join(", ")}), windows 10 s + 60 s, gap 60 s; best of ${REPEATS} fresh processes`,
+  );
   console.log(`| ${"run".padEnd(36)} | events/s    | panes     |`);
   console.log(`|${"-".repeat(38)}|-------------|-----------|`);
   for (const name of names) {
     const r = get(name);
-    console.log(`| ${(RUNS[name] as (typeof RUNS)[string]).label.padEnd(36)} | ${Math.round(r.eventsPerSec).toLocaleString("en-US").padStart(11)} | ${String(r.panes).padStart(9)} |`);
+    console.log(
+      `| ${(RUNS[name] as (typeof RUNS)[string]).label.padEnd(36)} | ${Math.round(r.eventsPerSec).toLocaleString("en-US").padStart(11)} | ${String(r.panes).padStart(9)} |`,
+    );
   }
   const ratio = (name: string): string => (get(name).eventsPerSec / get("tumbling").eventsPerSec).toFixed(2);
-  console.log(`sessions on / tumbling only: ${ratio("both")}x throughput (${ratio("quiet")}x without early session panes); session merges: ${get("alone").merges}`);
+  console.log(
+    `sessions on / tumbling only: ${ratio("both")}x throughput (${ratio("quiet")}x without early session panes); session merges: ${get("alone").merges}`,
+  );
 }
 
 const child = process.argv[2];

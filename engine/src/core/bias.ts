@@ -29,7 +29,10 @@ export function biasPoint(v: BiasPoint): BiasPoint {
  * services' distinct-user estimates summed like counts (a user seen in two services counts twice on
  * both sides), so `usersPct` is the shortfall of that sum, positive when the policy under-counts.
  */
-export function measureBias(ref: ReadonlyMap<string, BiasPoint>, finalOf: (service: string) => BiasPoint | null): BiasSample {
+export function measureBias(
+  ref: ReadonlyMap<string, BiasPoint>,
+  finalOf: (service: string) => BiasPoint | null,
+): BiasSample {
   let refCount = 0;
   let refErrors = 0;
   let count = 0;

@@ -28,7 +28,11 @@ export function parseDuration(input: string | number): number {
 
 /** Formats milliseconds the way parseDuration reads them, choosing the largest exact unit. */
 export function formatDuration(ms: number): string {
-  for (const [unit, size] of [["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const) {
+  for (const [unit, size] of [
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1000],
+  ] as const) {
     if (ms !== 0 && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;
@@ -40,7 +44,10 @@ export function formatDuration(ms: number): string {
  */
 export function configDuration(v: unknown, path: string, example: string): number {
   if (typeof v !== "string" && typeof v !== "number")
-    throw new ConfigError(path, `expected a duration such as "${example}" or a number of milliseconds, got ${JSON.stringify(v)}`);
+    throw new ConfigError(
+      path,
+      `expected a duration such as "${example}" or a number of milliseconds, got ${JSON.stringify(v)}`,
+    );
   try {
     return parseDuration(v);
   } catch (e) {

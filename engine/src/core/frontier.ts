@@ -41,7 +41,10 @@ export interface FrontierOptions {
 /** Lag of a policy whose W trails log time (or max event time) by a constant. */
 export function policyLag(p: PolicyConfig): number {
   if (p.watermark.kind === "percentile")
-    throw new ConfigError(`policy ${p.name}`, "a percentile watermark has no fixed lag: the frontier takes arrival-lag, bounded or perfect policies");
+    throw new ConfigError(
+      `policy ${p.name}`,
+      "a percentile watermark has no fixed lag: the frontier takes arrival-lag, bounded or perfect policies",
+    );
   return p.watermark.lagMs;
 }
 
@@ -141,7 +144,10 @@ export function runFrontier(events: readonly TelemetryEvent[], o: FrontierOption
   const lags = config.policies.map(policyLag);
   const core = createCore(config);
   const names = new Map(config.policies.map((p, i) => [p.name, i]));
-  const finals = new FinalTable(names, config.policies.map((p) => p.mode === "discarding"));
+  const finals = new FinalTable(
+    names,
+    config.policies.map((p) => p.mode === "discarding"),
+  );
   const out = { pane: (p: Pane) => finals.apply(p), late: () => {} };
   const seen = new Set<number>();
   for (const e of events) seen.add(partitionOf(e.service, o.partitions));

@@ -8,7 +8,9 @@ const T0 = 1_767_225_600_000;
 const config = validateCoreConfig({
   partitions: 2,
   windows: ["10s"],
-  policies: [{ name: "bounded", watermark: { kind: "bounded", lag: "6s" }, grace: "5s", lateEvery: "1s", mode: "accumulating" }],
+  policies: [
+    { name: "bounded", watermark: { kind: "bounded", lag: "6s" }, grace: "5s", lateEvery: "1s", mode: "accumulating" },
+  ],
   referenceHorizon: "1m",
 });
 
@@ -44,7 +46,9 @@ describe("idle partitions and the minimum rule (design §5, E7)", () => {
     const status = core.status().policies[0];
     expect(status?.lateAccepted).toBe(1);
     expect(status?.dropped).toBe(1);
-    expect(out.dropped.map((l) => [l.event.ts, l.policy, l.reason])).toEqual([[droppedTs, "bounded", "behind-watermark"]]);
+    expect(out.dropped.map((l) => [l.event.ts, l.policy, l.reason])).toEqual([
+      [droppedTs, "bounded", "behind-watermark"],
+    ]);
 
     core.finish(out);
     // Every event is either in a final pane (service level) or in the late side output.

@@ -19,7 +19,36 @@ export type {
   WatermarkStrategyConfig,
   WindowConfig,
 } from "./types.js";
-export { simulate, serviceName, DEFAULT_SIMULATION, SIMULATION_START_MS, type SimulationOptions } from "./simulation.js";
+export {
+  simulate,
+  serviceName,
+  DEFAULT_SIMULATION,
+  SIMULATION_START_MS,
+  type SimulationOptions,
+} from "./simulation.js";
 export { Prng } from "./prng.js";
-export { runFrontier, lagGracePolicy, maxDelay, policyLag, type FrontierResult, type FrontierPolicyResult, type FrontierOptions } from "./frontier.js";
-export { createSessionOperator, restoreSessionOperator, withSessions, SessionMetrics, validateSessionConfig, DEFAULT_SESSION_CONFIG, SESSION_SNAPSHOT_VERSION, type SessionCore, type SessionConfig, type SessionStatus, type SessionMetricsOptions, type SessionMetricsRow, type CoreWithSessions, type CoreWithSessionsStatus } from "./session/index.js";
+export {
+  runFrontier,
+  lagGracePolicy,
+  maxDelay,
+  policyLag,
+  type FrontierResult,
+  type FrontierPolicyResult,
+  type FrontierOptions,
+} from "./frontier.js";
+export {
+  createSessionOperator,
+  restoreSessionOperator,
+  withSessions,
+  SessionMetrics,
+  validateSessionConfig,
+  DEFAULT_SESSION_CONFIG,
+  SESSION_SNAPSHOT_VERSION,
+  type SessionCore,
+  type SessionConfig,
+  type SessionStatus,
+  type SessionMetricsOptions,
+  type SessionMetricsRow,
+  type CoreWithSessions,
+  type CoreWithSessionsStatus,
+} from "./session/index.js";

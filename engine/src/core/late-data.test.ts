@@ -8,14 +8,22 @@ import { validateCoreConfig } from "./validate-config.js";
 
 const T0 = 1_767_225_600_000;
 const ev = (ts: number, ingest: number, route = "/r", service = "a"): TelemetryEvent => ({
-  ts, ingest_ts: ingest, service, route, status: 200, latency_ms: 12, user: "u1",
+  ts,
+  ingest_ts: ingest,
+  service,
+  route,
+  status: 200,
+  latency_ms: 12,
+  user: "u1",
 });
 
 describe("late data: design §6 boundaries", () => {
   const config = validateCoreConfig({
     partitions: 1,
     windows: ["10s"],
-    policies: [{ name: "p", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "3s", lateEvery: "1s", mode: "accumulating" }],
+    policies: [
+      { name: "p", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "3s", lateEvery: "1s", mode: "accumulating" },
+    ],
     referenceHorizon: "1m",
   });
 
@@ -30,9 +38,16 @@ describe("late data: design §6 boundaries", () => {
     core.event(0, ev(T0 + 5, end + 2000 + 3000), out); // W = end + G: dropped
     const s = core.status().policies[0];
     expect([s?.lateAccepted, s?.dropped]).toEqual([2, 1]);
-    expect(out.dropped.map((d) => [d.event.ts, d.watermark, d.window])).toEqual([[T0 + 5, end + 3000, { start: T0, end }]]);
+    expect(out.dropped.map((d) => [d.event.ts, d.watermark, d.window])).toEqual([
+      [T0 + 5, end + 3000, { start: T0, end }],
+    ]);
     const svc = out.panes.filter((p) => p.key.route === undefined);
-    expect(svc.map((p) => [p.kind, p.value.count])).toEqual([["on-time", 2], ["late", 3], ["late", 4], ["final", 4]]);
+    expect(svc.map((p) => [p.kind, p.value.count])).toEqual([
+      ["on-time", 2],
+      ["late", 3],
+      ["late", 4],
+      ["final", 4],
+    ]);
     expect(svc.at(-1)?.emittedAt).toBe(end + 5000);
     expect(svc.at(-1)?.lateAccepted).toBe(2);
   });
@@ -46,7 +61,13 @@ describe("late data: design §6 boundaries", () => {
     expect(core.status().openWindows).toBe(1);
     core.heartbeat(0, T0 + 10_000 + 60_000, out);
     expect(core.status()).toMatchObject({ openWindows: 0, stateKeys: 0 });
-    expect(core.status().policies[0]?.bias).toEqual({ countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 1 });
+    expect(core.status().policies[0]?.bias).toEqual({
+      countPct: 0,
+      errorRatePp: 0,
+      p99Pct: 0,
+      usersPct: 0,
+      windows: 1,
+    });
   });
 
   it("caps routes per service into (other), counts the overflow, and forgets idle routes after the TTL", () => {
@@ -54,8 +75,14 @@ describe("late data: design §6 boundaries", () => {
     const out = capture();
     for (const [i, r] of ["/a", "/b", "/c", "/d"].entries()) core.event(0, ev(T0 + i, T0 + 100 + i, r), out);
     core.heartbeat(0, T0 + 200_000, out);
-    const routes = out.panes.filter((p) => p.kind === "final" && p.key.route !== undefined).map((p) => [p.key.route, p.value.count]);
-    expect(routes).toEqual([["/a", 1], ["/b", 1], [OTHER_ROUTE, 2]]);
+    const routes = out.panes
+      .filter((p) => p.kind === "final" && p.key.route !== undefined)
+      .map((p) => [p.key.route, p.value.count]);
+    expect(routes).toEqual([
+      ["/a", 1],
+      ["/b", 1],
+      [OTHER_ROUTE, 2],
+    ]);
     expect(core.status().routesOverflowed).toBe(2);
     core.event(0, ev(T0 + 300_000, T0 + 300_100, "/e"), out); // /a and /b expired: /e gets a place
     core.heartbeat(0, T0 + 500_000, out);
@@ -68,7 +95,12 @@ describe("late data: design §6 boundaries", () => {
     const cfg = validateCoreConfig({
       partitions: 1,
       windows: ["30s"],
-      policies: lags.map((lag, i) => ({ name: `p${i}`, watermark: { kind: "arrival-lag", lag }, grace: (i % 2) * 5000, mode: "final-only" })),
+      policies: lags.map((lag, i) => ({
+        name: `p${i}`,
+        watermark: { kind: "arrival-lag", lag },
+        grace: (i % 2) * 5000,
+        mode: "final-only",
+      })),
     });
     const core = createCore(cfg);
     const out = capture();
@@ -79,7 +111,11 @@ describe("late data: design §6 boundaries", () => {
       const finals = out.panes.filter((p) => p.policy === `p${i}` && p.key.route === undefined);
       for (const p of finals) {
         const kept = events.filter(
-          (e) => e.service === p.key.service && e.ts >= p.window.start && e.ts < p.window.end && e.ingest_ts - lag < p.window.end + grace,
+          (e) =>
+            e.service === p.key.service &&
+            e.ts >= p.window.start &&
+            e.ts < p.window.end &&
+            e.ingest_ts - lag < p.window.end + grace,
         );
         expect(p.value.count).toBe(kept.length);
       }

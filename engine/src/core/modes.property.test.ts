@@ -10,12 +10,28 @@ const T = 1_767_225_600_000;
 
 /** Random small streams in arrival order: event times up to 40 s behind arrival. */
 const streamArb = fc
-  .array(fc.record({ gap: fc.integer({ min: 0, max: 700 }), delay: fc.integer({ min: 0, max: 40_000 }), svc: fc.integer({ min: 0, max: 2 }), err: fc.boolean() }), { minLength: 1, maxLength: 120 })
+  .array(
+    fc.record({
+      gap: fc.integer({ min: 0, max: 700 }),
+      delay: fc.integer({ min: 0, max: 40_000 }),
+      svc: fc.integer({ min: 0, max: 2 }),
+      err: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 120 },
+  )
   .map((rows) => {
     let t = T + 50_000;
     return rows.map((r): TelemetryEvent => {
       t += r.gap;
-      return { ts: t - r.delay, ingest_ts: t, service: `s${r.svc}`, route: `/r${r.svc % 2}`, status: r.err ? 500 : 200, latency_ms: 5, user: "u" };
+      return {
+        ts: t - r.delay,
+        ingest_ts: t,
+        service: `s${r.svc}`,
+        route: `/r${r.svc % 2}`,
+        status: r.err ? 500 : 200,
+        latency_ms: 5,
+        user: "u",
+      };
     });
   });
 
@@ -26,11 +42,25 @@ const policyArb = fc.record({
   late: fc.option(fc.integer({ min: 100, max: 3_000 }), { nil: null }),
 });
 
-function run(events: readonly TelemetryEvent[], p: { lag: number; grace: number; early: number | null; late: number | null }, mode: AccumulationMode, cut?: number): Pane[] {
+function run(
+  events: readonly TelemetryEvent[],
+  p: { lag: number; grace: number; early: number | null; late: number | null },
+  mode: AccumulationMode,
+  cut?: number,
+): Pane[] {
   const config = validateCoreConfig({
     partitions: 1,
     windows: ["5s"],
-    policies: [{ name: "p", watermark: { kind: "arrival-lag", lag: p.lag }, grace: p.grace, earlyEvery: p.early, lateEvery: p.late, mode }],
+    policies: [
+      {
+        name: "p",
+        watermark: { kind: "arrival-lag", lag: p.lag },
+        grace: p.grace,
+        earlyEvery: p.early,
+        lateEvery: p.late,
+        mode,
+      },
+    ],
     referenceHorizon: "1m",
   });
   const out = capture();
@@ -49,7 +79,10 @@ function sink(panes: readonly Pane[], mode: AccumulationMode): Map<string, [numb
   for (const p of panes) {
     if (p.kind === "retract") continue;
     const prev = table.get(p.id) ?? [0, 0];
-    table.set(p.id, mode === "discarding" ? [prev[0] + p.value.count, prev[1] + p.value.errors] : [p.value.count, p.value.errors]);
+    table.set(
+      p.id,
+      mode === "discarding" ? [prev[0] + p.value.count, prev[1] + p.value.errors] : [p.value.count, p.value.errors],
+    );
   }
   return table;
 }
@@ -82,7 +115,8 @@ describe("accumulation modes agree (property)", () => {
             else if (p.grace === 0) expect(kinds).toMatch(/^(early )*on-time$/);
             else expect(kinds).toMatch(/^(early )*(on-time )?(late )*final$/);
             // retracting: every pane after the first is preceded by a retract of the one before
-            if (mode === "retracting") expect(list.map((x) => x.kind !== "retract")).toEqual(list.map((_, i) => i % 2 === 0));
+            if (mode === "retracting")
+              expect(list.map((x) => x.kind !== "retract")).toEqual(list.map((_, i) => i % 2 === 0));
           }
           const cut = cutSeed % events.length;
           expect(JSON.stringify(run(events, p, mode, cut))).toBe(JSON.stringify(panes));

@@ -36,7 +36,9 @@ export function policyRuntimes(config: CoreConfig): PolicyRuntime[] {
       lagMs: s.kind === "percentile" || eventTime ? 0 : s.lagMs,
       W: -Infinity,
       samples:
-        s.kind === "percentile" ? Array.from({ length: config.partitions }, () => new DelaySample(s.q, s.sample)) : null,
+        s.kind === "percentile"
+          ? Array.from({ length: config.partitions }, () => new DelaySample(s.q, s.sample))
+          : null,
       timers: eventTime ? new TimerQueue() : null,
       dropped: 0,
       lateAccepted: 0,

@@ -74,5 +74,8 @@ export function simulate(options: Partial<SimulationOptions> = {}): TelemetryEve
     });
   }
   // Stable: equal ingest_ts keep generation order.
-  return out.map((e, i) => ({ e, i })).sort((x, y) => x.e.ingest_ts - y.e.ingest_ts || x.i - y.i).map((x) => x.e);
+  return out
+    .map((e, i) => ({ e, i }))
+    .sort((x, y) => x.e.ingest_ts - y.e.ingest_ts || x.i - y.i)
+    .map((x) => x.e);
 }

@@ -37,7 +37,8 @@ describe("snapshot decoding never fails without a code", () => {
   const rng = new Prng(99);
 
   it("every truncation and every single-byte change is refused by the checksum", () => {
-    for (let n = 0; n < snap.length; n += Math.max(1, Math.floor(snap.length / 300))) expect(outcome(snap.subarray(0, n))).toBe("TM_SNAPSHOT_CORRUPT");
+    for (let n = 0; n < snap.length; n += Math.max(1, Math.floor(snap.length / 300)))
+      expect(outcome(snap.subarray(0, n))).toBe("TM_SNAPSHOT_CORRUPT");
     for (let i = 0; i < 300; i++) {
       const bad = snap.slice();
       const at = rng.int(bad.length);

@@ -87,7 +87,15 @@ export function writeValue(w: ByteWriter, v: PaneValue | null): void {
 export function readValue(r: ByteReader): PaneValue | null {
   if (!r.bool()) return null;
   return Object.freeze({
-    count: r.uint(), errors: r.uint(), errorRate: r.f64(), p50: r.f64(), p90: r.f64(), p95: r.f64(), p99: r.f64(), p999: r.f64(), users: r.uint(),
+    count: r.uint(),
+    errors: r.uint(),
+    errorRate: r.f64(),
+    p50: r.f64(),
+    p90: r.f64(),
+    p95: r.f64(),
+    p99: r.f64(),
+    p999: r.f64(),
+    users: r.uint(),
   });
 }
 
@@ -123,7 +131,13 @@ export function writeBiasSamples(w: ByteWriter, p: PolicyRuntime): void {
   }
 }
 export function readBiasSamples(r: ByteReader, p: PolicyRuntime): void {
-  for (let n = r.uint(); n > 0; n--) p.bias.push({ countPct: readNullable(r), errorRatePp: readNullable(r), p99Pct: readNullable(r), usersPct: readNullable(r) });
+  for (let n = r.uint(); n > 0; n--)
+    p.bias.push({
+      countPct: readNullable(r),
+      errorRatePp: readNullable(r),
+      p99Pct: readNullable(r),
+      usersPct: readNullable(r),
+    });
 }
 
 export function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {

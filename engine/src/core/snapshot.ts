@@ -12,8 +12,20 @@ import { installSnapshotCodec, EventTimeCore, linkSlice } from "./stream-core.js
 import type { CoreConfig } from "./types.js";
 import { firstWindowStart, type WindowSpec } from "./window-assigner.js";
 import {
-  readBiasSamples, readDelaySamples, readKeys, readPartitionClocks, readPoint, readPolicyProgress, readTracks,
-  writeBiasSamples, writeDelaySamples, writeKeys, writePartitionClocks, writePoint, writePolicyProgress, writeTracks,
+  readBiasSamples,
+  readDelaySamples,
+  readKeys,
+  readPartitionClocks,
+  readPoint,
+  readPolicyProgress,
+  readTracks,
+  writeBiasSamples,
+  writeDelaySamples,
+  writeKeys,
+  writePartitionClocks,
+  writePoint,
+  writePolicyProgress,
+  writeTracks,
 } from "./snapshot-parts.js";
 import type { Slice, TrackNode, Window } from "./window-state.js";
 
@@ -105,10 +117,16 @@ export function decodeSnapshot(config: CoreConfig, kind: AggregateKind, bytes: U
   for (const b of MAGIC) if (r.uint() !== b) throw corrupt("does not start with the tidemark core magic");
   const version = r.uint();
   if (version !== SNAPSHOT_VERSION)
-    throw new CoreError("TM_SNAPSHOT_VERSION", `snapshot version ${version} is not ${SNAPSHOT_VERSION}: start without it or use a matching tidemark`);
+    throw new CoreError(
+      "TM_SNAPSHOT_VERSION",
+      `snapshot version ${version} is not ${SNAPSHOT_VERSION}: start without it or use a matching tidemark`,
+    );
   if (view.getUint32(body.length, true) !== crc32(body)) throw corrupt("fails its checksum");
   if (r.uint() !== configCrc(config))
-    throw new CoreError("TM_SNAPSHOT_CONFIG_MISMATCH", "snapshot was taken with a different core configuration: restore with the same policies and windows, or start fresh");
+    throw new CoreError(
+      "TM_SNAPSHOT_CONFIG_MISMATCH",
+      "snapshot was taken with a different core configuration: restore with the same policies and windows, or start fresh",
+    );
   const core = new EventTimeCore(config, kind);
   try {
     readState(core, r, kind);
@@ -151,15 +169,29 @@ function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: 
   const size = spec.sizeMs;
   for (let n = r.uint(); n > 0; n--) {
     const start = r.f64();
-    slices.set(start, { start, services: readKeys(r, kind), refs: 0, adds: 0, minEnd: firstWindowStart(spec, start) + size });
+    slices.set(start, {
+      start,
+      services: readKeys(r, kind),
+      refs: 0,
+      adds: 0,
+      minEnd: firstWindowStart(spec, start) + size,
+    });
   }
   for (let n = r.uint(); n > 0; n--) {
     const start = r.f64();
     const stage = r.bytes().slice();
     if (stage.length !== P + 1) throw corrupt("holds a window with the wrong policy count");
     const win: Window = {
-      wc, exclusive: spec.slideMs === spec.sizeMs, start, end: start + size, slices: [], stage, closed: r.uint(),
-      lastLateAt: Float64Array.from({ length: P }, () => r.f64()), tracks: new Map(), ref: null,
+      wc,
+      exclusive: spec.slideMs === spec.sizeMs,
+      start,
+      end: start + size,
+      slices: [],
+      stage,
+      closed: r.uint(),
+      lastLateAt: Float64Array.from({ length: P }, () => r.f64()),
+      tracks: new Map(),
+      ref: null,
       earlyMark: new Float64Array(P).fill(-1),
     };
     for (let m = r.uint(); m > 0; m--) {
@@ -172,7 +204,11 @@ function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: 
       const node: TrackNode = { keyId: encodeURIComponent(service), tracks: readTracks(r, P, kind), routes: new Map() };
       for (let k = r.uint(); k > 0; k--) {
         const route = r.string();
-        node.routes?.set(route, { keyId: `${node.keyId}/${encodeURIComponent(route)}`, tracks: readTracks(r, P, kind), routes: null });
+        node.routes?.set(route, {
+          keyId: `${node.keyId}/${encodeURIComponent(route)}`,
+          tracks: readTracks(r, P, kind),
+          routes: null,
+        });
       }
       win.tracks.set(service, node);
     }

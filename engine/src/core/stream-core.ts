@@ -76,7 +76,8 @@ export class EventTimeCore implements StreamCore {
     part.idle = false;
     if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
     if (e.ts > part.maxTs) part.maxTs = e.ts;
-    if (this.percentilePols.length > 0) for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
+    if (this.percentilePols.length > 0)
+      for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
     this.eventsTotal++;
     this.advance(e.ingest_ts, out);
     this.assign(e, out);
@@ -84,7 +85,8 @@ export class EventTimeCore implements StreamCore {
   }
 
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
-    if (!Number.isFinite(ingestTs)) throw new CoreError("TM_CORE_BAD_EVENT", `heartbeat ingest_ts=${ingestTs} is not a finite time in ms`);
+    if (!Number.isFinite(ingestTs))
+      throw new CoreError("TM_CORE_BAD_EVENT", `heartbeat ingest_ts=${ingestTs} is not a finite time in ms`);
     const part = this.part(partition);
     part.spoken = true;
     part.idle = false;
@@ -184,7 +186,10 @@ export class EventTimeCore implements StreamCore {
       const spec = this.specs[wc] as WindowSpec;
       const sliceStart = Math.floor(e.ts / spec.sliceMs) * spec.sliceMs;
       const last = this.lastSlice[wc];
-      let slice = last !== undefined && last.start === sliceStart ? last : (this.slices[wc] as Map<number, Slice>).get(sliceStart);
+      let slice =
+        last !== undefined && last.start === sliceStart
+          ? last
+          : (this.slices[wc] as Map<number, Slice>).get(sliceStart);
       let slow = false;
       if (slice === undefined || slice.minEnd <= this.maxW) {
         slice ??= this.openSlice(wc, sliceStart);
@@ -234,7 +239,13 @@ export class EventTimeCore implements StreamCore {
         if (end > W) continue;
         if (end + p.cfg.graceMs <= W || w === undefined) {
           p.dropped++;
-          const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window: { start, end }, watermark: W };
+          const rec: LateRecord = {
+            policy: p.cfg.name,
+            reason: "behind-watermark",
+            event: e,
+            window: { start, end },
+            watermark: W,
+          };
           out.late(rec);
         } else {
           p.lateAccepted++;
@@ -244,7 +255,14 @@ export class EventTimeCore implements StreamCore {
     }
   }
 
-  private lateAccepted(p: PolicyRuntime, w: Window, service: string, route: string, svc?: KeyNode, rte?: KeyNode): void {
+  private lateAccepted(
+    p: PolicyRuntime,
+    w: Window,
+    service: string,
+    route: string,
+    svc?: KeyNode,
+    rte?: KeyNode,
+  ): void {
     // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
     const cache = w.exclusive && svc !== undefined && rte !== undefined;
     markLate(cache ? (svc.track ??= trackNode(w, service, undefined)) : trackNode(w, service, undefined), p.index);
@@ -261,7 +279,13 @@ export class EventTimeCore implements StreamCore {
   private openSlice(wc: number, sliceStart: number): Slice | undefined {
     const spec = this.specs[wc] as WindowSpec;
     const windows = this.windows[wc] as Map<number, Window>;
-    const slice: Slice = { start: sliceStart, services: new Map(), refs: 0, adds: 0, minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs };
+    const slice: Slice = {
+      start: sliceStart,
+      services: new Map(),
+      refs: 0,
+      adds: 0,
+      minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs,
+    };
     for (const start of windowStartsOf(spec, sliceStart)) {
       const w = windows.get(start) ?? this.openWindow(wc, start);
       if (w === undefined) continue;
@@ -277,8 +301,16 @@ export class EventTimeCore implements StreamCore {
     const spec = this.specs[wc] as WindowSpec;
     const end = start + spec.sizeMs;
     const w: Window = {
-      wc, exclusive: spec.slideMs === spec.sizeMs, start, end, slices: [], stage: new Uint8Array(this.P + 1), closed: 0,
-      lastLateAt: new Float64Array(this.P).fill(-Infinity), tracks: new Map(), ref: null,
+      wc,
+      exclusive: spec.slideMs === spec.sizeMs,
+      start,
+      end,
+      slices: [],
+      stage: new Uint8Array(this.P + 1),
+      closed: 0,
+      lastLateAt: new Float64Array(this.P).fill(-Infinity),
+      tracks: new Map(),
+      ref: null,
       earlyMark: new Float64Array(this.P).fill(-1),
     };
     for (const p of this.pols) {
@@ -308,10 +340,20 @@ export class EventTimeCore implements StreamCore {
       if (emitsOnTime(p) && !(stage & STAGE_ON_TIME)) q.push({ due: base, kind: TimerKind.OnTime, ...t });
       if (hasFinalPane(p)) q.push({ due: base + p.cfg.graceMs, kind: TimerKind.Final, ...t });
       if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
-        this.timers.push({ due: (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs, kind: TimerKind.LateFlush, ...t });
+        this.timers.push({
+          due: (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs,
+          kind: TimerKind.LateFlush,
+          ...t,
+        });
     }
     if (!((w.stage[this.P] as number) & STAGE_FINAL))
-      this.timers.push({ due: w.end + this.config.referenceHorizonMs, kind: TimerKind.Reference, policy: -1, wc: w.wc, start: w.start });
+      this.timers.push({
+        due: w.end + this.config.referenceHorizonMs,
+        kind: TimerKind.Reference,
+        policy: -1,
+        wc: w.wc,
+        start: w.start,
+      });
   }
 }
 

@@ -16,7 +16,16 @@ function config(mode: AccumulationMode): CoreConfig {
   return validateCoreConfig({
     partitions: 1,
     windows: ["60s"],
-    policies: [{ name: "p", watermark: { kind: "arrival-lag", lag: LAG }, grace: GRACE, earlyEvery: "5s", lateEvery: "1s", mode }],
+    policies: [
+      {
+        name: "p",
+        watermark: { kind: "arrival-lag", lag: LAG },
+        grace: GRACE,
+        earlyEvery: "5s",
+        lateEvery: "1s",
+        mode,
+      },
+    ],
   });
 }
 
@@ -44,7 +53,9 @@ describe("triggers and accumulation modes for one window", () => {
     expect(panes.map((p) => p.seq)).toEqual(panes.map((_, i) => i));
     const onTime = panes.find((p) => p.kind === "on-time") as Pane;
     expect(onTime.emittedAt).toBeGreaterThanOrEqual(END + LAG);
-    expect(onTime.value.count).toBe(events.filter((e) => e.ts >= START && e.ts < END && e.ingest_ts - LAG < END).length);
+    expect(onTime.value.count).toBe(
+      events.filter((e) => e.ts >= START && e.ts < END && e.ingest_ts - LAG < END).length,
+    );
   });
 
   it("discarding: the panes are deltas that sum to the final value", () => {

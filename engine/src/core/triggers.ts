@@ -10,7 +10,15 @@ import type { EventTimeCore } from "./stream-core.js";
 import { TimerKind, type Timer } from "./timer-queue.js";
 import type { CoreOutput } from "./types.js";
 import type { WindowSpec } from "./window-assigner.js";
-import { addsOf, forEachKey, STAGE_FINAL, STAGE_LATE_PENDING, STAGE_ON_TIME, type Slice, type Window } from "./window-state.js";
+import {
+  addsOf,
+  forEachKey,
+  STAGE_FINAL,
+  STAGE_LATE_PENDING,
+  STAGE_ON_TIME,
+  type Slice,
+  type Window,
+} from "./window-state.js";
 
 export function fire(core: EventTimeCore, t: Timer, out: CoreOutput): void {
   if (t.kind === TimerKind.Early) return earlyTick(core, core.pols[t.policy] as PolicyRuntime, out);
@@ -25,7 +33,12 @@ export function fire(core: EventTimeCore, t: Timer, out: CoreOutput): void {
 }
 
 function ctx(core: EventTimeCore, p: PolicyRuntime, w: Window, out: CoreOutput): EmitContext {
-  return { logTime: core.logTime, watermark: core.watermarkOf(p), sizeMs: (core.specs[w.wc] as WindowSpec).sizeMs, out };
+  return {
+    logTime: core.logTime,
+    watermark: core.watermarkOf(p),
+    sizeMs: (core.specs[w.wc] as WindowSpec).sizeMs,
+    out,
+  };
 }
 
 function earlyTick(core: EventTimeCore, p: PolicyRuntime, out: CoreOutput): void {

@@ -29,9 +29,7 @@ export interface PolicyConfig {
   mode: AccumulationMode;
 }
 
-export type WindowConfig =
-  | { kind: "tumbling"; sizeMs: number }
-  | { kind: "sliding"; sizeMs: number; slideMs: number };
+export type WindowConfig = { kind: "tumbling"; sizeMs: number } | { kind: "sliding"; sizeMs: number; slideMs: number };
 
 export interface CoreConfig {
   /** Number of partitions of TM_EVENTS the core sees (ids 0..partitions-1). */

@@ -71,13 +71,25 @@ describe("measured bias of distinct users (design §8)", () => {
     }
     core.heartbeat(0, T + 300 * S, out); // past window 1's end + reference horizon
     // the test's notion of "late" is the core's: exactly those events were dropped by fast.
-    expect(out.dropped.filter((d) => d.policy === "fast").map((d) => d.event)).toEqual(steps.filter((s) => s.late).map((s) => s.e));
+    expect(out.dropped.filter((d) => d.policy === "fast").map((d) => d.event)).toEqual(
+      steps.filter((s) => s.late).map((s) => s.e),
+    );
     expect(out.dropped.filter((d) => d.policy === "all")).toEqual([]);
 
     // expected, from the events: per window, 100 · (Σ reference users − Σ fast users) / Σ reference users, then the mean.
     const shortfall = [0, 60 * S].map((off) => {
       const ref = total(usersOf(T + off, steps));
-      return (100 * (ref - total(usersOf(T + off, steps.filter((s) => !s.late))))) / ref;
+      return (
+        (100 *
+          (ref -
+            total(
+              usersOf(
+                T + off,
+                steps.filter((s) => !s.late),
+              ),
+            ))) /
+        ref
+      );
     });
     expect(shortfall).toEqual([50, 20]); // window 0: 6 users vs 3; window 1: 5 vs 4
     const [fast, all] = core.status().policies;
@@ -88,7 +100,12 @@ describe("measured bias of distinct users (design §8)", () => {
     // with so few users the sparse HyperLogLog is exact: the panes' users equal the true distinct counts.
     for (const p of out.panes.filter((q) => q.key.route === undefined && q.kind === "final")) {
       const kept = p.policy === "fast" ? steps.filter((s) => !s.late) : steps;
-      expect([p.policy, p.key.service, p.window.start, p.value.users]).toEqual([p.policy, p.key.service, p.window.start, usersOf(p.window.start, kept).get(p.key.service)?.size]);
+      expect([p.policy, p.key.service, p.window.start, p.value.users]).toEqual([
+        p.policy,
+        p.key.service,
+        p.window.start,
+        usersOf(p.window.start, kept).get(p.key.service)?.size,
+      ]);
     }
   });
 });

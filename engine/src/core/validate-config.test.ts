@@ -37,12 +37,19 @@ describe("validateCoreConfig", () => {
       { kind: "tumbling", sizeMs: 5000 },
       { kind: "sliding", sizeMs: 60_000, slideMs: 20_000 },
     ]);
-    expect(c.policies[0]).toMatchObject({ watermark: { lagMs: 500 }, graceMs: 2000, earlyEveryMs: 1000, lateEveryMs: null });
+    expect(c.policies[0]).toMatchObject({
+      watermark: { lagMs: 500 },
+      graceMs: 2000,
+      earlyEveryMs: 1000,
+      lateEveryMs: null,
+    });
     expect(c.referenceHorizonMs).toBe(600_000);
   });
 
   it("raises the reference horizon to the largest lag + grace", () => {
-    const c = validateCoreConfig({ policies: [{ name: "slow", watermark: { kind: "arrival-lag", lag: "5m" }, grace: "2m" }] });
+    const c = validateCoreConfig({
+      policies: [{ name: "slow", watermark: { kind: "arrival-lag", lag: "5m" }, grace: "2m" }],
+    });
     expect(c.referenceHorizonMs).toBe(420_000);
   });
 
@@ -50,15 +57,30 @@ describe("validateCoreConfig", () => {
     expect(error({ policies: [{ name: "Bad Name", watermark: { kind: "arrival-lag" } }] }).message).toMatch(
       /^config\.policies\[0\]\.name: expected a name of \[a-z0-9_-\]\+/,
     );
-    expect(error({ policies: [{ name: "x", watermark: { kind: "arrival-lag", lag: "ten" } }] }).path).toBe("config.policies[0].watermark.lag");
-    expect(error({ policies: [{ name: "x", watermark: { kind: "nope" } }] }).message).toMatch(/watermark\.kind: expected one of arrival-lag, bounded, percentile, perfect/);
-    expect(error({ policies: [{ name: "x", watermark: { kind: "percentile", q: 2 } }] }).path).toBe("config.policies[0].watermark.q");
-    expect(error({ policies: [{ name: "x", watermark: { kind: "bounded", lag: 1 }, mode: "sum" }] }).path).toBe("config.policies[0].mode");
+    expect(error({ policies: [{ name: "x", watermark: { kind: "arrival-lag", lag: "ten" } }] }).path).toBe(
+      "config.policies[0].watermark.lag",
+    );
+    expect(error({ policies: [{ name: "x", watermark: { kind: "nope" } }] }).message).toMatch(
+      /watermark\.kind: expected one of arrival-lag, bounded, percentile, perfect/,
+    );
+    expect(error({ policies: [{ name: "x", watermark: { kind: "percentile", q: 2 } }] }).path).toBe(
+      "config.policies[0].watermark.q",
+    );
+    expect(error({ policies: [{ name: "x", watermark: { kind: "bounded", lag: 1 }, mode: "sum" }] }).path).toBe(
+      "config.policies[0].mode",
+    );
     expect(error({ windows: ["10s", 10_000] }).message).toMatch(/config\.windows\[1\]: duplicate window size 10000/);
     expect(error({ windows: [{ kind: "sliding", size: "10s", slide: "20s" }] }).path).toBe("config.windows[0].slide");
     expect(error({ partitions: 0 }).message).toMatch(/config\.partitions: expected a whole number from 1/);
     expect(error({ policies: [] }).path).toBe("config.policies");
-    expect(error({ policies: [{ name: "a", watermark: { kind: "perfect" } }, { name: "a", watermark: { kind: "perfect" } }] }).path).toBe("config.policies[1]");
+    expect(
+      error({
+        policies: [
+          { name: "a", watermark: { kind: "perfect" } },
+          { name: "a", watermark: { kind: "perfect" } },
+        ],
+      }).path,
+    ).toBe("config.policies[1]");
     expect(error("x").code).toBe("TM_CONFIG_INVALID");
   });
 });

@@ -6,13 +6,7 @@
 import { defaultCoreConfig } from "./default-config.js";
 import { configDuration } from "./duration.js";
 import { ConfigError } from "./errors.js";
-import type {
-  AccumulationMode,
-  CoreConfig,
-  PolicyConfig,
-  WatermarkStrategyConfig,
-  WindowConfig,
-} from "./types.js";
+import type { AccumulationMode, CoreConfig, PolicyConfig, WatermarkStrategyConfig, WindowConfig } from "./types.js";
 
 const NAME = /^[a-z0-9_-]+$/;
 const MODES: readonly AccumulationMode[] = ["accumulating", "discarding", "retracting", "final-only"];
@@ -100,7 +94,8 @@ function list<T>(v: unknown, path: string, item: (x: unknown, p: string) => T): 
 function unique(values: readonly (string | number)[], path: string, what: string): void {
   const seen = new Set<string | number>();
   values.forEach((v, i) => {
-    if (seen.has(v)) throw new ConfigError(`${path}[${i}]`, `duplicate ${what} ${JSON.stringify(v)}: each must be unique`);
+    if (seen.has(v))
+      throw new ConfigError(`${path}[${i}]`, `duplicate ${what} ${JSON.stringify(v)}: each must be unique`);
     seen.add(v);
   });
 }
@@ -119,23 +114,39 @@ export function validateCoreConfig(input: unknown, path = "config"): CoreConfig 
   const d = defaultCoreConfig();
   const o = input;
   const policies = o.policies === undefined ? d.policies : list(o.policies, `${path}.policies`, policy);
-  unique(policies.map((p) => p.name), `${path}.policies`, "policy name");
+  unique(
+    policies.map((p) => p.name),
+    `${path}.policies`,
+    "policy name",
+  );
   const windows = o.windows === undefined ? d.windows : list(o.windows, `${path}.windows`, window);
-  unique(windows.map((w) => w.sizeMs), `${path}.windows`, "window size");
+  unique(
+    windows.map((w) => w.sizeMs),
+    `${path}.windows`,
+    "window size",
+  );
   const horizon =
     pick(o, ["referenceHorizonMs", "referenceHorizon"]) === undefined
       ? d.referenceHorizonMs
       : duration(pick(o, ["referenceHorizonMs", "referenceHorizon"]), `${path}.referenceHorizon`);
   const acc = o.relativeAccuracy ?? d.relativeAccuracy;
   if (typeof acc !== "number" || !(acc > 0 && acc < 1))
-    throw new ConfigError(`${path}.relativeAccuracy`, `expected a number strictly between 0 and 1, got ${JSON.stringify(acc)}`);
+    throw new ConfigError(
+      `${path}.relativeAccuracy`,
+      `expected a number strictly between 0 and 1, got ${JSON.stringify(acc)}`,
+    );
   const cfg: CoreConfig = {
     partitions: integer(o.partitions ?? d.partitions, `${path}.partitions`, 1, 4096),
     windows,
     policies,
     referenceHorizonMs: Math.max(horizon, largestLagPlusGrace(policies)),
     biasWindows: integer(o.biasWindows ?? d.biasWindows, `${path}.biasWindows`, 1, 100_000),
-    routeCapPerService: integer(o.routeCapPerService ?? d.routeCapPerService, `${path}.routeCapPerService`, 1, 1_000_000),
+    routeCapPerService: integer(
+      o.routeCapPerService ?? d.routeCapPerService,
+      `${path}.routeCapPerService`,
+      1,
+      1_000_000,
+    ),
     keyTtlMs: duration(pick(o, ["keyTtlMs", "keyTtl"]) ?? d.keyTtlMs, `${path}.keyTtl`, true),
     relativeAccuracy: acc,
     hllPrecision: integer(o.hllPrecision ?? d.hllPrecision, `${path}.hllPrecision`, 4, 18),

@@ -92,7 +92,9 @@ export function eventTimeCandidate(
     if (p.idle) continue;
     if (!p.spoken) return null;
     const w =
-      s.kind === "bounded" ? p.maxTs - s.lagMs : p.logTime - ((samples?.[i] as DelaySample).filled > 0 ? (samples?.[i] as DelaySample).quantile : 0);
+      s.kind === "bounded"
+        ? p.maxTs - s.lagMs
+        : p.logTime - ((samples?.[i] as DelaySample).filled > 0 ? (samples?.[i] as DelaySample).quantile : 0);
     if (w < min) min = w;
   }
   return min === Infinity ? null : min;

@@ -107,10 +107,7 @@ export function trackNode(w: Window, service: string, route: string | undefined)
  * Calls fn for every key of the window, service first then its routes, in first-seen order; the
  * aggregate is the slice's own (one slice) or a merged copy (sliding windows).
  */
-export function forEachKey(
-  w: Window,
-  fn: (service: string, route: string | undefined, node: KeyNode) => void,
-): void {
+export function forEachKey(w: Window, fn: (service: string, route: string | undefined, node: KeyNode) => void): void {
   const only = w.slices.length === 1 ? w.slices[0] : undefined;
   const services = only ? only.services : mergeSlices(w.slices);
   for (const [service, node] of services) {

@@ -23,8 +23,13 @@ describe("sliding windows, percentile watermarks and measured bias", () => {
     for (const p of finals) {
       expect(p.window.end - p.window.start).toBe(30_000);
       expect(p.window.start % 20_000).toBe(0);
-      const inWindow = events.filter((e) => e.service === p.key.service && e.ts >= p.window.start && e.ts < p.window.end);
-      expect([p.value.count, p.value.errors]).toEqual([inWindow.length, inWindow.filter((e) => e.status >= 500).length]);
+      const inWindow = events.filter(
+        (e) => e.service === p.key.service && e.ts >= p.window.start && e.ts < p.window.end,
+      );
+      expect([p.value.count, p.value.errors]).toEqual([
+        inWindow.length,
+        inWindow.filter((e) => e.status >= 500).length,
+      ]);
     }
     // every event lies in ceil(30/20) or floor(30/20) windows: the counts add up to 1.5 × events.
     expect(finals.reduce((s, p) => s + p.value.count, 0)).toBe(
@@ -45,7 +50,19 @@ describe("sliding windows, percentile watermarks and measured bias", () => {
     // delays 1..100 ms in a shuffled order: the 0.9-quantile of the last 100 is the 90th smallest.
     for (let i = 0; i < 100; i++) {
       const delay = ((i * 37) % 100) + 1;
-      core.event(0, { ts: T + i * 1000 - delay, ingest_ts: T + i * 1000, service: "a", route: "/", status: 200, latency_ms: 1, user: "" }, out);
+      core.event(
+        0,
+        {
+          ts: T + i * 1000 - delay,
+          ingest_ts: T + i * 1000,
+          service: "a",
+          route: "/",
+          status: 200,
+          latency_ms: 1,
+          user: "",
+        },
+        out,
+      );
     }
     const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
     expect(core.status().policies[0]?.watermark).toBe(T + 99_000 - (sorted[Math.floor(0.9 * 99)] as number));

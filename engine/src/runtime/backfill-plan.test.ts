@@ -28,7 +28,9 @@ describe("BackfillPlan", () => {
     const events = recording(1000);
     const msgs = run(events, 4);
     for (let p = 0; p < 4; p++) {
-      const got = msgs.filter((m) => m.partition === p && m.heartbeatTs === undefined).flatMap((m) => decodeEventBatch(m.body));
+      const got = msgs
+        .filter((m) => m.partition === p && m.heartbeatTs === undefined)
+        .flatMap((m) => decodeEventBatch(m.body));
       expect(got).toEqual(events.filter((e) => partitionOf(e.service, 4) === p));
     }
     expect(msgs.every((m) => m.events <= 20)).toBe(true);
@@ -65,7 +67,9 @@ describe("BackfillPlan", () => {
   });
 
   it("rejects a bad recording line naming the field", () => {
-    expect(() => parseRecordingLine('{"ts":1,"ingest_ts":"x"}', "rec.ndjson:3")).toThrow(/rec.ndjson:3 field "ingest_ts" must be a number/);
+    expect(() => parseRecordingLine('{"ts":1,"ingest_ts":"x"}', "rec.ndjson:3")).toThrow(
+      /rec.ndjson:3 field "ingest_ts" must be a number/,
+    );
     expect(() => parseRecordingLine("{oops", "rec.ndjson:4")).toThrow(/TM_|not JSON/);
   });
 });

@@ -108,7 +108,13 @@ export class BackfillPlan {
   private flush(p: number, out: BackfillMessage[]): void {
     const buf = this.buffers[p] as TelemetryEvent[];
     if (buf.length === 0) return;
-    out.push({ partition: p, msgId: this.id(), body: encodeEventBatch(buf), heartbeatTs: undefined, events: buf.length });
+    out.push({
+      partition: p,
+      msgId: this.id(),
+      body: encodeEventBatch(buf),
+      heartbeatTs: undefined,
+      events: buf.length,
+    });
     this.buffers[p] = [];
   }
 

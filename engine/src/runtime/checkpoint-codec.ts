@@ -49,14 +49,16 @@ export function encodeCheckpoint(cp: Checkpoint): Buffer {
 /** Decodes and verifies a checkpoint; throws TM_CHECKPOINT_CORRUPT saying what is wrong. */
 export function decodeCheckpoint(bytes: Uint8Array, name: string): Checkpoint {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const corrupt = (why: string): RuntimeError => new RuntimeError("TM_CHECKPOINT_CORRUPT", `checkpoint ${name} is unusable: ${why}`);
+  const corrupt = (why: string): RuntimeError =>
+    new RuntimeError("TM_CHECKPOINT_CORRUPT", `checkpoint ${name} is unusable: ${why}`);
   if (buf.length < 16 + HASH_BYTES) throw corrupt(`only ${buf.length} bytes`);
   if (buf.readUInt32BE(0) !== MAGIC) throw corrupt("not a tidemark checkpoint (bad magic)");
   const end = buf.length - HASH_BYTES;
   const digest = createHash("sha256").update(buf.subarray(0, end)).digest();
   if (!digest.equals(buf.subarray(end))) throw corrupt("checksum mismatch (torn or altered file)");
   const version = buf.readUInt32BE(4);
-  if (version !== CHECKPOINT_VERSION) throw corrupt(`version ${version}, this engine reads version ${CHECKPOINT_VERSION}`);
+  if (version !== CHECKPOINT_VERSION)
+    throw corrupt(`version ${version}, this engine reads version ${CHECKPOINT_VERSION}`);
   const headerLen = buf.readUInt32BE(8);
   if (12 + headerLen + 4 > end) throw corrupt("header length out of range");
   const header = JSON.parse(buf.toString("utf8", 12, 12 + headerLen)) as CheckpointHeader;

@@ -41,7 +41,11 @@ describe("CheckpointStore", () => {
     expect((await store.loadNewest()).checkpoint).toBeUndefined();
     for (let n = 1; n <= 5; n++) await store.write(checkpoint(n));
     const files = readdirSync(dir).sort();
-    expect(files).toEqual(["checkpoint-000000000003.tmck", "checkpoint-000000000004.tmck", "checkpoint-000000000005.tmck"]);
+    expect(files).toEqual([
+      "checkpoint-000000000003.tmck",
+      "checkpoint-000000000004.tmck",
+      "checkpoint-000000000005.tmck",
+    ]);
     const loaded = await store.loadNewest();
     expect(loaded.checkpoint).toEqual(checkpoint(5));
     expect(loaded.skipped).toEqual([]);

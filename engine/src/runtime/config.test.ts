@@ -41,7 +41,9 @@ describe("engine config", () => {
 
   it("names the field and the fix on bad input", () => {
     expect(() => parseEngineConfig({ flags: { "idle-timeout": "soon" } })).toThrow(/--idle-timeout must be a duration/);
-    expect(() => parseEngineConfig({ flags: { partitions: "0-9" } })).toThrow(/--partitions "0-9": partition 9 does not exist/);
+    expect(() => parseEngineConfig({ flags: { partitions: "0-9" } })).toThrow(
+      /--partitions "0-9": partition 9 does not exist/,
+    );
     expect(() => parseEngineConfig({ file: { engine: { checkpointEvry: "1s" } }, fileName: "t.json" })).toThrow(
       /t.json: engine.checkpointEvry must be one of the known keys/,
     );
@@ -50,25 +52,43 @@ describe("engine config", () => {
 
   it("sessions: off by default; on by flag, env or file, with gap and cap layered like the rest", () => {
     expect(parseEngineConfig().sessions).toBeNull();
-    expect(parseEngineConfig({ flags: { sessions: "true" } }).sessions).toEqual({ gapMs: 60_000, maxLengthMs: 4 * 3_600_000, metricsWindowMs: 60_000 });
+    expect(parseEngineConfig({ flags: { sessions: "true" } }).sessions).toEqual({
+      gapMs: 60_000,
+      maxLengthMs: 4 * 3_600_000,
+      metricsWindowMs: 60_000,
+    });
     const file = { engine: { sessions: { enabled: true, gap: "2m", maxLength: "1h", metricsWindow: "5m" } } };
-    expect(parseEngineConfig({ file }).sessions).toEqual({ gapMs: 120_000, maxLengthMs: 3_600_000, metricsWindowMs: 300_000 });
+    expect(parseEngineConfig({ file }).sessions).toEqual({
+      gapMs: 120_000,
+      maxLengthMs: 3_600_000,
+      metricsWindowMs: 300_000,
+    });
     const env = { TIDEMARK_SESSIONS: "1", TIDEMARK_SESSION_GAP: "30s" };
     expect(parseEngineConfig({ file, env }).sessions?.gapMs).toBe(30_000);
-    expect(parseEngineConfig({ file, env, flags: { "session-gap": "10s", "session-max-length": "2h" } }).sessions).toMatchObject({ gapMs: 10_000, maxLengthMs: 7_200_000 });
+    expect(
+      parseEngineConfig({ file, env, flags: { "session-gap": "10s", "session-max-length": "2h" } }).sessions,
+    ).toMatchObject({ gapMs: 10_000, maxLengthMs: 7_200_000 });
     expect(parseEngineConfig({ file, env: { TIDEMARK_SESSIONS: "off" } }).sessions).toBeNull();
     expect(parseEngineConfig({ env, flags: { sessions: "false" } }).sessions).toBeNull();
   });
 
   it("sessions: a bad setting names where it came from, even with sessions off", () => {
     expect(() => parseEngineConfig({ flags: { "session-gap": "soon" } })).toThrow(/--session-gap: /);
-    expect(() => parseEngineConfig({ env: { TIDEMARK_SESSION_MAX_LENGTH: "10s" } })).toThrow(/TIDEMARK_SESSION_MAX_LENGTH: must be at least the gap/);
+    expect(() => parseEngineConfig({ env: { TIDEMARK_SESSION_MAX_LENGTH: "10s" } })).toThrow(
+      /TIDEMARK_SESSION_MAX_LENGTH: must be at least the gap/,
+    );
     expect(() => parseEngineConfig({ flags: { "session-gap": "5h" } })).toThrow(
       /the default maxLength \(set --session-max-length, TIDEMARK_SESSION_MAX_LENGTH or engine.sessions.maxLength\): must be at least the gap/,
     );
-    expect(() => parseEngineConfig({ file: { engine: { sessions: { gap: 0 } } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions.gap: /);
-    expect(() => parseEngineConfig({ file: { engine: { sessions: { gapp: "1m" } } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions.gapp must be one of the known keys/);
-    expect(() => parseEngineConfig({ file: { engine: { sessions: true } }, fileName: "t.json" })).toThrow(/t.json: engine.sessions must be an object/);
+    expect(() => parseEngineConfig({ file: { engine: { sessions: { gap: 0 } } }, fileName: "t.json" })).toThrow(
+      /t.json: engine.sessions.gap: /,
+    );
+    expect(() => parseEngineConfig({ file: { engine: { sessions: { gapp: "1m" } } }, fileName: "t.json" })).toThrow(
+      /t.json: engine.sessions.gapp must be one of the known keys/,
+    );
+    expect(() => parseEngineConfig({ file: { engine: { sessions: true } }, fileName: "t.json" })).toThrow(
+      /t.json: engine.sessions must be an object/,
+    );
     expect(() => parseEngineConfig({ flags: { sessions: "maybe" } })).toThrow(/--sessions must be on or off/);
     try {
       parseEngineConfig({ flags: { "session-gap": "-1s" } });

@@ -55,7 +55,16 @@ type Raw = Record<string, unknown>;
 const TOP_LEVEL: Record<string, string> = { nats: "nats.url", data: "data", partitionCount: "partitions" };
 
 /** The core's keys at the top level of the config file (shared with `frontier`). */
-const CORE_KEYS = ["policies", "windows", "referenceHorizon", "biasWindows", "routeCapPerService", "keyTtl", "relativeAccuracy", "hllPrecision"];
+const CORE_KEYS = [
+  "policies",
+  "windows",
+  "referenceHorizon",
+  "biasWindows",
+  "routeCapPerService",
+  "keyTtl",
+  "relativeAccuracy",
+  "hllPrecision",
+];
 
 const ENGINE_KEYS = [
   "worker",
@@ -103,7 +112,11 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     if (!(ENGINE_KEYS as readonly string[]).includes(k))
       throw bad(`${fileName}: engine.${k}`, `one of the known keys (${ENGINE_KEYS.join(", ")})`, k);
   const nats = isObj(file.nats) ? file.nats.url : undefined;
-  const value = (key: string, fileValue: unknown, filePath = TOP_LEVEL[key] ?? `engine.${key}`): { v: unknown; where: string } => {
+  const value = (
+    key: string,
+    fileValue: unknown,
+    filePath = TOP_LEVEL[key] ?? `engine.${key}`,
+  ): { v: unknown; where: string } => {
     const s = SOURCES[key] as { env: string; flag: string };
     const flag = src.flags?.[s.flag];
     if (flag !== undefined) return { v: flag, where: `--${s.flag}` };
@@ -161,7 +174,8 @@ function str(x: { v: unknown; where: string }, pattern?: RegExp): string {
 function int(x: { v: unknown; where: string }, fallback: number, min: number, max: number): number {
   if (x.v === undefined) return fallback;
   const n = typeof x.v === "string" && x.v.trim() !== "" ? Number(x.v) : x.v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) throw bad(x.where, `a whole number from ${min} to ${max}`, x.v);
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
+    throw bad(x.where, `a whole number from ${min} to ${max}`, x.v);
   return n;
 }
 

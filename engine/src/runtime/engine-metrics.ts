@@ -67,7 +67,8 @@ export class EngineMetrics {
         this.reset();
         const s = view.status();
         for (const p of s.policies)
-          if (p.watermark !== null && s.logTime !== null) this.set({ policy: p.name }, (s.logTime - p.watermark) / 1000);
+          if (p.watermark !== null && s.logTime !== null)
+            this.set({ policy: p.name }, (s.logTime - p.watermark) / 1000);
       },
     });
     new Gauge({
@@ -78,7 +79,8 @@ export class EngineMetrics {
       collect() {
         this.reset();
         const ids = view.partitions();
-        for (const p of view.status().partitions) this.set({ partition: String(ids[p.partition] ?? p.partition) }, p.idle ? 1 : 0);
+        for (const p of view.status().partitions)
+          this.set({ partition: String(ids[p.partition] ?? p.partition) }, p.idle ? 1 : 0);
       },
     });
     gauge(r, "tidemark_engine_state_keys", "Open (window, key) states.", () => view.status().stateKeys);
@@ -93,7 +95,11 @@ export class EngineMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
-    this.checkpointBytes = new Gauge({ name: "tidemark_engine_checkpoint_bytes", help: "Size of the last checkpoint.", registers });
+    this.checkpointBytes = new Gauge({
+      name: "tidemark_engine_checkpoint_bytes",
+      help: "Size of the last checkpoint.",
+      registers,
+    });
     this.checkpointsCorrupt = new Counter({
       name: "tidemark_engine_checkpoints_corrupt_total",
       help: "Checkpoint files skipped at start because they failed to decode or verify.",

@@ -81,7 +81,9 @@ export class EngineWorker {
     this.lastHeard = new Array<number>(lanes).fill(Date.now());
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
     if (restoredLogTime !== null) this.lastCheckpointLog = restoredLogTime;
-    this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) => log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"));
+    this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
+      log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
+    );
     this.out = { pane: (p) => this.emitPane(p), late: (r) => this.emitLate(r) };
     this.mergeSink = {
       event: (lane: number, e: TelemetryEvent, seq: number, index: number) => {
@@ -159,7 +161,10 @@ export class EngineWorker {
   private setIdle(lane: number, idle: boolean): void {
     this.core.setIdle(lane, idle, this.out);
     this.merge.setIdle(lane, idle);
-    this.log.info({ partition: this.config.partitions[lane], idle }, idle ? "partition idle" : "partition active again");
+    this.log.info(
+      { partition: this.config.partitions[lane], idle },
+      idle ? "partition idle" : "partition active again",
+    );
   }
 
   private checkIdle(): void {
@@ -267,6 +272,12 @@ export class EngineWorker {
   private async persist(cp: Checkpoint, t0: number, snapshotMs: number): Promise<void> {
     const w = await this.store.write(cp);
     this.lastCheckpointWall = cp.header.wallTime;
-    this.onCheckpoint({ file: w.file, bytes: w.bytes, snapshotMs, totalMs: performance.now() - t0, logTime: cp.header.logTime });
+    this.onCheckpoint({
+      file: w.file,
+      bytes: w.bytes,
+      snapshotMs,
+      totalMs: performance.now() - t0,
+      logTime: cp.header.logTime,
+    });
   }
 }

@@ -7,7 +7,13 @@ export { parseEngineConfig, ENGINE_FLAGS, type EngineConfig, type EngineConfigSo
 export { parsePartitionList, formatPartitionList } from "./partition-list.js";
 export { PartitionMerge, type MergeSink, type LaneOffset } from "./partition-merge.js";
 export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint-store.js";
-export { encodeCheckpoint, decodeCheckpoint, CHECKPOINT_VERSION, type Checkpoint, type CheckpointHeader } from "./checkpoint-codec.js";
+export {
+  encodeCheckpoint,
+  decodeCheckpoint,
+  CHECKPOINT_VERSION,
+  type Checkpoint,
+  type CheckpointHeader,
+} from "./checkpoint-codec.js";
 export { BackfillPlan, type BackfillMessage, type BackfillPlanOptions } from "./backfill-plan.js";
 export { parseRecordingLine } from "./recording-line.js";
 export { EngineWorker, type CheckpointEvent } from "./engine-worker.js";

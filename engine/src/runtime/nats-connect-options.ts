@@ -11,8 +11,14 @@ export interface NatsConnectOptions {
   token?: string;
 }
 
-export function natsConnectOptions(url: string, env: Readonly<Record<string, string | undefined>> = process.env): NatsConnectOptions {
-  const servers = url.split(",").map((s) => s.trim()).filter((s) => s !== "");
+export function natsConnectOptions(
+  url: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): NatsConnectOptions {
+  const servers = url
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const user = env.TIDEMARK_NATS_USER;
   const token = env.TIDEMARK_NATS_TOKEN;
   if (user) return { servers, user, pass: env.TIDEMARK_NATS_PASSWORD ?? "" };

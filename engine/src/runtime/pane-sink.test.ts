@@ -50,10 +50,26 @@ describe("PaneSink", () => {
     const wire = new Wire();
     const sink = new PaneSink(wire, 10);
     const session = { durationMs: 9_000, firstRoute: "/a", lastRoute: "/b" };
-    sink.pane({ ...pane(0), id: "dashboard|session:api/u1|60000|0", key: { service: "api", user: "u1" }, window: { start: 0, end: 69_000 }, session });
-    sink.pane({ ...pane(1), id: "dashboard|session:api/u2|60000|0", key: { service: "api", user: "u2" }, window: { start: 0, end: 60_000 }, session });
+    sink.pane({
+      ...pane(0),
+      id: "dashboard|session:api/u1|60000|0",
+      key: { service: "api", user: "u1" },
+      window: { start: 0, end: 69_000 },
+      session,
+    });
+    sink.pane({
+      ...pane(1),
+      id: "dashboard|session:api/u2|60000|0",
+      key: { service: "api", user: "u2" },
+      window: { start: 0, end: 60_000 },
+      session,
+    });
     sink.pane(pane(2));
-    expect(wire.sent.map((s) => s.subject)).toEqual(["tm.panes.dashboard.sessions", "tm.panes.dashboard.sessions", "tm.panes.dashboard.10000"]);
+    expect(wire.sent.map((s) => s.subject)).toEqual([
+      "tm.panes.dashboard.sessions",
+      "tm.panes.dashboard.sessions",
+      "tm.panes.dashboard.10000",
+    ]);
     sink.close();
   });
 
@@ -89,7 +105,12 @@ describe("PaneSink", () => {
     expect(wire.sent.length).toBe(3);
     expect(wire.sent[2]?.msgID).toBe(wire.sent[0]?.msgID);
     vi.advanceTimersByTime(1300); // publish 1 and the resend of 0 time out
-    expect(wire.sent.slice(3).map((s) => s.msgID).sort()).toEqual([wire.sent[0]?.msgID, wire.sent[1]?.msgID].sort());
+    expect(
+      wire.sent
+        .slice(3)
+        .map((s) => s.msgID)
+        .sort(),
+    ).toEqual([wire.sent[0]?.msgID, wire.sent[1]?.msgID].sort());
     const f = sink.flush();
     wire.answer(1, { stream: "TM_PANES", seq: 9 }); // a stale ack of a resent publish is ignored
     expect(sink.acked).toBe(0);

@@ -67,7 +67,9 @@ export class PaneSink {
 
   /** Window panes to `tm.panes.<policy>.<size>`; session panes (no fixed size) to `tm.panes.<policy>.sessions`. */
   pane(pane: Pane): void {
-    const subject = pane.session ? sessionPanesSubject(pane.policy) : panesSubject(pane.policy, pane.window.end - pane.window.start);
+    const subject = pane.session
+      ? sessionPanesSubject(pane.policy)
+      : panesSubject(pane.policy, pane.window.end - pane.window.start);
     this.send(subject, JSON.stringify(pane), `${pane.id}#${pane.seq}`);
   }
 
@@ -155,7 +157,10 @@ export class PaneSink {
     const stale: Array<[number, Pending]> = [];
     for (const entry of this.pending) if (entry[1].sentAt <= cutoff) stale.push(entry);
     if (stale.length === 0) return;
-    this.onError(`${stale.length} publishes unacknowledged after ${this.ackTimeoutMs} ms; sending them again`, stale[0]?.[1].subject ?? "");
+    this.onError(
+      `${stale.length} publishes unacknowledged after ${this.ackTimeoutMs} ms; sending them again`,
+      stale[0]?.[1].subject ?? "",
+    );
     for (const [token, p] of stale) {
       this.pending.delete(token);
       this.retries++;

@@ -28,7 +28,9 @@ function recorder(): MergeSink & { lines: string[] } {
 const logsArb = fc
   .tuple(
     fc.integer({ min: 1, max: 4 }),
-    fc.array(fc.record({ lane: fc.nat(3), hb: fc.boolean(), n: fc.integer({ min: 1, max: 4 }), dt: fc.nat(3) }), { maxLength: 40 }),
+    fc.array(fc.record({ lane: fc.nat(3), hb: fc.boolean(), n: fc.integer({ min: 1, max: 4 }), dt: fc.nat(3) }), {
+      maxLength: 40,
+    }),
   )
   .map(([lanes, specs]) => {
     const clock = Array.from({ length: lanes }, () => 1000);
@@ -39,7 +41,8 @@ const logsArb = fc
       clock[lane] = (clock[lane] ?? 0) + s.dt;
       const t = clock[lane] ?? 0;
       if (s.hb) msgs.push({ lane, seq, events: null, hb: t });
-      else msgs.push({ lane, seq, events: Array.from({ length: s.n }, (_, k) => ev(t + (k % 2), `s${seq}.${k}`)), hb: 0 });
+      else
+        msgs.push({ lane, seq, events: Array.from({ length: s.n }, (_, k) => ev(t + (k % 2), `s${seq}.${k}`)), hb: 0 });
       if (!s.hb) clock[lane] = t + 1;
     });
     return { lanes, msgs };

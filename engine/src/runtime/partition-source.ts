@@ -58,7 +58,10 @@ export class PartitionSource {
         await this.consumeOnce();
       } catch (err) {
         if (this.stopped) return;
-        this.on.problem(`consumer of partition ${this.partition} failed; recreating it from sequence ${this.lastSeq + 1}`, err);
+        this.on.problem(
+          `consumer of partition ${this.partition} failed; recreating it from sequence ${this.lastSeq + 1}`,
+          err,
+        );
       }
       if (!this.stopped && !this.restarting) await new Promise((r) => setTimeout(r, RETRY_MS));
       this.restarting = false;
@@ -76,14 +79,20 @@ export class PartitionSource {
     }
     if (events.every(wellFormed)) return events;
     const kept = events.filter(wellFormed);
-    this.on.problem(`partition ${this.partition} seq ${seq}: ${events.length - kept.length} malformed events skipped`, undefined);
+    this.on.problem(
+      `partition ${this.partition} seq ${seq}: ${events.length - kept.length} malformed events skipped`,
+      undefined,
+    );
     return kept;
   }
 
   private async recreateWhenSilent(messages: ConsumerMessages): Promise<void> {
     for await (const s of messages.status()) {
       if (s.type !== "heartbeats_missed") continue;
-      this.on.problem(`consumer of partition ${this.partition} missed its heartbeats; recreating it from sequence ${this.lastSeq + 1}`, undefined);
+      this.on.problem(
+        `consumer of partition ${this.partition} missed its heartbeats; recreating it from sequence ${this.lastSeq + 1}`,
+        undefined,
+      );
       await messages.close().catch(() => undefined);
       return;
     }
@@ -93,7 +102,9 @@ export class PartitionSource {
     const from = this.lastSeq + 1;
     const consumer = await this.js.consumers.get(STREAM_EVENTS, {
       filter_subjects: eventsSubject(this.partition),
-      ...(from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.All }),
+      ...(from > 1
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }
+        : { deliver_policy: DeliverPolicy.All }),
     });
     // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
     // ordered consumer would keep pulling from it forever, so it is recreated (issue 8: a NATS
@@ -114,7 +125,11 @@ export class PartitionSource {
       if (hb !== undefined && hb !== "") {
         const ts = Number(hb);
         if (Number.isFinite(ts)) this.on.message(m.seq, null, ts);
-        else this.on.problem(`partition ${this.partition} seq ${m.seq}: heartbeat "${hb}" is not a time in ms; skipped`, undefined);
+        else
+          this.on.problem(
+            `partition ${this.partition} seq ${m.seq}: heartbeat "${hb}" is not a time in ms; skipped`,
+            undefined,
+          );
       } else {
         this.on.message(m.seq, this.decode(m.seq, m.string()), 0);
       }

@@ -13,13 +13,15 @@ export function parseRecordingLine(line: string, where: string): TelemetryEvent 
   const o = v as Record<string, unknown>;
   const num = (k: string): number => {
     const x = o[k];
-    if (typeof x !== "number" || !Number.isFinite(x)) throw bad(where, `field "${k}" must be a number, got ${JSON.stringify(x)}`);
+    if (typeof x !== "number" || !Number.isFinite(x))
+      throw bad(where, `field "${k}" must be a number, got ${JSON.stringify(x)}`);
     return x;
   };
   const text = (k: string, required: boolean): string => {
     const x = o[k];
     if (x === undefined && !required) return "";
-    if (typeof x !== "string" || (required && x === "")) throw bad(where, `field "${k}" must be a ${required ? "non-empty " : ""}string, got ${JSON.stringify(x)}`);
+    if (typeof x !== "string" || (required && x === ""))
+      throw bad(where, `field "${k}" must be a ${required ? "non-empty " : ""}string, got ${JSON.stringify(x)}`);
     return x;
   };
   return {
@@ -34,5 +36,8 @@ export function parseRecordingLine(line: string, where: string): TelemetryEvent 
 }
 
 function bad(where: string, why: string): RuntimeError {
-  return new RuntimeError("TM_BACKFILL_BAD_RECORD", `${where} ${why}; fix or remove the line (format: design §11, one event per line)`);
+  return new RuntimeError(
+    "TM_BACKFILL_BAD_RECORD",
+    `${where} ${why}; fix or remove the line (format: design §11, one event per line)`,
+  );
 }

@@ -18,11 +18,21 @@ const TRUE = ["1", "true", "on", "yes"];
 const FALSE = ["0", "false", "off", "no"];
 
 /** The validated session settings when sessions are on, else null. */
-export function parseSessionsSetting(raw: unknown, fileName: string, lookup: SettingLookup): Readonly<SessionConfig> | null {
+export function parseSessionsSetting(
+  raw: unknown,
+  fileName: string,
+  lookup: SettingLookup,
+): Readonly<SessionConfig> | null {
   if (raw !== undefined && (typeof raw !== "object" || raw === null || Array.isArray(raw)))
-    throw bad(`${fileName}: engine.sessions`, `an object such as {"enabled": true, "gap": "60s", "maxLength": "4h"}`, raw);
+    throw bad(
+      `${fileName}: engine.sessions`,
+      `an object such as {"enabled": true, "gap": "60s", "maxLength": "4h"}`,
+      raw,
+    );
   const o = (raw ?? {}) as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!FILE_KEYS.includes(k)) throw bad(`${fileName}: engine.sessions.${k}`, `one of the known keys (${FILE_KEYS.join(", ")})`, k);
+  for (const k of Object.keys(o))
+    if (!FILE_KEYS.includes(k))
+      throw bad(`${fileName}: engine.sessions.${k}`, `one of the known keys (${FILE_KEYS.join(", ")})`, k);
   const enabled = lookup("sessions", o.enabled, "engine.sessions.enabled");
   const gap = lookup("sessionGap", o.gap, "engine.sessions.gap");
   const maxLength = lookup("sessionMaxLength", o.maxLength, "engine.sessions.maxLength");

@@ -50,14 +50,20 @@ export interface StartEngineOptions {
 const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
-  const cores = opts.cores ?? (config.sessions ? withSessions(config.sessions) : { create: createCore, restore: restoreCore });
+  const cores =
+    opts.cores ?? (config.sessions ? withSessions(config.sessions) : { create: createCore, restore: restoreCore });
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
   const store = new CheckpointStore(config.checkpointDir, config.keepCheckpoints);
   await store.open();
   const loaded = await store.loadNewest();
-  for (const s of loaded.skipped) log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
+  for (const s of loaded.skipped)
+    log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
   const cp = loaded.checkpoint;
-  if (cp && (cp.header.partitions.join(",") !== config.partitions.join(",") || cp.header.partitionCount !== config.partitionCount))
+  if (
+    cp &&
+    (cp.header.partitions.join(",") !== config.partitions.join(",") ||
+      cp.header.partitionCount !== config.partitionCount)
+  )
     throw new RuntimeError(
       "TM_CHECKPOINT_MISMATCH",
       `checkpoint ${loaded.file} belongs to partitions [${cp.header.partitions.join(",")}] of ${cp.header.partitionCount}, ` +
@@ -66,7 +72,8 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     );
   if (cp && opts.cores === undefined) checkSessionsMatch(cp.snapshot, loaded.file, config.sessions !== null);
   const core = cp ? cores.restore(config.core, cp.snapshot) : cores.create(config.core);
-  if (cp) log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
+  if (cp)
+    log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
 
   const nc: NatsConnection = await connectNats(config.natsUrl, { maxReconnectAttempts: -1 });
   try {
@@ -83,7 +90,16 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     await nc.close();
     throw err;
   }
-  const worker = new EngineWorker(config, core, store, jetstream(nc), nc, log, cp?.header.offsets, cp?.header.logTime ?? null);
+  const worker = new EngineWorker(
+    config,
+    core,
+    store,
+    jetstream(nc),
+    nc,
+    log,
+    cp?.header.offsets,
+    cp?.header.logTime ?? null,
+  );
   const metrics = new EngineMetrics(
     {
       eventsTotal: () => worker.eventsTotal,

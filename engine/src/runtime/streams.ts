@@ -92,7 +92,8 @@ export function streamDifferences(s: StreamSpec, actual: StreamConfig): string[]
   const haveSubjects = [...(actual.subjects ?? [])].sort().join(",");
   if (wantSubjects !== haveSubjects) diffs.push(`subjects: expected [${wantSubjects}], found [${haveSubjects}]`);
   for (const field of ["storage", "retention", "max_age", "duplicate_window"] as const) {
-    if (want[field] !== actual[field]) diffs.push(`${field}: expected ${String(want[field])}, found ${String(actual[field])}`);
+    if (want[field] !== actual[field])
+      diffs.push(`${field}: expected ${String(want[field])}, found ${String(actual[field])}`);
   }
   return diffs;
 }

@@ -24,7 +24,12 @@ export interface EventBodyOptions extends EventLimits {
   readonly maxEventsPerRequest: number;
 }
 
-export function parseEventBody(text: string, format: EventFormat, ingestTs: number, opts: EventBodyOptions): RecordBatch {
+export function parseEventBody(
+  text: string,
+  format: EventFormat,
+  ingestTs: number,
+  opts: EventBodyOptions,
+): RecordBatch {
   const batch = new RecordBatch(opts.maxEventsPerRequest);
   if (format === "ndjson") parseNdjson(text, ingestTs, opts, batch);
   else parseJson(text, ingestTs, opts, batch);
@@ -62,6 +67,9 @@ function parseJson(text: string, ingestTs: number, opts: EventBodyOptions, batch
   }
   const list = Array.isArray(value) ? value : (value as { events?: unknown } | null)?.events;
   if (!Array.isArray(list))
-    throw new IngestError("TM_INGEST_BAD_SHAPE", 'a JSON body must be an array of events or an object { "events": [...] }');
+    throw new IngestError(
+      "TM_INGEST_BAD_SHAPE",
+      'a JSON body must be an array of events or an object { "events": [...] }',
+    );
   for (let i = 0; i < list.length; i++) batch.add(normalizeEvent(list[i], ingestTs, opts), i);
 }

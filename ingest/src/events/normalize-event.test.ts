@@ -32,17 +32,30 @@ describe("normalizeEvent", () => {
 
   it("never throws and always names a field, whatever the record", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.record({ service: fc.anything(), ts: fc.anything(), status: fc.anything(), latency_ms: fc.anything(), route: fc.anything(), user: fc.anything() })), (raw) => {
-        const r = normalizeEvent(raw, NOW, limits);
-        if (r.ok) {
-          expect(r.event.ts).toBeGreaterThanOrEqual(NOW - limits.maxAgeMs);
-          expect(r.event.ts).toBeLessThanOrEqual(NOW + limits.maxFutureSkewMs);
-          expect(Number.isFinite(r.event.latency_ms)).toBe(true);
-        } else {
-          expect(r.field.length).toBeGreaterThan(0);
-          expect(r.message.length).toBeGreaterThan(0);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.record({
+            service: fc.anything(),
+            ts: fc.anything(),
+            status: fc.anything(),
+            latency_ms: fc.anything(),
+            route: fc.anything(),
+            user: fc.anything(),
+          }),
+        ),
+        (raw) => {
+          const r = normalizeEvent(raw, NOW, limits);
+          if (r.ok) {
+            expect(r.event.ts).toBeGreaterThanOrEqual(NOW - limits.maxAgeMs);
+            expect(r.event.ts).toBeLessThanOrEqual(NOW + limits.maxFutureSkewMs);
+            expect(Number.isFinite(r.event.latency_ms)).toBe(true);
+          } else {
+            expect(r.field.length).toBeGreaterThan(0);
+            expect(r.message.length).toBeGreaterThan(0);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -39,7 +39,8 @@ export function parseTs(raw: unknown): number | string {
     return Math.trunc(raw);
   }
   if (typeof raw === "string") {
-    if (!RFC3339.test(raw)) return `must be ms since epoch or an RFC 3339 time such as 2026-12-01T07:00:00Z, got ${JSON.stringify(raw.slice(0, 40))}`;
+    if (!RFC3339.test(raw))
+      return `must be ms since epoch or an RFC 3339 time such as 2026-12-01T07:00:00Z, got ${JSON.stringify(raw.slice(0, 40))}`;
     const ms = Date.parse(raw);
     return Number.isNaN(ms) ? `${JSON.stringify(raw)} is not a valid date` : ms;
   }
@@ -68,7 +69,10 @@ function text(raw: unknown, field: string, limit: number, required: boolean): st
  */
 export function normalizeEvent(raw: unknown, ingestTs: number, limits: EventLimits): Normalized {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    return bad("(record)", `must be a JSON object, got ${Array.isArray(raw) ? "an array" : raw === null ? "null" : typeof raw}`);
+    return bad(
+      "(record)",
+      `must be a JSON object, got ${Array.isArray(raw) ? "an array" : raw === null ? "null" : typeof raw}`,
+    );
   const r = raw as Record<string, unknown>;
   const service = text(r.service, "service", limits.maxStringLength, true);
   if (typeof service !== "string") return service;
@@ -86,11 +90,24 @@ export function normalizeEvent(raw: unknown, ingestTs: number, limits: EventLimi
   }
   let latency = 0;
   if (r.latency_ms !== undefined && r.latency_ms !== null) {
-    if (typeof r.latency_ms !== "number" || !Number.isFinite(r.latency_ms) || r.latency_ms < 0 || r.latency_ms > 86_400_000)
+    if (
+      typeof r.latency_ms !== "number" ||
+      !Number.isFinite(r.latency_ms) ||
+      r.latency_ms < 0 ||
+      r.latency_ms > 86_400_000
+    )
       return bad("latency_ms", `must be a number of ms from 0 to 86400000, got ${JSON.stringify(r.latency_ms)}`);
     latency = r.latency_ms;
   }
-  return withTime(r.ts, ingestTs, limits, { ts: 0, ingest_ts: ingestTs, service, route, status, latency_ms: latency, user });
+  return withTime(r.ts, ingestTs, limits, {
+    ts: 0,
+    ingest_ts: ingestTs,
+    service,
+    route,
+    status,
+    latency_ms: latency,
+    user,
+  });
 }
 
 /** Applies the time rules of design §3 to `event` (whose other fields are valid). */
@@ -103,7 +120,11 @@ export function withTime(rawTs: unknown, ingestTs: number, limits: EventLimits, 
   }
   if (ts < ingestTs - limits.maxAgeMs) {
     const hint = ts > 0 && ts < SECONDS_HINT ? " (it looks like seconds: send milliseconds)" : "";
-    return bad("ts", `${ts} is older than the max age of ${limits.maxAgeMs} ms before ingest time ${ingestTs}${hint}`, "too_old");
+    return bad(
+      "ts",
+      `${ts} is older than the max age of ${limits.maxAgeMs} ms before ingest time ${ingestTs}${hint}`,
+      "too_old",
+    );
   }
   let clamped = false;
   if (ts > ingestTs + limits.maxFutureSkewMs) {

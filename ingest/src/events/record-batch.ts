@@ -21,7 +21,10 @@ export class RecordBatch {
   /** Counts one more record; throws 413 past the per-request limit. */
   private count(): void {
     if (++this.records > this.maxEvents)
-      throw new IngestError("TM_INGEST_TOO_MANY_EVENTS", `more than ${this.maxEvents} records in one request: split it into smaller requests`);
+      throw new IngestError(
+        "TM_INGEST_TOO_MANY_EVENTS",
+        `more than ${this.maxEvents} records in one request: split it into smaller requests`,
+      );
   }
 
   add(result: Normalized, index: number): void {

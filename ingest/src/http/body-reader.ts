@@ -16,12 +16,18 @@ export interface BodyLimits {
 }
 
 function tooLarge(limit: number): IngestError {
-  return new IngestError("TM_INGEST_BODY_TOO_LARGE", `body exceeds ${limit} bytes (after decompression): split it into smaller requests`);
+  return new IngestError(
+    "TM_INGEST_BODY_TOO_LARGE",
+    `body exceeds ${limit} bytes (after decompression): split it into smaller requests`,
+  );
 }
 
 function take(n: number, limits: BodyLimits): void {
   if (!limits.budget.take(n))
-    throw new IngestError("TM_INGEST_OVERLOADED", "ingest holds too many request bytes in flight: retry after the Retry-After delay");
+    throw new IngestError(
+      "TM_INGEST_OVERLOADED",
+      "ingest holds too many request bytes in flight: retry after the Retry-After delay",
+    );
   limits.onTake(n);
 }
 
@@ -37,7 +43,10 @@ async function readRaw(stream: Readable, limits: BodyLimits): Promise<Buffer> {
     }
   } catch (err) {
     if (err instanceof IngestError) throw err;
-    throw new IngestError("TM_INGEST_BODY_ABORTED", `the request body ended early (${(err as Error).message}): nothing was stored; send it again`);
+    throw new IngestError(
+      "TM_INGEST_BODY_ABORTED",
+      `the request body ended early (${(err as Error).message}): nothing was stored; send it again`,
+    );
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }
@@ -47,7 +56,12 @@ function gunzipLimited(input: Buffer, limit: number): Promise<Buffer> {
     gunzip(input, { maxOutputLength: limit }, (err, out) => {
       if (!err) return resolve(out);
       if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") return reject(tooLarge(limit));
-      reject(new IngestError("TM_INGEST_BAD_GZIP", `body is not valid gzip (${err.message}): send the complete gzip stream or drop Content-Encoding`));
+      reject(
+        new IngestError(
+          "TM_INGEST_BAD_GZIP",
+          `body is not valid gzip (${err.message}): send the complete gzip stream or drop Content-Encoding`,
+        ),
+      );
     });
   });
 }
@@ -56,7 +70,10 @@ function gunzipLimited(input: Buffer, limit: number): Promise<Buffer> {
 export async function readBody(stream: Readable, encoding: string | undefined, limits: BodyLimits): Promise<Buffer> {
   const enc = (encoding ?? "identity").trim().toLowerCase();
   if (enc !== "identity" && enc !== "gzip" && enc !== "x-gzip" && enc !== "")
-    throw new IngestError("TM_INGEST_UNSUPPORTED_ENCODING", `Content-Encoding "${encoding}" is not supported: send gzip or identity`);
+    throw new IngestError(
+      "TM_INGEST_UNSUPPORTED_ENCODING",
+      `Content-Encoding "${encoding}" is not supported: send gzip or identity`,
+    );
   const raw = await readRaw(stream, limits);
   if (enc !== "gzip" && enc !== "x-gzip") return raw;
   const out = await gunzipLimited(raw, limits.maxBodyBytes);

@@ -21,17 +21,30 @@ export function failureOf(err: unknown, retryAfterS: number, reply: FastifyReply
   return err;
 }
 
-export function registerEventsRoute(app: FastifyInstance, pipeline: WritePipeline, opts: EventBodyOptions & { retryAfterS: number }, metrics: IngestMetrics): void {
+export function registerEventsRoute(
+  app: FastifyInstance,
+  pipeline: WritePipeline,
+  opts: EventBodyOptions & { retryAfterS: number },
+  metrics: IngestMetrics,
+): void {
   app.post(EVENTS_PATH, async (req, reply) => {
     try {
       pipeline.authorize(req);
       const format = eventFormatOf(req.headers["content-type"]);
-      const { batch, requestId } = await pipeline.run(req, (body, ingestTs) => ({ batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts) }));
+      const { batch, requestId } = await pipeline.run(req, (body, ingestTs) => ({
+        batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts),
+      }));
       countBatch(metrics, "events", batch);
       reply.header("x-request-id", requestId);
-      const summary = { accepted: batch.events.length, rejected: batch.rejected, clamped: batch.clamped, errors: batch.errors };
+      const summary = {
+        accepted: batch.events.length,
+        rejected: batch.rejected,
+        clamped: batch.clamped,
+        errors: batch.errors,
+      };
       if (batch.events.length > 0) return reply.code(200).send(summary);
-      const message = batch.rejected > 0 ? "no event in the request is valid: see errors" : "the request holds no events";
+      const message =
+        batch.rejected > 0 ? "no event in the request is valid: see errors" : "the request holds no events";
       return reply.code(400).send({ ...summary, error: { code: "TM_INGEST_NO_VALID_EVENTS", message } });
     } catch (err) {
       const e = failureOf(err, opts.retryAfterS, reply);

@@ -21,7 +21,11 @@ const TRACE_TYPES: Record<string, TraceFormat> = {
 
 export function eventFormatOf(contentType: string | undefined): EventFormat {
   const f = EVENT_TYPES[essence(contentType)];
-  if (!f) throw new IngestError("TM_INGEST_UNSUPPORTED_MEDIA_TYPE", `Content-Type "${contentType ?? ""}" is not accepted on /v1/events: send application/x-ndjson or application/json`);
+  if (!f)
+    throw new IngestError(
+      "TM_INGEST_UNSUPPORTED_MEDIA_TYPE",
+      `Content-Type "${contentType ?? ""}" is not accepted on /v1/events: send application/x-ndjson or application/json`,
+    );
   return f;
 }
 

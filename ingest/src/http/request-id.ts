@@ -14,7 +14,10 @@ export function requestIdOf(headers: Record<string, string | string[] | undefine
     if (v === undefined) continue;
     const id = Array.isArray(v) ? v[0] : v;
     if (id === undefined || !VALID.test(id))
-      throw new IngestError("TM_INGEST_BAD_REQUEST_ID", `${name} must be 1 to 128 printable ASCII characters without spaces`);
+      throw new IngestError(
+        "TM_INGEST_BAD_REQUEST_ID",
+        `${name} must be 1 to 128 printable ASCII characters without spaces`,
+      );
     return id;
   }
   return randomUUID();

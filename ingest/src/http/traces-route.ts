@@ -15,18 +15,30 @@ import type { WritePipeline } from "./write-pipeline.js";
 
 export const TRACES_PATH = "/v1/traces";
 
-export function registerTracesRoute(app: FastifyInstance, pipeline: WritePipeline, opts: EventBodyOptions & { retryAfterS: number }, metrics: IngestMetrics): void {
+export function registerTracesRoute(
+  app: FastifyInstance,
+  pipeline: WritePipeline,
+  opts: EventBodyOptions & { retryAfterS: number },
+  metrics: IngestMetrics,
+): void {
   app.post(TRACES_PATH, async (req, reply) => {
     const format = traceFormatOf(req.headers["content-type"]);
     try {
       pipeline.authorize(req);
       if (!format)
-        throw new IngestError("TM_INGEST_UNSUPPORTED_MEDIA_TYPE", `Content-Type "${req.headers["content-type"] ?? ""}" is not accepted on /v1/traces: send application/x-protobuf or application/json`);
-      const { batch, skipped, requestId } = await pipeline.run(req, (body, ingestTs) => parseTraceBody(body, format, ingestTs, opts));
+        throw new IngestError(
+          "TM_INGEST_UNSUPPORTED_MEDIA_TYPE",
+          `Content-Type "${req.headers["content-type"] ?? ""}" is not accepted on /v1/traces: send application/x-protobuf or application/json`,
+        );
+      const { batch, skipped, requestId } = await pipeline.run(req, (body, ingestTs) =>
+        parseTraceBody(body, format, ingestTs, opts),
+      );
       countBatch(metrics, "traces", batch);
       metrics.skippedSpans.inc(skipped);
       const first = batch.errors[0];
-      const message = first ? `${batch.rejected} span(s) rejected; first: span ${first.index} ${first.field} ${first.message}` : "";
+      const message = first
+        ? `${batch.rejected} span(s) rejected; first: span ${first.index} ${first.field} ${first.message}`
+        : "";
       const out = otlpSuccess(format, batch.rejected, message);
       return reply.code(200).header("x-request-id", requestId).type(out.contentType).send(out.body);
     } catch (err) {

@@ -36,17 +36,30 @@ export class WritePipeline {
   }
 
   /** Runs an authorized request through; `parse` turns the body into a batch at ingest time `ingestTs`. */
-  async run<T extends { batch: RecordBatch }>(req: FastifyRequest, parse: (body: Buffer, ingestTs: number) => T): Promise<T & { requestId: string }> {
+  async run<T extends { batch: RecordBatch }>(
+    req: FastifyRequest,
+    parse: (body: Buffer, ingestTs: number) => T,
+  ): Promise<T & { requestId: string }> {
     const { config, budget, link, publisher, clock } = this.deps;
     const requestId = requestIdOf(req.headers);
-    if (!link.ready) throw new IngestError("TM_INGEST_UNAVAILABLE", "NATS is not reachable: retry after the Retry-After delay");
+    if (!link.ready)
+      throw new IngestError("TM_INGEST_UNAVAILABLE", "NATS is not reachable: retry after the Retry-After delay");
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > config.maxBodyBytes)
-      throw new IngestError("TM_INGEST_BODY_TOO_LARGE", `Content-Length ${declared} exceeds ${config.maxBodyBytes} bytes: split it into smaller requests`);
+      throw new IngestError(
+        "TM_INGEST_BODY_TOO_LARGE",
+        `Content-Length ${declared} exceeds ${config.maxBodyBytes} bytes: split it into smaller requests`,
+      );
     let held = 0;
     try {
       const stream = req.body as Readable | undefined;
-      const body = stream ? await readBody(stream, req.headers["content-encoding"], { maxBodyBytes: config.maxBodyBytes, budget, onTake: (n) => (held += n) }) : Buffer.alloc(0);
+      const body = stream
+        ? await readBody(stream, req.headers["content-encoding"], {
+            maxBodyBytes: config.maxBodyBytes,
+            budget,
+            onTake: (n) => (held += n),
+          })
+        : Buffer.alloc(0);
       const ingestTs = clock.now();
       const result = parse(body, ingestTs);
       if (result.batch.events.length > 0) await publisher.publish(requestId, result.batch.events);

@@ -90,5 +90,8 @@ interface GroupPublish {
 }
 
 function unavailable(why: string): IngestError {
-  return new IngestError("TM_INGEST_UNAVAILABLE", `${why}: nothing was acknowledged; retry with the same Idempotency-Key after Retry-After`);
+  return new IngestError(
+    "TM_INGEST_UNAVAILABLE",
+    `${why}: nothing was acknowledged; retry with the same Idempotency-Key after Retry-After`,
+  );
 }

@@ -36,14 +36,17 @@ export class Heartbeat {
     const h = headers();
     h.set(HEARTBEAT_HEADER, String(this.clock.now()));
     const acks: Promise<unknown>[] = [];
-    for (let p = 0; p < this.partitions; p++) acks.push(this.link.js.publish(eventsSubject(p), undefined, { headers: h, timeout: this.ackTimeoutMs }));
-    this.pending = Promise.all(acks).then(
-      () => undefined,
-      (err: unknown) => {
-        this.metrics.heartbeatFailures.inc();
-        this.log.debug({ err }, "heartbeat round failed");
-      },
-    ).finally(() => (this.pending = undefined));
+    for (let p = 0; p < this.partitions; p++)
+      acks.push(this.link.js.publish(eventsSubject(p), undefined, { headers: h, timeout: this.ackTimeoutMs }));
+    this.pending = Promise.all(acks)
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          this.metrics.heartbeatFailures.inc();
+          this.log.debug({ err }, "heartbeat round failed");
+        },
+      )
+      .finally(() => (this.pending = undefined));
   }
 
   async stop(): Promise<void> {

@@ -26,5 +26,8 @@ export function otlpSuccess(format: TraceFormat, rejectedSpans: number, errorMes
 export function otlpFailure(format: TraceFormat, httpStatus: number, message: string): OtlpReply {
   const code = GRPC_CODE[httpStatus] ?? 2;
   if (format === "json") return { contentType: "application/json", body: JSON.stringify({ code, message }) };
-  return { contentType: "application/x-protobuf", body: RpcStatus.encode(RpcStatus.create({ code, message })).finish() };
+  return {
+    contentType: "application/x-protobuf",
+    body: RpcStatus.encode(RpcStatus.create({ code, message })).finish(),
+  };
 }

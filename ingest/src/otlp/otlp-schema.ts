@@ -9,7 +9,11 @@ import protobuf from "protobufjs";
 
 const KeyValue = { fields: { key: { type: "string", id: 1 }, value: { type: "AnyValue", id: 2 } } };
 const AnyValue = {
-  oneofs: { value: { oneof: ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"] } },
+  oneofs: {
+    value: {
+      oneof: ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"],
+    },
+  },
   fields: {
     stringValue: { type: "string", id: 1 },
     boolValue: { type: "bool", id: 2 },
@@ -23,52 +27,114 @@ const AnyValue = {
 
 const descriptor = {
   nested: {
-    opentelemetry: { nested: { proto: { nested: {
-      common: { nested: { v1: { nested: {
-        AnyValue,
-        ArrayValue: { fields: { values: { rule: "repeated", type: "AnyValue", id: 1 } } },
-        KeyValueList: { fields: { values: { rule: "repeated", type: "KeyValue", id: 1 } } },
-        KeyValue,
-      } } } },
-      resource: { nested: { v1: { nested: {
-        Resource: { fields: { attributes: { rule: "repeated", type: "opentelemetry.proto.common.v1.KeyValue", id: 1 } } },
-      } } } },
-      trace: { nested: { v1: { nested: {
-        ResourceSpans: { fields: {
-          resource: { type: "opentelemetry.proto.resource.v1.Resource", id: 1 },
-          scopeSpans: { rule: "repeated", type: "ScopeSpans", id: 2 },
-        } },
-        ScopeSpans: { fields: { spans: { rule: "repeated", type: "Span", id: 2 } } },
-        Span: { fields: {
-          parentSpanId: { type: "bytes", id: 4 },
-          name: { type: "string", id: 5 },
-          kind: { type: "int32", id: 6 },
-          startTimeUnixNano: { type: "fixed64", id: 7 },
-          endTimeUnixNano: { type: "fixed64", id: 8 },
-          attributes: { rule: "repeated", type: "opentelemetry.proto.common.v1.KeyValue", id: 9 },
-          status: { type: "Status", id: 15 },
-        } },
-        Status: { fields: { message: { type: "string", id: 2 }, code: { type: "int32", id: 3 } } },
-      } } } },
-      collector: { nested: { trace: { nested: { v1: { nested: {
-        ExportTraceServiceRequest: { fields: {
-          resourceSpans: { rule: "repeated", type: "opentelemetry.proto.trace.v1.ResourceSpans", id: 1 },
-        } },
-        ExportTraceServiceResponse: { fields: { partialSuccess: { type: "ExportTracePartialSuccess", id: 1 } } },
-        ExportTracePartialSuccess: { fields: {
-          rejectedSpans: { type: "int64", id: 1 },
-          errorMessage: { type: "string", id: 2 },
-        } },
-      } } } } } },
-    } } } },
-    google: { nested: { rpc: { nested: {
-      Status: { fields: { code: { type: "int32", id: 1 }, message: { type: "string", id: 2 } } },
-    } } } },
+    opentelemetry: {
+      nested: {
+        proto: {
+          nested: {
+            common: {
+              nested: {
+                v1: {
+                  nested: {
+                    AnyValue,
+                    ArrayValue: { fields: { values: { rule: "repeated", type: "AnyValue", id: 1 } } },
+                    KeyValueList: { fields: { values: { rule: "repeated", type: "KeyValue", id: 1 } } },
+                    KeyValue,
+                  },
+                },
+              },
+            },
+            resource: {
+              nested: {
+                v1: {
+                  nested: {
+                    Resource: {
+                      fields: {
+                        attributes: { rule: "repeated", type: "opentelemetry.proto.common.v1.KeyValue", id: 1 },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            trace: {
+              nested: {
+                v1: {
+                  nested: {
+                    ResourceSpans: {
+                      fields: {
+                        resource: { type: "opentelemetry.proto.resource.v1.Resource", id: 1 },
+                        scopeSpans: { rule: "repeated", type: "ScopeSpans", id: 2 },
+                      },
+                    },
+                    ScopeSpans: { fields: { spans: { rule: "repeated", type: "Span", id: 2 } } },
+                    Span: {
+                      fields: {
+                        parentSpanId: { type: "bytes", id: 4 },
+                        name: { type: "string", id: 5 },
+                        kind: { type: "int32", id: 6 },
+                        startTimeUnixNano: { type: "fixed64", id: 7 },
+                        endTimeUnixNano: { type: "fixed64", id: 8 },
+                        attributes: { rule: "repeated", type: "opentelemetry.proto.common.v1.KeyValue", id: 9 },
+                        status: { type: "Status", id: 15 },
+                      },
+                    },
+                    Status: { fields: { message: { type: "string", id: 2 }, code: { type: "int32", id: 3 } } },
+                  },
+                },
+              },
+            },
+            collector: {
+              nested: {
+                trace: {
+                  nested: {
+                    v1: {
+                      nested: {
+                        ExportTraceServiceRequest: {
+                          fields: {
+                            resourceSpans: {
+                              rule: "repeated",
+                              type: "opentelemetry.proto.trace.v1.ResourceSpans",
+                              id: 1,
+                            },
+                          },
+                        },
+                        ExportTraceServiceResponse: {
+                          fields: { partialSuccess: { type: "ExportTracePartialSuccess", id: 1 } },
+                        },
+                        ExportTracePartialSuccess: {
+                          fields: {
+                            rejectedSpans: { type: "int64", id: 1 },
+                            errorMessage: { type: "string", id: 2 },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    google: {
+      nested: {
+        rpc: {
+          nested: {
+            Status: { fields: { code: { type: "int32", id: 1 }, message: { type: "string", id: 2 } } },
+          },
+        },
+      },
+    },
   },
 };
 
 const root = protobuf.Root.fromJSON(descriptor);
 
-export const ExportTraceServiceRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
-export const ExportTraceServiceResponse = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
+export const ExportTraceServiceRequest = root.lookupType(
+  "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+);
+export const ExportTraceServiceResponse = root.lookupType(
+  "opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse",
+);
 export const RpcStatus = root.lookupType("google.rpc.Status");

@@ -71,20 +71,38 @@ function fail(field: string, message: string): Normalized {
 }
 
 /** Maps one event span (see isEventSpan) of a resource with `service` to a normalized event. */
-export function spanToEvent(span: Record<string, unknown>, service: string | undefined, ingestTs: number, limits: EventLimits): Normalized {
-  if (service === undefined || service === "") return fail("resource.service.name", "the span's resource has no service.name attribute: set the service name in the SDK's resource");
-  if (service.length > limits.maxStringLength) return fail("resource.service.name", `is ${service.length} characters; at most ${limits.maxStringLength} are allowed`);
+export function spanToEvent(
+  span: Record<string, unknown>,
+  service: string | undefined,
+  ingestTs: number,
+  limits: EventLimits,
+): Normalized {
+  if (service === undefined || service === "")
+    return fail(
+      "resource.service.name",
+      "the span's resource has no service.name attribute: set the service name in the SDK's resource",
+    );
+  if (service.length > limits.maxStringLength)
+    return fail(
+      "resource.service.name",
+      `is ${service.length} characters; at most ${limits.maxStringLength} are allowed`,
+    );
   const start = int64(span.startTimeUnixNano);
   const end = int64(span.endTimeUnixNano);
   if (start === undefined || end === undefined || end <= 0)
-    return fail("endTimeUnixNano", "startTimeUnixNano and endTimeUnixNano must be unsigned 64-bit nanoseconds since epoch");
+    return fail(
+      "endTimeUnixNano",
+      "startTimeUnixNano and endTimeUnixNano must be unsigned 64-bit nanoseconds since epoch",
+    );
   if (end < start) return fail("endTimeUnixNano", "is before startTimeUnixNano");
   const attrs = readAttributes(span.attributes);
   const name = typeof span.name === "string" ? span.name : "";
   const route = normalizeRoute(typeof attrs.route === "string" && attrs.route !== "" ? attrs.route : name);
-  if (route.length > limits.maxStringLength) return fail("http.route", `is ${route.length} characters; at most ${limits.maxStringLength} are allowed`);
+  if (route.length > limits.maxStringLength)
+    return fail("http.route", `is ${route.length} characters; at most ${limits.maxStringLength} are allowed`);
   const user = attrs.user === undefined ? "" : String(attrs.user);
-  if (user.length > limits.maxStringLength) return fail("enduser.id", `is ${user.length} characters; at most ${limits.maxStringLength} are allowed`);
+  if (user.length > limits.maxStringLength)
+    return fail("enduser.id", `is ${user.length} characters; at most ${limits.maxStringLength} are allowed`);
   const status = httpStatus(attrs, span.status);
   const latency = Math.round(nanosBetween(span.startTimeUnixNano, span.endTimeUnixNano) / 1000) / 1000;
   const event = { ts: 0, ingest_ts: ingestTs, service, route, status, latency_ms: latency, user };

@@ -23,7 +23,10 @@ function decode(body: Buffer, format: TraceFormat): unknown {
     try {
       return ExportTraceServiceRequest.decode(body);
     } catch (err) {
-      throw new IngestError("TM_INGEST_BAD_PROTOBUF", `body is not a valid ExportTraceServiceRequest protobuf (${(err as Error).message})`);
+      throw new IngestError(
+        "TM_INGEST_BAD_PROTOBUF",
+        `body is not a valid ExportTraceServiceRequest protobuf (${(err as Error).message})`,
+      );
     }
   }
   try {
@@ -40,7 +43,12 @@ function list(v: unknown, field: string): unknown[] {
   return v;
 }
 
-export function parseTraceBody(body: Buffer, format: TraceFormat, ingestTs: number, opts: EventBodyOptions): TraceBatch {
+export function parseTraceBody(
+  body: Buffer,
+  format: TraceFormat,
+  ingestTs: number,
+  opts: EventBodyOptions,
+): TraceBatch {
   const req = decode(body, format);
   if (typeof req !== "object" || req === null || Array.isArray(req))
     throw new IngestError("TM_INGEST_BAD_SHAPE", "body must be an ExportTraceServiceRequest object with resourceSpans");
@@ -48,10 +56,12 @@ export function parseTraceBody(body: Buffer, format: TraceFormat, ingestTs: numb
   let skipped = 0;
   let index = 0;
   for (const rs of list((req as { resourceSpans?: unknown }).resourceSpans, "resourceSpans")) {
-    if (typeof rs !== "object" || rs === null || Array.isArray(rs)) throw new IngestError("TM_INGEST_BAD_SHAPE", "each resourceSpans entry must be an object");
+    if (typeof rs !== "object" || rs === null || Array.isArray(rs))
+      throw new IngestError("TM_INGEST_BAD_SHAPE", "each resourceSpans entry must be an object");
     const service = serviceNameOf((rs as { resource?: unknown }).resource);
     for (const ss of list((rs as { scopeSpans?: unknown }).scopeSpans, "resourceSpans[].scopeSpans")) {
-      if (typeof ss !== "object" || ss === null || Array.isArray(ss)) throw new IngestError("TM_INGEST_BAD_SHAPE", "each scopeSpans entry must be an object");
+      if (typeof ss !== "object" || ss === null || Array.isArray(ss))
+        throw new IngestError("TM_INGEST_BAD_SHAPE", "each scopeSpans entry must be an object");
       for (const span of list((ss as { spans?: unknown }).spans, "scopeSpans[].spans")) {
         if (typeof span !== "object" || span === null || Array.isArray(span)) {
           batch.reject(index++, "(span)", "each span must be an object");

@@ -28,8 +28,14 @@ export function ddsketchRows(): Row[] {
   const [a, b] = [ours(five), ours(sample("lognormal", 5000, 3))];
   const [ta, tb] = [theirs(five), theirs(sample("lognormal", 5000, 3))];
   const mergeN = 2000;
-  const mergeOurs = nsPerOp(() => { for (let i = 0; i < mergeN; i++) a.merge(b); }, mergeN) / 1000;
-  const mergeTheirs = nsPerOp(() => { for (let i = 0; i < mergeN; i++) ta.merge(tb); }, mergeN) / 1000;
+  const mergeOurs =
+    nsPerOp(() => {
+      for (let i = 0; i < mergeN; i++) a.merge(b);
+    }, mergeN) / 1000;
+  const mergeTheirs =
+    nsPerOp(() => {
+      for (let i = 0; i < mergeN; i++) ta.merge(tb);
+    }, mergeN) / 1000;
   const enc = ours(five).encode();
   const proto = theirs(five).toProto();
   const codecN = 2000;
@@ -37,14 +43,71 @@ export function ddsketchRows(): Row[] {
   const t5 = theirs(five);
   const PANE_QS = [0.5, 0.9, 0.95, 0.99, 0.999];
   const qn = 20_000;
-  const paneOne = nsPerOp(() => { for (let i = 0; i < qn; i++) for (const q of PANE_QS) s5.quantile(q); }, qn) / 1000;
+  const paneOne =
+    nsPerOp(() => {
+      for (let i = 0; i < qn; i++) for (const q of PANE_QS) s5.quantile(q);
+    }, qn) / 1000;
   const rows: Row[] = [
-    { what: "DDSketch add (500k lognormal)", unit: "ns", ours: addOurs, baseline: { name: `${DD} accept`, value: addTheirs }, target: 40, ratioTarget: 1 },
-    { what: "DDSketch 5 pane quantiles (5k lognormal), quantiles()", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < qn; i++) s5.quantiles(PANE_QS); }, qn) / 1000, baseline: { name: `${DD} getValueAtQuantile ×5`, value: nsPerOp(() => { for (let i = 0; i < qn; i++) for (const q of PANE_QS) t5.getValueAtQuantile(q); }, qn) / 1000 } },
+    {
+      what: "DDSketch add (500k lognormal)",
+      unit: "ns",
+      ours: addOurs,
+      baseline: { name: `${DD} accept`, value: addTheirs },
+      target: 40,
+      ratioTarget: 1,
+    },
+    {
+      what: "DDSketch 5 pane quantiles (5k lognormal), quantiles()",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < qn; i++) s5.quantiles(PANE_QS);
+        }, qn) / 1000,
+      baseline: {
+        name: `${DD} getValueAtQuantile ×5`,
+        value:
+          nsPerOp(() => {
+            for (let i = 0; i < qn; i++) for (const q of PANE_QS) t5.getValueAtQuantile(q);
+          }, qn) / 1000,
+      },
+    },
     { what: "DDSketch 5 pane quantiles (5k lognormal), quantile() ×5", unit: "µs", ours: paneOne },
-    { what: "DDSketch merge (5k + 5k lognormal)", unit: "µs", ours: mergeOurs, baseline: { name: DD, value: mergeTheirs } },
-    { what: "DDSketch encode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) s5.encode(); }, codecN) / 1000, baseline: { name: `${DD} toProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) t5.toProto(); }, codecN) / 1000 } },
-    { what: "DDSketch decode (5k lognormal)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < codecN; i++) DDSketch.decode(enc); }, codecN) / 1000, baseline: { name: `${DD} fromProto`, value: nsPerOp(() => { for (let i = 0; i < codecN; i++) OracleSketch.fromProto(proto); }, codecN) / 1000 } },
+    {
+      what: "DDSketch merge (5k + 5k lognormal)",
+      unit: "µs",
+      ours: mergeOurs,
+      baseline: { name: DD, value: mergeTheirs },
+    },
+    {
+      what: "DDSketch encode (5k lognormal)",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < codecN; i++) s5.encode();
+        }, codecN) / 1000,
+      baseline: {
+        name: `${DD} toProto`,
+        value:
+          nsPerOp(() => {
+            for (let i = 0; i < codecN; i++) t5.toProto();
+          }, codecN) / 1000,
+      },
+    },
+    {
+      what: "DDSketch decode (5k lognormal)",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < codecN; i++) DDSketch.decode(enc);
+        }, codecN) / 1000,
+      baseline: {
+        name: `${DD} fromProto`,
+        value:
+          nsPerOp(() => {
+            for (let i = 0; i < codecN; i++) OracleSketch.fromProto(proto);
+          }, codecN) / 1000,
+      },
+    },
   ];
   for (const n of [10, 1000, 5000, 100_000]) {
     const v = sample("lognormal", n, 10 + n);
@@ -85,9 +148,18 @@ function recountEstimate(regs: Uint8Array): number {
 export function hyperLogLogRows(): Row[] {
   const ids = userIds(500_000, 200_000, 4);
   const hashes = ids.map((u) => HyperLogLog.hash(u));
-  const addOurs = nsPerOp(() => { const h = new HyperLogLog(); for (const u of ids) h.add(u); }, ids.length);
-  const addTheirs = nsPerOp(() => { const h = HyperLogLog32(14); for (const u of ids) h.add(u); }, ids.length);
-  const addHash = nsPerOp(() => { const h = new HyperLogLog(); for (const x of hashes) h.addHash(x); }, hashes.length);
+  const addOurs = nsPerOp(() => {
+    const h = new HyperLogLog();
+    for (const u of ids) h.add(u);
+  }, ids.length);
+  const addTheirs = nsPerOp(() => {
+    const h = HyperLogLog32(14);
+    for (const u of ids) h.add(u);
+  }, ids.length);
+  const addHash = nsPerOp(() => {
+    const h = new HyperLogLog();
+    for (const x of hashes) h.addHash(x);
+  }, hashes.length);
   const sparseAdds = nsPerOp(() => {
     for (let s = 0; s < ids.length; s += 10) {
       const h = new HyperLogLog();
@@ -100,16 +172,70 @@ export function hyperLogLogRows(): Row[] {
   const n = 500;
   const enc = a.encode();
   const regs = denseRegisters(enc);
-  if (recountEstimate(regs) !== a.estimate()) throw new Error("the kept histogram disagrees with a recount of the registers");
+  if (recountEstimate(regs) !== a.estimate())
+    throw new Error("the kept histogram disagrees with a recount of the registers");
   const rows: Row[] = [
-    { what: "HLL add, string (p=14, dense, 500k adds)", unit: "ns", ours: addOurs, baseline: { name: `${HLL} add`, value: addTheirs }, target: 60 },
+    {
+      what: "HLL add, string (p=14, dense, 500k adds)",
+      unit: "ns",
+      ours: addOurs,
+      baseline: { name: `${HLL} add`, value: addTheirs },
+      target: 60,
+    },
     { what: "HLL addHash, pre-hashed (dense)", unit: "ns", ours: addHash },
     { what: "HLL addHash into fresh sparse sketches, 10 users each", unit: "ns", ours: sparseAdds },
-    { what: "HLL merge, dense p=14", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) a.merge(b); }, n) / 1000, baseline: { name: HLL, value: nsPerOp(() => { for (let i = 0; i < n; i++) ta.merge(tb); }, n) / 1000 } },
-    { what: "HLL estimate, dense p=14 (register histogram kept on each change)", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) a.estimate(); }, n) / 1000, baseline: { name: "the former estimate: histogram of the 2^14 registers, then Ertl", value: nsPerOp(() => { for (let i = 0; i < n; i++) recountEstimate(regs); }, n) / 1000 } },
-    { what: "HLL encode, dense p=14", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) a.encode(); }, n) / 1000 },
-    { what: "HLL decode, dense p=14", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < n; i++) HyperLogLog.decode(enc); }, n) / 1000 },
-    { what: "HLL encoded size, dense p=14", unit: "B", ours: enc.length, baseline: { name: `${HLL} state()`, value: ta.state().length } },
+    {
+      what: "HLL merge, dense p=14",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < n; i++) a.merge(b);
+        }, n) / 1000,
+      baseline: {
+        name: HLL,
+        value:
+          nsPerOp(() => {
+            for (let i = 0; i < n; i++) ta.merge(tb);
+          }, n) / 1000,
+      },
+    },
+    {
+      what: "HLL estimate, dense p=14 (register histogram kept on each change)",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < n; i++) a.estimate();
+        }, n) / 1000,
+      baseline: {
+        name: "the former estimate: histogram of the 2^14 registers, then Ertl",
+        value:
+          nsPerOp(() => {
+            for (let i = 0; i < n; i++) recountEstimate(regs);
+          }, n) / 1000,
+      },
+    },
+    {
+      what: "HLL encode, dense p=14",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < n; i++) a.encode();
+        }, n) / 1000,
+    },
+    {
+      what: "HLL decode, dense p=14",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < n; i++) HyperLogLog.decode(enc);
+        }, n) / 1000,
+    },
+    {
+      what: "HLL encoded size, dense p=14",
+      unit: "B",
+      ours: enc.length,
+      baseline: { name: `${HLL} state()`, value: ta.state().length },
+    },
   ];
   for (const distinct of [1_000, 100_000, 1_000_000]) {
     const h = new HyperLogLog();
@@ -120,7 +246,13 @@ export function hyperLogLogRows(): Row[] {
       t.add(u);
     }
     const err = (e: number) => (100 * Math.abs(e - distinct)) / distinct;
-    rows.push({ what: `HLL relative error at ${distinct} distinct (3σ = 2.44%)`, unit: "%", ours: err(h.estimate()), baseline: { name: HLL, value: err(t.count()) }, target: 2.44 });
+    rows.push({
+      what: `HLL relative error at ${distinct} distinct (3σ = 2.44%)`,
+      unit: "%",
+      ours: err(h.estimate()),
+      baseline: { name: HLL, value: err(t.count()) },
+      target: 2.44,
+    });
   }
   return rows;
 }
@@ -153,15 +285,46 @@ export function aggregateRows(): Row[] {
   }, n);
   const m = 20_000;
   return [
-    { what: "Aggregate heap, 10 requests / 10 users (measured)", unit: "B", ours: heap, baseline: { name: `${DD} DDSketch alone`, value: theirHeap }, target: 400 },
+    {
+      what: "Aggregate heap, 10 requests / 10 users (measured)",
+      unit: "B",
+      ours: heap,
+      baseline: { name: `${DD} DDSketch alone`, value: theirHeap },
+      target: 400,
+    },
     { what: "Aggregate heapBytes() estimate, same aggregate", unit: "B", ours: a.heapBytes() },
     ...[100, 1000, 5000].flatMap((count): Row[] => [
-      { what: `Aggregate heap, ${count} requests / ${count} users (measured)`, unit: "B", ours: retainedBytesPer((i) => requests(count, i), 200_000 / count) },
+      {
+        what: `Aggregate heap, ${count} requests / ${count} users (measured)`,
+        unit: "B",
+        ours: retainedBytesPer((i) => requests(count, i), 200_000 / count),
+      },
       { what: `Aggregate heapBytes() estimate, same aggregate`, unit: "B", ours: requests(count, 1).heapBytes() },
     ]),
     { what: "Aggregate encoded size, 10 requests", unit: "B", ours: enc.length },
-    { what: "Aggregate merge, 10 + 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) a.clone().merge(b); }, m) / 1000 },
-    { what: "Aggregate encode, 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) a.encode(); }, m) / 1000 },
-    { what: "Aggregate decode, 10 requests", unit: "µs", ours: nsPerOp(() => { for (let i = 0; i < m; i++) RequestAggregate.decode(enc); }, m) / 1000 },
+    {
+      what: "Aggregate merge, 10 + 10 requests",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < m; i++) a.clone().merge(b);
+        }, m) / 1000,
+    },
+    {
+      what: "Aggregate encode, 10 requests",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < m; i++) a.encode();
+        }, m) / 1000,
+    },
+    {
+      what: "Aggregate decode, 10 requests",
+      unit: "µs",
+      ours:
+        nsPerOp(() => {
+          for (let i = 0; i < m; i++) RequestAggregate.decode(enc);
+        }, m) / 1000,
+    },
   ];
 }

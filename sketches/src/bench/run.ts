@@ -18,7 +18,9 @@ const host = machine();
 console.log(`tidemark sketches benchmark — ${host}\n`);
 console.log(textTable(rows));
 const misses = missed(rows);
-console.log(`\n${misses.length === 0 ? "every target met" : `targets missed: ${misses.map((r) => r.what).join("; ")}`} (${seconds.toFixed(1)} s)`);
+console.log(
+  `\n${misses.length === 0 ? "every target met" : `targets missed: ${misses.map((r) => r.what).join("; ")}`} (${seconds.toFixed(1)} s)`,
+);
 
 const md = `# Sketches benchmark
 

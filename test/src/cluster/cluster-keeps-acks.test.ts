@@ -37,7 +37,9 @@ describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => 
   });
 
   it("refuses clients without credentials", async () => {
-    await expect(connect({ servers: cluster.urls[0], noAsyncTraces: true, reconnect: false })).rejects.toThrow(/authorization/i);
+    await expect(connect({ servers: cluster.urls[0], noAsyncTraces: true, reconnect: false })).rejects.toThrow(
+      /authorization/i,
+    );
   });
 
   it("keeps every acknowledged batch, exactly once, when the stream leader dies under load", async () => {
@@ -63,7 +65,7 @@ describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => 
       const id = `load-${n}-${p}`;
       const h = headers();
       h.set("Nats-Msg-Id", id);
-      for (const giveUp = Date.now() + 20_000; Date.now() < giveUp; ) {
+      for (const giveUp = Date.now() + 20_000; Date.now() < giveUp;) {
         try {
           await js.publish(eventsSubject(p), encodeEventBatch(events), { headers: h, timeout: 2000 });
           acked.set(id, events.length);
@@ -111,7 +113,9 @@ describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => 
       expect((bodies.get(id) ?? "").split("\n").filter((l) => l !== "").length).toBe(count);
     }
     expect([...seen.values()].every((c) => c === 1)).toBe(true);
-    console.log(`cluster: ${acked.size} batches acknowledged, ${failedAttempts} publish attempts retried around the crash, ${stored.length} stored`);
+    console.log(
+      `cluster: ${acked.size} batches acknowledged, ${failedAttempts} publish attempts retried around the crash, ${stored.length} stored`,
+    );
 
     // The dead node comes back and catches up from its peers.
     await cluster.start(leader);

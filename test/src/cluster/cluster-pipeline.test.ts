@@ -91,7 +91,8 @@ describe("ingest + 2 engine workers on an auth-enabled 3-node NATS cluster (repl
     cluster = await startNatsCluster(3);
     nc = await connect({ servers: [...cluster.urls], user: cluster.user, pass: cluster.password, noAsyncTraces: true });
     const jsm = await jetstreamManager(nc);
-    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await jsm.streams.add({ ...streamConfigOf(spec), num_replicas: 3 });
+    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()])
+      await jsm.streams.add({ ...streamConfigOf(spec), num_replicas: 3 });
     const leader = NODE_NAMES.indexOf((await jsm.streams.info(STREAM_EVENTS)).cluster?.leader ?? "");
     // The node that will die: the one leading TM_EVENTS. Ingest talks to it (its client must
     // fail over and wait out the election); each engine talks to a survivor.
@@ -105,17 +106,35 @@ describe("ingest + 2 engine workers on an auth-enabled 3-node NATS cluster (repl
       engine: { ...FAST_POLICIES_CONFIG.engine, idleTimeout: "30s" },
       referenceHorizon: "20s",
       policies: FAST_POLICIES_CONFIG.policies.map((p) =>
-        p.name === "billing" ? { ...p, watermark: { kind: "arrival-lag", lag: `${BILLING.lagMs}ms` }, grace: `${BILLING.graceMs}ms` } : p,
+        p.name === "billing"
+          ? { ...p, watermark: { kind: "arrival-lag", lag: `${BILLING.lagMs}ms` }, grace: `${BILLING.graceMs}ms` }
+          : p,
       ),
     };
     const configFile = join(dir, "tidemark.config.json");
     writeFileSync(configFile, JSON.stringify(config));
-    const env = { TIDEMARK_NATS_USER: cluster.user, TIDEMARK_NATS_PASSWORD: cluster.password, TIDEMARK_INGEST_TOKENS: TOKEN };
+    const env = {
+      TIDEMARK_NATS_USER: cluster.user,
+      TIDEMARK_NATS_PASSWORD: cluster.password,
+      TIDEMARK_INGEST_TOKENS: TOKEN,
+    };
     const url = (i: number): string => cluster.urls[i] ?? "";
     const ingest = spawnTidemark(["ingest", "--port", "0", "--nats", url(victim), "--config", configFile], { env });
     const engines = (["0-3", "4-7"] as const).map((parts, i) =>
       spawnTidemark(
-        ["engine", "--partitions", parts, "--data", join(dir, "data"), "--nats", url(survivors[i] ?? 0), "--config", configFile, "--metrics-port", "0"],
+        [
+          "engine",
+          "--partitions",
+          parts,
+          "--data",
+          join(dir, "data"),
+          "--nats",
+          url(survivors[i] ?? 0),
+          "--config",
+          configFile,
+          "--metrics-port",
+          "0",
+        ],
         { env },
       ),
     );
@@ -144,16 +163,25 @@ describe("ingest + 2 engine workers on an auth-enabled 3-node NATS cluster (repl
     expect(load.acked.size).toBeGreaterThan(20);
     const lastTs = latestTs(load);
     const closeAt = Math.floor(lastTs / WINDOW_MS) * WINDOW_MS + WINDOW_MS + BILLING.lagMs + BILLING.graceMs;
-    await waitFor(() => logTimes.size === 2 && Math.min(...logTimes.values()) > closeAt + 1000, 60_000, "both engines' log time past the last billing close", 500);
+    await waitFor(
+      () => logTimes.size === 2 && Math.min(...logTimes.values()) > closeAt + 1000,
+      60_000,
+      "both engines' log time past the last billing close",
+      500,
+    );
 
     const stored = (await readStream(nc, STREAM_EVENTS)).flatMap((m) => decodeEventBatch(m.body));
     const ackedEvents = expectAllAcknowledgedStoredOnce(load, stored);
     const panes = await billingPanes(nc);
     expect(panes.every((p) => p.kind === "final")).toBe(true);
-    const got = new Map(panes.map((p) => [`${p.key.service}|${p.window.start}`, { count: p.value.count, errors: p.value.errors }]));
+    const got = new Map(
+      panes.map((p) => [`${p.key.service}|${p.window.start}`, { count: p.value.count, errors: p.value.errors }]),
+    );
     const truth = billingTruth(stored);
     expect(got).toEqual(truth);
-    console.log(`cluster: ${ackedEvents} events acknowledged and stored once; ${got.size} billing windows (2 workers) equal the stored events`);
+    console.log(
+      `cluster: ${ackedEvents} events acknowledged and stored once; ${got.size} billing windows (2 workers) equal the stored events`,
+    );
   });
 
   it("loses no acknowledged event when a NATS node dies under load, and billing's panes still equal the stored events", async () => {
@@ -186,12 +214,31 @@ describe("ingest + 2 engine workers on an auth-enabled 3-node NATS cluster (repl
 
     // The panes are still right: every window, before, across and after the crash.
     const closeAt = Math.floor(latestTs(later) / WINDOW_MS) * WINDOW_MS + WINDOW_MS + BILLING.lagMs + BILLING.graceMs;
-    await waitFor(() => logTimes.size === 2 && Math.min(...logTimes.values()) > closeAt + 1000, 60_000, "both engines' log time past the last billing close", 500).catch((err: Error) => {
-      throw new Error(`${err.message}; log times ${JSON.stringify([...logTimes])}, close at ${closeAt}\n${roles.slice(1).map((r) => r.output().split("\n").filter((l) => /heartbeats|idle|failed/.test(l)).slice(-10).join("\n")).join("\n")}`);
+    await waitFor(
+      () => logTimes.size === 2 && Math.min(...logTimes.values()) > closeAt + 1000,
+      60_000,
+      "both engines' log time past the last billing close",
+      500,
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; log times ${JSON.stringify([...logTimes])}, close at ${closeAt}\n${roles
+          .slice(1)
+          .map((r) =>
+            r
+              .output()
+              .split("\n")
+              .filter((l) => /heartbeats|idle|failed/.test(l))
+              .slice(-10)
+              .join("\n"),
+          )
+          .join("\n")}`,
+      );
     });
     const all = (await readStream(nc, STREAM_EVENTS)).flatMap((m) => decodeEventBatch(m.body));
     const panes = await billingPanes(nc);
-    const got = new Map(panes.map((p) => [`${p.key.service}|${p.window.start}`, { count: p.value.count, errors: p.value.errors }]));
+    const got = new Map(
+      panes.map((p) => [`${p.key.service}|${p.window.start}`, { count: p.value.count, errors: p.value.errors }]),
+    );
     expect(got).toEqual(billingTruth(all));
     const recreated = roles.slice(1).reduce((n, r) => n + (r.output().match(/missed its heartbeats/g)?.length ?? 0), 0);
     console.log(

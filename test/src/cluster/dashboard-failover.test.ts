@@ -45,7 +45,9 @@ async function consumerNode(jsm: JetStreamManager): Promise<number> {
 async function shown(dashboard: string): Promise<Map<string, string>> {
   const res = await fetch(`${dashboard}/api/panes?policy=billing&window=10s`);
   if (!res.ok) return new Map();
-  return new Map(((await res.json()) as { panes: Pane[] }).panes.map((p) => [p.id, `seq ${p.seq} count ${p.value.count}`]));
+  return new Map(
+    ((await res.json()) as { panes: Pane[] }).panes.map((p) => [p.id, `seq ${p.seq} count ${p.value.count}`]),
+  );
 }
 
 describe("dashboard on a 3-node NATS cluster: the node hosting its TM_PANES consumer dies while panes are published", () => {
@@ -56,7 +58,12 @@ describe("dashboard on a 3-node NATS cluster: the node hosting its TM_PANES cons
 
   beforeAll(async () => {
     cluster = await startNatsCluster(3);
-    const admin = await connect({ servers: [...cluster.urls], user: cluster.user, pass: cluster.password, noAsyncTraces: true });
+    const admin = await connect({
+      servers: [...cluster.urls],
+      user: cluster.user,
+      pass: cluster.password,
+      noAsyncTraces: true,
+    });
     const jsm = await jetstreamManager(admin);
     await jsm.streams.add({ ...streamConfigOf(panesStreamSpec()), num_replicas: 3 });
     // The node that dies hosts the dashboard's ordered consumer but not its connection: the
@@ -77,7 +84,12 @@ describe("dashboard on a 3-node NATS cluster: the node hosting its TM_PANES cons
     }
     expect(victim).toBeGreaterThanOrEqual(0);
     await admin.close();
-    nc = await connect({ servers: cluster.urls[(victim + 1) % 3] ?? "", user: cluster.user, pass: cluster.password, noAsyncTraces: true });
+    nc = await connect({
+      servers: cluster.urls[(victim + 1) % 3] ?? "",
+      user: cluster.user,
+      pass: cluster.password,
+      noAsyncTraces: true,
+    });
   }, 90_000);
   afterAll(async () => {
     if (dashboard?.child.exitCode === null) dashboard.child.kill("SIGKILL");
@@ -92,7 +104,15 @@ describe("dashboard on a 3-node NATS cluster: the node hosting its TM_PANES cons
     // 120 publishes, 50 ms apart: every window gets seqs 1..6, its count growing with each.
     for (let i = 0; i < 120; i++) {
       if (i === 40) await cluster.crash(victim);
-      const p = pane({ policy: "billing", service: "checkout", windowMs: WINDOW_MS, start: start + (i % WINDOWS) * WINDOW_MS, seq: Math.floor(i / WINDOWS) + 1, kind: "final", count: i + 1 });
+      const p = pane({
+        policy: "billing",
+        service: "checkout",
+        windowMs: WINDOW_MS,
+        start: start + (i % WINDOWS) * WINDOW_MS,
+        seq: Math.floor(i / WINDOWS) + 1,
+        kind: "final",
+        count: i + 1,
+      });
       await publishAcked(nc, p);
       expected.set(p.id, `seq ${p.seq} count ${p.value.count}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -108,11 +128,20 @@ describe("dashboard on a 3-node NATS cluster: the node hosting its TM_PANES cons
       250,
     ).catch((err: Error) => {
       const behind = [...expected].filter(([id, v]) => got.get(id) !== v).length;
-      throw new Error(`${err.message}; ${behind} of ${expected.size} panes behind\n${dashboard.output().split("\n").filter((l) => /heartbeats|feed/.test(l)).slice(-8).join("\n")}`);
+      throw new Error(
+        `${err.message}; ${behind} of ${expected.size} panes behind\n${dashboard
+          .output()
+          .split("\n")
+          .filter((l) => /heartbeats|feed/.test(l))
+          .slice(-8)
+          .join("\n")}`,
+      );
     });
     expect(got).toEqual(expected);
     const recreated = dashboard.output().match(/missed its heartbeats/g)?.length ?? 0;
-    console.log(`dashboard: node hosting the TM_PANES consumer (${NODE_NAMES[victim]}) killed after 40 of 120 publishes; /api/panes shows the last version of all ${expected.size} panes; consumer recreated ${recreated} time(s) after missed heartbeats`);
+    console.log(
+      `dashboard: node hosting the TM_PANES consumer (${NODE_NAMES[victim]}) killed after 40 of 120 publishes; /api/panes shows the last version of all ${expected.size} panes; consumer recreated ${recreated} time(s) after missed heartbeats`,
+    );
     dashboard.child.kill("SIGTERM");
     expect(await dashboard.exited).toBe(0);
   }, 90_000);

@@ -29,7 +29,14 @@ function events(load: number, n: number, size: number, now: number): SentEvent[]
   }));
 }
 
-export async function runLoad(opts: { ingest: string; token: string; durationMs: number; clients: number; size: number; onTick?: (elapsedMs: number) => void }): Promise<LoadResult> {
+export async function runLoad(opts: {
+  ingest: string;
+  token: string;
+  durationMs: number;
+  clients: number;
+  size: number;
+  onTick?: (elapsedMs: number) => void;
+}): Promise<LoadResult> {
   const result: LoadResult = { acked: new Map(), retried: 0, abandoned: 0 };
   const start = Date.now();
   let next = 0;
@@ -37,10 +44,14 @@ export async function runLoad(opts: { ingest: string; token: string; durationMs:
     const batch = events(start, n, opts.size, Date.now());
     const body = batch.map((e) => JSON.stringify(e)).join("\n") + "\n";
     const id = `load-${start}-${n}`;
-    for (const giveUp = Date.now() + 30_000; Date.now() < giveUp; ) {
+    for (const giveUp = Date.now() + 30_000; Date.now() < giveUp;) {
       const res = await fetch(`${opts.ingest}/v1/events`, {
         method: "POST",
-        headers: { authorization: `Bearer ${opts.token}`, "content-type": "application/x-ndjson", "idempotency-key": id },
+        headers: {
+          authorization: `Bearer ${opts.token}`,
+          "content-type": "application/x-ndjson",
+          "idempotency-key": id,
+        },
         body,
       }).catch(() => undefined);
       if (res?.status === 200) {

@@ -41,10 +41,22 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const root = mkdtempSync(join(tmpdir(), "tidemark-cluster-"));
   const nodes: NodePorts[] = [];
   for (let i = 0; i < size; i++) {
-    nodes.push({ name: `n${i + 1}`, client: await freePort(), cluster: await freePort(), monitor: await freePort(), storeDir: join(root, `n${i + 1}`) });
+    nodes.push({
+      name: `n${i + 1}`,
+      client: await freePort(),
+      cluster: await freePort(),
+      monitor: await freePort(),
+      storeDir: join(root, `n${i + 1}`),
+    });
   }
-  const secrets = { route: "route-secret-for-tests", tidemark: "tidemark-secret-for-tests", sys: "sys-secret-for-tests" };
-  const routes = Object.fromEntries(nodes.map((n, i) => [`TM_ROUTE_${i + 1}`, `nats-route://route:${secrets.route}@127.0.0.1:${n.cluster}`]));
+  const secrets = {
+    route: "route-secret-for-tests",
+    tidemark: "tidemark-secret-for-tests",
+    sys: "sys-secret-for-tests",
+  };
+  const routes = Object.fromEntries(
+    nodes.map((n, i) => [`TM_ROUTE_${i + 1}`, `nats-route://route:${secrets.route}@127.0.0.1:${n.cluster}`]),
+  );
   const env = (n: NodePorts): NodeJS.ProcessEnv => ({
     ...process.env,
     ...routes,
@@ -59,9 +71,20 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     TIDEMARK_NATS_SYS_PASSWORD: secrets.sys,
   });
   const launch = (n: NodePorts): Promise<NatsServerProcess> =>
-    spawnNatsServer({ port: n.client, storeDir: n.storeDir, monitorPort: n.monitor, configFile: CLUSTER_CONF, env: env(n) });
+    spawnNatsServer({
+      port: n.client,
+      storeDir: n.storeDir,
+      monitorPort: n.monitor,
+      configFile: CLUSTER_CONF,
+      env: env(n),
+    });
   const procs: Array<NatsServerProcess | undefined> = await Promise.all(nodes.map(launch));
-  await waitFor(() => metaLeaderElected(nodes.map((n) => n.monitor)), 30_000, "the JetStream meta leader of the cluster", 200);
+  await waitFor(
+    () => metaLeaderElected(nodes.map((n) => n.monitor)),
+    30_000,
+    "the JetStream meta leader of the cluster",
+    200,
+  );
   const node = (i: number): NodePorts => {
     const n = nodes[i];
     if (!n) throw new RangeError(`no node ${i}`);
@@ -97,7 +120,9 @@ async function metaLeaderElected(monitorPorts: readonly number[]): Promise<boole
   const leaders = await Promise.all(
     monitorPorts.map(async (port) => {
       try {
-        const jsz = (await (await fetch(`http://127.0.0.1:${port}/jsz`)).json()) as { meta_cluster?: { leader?: string; cluster_size?: number } };
+        const jsz = (await (await fetch(`http://127.0.0.1:${port}/jsz`)).json()) as {
+          meta_cluster?: { leader?: string; cluster_size?: number };
+        };
         return jsz.meta_cluster?.cluster_size === monitorPorts.length ? jsz.meta_cluster.leader : undefined;
       } catch {
         return undefined;

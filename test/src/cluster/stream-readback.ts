@@ -24,7 +24,8 @@ export async function readStream(nc: NatsConnection, stream: string, parallel = 
     const seqs = Array.from({ length: Math.min(parallel, last - from + 1) }, (_, i) => from + i);
     const got = await Promise.all(seqs.map((seq) => retry(() => get(jsm, stream, seq))));
     for (const m of got) {
-      if (m) out.push({ seq: m.seq, subject: m.subject, msgId: m.header.get("Nats-Msg-Id") || undefined, body: m.string() });
+      if (m)
+        out.push({ seq: m.seq, subject: m.subject, msgId: m.header.get("Nats-Msg-Id") || undefined, body: m.string() });
     }
   }
   return out;

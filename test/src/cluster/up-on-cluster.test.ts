@@ -23,24 +23,42 @@ describe("tidemark up --nats <cluster> with credentials and replicas 3 from tide
     const configFile = join(dir, "tidemark.config.json");
     // Credentials come from the environment (never the file or a flag); the file sets the replicas.
     writeFileSync(configFile, JSON.stringify({ nats: { url: cluster.urls[1], replicas: 3 }, demo: { rate: 200 } }));
-    const up = spawnTidemark(["up", "--config", configFile, "--data", join(dir, "data"), "--ingest-port", "0", "--dashboard-port", "0"], {
-      cwd: dir,
-      env: { TIDEMARK_NATS_USER: cluster.user, TIDEMARK_NATS_PASSWORD: cluster.password },
-      readyTimeoutMs: 60_000,
-    });
+    const up = spawnTidemark(
+      ["up", "--config", configFile, "--data", join(dir, "data"), "--ingest-port", "0", "--dashboard-port", "0"],
+      {
+        cwd: dir,
+        env: { TIDEMARK_NATS_USER: cluster.user, TIDEMARK_NATS_PASSWORD: cluster.password },
+        readyTimeoutMs: 60_000,
+      },
+    );
     const ready = await up.ready;
     const pids = ready.pids as Record<string, number>;
     expect(Object.keys(pids).sort()).toEqual(["dashboard", "demo", "engine", "ingest"]);
 
-    const nc = await connect({ servers: [...cluster.urls], user: cluster.user, pass: cluster.password, noAsyncTraces: true });
+    const nc = await connect({
+      servers: [...cluster.urls],
+      user: cluster.user,
+      pass: cluster.password,
+      noAsyncTraces: true,
+    });
     try {
       const jsm = await jetstreamManager(nc);
       for (const name of [STREAM_EVENTS, STREAM_PANES, STREAM_LATE]) {
         const info = await jsm.streams.info(name);
         expect(info.config.num_replicas, name).toBe(3);
       }
-      await waitFor(async () => (await jsm.streams.info(STREAM_EVENTS)).state.messages > 20, 30_000, "demo traffic in TM_EVENTS", 500);
-      await waitFor(async () => (await jsm.streams.info(STREAM_PANES)).state.messages > 0, 30_000, "panes in TM_PANES", 500);
+      await waitFor(
+        async () => (await jsm.streams.info(STREAM_EVENTS)).state.messages > 20,
+        30_000,
+        "demo traffic in TM_EVENTS",
+        500,
+      );
+      await waitFor(
+        async () => (await jsm.streams.info(STREAM_PANES)).state.messages > 0,
+        30_000,
+        "panes in TM_PANES",
+        500,
+      );
     } finally {
       await nc.close();
     }

@@ -18,7 +18,9 @@ const CHECKOUT_SHAPE = { p50: 50, p95: 231, p99: 420, users: 372 };
 /** Awaits `p`, or fails naming the step when it takes longer than `ms`. */
 async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([p, late]);
   } finally {
@@ -40,8 +42,34 @@ describe("dashboard in a real browser (panes and status published to a real nats
   // The newest checkout window under "dashboard" is still open: an early pane. Under "billing"
   // the newest checkout pane is the last window that ended 100 s ago: a final pane.
   const billingStart = Math.floor((now - 100_000) / W) * W - W;
-  const dashEarly = pane({ policy: "dashboard", service: "checkout", windowMs: W, start: newest, seq: 0, kind: "early", count: 1234, errors: 36, ...CHECKOUT_SHAPE, emitDelayMs: 2000, pipelineLagMs: 40, bias: bias("dashboard") });
-  const billingFinal = pane({ policy: "billing", service: "checkout", windowMs: W, start: billingStart, seq: 3, kind: "final", count: 1318, errors: 38, ...CHECKOUT_SHAPE, emitDelayMs: 100_000, pipelineLagMs: 40, bias: bias("billing") });
+  const dashEarly = pane({
+    policy: "dashboard",
+    service: "checkout",
+    windowMs: W,
+    start: newest,
+    seq: 0,
+    kind: "early",
+    count: 1234,
+    errors: 36,
+    ...CHECKOUT_SHAPE,
+    emitDelayMs: 2000,
+    pipelineLagMs: 40,
+    bias: bias("dashboard"),
+  });
+  const billingFinal = pane({
+    policy: "billing",
+    service: "checkout",
+    windowMs: W,
+    start: billingStart,
+    seq: 3,
+    kind: "final",
+    count: 1318,
+    errors: 38,
+    ...CHECKOUT_SHAPE,
+    emitDelayMs: 100_000,
+    pipelineLagMs: 40,
+    bias: bias("billing"),
+  });
 
   beforeAll(async () => {
     nats = await startTestNats();
@@ -68,11 +96,17 @@ describe("dashboard in a real browser (panes and status published to a real nats
     await nats?.stop();
   });
 
-  const kindShown = (panel: string, kind: string) => page.getByTestId(`panel-${panel}`).getByTestId("kind").filter({ hasText: kind }).waitFor();
+  const kindShown = (panel: string, kind: string) =>
+    page.getByTestId(`panel-${panel}`).getByTestId("kind").filter({ hasText: kind }).waitFor();
   const headline = async (panel: string) => {
     const root = page.getByTestId(`panel-${panel}`);
     const text = async (id: string) => ((await root.getByTestId(id).textContent()) ?? "").trim();
-    return { value: await text("value"), bias: await text("bias"), delay: await text("delay"), kind: await text("kind") };
+    return {
+      value: await text("value"),
+      bias: await text("bias"),
+      delay: await text("delay"),
+      kind: await text("kind"),
+    };
   };
 
   it("shows each headline with its pane's value, bias, emit delay and kind; switching one panel's policy changes only that panel", async () => {
@@ -80,9 +114,19 @@ describe("dashboard in a real browser (panes and status published to a real nats
     await page.getByTestId("panel-requests").getByTestId("kind").waitFor();
     await page.getByTestId("connection").filter({ hasText: "Streaming" }).waitFor();
 
-    expect(await headline("requests")).toEqual({ value: "123 req/s", bias: "bias \u22126.4 % (30 windows)", delay: "emit 2 s + 40 ms pipeline", kind: "early" });
+    expect(await headline("requests")).toEqual({
+      value: "123 req/s",
+      bias: "bias \u22126.4 % (30 windows)",
+      delay: "emit 2 s + 40 ms pipeline",
+      kind: "early",
+    });
     const errorsBefore = await headline("errorRate");
-    expect(errorsBefore).toEqual({ value: "2.92 %", bias: "bias \u22121.5 pp (30 windows)", delay: "emit 2 s + 40 ms pipeline", kind: "early" });
+    expect(errorsBefore).toEqual({
+      value: "2.92 %",
+      bias: "bias \u22121.5 pp (30 windows)",
+      delay: "emit 2 s + 40 ms pipeline",
+      kind: "early",
+    });
     // usersPct 3.1 is a shortfall: shown as policy − reference, like the count bias.
     expect((await headline("users")).bias).toBe("bias \u22123.1 % (30 windows)");
     await page.waitForTimeout(1500);
@@ -90,7 +134,12 @@ describe("dashboard in a real browser (panes and status published to a real nats
 
     await page.getByTestId("panel-requests").getByTestId("policy").selectOption("billing");
     await kindShown("requests", "final");
-    expect(await headline("requests")).toEqual({ value: "132 req/s", bias: "bias 0 % (30 windows)", delay: "emit 1 m 40 s + 40 ms pipeline", kind: "final" });
+    expect(await headline("requests")).toEqual({
+      value: "132 req/s",
+      bias: "bias 0 % (30 windows)",
+      delay: "emit 1 m 40 s + 40 ms pipeline",
+      kind: "final",
+    });
     expect(await headline("errorRate")).toEqual(errorsBefore);
     expect(new URL(page.url()).searchParams.get("policy.requests")).toBe("billing");
 
@@ -101,7 +150,14 @@ describe("dashboard in a real browser (panes and status published to a real nats
   });
 
   it("replaces an early value in place when the on-time pane of its window arrives", async () => {
-    await publishPanes(nc, [{ ...dashEarly, seq: 1, kind: "on-time", value: { ...dashEarly.value, count: 1250, errors: 30, errorRate: 30 / 1250 } }]);
+    await publishPanes(nc, [
+      {
+        ...dashEarly,
+        seq: 1,
+        kind: "on-time",
+        value: { ...dashEarly.value, count: 1250, errors: 30, errorRate: 30 / 1250 },
+      },
+    ]);
     await kindShown("errorRate", "on-time");
     expect(await headline("errorRate")).toMatchObject({ value: "2.4 %", kind: "on-time" });
   });
@@ -120,7 +176,9 @@ describe("dashboard in a real browser (panes and status published to a real nats
     const q = new URL(page.url()).searchParams;
     expect([q.get("services"), q.get("range"), q.get("window")]).toEqual(["checkout,search", "1h", "60s"]);
     // No 60 s panes were published: the panels say so instead of going blank.
-    expect(await page.getByTestId("panel-requests").getByTestId("empty").textContent()).toContain("No dashboard panes for 60 s windows of checkout, search");
+    expect(await page.getByTestId("panel-requests").getByTestId("empty").textContent()).toContain(
+      "No dashboard panes for 60 s windows of checkout, search",
+    );
   });
 
   it("shares the crosshair: hovering one chart shows the values at that time in every panel's legend", async () => {
@@ -132,7 +190,8 @@ describe("dashboard in a real browser (panes and status published to a real nats
     if (!box) throw new Error("no chart in the request-rate panel");
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
     await page.getByTestId("panel-p99").locator("thead").filter({ hasText: "At cursor" }).waitFor();
-    const row = (await page.getByTestId("panel-p99").locator("tbody tr").first().locator("td").nth(1).textContent()) ?? "";
+    const row =
+      (await page.getByTestId("panel-p99").locator("tbody tr").first().locator("td").nth(1).textContent()) ?? "";
     expect(row).toMatch(/^\d+ ms$/);
     await page.mouse.move(0, 0);
   });
@@ -140,7 +199,9 @@ describe("dashboard in a real browser (panes and status published to a real nats
   it("makes the stalled partition obvious in the health panel, and the idle one excluded", async () => {
     const health = page.getByTestId("panel-health");
     await health.getByTestId("partition-3").waitFor();
-    expect(await health.getByTestId("health-alarm").textContent()).toMatch(/Watermark stalled: partition 3 is 42 s behind and holds it back/);
+    expect(await health.getByTestId("health-alarm").textContent()).toMatch(
+      /Watermark stalled: partition 3 is 42 s behind and holds it back/,
+    );
     expect(await health.getByTestId("partition-3").textContent()).toContain("stalled · holds watermark");
     expect(await health.getByTestId("partition-6").textContent()).toContain("idle · excluded");
     expect(await health.getByTestId("partition-0").textContent()).toContain("active");
@@ -162,7 +223,9 @@ describe("dashboard in a real browser (panes and status published to a real nats
     try {
       await p.goto(`${empty.url}/?window=60s`, { timeout: 15_000 });
       await p.getByTestId("state-banner").filter({ hasText: "Waiting for the engine" }).waitFor({ timeout: 15_000 });
-      expect(await p.getByTestId("panel-requests").getByTestId("empty").textContent()).toContain("Nothing to show until the engine publishes panes");
+      expect(await p.getByTestId("panel-requests").getByTestId("empty").textContent()).toContain(
+        "Nothing to show until the engine publishes panes",
+      );
       expect(await p.getByTestId("panel-health").textContent()).toContain("No engine has reported");
       await p.screenshot({ path: join(ARTIFACTS, "dashboard-empty.png") });
     } finally {
@@ -176,7 +239,17 @@ describe("dashboard in a real browser (panes and status published to a real nats
     const before = await headline("requests");
     dash.child.kill("SIGTERM");
     await dash.exited;
-    await waitFor(async () => ((await page.getByTestId("state-banner").textContent().catch(() => "")) ?? "").includes("Disconnected"), 10_000, "disconnected banner");
+    await waitFor(
+      async () =>
+        (
+          (await page
+            .getByTestId("state-banner")
+            .textContent()
+            .catch(() => "")) ?? ""
+        ).includes("Disconnected"),
+      10_000,
+      "disconnected banner",
+    );
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-disconnected.png") });
     // A new server on the same port (a new epoch): the page reconnects and gets a full snapshot.
     dash = spawnTidemark(["dashboard", "--port", new URL(url).port, "--nats", nats.url]);

@@ -15,7 +15,16 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
     executablePath: process.env["TIDEMARK_CHROMIUM"] ?? "/usr/bin/chromium",
     headless: true,
     viewport: { width: 1600, height: 1250 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   return {
     context,

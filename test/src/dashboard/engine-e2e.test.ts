@@ -11,7 +11,18 @@ import { jetstream } from "@nats-io/jetstream";
 import { eventsSubject, HEARTBEAT_HEADER, type Pane } from "@tidemark/engine/protocol";
 import type { Page } from "playwright-core";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
-import { connectNats, dedupePanes, lastPanes, makeRecording, readStream, runBackfill, startEngine, tempDir, waitForStatus, writeRecording } from "../engine/engine-fixtures.js";
+import {
+  connectNats,
+  dedupePanes,
+  lastPanes,
+  makeRecording,
+  readStream,
+  runBackfill,
+  startEngine,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "../engine/engine-fixtures.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
 import { closeTo, shownBias, shownDelay, shownNumber } from "./shown-text.js";
 
@@ -48,7 +59,13 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
     await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, "end of recording");
     const panes = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()];
     newest = (policy) => {
-      const mine = panes.filter((p) => p.policy === policy && p.key.service === SERVICE && p.key.route === undefined && p.window.end - p.window.start === W);
+      const mine = panes.filter(
+        (p) =>
+          p.policy === policy &&
+          p.key.service === SERVICE &&
+          p.key.route === undefined &&
+          p.window.end - p.window.start === W,
+      );
       const last = mine.sort((a, b) => b.window.start - a.window.start)[0];
       if (!last) throw new Error(`no ${policy} pane for ${SERVICE}`);
       return last;
@@ -85,7 +102,12 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
   const headline = async (panel: string) => {
     const root = page.getByTestId(`panel-${panel}`);
     const text = async (id: string) => ((await root.getByTestId(id).textContent()) ?? "").trim();
-    return { value: await text("value"), bias: await text("bias"), delay: await text("delay"), kind: await text("kind") };
+    return {
+      value: await text("value"),
+      bias: await text("bias"),
+      delay: await text("delay"),
+      kind: await text("kind"),
+    };
   };
 
   function expectHeadline(h: Awaited<ReturnType<typeof headline>>, p: Pane): void {
@@ -152,8 +174,13 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
     beat();
     heartbeats = setInterval(beat, 250);
     const health = page.getByTestId("panel-health");
-    await health.getByTestId(`partition-${SILENT}`).filter({ hasText: "stalled · holds watermark" }).waitFor({ timeout: 20_000 });
-    expect(await health.getByTestId("health-alarm").textContent()).toMatch(new RegExp(`partition ${SILENT} is \\d+ s behind and holds it back`));
+    await health
+      .getByTestId(`partition-${SILENT}`)
+      .filter({ hasText: "stalled · holds watermark" })
+      .waitFor({ timeout: 20_000 });
+    expect(await health.getByTestId("health-alarm").textContent()).toMatch(
+      new RegExp(`partition ${SILENT} is \\d+ s behind and holds it back`),
+    );
     expect(await health.getByTestId("partition-0").textContent()).toContain("active");
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-engine-silenced.png"), fullPage: true });
   });

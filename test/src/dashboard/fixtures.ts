@@ -3,7 +3,13 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { ensureStream, panesStreamSpec } from "@tidemark/engine/runtime";
 import { panesSubject, type Pane, type PaneKind } from "@tidemark/engine/protocol";
 import WebSocket from "ws";
-import { resolveConfig, startDashboard, type DashboardConfigInput, type DashboardServer, type ServerFrame } from "@tidemark/dashboard";
+import {
+  resolveConfig,
+  startDashboard,
+  type DashboardConfigInput,
+  type DashboardServer,
+  type ServerFrame,
+} from "@tidemark/dashboard";
 import { connect } from "@nats-io/transport-node";
 import { startTestNats, type TestNats } from "../index.js";
 
@@ -44,7 +50,17 @@ export function pane(s: PaneSpec): Pane {
     policy: s.policy,
     key: s.route === undefined ? { service: s.service } : { service: s.service, route: s.route },
     window: { start: s.start, end },
-    value: { count: s.count, errors, errorRate: s.count === 0 ? 0 : errors / s.count, p50: s.p50 ?? 20, p90: 80, p95: s.p95 ?? 120, p99: s.p99 ?? 250, p999: 400, users: s.users ?? 10 },
+    value: {
+      count: s.count,
+      errors,
+      errorRate: s.count === 0 ? 0 : errors / s.count,
+      p50: s.p50 ?? 20,
+      p90: 80,
+      p95: s.p95 ?? 120,
+      p99: s.p99 ?? 250,
+      p999: 400,
+      users: s.users ?? 10,
+    },
     watermark: end + emitDelayMs - 2000,
     emittedAt: end + emitDelayMs,
     emitDelayMs,
@@ -73,12 +89,19 @@ export interface WsClient {
   readonly frames: ServerFrame[];
   send(frame: unknown): void;
   /** Waits until a received frame satisfies `pred`, and returns it. */
-  next<T extends ServerFrame["type"]>(type: T, pred?: (f: Extract<ServerFrame, { type: T }>) => boolean, timeoutMs?: number): Promise<Extract<ServerFrame, { type: T }>>;
+  next<T extends ServerFrame["type"]>(
+    type: T,
+    pred?: (f: Extract<ServerFrame, { type: T }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Extract<ServerFrame, { type: T }>>;
   close(): Promise<void>;
 }
 
 export async function connectWs(url: string, opts: { origin?: string } = {}): Promise<WsClient> {
-  const ws = new WebSocket(url.replace(/^http/, "ws") + (url.includes("/ws") ? "" : "/ws"), opts.origin ? { origin: opts.origin } : {});
+  const ws = new WebSocket(
+    url.replace(/^http/, "ws") + (url.includes("/ws") ? "" : "/ws"),
+    opts.origin ? { origin: opts.origin } : {},
+  );
   const frames: ServerFrame[] = [];
   const waiters = new Set<() => void>();
   ws.on("message", (data: Buffer) => {
@@ -144,7 +167,9 @@ export async function startRig(config: DashboardConfigInput, opts: { stream: boo
   const nats = await startTestNats();
   const nc = await connect({ servers: nats.url, noAsyncTraces: true });
   if (opts.stream) await createPanesStream(nc);
-  const dash = await startDashboard(resolveConfig({ logLevel: "warn", retryMs: "100ms", port: 0, nats: nats.url, ...config }));
+  const dash = await startDashboard(
+    resolveConfig({ logLevel: "warn", retryMs: "100ms", port: 0, nats: nats.url, ...config }),
+  );
   const rig: DashboardRig = {
     nats,
     nc,

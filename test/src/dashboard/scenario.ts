@@ -9,10 +9,50 @@ export const SERVICES = [
   { service: "cart", rate: 60, errorPct: 1.6, p99: 310 },
 ] as const;
 
-export const POLICIES: Array<{ name: string; label: string; strategy: string; graceMs: number; mode: string; emitDelayMs: number; shortfall: number; errShift: number; bias: PaneBias }> = [
-  { name: "dashboard", label: "dashboard: 2 s, biased", strategy: "arrival-lag 2s", graceMs: 0, mode: "accumulating", emitDelayMs: 2000, shortfall: 0.064, errShift: -1.5, bias: { countPct: 6.4, errorRatePp: -1.5, p99Pct: -8.2, usersPct: 3.1, windows: 30 } },
-  { name: "alerting", label: "alerting: 10 s, late panes", strategy: "arrival-lag 10s", graceMs: 30_000, mode: "retracting", emitDelayMs: 10_000, shortfall: 0.012, errShift: -0.3, bias: { countPct: 1.2, errorRatePp: -0.3, p99Pct: -1.9, usersPct: 0.5, windows: 30 } },
-  { name: "billing", label: "billing: exact, 100 s", strategy: "arrival-lag 10s", graceMs: 90_000, mode: "final-only", emitDelayMs: 100_000, shortfall: 0, errShift: 0, bias: { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 30 } },
+export const POLICIES: Array<{
+  name: string;
+  label: string;
+  strategy: string;
+  graceMs: number;
+  mode: string;
+  emitDelayMs: number;
+  shortfall: number;
+  errShift: number;
+  bias: PaneBias;
+}> = [
+  {
+    name: "dashboard",
+    label: "dashboard: 2 s, biased",
+    strategy: "arrival-lag 2s",
+    graceMs: 0,
+    mode: "accumulating",
+    emitDelayMs: 2000,
+    shortfall: 0.064,
+    errShift: -1.5,
+    bias: { countPct: 6.4, errorRatePp: -1.5, p99Pct: -8.2, usersPct: 3.1, windows: 30 },
+  },
+  {
+    name: "alerting",
+    label: "alerting: 10 s, late panes",
+    strategy: "arrival-lag 10s",
+    graceMs: 30_000,
+    mode: "retracting",
+    emitDelayMs: 10_000,
+    shortfall: 0.012,
+    errShift: -0.3,
+    bias: { countPct: 1.2, errorRatePp: -0.3, p99Pct: -1.9, usersPct: 0.5, windows: 30 },
+  },
+  {
+    name: "billing",
+    label: "billing: exact, 100 s",
+    strategy: "arrival-lag 10s",
+    graceMs: 90_000,
+    mode: "final-only",
+    emitDelayMs: 100_000,
+    shortfall: 0,
+    errShift: 0,
+    bias: { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 30 },
+  },
 ];
 
 const PIPELINE_MS = 40;

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig, startDashboard } from "@tidemark/dashboard";
 import type { Pane } from "@tidemark/engine/protocol";
 import { waitFor } from "../index.js";
-import { connectWs, createPanesStream, pane, publishPanes, receivedPanes, startRig, type DashboardRig } from "./fixtures.js";
+import {
+  connectWs,
+  createPanesStream,
+  pane,
+  publishPanes,
+  receivedPanes,
+  startRig,
+  type DashboardRig,
+} from "./fixtures.js";
 
 const W = 60_000;
 const T0 = Math.floor((Date.now() - 30 * 60_000) / W) * W;
@@ -23,17 +31,36 @@ describe("dashboard server against a real nats-server", () => {
   afterAll(() => rig?.stop());
 
   it("waits for a missing TM_PANES, then replays what was published and keeps the newest seq per id", async () => {
-    await waitFor(async () => (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "waiting-for-stream", 5000, "waiting-for-stream");
+    await waitFor(
+      async () =>
+        (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "waiting-for-stream",
+      5000,
+      "waiting-for-stream",
+    );
     await createPanesStream(rig.nc);
-    const a = (seq: number, kind: Pane["kind"], count: number): Pane => pane({ policy: "billing", service: "checkout", windowMs: W, start: T0, seq, kind, count });
+    const a = (seq: number, kind: Pane["kind"], count: number): Pane =>
+      pane({ policy: "billing", service: "checkout", windowMs: W, start: T0, seq, kind, count });
     // Newer seq first, then an older seq and a replay of the newer one: neither may overwrite it.
     await publishPanes(rig.nc, [a(2, "on-time", 120)]);
     await publishPanes(rig.nc, [a(1, "early", 80)]);
     await publishPanes(rig.nc, [a(2, "on-time", 120)]);
-    await publishPanes(rig.nc, [pane({ policy: "billing", service: "search", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 7 })]);
-    await waitFor(async () => (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "live", 5000, "live");
-    await waitFor(async () => (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=billing&window=60s`)).panes.length === 2, 5000, "two panes");
-    const { panes } = await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=billing&window=60s&service=checkout`);
+    await publishPanes(rig.nc, [
+      pane({ policy: "billing", service: "search", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 7 }),
+    ]);
+    await waitFor(
+      async () => (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "live",
+      5000,
+      "live",
+    );
+    await waitFor(
+      async () =>
+        (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=billing&window=60s`)).panes.length === 2,
+      5000,
+      "two panes",
+    );
+    const { panes } = await json<{ panes: Pane[] }>(
+      `${rig.dash.url}/api/panes?policy=billing&window=60s&service=checkout`,
+    );
     expect(panes.map((p) => [p.key.service, p.seq, p.value.count])).toEqual([["checkout", 2, 120]]);
     const metrics = await (await fetch(`${rig.dash.url}/metrics`)).text();
     expect(metrics).toMatch(/tidemark_dashboard_panes_ignored_total 1\b/);
@@ -42,7 +69,10 @@ describe("dashboard server against a real nats-server", () => {
   it("answers a subscription with a snapshot, then live upserts of matching panes only", async () => {
     const ws = await connectWs(rig.dash.url);
     const hello = await ws.next("hello");
-    ws.send({ type: "subscribe", panels: [{ panel: "p1", metric: "requests", policy: "billing", windowMs: W, services: ["checkout"] }] });
+    ws.send({
+      type: "subscribe",
+      panels: [{ panel: "p1", metric: "requests", policy: "billing", windowMs: W, services: ["checkout"] }],
+    });
     const snap = await ws.next("snapshot");
     expect(snap.reset).toBe(true);
     expect(snap.panes.map((e) => [e.pane.key.service, e.pane.seq])).toEqual([["checkout", 2]]);
@@ -53,7 +83,11 @@ describe("dashboard server against a real nats-server", () => {
     ]);
     const live = await ws.next("panes");
     await new Promise((r) => setTimeout(r, 300));
-    expect(receivedPanes(ws.frames).slice(1).map((p) => [p.policy, p.key.service, p.value.count])).toEqual([["billing", "checkout", 33]]);
+    expect(
+      receivedPanes(ws.frames)
+        .slice(1)
+        .map((p) => [p.policy, p.key.service, p.value.count]),
+    ).toEqual([["billing", "checkout", 33]]);
     expect(live.panes[0]?.rev).toBeGreaterThan(hello.rev);
     await ws.close();
   });
@@ -63,9 +97,14 @@ describe("dashboard server against a real nats-server", () => {
     const ws1 = await connectWs(rig.dash.url);
     const hello = await ws1.next("hello");
     ws1.send({ type: "subscribe", panels: [panel] });
-    await publishPanes(rig.nc, [pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 50 })]);
+    await publishPanes(rig.nc, [
+      pane({ policy: "alerting", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 50 }),
+    ]);
     await ws1.next("panes");
-    const cursor = { epoch: hello.epoch, rev: Math.max(...ws1.frames.flatMap((f) => (f.type === "panes" ? f.panes.map((e) => e.rev) : []))) };
+    const cursor = {
+      epoch: hello.epoch,
+      rev: Math.max(...ws1.frames.flatMap((f) => (f.type === "panes" ? f.panes.map((e) => e.rev) : []))),
+    };
     await ws1.close();
 
     await rig.nats.restart();
@@ -78,7 +117,12 @@ describe("dashboard server against a real nats-server", () => {
     await publishPanes(rig.nc, later);
     // The same panes again (an engine replaying after its own restart): absorbed.
     await publishPanes(rig.nc, later);
-    await waitFor(async () => (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=alerting&window=60s`)).panes.length === 2, 10_000, "panes after restart");
+    await waitFor(
+      async () =>
+        (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=alerting&window=60s`)).panes.length === 2,
+      10_000,
+      "panes after restart",
+    );
 
     const ws2 = await connectWs(rig.dash.url);
     ws2.send({ type: "subscribe", panels: [panel], since: cursor });
@@ -96,7 +140,10 @@ describe("dashboard server against a real nats-server", () => {
   it("rejects bad queries, bad frames and foreign origins with a code that names the problem", async () => {
     const res = await fetch(`${rig.dash.url}/api/panes?window=60s`);
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: "TM_DASHBOARD_QUERY_INVALID", error: expect.stringContaining("policy") });
+    expect(await res.json()).toMatchObject({
+      code: "TM_DASHBOARD_QUERY_INVALID",
+      error: expect.stringContaining("policy"),
+    });
     const badWindow = await fetch(`${rig.dash.url}/api/panes?policy=billing&window=soon`);
     expect(((await badWindow.json()) as { error: string }).error).toContain("window");
     await expect(connectWs(rig.dash.url, { origin: "http://evil.example" })).rejects.toThrow(/403/);
@@ -108,7 +155,10 @@ describe("dashboard server against a real nats-server", () => {
     await ws.close();
     // A taken port is a coded error that says what to do.
     const port = Number(new URL(rig.dash.url).port);
-    await expect(startDashboard(resolveConfig({ ...quiet, port, nats: rig.nats.url }))).rejects.toMatchObject({ code: "TM_DASHBOARD_LISTEN_FAILED", message: expect.stringContaining("pick another --port") });
+    await expect(startDashboard(resolveConfig({ ...quiet, port, nats: rig.nats.url }))).rejects.toMatchObject({
+      code: "TM_DASHBOARD_LISTEN_FAILED",
+      message: expect.stringContaining("pick another --port"),
+    });
   });
 
   it("guards the API and the WebSocket with the read token when one is configured", async () => {
@@ -117,7 +167,9 @@ describe("dashboard server against a real nats-server", () => {
       const denied = await fetch(`${guarded.url}/api/status`);
       expect(denied.status).toBe(401);
       expect(await denied.json()).toMatchObject({ code: "TM_DASHBOARD_UNAUTHORIZED" });
-      expect((await fetch(`${guarded.url}/api/status`, { headers: { authorization: "Bearer s3cret" } })).status).toBe(200);
+      expect((await fetch(`${guarded.url}/api/status`, { headers: { authorization: "Bearer s3cret" } })).status).toBe(
+        200,
+      );
       await expect(connectWs(guarded.url)).rejects.toThrow(/401/);
       const ws = await connectWs(`${guarded.url}/ws?token=s3cret`);
       await ws.next("hello");
@@ -129,16 +181,38 @@ describe("dashboard server against a real nats-server", () => {
   });
 
   it("replays on start what TM_PANES stored within the replay window, and nothing older", async () => {
-    const old = pane({ policy: "replay", service: "checkout", windowMs: W, start: T0, seq: 0, kind: "final", count: 1 });
-    const recent = pane({ policy: "replay", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "final", count: 2 });
+    const old = pane({
+      policy: "replay",
+      service: "checkout",
+      windowMs: W,
+      start: T0,
+      seq: 0,
+      kind: "final",
+      count: 1,
+    });
+    const recent = pane({
+      policy: "replay",
+      service: "checkout",
+      windowMs: W,
+      start: T0 + W,
+      seq: 0,
+      kind: "final",
+      count: 2,
+    });
     await publishPanes(rig.nc, [old]);
     await new Promise((r) => setTimeout(r, 1500));
     await publishPanes(rig.nc, [recent]);
     const counts = async (replay: string): Promise<number[]> => {
       const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: rig.nats.url, replayMs: replay }));
       try {
-        await waitFor(async () => (await json<{ feed: { state: string } }>(`${d.url}/api/status`)).feed.state === "live", 5000, "live");
-        return (await json<{ panes: Pane[] }>(`${d.url}/api/panes?policy=replay&window=60s`)).panes.map((p) => p.value.count);
+        await waitFor(
+          async () => (await json<{ feed: { state: string } }>(`${d.url}/api/status`)).feed.state === "live",
+          5000,
+          "live",
+        );
+        return (await json<{ panes: Pane[] }>(`${d.url}/api/panes?policy=replay&window=60s`)).panes.map(
+          (p) => p.value.count,
+        );
       } finally {
         await d.close();
       }

@@ -12,7 +12,18 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Pane } from "@tidemark/engine/protocol";
 import type { Page } from "playwright-core";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
-import { connectNats, dedupePanes, makeRecording, readStream, runBackfill, startEngine, stopGracefully, tempDir, waitForStatus, writeRecording } from "../engine/engine-fixtures.js";
+import {
+  connectNats,
+  dedupePanes,
+  makeRecording,
+  readStream,
+  runBackfill,
+  startEngine,
+  stopGracefully,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "../engine/engine-fixtures.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
 import { closeTo, shownDuration, shownNumber } from "./shown-text.js";
 
@@ -29,7 +40,9 @@ interface Expected {
 /** The newest 60 s window of the service's sessions (by end) under `policy`, from the pane stream. */
 function expectedNewest(panes: Iterable<Pane>, policy: string): Expected {
   const rows = new Map<string, Pane>();
-  for (const p of [...panes].filter((x) => x.policy === policy && x.session && x.key.service === SERVICE).sort((a, b) => a.seq - b.seq)) {
+  for (const p of [...panes]
+    .filter((x) => x.policy === policy && x.session && x.key.service === SERVICE)
+    .sort((a, b) => a.seq - b.seq)) {
     if (p.kind === "retract") rows.delete(p.id);
     else rows.set(p.id, p);
   }
@@ -100,7 +113,13 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
   const shown = async () => {
     const root = page.getByTestId("panel-sessions");
     const text = async (id: string) => ((await root.getByTestId(id).textContent()) ?? "").trim();
-    return { value: await text("value"), p50: await text("detail-p50"), errors: await text("detail-errors"), bias: await text("bias"), delay: await text("delay") };
+    return {
+      value: await text("value"),
+      p50: await text("detail-p50"),
+      errors: await text("detail-errors"),
+      bias: await text("bias"),
+      delay: await text("delay"),
+    };
   };
 
   function expectShown(s: Awaited<ReturnType<typeof shown>>, want: Expected): void {
@@ -132,7 +151,11 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     await waitFor(
       async () => {
         const s = await shown();
-        return s.value !== "–" && shownNumber(s.value) === billing.sessions && closeTo(shownNumber(s.errors), (100 * billing.errorSessions) / billing.sessions);
+        return (
+          s.value !== "–" &&
+          shownNumber(s.value) === billing.sessions &&
+          closeTo(shownNumber(s.errors), (100 * billing.errorSessions) / billing.sessions)
+        );
       },
       10_000,
       "the billing sessions in the Sessions headline",

@@ -32,12 +32,26 @@ describe("a slow WebSocket client", () => {
 
     const all: Pane[] = [];
     const spec = (i: number, seq: number, kind: Pane["kind"]): Pane =>
-      pane({ policy: "alerting", service: `svc-${i % 10}`, route: route(i), windowMs: W, start: T0, seq, kind, count: seq + 1 });
+      pane({
+        policy: "alerting",
+        service: `svc-${i % 10}`,
+        route: route(i),
+        windowMs: W,
+        start: T0,
+        seq,
+        kind,
+        count: seq + 1,
+      });
     for (let seq = 0; seq < EARLY; seq++) all.push(...Array.from({ length: IDS }, (_, i) => spec(i, seq, "early")));
-    for (const [k, kind] of (["on-time", "late", "final"] as const).entries()) all.push(...Array.from({ length: IDS }, (_, i) => spec(i, EARLY + k, kind)));
+    for (const [k, kind] of (["on-time", "late", "final"] as const).entries())
+      all.push(...Array.from({ length: IDS }, (_, i) => spec(i, EARLY + k, kind)));
     // Subscribed to service-level panes only at first; widen the panel to these routed panes.
     ws.send({ type: "unsubscribe", panels: ["rate"] });
-    for (let i = 0; i < IDS; i++) ws.send({ type: "subscribe", panels: [{ panel: `r${i}`, metric: "requests", policy: "alerting", windowMs: W, route: route(i) }] });
+    for (let i = 0; i < IDS; i++)
+      ws.send({
+        type: "subscribe",
+        panels: [{ panel: `r${i}`, metric: "requests", policy: "alerting", windowMs: W, route: route(i) }],
+      });
     for (let at = 0; at < all.length; at += 500) await publishPanes(rig.nc, all.slice(at, at + 500));
     await waitFor(() => rig.dash.fanout.store.rev >= all.length, 20_000, "every pane stored");
 
@@ -63,7 +77,9 @@ describe("a slow WebSocket client", () => {
     expect(earlyReceived).toBeLessThan(IDS * EARLY);
     expect(coalesced + dropped).toBe(IDS * EARLY - earlyReceived);
     expect(coalesced).toBeGreaterThan(0);
-    console.log(`slow client: ${IDS * EARLY} early panes published, ${earlyReceived} delivered, ${coalesced} coalesced, ${dropped} dropped`);
+    console.log(
+      `slow client: ${IDS * EARLY} early panes published, ${earlyReceived} delivered, ${coalesced} coalesced, ${dropped} dropped`,
+    );
     await ws.close();
   });
 });
@@ -88,7 +104,19 @@ describe("a client too slow for the must-deliver panes", () => {
     const service = (i: number): string => `svc-${i}-${"y".repeat(1000)}`;
     const all: Pane[] = [];
     for (let seq = 0; seq < 20; seq++)
-      all.push(...Array.from({ length: 100 }, (_, i) => pane({ policy: "billing", service: service(i), windowMs: W, start: T0, seq, kind: seq === 0 ? "on-time" : "late", count: seq })));
+      all.push(
+        ...Array.from({ length: 100 }, (_, i) =>
+          pane({
+            policy: "billing",
+            service: service(i),
+            windowMs: W,
+            start: T0,
+            seq,
+            kind: seq === 0 ? "on-time" : "late",
+            count: seq,
+          }),
+        ),
+      );
     for (let at = 0; at < all.length; at += 500) await publishPanes(rig.nc, all.slice(at, at + 500));
     await waitFor(() => rig.dash.fanout.store.rev >= all.length, 20_000, "every pane stored");
     ws.ws.resume();

@@ -22,7 +22,8 @@ describe("tidemark backfill", () => {
     await nats?.stop();
   });
 
-  const stored = async (): Promise<number> => (await (await jetstreamManager(nc)).streams.info("TM_EVENTS")).state.messages;
+  const stored = async (): Promise<number> =>
+    (await (await jetstreamManager(nc)).streams.info("TM_EVENTS")).state.messages;
 
   it("publishes every event once with heartbeats; a re-run of the same file is deduplicated", async () => {
     const events = makeRecording({ events: 2000, seed: 5 });

@@ -78,7 +78,9 @@ describe("engine crash and replay", () => {
     const extra = [...got.keys()].filter((k) => !clean.has(k));
     expect({ missing: missing.slice(0, 20), extra: extra.slice(0, 20) }).toEqual({ missing: [], extra: [] });
     expect(got.size).toBe(clean.size);
-    const differing = [...clean].filter(([k, p]) => got.get(k) === undefined || normalized(got.get(k) as Pane) !== normalized(p));
+    const differing = [...clean].filter(
+      ([k, p]) => got.get(k) === undefined || normalized(got.get(k) as Pane) !== normalized(p),
+    );
     expect(differing.map(([k]) => k)).toEqual([]);
   }
 
@@ -98,7 +100,11 @@ describe("engine crash and replay", () => {
         const truth = truthByPane(events, { name: policy.name, lagMs, graceMs: policy.graceMs }, w.sizeMs);
         const got = new Map<string, { count: number; errors: number }>();
         for (const [id, pane] of last)
-          if (id.startsWith(`${policy.name}|`) && pane.key.route === undefined && pane.window.end - pane.window.start === w.sizeMs)
+          if (
+            id.startsWith(`${policy.name}|`) &&
+            pane.key.route === undefined &&
+            pane.window.end - pane.window.start === w.sizeMs
+          )
             got.set(id, { count: pane.value.count, errors: pane.value.errors });
         expect(got).toEqual(truth);
         compared += truth.size;

@@ -21,7 +21,17 @@ import {
 } from "@tidemark/engine/protocol";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectNats, dedupePanes, lastPanes, readStream, scrape, startEngine, stopGracefully, tempDir, waitForStatus } from "./engine-fixtures.js";
+import {
+  connectNats,
+  dedupePanes,
+  lastPanes,
+  readStream,
+  scrape,
+  startEngine,
+  stopGracefully,
+  tempDir,
+  waitForStatus,
+} from "./engine-fixtures.js";
 
 export const E7_PARTITIONS = 4;
 export const E7_SILENT = 2;
@@ -31,8 +41,20 @@ export const E7_CONFIG = {
   windows: ["2s"],
   referenceHorizon: "10s",
   policies: [
-    { name: "fast", label: "fast: 0.5 s", watermark: { kind: "arrival-lag", lag: "500ms" }, grace: 0, mode: "accumulating" },
-    { name: "slow", label: "slow: 1 s + 3 s", watermark: { kind: "arrival-lag", lag: "1s" }, grace: "3s", mode: "accumulating" },
+    {
+      name: "fast",
+      label: "fast: 0.5 s",
+      watermark: { kind: "arrival-lag", lag: "500ms" },
+      grace: 0,
+      mode: "accumulating",
+    },
+    {
+      name: "slow",
+      label: "slow: 1 s + 3 s",
+      watermark: { kind: "arrival-lag", lag: "1s" },
+      grace: "3s",
+      mode: "accumulating",
+    },
   ],
 };
 
@@ -96,7 +118,12 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
   writeFileSync(configFile, JSON.stringify(E7_CONFIG));
   const nc = await connectNats(opts.natsUrl);
   const engine = startEngine(opts.natsUrl, join(dir, "data"), [
-    "--config", configFile, "--idle-timeout", opts.idleTimeout, "--status-every", "250ms",
+    "--config",
+    configFile,
+    "--idle-timeout",
+    opts.idleTimeout,
+    "--status-every",
+    "250ms",
   ]);
   try {
     await engine.ready;
@@ -104,7 +131,9 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
     const feed = new Feed(js, servicePerPartition(E7_PARTITIONS));
     const samples: E7Sample[] = [];
     let onTime = 0;
-    const panes = nc.subscribe("tm.panes.fast.>", { callback: (_e, m) => void (m.json<{ kind: string }>().kind === "on-time" && onTime++) });
+    const panes = nc.subscribe("tm.panes.fast.>", {
+      callback: (_e, m) => void (m.json<{ kind: string }>().kind === "on-time" && onTime++),
+    });
     const start = Date.now();
     const status = nc.subscribe("tm.status", {
       callback: (_e, m) => {
@@ -160,10 +189,16 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
   }
 }
 
-async function account(nc: NatsConnection, samples: E7Sample[], feed: Feed): Promise<Omit<E7Result, "metricsBeforeHeal" | "metricsAtEnd">> {
+async function account(
+  nc: NatsConnection,
+  samples: E7Sample[],
+  feed: Feed,
+): Promise<Omit<E7Result, "metricsBeforeHeal" | "metricsAtEnd">> {
   const last = lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values());
   const counted = (policy: string): number =>
-    [...last.values()].filter((p) => p.policy === policy && p.key.route === undefined).reduce((a, p) => a + p.value.count, 0);
+    [...last.values()]
+      .filter((p) => p.policy === policy && p.key.route === undefined)
+      .reduce((a, p) => a + p.value.count, 0);
   const late = (await readStream(nc, "TM_LATE")).map((b) => JSON.parse(b) as { policy: string });
   const final = samples.at(-1);
   return {
@@ -188,7 +223,10 @@ export function timeline(samples: readonly E7Sample[]): string[] {
     const w = s.watermark === null ? "-" : (s.watermark / 1000).toFixed(1);
     lines.push(
       `${(s.t / 1000).toFixed(1).padStart(6)}  ${w.padStart(9)}  ${String(s.heldBackBy ?? "-").padStart(10)}  ` +
-        `${s.idle.map((i) => (i ? "I" : ".")).join("").padEnd(8)}  ${String(s.onTimePanes).padStart(13)}  ` +
+        `${s.idle
+          .map((i) => (i ? "I" : "."))
+          .join("")
+          .padEnd(8)}  ${String(s.onTimePanes).padStart(13)}  ` +
         `${`${s.droppedFast}/${s.droppedSlow}`.padStart(17)}  ${String(s.lateAcceptedSlow).padStart(18)}`,
     );
   }

@@ -33,12 +33,17 @@ describe("E7: a silent partition", () => {
     expect(silent.length, ctx).toBeGreaterThan(5);
     expect(new Set(silent.map((s) => s.watermark)).size, ctx).toBe(1);
     expect(new Set(silent.map((s) => s.onTimePanes)).size, ctx).toBe(1);
-    expect(silent.every((s) => s.heldBackBy === E7_SILENT && !s.idle[E7_SILENT]), ctx).toBe(true);
+    expect(
+      silent.every((s) => s.heldBackBy === E7_SILENT && !s.idle[E7_SILENT]),
+      ctx,
+    ).toBe(true);
     // After the heal the pipeline catches up exactly: the backlog was waited for.
     const after = between(r, HEAL_AT + 1000, Infinity);
     expect(after.at(-1)?.onTimePanes ?? 0, ctx).toBeGreaterThan(silent[0]?.onTimePanes ?? 0);
     expect([r.countedFast, r.droppedFast, r.lateRecordsFast], ctx).toEqual([r.sent, 0, 0]);
-    expect(metricValue(r.metricsBeforeHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(0);
+    expect(metricValue(r.metricsBeforeHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(
+      0,
+    );
     expect(metricValue(r.metricsAtEnd, "tidemark_engine_late_dropped_total", { policy: "fast" })).toBe(0);
   });
 
@@ -46,16 +51,25 @@ describe("E7: a silent partition", () => {
     const r = await run(`${IDLE_MS / 1000}s`);
     const ctx = timeline(r.samples).join("\n");
     const stalled = between(r, SILENCE_AT + 500, SILENCE_AT + IDLE_MS - 300);
-    expect(stalled.every((s) => s.heldBackBy === E7_SILENT && !s.idle[E7_SILENT]), ctx).toBe(true);
+    expect(
+      stalled.every((s) => s.heldBackBy === E7_SILENT && !s.idle[E7_SILENT]),
+      ctx,
+    ).toBe(true);
     const idle = between(r, SILENCE_AT + IDLE_MS + 700, HEAL_AT);
     expect(idle.length, ctx).toBeGreaterThan(3);
-    expect(idle.every((s) => s.idle[E7_SILENT] && s.heldBackBy !== E7_SILENT), ctx).toBe(true);
+    expect(
+      idle.every((s) => s.idle[E7_SILENT] && s.heldBackBy !== E7_SILENT),
+      ctx,
+    ).toBe(true);
     const first = idle[0] as E7Sample;
     const last = idle.at(-1) as E7Sample;
     expect(last.watermark ?? 0, ctx).toBeGreaterThan((first.watermark ?? 0) + 1000);
     expect(last.onTimePanes, ctx).toBeGreaterThan(stalled.at(-1)?.onTimePanes ?? Infinity);
     // The partition rejoins; its held-back events are behind the watermark.
-    expect(between(r, HEAL_AT + 700, Infinity).every((s) => !s.idle[E7_SILENT]), ctx).toBe(true);
+    expect(
+      between(r, HEAL_AT + 700, Infinity).every((s) => !s.idle[E7_SILENT]),
+      ctx,
+    ).toBe(true);
     expect(r.droppedFast, ctx).toBeGreaterThan(0);
     expect(r.droppedFast, ctx).toBeLessThanOrEqual(r.heldBack);
     expect(r.samples.at(-1)?.lateAcceptedSlow ?? 0, ctx).toBeGreaterThan(0);
@@ -65,7 +79,9 @@ describe("E7: a silent partition", () => {
     expect(r.countedFast + r.droppedFast, ctx).toBe(r.sent);
     expect(r.countedSlow + r.droppedSlow, ctx).toBe(r.sent);
     // … and in the metrics.
-    expect(metricValue(r.metricsBeforeHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(1);
+    expect(metricValue(r.metricsBeforeHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(
+      1,
+    );
     expect(metricValue(r.metricsAtEnd, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(0);
     expect(metricValue(r.metricsAtEnd, "tidemark_engine_late_dropped_total", { policy: "fast" })).toBe(r.droppedFast);
     expect(metricValue(r.metricsAtEnd, "tidemark_engine_events_total")).toBe(r.sent);

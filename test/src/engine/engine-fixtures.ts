@@ -14,7 +14,12 @@ import { spawnTidemark, type CliProcess } from "../harness/processes.js";
 export const SERVICES = ["api", "web", "auth", "billing", "search", "cart", "media", "mail"];
 
 /** A seeded recording in arrival order: the seed's delay mixture (92% ~2 s, 8% up to 60 s). */
-export function makeRecording(opts: { events: number; seed: number; startMs?: number; services?: string[] }): TelemetryEvent[] {
+export function makeRecording(opts: {
+  events: number;
+  seed: number;
+  startMs?: number;
+  services?: string[];
+}): TelemetryEvent[] {
   let s = opts.seed >>> 0 || 1;
   const rnd = (): number => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
@@ -63,7 +68,10 @@ export interface BackfillSummary {
 export async function runBackfill(natsUrl: string, file: string, extra: string[] = []): Promise<BackfillSummary> {
   const p = spawnTidemark(["backfill", "--input", file, "--nats", natsUrl, ...extra]);
   const code = await p.exited;
-  const line = p.output().split("\n").find((l) => l.startsWith("tidemark backfill done "));
+  const line = p
+    .output()
+    .split("\n")
+    .find((l) => l.startsWith("tidemark backfill done "));
   if (code !== 0 || !line) throw new Error(`backfill exited ${code}:\n${p.output()}`);
   return JSON.parse(line.slice("tidemark backfill done ".length)) as BackfillSummary;
 }

@@ -14,7 +14,15 @@ import { withSessions, type CoreOutput, type StreamCore } from "@tidemark/engine
 import type { LateRecord } from "@tidemark/engine/protocol";
 import { parseEngineConfig, startEngine } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
-import { connectNats, makeRecording, readStream, runBackfill, tempDir, waitForStatus, writeRecording } from "./engine-fixtures.js";
+import {
+  connectNats,
+  makeRecording,
+  readStream,
+  runBackfill,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "./engine-fixtures.js";
 
 /** The core, with every late record it reports also pushed to `seen`. */
 function tapped(core: StreamCore, seen: LateRecord[]): StreamCore {
@@ -51,11 +59,17 @@ describe("TM_LATE message ids", () => {
     const configFile = join(dir, "tidemark.config.json");
     const doc = { windows: ["10s", "60s"] };
     writeFileSync(configFile, JSON.stringify(doc));
-    const config = parseEngineConfig({ file: doc, flags: { nats: nats.url, data: join(dir, "data"), "metrics-port": "0" } });
+    const config = parseEngineConfig({
+      file: doc,
+      flags: { nats: nats.url, data: join(dir, "data"), "metrics-port": "0" },
+    });
     const seen: LateRecord[] = [];
     const sessions = withSessions({ gap: "20s" });
     const engine = await startEngine(config, {
-      cores: { create: (c) => tapped(sessions.create(c), seen), restore: (c, b) => tapped(sessions.restore(c, b), seen) },
+      cores: {
+        create: (c) => tapped(sessions.create(c), seen),
+        restore: (c, b) => tapped(sessions.restore(c, b), seen),
+      },
     });
     const nc = await connectNats(nats.url);
     try {
@@ -70,7 +84,9 @@ describe("TM_LATE message ids", () => {
         perEventPolicy.set(k, (perEventPolicy.get(k) ?? 0) + 1);
       }
       expect(Math.max(...perEventPolicy.values())).toBeGreaterThan(1);
-      expect(seen.some((r) => r.window.end - r.window.start !== 10_000 && r.window.end - r.window.start !== 60_000)).toBe(true);
+      expect(
+        seen.some((r) => r.window.end - r.window.start !== 10_000 && r.window.end - r.window.start !== 60_000),
+      ).toBe(true);
 
       const stored = (await jetstreamManager(nc).then((m) => m.streams.info("TM_LATE"))).state.messages;
       expect(stored).toBe(seen.length);

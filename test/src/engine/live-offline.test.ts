@@ -28,7 +28,10 @@ const WINDOW_MS = 10_000;
 const POLICIES = ["dashboard", "alerting", "billing"];
 
 /** The frontier's measures, computed from the live engine's final panes. */
-function measures(events: readonly TelemetryEvent[], finals: readonly Pane[]): Omit<FrontierResult["policies"][number], "lag_ms" | "grace_ms" | "emit_delay_ms" | "dropped"> {
+function measures(
+  events: readonly TelemetryEvent[],
+  finals: readonly Pane[],
+): Omit<FrontierResult["policies"][number], "lag_ms" | "grace_ms" | "emit_delay_ms" | "dropped"> {
   const truth = new Map<string, { count: number; errors: number }>();
   for (const e of events) {
     const pair = `${Math.floor(e.ts / WINDOW_MS) * WINDOW_MS}|${e.service}`;
@@ -82,18 +85,38 @@ describe("live equals offline", () => {
       const engine = startEngine(nats.url, join(dir, "data"), ["--config", config]);
       await engine.ready;
       const summary = await runBackfill(nats.url, file, ["--config", config]);
-      const status: EngineStatusMessage = await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, "end of recording");
+      const status: EngineStatusMessage = await waitForStatus(
+        nc,
+        (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs,
+        60_000,
+        "end of recording",
+      );
       await stopGracefully(engine);
-      const last = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()].filter((p) => p.key.route === undefined);
+      const last = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()].filter(
+        (p) => p.key.route === undefined,
+      );
 
-      const offline = spawnTidemark(["frontier", "--input", file, "--window", "10s", "--config", config, "--json", ...POLICIES.flatMap((p) => ["--policy", p])]);
+      const offline = spawnTidemark([
+        "frontier",
+        "--input",
+        file,
+        "--window",
+        "10s",
+        "--config",
+        config,
+        "--json",
+        ...POLICIES.flatMap((p) => ["--policy", p]),
+      ]);
       expect(await offline.exited, offline.output()).toBe(0);
       const frontier = JSON.parse(offline.output().trim().split("\n").at(-1) as string) as FrontierResult;
       expect(frontier.events).toBe(events.length);
 
       POLICIES.forEach((name, i) => {
         const off = frontier.policies[i] as FrontierResult["policies"][number];
-        const live = measures(events, last.filter((p) => p.policy === name));
+        const live = measures(
+          events,
+          last.filter((p) => p.policy === name),
+        );
         const dropped = status.policies.find((p) => p.name === name)?.dropped;
         expect({ policy: name, dropped, ...live }).toEqual({
           policy: name,

@@ -17,10 +17,15 @@ describe("engine stop during start-up", () => {
 
   it("closes within seconds when stopped at once", async () => {
     nats = await startTestNats();
-    const config = parseEngineConfig({ flags: { nats: nats.url, data: join(tempDir("quick-stop"), "data"), "metrics-port": "0" } });
+    const config = parseEngineConfig({
+      flags: { nats: nats.url, data: join(tempDir("quick-stop"), "data"), "metrics-port": "0" },
+    });
     const engine = await startEngine(config);
     const t0 = Date.now();
-    const closed = await Promise.race([engine.close().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    const closed = await Promise.race([
+      engine.close().then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+    ]);
     expect(closed, "engine.close() still pending after 10 s").toBe(true);
     expect(Date.now() - t0).toBeLessThan(10_000);
   });

@@ -8,7 +8,16 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseEngineConfig, startEngine as startInProcess } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
-import { connectNats, makeRecording, runBackfill, startEngine, stopGracefully, tempDir, waitForStatus, writeRecording } from "./engine-fixtures.js";
+import {
+  connectNats,
+  makeRecording,
+  runBackfill,
+  startEngine,
+  stopGracefully,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "./engine-fixtures.js";
 
 describe("sessions and checkpoints", () => {
   let nats: TestNats | undefined;
@@ -30,19 +39,32 @@ describe("sessions and checkpoints", () => {
       await stopGracefully(first);
       const off = startEngine(nats.url, withS, ["--worker", "w"]);
       expect(await off.exited).not.toBe(0);
-      expect(off.output()).toMatch(/\[TM_CHECKPOINT_MISMATCH\] checkpoint \S+ was written with session windows on, but this engine runs with them off; start with sessions on again \(--sessions on\), or use a fresh --data directory/);
+      expect(off.output()).toMatch(
+        /\[TM_CHECKPOINT_MISMATCH\] checkpoint \S+ was written with session windows on, but this engine runs with them off; start with sessions on again \(--sessions on\), or use a fresh --data directory/,
+      );
       const on = startEngine(nats.url, withS, ["--worker", "w", "--sessions", "on"]);
       expect((await on.ready).engine).toMatchObject({ restoredFrom: expect.stringContaining(withS) as unknown });
       await stopGracefully(on);
 
       const without = join(dir, "without");
-      const plain = await startInProcess(parseEngineConfig({ flags: { nats: nats.url, data: without, worker: "p", "metrics-port": "0" } }));
-      await waitForStatus(nc, (s) => s.worker === "p" && (s.logTime ?? 0) >= summary.endOfRecordingTs, 30_000, "end of recording (p)");
+      const plain = await startInProcess(
+        parseEngineConfig({ flags: { nats: nats.url, data: without, worker: "p", "metrics-port": "0" } }),
+      );
+      await waitForStatus(
+        nc,
+        (s) => s.worker === "p" && (s.logTime ?? 0) >= summary.endOfRecordingTs,
+        30_000,
+        "end of recording (p)",
+      );
       await plain.close();
-      const sessionsOn = parseEngineConfig({ flags: { nats: nats.url, data: without, worker: "p", "metrics-port": "0", sessions: "on" } });
+      const sessionsOn = parseEngineConfig({
+        flags: { nats: nats.url, data: without, worker: "p", "metrics-port": "0", sessions: "on" },
+      });
       await expect(startInProcess(sessionsOn)).rejects.toMatchObject({
         code: "TM_CHECKPOINT_MISMATCH",
-        message: expect.stringMatching(/written with session windows off, but this engine runs with them on/) as unknown,
+        message: expect.stringMatching(
+          /written with session windows off, but this engine runs with them on/,
+        ) as unknown,
       });
     } finally {
       await nc.close();

@@ -26,7 +26,10 @@ import {
 } from "./engine-fixtures.js";
 
 /** Per pane id: the value of its on-time pane, of its final pane, and its last value. */
-function settledValues(panes: Iterable<Pane>, openFrom: number): Map<string, Partial<Record<"on-time" | "final" | "last", PaneValue>>> {
+function settledValues(
+  panes: Iterable<Pane>,
+  openFrom: number,
+): Map<string, Partial<Record<"on-time" | "final" | "last", PaneValue>>> {
   const out = new Map<string, Partial<Record<"on-time" | "final" | "last", PaneValue>>>();
   const lastSeq = new Map<string, number>();
   for (const p of panes) {
@@ -60,7 +63,12 @@ describe("two workers with split partitions", () => {
     const summary = await runBackfill(nats.url, file);
     for (const r of ready) {
       const worker = (r.engine as { worker: string }).worker;
-      await waitForStatus(nc, (s) => s.worker === worker && (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, `${worker} at the end`);
+      await waitForStatus(
+        nc,
+        (s) => s.worker === worker && (s.logTime ?? 0) >= summary.endOfRecordingTs,
+        60_000,
+        `${worker} at the end`,
+      );
     }
     await Promise.all(workers.map((w) => stopGracefully(w)));
     return dedupePanes(await readStream(nc, "TM_PANES"));
@@ -71,7 +79,10 @@ describe("two workers with split partitions", () => {
     const events = makeRecording({ events: 3000, seed: 23 });
     const file = writeRecording(dir, events);
     const one = await run(file, join(dir, "one"), [[]]);
-    const two = await run(file, join(dir, "two"), [["--partitions", "0-3"], ["--partitions", "4-7"]]);
+    const two = await run(file, join(dir, "two"), [
+      ["--partitions", "0-3"],
+      ["--partitions", "4-7"],
+    ]);
 
     const openFrom = events[0]?.ingest_ts ?? 0;
     const a = settledValues(one.values(), openFrom);
@@ -88,7 +99,12 @@ describe("two workers with split partitions", () => {
     expect(servicesOf(4, 7).size).toBeGreaterThan(0);
 
     // A worker id's checkpoints belong to its partitions: re-splitting under the same id is refused.
-    const resplit = startEngine(servers[1]?.url ?? "", join(dir, "two"), ["--worker", "engine-0-3", "--partitions", "0-5"]);
+    const resplit = startEngine(servers[1]?.url ?? "", join(dir, "two"), [
+      "--worker",
+      "engine-0-3",
+      "--partitions",
+      "0-5",
+    ]);
     expect(await resplit.exited).toBe(2);
     expect(resplit.output()).toContain("[TM_CHECKPOINT_MISMATCH]");
   });

@@ -10,9 +10,14 @@ export interface CliResult {
 
 export function runCli(args: readonly string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TIDEMARK_BIN, ...args], { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [TIDEMARK_BIN, ...args],
+      { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

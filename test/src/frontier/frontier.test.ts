@@ -113,13 +113,28 @@ async function simulate(name: string, args: string[]): Promise<string> {
 }
 
 async function frontierJson(file: string, window: string, policies: readonly [number, number][]) {
-  const r = await runCli(["frontier", "--input", file, "--window", window, ...policies.flatMap(([l, g]) => ["--policy", `${l}ms+${g}ms`]), "--json"]);
+  const r = await runCli([
+    "frontier",
+    "--input",
+    file,
+    "--window",
+    window,
+    ...policies.flatMap(([l, g]) => ["--policy", `${l}ms+${g}ms`]),
+    "--json",
+  ]);
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout) as ReturnType<typeof referenceFrontier>;
 }
 
-const SEED_SWEEP: [number, number][] = [[2 * S, 0], [10 * S, 0], [30 * S, 0], [90 * S, 0], [10 * S, 30 * S], [10 * S, 90 * S]];
+const SEED_SWEEP: [number, number][] = [
+  [2 * S, 0],
+  [10 * S, 0],
+  [30 * S, 0],
+  [90 * S, 0],
+  [10 * S, 30 * S],
+  [10 * S, 90 * S],
+];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "tm-frontier-"));
@@ -138,7 +153,15 @@ describe("tidemark frontier: golden experiment on simulate --seed 1", () => {
     expect(got).toEqual(want);
     expect(Object.keys(got)).toEqual(["events", "windows", "policies"]);
     expect(Object.keys(got.policies[0] ?? {})).toEqual([
-      "lag_ms", "grace_ms", "emit_delay_ms", "dropped", "wrong_windows", "lost", "max_error", "accuracy_pct", "error_rate_bias_pp",
+      "lag_ms",
+      "grace_ms",
+      "emit_delay_ms",
+      "dropped",
+      "wrong_windows",
+      "lost",
+      "max_error",
+      "accuracy_pct",
+      "error_rate_bias_pp",
     ]);
     expect([got.events, got.windows]).toEqual([20_000, 40]);
     const [l2, l10, l30, l90, g30, g90] = got.policies;
@@ -154,13 +177,31 @@ describe("tidemark frontier: golden experiment on simulate --seed 1", () => {
   });
 
   it("prints the assembly's three policies in the seed's table shape", async () => {
-    const r = await runCli(["frontier", "--input", path("seed1.ndjson"), "--policy", "dashboard", "--policy", "alerting", "--policy", "billing"]);
+    const r = await runCli([
+      "frontier",
+      "--input",
+      path("seed1.ndjson"),
+      "--policy",
+      "dashboard",
+      "--policy",
+      "alerting",
+      "--policy",
+      "billing",
+    ]);
     expect(r.code).toBe(0);
-    const ref = referenceFrontier(readRows(seed1), 60 * S, [[2 * S, 0], [10 * S, 30 * S], [10 * S, 90 * S]]).policies;
+    const ref = referenceFrontier(readRows(seed1), 60 * S, [
+      [2 * S, 0],
+      [10 * S, 30 * S],
+      [10 * S, 90 * S],
+    ]).policies;
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[1]).toMatch(/policy\s+lag\s+grace\s+emit delay\s+windows wrong\s+events lost\s+max error\s+accuracy\s+error-rate bias/);
+    expect(lines[1]).toMatch(
+      /policy\s+lag\s+grace\s+emit delay\s+windows wrong\s+events lost\s+max error\s+accuracy\s+error-rate bias/,
+    );
     const row = (name: string, lag: string, grace: string, delay: string, p: (typeof ref)[number] | undefined) =>
-      new RegExp(`^\\s+${name}\\s+${lag}\\s+${grace}\\s+${delay}\\s+${p?.wrong_windows}\\s+${p?.lost}\\s+${p?.max_error}\\s+${p?.accuracy_pct.toFixed(2)}%`);
+      new RegExp(
+        `^\\s+${name}\\s+${lag}\\s+${grace}\\s+${delay}\\s+${p?.wrong_windows}\\s+${p?.lost}\\s+${p?.max_error}\\s+${p?.accuracy_pct.toFixed(2)}%`,
+      );
     expect(lines[2]).toMatch(row("dashboard", "2s", "0s", "2s", ref[0]));
     expect(lines[3]).toMatch(row("alerting", "10s", "30s", "40s", ref[1]));
     expect(lines[4]).toMatch(row("billing", "10s", "90s", "100s", ref[2]));
@@ -170,8 +211,22 @@ describe("tidemark frontier: golden experiment on simulate --seed 1", () => {
 
 describe("tidemark frontier agrees with the reference on other recordings", () => {
   it("30 s windows, 12 services, lateness correlated with errors", async () => {
-    const text = await simulate("corr.ndjson", ["--seed", "2", "--events", "15000", "--services", "12", "--corr", "0.4"]);
-    const policies: [number, number][] = [[5 * S, 0], [1 * S, 10 * S], [20 * S, 20 * S], [45 * S, 5 * S]];
+    const text = await simulate("corr.ndjson", [
+      "--seed",
+      "2",
+      "--events",
+      "15000",
+      "--services",
+      "12",
+      "--corr",
+      "0.4",
+    ]);
+    const policies: [number, number][] = [
+      [5 * S, 0],
+      [1 * S, 10 * S],
+      [20 * S, 20 * S],
+      [45 * S, 5 * S],
+    ];
     const got = await frontierJson(path("corr.ndjson"), "30s", policies);
     expect(got).toEqual(referenceFrontier(readRows(text), 30 * S, policies));
     // lateness correlated with failure: the fast policy under-reports errors.
@@ -179,9 +234,29 @@ describe("tidemark frontier agrees with the reference on other recordings", () =
   });
 
   it("a heavier tail, 10 s windows, 7 services", async () => {
-    const text = await simulate("tail.ndjson", ["--seed", "3", "--events", "8000", "--services", "7", "--tail", "0.3", "--mean-delay", "5s", "--span", "300s"]);
-    const policies: [number, number][] = [[0, 0], [3 * S, 2 * S], [15 * S, 0], [60 * S, 60 * S]];
-    expect(await frontierJson(path("tail.ndjson"), "10s", policies)).toEqual(referenceFrontier(readRows(text), 10 * S, policies));
+    const text = await simulate("tail.ndjson", [
+      "--seed",
+      "3",
+      "--events",
+      "8000",
+      "--services",
+      "7",
+      "--tail",
+      "0.3",
+      "--mean-delay",
+      "5s",
+      "--span",
+      "300s",
+    ]);
+    const policies: [number, number][] = [
+      [0, 0],
+      [3 * S, 2 * S],
+      [15 * S, 0],
+      [60 * S, 60 * S],
+    ];
+    expect(await frontierJson(path("tail.ndjson"), "10s", policies)).toEqual(
+      referenceFrontier(readRows(text), 10 * S, policies),
+    );
   });
 
   it("records exactly on window and watermark boundaries", async () => {
@@ -190,7 +265,8 @@ describe("tidemark frontier agrees with the reference on other recordings", () =
     const grace = 3 * S;
     const T = 1_767_225_600_000;
     const rows: Row[] = [];
-    const add = (ts: number, ingest: number, service = "a", status = 200) => rows.push({ ts, ingest_ts: ingest, service, status });
+    const add = (ts: number, ingest: number, service = "a", status = 200) =>
+      rows.push({ ts, ingest_ts: ingest, service, status });
     for (let k = 0; k < 6; k++) {
       const s = T + k * W;
       const e = s + W;
@@ -205,7 +281,12 @@ describe("tidemark frontier agrees with the reference on other recordings", () =
     rows.sort((a, b) => a.ingest_ts - b.ingest_ts);
     const text = rows.map((r) => JSON.stringify({ ...r, route: "/x", latency_ms: 1, user: "u" })).join("\n") + "\n";
     writeFileSync(path("edges.ndjson"), text);
-    const policies: [number, number][] = [[lag, grace], [lag, 0], [0, 0], [lag, grace + 1]];
+    const policies: [number, number][] = [
+      [lag, grace],
+      [lag, 0],
+      [0, 0],
+      [lag, grace + 1],
+    ];
     const got = await frontierJson(path("edges.ndjson"), "10s", policies);
     expect(got).toEqual(referenceFrontier(rows, W, policies));
     expect(got.policies[0]?.dropped).toBe(6);
@@ -217,9 +298,29 @@ describe("tidemark frontier options", () => {
     const text = await simulate("named.ndjson", ["--seed", "6", "--events", "4000"]);
     writeFileSync(
       path("tidemark.config.json"),
-      JSON.stringify({ policies: [{ name: "fast", watermark: { kind: "arrival-lag", lag: "5s" }, grace: "15s", mode: "accumulating", earlyEvery: "1s" }] }),
+      JSON.stringify({
+        policies: [
+          {
+            name: "fast",
+            watermark: { kind: "arrival-lag", lag: "5s" },
+            grace: "15s",
+            mode: "accumulating",
+            earlyEvery: "1s",
+          },
+        ],
+      }),
     );
-    const r = await runCli(["frontier", "--input", path("named.ndjson"), "--config", path("tidemark.config.json"), "--policy", "fast", "--json", "--progress"]);
+    const r = await runCli([
+      "frontier",
+      "--input",
+      path("named.ndjson"),
+      "--config",
+      path("tidemark.config.json"),
+      "--policy",
+      "fast",
+      "--json",
+      "--progress",
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(referenceFrontier(readRows(text), 60 * S, [[5 * S, 15 * S]]));
     expect(r.stderr).toMatch(/frontier \[#{40}\] 100% 4000\/4000\n$/);
@@ -235,13 +336,22 @@ describe("tidemark frontier: perfect watermark and arrival order", () => {
     expect(r.code).toBe(0);
     const got = JSON.parse(r.stdout) as ReturnType<typeof referenceFrontier>;
     expect(got).toEqual(referenceFrontier(rows, 60 * S, [[maxDelay, 0]]));
-    expect(got.policies[0]).toMatchObject({ lag_ms: maxDelay, dropped: 0, lost: 0, wrong_windows: 0, accuracy_pct: 100 });
+    expect(got.policies[0]).toMatchObject({
+      lag_ms: maxDelay,
+      dropped: 0,
+      lost: 0,
+      wrong_windows: 0,
+      accuracy_pct: 100,
+    });
   });
 
   it("a recording out of ingest_ts order is replayed sorted, with a notice on stderr", async () => {
     const text = await simulate("ordered.ndjson", ["--seed", "13", "--events", "3000"]);
     const lines = text.trimEnd().split("\n");
-    const shuffled = lines.map((l, i) => ({ l, k: (i * 7919) % lines.length })).sort((a, b) => a.k - b.k).map((x) => x.l);
+    const shuffled = lines
+      .map((l, i) => ({ l, k: (i * 7919) % lines.length }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.l);
     writeFileSync(path("shuffled.ndjson"), shuffled.join("\n") + "\n");
     const a = await runCli(["frontier", "--input", path("ordered.ndjson"), "--policy", "5s+5s", "--json"]);
     const b = await runCli(["frontier", "--input", path("shuffled.ndjson"), "--policy", "5s+5s", "--json"]);
@@ -260,14 +370,20 @@ describe("bad input stops with the file, line and field named, exit code 2", () 
   });
 
   it("a malformed line", async () => {
-    writeFileSync(path("bad-json.ndjson"), '{"ts":1,"ingest_ts":2,"service":"a","route":"/","status":200,"latency_ms":1,"user":"u"}\n\n{"ts":3,\n');
+    writeFileSync(
+      path("bad-json.ndjson"),
+      '{"ts":1,"ingest_ts":2,"service":"a","route":"/","status":200,"latency_ms":1,"user":"u"}\n\n{"ts":3,\n',
+    );
     const r = await runCli(["frontier", "--input", path("bad-json.ndjson")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${path("bad-json.ndjson")}:3: is not valid JSON`);
   });
 
   it("a missing or mistyped field", async () => {
-    writeFileSync(path("no-ingest.ndjson"), '{"ts":1,"ingest_ts":2,"service":"a","status":200,"latency_ms":1}\n{"ts":1,"service":"a","status":200,"latency_ms":1}\n');
+    writeFileSync(
+      path("no-ingest.ndjson"),
+      '{"ts":1,"ingest_ts":2,"service":"a","status":200,"latency_ms":1}\n{"ts":1,"service":"a","status":200,"latency_ms":1}\n',
+    );
     let r = await runCli(["frontier", "--input", path("no-ingest.ndjson")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${path("no-ingest.ndjson")}:2: field "ingest_ts" is missing`);
@@ -299,7 +415,8 @@ describe("tidemark simulate", () => {
     expect(lines).toHaveLength(3000);
     const rows = lines.map((l) => JSON.parse(l) as Record<string, number | string>);
     expect(Object.keys(rows[0] ?? {})).toEqual(["ts", "ingest_ts", "service", "route", "status", "latency_ms", "user"]);
-    for (let i = 1; i < rows.length; i++) expect(rows[i]?.ingest_ts as number).toBeGreaterThanOrEqual(rows[i - 1]?.ingest_ts as number);
+    for (let i = 1; i < rows.length; i++)
+      expect(rows[i]?.ingest_ts as number).toBeGreaterThanOrEqual(rows[i - 1]?.ingest_ts as number);
     expect(new Set(rows.map((r) => r.service))).toEqual(new Set(["a", "b", "c", "d"]));
   });
 

@@ -15,7 +15,10 @@ export interface CliProcess {
 }
 
 /** Spawns `tidemark ...args` and watches for its ready line (rejects on early exit or timeout). */
-export function spawnTidemark(args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): CliProcess {
+export function spawnTidemark(
+  args: readonly string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
+): CliProcess {
   const child = spawn(process.execPath, [TIDEMARK_BIN, ...args], {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },
@@ -24,7 +27,10 @@ export function spawnTidemark(args: readonly string[], opts: { cwd?: string; env
   let out = "";
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line within ${opts.readyTimeoutMs ?? 30_000} ms:\n${out}`)), opts.readyTimeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line within ${opts.readyTimeoutMs ?? 30_000} ms:\n${out}`)),
+      opts.readyTimeoutMs ?? 30_000,
+    );
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`tidemark ${args.join(" ")} exited with ${code} before ready:\n${out}`));
@@ -57,7 +63,12 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls `check` every `everyMs` until it returns true or `timeoutMs` passes. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 100): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

@@ -58,13 +58,19 @@ describe("ingest when a client aborts mid-body", () => {
 
   it("frees the request's in-flight bytes, stores nothing of it, and keeps serving", async () => {
     const abort = new AbortController();
-    const { push, response } = streamingPost(fx.ingest.url + "/v1/events", { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" }, abort.signal);
+    const { push, response } = streamingPost(
+      fx.ingest.url + "/v1/events",
+      { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" },
+      abort.signal,
+    );
     response.catch(() => undefined);
     push(new TextEncoder().encode(JSON.stringify({ service: "aborted" }) + "\n" + "x".repeat(30_000)));
     await waitFor(async () => (await inFlightBytes(fx.ingest.url)) > 0, 10_000, "the body to be arriving");
     abort.abort();
     await waitFor(async () => (await inFlightBytes(fx.ingest.url)) === 0, 10_000, "in-flight bytes released");
-    expect((await fx.post("/v1/events", JSON.stringify({ service: "after" }), "application/x-ndjson")).status).toBe(200);
+    expect((await fx.post("/v1/events", JSON.stringify({ service: "after" }), "application/x-ndjson")).status).toBe(
+      200,
+    );
     const { events } = await fx.readStream();
     expect(events.map((e) => e.service)).toEqual(["after"]);
   });
@@ -87,8 +93,14 @@ describe("ingest when TM_EVENTS disappears", () => {
     const failed = await fx.post("/v1/events", body, "application/x-ndjson", { "idempotency-key": "after-delete" });
     expect(failed.status).toBe(503);
     expect(failed.headers.get("retry-after")).toBe("1");
-    await waitFor(async () => (await fetch(fx.ingest.url + "/readyz")).status === 200, 10_000, "/readyz after the stream is recreated");
-    expect((await fx.post("/v1/events", body, "application/x-ndjson", { "idempotency-key": "after-delete" })).status).toBe(200);
+    await waitFor(
+      async () => (await fetch(fx.ingest.url + "/readyz")).status === 200,
+      10_000,
+      "/readyz after the stream is recreated",
+    );
+    expect(
+      (await fx.post("/v1/events", body, "application/x-ndjson", { "idempotency-key": "after-delete" })).status,
+    ).toBe(200);
     const { events } = await fx.readStream();
     expect(events.filter((e) => e.service === "gone")).toHaveLength(1);
   });

@@ -19,13 +19,21 @@ describe("tidemark ingest", () => {
 
   it("prints its ready line, stores events, keeps tokens out of its logs, and exits 0 on SIGTERM after finishing in-flight requests", async () => {
     const port = await freePort();
-    const proc = spawnTidemark(["ingest", "--port", String(port), "--nats", nats.url, "--partitions", "3"], { env: { TIDEMARK_INGEST_TOKENS: TOKEN } });
+    const proc = spawnTidemark(["ingest", "--port", String(port), "--nats", nats.url, "--partitions", "3"], {
+      env: { TIDEMARK_INGEST_TOKENS: TOKEN },
+    });
     const ready = await proc.ready;
     expect(ready).toEqual({ ingest: `http://127.0.0.1:${port}` });
     const post = (token: string, body: string) =>
-      fetch(`${ready.ingest as string}/v1/events`, { method: "POST", body, headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" } });
+      fetch(`${ready.ingest as string}/v1/events`, {
+        method: "POST",
+        body,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
+      });
     expect((await post("wrong-token-wrong", '{"service":"a"}')).status).toBe(401);
-    const body = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ service: `s${i % 5}`, latency_ms: i })).join("\n");
+    const body = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ service: `s${i % 5}`, latency_ms: i })).join(
+      "\n",
+    );
     expect((await post(TOKEN, body)).status).toBe(200);
     // A request whose body is still arriving when SIGTERM comes: it is finished and answered 200,
     // then the process exits 0 promptly (keep-alive sockets do not hold it open).
@@ -35,13 +43,20 @@ describe("tidemark ingest", () => {
       "content-type": "application/x-ndjson",
     });
     push(bytes.subarray(0, bytes.length / 2));
-    await waitFor(async () => (await inFlightBytes(ready.ingest as string)) > 0, 10_000, "the request body to be arriving");
+    await waitFor(
+      async () => (await inFlightBytes(ready.ingest as string)) > 0,
+      10_000,
+      "the request body to be arriving",
+    );
     proc.child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 200));
     push(bytes.subarray(bytes.length / 2));
     push();
     expect((await inFlight).status).toBe(200);
-    const exit = await Promise.race([proc.exited, new Promise((r) => setTimeout(() => r("still running after 5 s"), 5_000))]);
+    const exit = await Promise.race([
+      proc.exited,
+      new Promise((r) => setTimeout(() => r("still running after 5 s"), 5_000)),
+    ]);
     expect(exit).toBe(0);
     expect(isAlive(proc.child.pid ?? -1)).toBe(false);
     expect(proc.output()).not.toContain(TOKEN);

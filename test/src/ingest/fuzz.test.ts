@@ -22,26 +22,74 @@ const bad = (record: unknown, field: string): [unknown, string] => [record, fiel
 
 /** A record that is always invalid, with the field at fault. */
 const invalidRecord: fc.Arbitrary<[unknown, string]> = fc.oneof(
-  fc.oneof(fc.constant(undefined), fc.integer(), fc.double(), fc.boolean(), fc.constant(""), fc.string({ minLength: 257, maxLength: 300 }), fc.array(fc.string(), { maxLength: 2 }))
+  fc
+    .oneof(
+      fc.constant(undefined),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(""),
+      fc.string({ minLength: 257, maxLength: 300 }),
+      fc.array(fc.string(), { maxLength: 2 }),
+    )
     .map((service) => bad({ service, route: "/a" }, "service")),
   // noNaN: JSON.stringify writes NaN as null, which ingest reads as an absent status (valid, 200).
-  fc.oneof(fc.double({ noInteger: true, noNaN: true, min: 100, max: 599 }), fc.integer({ min: 600 }), fc.integer({ max: 99 }), fc.string(), fc.constant(1e308))
+  fc
+    .oneof(
+      fc.double({ noInteger: true, noNaN: true, min: 100, max: 599 }),
+      fc.integer({ min: 600 }),
+      fc.integer({ max: 99 }),
+      fc.string(),
+      fc.constant(1e308),
+    )
     .map((status) => bad({ service: "fz", status }, "status")),
-  fc.oneof(fc.double({ min: -1e308, max: -Number.MIN_VALUE, noNaN: true, noDefaultInfinity: true }), fc.constant(1e300), fc.string(), fc.constant(86_400_001))
+  fc
+    .oneof(
+      fc.double({ min: -1e308, max: -Number.MIN_VALUE, noNaN: true, noDefaultInfinity: true }),
+      fc.constant(1e300),
+      fc.string(),
+      fc.constant(86_400_001),
+    )
     .map((latency_ms) => bad({ service: "fz", latency_ms }, "latency_ms")),
-  fc.oneof(fc.constant(Y2038_S), fc.integer({ min: -1e15, max: 1e9 }), fc.string({ maxLength: 30 }), fc.constant("2038-01-19T03:14:08"), fc.object({ maxDepth: 1 }))
+  fc
+    .oneof(
+      fc.constant(Y2038_S),
+      fc.integer({ min: -1e15, max: 1e9 }),
+      fc.string({ maxLength: 30 }),
+      fc.constant("2038-01-19T03:14:08"),
+      fc.object({ maxDepth: 1 }),
+    )
     .map((ts) => bad({ service: "fz", ts }, "ts")),
-  fc.oneof(fc.integer(), fc.boolean(), fc.string({ minLength: 257, maxLength: 270 })).map((user) => bad({ service: "fz", user }, "user")),
-  fc.oneof(fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.string()).map((r) => bad(r, "(record)")),
+  fc
+    .oneof(fc.integer(), fc.boolean(), fc.string({ minLength: 257, maxLength: 270 }))
+    .map((user) => bad({ service: "fz", user }, "user")),
+  fc
+    .oneof(fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.string())
+    .map((r) => bad(r, "(record)")),
 );
 
-const wrongType = fc.constantFrom("text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data", "image/png", "application/octet-stream");
+const wrongType = fc.constantFrom(
+  "text/plain",
+  "application/xml",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data",
+  "image/png",
+  "application/octet-stream",
+);
 
 /** ExportTraceServiceRequests of 1..5 server spans, encoded by the OpenTelemetry JS serializer. */
 async function protobufRequests(): Promise<Uint8Array[]> {
   const now = Date.now();
   const out: Uint8Array[] = [];
-  for (let n = 1; n <= 5; n++) out.push(ProtobufTraceSerializer.serializeRequest(await serverSpans("fz-otlp", Array.from({ length: n }, () => now))) as Uint8Array);
+  for (let n = 1; n <= 5; n++)
+    out.push(
+      ProtobufTraceSerializer.serializeRequest(
+        await serverSpans(
+          "fz-otlp",
+          Array.from({ length: n }, () => now),
+        ),
+      ) as Uint8Array,
+    );
   return out;
 }
 
@@ -58,11 +106,20 @@ describe("fuzzing ingest with malformed requests", () => {
     await fx?.close();
   });
 
-  async function expect4xx(path: string, body: string | Uint8Array, type: string | undefined, headers: Record<string, string> = {}): Promise<{ status: number; message: string }> {
+  async function expect4xx(
+    path: string,
+    body: string | Uint8Array,
+    type: string | undefined,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; message: string }> {
     const res = await fetch(fx.ingest.url + path, {
       method: "POST",
       body,
-      headers: { authorization: `Bearer test-token-0123456789`, ...(type === undefined ? {} : { "content-type": type }), ...headers },
+      headers: {
+        authorization: `Bearer test-token-0123456789`,
+        ...(type === undefined ? {} : { "content-type": type }),
+        ...headers,
+      },
     });
     const text = await res.text();
     expect(res.status, text).toBeGreaterThanOrEqual(400);
@@ -71,100 +128,203 @@ describe("fuzzing ingest with malformed requests", () => {
     return { status: res.status, message: text };
   }
 
-  it("refuses bodies whose every record is invalid, naming each record's field", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(invalidRecord, { minLength: 1, maxLength: 6 }), fc.constantFrom("ndjson", "array", "object"), async (records, shape) => {
-        const list = records.map(([r]) => r);
-        const body = shape === "ndjson" ? list.map((r) => JSON.stringify(r) ?? "undefined").join("\n") : JSON.stringify(shape === "array" ? list : { events: list });
-        const { status, message } = await expect4xx("/v1/events", body, shape === "ndjson" ? "application/x-ndjson" : "application/json");
-        expect(status).toBe(400);
-        const json = JSON.parse(message) as { errors: { index: number; field: string }[] };
-        if (shape !== "ndjson") expect(json.errors.map((e) => e.field)).toEqual(records.map(([, f]) => f));
-        else expect(json.errors).toHaveLength(records.length);
-      }),
-      { numRuns: RUNS },
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    "refuses bodies whose every record is invalid, naming each record's field",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(invalidRecord, { minLength: 1, maxLength: 6 }),
+          fc.constantFrom("ndjson", "array", "object"),
+          async (records, shape) => {
+            const list = records.map(([r]) => r);
+            const body =
+              shape === "ndjson"
+                ? list.map((r) => JSON.stringify(r) ?? "undefined").join("\n")
+                : JSON.stringify(shape === "array" ? list : { events: list });
+            const { status, message } = await expect4xx(
+              "/v1/events",
+              body,
+              shape === "ndjson" ? "application/x-ndjson" : "application/json",
+            );
+            expect(status).toBe(400);
+            const json = JSON.parse(message) as { errors: { index: number; field: string }[] };
+            if (shape !== "ndjson") expect(json.errors.map((e) => e.field)).toEqual(records.map(([, f]) => f));
+            else expect(json.errors).toHaveLength(records.length);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it("refuses text that is not JSON, deep nesting, invalid UTF-8 and truncated gzip, naming the problem", async () => {
-    const notJson = fc.oneof(
-      fc.constant('{"service":"a","ts":NaN}'),
-      fc.constant('[{"service":"a",}]'),
-      fc.string({ minLength: 1, maxLength: 40 }).filter((s) => { try { JSON.parse(s); return false; } catch { return true; } }),
-      fc.integer({ min: 1, max: 100 }).map((n) => validNdjson(3).slice(0, -n).replace(/\n/g, "")),
-    ).map((s) => ({ body: s as string | Uint8Array, type: "application/json", headers: {}, expect: /not valid JSON|an array of events/ }));
-    const hugeNumbers = fc.constantFrom('{"service":"a","ts":1e400}', '{"service":"a","latency_ms":1e400}', '{"service":"a","status":-1e400}', '{"service":"a","ts":1e999,"status":200}')
-      .map((s) => ({ body: s as string | Uint8Array, type: "application/x-ndjson", headers: {}, expect: /finite|from 0|from 100/ }));
-    const deep = fc.integer({ min: 2, max: 20_000 }).map((d) => ({ body: "[".repeat(d) + "]".repeat(d), type: "application/json", headers: {}, expect: /./ }));
-    const deepObj = fc.integer({ min: 2, max: 20_000 }).map((d) => ({ body: '{"events":'.repeat(d) + "1" + "}".repeat(d), type: "application/json", headers: {}, expect: /events/ }));
-    const badUtf8 = fc.tuple(fc.integer({ min: 0, max: 200 }), fc.constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xf0, 0x28, 0x8c, 0xbc], [0xed, 0xa0, 0x80])).map(([at, bytes]) => {
-      const valid = Buffer.from(validNdjson(5));
-      const i = at % valid.length;
-      return { body: Buffer.concat([valid.subarray(0, i), Buffer.from(bytes), valid.subarray(i)]) as Uint8Array, type: "application/x-ndjson", headers: {}, expect: /UTF-8/ };
-    });
-    const truncatedGzip = fc.tuple(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 200 })).map(([n, cut]) => {
-      const gz = gzipSync(validNdjson(n));
-      return { body: gz.subarray(0, Math.max(0, gz.length - cut)) as Uint8Array, type: "application/x-ndjson", headers: { "content-encoding": "gzip" }, expect: /gzip/ };
-    });
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(notJson, hugeNumbers, deep, deepObj, badUtf8, truncatedGzip), async (c) => {
-        const { status, message } = await expect4xx("/v1/events", c.body, c.type, c.headers);
-        expect(status).toBe(400);
-        expect(message).toMatch(c.expect);
-      }),
-      { numRuns: RUNS * 2 },
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    "refuses text that is not JSON, deep nesting, invalid UTF-8 and truncated gzip, naming the problem",
+    async () => {
+      const notJson = fc
+        .oneof(
+          fc.constant('{"service":"a","ts":NaN}'),
+          fc.constant('[{"service":"a",}]'),
+          fc.string({ minLength: 1, maxLength: 40 }).filter((s) => {
+            try {
+              JSON.parse(s);
+              return false;
+            } catch {
+              return true;
+            }
+          }),
+          fc.integer({ min: 1, max: 100 }).map((n) => validNdjson(3).slice(0, -n).replace(/\n/g, "")),
+        )
+        .map((s) => ({
+          body: s as string | Uint8Array,
+          type: "application/json",
+          headers: {},
+          expect: /not valid JSON|an array of events/,
+        }));
+      const hugeNumbers = fc
+        .constantFrom(
+          '{"service":"a","ts":1e400}',
+          '{"service":"a","latency_ms":1e400}',
+          '{"service":"a","status":-1e400}',
+          '{"service":"a","ts":1e999,"status":200}',
+        )
+        .map((s) => ({
+          body: s as string | Uint8Array,
+          type: "application/x-ndjson",
+          headers: {},
+          expect: /finite|from 0|from 100/,
+        }));
+      const deep = fc
+        .integer({ min: 2, max: 20_000 })
+        .map((d) => ({ body: "[".repeat(d) + "]".repeat(d), type: "application/json", headers: {}, expect: /./ }));
+      const deepObj = fc.integer({ min: 2, max: 20_000 }).map((d) => ({
+        body: '{"events":'.repeat(d) + "1" + "}".repeat(d),
+        type: "application/json",
+        headers: {},
+        expect: /events/,
+      }));
+      const badUtf8 = fc
+        .tuple(
+          fc.integer({ min: 0, max: 200 }),
+          fc.constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xf0, 0x28, 0x8c, 0xbc], [0xed, 0xa0, 0x80]),
+        )
+        .map(([at, bytes]) => {
+          const valid = Buffer.from(validNdjson(5));
+          const i = at % valid.length;
+          return {
+            body: Buffer.concat([valid.subarray(0, i), Buffer.from(bytes), valid.subarray(i)]) as Uint8Array,
+            type: "application/x-ndjson",
+            headers: {},
+            expect: /UTF-8/,
+          };
+        });
+      const truncatedGzip = fc
+        .tuple(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 200 }))
+        .map(([n, cut]) => {
+          const gz = gzipSync(validNdjson(n));
+          return {
+            body: gz.subarray(0, Math.max(0, gz.length - cut)) as Uint8Array,
+            type: "application/x-ndjson",
+            headers: { "content-encoding": "gzip" },
+            expect: /gzip/,
+          };
+        });
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(notJson, hugeNumbers, deep, deepObj, badUtf8, truncatedGzip), async (c) => {
+          const { status, message } = await expect4xx("/v1/events", c.body, c.type, c.headers);
+          expect(status).toBe(400);
+          expect(message).toMatch(c.expect);
+        }),
+        { numRuns: RUNS * 2 },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it("refuses wrong content types and content encodings with 415 on both endpoints", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(wrongType, fc.constant(undefined)), fc.constantFrom("/v1/events", "/v1/traces"), fc.option(fc.constantFrom("br", "deflate", "compress")), async (type, path, encoding) => {
-        const headers: Record<string, string> = encoding ? { "content-encoding": encoding } : {};
-        const ctype = encoding && type === undefined ? "application/json" : type;
-        const { status, message } = await expect4xx(path, Buffer.from(validNdjson(2)), ctype, headers);
-        expect(status).toBe(415);
-        expect(message).toMatch(encoding && type === undefined ? /Content-Encoding/ : /Content-Type/);
-      }),
-      { numRuns: Math.floor(RUNS / 3) },
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    "refuses wrong content types and content encodings with 415 on both endpoints",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(wrongType, fc.constant(undefined)),
+          fc.constantFrom("/v1/events", "/v1/traces"),
+          fc.option(fc.constantFrom("br", "deflate", "compress")),
+          async (type, path, encoding) => {
+            const headers: Record<string, string> = encoding ? { "content-encoding": encoding } : {};
+            const ctype = encoding && type === undefined ? "application/json" : type;
+            const { status, message } = await expect4xx(path, Buffer.from(validNdjson(2)), ctype, headers);
+            expect(status).toBe(415);
+            expect(message).toMatch(encoding && type === undefined ? /Content-Encoding/ : /Content-Type/);
+          },
+        ),
+        { numRuns: Math.floor(RUNS / 3) },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it("refuses corrupt OTLP protobuf and malformed OTLP JSON with 400", async () => {
-    const valid = await protobufRequests();
-    const truncated = fc.tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.integer({ min: 1, max: 40 })).map(([n, cut]) => {
-      const bytes = valid[n] as Uint8Array;
-      return { body: bytes.subarray(0, Math.max(1, bytes.length - cut)), type: "application/x-protobuf" };
-    });
-    const badWire = fc.tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.constantFrom(6, 7)).map(([n, wire]) => {
-      const bytes = Uint8Array.from(valid[n] as Uint8Array);
-      bytes[0] = (1 << 3) | wire;
-      return { body: bytes, type: "application/x-protobuf" };
-    });
-    const badJson = fc.oneof(
-      fc.constantFrom('{"resourceSpans": 5}', '{"resourceSpans": [1]}', '{"resourceSpans": [{"scopeSpans": "x"}]}', "[]", "null", "{", '{"resourceSpans": [{"scopeSpans": [{"spans": {}}]}]}'),
-      fc.integer({ min: 2, max: 5000 }).map((d) => '{"resourceSpans":' + "[".repeat(d) + "]".repeat(d) + "}"),
-    ).map((body) => ({ body: body as string | Uint8Array, type: "application/json" }));
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(truncated, badWire, badJson), async (c) => {
-        const { status } = await expect4xx("/v1/traces", c.body, c.type);
-        expect(status).toBe(400);
-      }),
-      { numRuns: RUNS },
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    "refuses corrupt OTLP protobuf and malformed OTLP JSON with 400",
+    async () => {
+      const valid = await protobufRequests();
+      const truncated = fc
+        .tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.integer({ min: 1, max: 40 }))
+        .map(([n, cut]) => {
+          const bytes = valid[n] as Uint8Array;
+          return { body: bytes.subarray(0, Math.max(1, bytes.length - cut)), type: "application/x-protobuf" };
+        });
+      const badWire = fc
+        .tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.constantFrom(6, 7))
+        .map(([n, wire]) => {
+          const bytes = Uint8Array.from(valid[n] as Uint8Array);
+          bytes[0] = (1 << 3) | wire;
+          return { body: bytes, type: "application/x-protobuf" };
+        });
+      const badJson = fc
+        .oneof(
+          fc.constantFrom(
+            '{"resourceSpans": 5}',
+            '{"resourceSpans": [1]}',
+            '{"resourceSpans": [{"scopeSpans": "x"}]}',
+            "[]",
+            "null",
+            "{",
+            '{"resourceSpans": [{"scopeSpans": [{"spans": {}}]}]}',
+          ),
+          fc.integer({ min: 2, max: 5000 }).map((d) => '{"resourceSpans":' + "[".repeat(d) + "]".repeat(d) + "}"),
+        )
+        .map((body) => ({ body: body as string | Uint8Array, type: "application/json" }));
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(truncated, badWire, badJson), async (c) => {
+          const { status } = await expect4xx("/v1/traces", c.body, c.type);
+          expect(status).toBe(400);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it("clamps 2038 (ms) timestamps on otherwise valid events instead of storing them; stores nothing of any refused request", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 1e6 }), async (offset) => {
-        const res = await fx.post("/v1/events", JSON.stringify([{ service: "fz-2038", ts: Y2038_MS + offset }]), "application/json");
-        expect(await res.json()).toMatchObject({ accepted: 1, clamped: 1 });
-      }),
-      { numRuns: 50 },
-    );
-    expect((await fetch(fx.ingest.url + "/healthz")).status).toBe(200);
-    const { events } = await fx.readStream();
-    expect(events.filter((e) => e.service !== "fz-2038")).toEqual([]);
-    expect(events).toHaveLength(50);
-    for (const e of events) expect(e.ts).toBe(e.ingest_ts);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    "clamps 2038 (ms) timestamps on otherwise valid events instead of storing them; stores nothing of any refused request",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 1e6 }), async (offset) => {
+          const res = await fx.post(
+            "/v1/events",
+            JSON.stringify([{ service: "fz-2038", ts: Y2038_MS + offset }]),
+            "application/json",
+          );
+          expect(await res.json()).toMatchObject({ accepted: 1, clamped: 1 });
+        }),
+        { numRuns: 50 },
+      );
+      expect((await fetch(fx.ingest.url + "/healthz")).status).toBe(200);
+      const { events } = await fx.readStream();
+      expect(events.filter((e) => e.service !== "fz-2038")).toEqual([]);
+      expect(events).toHaveLength(50);
+      for (const e of events) expect(e.ts).toBe(e.ingest_ts);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -28,7 +28,12 @@ export interface IngestFixture {
   ingest: IngestServer;
   nc: NatsConnection;
   /** POST with the bearer token; `headers` add to / override the defaults. */
-  post(path: string, body: string | Uint8Array, contentType: string, headers?: Record<string, string>): Promise<Response>;
+  post(
+    path: string,
+    body: string | Uint8Array,
+    contentType: string,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
   readStream(): Promise<StreamContents>;
   close(): Promise<void>;
 }
@@ -43,7 +48,11 @@ export async function startIngestFixture(overrides: IngestConfigInput = {}): Pro
     ingest,
     nc,
     post: (path, body, contentType, headers = {}) =>
-      fetch(ingest.url + path, { method: "POST", body, headers: { authorization: `Bearer ${TOKEN}`, "content-type": contentType, ...headers } }),
+      fetch(ingest.url + path, {
+        method: "POST",
+        body,
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": contentType, ...headers },
+      }),
     readStream: () => readEventsStream(nc),
     close: async () => {
       await ingest.close();
@@ -54,9 +63,15 @@ export async function startIngestFixture(overrides: IngestConfigInput = {}): Pro
 }
 
 /** A POST whose body is pushed piece by piece (`push()` with no chunk ends it). */
-export function streamingPost(url: string, headers: Record<string, string>, signal?: AbortSignal): { push: (chunk?: Uint8Array) => void; response: Promise<Response> } {
+export function streamingPost(
+  url: string,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): { push: (chunk?: Uint8Array) => void; response: Promise<Response> } {
   let push: (chunk?: Uint8Array) => void = () => undefined;
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())) });
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => void (push = (chunk) => (chunk ? c.enqueue(chunk) : c.close())),
+  });
   const response = fetch(url, { method: "POST", body, duplex: "half", headers, signal } as RequestInit);
   return { push: (chunk) => push(chunk), response };
 }

@@ -29,7 +29,9 @@ describe("ingest while NATS goes away and comes back", () => {
     let next = 0;
 
     async function send(i: number): Promise<void> {
-      const body = Array.from({ length: EVENTS_PER_REQUEST }, (_, j) => JSON.stringify({ service: `svc${(i + j) % 9}`, user: `u-${i}-${j}`, latency_ms: j })).join("\n");
+      const body = Array.from({ length: EVENTS_PER_REQUEST }, (_, j) =>
+        JSON.stringify({ service: `svc${(i + j) % 9}`, user: `u-${i}-${j}`, latency_ms: j }),
+      ).join("\n");
       for (let attempt = 0; attempt < 200; attempt++) {
         let res: Response;
         try {
@@ -79,6 +81,10 @@ describe("ingest while NATS goes away and comes back", () => {
     expect(acceptedUsers).toHaveLength(REQUESTS * EVENTS_PER_REQUEST);
     const missing = acceptedUsers.filter((u) => counts.get(u) === undefined);
     const twice = [...counts].filter(([, n]) => n > 1);
-    expect({ missing: missing.length, twice: twice.length, stored: events.length }).toEqual({ missing: 0, twice: 0, stored: REQUESTS * EVENTS_PER_REQUEST });
+    expect({ missing: missing.length, twice: twice.length, stored: events.length }).toEqual({
+      missing: 0,
+      twice: 0,
+      stored: REQUESTS * EVENTS_PER_REQUEST,
+    });
   });
 });

@@ -15,7 +15,11 @@ import { serverSpans } from "./otlp-spans.js";
 import { TOKEN, startIngestFixture, type IngestFixture, type StoredEvent } from "./ingest-fixture.js";
 
 /** Emits the same four spans through `exporter`; returns their expected events (the client span is not one). */
-async function emitSpans(exporter: SpanExporter, service: string, startMs: number): Promise<Omit<StoredEvent, "ingest_ts" | "partition" | "msgId">[]> {
+async function emitSpans(
+  exporter: SpanExporter,
+  service: string,
+  startMs: number,
+): Promise<Omit<StoredEvent, "ingest_ts" | "partition" | "msgId">[]> {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ "service.name": service }),
     spanProcessors: [new BatchSpanProcessor(exporter)],
@@ -30,12 +34,24 @@ async function emitSpans(exporter: SpanExporter, service: string, startMs: numbe
   const failed = tracer.startSpan("POST /pay", { kind: SpanKind.SERVER, startTime: startMs + 100 });
   failed.setStatus({ code: SpanStatusCode.ERROR, message: "boom" });
   failed.end(startMs + 350);
-  const root = tracer.startSpan("nightly-job", { startTime: startMs + 200, attributes: { "http.status_code": 201, "user.id": "bob" } });
+  const root = tracer.startSpan("nightly-job", {
+    startTime: startMs + 200,
+    attributes: { "http.status_code": 201, "user.id": "bob" },
+  });
   root.end(startMs + 1200);
   // A client span with a parent: neither server nor root, so not an event.
-  const parent = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1, isRemote: true };
+  const parent = {
+    traceId: "0af7651916cd43dd8448eb211c80319c",
+    spanId: "b7ad6b7169203331",
+    traceFlags: 1,
+    isRemote: true,
+  };
   const { trace, context } = await import("@opentelemetry/api");
-  const child = tracer.startSpan("SELECT", { kind: SpanKind.CLIENT, startTime: startMs + 1 }, trace.setSpanContext(context.active(), parent));
+  const child = tracer.startSpan(
+    "SELECT",
+    { kind: SpanKind.CLIENT, startTime: startMs + 1 },
+    trace.setSpanContext(context.active(), parent),
+  );
   child.end(startMs + 2);
   await provider.forceFlush();
   await provider.shutdown();
@@ -97,28 +113,59 @@ describe("OTLP/HTTP traces from the OpenTelemetry JS SDK", () => {
     expect(Number(body.partialSuccess.rejectedSpans)).toBe(1);
     expect((await fx.readStream()).events.filter((e) => e.service === "partial")).toHaveLength(4);
 
-    const ok = await fx.post("/v1/traces", JsonTraceSerializer.serializeRequest(await serverSpans("whole", [now])) as Uint8Array, "application/json");
+    const ok = await fx.post(
+      "/v1/traces",
+      JsonTraceSerializer.serializeRequest(await serverSpans("whole", [now])) as Uint8Array,
+      "application/json",
+    );
     expect(await ok.json()).toEqual({});
   });
 
   it("accepts OTLP/JSON int64 as numbers or strings and refuses bad requests with non-retryable codes", async () => {
     const now = Date.now();
     const span = (start: number | string, end: number | string) => ({
-      resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "hand" } }] },
-        scopeSpans: [{ spans: [{ name: "GET /h", kind: 2, startTimeUnixNano: start, endTimeUnixNano: end, attributes: [{ key: "http.response.status_code", value: { intValue: "503" } }] }] }] }],
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "hand" } }] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  name: "GET /h",
+                  kind: 2,
+                  startTimeUnixNano: start,
+                  endTimeUnixNano: end,
+                  attributes: [{ key: "http.response.status_code", value: { intValue: "503" } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     });
     const a = await fx.post("/v1/traces", JSON.stringify(span(now * 1e6, (now + 7) * 1e6)), "application/json");
-    const b = await fx.post("/v1/traces", JSON.stringify(span(String(BigInt(now) * 1_000_000n), String(BigInt(now + 9) * 1_000_000n))), "application/json");
+    const b = await fx.post(
+      "/v1/traces",
+      JSON.stringify(span(String(BigInt(now) * 1_000_000n), String(BigInt(now + 9) * 1_000_000n))),
+      "application/json",
+    );
     expect([a.status, b.status]).toEqual([200, 200]);
     const hand = (await fx.readStream()).events.filter((e) => e.service === "hand");
-    expect(hand.map((e) => [e.status, e.latency_ms])).toEqual([[503, 7], [503, 9]]);
+    expect(hand.map((e) => [e.status, e.latency_ms])).toEqual([
+      [503, 7],
+      [503, 9],
+    ]);
 
     const valid = ProtobufTraceSerializer.serializeRequest(await serverSpans("bad", [now])) as Uint8Array;
     const corrupt = await fx.post("/v1/traces", valid.subarray(0, valid.length - 1), "application/x-protobuf");
     expect(corrupt.status).toBe(400);
     expect(corrupt.headers.get("content-type")).toMatch(/^application\/x-protobuf/);
     expect((await fx.post("/v1/traces", "x", "text/plain")).status).toBe(415);
-    const unauth = await fetch(fx.ingest.url + "/v1/traces", { method: "POST", body: valid, headers: { "content-type": "application/x-protobuf" } });
+    const unauth = await fetch(fx.ingest.url + "/v1/traces", {
+      method: "POST",
+      body: valid,
+      headers: { "content-type": "application/x-protobuf" },
+    });
     expect(unauth.status).toBe(401);
     expect((await fx.readStream()).events.filter((e) => e.service === "bad")).toHaveLength(0);
   });

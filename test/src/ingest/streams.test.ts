@@ -41,7 +41,12 @@ describe("ensureStream against a real nats-server", () => {
   });
 
   it("refuses a mismatching existing stream with TM_STREAM_MISMATCH naming the field, and leaves it unchanged", async () => {
-    await jsm.streams.add({ name: "TM_MISMATCH", subjects: ["tm.mismatch.*"], max_age: 3600 * 1e9, duplicate_window: 10 * 1e9 });
+    await jsm.streams.add({
+      name: "TM_MISMATCH",
+      subjects: ["tm.mismatch.*"],
+      max_age: 3600 * 1e9,
+      duplicate_window: 10 * 1e9,
+    });
     const spec = { ...eventsStreamSpec(), name: "TM_MISMATCH", subjects: ["tm.mismatch.*"] };
     const err = await ensureStream(jsm, spec).then(
       () => undefined,

@@ -15,7 +15,17 @@ import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
 import { parseEngineConfig, startEngine, type RunningEngine } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
-import { connectNats, dedupePanes, makeRecording, normalized, readStream, runBackfill, tempDir, waitForStatus, writeRecording } from "../engine/engine-fixtures.js";
+import {
+  connectNats,
+  dedupePanes,
+  makeRecording,
+  normalized,
+  readStream,
+  runBackfill,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "../engine/engine-fixtures.js";
 
 const GAP = 20_000;
 const CAP = 4 * 3_600_000;
@@ -44,10 +54,22 @@ function offline(list: readonly TelemetryEvent[]): Row[] {
     const flush = (): void => {
       const first = cur[0] as TelemetryEvent;
       const lastTs = (cur[cur.length - 1] as TelemetryEvent).ts;
-      const lastRoute = cur.filter((e) => e.ts === lastTs).map((e) => e.route).sort()[0] as string;
+      const lastRoute = cur
+        .filter((e) => e.ts === lastTs)
+        .map((e) => e.route)
+        .sort()[0] as string;
       const id = `billing|session:${key}|${GAP}|${first.ts}`;
       const errors = cur.filter((e) => e.status >= 500).length;
-      out.push({ id, start: first.ts, end: lastTs + GAP, count: cur.length, errors, durationMs: lastTs - first.ts, firstRoute: first.route, lastRoute });
+      out.push({
+        id,
+        start: first.ts,
+        end: lastTs + GAP,
+        count: cur.length,
+        errors,
+        durationMs: lastTs - first.ts,
+        firstRoute: first.route,
+        lastRoute,
+      });
       cur = [];
     };
     for (const e of sorted) {
@@ -68,7 +90,14 @@ function table(panes: Iterable<Pane>, policy: string): Row[] {
     if (p.kind === "retract") rows.delete(p.id);
     else {
       const s = p.session as NonNullable<Pane["session"]>;
-      rows.set(p.id, { id: p.id, start: p.window.start, end: p.window.end, count: p.value.count, errors: p.value.errors, ...s });
+      rows.set(p.id, {
+        id: p.id,
+        start: p.window.start,
+        end: p.window.end,
+        count: p.value.count,
+        errors: p.value.errors,
+        ...s,
+      });
     }
   }
   return [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -97,9 +126,18 @@ describe("session windows in the live engine", () => {
     servers.push(nats);
     const nc = await connectNats(nats.url);
     conns.push(nc);
-    const flags = { nats: nats.url, data: join(dir, name), "metrics-port": "0", "checkpoint-every": "1s", "checkpoint-min-wall": "50ms" };
+    const flags = {
+      nats: nats.url,
+      data: join(dir, name),
+      "metrics-port": "0",
+      "checkpoint-every": "1s",
+      "checkpoint-min-wall": "50ms",
+    };
     // Sessions switched on through the engine's own config (the path `tidemark engine --sessions` takes).
-    const config = parseEngineConfig({ file: { windows: ["10s"], engine: { sessions: { enabled: true, ...SESSIONS } } }, flags });
+    const config = parseEngineConfig({
+      file: { windows: ["10s"], engine: { sessions: { enabled: true, ...SESSIONS } } },
+      flags,
+    });
     const start = async (): Promise<RunningEngine> => {
       const e = await startEngine(config);
       engines.push(e);
@@ -113,10 +151,16 @@ describe("session windows in the live engine", () => {
       engine = await start();
       expect(engine.restoredFrom).toBeDefined();
     }
-    await waitForStatus(nc, (s) => s.logTime !== null && s.logTime >= summary.endOfRecordingTs, 60_000, "end of recording");
+    await waitForStatus(
+      nc,
+      (s) => s.logTime !== null && s.logTime >= summary.endOfRecordingTs,
+      60_000,
+      "end of recording",
+    );
     await engine.close();
     const bodies = await readStream(nc, "TM_PANES");
-    subjects = (await (await jetstreamManager(nc)).streams.info("TM_PANES", { subjects_filter: ">" })).state.subjects ?? {};
+    subjects =
+      (await (await jetstreamManager(nc)).streams.info("TM_PANES", { subjects_filter: ">" })).state.subjects ?? {};
     sessionMessages = bodies.filter((b) => (JSON.parse(b) as Pane).session !== undefined).length;
     return dedupePanes(bodies);
   }
@@ -130,9 +174,15 @@ describe("session windows in the live engine", () => {
     expect(table(sessionPanes, "billing")).toEqual(offline(events));
     // Session panes are on tm.panes.<policy>.sessions, every one of them, and only they are.
     const onSessionSubjects = Object.entries(subjects).filter(([s]) => s.endsWith(".sessions"));
-    expect(onSessionSubjects.map(([s]) => s).sort()).toEqual(DEFAULT_POLICIES.map((p) => `tm.panes.${p.name}.sessions`).sort());
+    expect(onSessionSubjects.map(([s]) => s).sort()).toEqual(
+      DEFAULT_POLICIES.map((p) => `tm.panes.${p.name}.sessions`).sort(),
+    );
     expect(onSessionSubjects.reduce((n, [, c]) => n + c, 0)).toBe(sessionMessages);
-    expect(Object.keys(subjects).filter((s) => !s.endsWith(".sessions")).every((s) => s.endsWith(".10000"))).toBe(true);
+    expect(
+      Object.keys(subjects)
+        .filter((s) => !s.endsWith(".sessions"))
+        .every((s) => s.endsWith(".10000")),
+    ).toBe(true);
 
     const mid = (events[Math.floor(events.length / 2)] as TelemetryEvent).ingest_ts;
     const restarted = await run("restarted", mid);

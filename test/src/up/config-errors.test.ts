@@ -10,8 +10,16 @@ describe("tidemark up with an invalid tidemark.config.json", () => {
 
   const cases: Array<[string, unknown, RegExp]> = [
     ["top level", { nats: { replicas: 2 } }, /\[TM_CONFIG_INVALID\] .*: \$\.nats\.replicas must be 1, 3 or 5/],
-    ["a policy", { policies: [{ name: "fast", watermark: { kind: "arrival-lag", lag: "2 s" } }] }, /\$\.policies\[0\]\.watermark\.lag: "2 s" is not a duration/],
-    ["the engine section", { engine: { idleTimeout: "soon" } }, /\[TM_ENGINE_BAD_CONFIG\] .*engine\.idleTimeout must be a duration/],
+    [
+      "a policy",
+      { policies: [{ name: "fast", watermark: { kind: "arrival-lag", lag: "2 s" } }] },
+      /\$\.policies\[0\]\.watermark\.lag: "2 s" is not a duration/,
+    ],
+    [
+      "the engine section",
+      { engine: { idleTimeout: "soon" } },
+      /\[TM_ENGINE_BAD_CONFIG\] .*engine\.idleTimeout must be a duration/,
+    ],
     ["the ingest section", { ingest: { port: "http" } }, /\[TM_INGEST_CONFIG\] .*ingest\.port/],
   ];
 

@@ -8,7 +8,10 @@ import { readStream } from "../cluster/stream-readback.js";
 const TOKEN = "demo-test-token-1";
 
 function summary(demo: CliProcess): Record<string, number> {
-  const line = demo.output().split("\n").find((l) => l.startsWith("tidemark demo done "));
+  const line = demo
+    .output()
+    .split("\n")
+    .find((l) => l.startsWith("tidemark demo done "));
   if (!line) throw new Error(`no summary line:\n${demo.output()}`);
   return JSON.parse(line.slice("tidemark demo done ".length)) as Record<string, number>;
 }
@@ -34,9 +37,12 @@ describe("tidemark demo against a real ingest", () => {
 
   it("sends realistic traffic: every service, late events really late and failing more often with --corr", async () => {
     const before = (await readStream(nc, STREAM_EVENTS)).length;
-    const demo = spawnTidemark(["demo", "--ingest", ingestUrl, "--rate", "800", "--corr", "0.5", "--duration", "12s", "--seed", "3"], {
-      env: { TIDEMARK_INGEST_TOKENS: TOKEN },
-    });
+    const demo = spawnTidemark(
+      ["demo", "--ingest", ingestUrl, "--rate", "800", "--corr", "0.5", "--duration", "12s", "--seed", "3"],
+      {
+        env: { TIDEMARK_INGEST_TOKENS: TOKEN },
+      },
+    );
     expect(await demo.exited).toBe(0);
     const stats = summary(demo);
     const stored = (await readStream(nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
@@ -49,7 +55,9 @@ describe("tidemark demo against a real ingest", () => {
     expect(late.length).toBeGreaterThan(10);
     expect(errorRate(late)).toBeGreaterThan(errorRate(onTime) + 0.2);
     expect(demo.output()).toMatch(/\d+ events\/s accepted/);
-    console.log(`demo: ${late.length} of ${stored.length} arrived >5 s late; errors ${(100 * errorRate(late)).toFixed(0)}% late vs ${(100 * errorRate(onTime)).toFixed(1)}% on time`);
+    console.log(
+      `demo: ${late.length} of ${stored.length} arrived >5 s late; errors ${(100 * errorRate(late)).toFixed(0)}% late vs ${(100 * errorRate(onTime)).toFixed(1)}% on time`,
+    );
   });
 
   it("rides out NATS going away (503 + Retry-After): every event it counts as accepted is stored exactly once", async () => {
@@ -70,7 +78,9 @@ describe("tidemark demo against a real ingest", () => {
     const stored = (await readStream(nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
     // A retried batch carries the same Idempotency-Key: stored once, so stored equals accepted.
     expect(stored.length).toBe(stats.accepted);
-    console.log(`demo: ${stats.accepted} accepted = ${stored.length} stored after ${stats.retries} retries through the outage`);
+    console.log(
+      `demo: ${stats.accepted} accepted = ${stored.length} stored after ${stats.retries} retries through the outage`,
+    );
   });
 });
 

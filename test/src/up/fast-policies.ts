@@ -7,7 +7,14 @@ export const FAST_POLICIES_CONFIG = {
   windows: ["10s"],
   referenceHorizon: "15s",
   policies: [
-    { name: "dashboard", label: "dashboard: 1 s, biased", watermark: { kind: "arrival-lag", lag: "1s" }, grace: 0, earlyEvery: "1s", mode: "accumulating" },
+    {
+      name: "dashboard",
+      label: "dashboard: 1 s, biased",
+      watermark: { kind: "arrival-lag", lag: "1s" },
+      grace: 0,
+      earlyEvery: "1s",
+      mode: "accumulating",
+    },
     {
       name: "alerting",
       label: "alerting: 2 s, final 6 s",
@@ -17,7 +24,13 @@ export const FAST_POLICIES_CONFIG = {
       lateEvery: "1s",
       mode: "retracting",
     },
-    { name: "billing", label: "billing: exact, 8 s", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "6s", mode: "final-only" },
+    {
+      name: "billing",
+      label: "billing: exact, 8 s",
+      watermark: { kind: "arrival-lag", lag: "2s" },
+      grace: "6s",
+      mode: "final-only",
+    },
   ],
   // Sessions are left unset so `up` turns them on (its default); a short gap closes them fast.
   engine: { checkpointEvery: "1s", idleTimeout: "2s", sessions: { gap: "2s" } },

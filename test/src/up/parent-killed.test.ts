@@ -25,8 +25,26 @@ describe("tidemark up killed with SIGKILL", () => {
   const configFile = join(dir, "tidemark.config.json");
   // No periodic checkpoint within the test (log time never advances an hour): a checkpoint
   // written after the kill can only be the engine's final one, taken on its graceful stop.
-  writeFileSync(configFile, JSON.stringify({ ...FAST_POLICIES_CONFIG, engine: { ...FAST_POLICIES_CONFIG.engine, checkpointEvery: "1h" } }, null, 2));
-  const args = ["up", "--no-demo", "--config", configFile, "--data", data, "--ingest-port", "0", "--dashboard-port", "0"];
+  writeFileSync(
+    configFile,
+    JSON.stringify(
+      { ...FAST_POLICIES_CONFIG, engine: { ...FAST_POLICIES_CONFIG.engine, checkpointEvery: "1h" } },
+      null,
+      2,
+    ),
+  );
+  const args = [
+    "up",
+    "--no-demo",
+    "--config",
+    configFile,
+    "--data",
+    data,
+    "--ingest-port",
+    "0",
+    "--dashboard-port",
+    "0",
+  ];
   const spawned: CliProcess[] = [];
   const leftover = new Set<number>();
   afterAll(() => {
@@ -42,14 +60,29 @@ describe("tidemark up killed with SIGKILL", () => {
     const pids = ready.pids as Record<string, number>;
     for (const pid of Object.values(pids)) leftover.add(pid);
     expect(Object.keys(pids).sort()).toEqual(["dashboard", "engine", "ingest", "nats-server"]);
-    const recorded = JSON.parse(readFileSync(join(data, "up.pids"), "utf8")) as { processes: Array<{ name: string; pid: number }> };
+    const recorded = JSON.parse(readFileSync(join(data, "up.pids"), "utf8")) as {
+      processes: Array<{ name: string; pid: number }>;
+    };
     expect(Object.fromEntries(recorded.processes.map((p) => [p.name, p.pid]))).toEqual(pids);
 
     // Some events, so the final checkpoint has offsets to keep.
     const token = String(ready.token);
     const ts = Date.now();
-    const body = Array.from({ length: 20 }, (_, i) => JSON.stringify({ ts: ts - i * 100, service: "checkout", route: "POST /pay", status: 200, latency_ms: 12, user: `u${i}` })).join("\n");
-    const res = await fetch(`${String(ready.ingest)}/v1/events`, { method: "POST", body, headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" } });
+    const body = Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({
+        ts: ts - i * 100,
+        service: "checkout",
+        route: "POST /pay",
+        status: 200,
+        latency_ms: 12,
+        user: `u${i}`,
+      }),
+    ).join("\n");
+    const res = await fetch(`${String(ready.ingest)}/v1/events`, {
+      method: "POST",
+      body,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
+    });
     expect(res.status).toBeLessThan(300);
     const cpDir = join(data, "checkpoints", String((ready.engine as { worker: string }).worker));
     const before = checkpoints(cpDir);
@@ -58,9 +91,16 @@ describe("tidemark up killed with SIGKILL", () => {
     first.child.kill("SIGKILL");
     await first.exited;
     const roles = ["dashboard", "engine", "ingest"].map((r) => [r, pids[r] ?? -1] as const);
-    await waitFor(() => roles.every(([, pid]) => !running(pid)), 15_000, "every role of the killed up to exit").catch((err: Error) => {
-      throw new Error(`${err.message}; still running: ${roles.filter(([, pid]) => running(pid)).map(([r]) => r).join(", ")}`);
-    });
+    await waitFor(() => roles.every(([, pid]) => !running(pid)), 15_000, "every role of the killed up to exit").catch(
+      (err: Error) => {
+        throw new Error(
+          `${err.message}; still running: ${roles
+            .filter(([, pid]) => running(pid))
+            .map(([r]) => r)
+            .join(", ")}`,
+        );
+      },
+    );
     const stoppedMs = Date.now() - killedAt;
     const written = checkpoints(cpDir).filter((f) => !before.includes(f));
     expect(written).toHaveLength(1);
@@ -74,12 +114,19 @@ describe("tidemark up killed with SIGKILL", () => {
     const again = await second.ready;
     for (const pid of Object.values(again.pids as Record<string, number>)) leftover.add(pid);
     expect(running(natsPid)).toBe(false);
-    if (natsLeft) expect(second.output()).toMatch(new RegExp(`stopping nats-server \\(pid ${natsPid}\\) left running by an earlier up`));
+    if (natsLeft)
+      expect(second.output()).toMatch(
+        new RegExp(`stopping nats-server \\(pid ${natsPid}\\) left running by an earlier up`),
+      );
     // The engine resumes from the final checkpoint written after the kill.
-    expect((again.engine as { restoredFrom: unknown }).restoredFrom).toEqual(expect.stringContaining(written[0] ?? "?"));
+    expect((again.engine as { restoredFrom: unknown }).restoredFrom).toEqual(
+      expect.stringContaining(written[0] ?? "?"),
+    );
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
     expect(existsSync(join(data, "up.pids"))).toBe(false);
-    console.log(`up SIGKILLed: all roles stopped themselves in ${stoppedMs} ms, engine final checkpoint ${written[0]}; nats-server ${natsLeft ? "was left running and stopped by the next up" : "had already exited"}`);
+    console.log(
+      `up SIGKILLed: all roles stopped themselves in ${stoppedMs} ms, engine final checkpoint ${written[0]}; nats-server ${natsLeft ? "was left running and stopped by the next up" : "had already exited"}`,
+    );
   }, 120_000);
 });

@@ -40,7 +40,11 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     expect(readFileSync(join(data, "ingest-token"), "utf8").trim()).toBe(token);
 
     // Ingest holds writes behind the generated token.
-    const denied = await fetch(`${String(ready.ingest)}/v1/events`, { method: "POST", body: '{"service":"x"}\n', headers: { "content-type": "application/x-ndjson" } });
+    const denied = await fetch(`${String(ready.ingest)}/v1/events`, {
+      method: "POST",
+      body: '{"service":"x"}\n',
+      headers: { "content-type": "application/x-ndjson" },
+    });
     expect(denied.status).toBe(401);
 
     const seen = new Map<string, Pane[]>();

@@ -7,4 +7,10 @@ export { SessionMetrics, type SessionMetricsOptions, type SessionMetricsRow } fr
 export { SESSION_SNAPSHOT_VERSION } from "./session-snapshot.js";
 export type { SessionStatus } from "./session-status.js";
 export { createSessionOperator, restoreSessionOperator, type SessionCore } from "./create-session-operator.js";
-export { withSessions, isWithSessionsSnapshot, WITH_SESSIONS_SNAPSHOT_VERSION, type CoreWithSessions, type CoreWithSessionsStatus } from "./with-sessions.js";
+export {
+  withSessions,
+  isWithSessionsSnapshot,
+  WITH_SESSIONS_SNAPSHOT_VERSION,
+  type CoreWithSessions,
+  type CoreWithSessionsStatus,
+} from "./with-sessions.js";

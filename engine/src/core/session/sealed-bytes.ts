@@ -12,7 +12,8 @@ export function seal(w: ByteWriter): Uint8Array {
 
 /** A reader over the body; throws TM_SNAPSHOT_CORRUPT (naming `what`) when short or the CRC fails. */
 export function unseal(bytes: Uint8Array, what: string): ByteReader {
-  if (bytes.length < 8) throw new CoreError("TM_SNAPSHOT_CORRUPT", `${what} is too short: restore from an older checkpoint`);
+  if (bytes.length < 8)
+    throw new CoreError("TM_SNAPSHOT_CORRUPT", `${what} is too short: restore from an older checkpoint`);
   const body = bytes.subarray(0, bytes.length - 4);
   if (new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(body.length, true) !== crc32(body))
     throw new CoreError("TM_SNAPSHOT_CORRUPT", `${what} fails its checksum: restore from an older checkpoint`);

@@ -49,7 +49,12 @@ export class SessionBias {
     if (services === undefined) return;
     const R = this.slots - 1;
     // Sessions carry no p99 or distinct-users comparison: p99 0 gives p99Pct null, users 0 gives usersPct null.
-    const point = (v: Float64Array, i: number): BiasPoint => ({ count: v[2 * i] as number, errors: v[2 * i + 1] as number, p99: 0, users: 0 });
+    const point = (v: Float64Array, i: number): BiasPoint => ({
+      count: v[2 * i] as number,
+      errors: v[2 * i + 1] as number,
+      p99: 0,
+      users: 0,
+    });
     const ref = new Map<string, BiasPoint>();
     let total = 0;
     for (const [service, v] of services) {
@@ -82,7 +87,11 @@ export class SessionBias {
     for (let n = r.uint(); n > 0; n--) {
       const start = r.f64();
       const services = new Map<string, Float64Array>();
-      for (let m = r.uint(); m > 0; m--) services.set(r.string(), Float64Array.from({ length: 2 * this.slots }, () => r.uint()));
+      for (let m = r.uint(); m > 0; m--)
+        services.set(
+          r.string(),
+          Float64Array.from({ length: 2 * this.slots }, () => r.uint()),
+        );
       this.windows.set(start, services);
     }
     for (const p of pols) readBiasSamples(r, p);

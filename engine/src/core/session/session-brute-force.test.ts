@@ -18,7 +18,15 @@ const WINDOW = 30_000;
 const bruteForce = (events: readonly TelemetryEvent[]): Final[] => offline(events, GAP, CAP);
 
 function keepEverything(mode: AccumulationMode): PolicyConfig {
-  return { name: "keep", label: "keep everything", watermark: { kind: "arrival-lag", lagMs: 5_000 }, graceMs: 3_600_000, earlyEveryMs: 2_000, lateEveryMs: 1_000, mode };
+  return {
+    name: "keep",
+    label: "keep everything",
+    watermark: { kind: "arrival-lag", lagMs: 5_000 },
+    graceMs: 3_600_000,
+    earlyEveryMs: 2_000,
+    lateEveryMs: 1_000,
+    mode,
+  };
 }
 
 function config(policies: PolicyConfig[]): CoreConfig {
@@ -56,52 +64,71 @@ describe("session operator vs an offline sessionizer", { timeout: 30_000 }, () =
         expect(swallowed.length).toBeGreaterThan(0);
         const truth = bruteForce(events);
         // Some sessions were cut by the length cap: the next one of the key starts less than a gap later.
-        expect(truth.some((s, i) => { const n = truth[i + 1]; return n?.user === s.user && n.service === s.service && n.start < s.end; })).toBe(true);
+        expect(
+          truth.some((s, i) => {
+            const n = truth[i + 1];
+            return n?.user === s.user && n.service === s.service && n.start < s.end;
+          }),
+        ).toBe(true);
         expect(upsertTable(panes, mode)).toEqual(truth);
       }
     });
   }
 
-  it.each(["retracting", "accumulating", "discarding"] as const)("%s: derived per-service metrics equal the offline ones; a sink that ignores retractions over-counts", (mode) => {
-    const events = recording(7);
-    const policy = keepEverything(mode);
-    const { panes } = run(events, [policy]);
-    const metrics = new SessionMetrics({ windowMs: WINDOW, policies: [policy] });
-    const naive = new Map<string, Pane>();
-    for (const p of panes) {
-      expect(metrics.apply(p)).toBe(true);
-      if (p.kind !== "retract") naive.set(p.id, p);
-    }
-    const truth = bruteForce(events);
-    expect(metrics.size).toBe(truth.length);
-    expect(naive.size).toBeGreaterThan(truth.length);
-    const cells = new Map<string, Final[]>();
-    for (const s of truth) {
-      const k = `${s.service}|${Math.floor(s.end / WINDOW) * WINDOW}`;
-      cells.set(k, [...(cells.get(k) ?? []), s]);
-    }
-    const rows = metrics.rows();
-    expect(rows.length).toBe(cells.size);
-    for (const row of rows) {
-      const list = cells.get(`${row.service}|${row.window.start}`) ?? [];
-      expect(row.value.count).toBe(list.length);
-      expect(row.value.errors).toBe(list.filter((s) => s.errors > 0).length);
-      expect(row.value.errorRate).toBeCloseTo(list.filter((s) => s.errors > 0).length / list.length, 12);
-      expect(row.value.users).toBe(new Set(list.map((s) => s.user)).size);
-      const sorted = list.map((s) => s.durationMs).sort((a, b) => a - b);
-      const sketch = new DDSketch({ relativeAccuracy: 0.01 });
-      for (const d of sorted) sketch.add(d);
-      for (const [q, got] of [[0.5, row.value.p50], [0.95, row.value.p95]] as const) {
-        const exact = sorted[Math.floor(q * (sorted.length - 1))] as number;
-        expect(Math.abs(got - exact)).toBeLessThanOrEqual(0.01 * exact + 1e-9);
-        expect(got).toBe(sketch.quantile(q));
+  it.each(["retracting", "accumulating", "discarding"] as const)(
+    "%s: derived per-service metrics equal the offline ones; a sink that ignores retractions over-counts",
+    (mode) => {
+      const events = recording(7);
+      const policy = keepEverything(mode);
+      const { panes } = run(events, [policy]);
+      const metrics = new SessionMetrics({ windowMs: WINDOW, policies: [policy] });
+      const naive = new Map<string, Pane>();
+      for (const p of panes) {
+        expect(metrics.apply(p)).toBe(true);
+        if (p.kind !== "retract") naive.set(p.id, p);
       }
-    }
-  });
+      const truth = bruteForce(events);
+      expect(metrics.size).toBe(truth.length);
+      expect(naive.size).toBeGreaterThan(truth.length);
+      const cells = new Map<string, Final[]>();
+      for (const s of truth) {
+        const k = `${s.service}|${Math.floor(s.end / WINDOW) * WINDOW}`;
+        cells.set(k, [...(cells.get(k) ?? []), s]);
+      }
+      const rows = metrics.rows();
+      expect(rows.length).toBe(cells.size);
+      for (const row of rows) {
+        const list = cells.get(`${row.service}|${row.window.start}`) ?? [];
+        expect(row.value.count).toBe(list.length);
+        expect(row.value.errors).toBe(list.filter((s) => s.errors > 0).length);
+        expect(row.value.errorRate).toBeCloseTo(list.filter((s) => s.errors > 0).length / list.length, 12);
+        expect(row.value.users).toBe(new Set(list.map((s) => s.user)).size);
+        const sorted = list.map((s) => s.durationMs).sort((a, b) => a - b);
+        const sketch = new DDSketch({ relativeAccuracy: 0.01 });
+        for (const d of sorted) sketch.add(d);
+        for (const [q, got] of [
+          [0.5, row.value.p50],
+          [0.95, row.value.p95],
+        ] as const) {
+          const exact = sorted[Math.floor(q * (sorted.length - 1))] as number;
+          expect(Math.abs(got - exact)).toBeLessThanOrEqual(0.01 * exact + 1e-9);
+          expect(got).toBe(sketch.quantile(q));
+        }
+      }
+    },
+  );
 
   it("a fast policy drops the late tail; what it keeps is still a consistent session table", () => {
     const events = recording(11);
-    const fast: PolicyConfig = { name: "fast", label: "fast", watermark: { kind: "arrival-lag", lagMs: 2_000 }, graceMs: 5_000, earlyEveryMs: 1_000, lateEveryMs: 1_000, mode: "retracting" };
+    const fast: PolicyConfig = {
+      name: "fast",
+      label: "fast",
+      watermark: { kind: "arrival-lag", lagMs: 2_000 },
+      graceMs: 5_000,
+      earlyEveryMs: 1_000,
+      lateEveryMs: 1_000,
+      mode: "retracting",
+    };
     const { panes, late, status } = run(events, [fast]);
     expect(late.length).toBeGreaterThan(0);
     expect(status.policies[0]?.dropped).toBe(late.length);

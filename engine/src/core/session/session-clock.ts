@@ -68,7 +68,10 @@ export abstract class SessionClock {
   private part(partition: number): PartitionClock {
     const p = this.parts[partition];
     if (p === undefined)
-      throw new CoreError("TM_CORE_BAD_PARTITION", `partition ${partition} is outside 0..${this.parts.length - 1}: configure partitions to match TM_EVENTS`);
+      throw new CoreError(
+        "TM_CORE_BAD_PARTITION",
+        `partition ${partition} is outside 0..${this.parts.length - 1}: configure partitions to match TM_EVENTS`,
+      );
     return p;
   }
 

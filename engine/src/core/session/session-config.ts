@@ -20,11 +20,16 @@ export const DEFAULT_SESSION_CONFIG: Readonly<SessionConfig> = Object.freeze({
   metricsWindowMs: 60_000,
 });
 
-const FIELDS: Record<keyof SessionConfig, string> = { gapMs: "gap", maxLengthMs: "maxLength", metricsWindowMs: "metricsWindow" };
+const FIELDS: Record<keyof SessionConfig, string> = {
+  gapMs: "gap",
+  maxLengthMs: "maxLength",
+  metricsWindowMs: "metricsWindow",
+};
 
 function duration(v: unknown, path: string): number {
   const ms = configDuration(v, path, "60s");
-  if (!(ms > 0 && Number.isSafeInteger(ms))) throw new ConfigError(path, `must be a whole number of ms greater than 0, got ${JSON.stringify(v)}`);
+  if (!(ms > 0 && Number.isSafeInteger(ms)))
+    throw new ConfigError(path, `must be a whole number of ms greater than 0, got ${JSON.stringify(v)}`);
   return ms;
 }
 
@@ -43,6 +48,9 @@ export function validateSessionConfig(input: unknown = {}): Readonly<SessionConf
     if (v !== undefined) out[key] = duration(v, `sessions.${short}`);
   }
   if (out.maxLengthMs < out.gapMs)
-    throw new ConfigError("sessions.maxLength", `must be at least the gap (${out.gapMs} ms), got ${out.maxLengthMs} ms`);
+    throw new ConfigError(
+      "sessions.maxLength",
+      `must be at least the gap (${out.gapMs} ms), got ${out.maxLengthMs} ms`,
+    );
   return Object.freeze(out);
 }

@@ -92,7 +92,8 @@ export class SessionMetrics {
     const out: SessionMetricsRow[] = [];
     for (const [policy, services] of this.cells) {
       for (const [service, windows] of services) {
-        for (const [start, cell] of windows) out.push({ policy, service, window: { start, end: start + this.options.windowMs }, value: valueOf(cell) });
+        for (const [start, cell] of windows)
+          out.push({ policy, service, window: { start, end: start + this.options.windowMs }, value: valueOf(cell) });
       }
     }
     return out.sort((a, b) => cmp(a.policy, b.policy) || cmp(a.service, b.service) || a.window.start - b.window.start);

@@ -23,12 +23,37 @@ function harness(policies: PolicyConfig[], sessions: object) {
   const panes: Pane[] = [];
   const late: LateRecord[] = [];
   const out = { pane: (p: Pane) => panes.push(p), late: (r: LateRecord) => late.push(r) };
-  return { op, panes, late, event: (e: TelemetryEvent) => op.event(0, e, out), beat: (t: number) => op.heartbeat(0, T0 + t, out), finish: () => op.finish(out) };
+  return {
+    op,
+    panes,
+    late,
+    event: (e: TelemetryEvent) => op.event(0, e, out),
+    beat: (t: number) => op.heartbeat(0, T0 + t, out),
+    finish: () => op.finish(out),
+  };
 }
 
-const brief = (p: Pane) => [p.kind, p.id, p.value.count, p.value.errors, p.window.start - T0, p.window.end - T0, p.session?.durationMs, p.session?.firstRoute, p.session?.lastRoute];
+const brief = (p: Pane) => [
+  p.kind,
+  p.id,
+  p.value.count,
+  p.value.errors,
+  p.window.start - T0,
+  p.window.end - T0,
+  p.session?.durationMs,
+  p.session?.firstRoute,
+  p.session?.lastRoute,
+];
 
-const retracting: PolicyConfig = { name: "p", label: "p", watermark: { kind: "arrival-lag", lagMs: 1_000 }, graceMs: 60_000, earlyEveryMs: null, lateEveryMs: 1_000, mode: "retracting" };
+const retracting: PolicyConfig = {
+  name: "p",
+  label: "p",
+  watermark: { kind: "arrival-lag", lagMs: 1_000 },
+  graceMs: 60_000,
+  earlyEveryMs: null,
+  lateEveryMs: 1_000,
+  mode: "retracting",
+};
 
 describe("session operator", { timeout: 30_000 }, () => {
   it("a late bridging event retracts both emitted sessions and emits the merged one", () => {
@@ -61,7 +86,9 @@ describe("session operator", { timeout: 30_000 }, () => {
     ]);
     expect(h.op.status().openSessions).toBe(0);
     h.event(ev(20_000, 90_000, "/d")); // would join the closed session (last event 15 s + gap): dropped
-    expect(h.late.map((r) => [r.policy, r.event.ts - T0, r.window.start - T0, r.window.end - T0, r.watermark - T0])).toEqual([["p", 20_000, 15_000, 25_000, 89_000]]);
+    expect(
+      h.late.map((r) => [r.policy, r.event.ts - T0, r.window.start - T0, r.window.end - T0, r.watermark - T0]),
+    ).toEqual([["p", 20_000, 15_000, 25_000, 89_000]]);
     expect(h.op.status().policies[0]?.dropped).toBe(1);
   });
 
@@ -105,7 +132,10 @@ describe("session operator", { timeout: 30_000 }, () => {
   });
 
   it("forgets every session and key once the watermarks pass them (no finish needed)", () => {
-    const h = harness(DEFAULT_POLICIES.map((p) => ({ ...p })), { gap: "30s" });
+    const h = harness(
+      DEFAULT_POLICIES.map((p) => ({ ...p })),
+      { gap: "30s" },
+    );
     const events = simulate({ seed: 3, events: 2_000, services: 3, users: 40, startMs: T0 });
     for (const e of events) h.op.event(0, e, { pane: (p) => h.panes.push(p), late: (r) => h.late.push(r) });
     const mid = h.op.status();
@@ -124,8 +154,19 @@ describe("session operator", { timeout: 30_000 }, () => {
   });
 
   it("measures bias against the hidden reference: a dropped error session shows as a shortfall", () => {
-    const fast: PolicyConfig = { name: "fast", label: "fast", watermark: { kind: "arrival-lag", lagMs: 1_000 }, graceMs: 0, earlyEveryMs: null, lateEveryMs: null, mode: "accumulating" };
-    const op = createSessionOperator({ ...config([fast]), referenceHorizonMs: 30_000 }, { gap: "10s", metricsWindow: "1m" });
+    const fast: PolicyConfig = {
+      name: "fast",
+      label: "fast",
+      watermark: { kind: "arrival-lag", lagMs: 1_000 },
+      graceMs: 0,
+      earlyEveryMs: null,
+      lateEveryMs: null,
+      mode: "accumulating",
+    };
+    const op = createSessionOperator(
+      { ...config([fast]), referenceHorizonMs: 30_000 },
+      { gap: "10s", metricsWindow: "1m" },
+    );
     const panes: Pane[] = [];
     const late: LateRecord[] = [];
     const out = { pane: (p: Pane) => panes.push(p), late: (r: LateRecord) => late.push(r) };
@@ -133,11 +174,20 @@ describe("session operator", { timeout: 30_000 }, () => {
     op.event(0, ev(5_000, 20_000, "/a", 500, "v"), out); // fast: end 15 s <= W 19 s: dropped; the reference keeps it
     expect(late.length).toBe(1);
     op.heartbeat(0, T0 + 90_000, out); // W_ref = 60 s: window [0, 60 s) compared; fast has 1 of 2 sessions, 0 of 1 errors
-    expect(op.status().policies[0]?.bias).toEqual({ countPct: 50, errorRatePp: -50, p99Pct: null, usersPct: null, windows: 1 });
+    expect(op.status().policies[0]?.bias).toEqual({
+      countPct: 50,
+      errorRatePp: -50,
+      p99Pct: null,
+      usersPct: null,
+      windows: 1,
+    });
     expect(op.status().referenceSessions).toBe(0);
     op.event(0, ev(100_000, 100_000, "/a", 200, "u"), out);
     op.heartbeat(0, T0 + 120_000, out);
-    expect(panes.map((p) => [p.value.count, p.bias.windows, p.bias.countPct])).toEqual([[1, 0, null], [1, 1, 50]]);
+    expect(panes.map((p) => [p.value.count, p.bias.windows, p.bias.countPct])).toEqual([
+      [1, 0, null],
+      [1, 1, 50],
+    ]);
   });
 
   it("rejects bad session settings naming the field", () => {

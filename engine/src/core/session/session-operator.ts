@@ -14,7 +14,18 @@ import { SessionBias } from "./session-bias.js";
 import { SessionClock } from "./session-clock.js";
 import type { SessionConfig } from "./session-config.js";
 import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
-import { NONE, absorb, endOf, isKeyEmpty, newKeyState, newSession, touchFrom, touchTo, type KeyState, type Session } from "./session-state.js";
+import {
+  NONE,
+  absorb,
+  endOf,
+  isKeyEmpty,
+  newKeyState,
+  newSession,
+  touchFrom,
+  touchTo,
+  type KeyState,
+  type Session,
+} from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 
 /** Timer kind slot 4 (the core's Reference) purges a key's closed-session bound; sessions have no reference. */
@@ -24,7 +35,15 @@ const NO_SESSIONS: readonly Session[] = Object.freeze([]);
 
 /** The bias reference as a hidden last policy: every event kept to the reference horizon, no panes. */
 function referencePolicy(config: CoreConfig): PolicyConfig {
-  return { name: "(reference)", label: "reference", watermark: { kind: "arrival-lag", lagMs: config.referenceHorizonMs }, graceMs: 0, earlyEveryMs: null, lateEveryMs: null, mode: "final-only" };
+  return {
+    name: "(reference)",
+    label: "reference",
+    watermark: { kind: "arrival-lag", lagMs: config.referenceHorizonMs },
+    graceMs: 0,
+    earlyEveryMs: null,
+    lateEveryMs: null,
+    mode: "final-only",
+  };
 }
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
@@ -53,8 +72,15 @@ export class SessionOperator extends SessionClock {
     this.early = this.pols.map(() => []);
     const seqs = this.seqs;
     this.ctxs = this.pols.map((p) => ({
-      policy: p.cfg.name, mode: p.cfg.mode, gapMs: sessions.gapMs, watermark: -Infinity, logTime: -Infinity, dropped: 0,
-      bias: p.bias.current(), nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1, out: NO_OUTPUT,
+      policy: p.cfg.name,
+      mode: p.cfg.mode,
+      gapMs: sessions.gapMs,
+      watermark: -Infinity,
+      logTime: -Infinity,
+      dropped: 0,
+      bias: p.bias.current(),
+      nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1,
+      out: NO_OUTPUT,
     }));
   }
 
@@ -70,7 +96,8 @@ export class SessionOperator extends SessionClock {
         }
       }
     }
-    for (const start of [...this.bias.windows.keys()].sort((a, b) => a - b)) this.bias.compare(start, this.pols, () => true);
+    for (const start of [...this.bias.windows.keys()].sort((a, b) => a - b))
+      this.bias.compare(start, this.pols, () => true);
   }
 
   status(): SessionStatus {
@@ -85,7 +112,8 @@ export class SessionOperator extends SessionClock {
    */
   armSession(p: PolicyRuntime, s: Session): void {
     const end = endOf(s, this.sessions.gapMs);
-    if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) s.onTimeDue = this.schedule(p, TimerKind.OnTime, end, s.id);
+    if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME))
+      s.onTimeDue = this.schedule(p, TimerKind.OnTime, end, s.id);
     // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
     if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME))
       s.finalDue = this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
@@ -95,7 +123,13 @@ export class SessionOperator extends SessionClock {
   scheduleSession(p: PolicyRuntime, s: Session): void {
     this.armSession(p, s);
     if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
-      this.timers.push({ due: s.lastLateAt + p.cfg.lateEveryMs, kind: TimerKind.LateFlush, policy: p.index, wc: s.id, start: 0 });
+      this.timers.push({
+        due: s.lastLateAt + p.cfg.lateEveryMs,
+        kind: TimerKind.LateFlush,
+        policy: p.index,
+        wc: s.id,
+        start: 0,
+      });
   }
 
   /**
@@ -135,13 +169,21 @@ export class SessionOperator extends SessionClock {
     if (isKeyEmpty(k)) this.dropKey(k);
   }
 
-  private place(p: PolicyRuntime, k: KeyState, e: TelemetryEvent, period: number, error: boolean, out: CoreOutput): void {
+  private place(
+    p: PolicyRuntime,
+    k: KeyState,
+    e: TelemetryEvent,
+    period: number,
+    error: boolean,
+    out: CoreOutput,
+  ): void {
     const gap = this.sessions.gapMs;
     const list = k.sessions[p.index] as Session[];
     const W = this.watermarkOf(p);
     const closed = k.closedUntil[p.index] as number;
     // Joining (or bridging to) a closed session would change a result the policy has forgotten.
-    if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period) return this.drop(p, k, e, Math.min(e.ts, closed), closed + gap, W, out);
+    if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period)
+      return this.drop(p, k, e, Math.min(e.ts, closed), closed + gap, W, out);
     const from = touchFrom(list, period, e.ts, gap);
     const to = touchTo(list, from, period, e.ts, gap);
     const first = to > from ? Math.min(e.ts, (list[from] as Session).firstTs) : e.ts;
@@ -195,14 +237,35 @@ export class SessionOperator extends SessionClock {
     const every = p.cfg.lateEveryMs;
     if (every === null || s.stage & STAGE_LATE_PENDING) return;
     s.stage |= STAGE_LATE_PENDING;
-    this.timers.push({ due: Math.max(this.logTime, s.lastLateAt + every), kind: TimerKind.LateFlush, policy: p.index, wc: s.id, start: 0 });
+    this.timers.push({
+      due: Math.max(this.logTime, s.lastLateAt + every),
+      kind: TimerKind.LateFlush,
+      policy: p.index,
+      wc: s.id,
+      start: 0,
+    });
   }
 
-  private drop(p: PolicyRuntime, k: KeyState, e: TelemetryEvent, start: number, end: number, W: number, out: CoreOutput): void {
+  private drop(
+    p: PolicyRuntime,
+    k: KeyState,
+    e: TelemetryEvent,
+    start: number,
+    end: number,
+    W: number,
+    out: CoreOutput,
+  ): void {
     p.dropped++;
     if (p.index === this.P) return;
     const session = sessionId(p.cfg.name, k.keyId, this.sessions.gapMs, start);
-    const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window: { start, end }, watermark: W, session };
+    const rec: LateRecord = {
+      policy: p.cfg.name,
+      reason: "behind-watermark",
+      event: e,
+      window: { start, end },
+      watermark: W,
+      session,
+    };
     out.late(rec);
   }
 
@@ -246,7 +309,8 @@ export class SessionOperator extends SessionClock {
     for (const s of queue) {
       s.queued = false;
       if (this.sessionsById.get(s.id) !== s) continue;
-      if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark) emitSession(ctx, s, "early");
+      if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark)
+        emitSession(ctx, s, "early");
     }
     this.scheduleEarly(p, this.logTime);
   }

@@ -67,7 +67,12 @@ export function retractSession(ctx: SessionEmitContext, s: Session): boolean {
 export function emitSession(ctx: SessionEmitContext, s: Session, kind: Exclude<PaneKind, "retract">): void {
   if (s.last !== null && s.last.start !== s.firstTs) retractSession(ctx, s);
   const session: PaneSession = { durationMs: s.lastTs - s.firstTs, firstRoute: s.firstRoute, lastRoute: s.lastRoute };
-  const now: EmittedSession = { value: valueOf(s.count, s.errors, 1), start: s.firstTs, end: s.lastTs + ctx.gapMs, session };
+  const now: EmittedSession = {
+    value: valueOf(s.count, s.errors, 1),
+    start: s.firstTs,
+    end: s.lastTs + ctx.gapMs,
+    session,
+  };
   const last = s.last;
   if (ctx.mode === "discarding") {
     const delta = last === null ? now.value : valueOf(s.count - last.value.count, s.errors - last.value.errors, 0);

@@ -22,7 +22,10 @@ const eventArb = fc.record({
   service: fc.constantFrom("a", "b"),
   user: fc.constantFrom("u1", "u2", "u3", ""),
   ts: fc.integer({ min: 0, max: 240 }).map((x) => T0 + x * 500),
-  delay: fc.oneof(fc.integer({ min: 0, max: 4 }).map((x) => x * 500), fc.integer({ min: 0, max: 80 }).map((x) => x * 500)),
+  delay: fc.oneof(
+    fc.integer({ min: 0, max: 4 }).map((x) => x * 500),
+    fc.integer({ min: 0, max: 80 }).map((x) => x * 500),
+  ),
   route: fc.constantFrom("/a", "/b", "/c"),
   status: fc.constantFrom(200, 200, 500),
   /** Log time jumps this far (a heartbeat) before the event arrives: sessions close, bounds purge. */
@@ -54,7 +57,15 @@ function recording(raw: RawEvent[]): Step[] {
       steps.push(last + r.pause);
       shift += r.pause;
     }
-    const e: TelemetryEvent = { ts: r.ts, ingest_ts: r.ts + r.delay + shift, service: r.service, route: r.route, status: r.status, latency_ms: 1, user: r.user };
+    const e: TelemetryEvent = {
+      ts: r.ts,
+      ingest_ts: r.ts + r.delay + shift,
+      service: r.service,
+      route: r.route,
+      status: r.status,
+      latency_ms: 1,
+      user: r.user,
+    };
     last = e.ingest_ts;
     steps.push(e);
   }
@@ -65,8 +76,13 @@ type PolicyDraw = typeof policyArb extends fc.Arbitrary<infer T> ? T : never;
 
 function config(policies: PolicyDraw[]): CoreConfig {
   const pols: PolicyConfig[] = policies.map((p, i) => ({
-    name: `p${i}`, label: `p${i}`, watermark: { kind: p.kind, lagMs: p.lag } as PolicyConfig["watermark"],
-    graceMs: p.grace, earlyEveryMs: p.early, lateEveryMs: p.late, mode: p.mode,
+    name: `p${i}`,
+    label: `p${i}`,
+    watermark: { kind: p.kind, lagMs: p.lag } as PolicyConfig["watermark"],
+    graceMs: p.grace,
+    earlyEveryMs: p.early,
+    lateEveryMs: p.late,
+    mode: p.mode,
   }));
   return { ...defaultCoreConfig(), partitions: 1, policies: pols, referenceHorizonMs: 30_000, biasWindows: 5 };
 }
@@ -81,35 +97,48 @@ function drive(op: SessionCore, steps: readonly Step[], out: { pane(p: Pane): vo
 describe("session operator properties", { timeout: 60_000 }, () => {
   it("each policy's final sessions are the offline sessions of the events it kept; restore anywhere is byte-identical", () => {
     fc.assert(
-      fc.property(fc.array(eventArb, { minLength: 1, maxLength: 40 }), fc.array(policyArb, { minLength: 1, maxLength: 3 }), fc.nat(), (raw, policies, cutSeed) => {
-        const steps = recording(raw);
-        const events = steps.filter((s): s is TelemetryEvent => typeof s !== "number");
-        const cfg = config(policies);
-        const panes: Pane[] = [];
-        const late: LateRecord[] = [];
-        const lines: string[] = [];
-        const out = {
-          pane: (p: Pane) => (panes.push(p), lines.push(JSON.stringify(p))),
-          late: (r: LateRecord) => (late.push(r), lines.push(JSON.stringify(r))),
-        };
-        const op = createSessionOperator(cfg, SESSIONS);
-        drive(op, steps, out);
-        op.finish(out);
-        cfg.policies.forEach((pol) => {
-          const dropped = new Set(late.filter((r) => r.policy === pol.name).map((r) => r.event));
-          const kept = events.filter((e) => !dropped.has(e));
-          expect(upsertTable(panes.filter((p) => p.policy === pol.name), pol.mode)).toEqual(bruteForce(kept, GAP, CAP));
-        });
-        const cut = cutSeed % (steps.length + 1);
-        const again: string[] = [];
-        const out2 = { pane: (p: Pane) => void again.push(JSON.stringify(p)), late: (r: LateRecord) => void again.push(JSON.stringify(r)) };
-        const first = createSessionOperator(cfg, SESSIONS);
-        drive(first, steps.slice(0, cut), out2);
-        const resumed = restoreSessionOperator(cfg, SESSIONS, first.snapshot());
-        drive(resumed, steps.slice(cut), out2);
-        resumed.finish(out2);
-        expect(again).toEqual(lines);
-      }),
+      fc.property(
+        fc.array(eventArb, { minLength: 1, maxLength: 40 }),
+        fc.array(policyArb, { minLength: 1, maxLength: 3 }),
+        fc.nat(),
+        (raw, policies, cutSeed) => {
+          const steps = recording(raw);
+          const events = steps.filter((s): s is TelemetryEvent => typeof s !== "number");
+          const cfg = config(policies);
+          const panes: Pane[] = [];
+          const late: LateRecord[] = [];
+          const lines: string[] = [];
+          const out = {
+            pane: (p: Pane) => (panes.push(p), lines.push(JSON.stringify(p))),
+            late: (r: LateRecord) => (late.push(r), lines.push(JSON.stringify(r))),
+          };
+          const op = createSessionOperator(cfg, SESSIONS);
+          drive(op, steps, out);
+          op.finish(out);
+          cfg.policies.forEach((pol) => {
+            const dropped = new Set(late.filter((r) => r.policy === pol.name).map((r) => r.event));
+            const kept = events.filter((e) => !dropped.has(e));
+            expect(
+              upsertTable(
+                panes.filter((p) => p.policy === pol.name),
+                pol.mode,
+              ),
+            ).toEqual(bruteForce(kept, GAP, CAP));
+          });
+          const cut = cutSeed % (steps.length + 1);
+          const again: string[] = [];
+          const out2 = {
+            pane: (p: Pane) => void again.push(JSON.stringify(p)),
+            late: (r: LateRecord) => void again.push(JSON.stringify(r)),
+          };
+          const first = createSessionOperator(cfg, SESSIONS);
+          drive(first, steps.slice(0, cut), out2);
+          const resumed = restoreSessionOperator(cfg, SESSIONS, first.snapshot());
+          drive(resumed, steps.slice(cut), out2);
+          resumed.finish(out2);
+          expect(again).toEqual(lines);
+        },
+      ),
       { numRuns: 300, seed: 20261201 },
     );
   });

@@ -15,13 +15,30 @@ function config(): CoreConfig {
     partitions: 3,
     policies: [
       ...DEFAULT_POLICIES.map((p) => ({ ...p })),
-      { name: "bounded", label: "bounded 5 s", watermark: { kind: "bounded", lagMs: 5_000 }, graceMs: 20_000, earlyEveryMs: 2_000, lateEveryMs: 500, mode: "discarding" },
-      { name: "pct", label: "p95 delay", watermark: { kind: "percentile", q: 0.95, sample: 200 }, graceMs: 10_000, earlyEveryMs: null, lateEveryMs: 1_000, mode: "retracting" },
+      {
+        name: "bounded",
+        label: "bounded 5 s",
+        watermark: { kind: "bounded", lagMs: 5_000 },
+        graceMs: 20_000,
+        earlyEveryMs: 2_000,
+        lateEveryMs: 500,
+        mode: "discarding",
+      },
+      {
+        name: "pct",
+        label: "p95 delay",
+        watermark: { kind: "percentile", q: 0.95, sample: 200 },
+        graceMs: 10_000,
+        earlyEveryMs: null,
+        lateEveryMs: 1_000,
+        mode: "retracting",
+      },
     ],
   };
 }
 
-type Step = { kind: "event"; partition: number; e: TelemetryEvent } | { kind: "heartbeat"; partition: number; ts: number };
+type Step =
+  { kind: "event"; partition: number; e: TelemetryEvent } | { kind: "heartbeat"; partition: number; ts: number };
 
 function steps(): Step[] {
   const events = simulate({ seed: 5, events: 2_500, services: 4, users: 60, tail: 0.1, tailMaxMs: 60_000 });
@@ -40,7 +57,10 @@ function steps(): Step[] {
 
 function collector(): { out: CoreOutput; lines: string[] } {
   const lines: string[] = [];
-  return { lines, out: { pane: (p: Pane) => lines.push(JSON.stringify(p)), late: (r: LateRecord) => lines.push(JSON.stringify(r)) } };
+  return {
+    lines,
+    out: { pane: (p: Pane) => lines.push(JSON.stringify(p)), late: (r: LateRecord) => lines.push(JSON.stringify(r)) },
+  };
 }
 
 function feed(op: SessionCore, list: readonly Step[], out: CoreOutput): void {
@@ -93,7 +113,9 @@ describe("session operator snapshot", { timeout: 30_000 }, () => {
     flipped[40] = (flipped[40] as number) ^ 0xff;
     expect(codeOf(() => restoreSessionOperator(config(), SESSIONS, flipped))).toBe("TM_SNAPSHOT_CORRUPT");
     expect(codeOf(() => restoreSessionOperator(config(), SESSIONS, bytes.subarray(0, 5)))).toBe("TM_SNAPSHOT_CORRUPT");
-    expect(codeOf(() => restoreSessionOperator(config(), { gap: "16s", maxLength: "2m" }, bytes))).toBe("TM_SNAPSHOT_CONFIG_MISMATCH");
+    expect(codeOf(() => restoreSessionOperator(config(), { gap: "16s", maxLength: "2m" }, bytes))).toBe(
+      "TM_SNAPSHOT_CONFIG_MISMATCH",
+    );
     expect(codeOf(() => restoreSessionOperator(config(), SESSIONS, bytes))).toBeUndefined();
   });
 });

@@ -12,7 +12,14 @@ import type { CoreConfig } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
 import { SessionOperator } from "./session-operator.js";
 import { NONE, newKeyState, type EmittedSession, type KeyState, type Session } from "./session-state.js";
-import { readDelaySamples, readPartitionClocks, readPolicyProgress, writeDelaySamples, writePartitionClocks, writePolicyProgress } from "../snapshot-parts.js";
+import {
+  readDelaySamples,
+  readPartitionClocks,
+  readPolicyProgress,
+  writeDelaySamples,
+  writePartitionClocks,
+  writePolicyProgress,
+} from "../snapshot-parts.js";
 import { keyIdOf } from "../window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
@@ -43,7 +50,12 @@ function readEmitted(r: ByteReader): EmittedSession | null {
   if (!r.bool()) return null;
   const value = {} as PaneValue;
   for (const f of VALUE_FIELDS) value[f] = r.f64();
-  return { value, start: r.f64(), end: r.f64(), session: { durationMs: r.f64(), firstRoute: r.string(), lastRoute: r.string() } };
+  return {
+    value,
+    start: r.f64(),
+    end: r.f64(),
+    session: { durationMs: r.f64(), firstRoute: r.string(), lastRoute: r.string() },
+  };
 }
 
 function writeSession(w: ByteWriter, s: Session): void {
@@ -61,12 +73,36 @@ function readSession(r: ByteReader, policy: number, key: KeyState): Session {
   const id = r.uint();
   const period = r.f64();
   const [firstTs, lastTs, lastLateAt] = [r.f64(), r.f64(), r.f64()] as [number, number, number];
-  const [count, errors, stage, lateAccepted] = [r.uint(), r.uint(), r.uint(), r.uint()] as [number, number, number, number];
+  const [count, errors, stage, lateAccepted] = [r.uint(), r.uint(), r.uint(), r.uint()] as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const firstRoute = r.string();
   const lastRoute = r.string();
   const dirty = r.bool();
   const last = readEmitted(r);
-  return { id, policy, key, period, firstTs, lastTs, count, errors, firstRoute, lastRoute, stage, lastLateAt, dirty, lateAccepted, last, onTimeDue: NONE, finalDue: NONE, queued: false };
+  return {
+    id,
+    policy,
+    key,
+    period,
+    firstTs,
+    lastTs,
+    count,
+    errors,
+    firstRoute,
+    lastRoute,
+    stage,
+    lastLateAt,
+    dirty,
+    lateAccepted,
+    last,
+    onTimeDue: NONE,
+    finalDue: NONE,
+    queued: false,
+  };
 }
 
 function encode(op: SessionOperator): Uint8Array {
@@ -111,14 +147,24 @@ export function encodeSessionSnapshot(op: SessionOperator): Uint8Array {
 }
 
 /** Decodes a snapshot into a fresh operator; throws a coded CoreError on any mismatch. */
-export function decodeSessionSnapshot(config: CoreConfig, sessions: Readonly<SessionConfig>, bytes: Uint8Array): SessionOperator {
+export function decodeSessionSnapshot(
+  config: CoreConfig,
+  sessions: Readonly<SessionConfig>,
+  bytes: Uint8Array,
+): SessionOperator {
   const r = unseal(bytes, "session snapshot");
   for (const b of MAGIC) if (r.uint() !== b) throw corrupt("does not start with the tidemark session magic");
   const version = r.uint();
   if (version !== SESSION_SNAPSHOT_VERSION)
-    throw new CoreError("TM_SNAPSHOT_VERSION", `session snapshot version ${version} is not ${SESSION_SNAPSHOT_VERSION}: start without it or use a matching tidemark`);
+    throw new CoreError(
+      "TM_SNAPSHOT_VERSION",
+      `session snapshot version ${version} is not ${SESSION_SNAPSHOT_VERSION}: start without it or use a matching tidemark`,
+    );
   if (r.uint() !== configCrc(config, sessions))
-    throw new CoreError("TM_SNAPSHOT_CONFIG_MISMATCH", "session snapshot was taken with a different configuration: restore with the same policies, partitions and session settings, or start fresh");
+    throw new CoreError(
+      "TM_SNAPSHOT_CONFIG_MISMATCH",
+      "session snapshot was taken with a different configuration: restore with the same policies, partitions and session settings, or start fresh",
+    );
   const op = new SessionOperator(config, sessions);
   readState(op, r);
   if (!r.done) throw corrupt("has trailing bytes");
@@ -150,7 +196,8 @@ function readState(op: SessionOperator, r: ByteReader): void {
   op.bias.decode(r, op.pols);
   for (const start of op.bias.windows.keys()) op.scheduleCompare(start);
   for (const p of op.pols) {
-    if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null) op.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
+    if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
+      op.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
   }
 }
 

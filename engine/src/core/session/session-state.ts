@@ -73,15 +73,47 @@ export function isKeyEmpty(k: KeyState): boolean {
   return true;
 }
 
-export function newSession(id: number, policy: number, key: KeyState, period: number, ts: number, route: string, error: boolean): Session {
+export function newSession(
+  id: number,
+  policy: number,
+  key: KeyState,
+  period: number,
+  ts: number,
+  route: string,
+  error: boolean,
+): Session {
   return {
-    id, policy, key, period, firstTs: ts, lastTs: ts, count: 1, errors: error ? 1 : 0, firstRoute: route, lastRoute: route,
-    stage: 0, lastLateAt: -Infinity, dirty: true, lateAccepted: 0, last: null, onTimeDue: NONE, finalDue: NONE, queued: false,
+    id,
+    policy,
+    key,
+    period,
+    firstTs: ts,
+    lastTs: ts,
+    count: 1,
+    errors: error ? 1 : 0,
+    firstRoute: route,
+    lastRoute: route,
+    stage: 0,
+    lastLateAt: -Infinity,
+    dirty: true,
+    lateAccepted: 0,
+    last: null,
+    onTimeDue: NONE,
+    finalDue: NONE,
+    queued: false,
   };
 }
 
 /** Folds another session's facts (or one event's) into s. Ties in ts keep the smaller route. */
-export function absorb(s: Session, firstTs: number, firstRoute: string, lastTs: number, lastRoute: string, count: number, errors: number): void {
+export function absorb(
+  s: Session,
+  firstTs: number,
+  firstRoute: string,
+  lastTs: number,
+  lastRoute: string,
+  count: number,
+  errors: number,
+): void {
   if (firstTs < s.firstTs || (firstTs === s.firstTs && firstRoute < s.firstRoute)) {
     s.firstTs = firstTs;
     s.firstRoute = firstRoute;

@@ -21,7 +21,8 @@ const KEY_BYTES = 120;
 export function sessionStatus(op: SessionOperator): SessionStatus {
   const open = op.sessionsById.size;
   let reference = 0;
-  for (const users of op.keys.values()) for (const k of users.values()) reference += (k.sessions[op.P] as unknown[]).length;
+  for (const users of op.keys.values())
+    for (const k of users.values()) reference += (k.sessions[op.P] as unknown[]).length;
   return {
     logTime: orNull(op.logTime),
     partitions: partitionStatuses(op.parts),

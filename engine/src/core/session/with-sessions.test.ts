@@ -17,7 +17,10 @@ function config(): CoreConfig {
 
 function recorder(): { out: CoreOutput; lines: string[] } {
   const lines: string[] = [];
-  return { lines, out: { pane: (p: Pane) => lines.push(JSON.stringify(p)), late: (r: LateRecord) => lines.push(JSON.stringify(r)) } };
+  return {
+    lines,
+    out: { pane: (p: Pane) => lines.push(JSON.stringify(p)), late: (r: LateRecord) => lines.push(JSON.stringify(r)) },
+  };
 }
 
 const events = simulate({ seed: 9, events: 1_500, services: 3, users: 40 });

@@ -78,13 +78,24 @@ export function withSessions(settings: unknown = {}): {
     restore(config, snapshot) {
       const r = unseal(snapshot, "core+sessions snapshot");
       for (const b of MAGIC)
-        if (r.uint() !== b) throw new CoreError("TM_SNAPSHOT_CORRUPT", "snapshot is not a core+sessions snapshot: restore it with the factory that wrote it");
+        if (r.uint() !== b)
+          throw new CoreError(
+            "TM_SNAPSHOT_CORRUPT",
+            "snapshot is not a core+sessions snapshot: restore it with the factory that wrote it",
+          );
       const version = r.uint();
       if (version !== WITH_SESSIONS_SNAPSHOT_VERSION)
-        throw new CoreError("TM_SNAPSHOT_VERSION", `core+sessions snapshot version ${version} is not ${WITH_SESSIONS_SNAPSHOT_VERSION}: start without it or use a matching tidemark`);
+        throw new CoreError(
+          "TM_SNAPSHOT_VERSION",
+          `core+sessions snapshot version ${version} is not ${WITH_SESSIONS_SNAPSHOT_VERSION}: start without it or use a matching tidemark`,
+        );
       const core = restoreCore(config, r.bytes());
       const sessions = restoreSessionOperator(config, valid, r.bytes());
-      if (!r.done) throw new CoreError("TM_SNAPSHOT_CORRUPT", "core+sessions snapshot has trailing bytes: restore from an older checkpoint");
+      if (!r.done)
+        throw new CoreError(
+          "TM_SNAPSHOT_CORRUPT",
+          "core+sessions snapshot has trailing bytes: restore from an older checkpoint",
+        );
       return both(core, sessions);
     },
   };

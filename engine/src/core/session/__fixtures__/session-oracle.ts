@@ -43,11 +43,20 @@ export function bruteForce(events: readonly TelemetryEvent[], gap: number, cap: 
     const flush = (): void => {
       const first = cur[0] as TelemetryEvent;
       const lastTs = (cur[cur.length - 1] as TelemetryEvent).ts;
-      const atLast = cur.filter((e) => e.ts === lastTs).map((e) => e.route).sort(byRoute);
+      const atLast = cur
+        .filter((e) => e.ts === lastTs)
+        .map((e) => e.route)
+        .sort(byRoute);
       out.push({
-        service: first.service, user: first.user, start: first.ts, end: lastTs + gap, count: cur.length,
-        errors: cur.filter((e) => e.status >= 500).length, durationMs: lastTs - first.ts,
-        firstRoute: first.route, lastRoute: atLast[0] as string,
+        service: first.service,
+        user: first.user,
+        start: first.ts,
+        end: lastTs + gap,
+        count: cur.length,
+        errors: cur.filter((e) => e.status >= 500).length,
+        durationMs: lastTs - first.ts,
+        firstRoute: first.route,
+        lastRoute: atLast[0] as string,
       });
       cur = [];
     };
@@ -73,9 +82,15 @@ export function upsertTable(panes: readonly Pane[], mode: AccumulationMode): Fin
     const add = mode === "discarding" && old !== undefined;
     const s = p.session as NonNullable<Pane["session"]>;
     table.set(p.id, {
-      service: p.key.service, user: p.key.user as string, start: p.window.start, end: p.window.end,
-      count: p.value.count + (add ? old.count : 0), errors: p.value.errors + (add ? old.errors : 0),
-      durationMs: s.durationMs, firstRoute: s.firstRoute, lastRoute: s.lastRoute,
+      service: p.key.service,
+      user: p.key.user as string,
+      start: p.window.start,
+      end: p.window.end,
+      count: p.value.count + (add ? old.count : 0),
+      errors: p.value.errors + (add ? old.errors : 0),
+      durationMs: s.durationMs,
+      firstRoute: s.firstRoute,
+      lastRoute: s.lastRoute,
     });
   }
   return sortFinals([...table.values()]);
