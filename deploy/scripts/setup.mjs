@@ -5,6 +5,8 @@
 //   3. Build every package (turbo; cached, so a second run is quick).
 //   4. nats-server on PATH: installed with apt-get when root on Debian/Ubuntu, else a clear message.
 //   5. With --browser: Chromium for the browser tests, the same way.
+//   6. With --prometheus: promtool (Debian `prometheus`) and Alertmanager (`prometheus-alertmanager`),
+//      the clients the test suite checks /metrics, the query API and alert delivery with.
 // Each step prints one line saying what it did.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
@@ -13,6 +15,7 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const wantBrowser = process.argv.includes("--browser");
+const wantPrometheus = process.argv.includes("--prometheus");
 const say = (line) => process.stdout.write(`setup: ${line}\n`);
 
 function fail(line) {
@@ -79,5 +82,13 @@ checkNode();
 installIfStale();
 ensureBinary("nats-server", "nats-server", "brew install nats-server");
 if (wantBrowser) ensureBinary("chromium", "chromium", "install Chromium and set TIDEMARK_CHROMIUM to its path");
+if (wantPrometheus) {
+  ensureBinary("promtool", "prometheus", "brew install prometheus");
+  ensureBinary(
+    "prometheus-alertmanager",
+    "prometheus-alertmanager",
+    "brew install alertmanager, then link it as prometheus-alertmanager",
+  );
+}
 build();
 say(`ready (nats-server ${execFileSync("nats-server", ["--version"]).toString().trim()})`);
