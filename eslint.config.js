@@ -1,5 +1,6 @@
-// Flat ESLint config. The boundary block enforces design §2: the pure core and the sketches
-// import no node:*, NATS or fastify, and never read Date.now() or process.env.
+// Flat ESLint config. The boundary block enforces docs/architecture.md, "Packages and boundaries":
+// the pure core and the sketches import no node:*, NATS or fastify, and never read Date.now() or
+// process.env.
 import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";

@@ -3,7 +3,10 @@ import { fileURLToPath } from "node:url";
 import { parseDuration, validateCoreConfig } from "@tidemark/engine/core";
 import { DashboardError } from "./errors.js";
 
-/** The dashboard server's configuration: parsed once, validated, frozen (design §12). */
+/**
+ * The dashboard server's configuration: parsed once, validated, frozen (docs/websocket-protocol.md,
+ * "Configuration").
+ */
 export interface DashboardConfig {
   readonly host: string;
   readonly port: number;

@@ -1,4 +1,4 @@
-/** Errors of @tidemark/dashboard, each with a stable code (design §12). */
+/** Errors of @tidemark/dashboard, each with a stable code. */
 export type DashboardErrorCode =
   | "TM_DASHBOARD_CONFIG_INVALID"
   | "TM_DASHBOARD_CONFIG_FILE"

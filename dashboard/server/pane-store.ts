@@ -17,7 +17,8 @@ interface Series {
 
 /**
  * Latest pane per id plus a bounded history per series, idempotent on (id, seq): a replayed or
- * out-of-order older seq never overwrites a newer one (design §7).
+ * out-of-order older seq never overwrites a newer one (docs/websocket-protocol.md,
+ * "What the server holds").
  */
 export class PaneStore {
   private readonly byId = new Map<string, StoredPane>();

@@ -1,9 +1,9 @@
 /**
- * Session panes (issue 9) folded into per-service session metrics for the Sessions panel: one
- * `SessionMetrics` (the core's retraction-aware fold) per window size the app offers. Session
- * panes never enter the pane store (one series per session would grow it); instead each cell a
- * session pane changes — (policy, service, window holding the session's end) — is republished as
- * one derived pane, stored and fanned out like any other:
+ * Session panes (docs/decisions/0009-session-windows.md) folded into per-service session metrics
+ * for the Sessions panel: one `SessionMetrics` (the core's retraction-aware fold) per window size
+ * the app offers. Session panes never enter the pane store (one series per session would grow it);
+ * instead each cell a session pane changes — (policy, service, window holding the session's end) —
+ * is republished as one derived pane, stored and fanned out like any other:
  *
  *   id `<policy>|sessions:<service>|<windowMs>|<start>`, key `{ service, user: "*" }`,
  *   value: count = sessions ended, errors = sessions with an error, errorRate = their share,

@@ -5,7 +5,10 @@ import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from ".
 /** A worker that sent no status for this long is shown as stale. */
 export const STALE_AFTER_MS = 5000;
 
-/** The latest engine status per worker, and the frontier derived from it (design §8, §11). */
+/**
+ * The latest engine status per worker, and the frontier derived from it
+ * (docs/websocket-protocol.md, "Server → client").
+ */
 export class StatusBoard {
   private readonly workers = new Map<string, { msg: EngineStatusMessage; receivedAt: number }>();
 

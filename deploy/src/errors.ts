@@ -1,4 +1,4 @@
-/** Errors of @tidemark/deploy, each with a stable code (design §12). */
+/** Errors of @tidemark/deploy, each with a stable code. */
 export type DeployErrorCode =
   | "TM_NATS_START_FAILED"
   | "TM_CLI_UNKNOWN_COMMAND"

@@ -1,6 +1,6 @@
 /**
  * Every role prints, once ready, one line `tidemark ready {json}` with the URLs it serves
- * (design §11), so scripts and tests need not guess.
+ * (docs/architecture.md, "Packages and boundaries"), so scripts and tests need not guess.
  */
 export const READY_PREFIX = "tidemark ready ";
 

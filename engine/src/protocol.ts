@@ -1,5 +1,5 @@
 /**
- * Wire types shared by every tidemark role (design §2, §7, §9, §11).
+ * Wire types shared by every tidemark role (docs/architecture.md, "Packages and boundaries").
  *
  * This is the one module that ingest, engine and dashboard all import
  * (`@tidemark/engine/protocol`). It holds types, subject names and the
@@ -8,7 +8,7 @@
  * Pure: no node:* imports, no clock, no env.
  */
 
-/** A normalized telemetry event as stored in TM_EVENTS and in recordings (design §11). */
+/** A normalized telemetry event as stored in TM_EVENTS and in recordings (docs/semantics.md, "Input contract"). */
 export interface TelemetryEvent {
   /** Event time, ms since epoch (clamped by ingest). */
   ts: number;
@@ -24,12 +24,12 @@ export interface TelemetryEvent {
   user: string;
 }
 
-/** True when the event counts as an error (design §11). */
+/** True when the event counts as an error (docs/ingest.md, "`POST /v1/events`"). */
 export function isError(status: number): boolean {
   return status >= 500;
 }
 
-/** NATS stream and subject names (design §9). */
+/** NATS stream and subject names (docs/architecture.md, "Data flow"). */
 export const STREAM_EVENTS = "TM_EVENTS";
 export const STREAM_PANES = "TM_PANES";
 export const STREAM_LATE = "TM_LATE";
@@ -43,7 +43,10 @@ export function eventsSubject(partition: number): string {
 export function panesSubject(policy: string, windowSizeMs: number): string {
   return `tm.panes.${policy}.${windowSizeMs}`;
 }
-/** Session panes (issue 9): their own subject, so a session gap never collides with a window size. */
+/**
+ * Session panes (docs/semantics.md, "Session windows"): their own subject, so a session gap never
+ * collides with a window size.
+ */
 export function sessionPanesSubject(policy: string): string {
   return `tm.panes.${policy}.sessions`;
 }
@@ -51,7 +54,7 @@ export function lateSubject(policy: string): string {
   return `tm.late.${policy}`;
 }
 
-/** Partition of a service: FNV-1a 32-bit of the UTF-16 code units, mod P (design §9). */
+/** Partition of a service: FNV-1a 32-bit of the UTF-16 code units, mod P (docs/ingest.md, "What goes to NATS"). */
 export function partitionOf(service: string, partitions: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < service.length; i++) {
@@ -89,17 +92,17 @@ export function decodeEventBatch(body: string): TelemetryEvent[] {
   return out;
 }
 
-/** Kinds of pane (design §7). */
+/** Kinds of pane (docs/semantics.md, "Policies are snapshot schedules"). */
 export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";
 
 export interface PaneKey {
   service: string;
   route?: string;
-  /** Session panes only (issue 9): the user whose session this is. */
+  /** Session panes only: the user whose session this is. */
   user?: string;
 }
 
-/** Session panes only (issue 9): the session's own facts beside the value's counts. */
+/** Session panes only: the session's own facts beside the value's counts. */
 export interface PaneSession {
   /** Last event time − first event time, ms (0 for one event). */
   durationMs: number;
@@ -123,7 +126,10 @@ export interface PaneValue {
   users: number;
 }
 
-/** Measured bias of a policy against the reference (design §8); NaN-free: null when unknown. */
+/**
+ * Measured bias of a policy against the reference (docs/semantics.md, "Measured bias"); NaN-free:
+ * null when unknown.
+ */
 export interface PaneBias {
   /** Mean count shortfall in % of the reference (positive = policy under-counts). */
   countPct: number | null;
@@ -137,7 +143,7 @@ export interface PaneBias {
   windows: number;
 }
 
-/** One emission of one (policy, key, window) (design §7). */
+/** One emission of one (policy, key, window) (docs/semantics.md, "Pane ids and the key encoding"). */
 export interface Pane {
   /** `<policy>|<key>|<windowSize>|<start>`. */
   id: string;
@@ -157,22 +163,25 @@ export interface Pane {
   lateAccepted: number;
   dropped: number;
   bias: PaneBias;
-  /** Session panes only (issue 9). */
+  /** Session panes only. */
   session?: PaneSession;
 }
 
-/** A record dropped for a policy, published to TM_LATE (design §6). */
+/** A record dropped for a policy, published to TM_LATE (docs/semantics.md, "Late data"). */
 export interface LateRecord {
   policy: string;
   reason: "behind-watermark";
   event: TelemetryEvent;
   window: { start: number; end: number };
   watermark: number;
-  /** Session drops only (issue 9): the id of the session the event was dropped from (its window is `window`). */
+  /** Session drops only: the id of the session the event was dropped from (its window is `window`). */
   session?: string;
 }
 
-/** Per-policy part of the engine status (design §11): what the frontier and health panels show. */
+/**
+ * Per-policy part of the engine status (docs/websocket-protocol.md, "Server → client"): what the
+ * frontier and health panels show.
+ */
 export interface PolicyStatusWire {
   name: string;
   label: string;
@@ -188,7 +197,7 @@ export interface PolicyStatusWire {
   emitDelayMs: number | null;
 }
 
-/** Published by each engine worker on core NATS `tm.status` once a second (design §11). */
+/** Published by each engine worker on core NATS `tm.status` once a second (docs/decisions/0006-engine-runtime.md). */
 export interface EngineStatusMessage {
   /** Worker id (stable per checkpoint dir), e.g. "engine-0-7". */
   worker: string;

@@ -1,4 +1,4 @@
-/** @tidemark/ingest: the HTTP front door (design §11, issue 5). */
+/** @tidemark/ingest: the HTTP front door (docs/ingest.md). */
 export { startIngest, type IngestServer, type IngestOptions } from "./server.js";
 export {
   loadIngestConfig,

@@ -5,7 +5,7 @@ const EMPTY = new Float64Array(0);
 /** Key sentinels (small integers, so V8 keeps them unboxed); real keys stay within ±4·10^6. */
 export const NO_KEY_HIGH = 2 ** 30;
 export const NO_KEY_LOW = -(2 ** 30);
-/** Beyond this many bins the lowest collapse (issue 3). */
+/** Beyond this many bins the lowest collapse (docs/decisions/0003-own-sketches.md, "Decision"). */
 export const MAX_BINS = 2048;
 
 /**

@@ -3,7 +3,7 @@ import type { Command } from "../command.js";
 import { readyLine } from "../ready-line.js";
 import { stopRequested } from "../stop-request.js";
 
-/** `tidemark dashboard`: the WebSocket fan-out server and the Svelte app (design §11). */
+/** `tidemark dashboard`: the WebSocket fan-out server and the Svelte app (docs/websocket-protocol.md). */
 export const dashboard: Command = {
   summary: "serve the live dashboard (panes from TM_PANES, status from tm.status)",
   usage: "tidemark dashboard [--port 3000] [--host 127.0.0.1] [--nats URL] [--config FILE] [--replay 1h] [--token T]",

@@ -7,9 +7,9 @@ import { readyLine } from "../ready-line.js";
 import { stopRequested } from "../stop-request.js";
 
 /**
- * `tidemark demo`: realistic telemetry posted to ingest (design §11, issue 8). The event model is
- * pure and seeded (deploy/src/demo/model.ts); this command only wires flags, the clock and HTTP.
- * The token comes from --token, else the first of TIDEMARK_INGEST_TOKENS.
+ * `tidemark demo`: realistic telemetry posted to ingest (docs/operations.md, "`tidemark demo`").
+ * The event model is pure and seeded (deploy/src/demo/model.ts); this command only wires flags, the
+ * clock and HTTP. The token comes from --token, else the first of TIDEMARK_INGEST_TOKENS.
  */
 export const demo: Command = {
   summary: "post realistic demo telemetry to ingest (late tail, error bursts, slow spells, sessions)",

@@ -5,7 +5,7 @@ import { loadTidemarkConfig } from "../config/tidemark-config.js";
 import { readyLine } from "../ready-line.js";
 import { stopRequested } from "../stop-request.js";
 
-/** `tidemark engine`: one engine worker over its owned partitions (design §10, issue 6). */
+/** `tidemark engine`: one engine worker over its owned partitions (docs/operations.md, "Engine workers"). */
 export const engine: Command = {
   summary:
     "run an engine worker: TM_EVENTS → windows/policies → TM_PANES, TM_LATE; checkpoints in <data>/checkpoints/<worker>",

@@ -4,10 +4,11 @@ import { readyLine } from "../ready-line.js";
 import { stopRequested } from "../stop-request.js";
 
 /**
- * `tidemark ingest`: the HTTP ingest role (issue 5). Config: defaults < the `ingest` section of
- * --config FILE < TIDEMARK_* env (TIDEMARK_INGEST_TOKENS, TIDEMARK_NATS_URL, TIDEMARK_PARTITIONS)
- * < flags. Prints `tidemark ready {"ingest": URL}` once listening and connected to NATS; on
- * SIGTERM/SIGINT it stops accepting, finishes in-flight requests (acks included) and exits 0.
+ * `tidemark ingest`: the HTTP ingest role (docs/ingest.md). Config: defaults < the `ingest` section
+ * of --config FILE < TIDEMARK_* env (TIDEMARK_INGEST_TOKENS, TIDEMARK_NATS_URL,
+ * TIDEMARK_PARTITIONS) < flags. Prints `tidemark ready {"ingest": URL}` once listening and
+ * connected to NATS; on SIGTERM/SIGINT it stops accepting, finishes in-flight requests (acks
+ * included) and exits 0.
  */
 export const ingest: Command = {
   summary: "HTTP ingest: NDJSON/JSON events and OTLP traces into JetStream TM_EVENTS",

@@ -15,11 +15,11 @@ import { removeUpPids, stopLeftovers, writeUpPids } from "../up-pids.js";
 type Log = (line: string) => void;
 
 /**
- * `tidemark up`: everything on one machine (design §11, issue 8). nats-server as a child (store
- * in <data>/nats) unless --nats or nats.url is given; the streams; ingest, engine and dashboard
- * as child processes (crash isolation, both cores; docs/decisions/0008); the demo unless
- * --no-demo. SIGINT/SIGTERM stop demo, ingest, engine (final checkpoint), dashboard and
- * nats-server in that order, leaving <data> in place: a second `up` resumes from it.
+ * `tidemark up`: everything on one machine (docs/operations.md, "`tidemark up`"). nats-server as a
+ * child (store in <data>/nats) unless --nats or nats.url is given; the streams; ingest, engine and
+ * dashboard as child processes (crash isolation, both cores; docs/decisions/0008); the demo unless
+ * --no-demo. SIGINT/SIGTERM stop demo, ingest, engine (final checkpoint), dashboard and nats-server
+ * in that order, leaving <data> in place: a second `up` resumes from it.
  */
 export const up: Command = {
   summary: "run the whole stack on this machine, with live demo traffic",

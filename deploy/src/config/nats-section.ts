@@ -1,4 +1,7 @@
-/** The `nats` section: where the roles find NATS and how they authenticate (design §9). */
+/**
+ * The `nats` section: where the roles find NATS and how they authenticate (docs/operations.md,
+ * "Running past one machine").
+ */
 import { invalid, type Fields, type Json } from "./fields.js";
 
 export interface NatsSettings {

@@ -1,7 +1,8 @@
 /**
- * Makes sure TM_EVENTS, TM_PANES and TM_LATE exist before any role starts (design §9), with the
- * replica count of `nats.replicas` (3 on a 3-node cluster). Existing streams are only checked,
- * never altered (`ensureStream`), so a mismatch stops `up` with TM_STREAM_MISMATCH.
+ * Makes sure TM_EVENTS, TM_PANES and TM_LATE exist before any role starts
+ * (docs/decisions/0005-ingest.md, "Streams"), with the replica count of `nats.replicas` (3 on a
+ * 3-node cluster). Existing streams are only checked, never altered (`ensureStream`), so a mismatch
+ * stops `up` with TM_STREAM_MISMATCH.
  */
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";

@@ -1,7 +1,7 @@
 /**
  * Posts one NDJSON batch to ingest's `POST /v1/events` and classifies the answer: accepted
  * (with per-record rejections), retry later (429/503 with Retry-After, or ingest unreachable),
- * or refused for good (401/400/413/415: never retried, design §11).
+ * or refused for good (401/400/413/415: never retried; docs/ingest.md, "Errors").
  */
 import type { DemoEvent } from "./model.js";
 

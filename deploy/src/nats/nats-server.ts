@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { DeployError } from "../errors.js";
 
-/** A nats-server child process started by tidemark (design §9). */
+/** A nats-server child process started by tidemark (docs/architecture.md, "Packages and boundaries"). */
 export interface NatsServerProcess {
   readonly pid: number;
   readonly host: string;

@@ -1,6 +1,7 @@
 /**
- * Reads a recording (design §11: NDJSON, one event per line, arrival order). Any problem stops
- * the read with the file, the line number and the field named (DeployError, exit code 2).
+ * Reads a recording (NDJSON, one event per line, arrival order; docs/operations.md, "Backfill").
+ * Any problem stops the read with the file, the line number and the field named (DeployError, exit
+ * code 2).
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";

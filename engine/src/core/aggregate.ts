@@ -1,6 +1,7 @@
 /**
  * The one aggregate kept per (window slice, key): count, errors, latency quantiles, distinct
- * users (design §6). Every policy reads snapshots of it; it is the only per-event cost.
+ * users (docs/semantics.md, "Policies are snapshot schedules"). Every policy reads snapshots of it;
+ * it is the only per-event cost.
  */
 import type { PaneValue } from "../protocol.js";
 

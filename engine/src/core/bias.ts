@@ -1,7 +1,7 @@
 /**
- * Measured bias (design §8): when both the reference and a policy's final have closed a window,
- * the policy's final values are compared with the reference's; the policy's bias is the mean
- * over its last N such windows.
+ * Measured bias (docs/semantics.md, "Measured bias"): when both the reference and a policy's final
+ * have closed a window, the policy's final values are compared with the reference's; the policy's
+ * bias is the mean over its last N such windows.
  */
 import type { PaneBias } from "../protocol.js";
 

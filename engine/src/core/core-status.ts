@@ -1,4 +1,4 @@
-/** The core's status view (design §11): log time, partitions, policies, state size. */
+/** The core's status view (docs/semantics.md, "Input contract"): log time, partitions, policies, state size. */
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "./status-parts.js";
 import type { EventTimeCore } from "./stream-core.js";
 import type { CoreStatus } from "./types.js";

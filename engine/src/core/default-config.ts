@@ -1,7 +1,7 @@
-/** The design's default configuration (design §4, §6, §8). */
+/** The default configuration (docs/semantics.md, "Configuration"). */
 import type { CoreConfig, PolicyConfig } from "./types.js";
 
-/** dashboard / alerting / billing, exactly the design's table (§6). */
+/** dashboard / alerting / billing, exactly as listed in docs/semantics.md, "Configuration". */
 export const DEFAULT_POLICIES: readonly PolicyConfig[] = Object.freeze([
   Object.freeze({
     name: "dashboard",

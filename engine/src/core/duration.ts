@@ -1,6 +1,6 @@
 /**
  * Durations as written in flags, config and query strings: `500ms`, `10s`, `1m`, `1h`
- * (design §11). A bare number is milliseconds.
+ * (docs/semantics.md, "Configuration"). A bare number is milliseconds.
  */
 import { ConfigError } from "./errors.js";
 

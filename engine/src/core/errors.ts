@@ -1,4 +1,4 @@
-/** Errors of the pure core, each with a stable code (design §12). */
+/** Errors of the pure core, each with a stable code. */
 export type CoreErrorCode =
   | "TM_CONFIG_INVALID"
   | "TM_SNAPSHOT_VERSION"

@@ -18,7 +18,7 @@ function ev(ts: number, ingest: number, service = "a"): TelemetryEvent {
   return { ts, ingest_ts: ingest, service, route: "/r", status: 200, latency_ms: 10, user: "u" };
 }
 
-describe("idle partitions and the minimum rule (design §5, E7)", () => {
+describe("idle partitions and the minimum rule (E7)", () => {
   it("a silent partition holds the watermark; marking it idle lets panes fire; its later events are late or dropped, never lost", () => {
     const core = createCore(config);
     const out = capture();

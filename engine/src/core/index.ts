@@ -1,4 +1,4 @@
-/** The pure event-time core: no I/O, no clock, no env (design §2, §12). */
+/** The pure event-time core: no I/O, no clock, no env (docs/architecture.md, "Packages and boundaries"). */
 export { parseDuration, formatDuration, DurationError } from "./duration.js";
 export { createCore, restoreCore } from "./create-core.js";
 export { defaultCoreConfig, DEFAULT_POLICIES } from "./default-config.js";

@@ -17,7 +17,7 @@ const ev = (ts: number, ingest: number, route = "/r", service = "a"): TelemetryE
   user: "u1",
 });
 
-describe("late data: design §6 boundaries", () => {
+describe("late data: boundaries", () => {
   const config = validateCoreConfig({
     partitions: 1,
     windows: ["10s"],

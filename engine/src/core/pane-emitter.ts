@@ -1,7 +1,8 @@
 /**
- * Turns one policy's snapshot of a window into panes, per accumulation mode (design §7):
- * accumulating carries the full value, discarding the delta since the last pane, retracting a
- * `retract` of the previous value before the new one, final-only only the final.
+ * Turns one policy's snapshot of a window into panes, per accumulation mode (docs/semantics.md,
+ * "Policies are snapshot schedules"): accumulating carries the full value, discarding the delta
+ * since the last pane, retracting a `retract` of the previous value before the new one, final-only
+ * only the final.
  */
 import type { CoreOutput } from "./types.js";
 import type { Pane, PaneKind, PaneValue } from "../protocol.js";

@@ -1,4 +1,7 @@
-/** A policy's live progress: its watermark, counters, bias and timers (design §6). */
+/**
+ * A policy's live progress: its watermark, counters, bias and timers (docs/semantics.md,
+ * "Policies are snapshot schedules").
+ */
 import { BiasTracker } from "./bias.js";
 import { TimerQueue } from "./timer-queue.js";
 import type { CoreConfig, PolicyConfig } from "./types.js";

@@ -1,8 +1,9 @@
 /**
- * Snapshot codec (design §10): everything the core holds — log time, partitions, policy progress,
- * slices with their aggregates, windows with pane sequence numbers, bias trackers, the route
- * registry. Timer queues are rebuilt from window state; their order is total, so a restored core
- * emits byte-identical panes. Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
+ * Snapshot codec (docs/semantics.md, "Snapshot"): everything the core holds — log time, partitions,
+ * policy progress, slices with their aggregates, windows with pane sequence numbers, bias trackers,
+ * the route registry. Timer queues are rebuilt from window state; their order is total, so a
+ * restored core emits byte-identical panes. Layout: "TMCS" · version · config CRC · body · CRC-32
+ * of all before.
  */
 import type { AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";

@@ -1,7 +1,7 @@
 /**
- * The pure event-time engine (design §3–§8): one shared aggregate per (slice, key); each policy
- * is a schedule of snapshots of it, fired from timer queues ordered by due log time (or by W for
- * event-time strategies). Per-event work is O(1) amortized and independent of the policy count
+ * The pure event-time engine (docs/semantics.md): one shared aggregate per (slice, key); each
+ * policy is a schedule of snapshots of it, fired from timer queues ordered by due log time (or by W
+ * for event-time strategies). Per-event work is O(1) amortized and independent of the policy count
  * for events on time for every policy.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";

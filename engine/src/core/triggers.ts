@@ -1,7 +1,7 @@
 /**
- * Triggers (design §6–§8): what happens when a timer comes due — early ticks, late flushes, the
- * on-time and final panes of a policy, the reference closing a window — and freeing a window once
- * every policy and the reference are done with it.
+ * Triggers (docs/semantics.md, "Policies are snapshot schedules"): what happens when a timer comes
+ * due — early ticks, late flushes, the on-time and final panes of a policy, the reference closing a
+ * window — and freeing a window once every policy and the reference are done with it.
  */
 import { biasPoint, measureBias, type BiasPoint } from "./bias.js";
 import { emitWindow, finalOf, type EmitContext } from "./pane-emitter.js";

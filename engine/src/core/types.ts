@@ -1,10 +1,10 @@
 /**
- * The contract between the pure core and everything that drives it (runtime, frontier, tests).
- * See design §3–§8. The core never reads a clock: log time is the largest ingest_ts it was fed.
+ * The contract between the pure core and everything that drives it (runtime, frontier, tests). See
+ * docs/semantics.md. The core never reads a clock: log time is the largest ingest_ts it was fed.
  */
 import type { LateRecord, Pane, PaneBias, TelemetryEvent } from "../protocol.js";
 
-/** How a policy's watermark W is computed (design §5). */
+/** How a policy's watermark W is computed (docs/semantics.md, "Watermarks"). */
 export type WatermarkStrategyConfig =
   | { kind: "arrival-lag"; lagMs: number }
   | { kind: "bounded"; lagMs: number }
@@ -14,7 +14,10 @@ export type WatermarkStrategyConfig =
 
 export type AccumulationMode = "accumulating" | "discarding" | "retracting" | "final-only";
 
-/** A policy is data: name + label + watermark + grace + triggers + mode (design §6). */
+/**
+ * A policy is data: name + label + watermark + grace + triggers + mode (docs/semantics.md,
+ * "Policies are snapshot schedules").
+ */
 export interface PolicyConfig {
   /** Subject-safe name: [a-z0-9_-]+. */
   name: string;

@@ -51,7 +51,7 @@ function usersOf(start: number, of: readonly Step[]): Map<string, Set<string>> {
 
 const total = (m: Map<string, Set<string>>): number => [...m.values()].reduce((s, set) => s + set.size, 0);
 
-describe("measured bias of distinct users (design §8)", () => {
+describe("measured bias of distinct users", () => {
   it("late events with new users: the fast policy's usersPct is the users shortfall, a keep-everything policy's is 0", () => {
     const core = createCore(
       validateCoreConfig({

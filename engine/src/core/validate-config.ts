@@ -100,7 +100,7 @@ function unique(values: readonly (string | number)[], path: string, what: string
   });
 }
 
-/** Largest lag + grace of any policy with a lag (the reference must outlive it, design §8). */
+/** Largest lag + grace of any policy with a lag (the reference must outlive it: docs/semantics.md, "Measured bias"). */
 export function largestLagPlusGrace(policies: readonly PolicyConfig[]): number {
   let m = 0;
   for (const p of policies) if (p.watermark.kind !== "percentile") m = Math.max(m, p.watermark.lagMs + p.graceMs);

@@ -1,8 +1,8 @@
 /**
- * Watermarks (design §5). Log time is global (the runtime merges partitions by ingest_ts);
- * arrival-lag and perfect are logTime − lag. Event-time strategies (bounded, percentile) are
- * tracked per partition and combined with the minimum over partitions that are not idle; a
- * partition that has never spoken and is not idle holds them back. Every W is monotone.
+ * Watermarks (docs/semantics.md, "Watermarks"). Log time is global (the runtime merges partitions
+ * by ingest_ts); arrival-lag and perfect are logTime − lag. Event-time strategies (bounded,
+ * percentile) are tracked per partition and combined with the minimum over partitions that are not
+ * idle; a partition that has never spoken and is not idle holds them back. Every W is monotone.
  */
 import type { WatermarkStrategyConfig } from "./types.js";
 

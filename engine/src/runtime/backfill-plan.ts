@@ -1,9 +1,10 @@
 /**
- * BackfillPlan: turns a recording (design §11, arrival order) into the TM_EVENTS messages ingest
- * would have written: events partitioned by `partitionOf(service)`, batched per partition, and a
- * heartbeat to every partition each `heartbeatEveryMs` of the recording's ingest_ts, so quiet
- * partitions advance exactly as they would have live. The heartbeat carries the ingest_ts of the
- * event that crossed the boundary, which no later event of the recording precedes.
+ * BackfillPlan: turns a recording (arrival order; docs/operations.md, "Backfill") into the
+ * TM_EVENTS messages ingest would have written: events partitioned by `partitionOf(service)`,
+ * batched per partition, and a heartbeat to every partition each `heartbeatEveryMs` of the
+ * recording's ingest_ts, so quiet partitions advance exactly as they would have live. The heartbeat
+ * carries the ingest_ts of the event that crossed the boundary, which no later event of the
+ * recording precedes.
  *
  * End of recording: a last heartbeat to every partition at `endOfRecordingTs` (see
  * `endOfRecordingTs`), so the live engine closes every window the way the offline `frontier`

@@ -1,7 +1,7 @@
 /**
- * The checkpoint file format (design §10): a versioned header (offsets per owned partition,
- * the worker and its partitions) followed by the core snapshot, guarded by a SHA-256 of
- * everything before it.
+ * The checkpoint file format (docs/operations.md, "Checkpoints"): a versioned header (offsets per
+ * owned partition, the worker and its partitions) followed by the core snapshot, guarded by a
+ * SHA-256 of everything before it.
  *
  *   "TMCK" | u32 version | u32 header length | header JSON | u32 snapshot length | snapshot | sha256
  */

@@ -1,8 +1,8 @@
 /**
- * CheckpointStore: checkpoint files of one worker in one directory (design §10).
- * A write goes to a temp file, is fsynced, renamed into place and the directory fsynced, so a
- * crash leaves either the old set or the new one. The newest `keep` are kept. Loading takes the
- * newest file that decodes and verifies; corrupt newer ones are reported and skipped.
+ * CheckpointStore: checkpoint files of one worker in one directory (docs/operations.md,
+ * "Checkpoints"). A write goes to a temp file, is fsynced, renamed into place and the directory
+ * fsynced, so a crash leaves either the old set or the new one. The newest `keep` are kept. Loading
+ * takes the newest file that decodes and verifies; corrupt newer ones are reported and skipped.
  */
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";

@@ -36,7 +36,7 @@ export interface EngineConfig {
   /** Pane and late publishes awaiting their ack before the engine pauses. */
   readonly maxInFlight: number;
   readonly core: CoreConfig;
-  /** Session windows (issue 9): their settings when on, null when off (the default). */
+  /** Session windows (docs/operations.md, "Engine workers"): their settings when on, null when off (the default). */
   readonly sessions: Readonly<SessionConfig> | null;
 }
 

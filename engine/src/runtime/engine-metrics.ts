@@ -1,6 +1,7 @@
 /**
- * Prometheus metrics of the engine role (issue 6), read from the live engine on each scrape so
- * the hot path only bumps plain numbers. Served on a small HTTP server at /metrics.
+ * Prometheus metrics of the engine role (docs/operations.md,
+ * "Metrics (`/metrics`, label `worker`)"), read from the live engine on each scrape so the hot path
+ * only bumps plain numbers. Served on a small HTTP server at /metrics.
  */
 import { createServer, type Server } from "node:http";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";

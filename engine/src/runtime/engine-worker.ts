@@ -1,10 +1,10 @@
 /**
- * EngineWorker: drives the pure core from the owned partitions of TM_EVENTS (design §5, §10).
- * Sources push messages into the PartitionMerge; a pump releases them to the core in merged
- * order in bounded slices (yielding to I/O between slices); the core's panes and late records go
- * to the PaneSink; every `checkpointEvery` of log time a snapshot (core bytes + offsets) is taken
- * synchronously and written asynchronously once the panes before it are acknowledged.
- * Idleness comes from the wall clock and is the one input that is not replayed.
+ * EngineWorker: drives the pure core from the owned partitions of TM_EVENTS (docs/operations.md,
+ * "Engine workers"). Sources push messages into the PartitionMerge; a pump releases them to the
+ * core in merged order in bounded slices (yielding to I/O between slices); the core's panes and
+ * late records go to the PaneSink; every `checkpointEvery` of log time a snapshot (core bytes +
+ * offsets) is taken synchronously and written asynchronously once the panes before it are
+ * acknowledged. Idleness comes from the wall clock and is the one input that is not replayed.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";

@@ -1,4 +1,4 @@
-/** Errors of the engine runtime, each with a stable code (design §12). Messages say what to do. */
+/** Errors of the engine runtime, each with a stable code. Messages say what to do. */
 export type RuntimeErrorCode =
   | "TM_ENGINE_BAD_CONFIG"
   | "TM_ENGINE_BAD_PARTITIONS"

@@ -1,5 +1,5 @@
 /**
- * How every role reaches NATS (added for issue 8, deployments past one machine): the URL may be
+ * How every role reaches NATS (docs/operations.md, "Running past one machine"): the URL may be
  * a comma list of servers (any one is enough to join a cluster; the client learns the others),
  * and credentials come from TIDEMARK_NATS_USER + TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN
  * (deploy/nats/*.conf enable auth). `tidemark up` sets these from tidemark.config.json `nats`.

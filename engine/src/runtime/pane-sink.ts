@@ -1,8 +1,8 @@
 /**
- * The idempotent sinks (design §7, §9): panes to TM_PANES `tm.panes.<policy>.<windowSize>`
- * (session panes to `tm.panes.<policy>.sessions`) with `Nats-Msg-Id = id#seq`, late records to
- * TM_LATE `tm.late.<policy>` with a message id fixed by the event's place in the log and the
- * window the event was dropped from.
+ * The idempotent sinks (docs/semantics.md, "Policies are snapshot schedules"): panes to TM_PANES
+ * `tm.panes.<policy>.<windowSize>` (session panes to `tm.panes.<policy>.sessions`) with
+ * `Nats-Msg-Id = id#seq`, late records to TM_LATE `tm.late.<policy>` with a message id fixed by the
+ * event's place in the log and the window the event was dropped from.
  *
  * Publishes are pipelined with batched acks: each message goes out with a reply subject under
  * one wildcard inbox, and one subscription counts the stream's PubAcks as they come back — no

@@ -1,5 +1,5 @@
 /**
- * The deterministic partition merge (design §5, docs/decisions/0006-engine-runtime.md).
+ * The deterministic partition merge (docs/decisions/0006-engine-runtime.md).
  *
  * Each owned partition of TM_EVENTS is a lane: an ordered queue of messages (event batches and
  * heartbeats) in stream order. The merge releases items to the core in the total order

@@ -107,8 +107,8 @@ export class PartitionSource {
         : { deliver_policy: DeliverPolicy.All }),
     });
     // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
-    // ordered consumer would keep pulling from it forever, so it is recreated (issue 8: a NATS
-    // cluster node lost; test/src/cluster).
+    // ordered consumer would keep pulling from it forever, so it is recreated (a NATS cluster
+    // node lost: docs/operations.md, "Running past one machine"; test/src/cluster).
     const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
     void this.recreateWhenSilent(messages);
     this.messages = messages;

@@ -1,4 +1,7 @@
-/** One line of a recording (design §11): `{"ts","ingest_ts","service","route","status","latency_ms","user"}`. */
+/**
+ * One line of a recording (docs/operations.md, "Backfill"):
+ * `{"ts","ingest_ts","service","route","status","latency_ms","user"}`.
+ */
 import type { TelemetryEvent } from "../protocol.js";
 import { RuntimeError } from "./errors.js";
 

@@ -1,11 +1,11 @@
 /**
- * The engine's `sessions` setting (issue 9; docs/decisions/0009, "Live path"): off by default
- * (sessions cost about 4× the per-event work of tumbling windows alone); on with `--sessions`,
- * `TIDEMARK_SESSIONS=1` or `engine.sessions.enabled: true`. Gap and length cap come from
- * `--session-gap` / `TIDEMARK_SESSION_GAP` / `engine.sessions.gap` (default 60 s) and
- * `--session-max-length` / `TIDEMARK_SESSION_MAX_LENGTH` / `engine.sessions.maxLength` (4 h);
- * the metrics window only from the file. Validated once, by the session operator's own
- * validator, even when off (a bad gap is reported before someone turns sessions on).
+ * The engine's `sessions` setting (docs/decisions/0009-session-windows.md, "Live path"): off by
+ * default (sessions cost about 4× the per-event work of tumbling windows alone); on with
+ * `--sessions`, `TIDEMARK_SESSIONS=1` or `engine.sessions.enabled: true`. Gap and length cap come
+ * from `--session-gap` / `TIDEMARK_SESSION_GAP` / `engine.sessions.gap` (default 60 s) and
+ * `--session-max-length` / `TIDEMARK_SESSION_MAX_LENGTH` / `engine.sessions.maxLength` (4 h); the
+ * metrics window only from the file. Validated once, by the session operator's own validator, even
+ * when off (a bad gap is reported before someone turns sessions on).
  */
 import { ConfigError, validateSessionConfig, type SessionConfig } from "../core/index.js";
 import { RuntimeError, badSetting as bad } from "./errors.js";

@@ -1,8 +1,8 @@
 /**
- * `startEngine(config)`: the engine role (issue 6). Connects to NATS, makes sure the streams
- * exist, restores the newest valid checkpoint (reporting corrupt newer ones), starts a consumer
- * per owned partition, serves /metrics and publishes `tm.status` every second. `close()` stops
- * reading and writes a final checkpoint.
+ * `startEngine(config)`: the engine role (docs/operations.md, "Engine workers"). Connects to NATS,
+ * makes sure the streams exist, restores the newest valid checkpoint (reporting corrupt newer
+ * ones), starts a consumer per owned partition, serves /metrics and publishes `tm.status` every
+ * second. `close()` stops reading and writes a final checkpoint.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";

@@ -1,8 +1,9 @@
 /**
- * The JetStream streams of tidemark (design §9) and `ensureStream`, which creates a missing
- * stream and refuses — with a coded, actionable error — to run against an existing stream whose
- * configuration differs. It never alters an existing stream: changing retention or the duplicate
- * window under a running system silently changes what "stored" and "deduplicated" mean.
+ * The JetStream streams of tidemark (docs/decisions/0005-ingest.md, "Streams") and `ensureStream`,
+ * which creates a missing stream and refuses — with a coded, actionable error — to run against an
+ * existing stream whose configuration differs. It never alters an existing stream: changing
+ * retention or the duplicate window under a running system silently changes what "stored" and
+ * "deduplicated" mean.
  */
 import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { JetStreamManager, StreamConfig } from "@nats-io/jetstream";
@@ -28,7 +29,10 @@ export interface StreamSpecOptions {
   duplicateWindowMs?: number;
 }
 
-/** TM_EVENTS: `tm.events.<p>`, file, limits, 24 h, dedupe 2 min (design §9). Any P fits `tm.events.*`. */
+/**
+ * TM_EVENTS: `tm.events.<p>`, file, limits, 24 h, dedupe 2 min (docs/decisions/0005-ingest.md,
+ * "Streams"). Any P fits `tm.events.*`.
+ */
 export function eventsStreamSpec(opts: StreamSpecOptions = {}): StreamSpec {
   return spec(STREAM_EVENTS, ["tm.events.*"], opts);
 }

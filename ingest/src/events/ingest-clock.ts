@@ -1,7 +1,7 @@
 /**
  * The ingest clock: ingestion time stamped on every event and heartbeat, monotonic per ingest
- * instance (`max(previous, now)`, design §3), so a wall-clock step backwards never makes log time
- * run backwards.
+ * instance (`max(previous, now)`), so a wall-clock step backwards never makes log time run
+ * backwards (docs/semantics.md, "Input contract").
  */
 export class IngestClock {
   private last = -Infinity;

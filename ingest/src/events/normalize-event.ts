@@ -1,7 +1,7 @@
 /**
  * Turns one untrusted record into a normalized TelemetryEvent, or a per-record error naming the
- * field (design §3: future `ts` is clamped to ingest_ts and counted; `ts` older than max age is
- * rejected). No allocation beyond the event itself on the accepted path.
+ * field (docs/ingest.md, "`POST /v1/events`": future `ts` is clamped to ingest_ts and counted; `ts`
+ * older than max age is rejected). No allocation beyond the event itself on the accepted path.
  */
 import type { TelemetryEvent } from "@tidemark/engine/protocol";
 
@@ -110,7 +110,7 @@ export function normalizeEvent(raw: unknown, ingestTs: number, limits: EventLimi
   });
 }
 
-/** Applies the time rules of design §3 to `event` (whose other fields are valid). */
+/** Applies the time rules of docs/ingest.md, "`POST /v1/events`", to `event` (whose other fields are valid). */
 export function withTime(rawTs: unknown, ingestTs: number, limits: EventLimits, event: TelemetryEvent): Normalized {
   let ts = ingestTs;
   if (rawTs !== undefined && rawTs !== null) {

@@ -1,8 +1,8 @@
 /**
- * Heartbeats (ADR 0002, design §5): every interval, an empty message with header `Tm-Heartbeat` =
- * the instance's ingest_ts (ms) to every partition, so a quiet source still advances log time and
- * a silent partition is detectable. A round is skipped while NATS is down or the previous round is
- * still waiting for acks.
+ * Heartbeats (ADR 0002; docs/ingest.md, "What goes to NATS"): every interval, an empty message with
+ * header `Tm-Heartbeat` = the instance's ingest_ts (ms) to every partition, so a quiet source still
+ * advances log time and a silent partition is detectable. A round is skipped while NATS is down or
+ * the previous round is still waiting for acks.
  */
 import { headers } from "@nats-io/transport-node";
 import { HEARTBEAT_HEADER, eventsSubject } from "@tidemark/engine/protocol";

@@ -1,7 +1,8 @@
 /**
  * The ingest role's NATS connection: connects (reconnecting forever afterwards), makes sure
- * TM_EVENTS exists as design §9 says (creating it if missing, refusing a mismatching one), and
- * tracks readiness: connected and stream present. After a reconnect the stream is checked again.
+ * TM_EVENTS exists as docs/decisions/0005-ingest.md, "Streams", says (creating it if missing,
+ * refusing a mismatching one), and tracks readiness: connected and stream present. After a
+ * reconnect the stream is checked again.
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
@@ -79,7 +80,8 @@ export class NatsLink {
         this.recheck = undefined;
       }
       // Writes answer 503 while not ready and so never trigger a check themselves: retry (e.g. a
-      // cluster electing a new stream leader after a node died, issue 8).
+      // cluster electing a new stream leader after a node died: docs/operations.md,
+      // "Running past one machine").
       if (failed && !this.nc.isClosed()) setTimeout(() => this.recheckStream(why), 1000).unref();
     })();
   }

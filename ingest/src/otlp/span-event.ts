@@ -1,8 +1,9 @@
 /**
- * An OTLP span → a TelemetryEvent (issue 5): server spans (kind 2) and root spans become events
- * with `ts` = end time, `latency_ms` = end − start, `status` = `http.response.status_code` (or the
- * legacy `http.status_code`), else 500 when the span status is ERROR (2), else 200; `route` =
- * `http.route`, else the span name; `user` = `enduser.id` or `user.id`.
+ * An OTLP span → a TelemetryEvent (docs/ingest.md, "`POST /v1/traces`"): server spans (kind 2) and
+ * root spans become events with `ts` = end time, `latency_ms` = end − start, `status` =
+ * `http.response.status_code` (or the legacy `http.status_code`), else 500 when the span status is
+ * ERROR (2), else 200; `route` = `http.route`, else the span name; `user` = `enduser.id` or
+ * `user.id`.
  */
 import { eachAttribute, int64, nanosBetween, scalarOf } from "./any-value.js";
 import { normalizeRoute, withTime, type EventLimits, type Normalized } from "../events/normalize-event.js";

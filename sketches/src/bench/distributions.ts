@@ -1,6 +1,6 @@
 /**
- * Seeded test and benchmark data: a small PRNG and the latency shapes issue 3 names. Deterministic
- * so a failing test or a benchmark number can be reproduced.
+ * Seeded test and benchmark data: a small PRNG and the latency shapes of the benchmarks.
+ * Deterministic so a failing test or a benchmark number can be reproduced.
  */
 export type Random = () => number;
 

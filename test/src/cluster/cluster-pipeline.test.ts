@@ -26,7 +26,7 @@ const BILLING = { lagMs: 2000, graceMs: 8000 };
 const TOKEN = "cluster-test-token-123";
 const NODE_NAMES = ["n1", "n2", "n3"];
 
-/** Billing's verdict on an event, by design §6 with W = its own ingest_ts − lag. */
+/** Billing's verdict on an event, by docs/semantics.md, "Late data", with W = its own ingest_ts − lag. */
 function billingKeeps(e: TelemetryEvent): boolean {
   const end = Math.floor(e.ts / WINDOW_MS) * WINDOW_MS + WINDOW_MS;
   return e.ingest_ts - BILLING.lagMs < end + BILLING.graceMs;

@@ -1,10 +1,11 @@
 /**
- * Sessions end to end (issue 9): nats-server, `tidemark engine --sessions`, `tidemark dashboard`,
- * then `tidemark backfill` of a small recording with users. The session panes the engine wrote
- * to TM_PANES, applied here to an upsert table (retractions delete), give per (policy, service)
- * the sessions ending in each 60 s window; the dashboard's REST view and the browser's Sessions
- * panel must show exactly that count and error-session share for the newest window, a duration
- * p50 among the middle durations, and follow the panel's policy switch.
+ * Sessions end to end (docs/decisions/0009-session-windows.md, "Live path"): nats-server, `tidemark
+ * engine --sessions`, `tidemark dashboard`, then `tidemark backfill` of a small recording with
+ * users. The session panes the engine wrote to TM_PANES, applied here to an upsert table
+ * (retractions delete), give per (policy, service) the sessions ending in each 60 s window; the
+ * dashboard's REST view and the browser's Sessions panel must show exactly that count and
+ * error-session share for the newest window, a duration p50 among the middle durations, and follow
+ * the panel's policy switch.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

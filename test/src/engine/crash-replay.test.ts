@@ -1,9 +1,9 @@
 /**
- * Exactly-once effect (design §10, issue 6): the engine as a real child process against a real
- * nats-server. A clean run's final panes equal the recording's truth under each policy; runs
- * killed with SIGKILL at random points (one restart finding a corrupt newest checkpoint), and a
- * run whose nats-server restarts mid-way, give — after dedupe on (id, seq) — the clean run's
- * pane stream byte for byte (pipelineLagMs, a wall-clock field, aside).
+ * Exactly-once effect (docs/operations.md, "Recovery"): the engine as a real child process against
+ * a real nats-server. A clean run's final panes equal the recording's truth under each policy; runs
+ * killed with SIGKILL at random points (one restart finding a corrupt newest checkpoint), and a run
+ * whose nats-server restarts mid-way, give — after dedupe on (id, seq) — the clean run's pane
+ * stream byte for byte (pipelineLagMs, a wall-clock field, aside).
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

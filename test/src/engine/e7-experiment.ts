@@ -1,7 +1,7 @@
 /**
- * E7 — the partition experiment (the seed's E7; design §5; issue 6). The experiment acts as
- * ingest for 4 partitions: live events and a heartbeat each second to every partition. Then one
- * partition goes silent (no data, no heartbeats; its events are held back, as behind a network
+ * E7 — the partition experiment (the seed's E7; docs/semantics.md, "Watermarks"). The experiment
+ * acts as ingest for 4 partitions: live events and a heartbeat each second to every partition. Then
+ * one partition goes silent (no data, no heartbeats; its events are held back, as behind a network
  * partition), and later heals, dumping the held-back events with their original ingest_ts.
  *
  * Without idleness the watermark stalls for as long as the silence lasts and no on-time pane

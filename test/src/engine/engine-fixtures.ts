@@ -158,9 +158,10 @@ export async function waitForStatus(
 }
 
 /**
- * The recording's truth for an arrival-lag policy (design §6), from the recording alone: an
- * event counts for window [s, e) unless e + grace <= W at its arrival, W = ingest_ts − lag.
- * Keyed like the engine's service panes: `<policy>|<service>|<size>|<start>` → count, errors.
+ * The recording's truth for an arrival-lag policy (docs/semantics.md, "Late data"), from the
+ * recording alone: an event counts for window [s, e) unless e + grace <= W at its arrival, W =
+ * ingest_ts − lag. Keyed like the engine's service panes: `<policy>|<service>|<size>|<start>` →
+ * count, errors.
  */
 export function truthByPane(
   events: readonly TelemetryEvent[],

@@ -1,10 +1,11 @@
 /**
- * TM_LATE keeps every drop (issue 9 hand-over, bug 1): one event can be dropped for one policy
- * from several windows at once (a 10 s and a 60 s window, and its session). The real engine runs
- * in-process with sessions on, over a real nats-server, fed by the real `tidemark backfill`; a
- * tap between the runtime and the core counts the late records the core reports. TM_LATE,
- * deduplicated on Nats-Msg-Id, must hold exactly that many messages — with message ids that
- * lacked the window, all but the first record of each (event, policy) were dropped as duplicates.
+ * TM_LATE keeps every drop (docs/decisions/0009-session-windows.md, "Live path", item 1): one event
+ * can be dropped for one policy from several windows at once (a 10 s and a 60 s window, and its
+ * session). The real engine runs in-process with sessions on, over a real nats-server, fed by the
+ * real `tidemark backfill`; a tap between the runtime and the core counts the late records the core
+ * reports. TM_LATE, deduplicated on Nats-Msg-Id, must hold exactly that many messages — with
+ * message ids that lacked the window, all but the first record of each (event, policy) were dropped
+ * as duplicates.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

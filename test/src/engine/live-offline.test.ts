@@ -1,7 +1,8 @@
 /**
- * Live equals offline (issue 6): a recording backfilled through NATS into the live engine gives,
- * per policy, the same final (window, service) values as `tidemark frontier --json` on the same
- * file: dropped events, wrong windows, events lost, largest error, accuracy, error-rate bias.
+ * Live equals offline (docs/operations.md, "Backfill"): a recording backfilled through NATS into
+ * the live engine gives, per policy, the same final (window, service) values as `tidemark frontier
+ * --json` on the same file: dropped events, wrong windows, events lost, largest error, accuracy,
+ * error-rate bias.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

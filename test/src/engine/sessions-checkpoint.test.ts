@@ -1,8 +1,8 @@
 /**
- * Session windows are switched per data directory (issue 9, docs/decisions/0009 "Live path"):
- * the real `tidemark engine --sessions` writes a checkpoint holding sessions; started again on
- * that directory without sessions it refuses with TM_CHECKPOINT_MISMATCH and says what to do,
- * with sessions it resumes. The other way round (written without, started with) is refused too.
+ * Session windows are switched per data directory (docs/decisions/0009-session-windows.md,
+ * "Live path"): the real `tidemark engine --sessions` writes a checkpoint holding sessions; started
+ * again on that directory without sessions it refuses with TM_CHECKPOINT_MISMATCH and says what to
+ * do, with sessions it resumes. The other way round (written without, started with) is refused too.
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,10 +1,11 @@
 /**
- * Partition ownership (issue 6): two workers with disjoint partitions and their own checkpoint
- * directories produce, together, the same per-service panes as one worker over all partitions.
- * Early and late panes fire on each worker's own log time, so their number is not compared; the
- * on-time value (of every window that was open when the recording began), the final value and
- * the last value of every pane id are. (A window first seen after its on-time point gets its
- * first pane as "on-time" or "late" depending on how log time moved: only its values compare.)
+ * Partition ownership (docs/operations.md, "Partition ownership"): two workers with disjoint
+ * partitions and their own checkpoint directories produce, together, the same per-service panes as
+ * one worker over all partitions. Early and late panes fire on each worker's own log time, so their
+ * number is not compared; the on-time value (of every window that was open when the recording
+ * began), the final value and the last value of every pane id are. (A window first seen after its
+ * on-time point gets its first pane as "on-time" or "late" depending on how log time moved: only
+ * its values compare.)
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

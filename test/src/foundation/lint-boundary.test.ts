@@ -12,7 +12,7 @@ async function lintAs(text: string, filePath: string): Promise<string[]> {
   return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
 }
 
-describe("lint boundary of the pure core (design §2)", () => {
+describe("lint boundary of the pure core", () => {
   for (const where of ["engine/src/core/impure.ts", "sketches/src/impure.ts"]) {
     it(`rejects node:*, bare built-ins, NATS, fastify, Date.now, new Date() and process.env in ${where}`, async () => {
       const messages = await lintAs(fixture("impure-core.ts"), where);

@@ -3,7 +3,8 @@
  * nesting, invalid UTF-8, truncated gzip, corrupt protobuf, wrong content types) against a real
  * ingest and nats-server. Each gets a 4xx whose message names the problem; the process stays up;
  * nothing of a refused request reaches TM_EVENTS. A future (2038, in ms) ts on an otherwise valid
- * event is not an error: design §3 clamps it to ingest_ts and counts it, which is checked too.
+ * event is not an error: ingest clamps it to ingest_ts and counts it (docs/ingest.md,
+ * "`POST /v1/events`"), which is checked too.
  */
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";

@@ -25,7 +25,7 @@ describe("ensureStream against a real nats-server", () => {
     await nats?.stop();
   });
 
-  it("creates TM_EVENTS, TM_PANES and TM_LATE as design §9 says, then finds them as they are", async () => {
+  it("creates TM_EVENTS, TM_PANES and TM_LATE as specified, then finds them as they are", async () => {
     for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) {
       expect(await ensureStream(jsm, spec)).toBe("created");
       expect(await ensureStream(jsm, spec)).toBe("exists");

@@ -1,10 +1,11 @@
 /**
- * Session windows through the real runtime (issue 9): the engine started in-process with
- * sessions on in its config (so `withSessions` is its CoreFactory), a real nats-server, the
- * recording backfilled by the real `tidemark backfill`. The session panes read back from TM_PANES, applied to an upsert table with
- * retractions, give exactly the offline sessions for the policy that drops nothing here (billing:
- * 100 s, the recording's delays stay under 60 s); a run stopped midway and restarted from its
- * checkpoint gives the same pane stream after dedupe on (id, seq).
+ * Session windows through the real runtime (docs/decisions/0009-session-windows.md, "Live path"):
+ * the engine started in-process with sessions on in its config (so `withSessions` is its
+ * CoreFactory), a real nats-server, the recording backfilled by the real `tidemark backfill`. The
+ * session panes read back from TM_PANES, applied to an upsert table with retractions, give exactly
+ * the offline sessions for the policy that drops nothing here (billing: 100 s, the recording's
+ * delays stay under 60 s); a run stopped midway and restarted from its checkpoint gives the same
+ * pane stream after dedupe on (id, seq).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,7 @@
 /**
- * Session windows (issue 9): a pure operator with StreamCore's driving interface, and the
- * retraction-aware derived metrics fed by its panes. See docs/semantics.md "Session windows".
+ * Session windows (docs/semantics.md, "Session windows"): a pure operator with StreamCore's driving
+ * interface, and the retraction-aware derived metrics fed by its panes. See docs/semantics.md
+ * "Session windows".
  */
 export { DEFAULT_SESSION_CONFIG, validateSessionConfig, type SessionConfig } from "./session-config.js";
 export { SessionMetrics, type SessionMetricsOptions, type SessionMetricsRow } from "./session-metrics.js";

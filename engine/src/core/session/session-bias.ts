@@ -1,11 +1,11 @@
 /**
- * Measured bias of session results (design §8 applied to sessions, docs/decisions/0009): a hidden
- * reference sessionizer keeps every event to the reference horizon. Each closed session counts in
- * the metrics window holding its end, per service and per policy (reference last). When the
- * reference has closed a window, each policy's sessions and error sessions there are compared with
- * the reference's (`measureBias`: count shortfall %, error-session share difference in pp; p99Pct
- * and usersPct are null, as sessions carry neither) and pushed into the policy's bias tracker, so
- * session panes carry a measured bias like window panes.
+ * Measured bias of session results (docs/semantics.md, "Measured bias", applied to sessions;
+ * docs/decisions/0009): a hidden reference sessionizer keeps every event to the reference horizon.
+ * Each closed session counts in the metrics window holding its end, per service and per policy
+ * (reference last). When the reference has closed a window, each policy's sessions and error
+ * sessions there are compared with the reference's (`measureBias`: count shortfall %, error-session
+ * share difference in pp; p99Pct and usersPct are null, as sessions carry neither) and pushed into
+ * the policy's bias tracker, so session panes carry a measured bias like window panes.
  */
 import { measureBias, type BiasPoint } from "../bias.js";
 import type { ByteReader, ByteWriter } from "../byte-codec.js";

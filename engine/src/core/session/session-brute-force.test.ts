@@ -1,6 +1,7 @@
 /**
  * The final state reached through retractions equals an independent offline sessionizer over the
- * complete data (issue 9), on simulated recordings whose late tail bridges sessions.
+ * complete data (docs/semantics.md, "Session windows"), on simulated recordings whose late tail
+ * bridges sessions.
  */
 import { DDSketch } from "@tidemark/sketches";
 import { describe, expect, it } from "vitest";

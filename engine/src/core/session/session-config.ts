@@ -1,6 +1,7 @@
 /**
- * Session window configuration (issue 9): the inactivity gap, the length cap, and the window of
- * the derived per-service metrics. Parsed once; durations are "60s"-style strings or ms.
+ * Session window configuration (docs/semantics.md, "Session windows"): the inactivity gap, the
+ * length cap, and the window of the derived per-service metrics. Parsed once; durations are
+ * "60s"-style strings or ms.
  */
 import { configDuration } from "../duration.js";
 import { ConfigError } from "../errors.js";

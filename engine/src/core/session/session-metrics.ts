@@ -1,11 +1,11 @@
 /**
  * Derived per-service session metrics, fed by the session pane stream and retraction-aware
- * (issue 9): per (policy, service, metrics window holding the session's end) — sessions ended,
- * sessions that saw an error, session duration quantiles (DDSketch add/remove), distinct users.
- * It is an upsert table keyed by pane id: a session's new pane replaces its old contribution, a
- * `retract` takes it out, so merges and late updates never count a session twice. Values come
- * out in the PaneValue shape: count = sessions, errors = error sessions, errorRate = their
- * share, p50…p999 = duration (ms), users = distinct users.
+ * (docs/semantics.md, "Session windows"): per (policy, service, metrics window holding the
+ * session's end) — sessions ended, sessions that saw an error, session duration quantiles (DDSketch
+ * add/remove), distinct users. It is an upsert table keyed by pane id: a session's new pane
+ * replaces its old contribution, a `retract` takes it out, so merges and late updates never count a
+ * session twice. Values come out in the PaneValue shape: count = sessions, errors = error sessions,
+ * errorRate = their share, p50…p999 = duration (ms), users = distinct users.
  */
 import { DDSketch } from "@tidemark/sketches";
 import type { Pane, PaneValue } from "../../protocol.js";

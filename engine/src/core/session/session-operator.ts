@@ -1,9 +1,9 @@
 /**
- * The session window operator (issue 9): a pure operator with StreamCore's driving interface.
- * Sessions are keyed by (service, user) and kept per policy (a policy's drops change which events
- * bridge, so sessions cannot be shared across policies: cost per event is O(policies), see
- * docs/decisions/0009). SessionClock drives it (inputs, watermarks, due timers); this file places
- * events into sessions and turns timers into panes.
+ * The session window operator (docs/decisions/0009-session-windows.md): a pure operator with
+ * StreamCore's driving interface. Sessions are keyed by (service, user) and kept per policy (a
+ * policy's drops change which events bridge, so sessions cannot be shared across policies: cost per
+ * event is O(policies), see docs/decisions/0009). SessionClock drives it (inputs, watermarks, due
+ * timers); this file places events into sessions and turns timers into panes.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
 import { emitsOnTime, hasFinalPane, type PolicyRuntime } from "../policy-runtime.js";

@@ -1,5 +1,5 @@
 /**
- * Session panes (issue 9, docs/semantics.md "Session windows"). Id
+ * Session panes (docs/semantics.md, "Session windows"). Id
  * `<policy>|session:<service>/<user>|<gapMs>|<firstTs>` (service and user URI-escaped, so the
  * "session:" prefix and the separators are unambiguous). Value: count = requests, errors,
  * errorRate, users = 1, quantiles 0 (a session keeps no latency sketch); the `session` block holds

@@ -1,4 +1,4 @@
-/** Checkpoint/restore midway gives byte-identical output (issue 9, design §10, §12). */
+/** Checkpoint/restore midway gives byte-identical output (docs/semantics.md, "Session windows"). */
 import { describe, expect, it } from "vitest";
 import { type LateRecord, type Pane, type TelemetryEvent } from "../../protocol.js";
 import { DEFAULT_POLICIES, defaultCoreConfig } from "../default-config.js";

@@ -1,8 +1,9 @@
 /**
- * Snapshot codec of the session operator (design §10): log time, partition clocks, policy
- * progress, pane sequence counters, every key with its open sessions and closed-session bounds.
- * Timer queues are rebuilt from that state (their order is total), so a restored operator emits
- * byte-identical panes. Layout: "TMSS" · version · config CRC · body · CRC-32 of all before.
+ * Snapshot codec of the session operator (docs/semantics.md, "Snapshot"): log time, partition
+ * clocks, policy progress, pane sequence counters, every key with its open sessions and
+ * closed-session bounds. Timer queues are rebuilt from that state (their order is total), so a
+ * restored operator emits byte-identical panes. Layout: "TMSS" · version · config CRC · body ·
+ * CRC-32 of all before.
  */
 import type { PaneValue } from "../../protocol.js";
 import { ByteWriter, crc32, type ByteReader } from "../byte-codec.js";

@@ -1,7 +1,7 @@
 /**
- * Open session state (issue 9). Per (service, user) a KeyState holds, for every policy, its open
- * sessions sorted by first event time; sessions of one key never overlap within a cap period, so
- * the sessions an event touches are one contiguous run of that list.
+ * Open session state (docs/semantics.md, "Session windows"). Per (service, user) a KeyState holds,
+ * for every policy, its open sessions sorted by first event time; sessions of one key never overlap
+ * within a cap period, so the sessions an event touches are one contiguous run of that list.
  */
 import type { PaneSession, PaneValue } from "../../protocol.js";
 
@@ -152,7 +152,7 @@ export function touchTo(list: readonly Session[], from: number, period: number, 
   return to;
 }
 
-/** Session end: last event + gap (issue 9). */
+/** Session end: last event + gap (docs/semantics.md, "Session windows"). */
 export function endOf(s: Session, gapMs: number): number {
   return s.lastTs + gapMs;
 }
