@@ -9,7 +9,8 @@ import globals from "globals";
 export const PURE_FILES = ["engine/src/core/**/*.ts", "sketches/src/**/*.ts"];
 export const PURE_EXEMPT = ["**/*.test.ts", "**/bench/**"];
 
-const why = "the pure core takes time, I/O and config as arguments (design §2): move this into an adapter";
+const why =
+  "the pure core takes time, I/O and config as arguments (docs/architecture.md, Packages and boundaries): move this into an adapter";
 
 export const boundaryRules = {
   "no-restricted-imports": [

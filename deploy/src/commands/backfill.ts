@@ -22,7 +22,10 @@ export const backfill: Command = {
     const { headers } = await import("@nats-io/transport-node");
     const { jetstream, jetstreamManager } = await import("@nats-io/jetstream");
 
-    const input = flags.required("input", "the recording to publish (NDJSON, design §11), e.g. --input rec.ndjson");
+    const input = flags.required(
+      "input",
+      "the recording to publish (NDJSON, docs/operations.md, Backfill), e.g. --input rec.ndjson",
+    );
     const rate = flags.int("rate", 0, 0, 100_000_000);
     const batch = flags.int("batch", 500, 1, 10_000);
     // The engine's windows and policies fix the end-of-recording heartbeat: read the same file it does.

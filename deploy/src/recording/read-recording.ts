@@ -13,7 +13,7 @@ const NUMBERS = ["ts", "ingest_ts", "status", "latency_ms"] as const;
 function invalid(file: string, line: number, what: string): DeployError {
   return new DeployError(
     "TM_RECORDING_INVALID",
-    `${file}:${line}: ${what}; fix or remove the line (format: one JSON event per line, design §11)`,
+    `${file}:${line}: ${what}; fix or remove the line (format: one JSON event per line, docs/operations.md "Backfill")`,
   );
 }
 

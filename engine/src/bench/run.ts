@@ -279,7 +279,7 @@ function main(): void {
       `Machine: ${machine}. Panes go to a no-op sink; events are decoded from TM_EVENTS' NDJSON batches before timing, as the runtime hands them to the core (no JSON in the timed loop).\n\n` +
       `Load average during the run: ${load} (a shared machine: CPU time per event is the steadier figure).\n\n` +
       `| measurement | CPU per event | wall per event | |\n|---|---|---|---|\n${table}\n\n` +
-      `Targets (issue 4): ≥ 1.5 M events/s with the default config — ${1e3 / def.cpuNs >= 1.5 ? "met" : "not met"} in this run ` +
+      `Targets (docs/decisions/0004-policies-as-snapshots.md): ≥ 1.5 M events/s with the default config — ${1e3 / def.cpuNs >= 1.5 ? "met" : "not met"} in this run ` +
       `(${(1e3 / def.cpuNs).toFixed(2)} M/s of CPU time); 12 policies ≤ 1.25× the time per event of 1 policy — ` +
       `${twelve.cpuNs / one.cpuNs <= 1.25 ? "met" : "not met"} (${(twelve.cpuNs / one.cpuNs).toFixed(3)}× CPU).\n` +
       `Panes emitted per run: default ${def.panes}, 1 policy ${one.panes}, 12 policies ${twelve.panes}.\n\n` +

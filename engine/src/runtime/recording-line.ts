@@ -41,6 +41,6 @@ export function parseRecordingLine(line: string, where: string): TelemetryEvent 
 function bad(where: string, why: string): RuntimeError {
   return new RuntimeError(
     "TM_BACKFILL_BAD_RECORD",
-    `${where} ${why}; fix or remove the line (format: design §11, one event per line)`,
+    `${where} ${why}; fix or remove the line (format: docs/operations.md "Backfill", one event per line)`,
   );
 }

@@ -34,7 +34,7 @@ Machine: ${host}. Run took ${seconds.toFixed(1)} s.
 
 ${markdownTable(rows)}
 
-Targets (issue 3): DDSketch add ≤ 40 ns and no slower than sketches-js; HLL add ≤ 60 ns; encoded
+Targets (docs/decisions/0003-own-sketches.md): DDSketch add ≤ 40 ns and no slower than sketches-js; HLL add ≤ 60 ns; encoded
 DDSketch ≤ 1/3 of sketches-js \`toProto\` at 5k lognormal values; an aggregate of 10 requests ≤ 400 B.
 ${misses.length === 0 ? "All met in this run." : `Missed in this run: ${misses.map((r) => r.what).join("; ")}.`}
 `;
