@@ -24,4 +24,32 @@ describe("partitionOf", () => {
       expect(q).toBeLessThan(8);
     }
   });
+
+  it("is FNV-1a 32-bit: the published test vectors (mod 2^32 is the hash itself)", () => {
+    expect(partitionOf("", 2 ** 32)).toBe(0x811c9dc5);
+    expect(partitionOf("a", 2 ** 32)).toBe(0xe40c292c);
+    expect(partitionOf("foobar", 2 ** 32)).toBe(0xbf9cf968);
+  });
+
+  it("pins the partition of service names for P = 8 and 16 (hashing UTF-16 code units: docs/ingest.md)", () => {
+    // [service, FNV-1a 32-bit, partition at P = 8, at P = 16], computed outside this code base.
+    const vectors: [string, number, number, number][] = [
+      ["checkout", 0x4db95739, 1, 9],
+      ["search", 0x803328a9, 1, 9],
+      ["payments", 0xca39f626, 6, 6],
+      ["billing", 0x417000dc, 4, 12],
+      ["api", 0x386aaa87, 7, 7],
+      ["b", 0xe70c2de5, 5, 5],
+      ["c", 0xe60c2c52, 2, 2],
+      ["caf\u00e9", 0x3308be7c, 4, 12],
+      ["\u{1f680}svc", 0x48857432, 2, 2],
+    ];
+    for (const [service, hash, p8, p16] of vectors) {
+      expect([partitionOf(service, 2 ** 32), partitionOf(service, 8), partitionOf(service, 16)]).toEqual([
+        hash,
+        p8,
+        p16,
+      ]);
+    }
+  });
 });
