@@ -49,7 +49,19 @@ describe("tidemark ingest", () => {
       "the request body to be arriving",
     );
     proc.child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 200));
+    // The rest of the body goes only once the ingest is closing: a new request is refused (503 or
+    // no connection), so the in-flight request really straddles the shutdown.
+    await waitFor(
+      async () => {
+        try {
+          return (await fetch(`${ready.ingest as string}/healthz`)).status === 503;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+      "the ingest to refuse new requests after SIGTERM",
+    );
     push(bytes.subarray(bytes.length / 2));
     push();
     expect((await inFlight).status).toBe(200);
