@@ -78,7 +78,14 @@ describe("tidemark ingest", () => {
     const { events } = await readEventsStream(nc);
     await nc.close();
     expect(events).toHaveLength(40_000);
-    expect(new Set(events.map((e) => e.partition)).size).toBeLessThanOrEqual(3);
+    // FNV-1a mod 3 (docs/ingest.md): s0 -> 1, s1 -> 0, s2 -> 0, s3 -> 2, s4 -> 0.
+    const expected: Record<string, number> = { s0: 1, s1: 0, s2: 0, s3: 2, s4: 0 };
+    const seen = new Map<string, Set<number>>();
+    for (const e of events) seen.set(e.service, (seen.get(e.service) ?? new Set()).add(e.partition));
+    expect(Object.fromEntries([...seen].map(([s, ps]) => [s, [...ps]]))).toEqual(
+      Object.fromEntries(Object.entries(expected).map(([s, p]) => [s, [p]])),
+    );
+    expect(new Set(events.map((e) => e.partition))).toEqual(new Set([0, 1, 2]));
   });
 
   it("refuses to start against a mismatching TM_EVENTS, naming the field, and leaves the stream alone", async () => {
