@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig, startDashboard } from "@tidemark/dashboard";
-import type { Pane } from "@tidemark/engine/protocol";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { panesSubject, type Pane } from "@tidemark/engine/protocol";
 import { waitFor } from "../index.js";
 import {
   connectWs,
@@ -27,6 +29,16 @@ async function json<T>(url: string): Promise<T> {
 async function panesIgnored(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^tidemark_dashboard_panes_ignored_total (\d+)$/m.exec(text)?.[1]);
+}
+
+/** When TM_PANES stored a pane (server time), ms: the last message on its subject. */
+async function publishedAt(nc: NatsConnection, p: Pane): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  const m = await jsm.streams.getMessage("TM_PANES", {
+    last_by_subj: panesSubject(p.policy, p.window.end - p.window.start),
+  });
+  if (m === null) throw new Error(`TM_PANES holds no pane of ${p.id}`);
+  return m.time.getTime();
 }
 
 /** Generous: a loaded 2-core machine can be slow, and a wait on a condition costs nothing when it holds. */
@@ -101,16 +113,34 @@ describe("dashboard server against a real nats-server", () => {
     expect(snap.panes.map((e) => [e.pane.key.service, e.pane.seq])).toEqual([["checkout", 2]]);
     await publishPanes(rig.nc, [
       pane({ policy: "billing", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 33 }),
+    ]);
+    await publishPanes(rig.nc, [
       pane({ policy: "dashboard", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "early", count: 30 }),
       pane({ policy: "billing", service: "search", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 9 }),
     ]);
+    // A matching pane published after the others: once it arrives, the feed (in stream order) has
+    // handled the two that do not match, so their absence is not a matter of waiting longer.
+    await publishPanes(rig.nc, [
+      pane({
+        policy: "billing",
+        service: "checkout",
+        windowMs: W,
+        start: T0 + 2 * W,
+        seq: 0,
+        kind: "on-time",
+        count: 34,
+      }),
+    ]);
     const live = await ws.next("panes");
-    await new Promise((r) => setTimeout(r, 300));
+    await ws.next("panes", (f) => f.panes.some((e) => e.pane.value.count === 34), WAIT_MS);
     expect(
       receivedPanes(ws.frames)
         .slice(1)
         .map((p) => [p.policy, p.key.service, p.value.count]),
-    ).toEqual([["billing", "checkout", 33]]);
+    ).toEqual([
+      ["billing", "checkout", 33],
+      ["billing", "checkout", 34],
+    ]);
     expect(live.panes[0]?.rev).toBeGreaterThan(hello.rev);
     await ws.close();
   });
@@ -243,8 +273,11 @@ describe("dashboard server against a real nats-server", () => {
       kind: "final",
       count: 2,
     });
+    // The replay window is measured from the stored publish times: old is outside, recent inside,
+    // with 5 s of slack for the dashboard's own start (it takes "now" when it opens its consumer).
     await publishPanes(rig.nc, [old]);
-    await new Promise((r) => setTimeout(r, 1500));
+    const oldAt = await publishedAt(rig.nc, old);
+    await new Promise((r) => setTimeout(r, 5000));
     await publishPanes(rig.nc, [recent]);
     const counts = async (replay: string): Promise<number[]> => {
       const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: rig.nats.url, replayMs: replay }));
@@ -261,7 +294,7 @@ describe("dashboard server against a real nats-server", () => {
         await d.close();
       }
     };
-    expect(await counts("1s")).toEqual([2]);
+    expect(await counts(`${Date.now() - oldAt - 1}ms`)).toEqual([2]);
     expect(await counts("1h")).toEqual([1, 2]);
   });
 });
