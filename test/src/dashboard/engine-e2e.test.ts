@@ -85,7 +85,7 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
     }
     browser = await launchBrowser();
     page = await browser.context.newPage();
-  });
+  }, 180_000);
   afterAll(async () => {
     clearInterval(heartbeats);
     await browser?.close();
