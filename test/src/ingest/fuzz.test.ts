@@ -27,7 +27,7 @@ const FIELD_RULE: Record<string, RegExp> = {
     /^(is required: a non-empty string|must be a string, got \w+|must not be empty|is \d+ characters; at most 256 are allowed)$/,
   status: /^must be an HTTP status, a whole number from 100 to 599, got /,
   latency_ms: /^must be a number of ms from 0 to 86400000, got /,
-  ts: /^(must be a finite number of ms since epoch|must be ms since epoch or an RFC 3339 time such as 2026-12-01T07:00:00Z, got .*|must be a number \(ms since epoch\) or an RFC 3339 string|-?\d+ is older than the max age of 86400000 ms before ingest time \d+( \(it looks like seconds: send milliseconds\))?)$/,
+  ts: /^(must be a finite number of ms since epoch|must be ms since epoch or an RFC 3339 time such as 2026-12-01T07:00:00Z, got .*|must be a number \(ms since epoch\) or an RFC 3339 string|".*" is not a valid date|-?\d+ is older than the max age of 86400000 ms before ingest time \d+( \(it looks like seconds: send milliseconds\))?)$/,
   user: /^(must be a string, got \w+|is \d+ characters; at most 256 are allowed)$/,
   "(record)": /^must be a JSON object, got (an array|null|number|string|boolean)$/,
 };
