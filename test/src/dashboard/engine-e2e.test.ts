@@ -1,8 +1,8 @@
 /**
- * The issue's end-to-end run: nats-server, `tidemark engine`, `tidemark dashboard`, then
- * `tidemark backfill` of a small recording; the browser must show, for a panel, exactly the
- * value, bias and delay of the newest pane the engine wrote to TM_PANES, follow a per-panel
- * policy switch, and make a silenced partition obvious in the health panel.
+ * The end-to-end run (docs/architecture.md, "Data flow"): nats-server, `tidemark engine`,
+ * `tidemark dashboard`, then `tidemark backfill` of a small recording; the browser must show, for
+ * a panel, exactly the value, bias and delay of the newest pane the engine wrote to TM_PANES,
+ * follow a per-panel policy switch, and make a silenced partition obvious in the health panel.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
