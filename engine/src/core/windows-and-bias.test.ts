@@ -3,6 +3,16 @@ import { capture } from "./__fixtures__/capture.js";
 import { createCore } from "./create-core.js";
 import { simulate } from "./simulation.js";
 import { validateCoreConfig } from "./validate-config.js";
+import { bruteForceBias, bruteForceEmitDelays, type Interval } from "./__fixtures__/bias-oracle.js";
+
+/** Default sketches: DDSketch α = 0.01; sparse HyperLogLog within 1 % below 1000 distinct (ADR 0003). */
+const SKETCH_ERROR = { alpha: 0.01, hll: 0.01 };
+
+function expectWithin(got: number | null | undefined, range: Interval | null): void {
+  expect(range).not.toBeNull();
+  expect(got).toBeGreaterThanOrEqual((range as Interval).lo);
+  expect(got).toBeLessThanOrEqual((range as Interval).hi);
+}
 
 const events = simulate({ seed: 21, events: 6000, services: 3, spanMs: 300_000, corr: 0.6 });
 
@@ -83,16 +93,59 @@ describe("sliding windows, percentile watermarks and measured bias", () => {
     const out = capture();
     for (const e of events) core.event(0, e, out);
     const [fast, exact] = core.status().policies;
-    expect(fast?.bias.windows).toBeGreaterThan(0);
-    expect(fast?.bias.countPct).toBeGreaterThan(3);
-    expect(fast?.bias.errorRatePp).toBeLessThan(-1);
-    expect(exact?.bias).toMatchObject({ countPct: 0, errorRatePp: 0, usersPct: 0 });
+    // The brute-force oracle: exact counts, errors, sorted latencies and distinct user sets per window.
+    const truth = bruteForceBias(events, 60_000, { lagMs: 2000, graceMs: 0 }, 120_000, 30, SKETCH_ERROR);
+    expect(truth.windows).toBe(4);
+    expect(fast?.bias.windows).toBe(truth.windows);
+    expect(fast?.bias.countPct).toBeCloseTo(truth.countPct as number, 9);
+    expect(fast?.bias.errorRatePp).toBeCloseTo(truth.errorRatePp as number, 9);
+    expectWithin(fast?.bias.p99Pct, truth.p99Pct);
+    expectWithin(fast?.bias.usersPct, truth.usersPct);
+    // The seeded data: the fast policy misses the late tail, which fails more often.
+    expect(truth.countPct).toBeGreaterThan(3);
+    expect(truth.errorRatePp).toBeLessThan(-1);
+    expect(exact?.bias).toMatchObject({ countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 4 });
     // panes carry the bias measured so far: it starts unknown and fills in as the reference closes windows.
     const fastPanes = out.panes.filter((p) => p.policy === "fast");
     expect(fastPanes[0]?.bias).toEqual({ countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 });
     const seen = fastPanes.map((p) => p.bias.windows);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1] as number);
     expect(fastPanes.some((p) => (p.bias.countPct ?? 0) > 3)).toBe(true);
-    expect(fast?.emitDelayMs).toBeGreaterThanOrEqual(2000);
+    // Emit delay: each final pane fires at the first log time past end + lag; the status mean is per window.
+    for (const [p, lagMs] of [
+      [fast, 2000],
+      [exact, 90_000],
+    ] as const) {
+      const delays = bruteForceEmitDelays(events, 60_000, { lagMs, graceMs: 0 });
+      const name = p?.name;
+      const panes = out.panes.filter((x) => x.policy === name);
+      expect(new Set(panes.map((x) => x.window.start))).toEqual(new Set(delays.keys()));
+      for (const x of panes) expect(x.emitDelayMs).toBe(delays.get(x.window.start));
+      expect(p?.emitDelayMs).toBeCloseTo([...delays.values()].reduce((a, b) => a + b, 0) / delays.size, 9);
+    }
+  });
+
+  it("the bias is the mean over the last biasWindows windows only", () => {
+    const core = createCore(
+      validateCoreConfig({
+        partitions: 1,
+        windows: ["30s"],
+        policies: [{ name: "fast", watermark: { kind: "arrival-lag", lag: "1s" }, mode: "final-only" }],
+        referenceHorizon: "2m",
+        biasWindows: 2,
+      }),
+    );
+    const out = capture();
+    for (const e of events) core.event(0, e, out);
+    const all = bruteForceBias(events, 30_000, { lagMs: 1000, graceMs: 0 }, 120_000, 30, SKETCH_ERROR);
+    const last = bruteForceBias(events, 30_000, { lagMs: 1000, graceMs: 0 }, 120_000, 2, SKETCH_ERROR);
+    expect(all.windows).toBeGreaterThan(2);
+    expect(last.countPct).not.toBeCloseTo(all.countPct as number, 3);
+    const bias = core.status().policies[0]?.bias;
+    expect(bias?.windows).toBe(2);
+    expect(bias?.countPct).toBeCloseTo(last.countPct as number, 9);
+    expect(bias?.errorRatePp).toBeCloseTo(last.errorRatePp as number, 9);
+    expectWithin(bias?.p99Pct, last.p99Pct);
+    expectWithin(bias?.usersPct, last.usersPct);
   });
 });

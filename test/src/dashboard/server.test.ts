@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig, startDashboard } from "@tidemark/dashboard";
-import type { Pane } from "@tidemark/engine/protocol";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { panesSubject, type Pane } from "@tidemark/engine/protocol";
 import { waitFor } from "../index.js";
 import {
   connectWs,
   createPanesStream,
   pane,
   publishPanes,
+  publishPanesAround,
   receivedPanes,
+  storedPanes,
   startRig,
   type DashboardRig,
 } from "./fixtures.js";
@@ -20,6 +24,25 @@ async function json<T>(url: string): Promise<T> {
   const res = await fetch(url);
   return (await res.json()) as T;
 }
+
+/** The dashboard's count of panes ignored because a same or later seq of the id was held. */
+async function panesIgnored(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^tidemark_dashboard_panes_ignored_total (\d+)$/m.exec(text)?.[1]);
+}
+
+/** When TM_PANES stored a pane (server time), ms: the last message on its subject. */
+async function publishedAt(nc: NatsConnection, p: Pane): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  const m = await jsm.streams.getMessage("TM_PANES", {
+    last_by_subj: panesSubject(p.policy, p.window.end - p.window.start),
+  });
+  if (m === null) throw new Error(`TM_PANES holds no pane of ${p.id}`);
+  return m.time.getTime();
+}
+
+/** Generous: a loaded 2-core machine can be slow, and a wait on a condition costs nothing when it holds. */
+const WAIT_MS = 30_000;
 
 describe("dashboard server against a real nats-server", () => {
   let rig: DashboardRig;
@@ -34,36 +57,48 @@ describe("dashboard server against a real nats-server", () => {
     await waitFor(
       async () =>
         (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "waiting-for-stream",
-      5000,
+      WAIT_MS,
       "waiting-for-stream",
     );
+    const ws = await connectWs(rig.dash.url);
+    await ws.next("hello");
+    ws.send({ type: "subscribe", panels: [{ panel: "p1", metric: "requests", policy: "billing", windowMs: W }] });
+    await ws.next("snapshot");
     await createPanesStream(rig.nc);
     const a = (seq: number, kind: Pane["kind"], count: number): Pane =>
       pane({ policy: "billing", service: "checkout", windowMs: W, start: T0, seq, kind, count });
     // Newer seq first, then an older seq and a replay of the newer one: neither may overwrite it.
+    // The replay goes around JetStream's dedupe (another Nats-Msg-Id), so the dashboard sees it.
     await publishPanes(rig.nc, [a(2, "on-time", 120)]);
     await publishPanes(rig.nc, [a(1, "early", 80)]);
-    await publishPanes(rig.nc, [a(2, "on-time", 120)]);
+    await publishPanesAround(rig.nc, [a(2, "on-time", 120)], "#replay");
     await publishPanes(rig.nc, [
       pane({ policy: "billing", service: "search", windowMs: W, start: T0, seq: 0, kind: "on-time", count: 7 }),
     ]);
+    expect(await storedPanes(rig.nc)).toBe(4);
     await waitFor(
       async () => (await json<{ feed: { state: string } }>(`${rig.dash.url}/api/status`)).feed.state === "live",
-      5000,
+      WAIT_MS,
       "live",
     );
     await waitFor(
       async () =>
         (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=billing&window=60s`)).panes.length === 2,
-      5000,
+      WAIT_MS,
       "two panes",
     );
     const { panes } = await json<{ panes: Pane[] }>(
       `${rig.dash.url}/api/panes?policy=billing&window=60s&service=checkout`,
     );
     expect(panes.map((p) => [p.key.service, p.seq, p.value.count])).toEqual([["checkout", 2, 120]]);
-    const metrics = await (await fetch(`${rig.dash.url}/metrics`)).text();
-    expect(metrics).toMatch(/tidemark_dashboard_panes_ignored_total 1\b/);
+    // Both the older seq and the replay were read and ignored, and no client was sent either.
+    expect(await panesIgnored(rig.dash.url)).toBe(2);
+    await ws.next("panes", (f) => f.panes.some((e) => e.pane.key.service === "search"), WAIT_MS);
+    expect(receivedPanes(ws.frames).map((p) => [p.key.service, p.seq, p.value.count])).toEqual([
+      ["checkout", 2, 120],
+      ["search", 0, 7],
+    ]);
+    await ws.close();
   });
 
   it("answers a subscription with a snapshot, then live upserts of matching panes only", async () => {
@@ -78,16 +113,34 @@ describe("dashboard server against a real nats-server", () => {
     expect(snap.panes.map((e) => [e.pane.key.service, e.pane.seq])).toEqual([["checkout", 2]]);
     await publishPanes(rig.nc, [
       pane({ policy: "billing", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 33 }),
+    ]);
+    await publishPanes(rig.nc, [
       pane({ policy: "dashboard", service: "checkout", windowMs: W, start: T0 + W, seq: 0, kind: "early", count: 30 }),
       pane({ policy: "billing", service: "search", windowMs: W, start: T0 + W, seq: 0, kind: "on-time", count: 9 }),
     ]);
+    // A matching pane published after the others: once it arrives, the feed (in stream order) has
+    // handled the two that do not match, so their absence is not a matter of waiting longer.
+    await publishPanes(rig.nc, [
+      pane({
+        policy: "billing",
+        service: "checkout",
+        windowMs: W,
+        start: T0 + 2 * W,
+        seq: 0,
+        kind: "on-time",
+        count: 34,
+      }),
+    ]);
     const live = await ws.next("panes");
-    await new Promise((r) => setTimeout(r, 300));
+    await ws.next("panes", (f) => f.panes.some((e) => e.pane.value.count === 34), WAIT_MS);
     expect(
       receivedPanes(ws.frames)
         .slice(1)
         .map((p) => [p.policy, p.key.service, p.value.count]),
-    ).toEqual([["billing", "checkout", 33]]);
+    ).toEqual([
+      ["billing", "checkout", 33],
+      ["billing", "checkout", 34],
+    ]);
     expect(live.panes[0]?.rev).toBeGreaterThan(hello.rev);
     await ws.close();
   });
@@ -114,15 +167,36 @@ describe("dashboard server against a real nats-server", () => {
     ];
     // A fresh publisher connection, as an engine restarted with the server would have.
     await rig.reconnect();
+    // A client subscribed across the replay below.
+    const wsLive = await connectWs(rig.dash.url);
+    await wsLive.next("hello");
+    wsLive.send({ type: "subscribe", panels: [panel] });
+    await wsLive.next("snapshot");
+    const ignoredBefore = await panesIgnored(rig.dash.url);
+    const storedBefore = await storedPanes(rig.nc);
     await publishPanes(rig.nc, later);
-    // The same panes again (an engine replaying after its own restart): absorbed.
-    await publishPanes(rig.nc, later);
+    // The same panes again (an engine replaying after its own restart, whose message ids JetStream
+    // no longer dedupes): stored again, read by the dashboard, and absorbed there.
+    await publishPanesAround(rig.nc, later, "#after-restart");
+    expect(await storedPanes(rig.nc)).toBe(storedBefore + 4);
     await waitFor(
       async () =>
         (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=alerting&window=60s`)).panes.length === 2,
-      10_000,
+      WAIT_MS,
       "panes after restart",
     );
+    await waitFor(async () => (await panesIgnored(rig.dash.url)) >= ignoredBefore + 2, WAIT_MS, "the replay read");
+    expect(await panesIgnored(rig.dash.url)).toBe(ignoredBefore + 2);
+    expect(
+      receivedPanes(wsLive.frames)
+        .filter((p) => p.policy === "alerting")
+        .map((p) => [p.window.start, p.seq, p.value.count]),
+    ).toEqual([
+      [T0, 0, 50],
+      [T0, 1, 52],
+      [T0 + W, 0, 61],
+    ]);
+    await wsLive.close();
 
     const ws2 = await connectWs(rig.dash.url);
     ws2.send({ type: "subscribe", panels: [panel], since: cursor });
@@ -199,15 +273,18 @@ describe("dashboard server against a real nats-server", () => {
       kind: "final",
       count: 2,
     });
+    // The replay window is measured from the stored publish times: old is outside, recent inside,
+    // with 5 s of slack for the dashboard's own start (it takes "now" when it opens its consumer).
     await publishPanes(rig.nc, [old]);
-    await new Promise((r) => setTimeout(r, 1500));
+    const oldAt = await publishedAt(rig.nc, old);
+    await new Promise((r) => setTimeout(r, 5000));
     await publishPanes(rig.nc, [recent]);
     const counts = async (replay: string): Promise<number[]> => {
       const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: rig.nats.url, replayMs: replay }));
       try {
         await waitFor(
           async () => (await json<{ feed: { state: string } }>(`${d.url}/api/status`)).feed.state === "live",
-          5000,
+          WAIT_MS,
           "live",
         );
         return (await json<{ panes: Pane[] }>(`${d.url}/api/panes?policy=replay&window=60s`)).panes.map(
@@ -217,7 +294,7 @@ describe("dashboard server against a real nats-server", () => {
         await d.close();
       }
     };
-    expect(await counts("1s")).toEqual([2]);
+    expect(await counts(`${Date.now() - oldAt - 1}ms`)).toEqual([2]);
     expect(await counts("1h")).toEqual([1, 2]);
   });
 });

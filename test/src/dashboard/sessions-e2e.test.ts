@@ -26,7 +26,7 @@ import {
   writeRecording,
 } from "../engine/engine-fixtures.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
-import { closeTo, shownDuration, shownNumber } from "./shown-text.js";
+import { closeTo, expectedBias, expectedDelay, shownDuration, shownNumber } from "./shown-text.js";
 
 const W = 60_000;
 const SERVICE = "api";
@@ -77,8 +77,10 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     nats = await startTestNats();
     nc = await connectNats(nats.url);
     const dir = tempDir("dashboard-sessions");
-    // About four minutes of traffic of 100 users per service, arrived from 10 minutes ago.
-    const events = makeRecording({ events: 12_000, seed: 19, startMs: Date.now() - 10 * 60_000 });
+    // About eight minutes of traffic of 100 users per service, arrived from 14.5 minutes ago: inside
+    // the "last 15 minutes" view, and longer than the 5 min bias reference horizon, so the session
+    // panes carry a measured bias.
+    const events = makeRecording({ events: 24_000, seed: 19, startMs: Date.now() - 14.5 * 60_000 });
     engine = startEngine(nats.url, join(dir, "data"), ["--idle-timeout", "1h", "--sessions", "--session-gap", "20s"]);
     dash = spawnTidemark(["dashboard", "--port", "0", "--nats", nats.url]);
     await engine.ready;
@@ -103,7 +105,7 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     }
     browser = await launchBrowser();
     page = await browser.context.newPage();
-  });
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     for (const p of [dash, engine]) if (p) await stopGracefully(p);
@@ -123,7 +125,15 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     };
   };
 
-  function expectShown(s: Awaited<ReturnType<typeof shown>>, want: Expected): void {
+  /** The dashboard's derived cell of the window (REST), whose bias and delays the headline shows. */
+  const cellOf = async (policy: string, start: number): Promise<Pane> => {
+    const res = await fetch(`${url}/api/sessions?policy=${policy}&window=60s&service=${SERVICE}`);
+    const cell = ((await res.json()) as { panes: Pane[] }).panes.find((p) => p.window.start === start);
+    if (!cell) throw new Error(`no ${policy} session cell of ${SERVICE} at ${start}`);
+    return cell;
+  };
+
+  function expectShown(s: Awaited<ReturnType<typeof shown>>, want: Expected, cell: Pane): void {
     const ctx = `${JSON.stringify(s)} vs ${JSON.stringify({ ...want, durations: want.durations.length })}`;
     expect(shownNumber(s.value), ctx).toBe(want.sessions);
     expect(closeTo(shownNumber(s.errors), (100 * want.errorSessions) / want.sessions), ctx).toBe(true);
@@ -134,8 +144,12 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     const hi = (want.durations[Math.min(n - 1, mid + 1)] ?? 0) * 1.01 + 500;
     const p50 = shownDuration(s.p50.replace(/^duration p50 /, ""));
     expect(p50 >= lo && p50 <= hi, `${ctx}: p50 ${p50} outside [${lo}, ${hi}]`).toBe(true);
-    expect(s.bias, ctx).toMatch(/^bias /);
-    expect(s.delay, ctx).toMatch(/^emit .+ pipeline$/);
+    // The bias and delays the dashboard's cell carries (the session pane that last changed it),
+    // exactly as the page writes them; the bias is measured (the session-count shortfall).
+    expect(cell.bias.countPct, ctx).not.toBeNull();
+    expect(cell.bias.windows, ctx).toBeGreaterThan(0);
+    expect(s.bias, ctx).toBe(expectedBias(-(cell.bias.countPct as number), "%", cell.bias.windows));
+    expect(s.delay, ctx).toBe(expectedDelay(cell.emitDelayMs, cell.pipelineLagMs));
   }
 
   it("shows the newest window's session count, error-session share and duration p50, and switches policy", async () => {
@@ -146,7 +160,7 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     await page.goto(`${url}/?services=${SERVICE}&window=60s&range=15m`);
     await page.getByTestId("panel-sessions").getByTestId("kind").waitFor();
     await page.getByTestId("connection").filter({ hasText: "Streaming" }).waitFor();
-    expectShown(await shown(), dashboard);
+    expectShown(await shown(), dashboard, await cellOf("dashboard", dashboard.start));
 
     await page.getByTestId("panel-sessions").getByTestId("policy").selectOption("billing");
     await waitFor(
@@ -161,7 +175,7 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
       10_000,
       "the billing sessions in the Sessions headline",
     );
-    expectShown(await shown(), billing);
+    expectShown(await shown(), billing, await cellOf("billing", billing.start));
     // The other panels keep their own policy.
     expect(await page.getByTestId("panel-requests").getByTestId("policy").inputValue()).toBe("dashboard");
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-sessions-e2e.png"), fullPage: true });

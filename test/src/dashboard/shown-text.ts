@@ -44,3 +44,37 @@ export function shownBias(text: string): { value: number; unit: string; windows:
 export function closeTo(shown: number, expected: number): boolean {
   return Math.abs(shown - expected) <= Math.max(0.005 * Math.abs(expected), 0.0051);
 }
+
+/*
+ * The display rules, restated here (not imported from the app) so a page can be compared with the
+ * exact text a pane's numbers must produce: numbers keep 0 decimals from 100, 1 from 10, 2 from 1
+ * and 3 below, with en-US grouping; signs are "+" and a true minus (U+2212); zero is "0".
+ */
+function displayed(v: number): string {
+  const a = Math.abs(v);
+  const decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  const text = new Intl.NumberFormat("en-US", { maximumFractionDigits: decimals }).format(a);
+  return v < 0 && text !== "0" ? MINUS + text : text;
+}
+
+/** The text of a measured bias: "bias −6.4 % (30 windows)", "bias +0.12 pp (1 window)". */
+export function expectedBias(value: number, unit: "%" | "pp", windows: number): string {
+  const magnitude = displayed(Math.abs(value));
+  const signed = magnitude === "0" ? "0" : `${value < 0 ? MINUS : "+"}${magnitude}`;
+  return `bias ${signed} ${unit} (${windows} ${windows === 1 ? "window" : "windows"})`;
+}
+
+/** The text of a duration: "850 ms", "2.05 s", "1 m 40 s". */
+export function expectedDuration(ms: number): string {
+  const sign = ms < 0 ? MINUS : "";
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${Math.round(a)} ms`;
+  if (a < 60_000) return `${sign}${displayed(a / 1000)} s`;
+  const seconds = Math.round((a % 60_000) / 1000);
+  return `${sign}${Math.floor(a / 60_000)} m${seconds > 0 ? ` ${seconds} s` : ""}`;
+}
+
+/** The text of a pane's delays: "emit 2 s + 40 ms pipeline". */
+export function expectedDelay(emitDelayMs: number, pipelineLagMs: number): string {
+  return `emit ${expectedDuration(emitDelayMs)} + ${expectedDuration(pipelineLagMs)} pipeline`;
+}

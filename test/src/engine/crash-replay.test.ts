@@ -5,14 +5,14 @@
  * whose nats-server restarts mid-way, give — after dedupe on (id, seq) — the clean run's pane
  * stream byte for byte (pipelineLagMs, a wall-clock field, aside).
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Pane } from "@tidemark/engine/protocol";
+import { decodeEventBatch, type Pane } from "@tidemark/engine/protocol";
 import { defaultCoreConfig } from "@tidemark/engine/core";
-import { decodeCheckpoint } from "@tidemark/engine/runtime";
-import { startTestNats, type TestNats } from "../index.js";
+import { decodeCheckpoint, type CheckpointHeader } from "@tidemark/engine/runtime";
+import { startTestNats, waitFor, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   connectNats,
@@ -137,6 +137,7 @@ describe("engine crash and replay", () => {
   it("SIGKILL at random points (and a corrupt newest checkpoint) changes nothing after dedupe", async () => {
     const { nats, nc } = await natsServer();
     const data = join(dir, "crash");
+    const cpDir = join(data, "checkpoints", "engine-0-7");
     let p = engine(nats.url, data, FAST_CHECKPOINTS);
     await p.ready;
     const backfill = runBackfill(nats.url, file, ["--rate", "700"]);
@@ -144,21 +145,41 @@ describe("engine crash and replay", () => {
     const restored: Array<string | null> = [];
     let corrupted = "";
     for (let i = 0; i < 3; i++) {
+      // Two checkpoints on disk before any kill (files are kept, 3 by default): every restart,
+      // the one finding its newest file corrupt included, has one to restore. Random after that.
+      await waitFor(() => checkpointFiles(cpDir).length >= 2, 60_000, "two checkpoints on disk");
       const wait = 700 + Math.floor(Math.random() * 800);
       delays.push(wait);
       await new Promise((r) => setTimeout(r, wait));
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
-      if (i === 2) corrupted = corruptNewestCheckpoint(join(data, "checkpoints", "engine-0-7"));
+      if (i === 2) corrupted = corruptNewestCheckpoint(cpDir);
+      // What the restart must restore: the newest file that verifies, read while no engine runs.
+      const files = checkpointFiles(cpDir).filter((f) => f !== corrupted);
+      const expected = files[0] as string;
+      const header: CheckpointHeader = decodeCheckpoint(readFileSync(expected), expected).header;
       p = engine(nats.url, data, FAST_CHECKPOINTS);
       const ready = await p.ready;
-      restored.push((ready.engine as { restoredFrom: string | null }).restoredFrom);
+      const from = (ready.engine as { restoredFrom: string | null }).restoredFrom;
+      restored.push(from);
+      const context = `kill ${i} after ${wait} ms; restored from ${from}`;
+      expect(from, context).toBe(expected);
+      expect(header.worker, context).toBe("engine-0-7");
+      expect(header.partitions, context).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(
+        header.offsets.some((o) => o.lastSeq > 0),
+        context,
+      ).toBe(true);
+      expect(header.logTime, context).not.toBeNull();
     }
     const summary = await backfill;
     const metrics = await scrape(await p.ready);
     const got = await finish(nc, p, summary.endOfRecordingTs);
     const context = `kill delays ${delays.join(",")} ms; restored from ${restored.join(", ")}`;
-    expect(restored.filter((r) => r !== null).length, context).toBeGreaterThanOrEqual(2);
+    expect(
+      restored.filter((r) => r !== null),
+      context,
+    ).toHaveLength(3);
     expect(restored[2], context).not.toBe(corrupted);
     expect(p.output()).toContain(`skipped corrupt checkpoint ${corrupted}`);
     expect(metricValue(metrics, "tidemark_engine_checkpoints_corrupt_total")).toBe(1);
@@ -170,7 +191,8 @@ describe("engine crash and replay", () => {
     const p = engine(nats.url, join(dir, "nats-restart"), FAST_CHECKPOINTS);
     await p.ready;
     const first = runBackfill(nats.url, file, ["--rate", "1500"]).catch((err: Error) => err);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Mid-run: a third of the recording stored (the rest takes >= 1.3 s at this rate).
+    await waitFor(async () => (await storedEvents(nc)) >= events.length / 3, 60_000, "a third of the events stored");
     await nats.restart();
     await first;
     // Whatever the first backfill stored is deduplicated on its message ids.
@@ -180,14 +202,25 @@ describe("engine crash and replay", () => {
   });
 });
 
+/** Checkpoint files of a worker's directory, newest (highest number) first, as paths. */
+function checkpointFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => /^checkpoint-\d+\.tmck$/.test(n))
+    .sort()
+    .reverse()
+    .map((n) => join(dir, n));
+}
+
+/** Events stored in TM_EVENTS so far (heartbeats are empty messages). */
+async function storedEvents(nc: NatsConnection): Promise<number> {
+  return (await readStream(nc, "TM_EVENTS")).reduce((n, body) => n + decodeEventBatch(body).length, 0);
+}
+
 /** Flips one byte in the middle of the newest checkpoint file; returns its path. */
 function corruptNewestCheckpoint(dir: string): string {
-  const newest = readdirSync(dir)
-    .filter((n) => n.endsWith(".tmck"))
-    .sort()
-    .at(-1);
-  if (!newest) throw new Error(`no checkpoint in ${dir}`);
-  const file = join(dir, newest);
+  const file = checkpointFiles(dir)[0];
+  if (!file) throw new Error(`no checkpoint in ${dir}`);
   const bytes = readFileSync(file);
   const at = Math.floor(bytes.length / 2);
   bytes.writeUInt8((bytes[at] ?? 0) ^ 0xff, at);

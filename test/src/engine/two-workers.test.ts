@@ -10,18 +10,21 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { partitionOf, type Pane, type PaneValue } from "@tidemark/engine/protocol";
+import { defaultCoreConfig } from "@tidemark/engine/core";
+import { partitionOf, type Pane, type PaneValue, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { startTestNats, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   connectNats,
   dedupePanes,
+  lastPanes,
   makeRecording,
   readStream,
   runBackfill,
   startEngine,
   stopGracefully,
   tempDir,
+  truthByPane,
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
@@ -44,6 +47,35 @@ function settledValues(
     out.set(p.id, v);
   }
   return out;
+}
+
+/**
+ * The recording's truth, independent of the engine: per policy and window size, every
+ * service-level pane id's final (count, errors) from the raw events (engine-fixtures' truthByPane),
+ * beside what a run's last panes say. Log time at an event's arrival is its own ingest_ts for each
+ * worker too (partitions are merged in ingest_ts order), so the truth is the same for one worker
+ * and for two.
+ */
+function againstTruth(events: readonly TelemetryEvent[], panes: Map<string, Pane>) {
+  const last = lastPanes(panes.values());
+  const cfg = defaultCoreConfig();
+  const rows: { policy: string; sizeMs: number; truth: Map<string, unknown>; got: Map<string, unknown> }[] = [];
+  for (const policy of cfg.policies) {
+    const lagMs = policy.watermark.kind === "arrival-lag" ? policy.watermark.lagMs : 0;
+    for (const w of cfg.windows) {
+      const truth = truthByPane(events, { name: policy.name, lagMs, graceMs: policy.graceMs }, w.sizeMs);
+      const got = new Map<string, unknown>();
+      for (const [id, pane] of last)
+        if (
+          id.startsWith(`${policy.name}|`) &&
+          pane.key.route === undefined &&
+          pane.window.end - pane.window.start === w.sizeMs
+        )
+          got.set(id, { count: pane.value.count, errors: pane.value.errors });
+      rows.push({ policy: policy.name, sizeMs: w.sizeMs, truth, got });
+    }
+  }
+  return rows;
 }
 
 describe("two workers with split partitions", () => {
@@ -84,6 +116,15 @@ describe("two workers with split partitions", () => {
       ["--partitions", "0-3"],
       ["--partitions", "4-7"],
     ]);
+
+    // Both runs hold exactly the recording's truth, for every policy, window size and service.
+    let compared = 0;
+    for (const run of [one, two])
+      for (const { policy, sizeMs, truth, got } of againstTruth(events, run)) {
+        expect(got, `${policy} ${sizeMs} ms`).toEqual(truth);
+        compared += truth.size;
+      }
+    expect(compared).toBeGreaterThan(200);
 
     const openFrom = events[0]?.ingest_ts ?? 0;
     const a = settledValues(one.values(), openFrom);

@@ -1,26 +1,26 @@
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { partitionOf } from "@tidemark/engine/protocol";
-import { startIngestFixture, type IngestFixture } from "./ingest-fixture.js";
+import { waitFor } from "../index.js";
+import { startIngestFixture, type IngestFixture, type StreamContents } from "./ingest-fixture.js";
 
 const SERVICES = ["checkout", "search", "auth", "catalog", "payments", "profile", "cart", "images", "ads", "mail"];
 
+const partitionsOf = (beats: StreamContents["heartbeats"]): Set<number> => new Set(beats.map((h) => h.partition));
+
+/** Each test has its own nats-server and ingest: what it reads back and counts is its own alone. */
 describe("POST /v1/events against a real nats-server", () => {
   let fx: IngestFixture;
-  let seen = 0;
-  beforeAll(async () => {
+  beforeEach(async () => {
     fx = await startIngestFixture({ partitions: 4 });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await fx?.close();
   });
 
-  /** Events stored since the last call. */
+  /** Every event this test's ingest stored. */
   async function newEvents() {
-    const all = (await fx.readStream()).events;
-    const fresh = all.slice(seen);
-    seen = all.length;
-    return fresh;
+    return (await fx.readStream()).events;
   }
 
   it("stores NDJSON events with the right fields, one message per partition touched, partitioned by service", async () => {
@@ -269,9 +269,27 @@ describe("POST /v1/events against a real nats-server", () => {
       "tm_ingest_in_flight_bytes",
     ])
       expect(metrics).toContain(name);
+    // Records and heartbeats interleaved: three requests of 10 services x 40 events, each followed
+    // by a heartbeat on every partition (heartbeats come every second).
+    for (let round = 0; round < 3; round++) {
+      const body = Array.from({ length: 400 }, (_, i) =>
+        JSON.stringify({ service: SERVICES[i % SERVICES.length], latency_ms: round * 400 + i }),
+      ).join("\n");
+      expect(await (await fx.post("/v1/events", body, "application/x-ndjson")).json()).toMatchObject({
+        accepted: 400,
+      });
+      // The records are stored (acked) when the response comes: later heartbeats follow them in the log.
+      const before = (await fx.readStream()).heartbeats.length;
+      await waitFor(
+        async () => partitionsOf((await fx.readStream()).heartbeats.slice(before)).size === 4,
+        20_000,
+        "a heartbeat on every partition after the request",
+      );
+    }
     const { heartbeats, log, events } = await fx.readStream();
     expect(new Set(heartbeats.map((h) => h.partition))).toEqual(new Set([0, 1, 2, 3]));
-    expect(events.length).toBeGreaterThan(500);
+    expect(events).toHaveLength(1200);
+    expect(events.map((e) => e.latency_ms).sort((a, b) => a - b)).toEqual(Array.from({ length: 1200 }, (_, i) => i));
     // Per partition, ingest_ts never goes backwards in log order (records and heartbeats alike).
     const last = new Map<number, number>();
     for (const m of log) {

@@ -21,6 +21,17 @@ const Y2038_S = 2_147_483_648;
 
 const bad = (record: unknown, field: string): [unknown, string] => [record, field];
 
+/** What ingest's per-record message says for each field: what the value must be (docs/ingest.md). */
+const FIELD_RULE: Record<string, RegExp> = {
+  service:
+    /^(is required: a non-empty string|must be a string, got \w+|must not be empty|is \d+ characters; at most 256 are allowed)$/,
+  status: /^must be an HTTP status, a whole number from 100 to 599, got /,
+  latency_ms: /^must be a number of ms from 0 to 86400000, got /,
+  ts: /^(must be a finite number of ms since epoch|must be ms since epoch or an RFC 3339 time such as 2026-12-01T07:00:00Z, got .*|must be a number \(ms since epoch\) or an RFC 3339 string|".*" is not a valid date|-?\d+ is older than the max age of 86400000 ms before ingest time \d+( \(it looks like seconds: send milliseconds\))?)$/,
+  user: /^(must be a string, got \w+|is \d+ characters; at most 256 are allowed)$/,
+  "(record)": /^must be a JSON object, got (an array|null|number|string|boolean)$/,
+};
+
 /** A record that is always invalid, with the field at fault. */
 const invalidRecord: fc.Arbitrary<[unknown, string]> = fc.oneof(
   fc
@@ -69,6 +80,8 @@ const invalidRecord: fc.Arbitrary<[unknown, string]> = fc.oneof(
     .map((r) => bad(r, "(record)")),
 );
 
+const NO_VALID = /^TM_INGEST_NO_VALID_EVENTS: no event in the request is valid: see errors$/;
+
 const wrongType = fc.constantFrom(
   "text/plain",
   "application/xml",
@@ -98,6 +111,41 @@ function validNdjson(n: number): string {
   return Array.from({ length: n }, (_, i) => JSON.stringify({ service: "fz-valid", latency_ms: i })).join("\n");
 }
 
+/** A refused request as the client reads it: the stable code and the message, parsed from the body. */
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  /** /v1/events only: the whole JSON body (per-record errors of a 400 with no valid event). */
+  body: { accepted?: number; rejected?: number; errors?: { index: number; field: string; message: string }[] };
+}
+
+/**
+ * /v1/events answers `{error: {code, message}}`; /v1/traces a google.rpc.Status (JSON or protobuf,
+ * as the request) with gRPC code 3 (INVALID_ARGUMENT) and the message "<code>: <message>".
+ */
+function refusalOf(path: string, type: string | null, bytes: Buffer, status: number): Refusal {
+  if (path === "/v1/events") {
+    expect(type).toMatch(/^application\/json/);
+    const body = JSON.parse(bytes.toString("utf8")) as Refusal["body"] & { error: { code: string; message: string } };
+    return { status, code: body.error.code, message: body.error.message, body };
+  }
+  let rpc: { code: number; message: string };
+  if (type?.startsWith("application/json")) rpc = JSON.parse(bytes.toString("utf8")) as typeof rpc;
+  else {
+    expect(type).toMatch(/^application\/x-protobuf/);
+    // google.rpc.Status: field 1 varint code, field 2 length-delimited message (a short one here).
+    expect([bytes[0], bytes[2]]).toEqual([0x08, 0x12]);
+    const len = bytes[3] as number;
+    const at = len < 0x80 ? 4 : 5;
+    rpc = { code: bytes[1] as number, message: bytes.toString("utf8", at, bytes.length) };
+  }
+  expect(rpc.code).toBe(3);
+  const m = /^(TM_INGEST_[A-Z_]+): (.+)$/s.exec(rpc.message);
+  expect(m, rpc.message).not.toBeNull();
+  return { status, code: (m as RegExpExecArray)[1] as string, message: (m as RegExpExecArray)[2] as string, body: {} };
+}
+
 describe("fuzzing ingest with malformed requests", () => {
   let fx: IngestFixture;
   beforeAll(async () => {
@@ -112,7 +160,7 @@ describe("fuzzing ingest with malformed requests", () => {
     body: string | Uint8Array,
     type: string | undefined,
     headers: Record<string, string> = {},
-  ): Promise<{ status: number; message: string }> {
+  ): Promise<Refusal> {
     const res = await fetch(fx.ingest.url + path, {
       method: "POST",
       body,
@@ -122,11 +170,11 @@ describe("fuzzing ingest with malformed requests", () => {
         ...headers,
       },
     });
-    const text = await res.text();
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString("utf8");
     expect(res.status, text).toBeGreaterThanOrEqual(400);
     expect(res.status, text).toBeLessThan(500);
-    expect(text.length).toBeGreaterThan(10);
-    return { status: res.status, message: text };
+    return refusalOf(path, res.headers.get("content-type"), bytes, res.status);
   }
 
   it(
@@ -142,15 +190,21 @@ describe("fuzzing ingest with malformed requests", () => {
               shape === "ndjson"
                 ? list.map((r) => JSON.stringify(r) ?? "undefined").join("\n")
                 : JSON.stringify(shape === "array" ? list : { events: list });
-            const { status, message } = await expect4xx(
+            const r = await expect4xx(
               "/v1/events",
               body,
               shape === "ndjson" ? "application/x-ndjson" : "application/json",
             );
-            expect(status).toBe(400);
-            const json = JSON.parse(message) as { errors: { index: number; field: string }[] };
-            if (shape !== "ndjson") expect(json.errors.map((e) => e.field)).toEqual(records.map(([, f]) => f));
-            else expect(json.errors).toHaveLength(records.length);
+            expect([r.status, r.code, r.message]).toEqual([
+              400,
+              "TM_INGEST_NO_VALID_EVENTS",
+              "no event in the request is valid: see errors",
+            ]);
+            expect([r.body.accepted, r.body.rejected]).toEqual([0, records.length]);
+            // Every record is reported, in order, with the field at fault and what it must be.
+            const errors = r.body.errors ?? [];
+            expect(errors.map((e) => [e.index, e.field])).toEqual(records.map(([, f], i) => [i, f]));
+            for (const e of errors) expect(e.message).toMatch(FIELD_RULE[e.field] as RegExp);
           },
         ),
         { numRuns: RUNS },
@@ -180,29 +234,43 @@ describe("fuzzing ingest with malformed requests", () => {
           body: s as string | Uint8Array,
           type: "application/json",
           headers: {},
-          expect: /not valid JSON|an array of events/,
+          // A cut that leaves one whole object is JSON, but not an array of events.
+          expect:
+            /^(TM_INGEST_BAD_JSON: body is not valid JSON: .+|TM_INGEST_BAD_SHAPE: a JSON body must be an array of events or an object \{ "events": \[\.\.\.\] \})$/s,
+          errors: undefined as [string, RegExp][] | undefined,
         }));
       const hugeNumbers = fc
-        .constantFrom(
-          '{"service":"a","ts":1e400}',
-          '{"service":"a","latency_ms":1e400}',
-          '{"service":"a","status":-1e400}',
-          '{"service":"a","ts":1e999,"status":200}',
+        .constantFrom<[string, string, RegExp]>(
+          ['{"service":"a","ts":1e400}', "ts", /^must be a finite number of ms since epoch$/],
+          ['{"service":"a","latency_ms":1e400}', "latency_ms", /^must be a number of ms from 0 to 86400000, got null$/],
+          [
+            '{"service":"a","status":-1e400}',
+            "status",
+            /^must be an HTTP status, a whole number from 100 to 599, got null$/,
+          ],
+          ['{"service":"a","ts":1e999,"status":200}', "ts", /^must be a finite number of ms since epoch$/],
         )
-        .map((s) => ({
+        .map(([s, field, rule]) => ({
           body: s as string | Uint8Array,
           type: "application/x-ndjson",
           headers: {},
-          expect: /finite|from 0|from 100/,
+          expect: NO_VALID,
+          errors: [[field, rule]] as [string, RegExp][] | undefined,
         }));
-      const deep = fc
-        .integer({ min: 2, max: 20_000 })
-        .map((d) => ({ body: "[".repeat(d) + "]".repeat(d), type: "application/json", headers: {}, expect: /./ }));
+      const deep = fc.integer({ min: 2, max: 20_000 }).map((d) => ({
+        body: "[".repeat(d) + "]".repeat(d),
+        type: "application/json",
+        headers: {},
+        // An array holding one (nested) array: one record, which is not an object.
+        expect: NO_VALID,
+        errors: [["(record)", /^must be a JSON object, got an array$/]] as [string, RegExp][] | undefined,
+      }));
       const deepObj = fc.integer({ min: 2, max: 20_000 }).map((d) => ({
         body: '{"events":'.repeat(d) + "1" + "}".repeat(d),
         type: "application/json",
         headers: {},
-        expect: /events/,
+        expect: /^TM_INGEST_BAD_SHAPE: a JSON body must be an array of events or an object \{ "events": \[\.\.\.\] \}$/,
+        errors: undefined as [string, RegExp][] | undefined,
       }));
       const badUtf8 = fc
         .tuple(
@@ -216,7 +284,8 @@ describe("fuzzing ingest with malformed requests", () => {
             body: Buffer.concat([valid.subarray(0, i), Buffer.from(bytes), valid.subarray(i)]) as Uint8Array,
             type: "application/x-ndjson",
             headers: {},
-            expect: /UTF-8/,
+            expect: /^TM_INGEST_BAD_UTF8: body is not valid UTF-8: encode text as UTF-8$/,
+            errors: undefined as [string, RegExp][] | undefined,
           };
         });
       const truncatedGzip = fc
@@ -227,14 +296,21 @@ describe("fuzzing ingest with malformed requests", () => {
             body: gz.subarray(0, Math.max(0, gz.length - cut)) as Uint8Array,
             type: "application/x-ndjson",
             headers: { "content-encoding": "gzip" },
-            expect: /gzip/,
+            expect:
+              /^TM_INGEST_BAD_GZIP: body is not valid gzip \(.+\): send the complete gzip stream or drop Content-Encoding$/s,
+            errors: undefined as [string, RegExp][] | undefined,
           };
         });
       await fc.assert(
         fc.asyncProperty(fc.oneof(notJson, hugeNumbers, deep, deepObj, badUtf8, truncatedGzip), async (c) => {
-          const { status, message } = await expect4xx("/v1/events", c.body, c.type, c.headers);
-          expect(status).toBe(400);
-          expect(message).toMatch(c.expect);
+          const r = await expect4xx("/v1/events", c.body, c.type, c.headers);
+          expect(r.status).toBe(400);
+          expect(`${r.code}: ${r.message}`).toMatch(c.expect);
+          if (c.errors === undefined) expect(r.body.errors).toBeUndefined();
+          else {
+            expect(r.body.errors?.map((e) => [e.index, e.field])).toEqual(c.errors.map(([f], i) => [i, f]));
+            r.body.errors?.forEach((e, i) => expect(e.message).toMatch((c.errors?.[i] as [string, RegExp])[1]));
+          }
         }),
         { numRuns: RUNS * 2 },
       );
@@ -253,9 +329,17 @@ describe("fuzzing ingest with malformed requests", () => {
           async (type, path, encoding) => {
             const headers: Record<string, string> = encoding ? { "content-encoding": encoding } : {};
             const ctype = encoding && type === undefined ? "application/json" : type;
-            const { status, message } = await expect4xx(path, Buffer.from(validNdjson(2)), ctype, headers);
-            expect(status).toBe(415);
-            expect(message).toMatch(encoding && type === undefined ? /Content-Encoding/ : /Content-Type/);
+            const r = await expect4xx(path, Buffer.from(validNdjson(2)), ctype, headers);
+            expect(r.status).toBe(415);
+            const send =
+              path === "/v1/events"
+                ? "application/x-ndjson or application/json"
+                : "application/x-protobuf or application/json";
+            expect(`${r.code}: ${r.message}`).toBe(
+              encoding && type === undefined
+                ? `TM_INGEST_UNSUPPORTED_ENCODING: Content-Encoding "${encoding}" is not supported: send gzip or identity`
+                : `TM_INGEST_UNSUPPORTED_MEDIA_TYPE: Content-Type "${ctype ?? ""}" is not accepted on ${path}: send ${send}`,
+            );
           },
         ),
         { numRuns: Math.floor(RUNS / 3) },
@@ -263,6 +347,8 @@ describe("fuzzing ingest with malformed requests", () => {
     },
     FUZZ_TIMEOUT_MS,
   );
+
+  const PROTOBUF = /^TM_INGEST_BAD_PROTOBUF: body is not a valid ExportTraceServiceRequest protobuf \(.+\)$/s;
 
   it(
     "refuses corrupt OTLP protobuf and malformed OTLP JSON with 400",
@@ -272,14 +358,18 @@ describe("fuzzing ingest with malformed requests", () => {
         .tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.integer({ min: 1, max: 40 }))
         .map(([n, cut]) => {
           const bytes = valid[n] as Uint8Array;
-          return { body: bytes.subarray(0, Math.max(1, bytes.length - cut)), type: "application/x-protobuf" };
+          return {
+            body: bytes.subarray(0, Math.max(1, bytes.length - cut)),
+            type: "application/x-protobuf",
+            expect: PROTOBUF,
+          };
         });
       const badWire = fc
         .tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.constantFrom(6, 7))
         .map(([n, wire]) => {
           const bytes = Uint8Array.from(valid[n] as Uint8Array);
           bytes[0] = (1 << 3) | wire;
-          return { body: bytes, type: "application/x-protobuf" };
+          return { body: bytes, type: "application/x-protobuf", expect: PROTOBUF };
         });
       const badJson = fc
         .oneof(
@@ -294,11 +384,17 @@ describe("fuzzing ingest with malformed requests", () => {
           ),
           fc.integer({ min: 2, max: 5000 }).map((d) => '{"resourceSpans":' + "[".repeat(d) + "]".repeat(d) + "}"),
         )
-        .map((body) => ({ body: body as string | Uint8Array, type: "application/json" }));
+        .map((body) => ({
+          body: body as string | Uint8Array,
+          type: "application/json",
+          expect:
+            /^(TM_INGEST_BAD_JSON: body is not valid JSON: .+|TM_INGEST_BAD_SHAPE: (body must be an ExportTraceServiceRequest object with resourceSpans|resourceSpans must be an array|each resourceSpans entry must be an object|resourceSpans\[\]\.scopeSpans must be an array|scopeSpans\[\]\.spans must be an array))$/s,
+        }));
       await fc.assert(
         fc.asyncProperty(fc.oneof(truncated, badWire, badJson), async (c) => {
-          const { status } = await expect4xx("/v1/traces", c.body, c.type);
-          expect(status).toBe(400);
+          const r = await expect4xx("/v1/traces", c.body, c.type);
+          expect(r.status).toBe(400);
+          expect(`${r.code}: ${r.message}`).toMatch(c.expect);
         }),
         { numRuns: RUNS },
       );

@@ -66,7 +66,13 @@ describe("tidemark demo against a real ingest", () => {
       env: { TIDEMARK_INGEST_TOKENS: TOKEN },
     });
     await demo.ready;
-    await new Promise((r) => setTimeout(r, 3000));
+    // NATS goes away mid-run: once some of this demo's events are stored (was a fixed 3 s).
+    await waitFor(
+      async () => (await readStream(nc, STREAM_EVENTS)).length > before + 5,
+      30_000,
+      "some of the demo's events stored",
+      200,
+    );
     await nats.kill();
     await waitFor(() => /retrying in \d+ ms/.test(demo.output()), 10_000, "the demo to back off", 200);
     await new Promise((r) => setTimeout(r, 2000));

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
+import { decodeCheckpoint } from "@tidemark/engine/runtime";
 import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
 import { FAST_POLICIES_CONFIG } from "./fast-policies.js";
 
@@ -77,7 +78,14 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     );
 
     const lastWindowBefore = Math.max(...(seen.get("billing") ?? []).map((p) => p.window.start));
+    const worker = String((ready.engine as { worker: string }).worker);
     await stop(first, pids);
+    // The engine's final checkpoint (taken on its graceful stop) is the newest file of its directory.
+    const cpDir = join(data, "checkpoints", worker);
+    const newest = readdirSync(cpDir)
+      .filter((f) => /^checkpoint-\d+\.tmck$/.test(f))
+      .sort((a, b) => Number(/\d+/.exec(b)?.[0]) - Number(/\d+/.exec(a)?.[0]))[0];
+    expect(newest).toBeDefined();
     expect(first.output()).toContain("stopping engine");
     expect(first.output().indexOf("stopping ingest")).toBeLessThan(first.output().indexOf("stopping engine"));
 
@@ -86,7 +94,17 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     const second = spawnTidemark(args, { cwd: dir, readyTimeoutMs: 60_000 });
     const again = await second.ready;
     expect(again.token).toBe(token);
-    expect((again.engine as { restoredFrom: unknown }).restoredFrom).not.toBeNull();
+    // The engine restored that checkpoint: its path, an existing file whose header is this worker's
+    // with offsets past the demo traffic already consumed.
+    const restoredFrom = (again.engine as { restoredFrom: unknown }).restoredFrom;
+    expect(typeof restoredFrom).toBe("string");
+    expect(restoredFrom).toBe(join(cpDir, newest as string));
+    expect(existsSync(restoredFrom as string)).toBe(true);
+    const header = decodeCheckpoint(readFileSync(restoredFrom as string), String(restoredFrom)).header;
+    expect(header.worker).toBe(worker);
+    expect(header.offsets).toHaveLength(header.partitions.length);
+    expect(header.offsets.some((o) => o.lastSeq > 0)).toBe(true);
+    expect(header.logTime).toBeGreaterThan(t0);
     const dashboard2 = String(again.dashboard);
     await waitFor(
       async () => (await panes(dashboard2, "billing")).some((p) => p.window.start > lastWindowBefore),
