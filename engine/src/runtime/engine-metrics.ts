@@ -74,7 +74,7 @@ export class EngineMetrics {
     });
     new Gauge({
       name: "tidemark_engine_partition_idle",
-      help: "1 when the owned partition is idle (silent for the idle timeout), else 0.",
+      help: "1 when the owned partition is idle (no event for the idle timeout of log time), else 0.",
       labelNames: ["partition"],
       registers,
       collect() {

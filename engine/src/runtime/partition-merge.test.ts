@@ -146,6 +146,7 @@ describe("PartitionMerge", () => {
         }
         merge.drain(out);
         expect(out.lines).toEqual(want.lines);
+        expect(merge.waitingFor()).toBe(want.waitingFor);
       }),
       { numRuns: 500 },
     );
@@ -173,31 +174,50 @@ describe("PartitionMerge", () => {
     );
   });
 
-  it("a silent lane holds the merge back until it speaks or is marked idle", () => {
-    const merge = new PartitionMerge(2);
+  it("a lane that has sent nothing, not even a heartbeat, holds every other lane back and is named", () => {
+    const merge = new PartitionMerge(3);
     const out = recorder();
     merge.push(0, 1, [ev(1000, "a")]);
     merge.push(0, 2, [ev(2000, "b")]);
+    merge.push(2, 3, null, 2500);
     expect(merge.drain(out)).toBe(0);
+    expect(merge.waitingFor()).toBe(1);
 
-    merge.push(1, 3, null, 1500);
+    merge.push(1, 4, null, 1500);
     merge.drain(out);
     expect(out.lines).toEqual(["e 0 1 0 1000 a", "h 1 1500"]);
+    // Lane 1 showed 1500 and may send more from then on: lane 0's event at 2000 still waits.
+    expect(merge.waitingFor()).toBe(1);
 
-    merge.setIdle(1, true);
+    // Now lane 0, which has nothing left and showed 2000, holds lane 2's heartbeat at 2500.
+    merge.push(1, 5, null, 3000);
     merge.drain(out);
-    expect(out.lines.at(-1)).toBe("e 0 2 0 2000 b");
+    expect(out.lines.slice(2)).toEqual(["e 0 2 0 2000 b"]);
+    expect(merge.waitingFor()).toBe(0);
+
+    // Every lane bounds the others: with lane 2 now drained at 2500, the heartbeats at 3000 wait.
+    merge.push(0, 6, null, 3000);
+    merge.drain(out);
+    expect(out.lines.slice(3)).toEqual(["h 2 2500"]);
+    expect(merge.logTime).toBe(2500);
+    expect(merge.waitingFor()).toBe(2);
+    merge.push(2, 7, null, 3000);
+    merge.drain(out);
+    // On a tie the lower lane goes first and may still send at 3000: lane 1's heartbeat waits.
+    expect(out.lines.slice(4)).toEqual(["h 0 3000"]);
+    expect(merge.waitingFor()).toBe(0);
+  });
+
+  it("an item whose ingest_ts is behind the log time is released at the log time", () => {
+    const merge = new PartitionMerge(2);
+    const out = recorder();
+    merge.push(0, 1, [ev(2000, "a")]);
+    merge.push(1, 2, null, 2000);
+    merge.push(1, 3, [ev(1600, "behind")]);
+    merge.push(0, 4, null, 3000);
+    merge.drain(out);
+    expect(out.lines).toEqual(["e 0 1 0 2000 a", "h 1 2000", "e 1 3 0 2000 behind"]);
     expect(merge.logTime).toBe(2000);
-
-    // The idle lane returns with an event behind the log time: it is released at the log time.
-    merge.setIdle(1, false);
-    merge.push(1, 4, [ev(1600, "late")]);
-    merge.push(0, 5, null, 3000);
-    merge.drain(out);
-    expect(out.lines.slice(-1)).toEqual(["e 1 4 0 2000 late"]);
-    merge.push(1, 6, null, 3500);
-    merge.drain(out);
-    expect(out.lines.slice(-1)).toEqual(["h 0 3000"]);
   });
 
   it("ties on the key go to the lower lane, so a lower lane at the same time still holds a higher one", () => {

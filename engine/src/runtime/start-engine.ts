@@ -15,6 +15,7 @@ import { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { EngineWorker } from "./engine-worker.js";
+import { MergeStallWatch, STALL_MS } from "./merge-stall.js";
 import { RuntimeError } from "./errors.js";
 import { connectNats } from "./nats-connection.js";
 import { buildStatusMessage } from "./status-message.js";
@@ -118,15 +119,24 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const port = config.metricsPort ?? (await preferred(config.metricsHost));
   const served = await metrics.serve(config.metricsHost, port);
 
+  const stalls = new MergeStallWatch(config.partitions.length, Date.now());
   const publishStatus = (): void => {
+    const laneTimes = config.partitions.map((_, lane) => worker.merge.laneTime(lane));
+    const waitingFor = worker.merge.waitingFor();
+    const stalled = worker.disconnected ? null : stalls.observe(waitingFor, laneTimes, Date.now());
+    if (stalled !== null)
+      log.warn(
+        { partition: config.partitions[stalled], laneTime: laneTimes[stalled] },
+        `partition ${config.partitions[stalled]} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the merge waits for it: check that ingest runs and heartbeats every partition`,
+      );
     const msg = buildStatusMessage({
       worker: config.worker,
       wallTime: Date.now(),
       core: core.status(),
       policies: config.core.policies,
       partitions: config.partitions,
-      laneTimes: config.partitions.map((_, lane) => worker.merge.laneTime(lane)),
-      idle: config.partitions.map((_, lane) => worker.merge.isIdle(lane)),
+      laneTimes,
+      waitingFor,
       offsets: worker.merge.offsets(),
       lastCheckpointWall: worker.lastCheckpointWall,
       eventsTotal: worker.eventsTotal,
@@ -138,11 +148,12 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect") {
-        log.warn({ server: s.server }, "disconnected from NATS; idleness is not judged until reconnected");
+        log.warn({ server: s.server }, "disconnected from NATS; the partitions wait for the reconnect");
         worker.connectionLost();
       } else if (s.type === "reconnect") {
         log.info({ server: s.server }, "reconnected to NATS; recreating the consumers");
         worker.connectionRestored();
+        stalls.restart(Date.now());
       }
     }
   })();
