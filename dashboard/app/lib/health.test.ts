@@ -46,6 +46,24 @@ describe("workerHealth", () => {
     expect(h.alarm).toBe("Watermark stalled: partition 1 is 42 s behind and holds it back");
   });
 
+  it("flags an idle partition behind as stalled when the engine's merge waits for it (heldBackBy)", () => {
+    const h = workerHealth(
+      worker(
+        [
+          [0, 100_000, false],
+          [1, 80_000, true],
+        ],
+        1,
+      ),
+      91_000,
+    );
+    expect(h.partitions.map((p) => [p.partition, p.stalled, p.holds])).toEqual([
+      [0, false, false],
+      [1, true, true],
+    ]);
+    expect(h.alarm).toBe("Watermark stalled: partition 1 is 20 s behind and holds it back");
+  });
+
   it("is quiet below the threshold, and says when the worker stopped reporting (on the server's clock)", () => {
     expect(
       workerHealth(
