@@ -16,8 +16,8 @@ export const backfill: Command = {
   summary: "publish a recording (with its own ts and ingest_ts) into TM_EVENTS, heartbeats included",
   usage: "tidemark backfill --input FILE [--rate N] [--nats URL] [--partitions 8] [--batch 500] [--config FILE]",
   async run(flags: Flags): Promise<number> {
-    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec, connectNats } =
-      await import("@tidemark/engine/runtime");
+    const { BackfillPlan, parseEngineConfig, parseRecordingLine } = await import("@tidemark/engine/runtime");
+    const { ensureStream, eventsStreamSpec, connectNats } = await import("@tidemark/engine/nats");
     const { eventsSubject, HEARTBEAT_HEADER } = await import("@tidemark/engine/protocol");
     const { headers } = await import("@nats-io/transport-node");
     const { jetstream, jetstreamManager } = await import("@nats-io/jetstream");

@@ -17,9 +17,8 @@ import { EngineMetrics } from "./engine-metrics.js";
 import { EngineWorker } from "./engine-worker.js";
 import { MergeStallWatch, STALL_MS } from "./merge-stall.js";
 import { RuntimeError } from "./errors.js";
-import { connectNats } from "./nats-connection.js";
 import { buildStatusMessage } from "./status-message.js";
-import { ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "./streams.js";
+import { connectNats, ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
 
 /** How the engine makes its core: fresh, or from snapshot bytes. */
 export interface CoreFactory {
