@@ -7,7 +7,7 @@ import type { DashboardMetrics } from "./metrics.js";
 import { PaneStore } from "./pane-store.js";
 import { SessionBook } from "./session-book.js";
 import { StatusBoard } from "./status-board.js";
-import type { DashboardStatus, FeedStatus } from "./ws-frames.js";
+import type { DashboardStatus, FeedStatus } from "../protocol/ws-frames.js";
 
 /** Status frames go out at most this often (engine status comes once a second per worker). */
 const STATUS_EVERY_MS = 500;

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
-import type { FeedState } from "./ws-frames.js";
+import type { FeedState } from "../protocol/ws-frames.js";
 
 const FEED_STATES: readonly FeedState[] = ["connecting", "waiting-for-stream", "replaying", "live", "disconnected"];
 

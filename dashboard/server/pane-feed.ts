@@ -4,7 +4,7 @@ import { STREAM_PANES, SUBJECT_STATUS, type EngineStatusMessage, type Pane } fro
 import { natsConnectOptions } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 import type { DashboardConfig } from "./config.js";
-import type { FeedStatus } from "./ws-frames.js";
+import type { FeedStatus } from "../protocol/ws-frames.js";
 
 export interface FeedSink {
   pane(pane: Pane, json: string): void;

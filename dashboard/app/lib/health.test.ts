@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WorkerStatus } from "../../server/ws-frames.js";
+import type { WorkerStatus } from "../../protocol/ws-frames.js";
 import { workerHealth } from "./health.js";
 
 function worker(

@@ -1,4 +1,4 @@
-import type { WorkerStatus } from "../../server/ws-frames.js";
+import type { WorkerStatus } from "../../protocol/ws-frames.js";
 
 /**
  * A partition this far behind the most advanced one (log time) is stalled when it is not idle,

@@ -1,5 +1,5 @@
 import type { Pane, PaneBias } from "@tidemark/engine/protocol";
-import type { MetricName } from "../../server/ws-frames.js";
+import type { MetricName } from "../../protocol/ws-frames.js";
 import { formatDuration, formatNumber } from "./format.js";
 
 export type PanelKind = "requests" | "errorRate" | "p50" | "p95" | "p99" | "users" | "sessions";
