@@ -1,13 +1,13 @@
 /**
  * Configuration of the engine role, parsed once: defaults < the config file (tidemark.config.json:
- * its `engine` section, and the shared top-level `data`, `nats.url`, `partitions` and core keys)
+ * its `engine` section, and the shared top-level `data`, `nats.url`, `partitionCount` and core keys)
  * < TIDEMARK_* environment < flags. Validated (every error names the field and the fix) and
  * frozen. The core part goes through the core's own validator, with `partitions` set to the
  * number of owned partitions (the core sees lanes 0..n-1).
  */
 import { parseDuration, validateCoreConfig, type CoreConfig, type SessionConfig } from "../core/index.js";
 import { DEFAULT_PARTITIONS } from "../protocol.js";
-import { badSetting as bad } from "./errors.js";
+import { RuntimeError, badSetting as bad } from "./errors.js";
 import { parseSessionsSetting } from "./sessions-config.js";
 import { formatPartitionList, parsePartitionList } from "./partition-list.js";
 
@@ -45,7 +45,7 @@ export interface EngineConfig {
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
 export interface EngineConfigSources {
-  /** The parsed config file (`engine` section; top-level `data`, `nats.url`, `partitions`, core keys). */
+  /** The parsed config file (`engine` section; top-level `data`, `nats.url`, `partitionCount`, core keys). */
   file?: unknown;
   fileName?: string;
   env?: Readonly<Record<string, string | undefined>>;
@@ -55,7 +55,7 @@ export interface EngineConfigSources {
 type Raw = Record<string, unknown>;
 
 /** Settings read from the top level of the file rather than the `engine` section. */
-const TOP_LEVEL: Record<string, string> = { nats: "nats.url", data: "data", partitionCount: "partitions" };
+const TOP_LEVEL: Record<string, string> = { nats: "nats.url", data: "data", partitionCount: "partitionCount" };
 
 /** The core's keys at the top level of the config file (shared with `frontier`). */
 const CORE_KEYS = [
@@ -129,7 +129,13 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   };
   const get = (key: string): { v: unknown; where: string } => value(key, section[key]);
 
-  const partitionCount = int(value("partitionCount", file.partitions), DEFAULT_PARTITIONS, 1, 4096);
+  if (file.partitions !== undefined)
+    throw new RuntimeError(
+      "TM_ENGINE_BAD_CONFIG",
+      `${fileName}: the top-level "partitions" is now "partitionCount" (the partition count of TM_EVENTS; ` +
+        `an engine's owned set is engine.partitions): rename the key`,
+    );
+  const partitionCount = int(value("partitionCount", file.partitionCount), DEFAULT_PARTITIONS, 1, 4096);
   const pv = get("partitions");
   const partitions = parsePartitionList(pv.v === undefined ? "all" : str(pv), partitionCount, pv.where);
   const wv = get("worker");

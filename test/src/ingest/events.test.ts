@@ -9,7 +9,7 @@ describe("POST /v1/events against a real nats-server", () => {
   let fx: IngestFixture;
   let seen = 0;
   beforeAll(async () => {
-    fx = await startIngestFixture({ partitions: 4 });
+    fx = await startIngestFixture({ partitionCount: 4 });
   });
   afterAll(async () => {
     await fx?.close();
