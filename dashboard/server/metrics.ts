@@ -7,6 +7,10 @@ const FEED_STATES: readonly FeedState[] = ["connecting", "waiting-for-stream", "
 export function dashboardMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tidemark_dashboard_" });
+  // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
+  // "Metrics"): dropped; the per-type nodejs_active_* gauges they sum stay.
+  for (const what of ["handles", "requests", "resources"])
+    registry.removeSingleMetric(`tidemark_dashboard_nodejs_active_${what}_total`);
   const m = {
     registry,
     clients: new Gauge({

@@ -18,6 +18,10 @@ export interface IngestMetrics {
 export function createIngestMetrics(inFlight: () => number): IngestMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tidemark_ingest_" });
+  // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
+  // "Metrics"): dropped; the per-type nodejs_active_* gauges they sum stay.
+  for (const what of ["handles", "requests", "resources"])
+    registry.removeSingleMetric(`tidemark_ingest_nodejs_active_${what}_total`);
   const registers = [registry];
   return {
     registry,
