@@ -1,29 +1,79 @@
-// Flat ESLint config. The boundary block enforces docs/architecture.md, "Packages and boundaries":
-// the pure core and the sketches import no node:*, NATS or fastify, and never read Date.now() or
-// process.env.
+// Flat ESLint config. The import blocks enforce docs/architecture.md, "Allowed imports": the pure
+// core and the sketches import no node:*, NATS or fastify, and never read Date.now() or
+// process.env; each package reaches another only through its entry points, and never its files
+// by relative path. Every file glob below gets exactly one no-restricted-imports block (flat
+// config replaces a rule's options rather than merging them), composed from the sets here.
 import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 
-export const PURE_FILES = ["engine/src/core/**/*.ts", "sketches/src/**/*.ts"];
+export const PURE_FILES = ["engine/src/core/**/*.ts", "engine/src/protocol.ts", "sketches/src/**/*.ts"];
 export const PURE_EXEMPT = ["**/*.test.ts", "**/bench/**"];
 
 const why =
   "the pure core takes time, I/O and config as arguments (docs/architecture.md, Packages and boundaries): move this into an adapter";
+const allowed = "docs/architecture.md, Allowed imports";
 
-export const boundaryRules = {
-  "no-restricted-imports": [
-    "error",
+/** No Node built-ins: the pure core, the sketches and the browser app. */
+const noNode = (where) => ({
+  paths: builtinModules.map((name) => ({ name, message: `no Node built-ins here: ${where}` })),
+  patterns: [{ group: ["node:*"], message: `no Node built-ins here: ${where}` }],
+});
+/** No network or server libraries. */
+const noServerLibs = (where) => ({
+  paths: [{ name: "nats", message: `no NATS here: ${where}` }],
+  patterns: [
+    { group: ["@nats-io/*"], message: `no NATS here: ${where}` },
+    { group: ["fastify", "@fastify/*"], message: `no fastify here: ${where}` },
+    { group: ["pino"], message: `no logger here: ${where}` },
+  ],
+});
+/** Entry points of @tidemark/engine a file may not use, with what to do instead. */
+const noEngine = (entries, instead) => ({
+  paths: entries.map((e) => ({
+    name: e === "." ? "@tidemark/engine" : `@tidemark/engine/${e}`,
+    message: `not from here: ${instead} (${allowed})`,
+  })),
+});
+/** Another package's files, by package name or by relative path; `own` is the package the file is in. */
+const PACKAGE_DIRS = {
+  sketches: "src|dist",
+  engine: "src|dist",
+  ingest: "src|dist",
+  dashboard: "server|app|protocol|bench|dist",
+  deploy: "src|bin|scripts|dist",
+  test: "src|dist",
+};
+const noOtherPackageFiles = (own) => ({
+  patterns: [
     {
-      paths: builtinModules.map((name) => ({ name, message: `no Node built-ins here: ${why}` })),
-      patterns: [
-        { group: ["node:*"], message: `no Node built-ins here: ${why}` },
-        { group: ["@nats-io/*", "nats"], message: `no NATS here: ${why}` },
-        { group: ["fastify", "@fastify/*"], message: `no fastify here: ${why}` },
-      ],
+      group: ["@tidemark/*/src/**", "@tidemark/*/dist/**", "@tidemark/*/server/**", "@tidemark/*/app/**"],
+      message: `import a package through its entry points (package.json "exports"), not its files (${allowed})`,
+    },
+    {
+      regex: Object.entries(PACKAGE_DIRS)
+        .filter(([name]) => name !== own)
+        .map(([name, dirs]) => `^(\\.\\./)+${name}/(${dirs})/`)
+        .join("|"),
+      message: `another package's file by relative path: import its entry point (@tidemark/<package>[/entry]) instead (${allowed})`,
     },
   ],
+});
+/** Relative imports of sibling directories, e.g. the core reaching into the runtime. */
+const noSibling = (dirs, instead) => ({
+  patterns: [{ regex: `^(\\.\\./)+(${dirs.join("|")})/`, message: `not from here: ${instead} (${allowed})` }],
+});
+
+const rule = (...sets) => [
+  "error",
+  { paths: sets.flatMap((s) => s.paths ?? []), patterns: sets.flatMap((s) => s.patterns ?? []) },
+];
+
+const coreLayer = noSibling(["runtime", "nats", "bench"], "the core knows no runtime, NATS wiring or benchmark");
+
+export const boundaryRules = {
+  "no-restricted-imports": rule(noNode(why), noServerLibs(why), coreLayer, noOtherPackageFiles("")),
   "no-restricted-syntax": [
     "error",
     {
@@ -41,6 +91,77 @@ export const boundaryRules = {
     },
   ],
 };
+
+const browser = `the app runs in the browser and talks to the server over the WebSocket only (${allowed})`;
+const code = (dir) => [`${dir}/**/*.ts`, `${dir}/**/*.js`, `${dir}/**/*.mjs`];
+
+/** The same rule, letting `import type` through (@typescript-eslint/no-restricted-imports). */
+function typeImportsOnly([level, { paths, patterns }]) {
+  const allow = (x) => ({ ...x, allowTypeImports: true });
+  return [level, { paths: paths.map(allow), patterns: patterns.map(allow) }];
+}
+
+/** Every file glob with its one import rule, disjoint from the others. */
+const importBlocks = [
+  { files: PURE_FILES, ignores: PURE_EXEMPT, rules: boundaryRules },
+  {
+    // The core's tests may name a runtime type (erased at build, e.g. CoreFactory), nothing else of it.
+    files: ["engine/src/core/**/*.test.ts", "sketches/src/**/*.test.ts", "sketches/src/bench/**/*.ts"],
+    rules: {
+      "no-restricted-imports": "off",
+      "@typescript-eslint/no-restricted-imports": typeImportsOnly(rule(coreLayer, noOtherPackageFiles(""))),
+    },
+  },
+  {
+    files: code("engine/src/nats"),
+    rules: {
+      "no-restricted-imports": rule(
+        noSibling(["runtime", "core", "bench"], "NATS wiring stands on the protocol alone"),
+        noOtherPackageFiles("engine"),
+      ),
+    },
+  },
+  {
+    files: [...code("engine/src/runtime"), ...code("engine/src/bench"), "engine/src/index.ts"],
+    rules: { "no-restricted-imports": rule(noOtherPackageFiles("engine")) },
+  },
+  {
+    files: code("ingest"),
+    rules: {
+      "no-restricted-imports": rule(
+        noEngine(["runtime", "."], "ingest uses @tidemark/engine/protocol, /nats and /core"),
+        noOtherPackageFiles("ingest"),
+      ),
+    },
+  },
+  {
+    files: [...code("dashboard/app"), ...code("dashboard/protocol")],
+    rules: {
+      "no-restricted-imports": rule(
+        noEngine(
+          ["runtime", "nats", "."],
+          "the app and the dashboard protocol use @tidemark/engine/protocol and /core",
+        ),
+        noSibling(["server"], "the app imports nothing from the server; share types through dashboard/protocol"),
+        noNode(browser),
+        noServerLibs(browser),
+        noOtherPackageFiles("dashboard"),
+      ),
+    },
+  },
+  {
+    files: [...code("dashboard/server"), ...code("dashboard/bench"), "dashboard/*.ts"],
+    rules: {
+      "no-restricted-imports": rule(
+        noEngine(["runtime", "."], "the dashboard server uses @tidemark/engine/protocol, /nats and /core"),
+        noSibling(["app"], "the server serves the built app; share types through dashboard/protocol"),
+        noOtherPackageFiles("dashboard"),
+      ),
+    },
+  },
+  { files: code("deploy"), rules: { "no-restricted-imports": rule(noOtherPackageFiles("deploy")) } },
+  { files: code("test"), rules: { "no-restricted-imports": rule(noOtherPackageFiles("test")) } },
+];
 
 export default tseslint.config(
   {
@@ -62,5 +183,5 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
-  { files: PURE_FILES, ignores: PURE_EXEMPT, rules: boundaryRules },
+  ...importBlocks,
 );

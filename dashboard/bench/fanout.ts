@@ -6,7 +6,7 @@
  */
 import type { Pane } from "@tidemark/engine/protocol";
 import { resolveConfig } from "../server/config.js";
-import { Fanout } from "../server/fanout.js";
+import { createFanout } from "../server/fanout.js";
 import { dashboardMetrics } from "../server/metrics.js";
 
 const CLIENTS = Number(process.env["BENCH_CLIENTS"] ?? 50);
@@ -51,7 +51,7 @@ function makePanes(): Array<{ pane: Pane; json: string }> {
 
 async function fanoutRun(panes: ReadonlyArray<{ pane: Pane; json: string }>): Promise<{ ms: number; bytes: number }> {
   const config = resolveConfig({ logLevel: "silent", sendBufferBytes: 1 << 30 });
-  const fanout = new Fanout(config, dashboardMetrics());
+  const fanout = createFanout(config, dashboardMetrics());
   let bytes = 0;
   const socket = {
     bufferedAmount: 0,
@@ -60,12 +60,12 @@ async function fanoutRun(panes: ReadonlyArray<{ pane: Pane; json: string }>): Pr
     close: () => undefined,
   };
   for (let c = 0; c < CLIENTS; c++)
-    fanout.attach(socket).subscribe([{ panel: "p", metric: "requests", policy: "dashboard", windowMs: 10_000 }]);
+    fanout.hub.attach(socket).subscribe([{ panel: "p", metric: "requests", policy: "dashboard", windowMs: 10_000 }]);
   await new Promise((r) => setImmediate(r));
   bytes = 0;
   const t0 = performance.now();
   for (let i = 0; i < panes.length; i += 100) {
-    for (const p of panes.slice(i, i + 100)) fanout.pane(p.pane, p.json);
+    for (const p of panes.slice(i, i + 100)) fanout.sink.pane(p.pane, p.json);
     await new Promise((r) => setImmediate(r));
   }
   await new Promise((r) => setImmediate(r));

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseDuration } from "@tidemark/engine/core";
 import { DashboardError } from "./errors.js";
-import type { Fanout } from "./fanout.js";
+import type { PaneStore } from "./pane-store.js";
+import type { StatusView } from "./status-view.js";
 
 /** REST: `/api/panes`, `/api/sessions`, `/api/policies`, `/api/status` (docs/websocket-protocol.md, REST section). */
-export function apiRoutes(app: FastifyInstance, fanout: Fanout): void {
+export function apiRoutes(app: FastifyInstance, store: PaneStore, status: StatusView): void {
   const panes = (sessions: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const q = req.query as Record<string, string | undefined>;
     let filter;
@@ -15,7 +16,7 @@ export function apiRoutes(app: FastifyInstance, fanout: Fanout): void {
       return reply.code(400).send({ code: e.code, error: e.message });
     }
     let body = "";
-    for (const s of fanout.store.select(filter)) {
+    for (const s of store.select(filter)) {
       if (s.pane.window.start >= filter.to) continue;
       body += `${body === "" ? "" : ","}${s.json}`;
     }
@@ -25,7 +26,7 @@ export function apiRoutes(app: FastifyInstance, fanout: Fanout): void {
   app.get("/api/sessions", panes(true));
 
   app.get("/api/policies", async () => ({
-    policies: fanout.view().frontier.map((p) => ({
+    policies: status.view().frontier.map((p) => ({
       name: p.policy,
       label: p.label,
       strategy: p.strategy,
@@ -37,7 +38,7 @@ export function apiRoutes(app: FastifyInstance, fanout: Fanout): void {
     })),
   }));
 
-  app.get("/api/status", async () => fanout.view());
+  app.get("/api/status", async () => status.view());
 }
 
 function paneQuery(q: Record<string, string | undefined>) {

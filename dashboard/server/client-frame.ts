@@ -1,5 +1,5 @@
 import { DashboardError } from "./errors.js";
-import type { ClientFrame, MetricName, PanelSubscription, ResumeCursor } from "./ws-frames.js";
+import type { ClientFrame, MetricName, PanelSubscription, ResumeCursor } from "../protocol/ws-frames.js";
 
 const METRICS: readonly MetricName[] = ["requests", "errorRate", "latency", "users", "sessions"];
 

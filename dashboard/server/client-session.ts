@@ -2,7 +2,7 @@ import type { DashboardConfig } from "./config.js";
 import { panesFrame, snapshotFrame } from "./frames.js";
 import { matches, type PaneStore, type StoredPane } from "./pane-store.js";
 import { SendQueue, type QueueCounters } from "./send-queue.js";
-import type { PanelSubscription, ResumeCursor } from "./ws-frames.js";
+import type { PanelSubscription, ResumeCursor } from "../protocol/ws-frames.js";
 
 /** The part of a `ws` WebSocket a session uses. */
 export interface ClientSocket {

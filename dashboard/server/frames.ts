@@ -1,5 +1,5 @@
 import type { StoredPane } from "./pane-store.js";
-import type { ServerFrame } from "./ws-frames.js";
+import type { ServerFrame } from "../protocol/ws-frames.js";
 
 /**
  * Server frames as JSON text. Panes are spliced in from the JSON they arrived with, so a pane

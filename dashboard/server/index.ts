@@ -3,4 +3,4 @@ export { startDashboard, type DashboardServer } from "./server.js";
 export { resolveConfig, readConfigFile, envConfig, type DashboardConfig, type DashboardConfigInput } from "./config.js";
 export { DashboardError, type DashboardErrorCode } from "./errors.js";
 export { CLOSE_TOO_SLOW } from "./client-session.js";
-export type * from "./ws-frames.js";
+export type * from "../protocol/ws-frames.js";

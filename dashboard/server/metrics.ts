@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
-import type { FeedState } from "./ws-frames.js";
+import type { FeedState } from "../protocol/ws-frames.js";
 
 const FEED_STATES: readonly FeedState[] = ["connecting", "waiting-for-stream", "replaying", "live", "disconnected"];
 
@@ -7,6 +7,10 @@ const FEED_STATES: readonly FeedState[] = ["connecting", "waiting-for-stream", "
 export function dashboardMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tidemark_dashboard_" });
+  // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
+  // "Metrics"): dropped; the per-type nodejs_active_* gauges they sum stay.
+  for (const what of ["handles", "requests", "resources"])
+    registry.removeSingleMetric(`tidemark_dashboard_nodejs_active_${what}_total`);
   const m = {
     registry,
     clients: new Gauge({

@@ -1,10 +1,17 @@
 import { connect, type NatsConnection, type Subscription } from "@nats-io/transport-node";
-import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import {
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type Consumer,
+  type ConsumerMessages,
+  type JsMsg,
+} from "@nats-io/jetstream";
 import { STREAM_PANES, SUBJECT_STATUS, type EngineStatusMessage, type Pane } from "@tidemark/engine/protocol";
-import { natsConnectOptions } from "@tidemark/engine/runtime";
+import { natsConnectOptions } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 import type { DashboardConfig } from "./config.js";
-import type { FeedStatus } from "./ws-frames.js";
+import type { FeedStatus } from "../protocol/ws-frames.js";
 
 export interface FeedSink {
   pane(pane: Pane, json: string): void;
@@ -31,156 +38,196 @@ export function startPaneFeed(
   sink: FeedSink,
   now: () => number = Date.now,
 ): PaneFeed {
-  const feed: FeedStatus = { state: "connecting", applied: 0, replayTarget: null, lastSeq: 0, error: null };
-  let closed = false;
-  let nc: NatsConnection | undefined;
-  let messages: ConsumerMessages | undefined;
-  let statusSub: Subscription | undefined;
-  const set = (patch: Partial<FeedStatus>): void => {
-    const before = feed.state;
-    Object.assign(feed, patch);
-    if (patch.state && patch.state !== before) log.info({ feed: feed.state, error: feed.error }, "pane feed state");
-    sink.feedChanged(feed);
-  };
-  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  const feed = new PaneFeedLoop(config, log, sink, now);
+  feed.start();
+  return feed;
+}
 
-  const onPane = (m: JsMsg): void => {
-    if (m.seq <= feed.lastSeq) return;
-    feed.lastSeq = m.seq;
-    const json = m.string();
-    let pane: Pane;
-    try {
-      pane = parsePane(json);
-    } catch (err) {
-      log.warn(
-        { seq: m.seq, subject: m.subject, err: (err as Error).message },
-        "skipping a TM_PANES message that is not a pane",
-      );
-      return;
-    }
-    feed.applied++;
-    sink.pane(pane, json);
-    if (feed.state === "replaying" && (m.info.pending === 0 || m.seq >= (feed.replayTarget ?? 0)))
-      set({ state: "live" });
-  };
+class PaneFeedLoop implements PaneFeed {
+  private readonly feed: FeedStatus = { state: "connecting", applied: 0, replayTarget: null, lastSeq: 0, error: null };
+  private closed = false;
+  private nc: NatsConnection | undefined;
+  private messages: ConsumerMessages | undefined;
+  private statusSub: Subscription | undefined;
+  private done: Promise<void> = Promise.resolve();
 
-  const consumeOnce = async (conn: NatsConnection): Promise<void> => {
-    const jsm = await jetstreamManager(conn);
-    const info = await jsm.streams.info(STREAM_PANES).catch((err: Error) => {
-      if (/not found/i.test(err.message)) return undefined;
-      throw err;
+  constructor(
+    private readonly config: DashboardConfig,
+    private readonly log: Logger,
+    private readonly sink: FeedSink,
+    private readonly now: () => number,
+  ) {}
+
+  start(): void {
+    this.done = this.run().catch((err: Error) => {
+      if (this.closed) return;
+      this.log.error({ err: err.message }, "pane feed stopped");
+      this.set({ state: "disconnected", error: err.message });
     });
-    if (!info) {
-      if (feed.state !== "waiting-for-stream")
-        set({ state: "waiting-for-stream", error: `stream ${STREAM_PANES} does not exist yet` });
-      await sleep(config.retryMs);
-      return;
-    }
-    const startSeq = feed.lastSeq > 0 ? feed.lastSeq + 1 : 0;
-    const consumer = await jetstream(conn).consumers.get(
-      STREAM_PANES,
-      startSeq > 0
-        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }
-        : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(now() - config.replayMs).toISOString() },
-    );
-    const pending = (await consumer.info()).num_pending;
-    set({ state: pending === 0 ? "live" : "replaying", replayTarget: info.state.last_seq, error: null });
-    // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
-    // ordered consumer would keep pulling from it forever (ADR 0008, "A lost node must not stall a
-    // partition"), so it is closed and the loop recreates it from the last sequence applied.
-    const current = await consumer.consume({ expires: PULL_EXPIRES_MS });
-    messages = current;
-    void closeWhenSilent(current);
-    for await (const m of current) onPane(m);
-  };
+  }
 
-  const closeWhenSilent = async (current: ConsumerMessages): Promise<void> => {
-    for await (const s of current.status()) {
-      if (s.type !== "heartbeats_missed") continue;
-      log.warn(
-        { lastSeq: feed.lastSeq },
-        "TM_PANES consumer missed its heartbeats; recreating it from the last sequence applied",
-      );
-      await current.close().catch(() => undefined);
-      return;
-    }
-  };
+  status(): FeedStatus {
+    return { ...this.feed };
+  }
 
-  const run = async (): Promise<void> => {
-    while (!closed && !nc) {
+  async close(): Promise<void> {
+    this.closed = true;
+    this.statusSub?.unsubscribe();
+    // A consumer's close resolves only once its messages are iterated (the engine's source hit
+    // the same hang): do not wait on it; closing the connection ends it. The run loop gets a
+    // bounded wait, so shutting the dashboard down never hangs (seen once in CI: > 10 s).
+    void this.messages?.close().catch(() => undefined);
+    await this.nc?.close();
+    await Promise.race([this.done, new Promise<void>((r) => setTimeout(r, 2000).unref())]);
+  }
+
+  /** Connect, follow the connection and tm.status, then consume TM_PANES until closed. */
+  private async run(): Promise<void> {
+    const nc = await this.connect();
+    if (nc === undefined) return;
+    void this.followConnection(nc);
+    this.statusSub = this.subscribeStatus(nc);
+    while (!this.closed) {
       try {
-        nc = await connect({
+        await this.consumeOnce(nc);
+      } catch (err) {
+        if (this.closed) break;
+        const state = this.feed.state === "disconnected" ? "disconnected" : "waiting-for-stream";
+        this.set({ state, error: (err as Error).message });
+        await sleep(this.config.retryMs);
+      }
+    }
+  }
+
+  /** Retries until connected (then the client reconnects by itself) or closed. */
+  private async connect(): Promise<NatsConnection | undefined> {
+    const { config } = this;
+    while (!this.closed && !this.nc) {
+      try {
+        this.nc = await connect({
           ...connectOptions(config),
           noAsyncTraces: true,
           maxReconnectAttempts: -1,
           reconnectTimeWait: config.retryMs,
         });
       } catch (err) {
-        set({
-          state: "disconnected",
-          error: `cannot reach NATS at ${config.nats} (${(err as Error).message}); retrying`,
-        });
+        const error = `cannot reach NATS at ${config.nats} (${(err as Error).message}); retrying`;
+        this.set({ state: "disconnected", error });
         await sleep(config.retryMs);
       }
     }
-    if (closed || !nc) return nc?.close();
-    void watchConnection(nc);
-    statusSub = nc.subscribe(SUBJECT_STATUS, {
+    if (this.closed) {
+      await this.nc?.close();
+      return undefined;
+    }
+    return this.nc;
+  }
+
+  private subscribeStatus(nc: NatsConnection): Subscription {
+    return nc.subscribe(SUBJECT_STATUS, {
       callback: (err, msg) => {
         if (err) return;
         try {
-          sink.status(msg.json<EngineStatusMessage>());
+          this.sink.status(msg.json<EngineStatusMessage>());
         } catch (e) {
-          log.warn({ err: (e as Error).message }, "skipping a tm.status message that is not JSON");
+          this.log.warn({ err: (e as Error).message }, "skipping a tm.status message that is not JSON");
         }
       },
     });
-    while (!closed) {
-      try {
-        await consumeOnce(nc);
-      } catch (err) {
-        if (closed) break;
-        set({
-          state: feed.state === "disconnected" ? "disconnected" : "waiting-for-stream",
-          error: (err as Error).message,
-        });
-        await sleep(config.retryMs);
-      }
-    }
-  };
+  }
 
-  const watchConnection = async (conn: NatsConnection): Promise<void> => {
-    for await (const s of conn.status()) {
-      if (s.type === "disconnect") set({ state: "disconnected", error: `lost NATS at ${config.nats}; reconnecting` });
+  /** One consumer's life: from the last sequence applied (or the replay start) until it ends. */
+  private async consumeOnce(nc: NatsConnection): Promise<void> {
+    const consumer = await this.openConsumer(nc);
+    if (consumer === undefined) return;
+    // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
+    // ordered consumer would keep pulling from it forever (ADR 0008, "A lost node must not stall a
+    // partition"), so it is closed and the loop recreates it from the last sequence applied.
+    const current = await consumer.consume({ expires: PULL_EXPIRES_MS });
+    this.messages = current;
+    void this.closeWhenSilent(current);
+    for await (const m of current) this.onPane(m);
+  }
+
+  /** The consumer to read next, or undefined (after a wait) while TM_PANES does not exist. */
+  private async openConsumer(nc: NatsConnection): Promise<Consumer | undefined> {
+    const info = await (await jetstreamManager(nc)).streams.info(STREAM_PANES).catch((err: Error) => {
+      if (/not found/i.test(err.message)) return undefined;
+      throw err;
+    });
+    if (!info) {
+      if (this.feed.state !== "waiting-for-stream")
+        this.set({ state: "waiting-for-stream", error: `stream ${STREAM_PANES} does not exist yet` });
+      await sleep(this.config.retryMs);
+      return undefined;
+    }
+    const startSeq = this.feed.lastSeq > 0 ? this.feed.lastSeq + 1 : 0;
+    const replayFrom = new Date(this.now() - this.config.replayMs).toISOString();
+    const consumer = await jetstream(nc).consumers.get(
+      STREAM_PANES,
+      startSeq > 0
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }
+        : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: replayFrom },
+    );
+    const pending = (await consumer.info()).num_pending;
+    this.set({ state: pending === 0 ? "live" : "replaying", replayTarget: info.state.last_seq, error: null });
+    return consumer;
+  }
+
+  private async closeWhenSilent(current: ConsumerMessages): Promise<void> {
+    for await (const s of current.status()) {
+      if (s.type !== "heartbeats_missed") continue;
+      this.log.warn(
+        { lastSeq: this.feed.lastSeq },
+        "TM_PANES consumer missed its heartbeats; recreating it from the last sequence applied",
+      );
+      await current.close().catch(() => undefined);
+      return;
+    }
+  }
+
+  private async followConnection(nc: NatsConnection): Promise<void> {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect")
+        this.set({ state: "disconnected", error: `lost NATS at ${this.config.nats}; reconnecting` });
       else if (s.type === "reconnect") {
-        set({ state: "connecting", error: null });
+        this.set({ state: "connecting", error: null });
         // Start a fresh consumer from the last sequence seen rather than wait for the old one's heartbeat to expire.
-        void messages?.close();
+        void this.messages?.close();
       }
     }
-  };
+  }
 
-  const done = run().catch((err: Error) => {
-    if (!closed) {
-      log.error({ err: err.message }, "pane feed stopped");
-      set({ state: "disconnected", error: err.message });
+  private onPane(m: JsMsg): void {
+    if (m.seq <= this.feed.lastSeq) return;
+    this.feed.lastSeq = m.seq;
+    const json = m.string();
+    let pane: Pane;
+    try {
+      pane = parsePane(json);
+    } catch (err) {
+      this.log.warn(
+        { seq: m.seq, subject: m.subject, err: (err as Error).message },
+        "skipping a TM_PANES message that is not a pane",
+      );
+      return;
     }
-  });
+    this.feed.applied++;
+    this.sink.pane(pane, json);
+    if (this.feed.state === "replaying" && (m.info.pending === 0 || m.seq >= (this.feed.replayTarget ?? 0)))
+      this.set({ state: "live" });
+  }
 
-  return {
-    status: () => ({ ...feed }),
-    async close() {
-      closed = true;
-      statusSub?.unsubscribe();
-      // A consumer's close resolves only once its messages are iterated (the engine's source hit
-      // the same hang): do not wait on it; closing the connection ends it. The run loop gets a
-      // bounded wait, so shutting the dashboard down never hangs (seen once in CI: > 10 s).
-      void messages?.close().catch(() => undefined);
-      await nc?.close();
-      await Promise.race([done, new Promise<void>((r) => setTimeout(r, 2000).unref())]);
-    },
-  };
+  private set(patch: Partial<FeedStatus>): void {
+    const before = this.feed.state;
+    Object.assign(this.feed, patch);
+    if (patch.state && patch.state !== before)
+      this.log.info({ feed: this.feed.state, error: this.feed.error }, "pane feed state");
+    this.sink.feedChanged(this.feed);
+  }
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Servers and credentials, the way every tidemark role reaches NATS. */
 function connectOptions(config: DashboardConfig) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
-import { testPane } from "./pane.fixture.js";
+import { testPane } from "../protocol/pane.fixture.js";
 import { PaneStore } from "./pane-store.js";
 
 const W = 10_000;

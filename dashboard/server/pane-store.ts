@@ -1,5 +1,5 @@
 import type { Pane } from "@tidemark/engine/protocol";
-import type { MetricName, PanelSubscription } from "./ws-frames.js";
+import type { MetricName, PanelSubscription } from "../protocol/ws-frames.js";
 
 /** One stored pane: the latest (highest seq) emission of its id, with its raw JSON. */
 export interface StoredPane {

@@ -10,7 +10,7 @@ import { parseClientFrame } from "./client-frame.js";
 import type { ClientSocket } from "./client-session.js";
 import type { DashboardConfig } from "./config.js";
 import { DashboardError } from "./errors.js";
-import { Fanout } from "./fanout.js";
+import { createFanout, type Fanout } from "./fanout.js";
 import { frame } from "./frames.js";
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
@@ -32,7 +32,7 @@ interface WsSocket extends ClientSocket {
 export async function startDashboard(config: DashboardConfig, logger?: Logger): Promise<DashboardServer> {
   const log = logger ?? pino({ name: "tidemark-dashboard", level: config.logLevel });
   const metrics = dashboardMetrics();
-  const fanout = new Fanout(config, metrics);
+  const fanout = createFanout(config, metrics);
   const app = Fastify({ loggerInstance: log.child({ component: "http" }, { level: "warn" }) as FastifyBaseLogger });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1 << 20 } });
 
@@ -42,13 +42,13 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   app.get("/healthz", async () => ({ ok: true }));
   app.register(async (api) => {
     api.addHook("preValidation", guard(config, false));
-    apiRoutes(api, fanout);
+    apiRoutes(api, fanout.store, fanout.status);
   });
   app.register(async (ws) => {
     ws.addHook("preValidation", guard(config, true));
     ws.get("/ws", { websocket: true }, (socket: WsSocket) => {
-      const session = fanout.attach(socket);
-      log.info({ clients: fanout.clients }, "dashboard client connected");
+      const session = fanout.hub.attach(socket);
+      log.info({ clients: fanout.hub.clients }, "dashboard client connected");
       socket.on("message", (data) => {
         try {
           const f = parseClientFrame(data.toString("utf8"));
@@ -63,14 +63,14 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
         }
       });
       socket.on("close", () => {
-        fanout.detach(session);
-        log.info({ clients: fanout.clients }, "dashboard client disconnected");
+        fanout.hub.detach(session);
+        log.info({ clients: fanout.hub.clients }, "dashboard client disconnected");
       });
     });
   });
   await serveApp(app, config, log);
 
-  const feed = startPaneFeed(config, log.child({ component: "feed" }), fanout);
+  const feed = startPaneFeed(config, log.child({ component: "feed" }), fanout.sink);
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
 import { PaneStore } from "./pane-store.js";
-import { testPane } from "./pane.fixture.js";
+import { testPane } from "../protocol/pane.fixture.js";
 import { SessionBook } from "./session-book.js";
 
 const GAP = 20_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineStatusMessage, PolicyStatusWire } from "@tidemark/engine/protocol";
-import { testPane } from "./pane.fixture.js";
+import { testPane } from "../protocol/pane.fixture.js";
 import { frontier } from "./status-board.js";
 
 const policy = (

@@ -1,6 +1,6 @@
 import type { EngineStatusMessage, Pane } from "@tidemark/engine/protocol";
-import { mergeBias } from "./bias.js";
-import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from "./ws-frames.js";
+import { mergeBias } from "../protocol/bias.js";
+import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from "../protocol/ws-frames.js";
 
 /** A worker that sent no status for this long is shown as stale. */
 export const STALE_AFTER_MS = 5000;

@@ -24,19 +24,22 @@ function errorOf(fn: () => unknown): IngestError {
 describe("ingest config", () => {
   it("layers defaults < config file < env < flags, parses durations and token lists, and freezes", () => {
     const file = configFile({
-      ingest: { port: 5000, partitions: 4, maxAge: "1h", tokens: ["file-token-1"], host: "127.0.0.2" },
+      partitionCount: 4,
+      ingest: { port: 5000, maxAge: "1h", tokens: ["file-token-1"], host: "127.0.0.2" },
       engine: { ignored: true },
     });
     const c = loadIngestConfig({
       flags: { config: file, port: "6000" },
       env: {
-        TIDEMARK_PARTITIONS: "16",
+        TIDEMARK_PARTITION_COUNT: "16",
         TIDEMARK_INGEST_TOKENS: "env-token-1, env-token-2",
         TIDEMARK_NATS_URL: "nats://10.0.0.1:4222",
       },
     });
     expect(c.port).toBe(6000);
-    expect(c.partitions).toBe(16);
+    expect(c.partitionCount).toBe(16);
+    expect(loadIngestConfig({ configFile: file }).partitionCount).toBe(4);
+    expect(loadIngestConfig({ configFile: file, flags: { "partition-count": "3" } }).partitionCount).toBe(3);
     expect(c.maxAgeMs).toBe(3_600_000);
     expect(c.host).toBe("127.0.0.2");
     expect(c.tokens).toEqual(["env-token-1", "env-token-2"]);
@@ -50,8 +53,8 @@ describe("ingest config", () => {
     expect(errorOf(() => loadIngestConfig({ flags: { port: "70000" } })).message).toMatch(
       /flag --port.*0 to 65535.*"70000"/,
     );
-    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_PARTITIONS: "zero" } })).message).toMatch(
-      /environment variable TIDEMARK_PARTITIONS/,
+    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_PARTITION_COUNT: "zero" } })).message).toMatch(
+      /environment variable TIDEMARK_PARTITION_COUNT/,
     );
     expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_INGEST_TOKENS: "short" } })).message).toMatch(
       /TIDEMARK_INGEST_TOKENS.*at least 8/,
@@ -61,6 +64,21 @@ describe("ingest config", () => {
     const unknown = configFile({ ingest: { prot: 1 } });
     expect(errorOf(() => loadIngestConfig({ configFile: unknown })).message).toMatch(/"ingest.prot".*unknown key/);
     expect(errorOf(() => loadIngestConfig({ configFile: configFile("{nope") })).code).toBe("TM_INGEST_CONFIG");
+  });
+
+  it("refuses the partition count's old names (they mean an engine's owned set), naming the new ones", () => {
+    expect(errorOf(() => loadIngestConfig({ flags: { partitions: "8" } })).message).toMatch(
+      /flag --partitions: .*--partition-count/,
+    );
+    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_PARTITIONS: "8" } })).message).toMatch(
+      /TIDEMARK_PARTITIONS: .*TIDEMARK_PARTITION_COUNT/,
+    );
+    const top = configFile({ partitions: 8 });
+    expect(errorOf(() => loadIngestConfig({ configFile: top })).message).toMatch(/"partitions" in .*"partitionCount"/);
+    const section = configFile({ ingest: { partitions: 8 } });
+    expect(errorOf(() => loadIngestConfig({ configFile: section })).message).toMatch(
+      /"ingest.partitions" in .*"partitionCount"/,
+    );
   });
 
   it("accepts a comma list of NATS servers and refuses anything else", () => {

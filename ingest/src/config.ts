@@ -1,7 +1,10 @@
 /**
- * Ingest configuration, parsed once: defaults < the `ingest` section of an optional JSON config
- * file < TIDEMARK_* environment < CLI flags < programmatic overrides. Validated and frozen; every
- * error names the field and where its value came from.
+ * Ingest configuration, parsed once: defaults < the `ingest` section (and the top-level
+ * `partitionCount`) of an optional JSON config file < TIDEMARK_* environment < CLI flags <
+ * programmatic overrides. Validated and frozen; every error names the field and where its value
+ * came from. The partition count is `partitionCount` / TIDEMARK_PARTITION_COUNT /
+ * --partition-count, as for every role; `partitions` names an engine's owned set, so the old
+ * spellings are refused with the new name (docs/ingest.md, "Configuration").
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
@@ -13,7 +16,8 @@ export interface IngestConfig {
   readonly host: string;
   readonly port: number;
   readonly natsUrl: string;
-  readonly partitions: number;
+  /** Partitions P of TM_EVENTS. */
+  readonly partitionCount: number;
   /** Bearer tokens accepted on writes. Empty: writes are open (only allowed on a loopback host). */
   readonly tokens: readonly string[];
   /** Body limit after decompression, bytes. */
@@ -38,7 +42,7 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   host: "127.0.0.1",
   port: 4318,
   natsUrl: "nats://127.0.0.1:4222",
-  partitions: DEFAULT_PARTITIONS,
+  partitionCount: DEFAULT_PARTITIONS,
   tokens: Object.freeze([]) as readonly string[],
   maxBodyBytes: 16 * 1024 * 1024,
   maxEventsPerRequest: 100_000,
@@ -57,7 +61,6 @@ const FILE_KEYS: Record<string, keyof IngestConfig> = {
   host: "host",
   port: "port",
   nats: "natsUrl",
-  partitions: "partitions",
   tokens: "tokens",
   maxBodyBytes: "maxBodyBytes",
   maxEventsPerRequest: "maxEventsPerRequest",
@@ -74,7 +77,7 @@ const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_INGEST_HOST: "host",
   TIDEMARK_INGEST_PORT: "port",
   TIDEMARK_NATS_URL: "natsUrl",
-  TIDEMARK_PARTITIONS: "partitions",
+  TIDEMARK_PARTITION_COUNT: "partitionCount",
   TIDEMARK_INGEST_TOKENS: "tokens",
   TIDEMARK_LOG_LEVEL: "logLevel",
 };
@@ -82,12 +85,12 @@ const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   host: "host",
   port: "port",
   nats: "natsUrl",
-  partitions: "partitions",
+  "partition-count": "partitionCount",
   "log-level": "logLevel",
 };
 
 export interface IngestConfigSources {
-  /** CLI flag values by flag name (`port`, `host`, `nats`, `partitions`, `log-level`, `config`). */
+  /** CLI flag values by flag name (`port`, `host`, `nats`, `partition-count`, `log-level`, `config`). */
   flags?: Record<string, string | undefined>;
   env?: Record<string, string | undefined>;
   /** Path of a JSON config file; `flags.config` wins. */
@@ -100,6 +103,7 @@ type Layer = Map<keyof IngestConfig, [unknown, string]>;
 
 /** Resolves, validates and freezes the configuration. Throws TM_INGEST_CONFIG naming the field. */
 export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfig {
+  refuseRenamed(sources);
   const file = sources.flags?.config ?? sources.configFile;
   const layers: Layer[] = [
     file === undefined ? new Map() : fileLayer(file),
@@ -136,14 +140,33 @@ function fileLayer(path: string): Layer {
   } catch (err) {
     fail("--config", `cannot read config file ${path}: ${(err as Error).message}`);
   }
-  const section = (parsed as { ingest?: unknown } | null)?.ingest;
-  if (section === undefined) return new Map();
+  const doc = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Record<string, unknown>;
+  if (doc.partitions !== undefined) fail(`"partitions" in ${path}`, RENAMED_KEY);
+  const top: Layer = namedLayer(doc, { partitionCount: "partitionCount" }, (name) => `"${name}" in ${path}`);
+  const section = doc.ingest;
+  if (section === undefined) return top;
   if (typeof section !== "object" || section === null || Array.isArray(section))
     fail(`"ingest" in ${path}`, "must be an object");
+  if ("partitions" in section) fail(`"ingest.partitions" in ${path}`, RENAMED_KEY);
   for (const k of Object.keys(section))
     if (!FILE_KEYS[k])
       fail(`"ingest.${k}" in ${path}`, `unknown key; known keys: ${Object.keys(FILE_KEYS).join(", ")}`);
-  return namedLayer(section as Record<string, unknown>, FILE_KEYS, (name) => `"ingest.${name}" in ${path}`);
+  const own = namedLayer(section as Record<string, unknown>, FILE_KEYS, (name) => `"ingest.${name}" in ${path}`);
+  return new Map([...top, ...own]);
+}
+
+const RENAMED_KEY =
+  'the partition count is the top-level "partitionCount" now ("partitions" names an engine\'s owned set): rename the key';
+
+/** The count's old flag and variable meant an engine's owned set elsewhere: refused, naming the new ones. */
+function refuseRenamed(sources: IngestConfigSources): void {
+  if (sources.flags?.partitions !== undefined)
+    fail("flag --partitions", "the partition count is --partition-count now (--partitions is an engine's owned set)");
+  if (sources.env?.TIDEMARK_PARTITIONS !== undefined)
+    fail(
+      "environment variable TIDEMARK_PARTITIONS",
+      "ingest reads the partition count from TIDEMARK_PARTITION_COUNT now (TIDEMARK_PARTITIONS is an engine's owned set)",
+    );
 }
 
 function namedLayer(
@@ -218,7 +241,7 @@ const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   host: text(/^[\w.:-]+$/, "must be a host name or IP address"),
   port: int(0, 65_535),
   natsUrl: text(NATS_URLS, "must be a NATS URL such as nats://127.0.0.1:4222, or a comma list of them"),
-  partitions: int(1, 1024),
+  partitionCount: int(1, 4096),
   tokens: parseTokens,
   maxBodyBytes: int(1024, 1024 * 1024 * 1024),
   maxEventsPerRequest: int(1, 10_000_000),

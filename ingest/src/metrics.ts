@@ -17,54 +17,58 @@ export interface IngestMetrics {
 
 export function createIngestMetrics(inFlight: () => number): IngestMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "tm_ingest_" });
+  collectDefaultMetrics({ register: registry, prefix: "tidemark_ingest_" });
+  // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
+  // "Metrics"): dropped; the per-type nodejs_active_* gauges they sum stay.
+  for (const what of ["handles", "requests", "resources"])
+    registry.removeSingleMetric(`tidemark_ingest_nodejs_active_${what}_total`);
   const registers = [registry];
   return {
     registry,
     accepted: new Counter({
-      name: "tm_ingest_events_accepted_total",
+      name: "tidemark_ingest_events_accepted_total",
       help: "Events stored in TM_EVENTS",
       labelNames: ["endpoint"],
       registers,
     }),
     rejected: new Counter({
-      name: "tm_ingest_events_rejected_total",
+      name: "tidemark_ingest_events_rejected_total",
       help: "Records refused with a per-record error, by reason (invalid, too_old)",
       labelNames: ["endpoint", "reason"],
       registers,
     }),
     clamped: new Counter({
-      name: "tm_ingest_events_clamped_total",
+      name: "tidemark_ingest_events_clamped_total",
       help: "Events whose ts was clamped, by reason",
       labelNames: ["reason"],
       registers,
     }),
     skippedSpans: new Counter({
-      name: "tm_ingest_spans_skipped_total",
+      name: "tidemark_ingest_spans_skipped_total",
       help: "OTLP spans neither server nor root (not events)",
       registers,
     }),
     requests: new Histogram({
-      name: "tm_ingest_request_duration_seconds",
+      name: "tidemark_ingest_request_duration_seconds",
       help: "Write request duration, by endpoint and HTTP status",
       labelNames: ["endpoint", "status"],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
     publishLatency: new Histogram({
-      name: "tm_ingest_publish_latency_seconds",
+      name: "tidemark_ingest_publish_latency_seconds",
       help: "From first publish to the last JetStream ack of a request",
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
       registers,
     }),
     batchEvents: new Histogram({
-      name: "tm_ingest_batch_events",
+      name: "tidemark_ingest_batch_events",
       help: "Events per TM_EVENTS message (one partition of one request)",
       buckets: [1, 10, 50, 100, 250, 500, 1000, 5000, 20000, 100000],
       registers,
     }),
     inFlightBytes: new Gauge({
-      name: "tm_ingest_in_flight_bytes",
+      name: "tidemark_ingest_in_flight_bytes",
       help: "Request body bytes held now",
       registers,
       collect() {
@@ -72,7 +76,7 @@ export function createIngestMetrics(inFlight: () => number): IngestMetrics {
       },
     }),
     heartbeatFailures: new Counter({
-      name: "tm_ingest_heartbeat_failures_total",
+      name: "tidemark_ingest_heartbeat_failures_total",
       help: "Heartbeat rounds that failed",
       registers,
     }),

@@ -39,8 +39,8 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const budget = new InFlightBudget(config.maxInFlightBytes);
   const metrics = createIngestMetrics(() => budget.bytes);
   const clock = new IngestClock();
-  const heartbeat = new Heartbeat(link, clock, config.partitions, config.ackTimeoutMs, metrics, log);
-  const publisher = new EventPublisher(link, config.partitions, config.ackTimeoutMs, metrics);
+  const heartbeat = new Heartbeat(link, clock, config.partitionCount, config.ackTimeoutMs, metrics, log);
+  const publisher = new EventPublisher(link, config.partitionCount, config.ackTimeoutMs, metrics);
   const auth = new BearerAuth(config.tokens);
   if (auth.open) log.warn("no bearer tokens configured: writes are open (loopback only)");
 
@@ -83,7 +83,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  log.info({ url, nats: config.natsUrl, partitions: config.partitions }, "ingest listening");
+  log.info({ url, nats: config.natsUrl, partitionCount: config.partitionCount }, "ingest listening");
 
   return {
     url,

@@ -3,7 +3,7 @@ import { flushSync, mount, unmount } from "svelte";
 import type { Pane } from "@tidemark/engine/protocol";
 import Headline from "./Headline.svelte";
 import { metricDef } from "../lib/metrics.js";
-import { testPane } from "../../server/pane.fixture.js";
+import { testPane } from "../../protocol/pane.fixture.js";
 
 const pane = (service: string, count: number, errors: number, kind: Pane["kind"], bias: Pane["bias"]): Pane =>
   testPane({ service, count, errors, kind, bias, seq: 1, emittedAt: 12_000 });

@@ -1,5 +1,5 @@
 import type { Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
-import { mergeBias } from "../../server/bias.js";
+import { mergeBias } from "../../protocol/bias.js";
 
 const SETTLEDNESS: Record<PaneKind, number> = { early: 0, retract: 1, "on-time": 2, late: 3, final: 4 };
 

@@ -1,4 +1,4 @@
-import type { ClientFrame, DashboardStatus, PanelSubscription, ServerFrame } from "../../server/ws-frames.js";
+import type { ClientFrame, DashboardStatus, PanelSubscription, ServerFrame } from "../../protocol/ws-frames.js";
 import { PaneBook } from "./pane-book.js";
 
 export type Connection = "connecting" | "open" | "reconnecting";

@@ -1,7 +1,9 @@
 import type { PaneKind } from "@tidemark/engine/protocol";
-import type { MetricDef } from "./metrics.js";
 
 const MINUS = "\u2212";
+
+/** The units a panel shows its values in. */
+export type MetricUnit = "req/s" | "%" | "ms" | "users" | "sessions";
 
 /** Significant digits that read well on a dashboard: 1234 → "1,234", 12.34 → "12.3", 0.1234 → "0.123". */
 export function formatNumber(v: number): string {
@@ -13,7 +15,7 @@ export function formatNumber(v: number): string {
 }
 
 /** A value with its unit: "2.9 %", "412 ms", "1,234 req/s", "87 users". */
-export function formatValue(unit: MetricDef["unit"], v: number): string {
+export function formatValue(unit: MetricUnit, v: number): string {
   if (!Number.isFinite(v)) return "–";
   if (unit === "ms" && Math.abs(v) >= 1000) return `${formatNumber(v / 1000)} s`;
   return `${formatNumber(v)} ${unit}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WorkerStatus } from "../../server/ws-frames.js";
+import type { WorkerStatus } from "../../protocol/ws-frames.js";
 import { workerHealth } from "./health.js";
 
 function worker(
@@ -44,6 +44,24 @@ describe("workerHealth", () => {
       [2, 90_000, false, true, false],
     ]);
     expect(h.alarm).toBe("Watermark stalled: partition 1 is 42 s behind and holds it back");
+  });
+
+  it("flags an idle partition behind as stalled when the engine's merge waits for it (heldBackBy)", () => {
+    const h = workerHealth(
+      worker(
+        [
+          [0, 100_000, false],
+          [1, 80_000, true],
+        ],
+        1,
+      ),
+      91_000,
+    );
+    expect(h.partitions.map((p) => [p.partition, p.stalled, p.holds])).toEqual([
+      [0, false, false],
+      [1, true, true],
+    ]);
+    expect(h.alarm).toBe("Watermark stalled: partition 1 is 20 s behind and holds it back");
   });
 
   it("is quiet below the threshold, and says when the worker stopped reporting (on the server's clock)", () => {

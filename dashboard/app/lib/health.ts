@@ -1,6 +1,10 @@
-import type { WorkerStatus } from "../../server/ws-frames.js";
+import type { WorkerStatus } from "../../protocol/ws-frames.js";
 
-/** A partition this far behind the most advanced one (log time) while not idle is stalled. */
+/**
+ * A partition this far behind the most advanced one (log time) is stalled when it is not idle,
+ * or when the engine names it in `heldBackBy` even though idle: its merge then waits for a
+ * partition that sent nothing at all (docs/operations.md, "Partition ownership").
+ */
 export const STALL_MS = 5000;
 
 export interface PartitionRow {
@@ -28,7 +32,8 @@ export function workerHealth(w: WorkerStatus, serverTime: number): WorkerHealth 
   const newest = times.length > 0 ? Math.max(...times) : null;
   const partitions = w.partitions.map((p) => {
     const behindMs = newest === null || p.logTime === null ? null : newest - p.logTime;
-    const stalled = !p.idle && (p.logTime === null ? newest !== null : (behindMs ?? 0) >= STALL_MS);
+    const holds = p.partition === w.heldBackBy;
+    const stalled = (!p.idle || holds) && (p.logTime === null ? newest !== null : (behindMs ?? 0) >= STALL_MS);
     return {
       partition: p.partition,
       logTime: p.logTime,
@@ -36,7 +41,7 @@ export function workerHealth(w: WorkerStatus, serverTime: number): WorkerHealth 
       lastSeq: p.lastSeq,
       idle: p.idle,
       stalled,
-      holds: p.partition === w.heldBackBy,
+      holds,
     };
   });
   return { worker: w.worker, partitions, alarm: alarmOf(w, partitions, serverTime) };

@@ -1,4 +1,4 @@
-import type { DashboardStatus } from "../../server/ws-frames.js";
+import type { DashboardStatus } from "../../protocol/ws-frames.js";
 import type { Connection } from "./dashboard-socket.js";
 
 /** Reactive state the components read; `version` bumps once per animation frame when panes change. */

@@ -1,6 +1,6 @@
 import type { Pane, PaneBias } from "@tidemark/engine/protocol";
-import type { MetricName } from "../../server/ws-frames.js";
-import { formatDuration, formatNumber } from "./format.js";
+import type { MetricName } from "../../protocol/ws-frames.js";
+import { formatDuration, formatNumber, type MetricUnit } from "./format.js";
 
 export type PanelKind = "requests" | "errorRate" | "p50" | "p95" | "p99" | "users" | "sessions";
 
@@ -15,7 +15,7 @@ export interface MetricDef {
   readonly panel: PanelKind;
   readonly title: string;
   readonly metric: MetricName;
-  readonly unit: "req/s" | "%" | "ms" | "users" | "sessions";
+  readonly unit: MetricUnit;
   /** The value of one pane in the panel's unit. */
   value(p: Pane): number;
   /** The headline over several services' panes of one window. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
-import { testPane } from "../../server/pane.fixture.js";
+import { testPane } from "../../protocol/pane.fixture.js";
 import { metricDef } from "./metrics.js";
 import { latestWindow, PaneBook } from "./pane-book.js";
 

@@ -1,5 +1,5 @@
 import type { Pane } from "@tidemark/engine/protocol";
-import type { PaneEnvelope, ResumeCursor } from "../../server/ws-frames.js";
+import type { PaneEnvelope, ResumeCursor } from "../../protocol/ws-frames.js";
 
 /** One service's points for a panel: window start → value, and whether it is provisional. */
 export interface SeriesPoint {

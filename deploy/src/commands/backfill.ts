@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { loadTidemarkConfig } from "../config/tidemark-config.js";
+import { refuseCountAsPartitions } from "../partition-count.js";
 import { DeployError } from "../errors.js";
 
 /**
@@ -14,10 +15,11 @@ import { DeployError } from "../errors.js";
  */
 export const backfill: Command = {
   summary: "publish a recording (with its own ts and ingest_ts) into TM_EVENTS, heartbeats included",
-  usage: "tidemark backfill --input FILE [--rate N] [--nats URL] [--partitions 8] [--batch 500] [--config FILE]",
+  usage: "tidemark backfill --input FILE [--rate N] [--nats URL] [--partition-count 8] [--batch 500] [--config FILE]",
   async run(flags: Flags): Promise<number> {
-    const { BackfillPlan, parseEngineConfig, parseRecordingLine, ensureStream, eventsStreamSpec, connectNats } =
-      await import("@tidemark/engine/runtime");
+    refuseCountAsPartitions(flags, "backfill");
+    const { BackfillPlan, parseEngineConfig, parseRecordingLine } = await import("@tidemark/engine/runtime");
+    const { ensureStream, eventsStreamSpec, connectNats } = await import("@tidemark/engine/nats");
     const { eventsSubject, HEARTBEAT_HEADER } = await import("@tidemark/engine/protocol");
     const { headers } = await import("@nats-io/transport-node");
     const { jetstream, jetstreamManager } = await import("@nats-io/jetstream");
@@ -34,7 +36,7 @@ export const backfill: Command = {
       file: found.file === undefined ? undefined : found.document,
       fileName: found.file,
       env: process.env,
-      flags: { nats: flags.get("nats"), "partition-count": flags.get("partitions") },
+      flags: { nats: flags.get("nats"), "partition-count": flags.get("partition-count") },
     });
     // First pass: every line must parse before anything is published (a fixed file is a new run).
     const runId = await checkedDigest(input, `${config.partitionCount}/${batch}`, parseRecordingLine);

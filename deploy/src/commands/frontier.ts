@@ -7,15 +7,18 @@ import {
   parseDuration,
   runFrontier,
   validateCoreConfig,
+  type CoreConfig,
   type FrontierResult,
   type PolicyConfig,
 } from "@tidemark/engine/core";
 import type { TelemetryEvent } from "@tidemark/engine/protocol";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
+import { Fields } from "../config/fields.js";
 import { DeployError } from "../errors.js";
 import { PROGRESS_MIN_BYTES, PROGRESS_MIN_EVENTS, progressBar, showProgress } from "../recording/progress-bar.js";
 import { readRecording } from "../recording/read-recording.js";
+import { partitionCountOf, refuseCountAsPartitions } from "../partition-count.js";
 
 /** The seed's Block 7 sweep, used when no --policy is given. */
 const DEFAULT_SWEEP = ["2s+0s", "10s+0s", "30s+0s", "90s+0s", "10s+30s", "10s+90s"];
@@ -36,17 +39,24 @@ function ms(v: string, what: string): number {
   }
 }
 
-/** Policies from --config FILE (its core keys), else the defaults: dashboard, alerting, billing. */
-function namedPolicies(file: string | undefined): readonly PolicyConfig[] {
-  if (file === undefined) return defaultCoreConfig().policies;
+/**
+ * Policies and partition count from --config FILE (its `policies` and `partitionCount`), else the
+ * defaults: dashboard, alerting, billing over 8 partitions.
+ */
+function fileSettings(file: string | undefined): Pick<CoreConfig, "policies" | "partitions"> {
+  if (file === undefined) return defaultCoreConfig();
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   } catch (e) {
     throw new DeployError("TM_CONFIG_INVALID", `${file}: cannot read it as JSON (${(e as Error).message})`);
   }
+  if (doc.partitions !== undefined)
+    throw new DeployError("TM_CONFIG_INVALID", `${file}: $.partitions is now $.partitionCount: rename the key`);
+  const f = new Fields(file);
+  const partitions = f.optional(doc.partitionCount, (v) => f.int(v, "$.partitionCount", 1, 4096), undefined);
   try {
-    return validateCoreConfig({ policies: doc.policies }, "$").policies;
+    return validateCoreConfig({ policies: doc.policies, partitions }, "$");
   } catch (e) {
     throw new DeployError("TM_CONFIG_INVALID", `${file}: ${(e as Error).message}`);
   }
@@ -117,9 +127,10 @@ function table(file: string, windowMs: number, labels: string[], r: FrontierResu
 export const frontier: Command = {
   summary: "run policies over a recording through the core and print the accuracy/latency frontier",
   usage:
-    "tidemark frontier --input FILE [--window 60s] [--policy LAG+GRACE|perfect|NAME …] [--config FILE] [--partitions 8] [--json] [--progress]",
+    "tidemark frontier --input FILE [--window 60s] [--policy LAG+GRACE|perfect|NAME …] [--config FILE] [--partition-count 8] [--json] [--progress]",
   booleans: ["json", "progress"],
   async run(flags: Flags): Promise<number> {
+    refuseCountAsPartitions(flags, "frontier");
     const file = flags.required(
       "input",
       "the recording to replay, e.g. --input rec.ndjson (tidemark simulate writes one)",
@@ -128,7 +139,7 @@ export const frontier: Command = {
     const windowMs = ms(windowText, "window");
     if (windowMs <= 0)
       throw new DeployError("TM_CLI_BAD_FLAG", `--window must be a positive duration such as 60s, got "${windowText}"`);
-    const named = namedPolicies(flags.get("config"));
+    const settings = fileSettings(flags.get("config"));
     const forced = flags.bool("progress", false);
     const bytes = fileSize(file);
     const reading = progressBar("reading ", bytes, showProgress(forced, bytes >= PROGRESS_MIN_BYTES));
@@ -137,12 +148,14 @@ export const frontier: Command = {
     if (sorted)
       process.stderr.write(`tidemark frontier: ${file} was not in ingest_ts order; replaying it sorted by ingest_ts\n`);
     const specs = flags.all("policy");
-    const policies = (specs.length > 0 ? specs : DEFAULT_SWEEP).map((s, i) => parsePolicy(s, i, events, named));
+    const policies = (specs.length > 0 ? specs : DEFAULT_SWEEP).map((s, i) =>
+      parsePolicy(s, i, events, settings.policies),
+    );
     const bar = progressBar("frontier", events.length, showProgress(forced, events.length >= PROGRESS_MIN_EVENTS));
     const result = runFrontier(events, {
       windowMs,
       policies: policies.map((p) => p.policy),
-      partitions: flags.int("partitions", defaultCoreConfig().partitions, 1, 4096),
+      partitions: partitionCountOf(flags, process.env, settings.partitions),
       onProgress: (n) => bar.update(n),
       progressEvery: 50_000,
     });

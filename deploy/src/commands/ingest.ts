@@ -5,18 +5,19 @@ import { stopRequested } from "../stop-request.js";
 
 /**
  * `tidemark ingest`: the HTTP ingest role (docs/ingest.md). Config: defaults < the `ingest` section
- * of --config FILE < TIDEMARK_* env (TIDEMARK_INGEST_TOKENS, TIDEMARK_NATS_URL,
- * TIDEMARK_PARTITIONS) < flags. Prints `tidemark ready {"ingest": URL}` once listening and
+ * and top-level `partitionCount` of --config FILE < TIDEMARK_* env (TIDEMARK_INGEST_TOKENS,
+ * TIDEMARK_NATS_URL, TIDEMARK_PARTITION_COUNT) < flags. Prints `tidemark ready {"ingest": URL}` once listening and
  * connected to NATS; on SIGTERM/SIGINT it stops accepting, finishes in-flight requests (acks
  * included) and exits 0.
  */
 export const ingest: Command = {
   summary: "HTTP ingest: NDJSON/JSON events and OTLP traces into JetStream TM_EVENTS",
   usage:
-    "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partitions N] [--log-level info]",
+    "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partition-count 8] [--log-level info]",
   async run(flags: Flags): Promise<number> {
     const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
-    const names = ["port", "host", "nats", "partitions", "config", "log-level"];
+    // "partitions" is passed on so that the count's old flag is refused, naming the new one.
+    const names = ["port", "host", "nats", "partition-count", "partitions", "config", "log-level"];
     const config = loadIngestConfig({
       flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])),
       env: process.env,

@@ -7,6 +7,7 @@ import { dashboardArgs, engineArgs, ingestArgs, validateRoles, type RoleContext 
 import { ensureStreams } from "../config/stream-setup.js";
 import { loadTidemarkConfig, type TidemarkConfig } from "../config/tidemark-config.js";
 import { spawnNatsServer } from "../nats/nats-server.js";
+import { refuseCountAsPartitions } from "../partition-count.js";
 import { preferredOrFreePort } from "../ports.js";
 import { readyLine } from "../ready-line.js";
 import { spawnRole, stopAll, type Stoppable } from "../supervisor.js";
@@ -25,11 +26,16 @@ export const up: Command = {
   summary: "run the whole stack on this machine, with live demo traffic",
   usage:
     "tidemark up [--config FILE] [--data DIR] [--nats URL] [--no-demo] [--ingest-port 4318] [--dashboard-port 3000]\n" +
-    "            [--rate N] [--corr X]",
+    "            [--partition-count 8] [--rate N] [--corr X]",
   booleans: ["demo"],
   async run(flags: Flags): Promise<number> {
     const log: Log = (line) => void process.stdout.write(`tidemark up: ${line}\n`);
-    const loaded = loadTidemarkConfig({ flag: flags.get("config"), env: process.env });
+    refuseCountAsPartitions(flags, "up");
+    const loaded = loadTidemarkConfig({
+      flag: flags.get("config"),
+      env: process.env,
+      partitionCount: flags.get("partition-count"),
+    });
     const config: TidemarkConfig = Object.freeze({ ...loaded, data: resolve(flags.get("data") ?? loaded.data) });
     const started: Stoppable[] = [];
     let stopping: Promise<void> | undefined;

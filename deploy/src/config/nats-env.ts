@@ -1,7 +1,7 @@
 /**
  * The environment a role needs to reach NATS with the configured credentials: every role reads
  * TIDEMARK_NATS_USER / TIDEMARK_NATS_PASSWORD / TIDEMARK_NATS_TOKEN (natsConnectOptions in
- * @tidemark/engine/runtime). Secrets travel in the environment, never on a command line.
+ * @tidemark/engine/nats). Secrets travel in the environment, never on a command line.
  */
 import type { NatsSettings } from "./nats-section.js";
 

@@ -24,7 +24,7 @@ export function ingestArgs(ctx: RoleContext): string[] {
     ctx.natsUrl,
     "--port",
     String(ctx.ingestPort),
-    "--partitions",
+    "--partition-count",
     String(ctx.config.core.partitions),
   ]);
 }

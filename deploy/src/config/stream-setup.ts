@@ -15,7 +15,7 @@ import {
   panesStreamSpec,
   streamConfigOf,
   type StreamSpec,
-} from "@tidemark/engine/runtime";
+} from "@tidemark/engine/nats";
 import type { NatsSettings } from "./nats-section.js";
 
 export type StreamOutcome = "created" | "exists";

@@ -27,7 +27,7 @@ describe("tidemark.config.json", () => {
   it("reads every section and hands each role its own", () => {
     const c = parse({
       data: "/var/lib/tidemark",
-      partitions: 4,
+      partitionCount: 4,
       nats: { url: "nats://10.0.0.1:4222,nats://10.0.0.2:4222", user: "tidemark", password: "pw", replicas: 3 },
       windows: ["10s", "1m"],
       policies: [{ name: "fast", watermark: { kind: "arrival-lag", lag: "500ms" }, mode: "accumulating" }],
@@ -62,6 +62,8 @@ describe("tidemark.config.json", () => {
         /\$\.policies\[0\]\.name: expected a name of \[a-z0-9_-\]\+/,
       ],
       [{ windows: ["10 parsecs"] }, /\$\.windows\[0\]/],
+      [{ partitions: 8 }, /\$\.partitions is now \$\.partitionCount/],
+      [{ partitionCount: 0 }, /\$\.partitionCount must be a whole number from 1 to 4096, got 0/],
       [[], /\$ must be an object/],
     ];
     for (const [doc, message] of cases) {
@@ -86,6 +88,17 @@ describe("tidemark.config.json", () => {
     expect(c.demo.corr).toBe(0);
     expect(() => parse({}, { TIDEMARK_DEMO_RATE: "fast" })).toThrow(
       /environment: TIDEMARK_DEMO_RATE must be a number from 1 to 1000000, got "fast"/,
+    );
+  });
+
+  it("takes the partition count from --partition-count, else TIDEMARK_PARTITION_COUNT, else partitionCount", () => {
+    const env = { TIDEMARK_PARTITION_COUNT: "6" };
+    expect(parse({ partitionCount: 4 }).core.partitions).toBe(4);
+    expect(parse({ partitionCount: 4 }, env).core.partitions).toBe(6);
+    const flagged = parseTidemarkConfig({ partitionCount: 4 }, { ...ctx, env, partitionCount: "3" });
+    expect(flagged.core.partitions).toBe(3);
+    expect(() => parse({}, { TIDEMARK_PARTITION_COUNT: "many" })).toThrow(
+      /environment: TIDEMARK_PARTITION_COUNT must be a whole number from 1 to 4096, got "many"/,
     );
   });
 

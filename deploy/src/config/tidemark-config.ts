@@ -3,8 +3,11 @@
  * handed out by section. Top-level keys:
  *
  * - `data`, `nats`, `demo`: read here (with TIDEMARK_DATA, TIDEMARK_NATS_URL, TIDEMARK_DEMO_* on top);
- * - `partitions`, `policies`, `windows`, `referenceHorizon`, … : the core's settings, validated by
- *   the core's own `validateCoreConfig`;
+ * - `partitionCount`: partitions P of TM_EVENTS (TIDEMARK_PARTITION_COUNT and `up --partition-count`
+ *   on top); the old key `partitions`, which now only names an engine's owned set
+ *   (`engine.partitions`), is refused with the new name;
+ * - `policies`, `windows`, `referenceHorizon`, … : the core's settings, validated by the core's own
+ *   `validateCoreConfig` (with `partitions` = the count);
  * - `ingest`, `engine`, `dashboard`: each role's section, validated by that role's config module,
  *   which also layers its TIDEMARK_* env and flags on top (see role-configs.ts).
  *
@@ -20,9 +23,8 @@ import { readNats, type NatsSettings } from "./nats-section.js";
 
 export const CONFIG_FILE_NAME = "tidemark.config.json";
 
-/** Keys the core's validateCoreConfig reads. */
+/** Keys the core's validateCoreConfig reads (besides the count, which the file calls `partitionCount`). */
 export const CORE_KEYS = [
-  "partitions",
   "policies",
   "windows",
   "referenceHorizon",
@@ -33,7 +35,7 @@ export const CORE_KEYS = [
   "hllPrecision",
 ] as const;
 export const ROLE_KEYS = ["ingest", "engine", "dashboard"] as const;
-export const TOP_KEYS = ["$schema", "data", "nats", "demo", ...ROLE_KEYS, ...CORE_KEYS] as const;
+export const TOP_KEYS = ["$schema", "data", "partitionCount", "nats", "demo", ...ROLE_KEYS, ...CORE_KEYS] as const;
 
 export type RoleName = (typeof ROLE_KEYS)[number];
 
@@ -54,6 +56,8 @@ export interface TidemarkConfig {
 export interface ConfigSources {
   /** `--config FILE`, when given (must exist). */
   flag?: string | undefined;
+  /** `--partition-count N`, when given: wins over TIDEMARK_PARTITION_COUNT and the file. */
+  partitionCount?: string | undefined;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -78,15 +82,26 @@ export function findConfigFile(src: ConfigSources): string | undefined {
 export function loadTidemarkConfig(src: ConfigSources = {}): TidemarkConfig {
   const file = findConfigFile(src);
   const doc = file === undefined ? {} : readJson(file);
-  return parseTidemarkConfig(doc, { file, cwd: src.cwd ?? process.cwd(), env: src.env ?? {} });
+  return parseTidemarkConfig(doc, {
+    file,
+    cwd: src.cwd ?? process.cwd(),
+    env: src.env ?? {},
+    partitionCount: src.partitionCount,
+  });
 }
 
 /** Validates a parsed document (the file's content) and layers the environment on top. */
 export function parseTidemarkConfig(
   doc: unknown,
-  ctx: { file: string | undefined; cwd: string; env: NodeJS.ProcessEnv },
+  ctx: { file: string | undefined; cwd: string; env: NodeJS.ProcessEnv; partitionCount?: string | undefined },
 ): TidemarkConfig {
   const f = new Fields(ctx.file ?? "config");
+  if (typeof doc === "object" && doc !== null && "partitions" in doc)
+    throw new DeployError(
+      "TM_CONFIG_INVALID",
+      `${f.source}: $.partitions is now $.partitionCount (the partition count of TM_EVENTS; ` +
+        `"partitions" names an engine's owned set, $.engine.partitions): rename the key`,
+    );
   const root = f.object(doc, "$", TOP_KEYS);
   const nats = withNatsEnv(readNats(f, root.nats), ctx.env);
   const roles = {} as Record<RoleName, Json | undefined>;
@@ -97,13 +112,27 @@ export function parseTidemarkConfig(
     data: resolve(ctx.cwd, ctx.env.TIDEMARK_DATA ?? f.optional(root.data, (v) => f.string(v, "$.data"), "data")),
     nats,
     demo: withDemoEnv(readDemo(f, root.demo), ctx.env),
-    core: readCore(f, root),
+    core: readCore(f, root, partitionCountOf(f, root, ctx)),
     roles: Object.freeze(roles),
   });
 }
 
-function readCore(f: Fields, root: Json): CoreConfig {
-  const input: Json = {};
+/** `--partition-count`, else TIDEMARK_PARTITION_COUNT, else the file's `partitionCount` (undefined: the core's default). */
+function partitionCountOf(
+  f: Fields,
+  root: Json,
+  ctx: { env: NodeJS.ProcessEnv; partitionCount?: string | undefined },
+): number | undefined {
+  const given = (v: string, source: string, name: string): number =>
+    new Fields(source).int(v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : v, name, 1, 4096);
+  if (ctx.partitionCount !== undefined) return given(ctx.partitionCount, "command line", "--partition-count");
+  const env = ctx.env.TIDEMARK_PARTITION_COUNT;
+  if (env !== undefined && env !== "") return given(env, "environment", "TIDEMARK_PARTITION_COUNT");
+  return f.optional(root.partitionCount, (v) => f.int(v, "$.partitionCount", 1, 4096), undefined);
+}
+
+function readCore(f: Fields, root: Json, partitionCount: number | undefined): CoreConfig {
+  const input: Json = partitionCount === undefined ? {} : { partitions: partitionCount };
   for (const key of CORE_KEYS) if (root[key] !== undefined) input[key] = root[key];
   try {
     return validateCoreConfig(input, "$");

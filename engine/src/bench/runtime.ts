@@ -29,7 +29,7 @@ import { parseEngineConfig } from "../runtime/config.js";
 import { PartitionMerge } from "../runtime/partition-merge.js";
 import { PartitionSource } from "../runtime/partition-source.js";
 import { startEngine } from "../runtime/start-engine.js";
-import { ensureStream, eventsStreamSpec } from "../runtime/streams.js";
+import { ensureStream, eventsStreamSpec } from "../nats/index.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 /**

@@ -16,7 +16,7 @@ describe("engine config", () => {
 
   it("layers file < env < flags", () => {
     const file = {
-      partitions: 12,
+      partitionCount: 12,
       data: "/srv/tm",
       nats: { url: "nats://10.0.0.1:4222" },
       engine: { partitions: "0-5", checkpointEvery: "2s", idleTimeout: "3s" },
@@ -48,6 +48,10 @@ describe("engine config", () => {
       /t.json: engine.checkpointEvry must be one of the known keys/,
     );
     expect(() => parseEngineConfig({ file: { windows: [] }, fileName: "t.json" })).toThrow(/TM_CONFIG_INVALID|windows/);
+    // The count's old key: refused, naming the new one (engine.partitions stays the owned set).
+    expect(() => parseEngineConfig({ file: { partitions: 8 }, fileName: "t.json" })).toThrow(
+      /t.json: the top-level "partitions" is now "partitionCount"/,
+    );
   });
 
   it("sessions: off by default; on by flag, env or file, with gap and cap layered like the rest", () => {

@@ -1,13 +1,13 @@
 /**
  * Configuration of the engine role, parsed once: defaults < the config file (tidemark.config.json:
- * its `engine` section, and the shared top-level `data`, `nats.url`, `partitions` and core keys)
+ * its `engine` section, and the shared top-level `data`, `nats.url`, `partitionCount` and core keys)
  * < TIDEMARK_* environment < flags. Validated (every error names the field and the fix) and
  * frozen. The core part goes through the core's own validator, with `partitions` set to the
  * number of owned partitions (the core sees lanes 0..n-1).
  */
 import { parseDuration, validateCoreConfig, type CoreConfig, type SessionConfig } from "../core/index.js";
 import { DEFAULT_PARTITIONS } from "../protocol.js";
-import { badSetting as bad } from "./errors.js";
+import { RuntimeError, badSetting as bad } from "./errors.js";
 import { parseSessionsSetting } from "./sessions-config.js";
 import { formatPartitionList, parsePartitionList } from "./partition-list.js";
 
@@ -27,7 +27,10 @@ export interface EngineConfig {
   /** At least this much wall clock between two checkpoints (bounds the cost during catch-up). */
   readonly checkpointMinWallMs: number;
   readonly keepCheckpoints: number;
-  /** A partition silent this long (wall clock) is idle. */
+  /**
+   * A partition with no event for this long of log time is idle: the core's judgement
+   * (docs/semantics.md, "Watermarks"); heartbeats keep its time moving, not its activity.
+   */
   readonly idleTimeoutMs: number;
   readonly statusEveryMs: number;
   /** Undefined: 9464 when free, else any free port. 0: any free port. */
@@ -42,7 +45,7 @@ export interface EngineConfig {
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
 export interface EngineConfigSources {
-  /** The parsed config file (`engine` section; top-level `data`, `nats.url`, `partitions`, core keys). */
+  /** The parsed config file (`engine` section; top-level `data`, `nats.url`, `partitionCount`, core keys). */
   file?: unknown;
   fileName?: string;
   env?: Readonly<Record<string, string | undefined>>;
@@ -52,7 +55,7 @@ export interface EngineConfigSources {
 type Raw = Record<string, unknown>;
 
 /** Settings read from the top level of the file rather than the `engine` section. */
-const TOP_LEVEL: Record<string, string> = { nats: "nats.url", data: "data", partitionCount: "partitions" };
+const TOP_LEVEL: Record<string, string> = { nats: "nats.url", data: "data", partitionCount: "partitionCount" };
 
 /** The core's keys at the top level of the config file (shared with `frontier`). */
 const CORE_KEYS = [
@@ -126,7 +129,13 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   };
   const get = (key: string): { v: unknown; where: string } => value(key, section[key]);
 
-  const partitionCount = int(value("partitionCount", file.partitions), DEFAULT_PARTITIONS, 1, 4096);
+  if (file.partitions !== undefined)
+    throw new RuntimeError(
+      "TM_ENGINE_BAD_CONFIG",
+      `${fileName}: the top-level "partitions" is now "partitionCount" (the partition count of TM_EVENTS; ` +
+        `an engine's owned set is engine.partitions): rename the key`,
+    );
+  const partitionCount = int(value("partitionCount", file.partitionCount), DEFAULT_PARTITIONS, 1, 4096);
   const pv = get("partitions");
   const partitions = parsePartitionList(pv.v === undefined ? "all" : str(pv), partitionCount, pv.where);
   const wv = get("worker");
@@ -135,8 +144,11 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   const dataDir = dv.v === undefined ? "data" : str(dv);
   const nv = value("nats", nats);
   const mp = get("metricsPort");
+  const idleTimeoutMs = duration(get("idleTimeout"), 10_000);
   const coreInput: Raw = { partitions: partitions.length };
   for (const k of CORE_KEYS) if (file[k] !== undefined) coreInput[k] = file[k];
+  // MERGE(core idleness in log time, docs/decisions/0010): uncomment once the core validator takes `idleTimeout`.
+  // coreInput.idleTimeout = idleTimeoutMs;
   const core = validateCoreConfig(coreInput, fileName);
   return Object.freeze({
     worker,
@@ -148,7 +160,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     checkpointEveryMs: duration(get("checkpointEvery"), 5_000),
     checkpointMinWallMs: duration(get("checkpointMinWall"), 1_000, 0),
     keepCheckpoints: int(get("keepCheckpoints"), 3, 1, 1000),
-    idleTimeoutMs: duration(get("idleTimeout"), 10_000),
+    idleTimeoutMs,
     statusEveryMs: duration(get("statusEvery"), 1_000),
     metricsPort: mp.v === undefined ? undefined : int(mp, 0, 0, 65535),
     metricsHost: (() => {

@@ -29,6 +29,10 @@ export class EngineMetrics {
     const r = this.registry;
     r.setDefaultLabels(labels);
     collectDefaultMetrics({ register: r, prefix: "tidemark_engine_" });
+    // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
+    // "Metrics"): dropped; the per-type nodejs_active_* gauges they sum stay.
+    for (const what of ["handles", "requests", "resources"])
+      r.removeSingleMetric(`tidemark_engine_nodejs_active_${what}_total`);
     const registers = [r];
     new Counter({
       name: "tidemark_engine_events_total",
@@ -74,7 +78,7 @@ export class EngineMetrics {
     });
     new Gauge({
       name: "tidemark_engine_partition_idle",
-      help: "1 when the owned partition is idle (silent for the idle timeout), else 0.",
+      help: "1 when the owned partition is idle (no event for the idle timeout of log time), else 0.",
       labelNames: ["partition"],
       registers,
       collect() {

@@ -4,7 +4,8 @@
  * core in merged order in bounded slices (yielding to I/O between slices); the core's panes and
  * late records go to the PaneSink; every `checkpointEvery` of log time a snapshot (core bytes +
  * offsets) is taken synchronously and written asynchronously once the panes before it are
- * acknowledged. Idleness comes from the wall clock and is the one input that is not replayed.
+ * acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
+ * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -51,7 +52,6 @@ export class EngineWorker {
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
 
   private readonly sources: PartitionSource[] = [];
-  private readonly lastHeard: number[];
   private readonly spaceWaiters: Array<(() => void) | undefined>;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
@@ -60,8 +60,7 @@ export class EngineWorker {
   private scheduled = false;
   private waitingRoom = false;
   private closing = false;
-  private connected = true;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private connectionDown = false;
   private current = { seq: 0, index: 0 };
   private readonly out: CoreOutput;
   private readonly mergeSink: MergeSink;
@@ -78,7 +77,6 @@ export class EngineWorker {
   ) {
     const lanes = config.partitions.length;
     this.merge = new PartitionMerge(lanes, restored);
-    this.lastHeard = new Array<number>(lanes).fill(Date.now());
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
     if (restoredLogTime !== null) this.lastCheckpointLog = restoredLogTime;
     this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
@@ -96,7 +94,7 @@ export class EngineWorker {
     };
   }
 
-  /** Starts one consumer per owned partition and the idle detector. */
+  /** Starts one consumer per owned partition. */
   start(): void {
     const offsets = this.merge.offsets();
     this.config.partitions.forEach((partition, lane) => {
@@ -108,15 +106,12 @@ export class EngineWorker {
       this.sources.push(source);
       source.start();
     });
-    const every = Math.max(20, Math.min(250, this.config.idleTimeoutMs / 4));
-    this.idleTimer = setInterval(() => this.checkIdle(), every);
   }
 
   /** Stops reading, writes a final checkpoint (after the pending panes are acknowledged). */
   async close(flushTimeoutMs = 5_000): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    clearInterval(this.idleTimer);
     // Release consumers paused by backpressure first, or they could not see the stop.
     for (const w of this.spaceWaiters) w?.();
     await Promise.all(this.sources.map((s) => s.stop()));
@@ -132,23 +127,25 @@ export class EngineWorker {
   }
 
   /**
-   * The connection to NATS dropped: silence from now on says nothing about the partitions, so
-   * idleness is not judged until `connectionRestored()`.
+   * The connection to NATS dropped. Nothing to do until it returns: the merge waits for the
+   * silent partitions (docs/operations.md, "Recovery"), and the log time stands still meanwhile.
    */
   connectionLost(): void {
-    this.connected = false;
+    this.connectionDown = true;
   }
 
-  /** Back online: recreate every consumer at once and restart the idle clocks. */
+  /** Back online: recreate every consumer at once from its last sequence + 1. */
   connectionRestored(): void {
-    this.connected = true;
-    this.lastHeard.fill(Date.now());
+    this.connectionDown = false;
     for (const s of this.sources) s.restart();
   }
 
+  /** True between `connectionLost()` and `connectionRestored()`. */
+  get disconnected(): boolean {
+    return this.connectionDown;
+  }
+
   private onMessage(lane: number, seq: number, events: TelemetryEvent[] | null, hb: number): void {
-    this.lastHeard[lane] = Date.now();
-    if (this.merge.isIdle(lane)) this.setIdle(lane, false);
     this.merge.push(lane, seq, events, hb);
     this.wake();
   }
@@ -156,29 +153,6 @@ export class EngineWorker {
   private backpressure(lane: number): Promise<void> | undefined {
     if (this.closing || this.merge.queued(lane) < MAX_QUEUED) return undefined;
     return new Promise((resolve) => (this.spaceWaiters[lane] = resolve));
-  }
-
-  private setIdle(lane: number, idle: boolean): void {
-    this.core.setIdle(lane, idle, this.out);
-    this.merge.setIdle(lane, idle);
-    this.log.info(
-      { partition: this.config.partitions[lane], idle },
-      idle ? "partition idle" : "partition active again",
-    );
-  }
-
-  private checkIdle(): void {
-    if (!this.connected) return;
-    const now = Date.now();
-    let changed = false;
-    for (let lane = 0; lane < this.lastHeard.length; lane++) {
-      if (this.merge.isIdle(lane) || this.merge.queued(lane) > 0) continue;
-      if (now - (this.lastHeard[lane] ?? now) >= this.config.idleTimeoutMs) {
-        this.setIdle(lane, true);
-        changed = true;
-      }
-    }
-    if (changed) this.wake();
   }
 
   private wake(): void {

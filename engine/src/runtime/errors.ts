@@ -6,8 +6,7 @@ export type RuntimeErrorCode =
   | "TM_CHECKPOINT_MISMATCH"
   | "TM_CHECKPOINT_WRITE_FAILED"
   | "TM_BACKFILL_BAD_RECORD"
-  | "TM_BACKFILL_INPUT"
-  | "TM_NATS_UNREACHABLE";
+  | "TM_BACKFILL_INPUT";
 
 export class RuntimeError extends Error {
   constructor(

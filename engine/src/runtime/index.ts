@@ -1,7 +1,7 @@
-/** The engine runtime: adapters around the core (JetStream source, sinks, checkpoints). */
-export * from "./streams.js";
-export { natsConnectOptions, type NatsConnectOptions } from "./nats-connect-options.js";
-export { connectNats } from "./nats-connection.js";
+/**
+ * `@tidemark/engine/runtime`: the engine role, adapters around the core (JetStream source, sinks,
+ * checkpoints, backfill). NATS wiring shared with the other roles is `@tidemark/engine/nats`.
+ */
 export { startEngine, type RunningEngine, type StartEngineOptions, type CoreFactory } from "./start-engine.js";
 export { parseEngineConfig, ENGINE_FLAGS, type EngineConfig, type EngineConfigSources } from "./config.js";
 export { parsePartitionList, formatPartitionList } from "./partition-list.js";

@@ -4,12 +4,19 @@
  * Each owned partition of TM_EVENTS is a lane: an ordered queue of messages (event batches and
  * heartbeats) in stream order. The merge releases items to the core in the total order
  * (key, lane, stream sequence, index in batch), where an item's key is
- * max(its ingest_ts, the merge's log time so far). An item is released only when no lane that
- * is not idle can still deliver an item ordered before it: a lane with queued items bounds the
- * release by its head, an empty lane by (the largest ingest_ts it has shown, lane). So the order
+ * max(its ingest_ts, the merge's log time so far). An item is released only when no lane can
+ * still deliver an item ordered before it: a lane with queued items bounds the release by its
+ * head, an empty lane by (max(the largest ingest_ts it has shown, log time), lane). So the order
  * of releases does not depend on when messages arrive, and a replay releases the very same
- * sequence. Heartbeats keep quiet lanes moving; idle lanes (set by the runtime from the wall
- * clock) do not hold the merge back.
+ * sequence.
+ *
+ * Invariant: every lane speaks. Every ingest instance sends a heartbeat to every partition each
+ * second (docs/ingest.md), so a lane that delivers nothing at all, not even a heartbeat, is a
+ * fault (a stopped producer, a lost consumer), not a quiet partition. The merge then waits for
+ * it rather than guess: nothing past that lane's last time is released, and `waitingFor()` names
+ * it (the status reports it as `heldBackBy`). Whether a partition is idle, i.e. sends heartbeats
+ * but no events, is the core's judgement in log time (docs/semantics.md, "Watermarks"), made on
+ * the items this merge releases; the merge itself knows no idleness and reads no clock.
  *
  * Pure: no I/O, no clock. Lanes are dense indices 0..n-1, the core's partition numbers.
  */
@@ -52,7 +59,6 @@ class Lane {
   pushedSeq = 0;
   skipSeq = 0;
   skipCount = 0;
-  idle = false;
 
   get queued(): number {
     return this.queue.length - this.head;
@@ -118,14 +124,6 @@ export class PartitionMerge {
     l.queue.push({ seq, events, heartbeatTs, start });
   }
 
-  setIdle(lane: number, idle: boolean): void {
-    (this.lanes[lane] as Lane).idle = idle;
-  }
-
-  isIdle(lane: number): boolean {
-    return (this.lanes[lane] as Lane).idle;
-  }
-
   /** Messages queued on a lane (received, not fully released). */
   queued(lane: number): number {
     return (this.lanes[lane] as Lane).queued;
@@ -163,6 +161,18 @@ export class PartitionMerge {
     return released;
   }
 
+  /**
+   * The lane the merge waits for: one with nothing queued whose possible next item would come
+   * before the first queued item of the others. Null when nothing queued is held back.
+   */
+  waitingFor(): number | null {
+    const best = this.bestLane();
+    if (best < 0) return null;
+    const bound = this.boundFor(best);
+    const k = this.key((this.lanes[best] as Lane).headTs());
+    return k > bound.key || (k === bound.key && best > bound.lane) ? bound.lane : null;
+  }
+
   private key(ts: number): number {
     return ts > this.time ? ts : this.time;
   }
@@ -190,10 +200,7 @@ export class PartitionMerge {
     for (let i = 0; i < this.lanes.length; i++) {
       if (i === lane) continue;
       const l = this.lanes[i] as Lane;
-      let k: number;
-      if (l.queued > 0) k = this.key(l.headTs());
-      else if (!l.idle) k = this.key(l.received);
-      else continue;
+      const k = this.key(l.queued > 0 ? l.headTs() : l.received);
       if (k < key || (k === key && i < at)) {
         key = k;
         at = i;

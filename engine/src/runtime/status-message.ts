@@ -1,4 +1,10 @@
-/** Builds the `tm.status` message (EngineStatusMessage, protocol.ts) from the core and the merge. */
+/**
+ * Builds the `tm.status` message (EngineStatusMessage, protocol.ts) from the core and the merge.
+ * A partition's `idle` is the core's judgement (log time, docs/semantics.md, "Watermarks");
+ * `heldBackBy` is the partition the merge waits for when it waits (one that sent nothing, not
+ * even a heartbeat: a fault, see partition-merge.ts), else the non-idle partition with the
+ * smallest log time, which holds the event-time watermarks back.
+ */
 import { formatDuration } from "../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
 import type { EngineStatusMessage, PolicyStatusWire } from "../protocol.js";
@@ -13,7 +19,8 @@ export interface StatusInputs {
   partitions: readonly number[];
   /** Largest ingest_ts shown by each lane (received, released or not). */
   laneTimes: ReadonlyArray<number | null>;
-  idle: readonly boolean[];
+  /** The lane the merge waits for (PartitionMerge.waitingFor), null when it does not wait. */
+  waitingFor: number | null;
   offsets: readonly LaneOffset[];
   lastCheckpointWall: number | null;
   eventsTotal: number;
@@ -28,19 +35,10 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
   const partitions = s.partitions.map((partition, lane) => ({
     partition,
     logTime: s.laneTimes[lane] ?? null,
-    idle: s.idle[lane] ?? false,
+    idle: s.core.partitions[lane]?.idle ?? false,
     lastSeq: s.offsets[lane]?.lastSeq ?? 0,
   }));
-  let heldBackBy: number | null = null;
-  let least = Infinity;
-  for (const p of partitions) {
-    if (p.idle) continue;
-    const t = p.logTime ?? -Infinity;
-    if (t < least) {
-      least = t;
-      heldBackBy = p.partition;
-    }
-  }
+  const heldBackBy = s.waitingFor === null ? slowestActive(partitions) : (s.partitions[s.waitingFor] ?? null);
   const byName = new Map(s.policies.map((p) => [p.name, p]));
   const policies: PolicyStatusWire[] = s.core.policies.map((p) => {
     const cfg = byName.get(p.name);
@@ -72,4 +70,19 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
     checkpointAgeMs: s.lastCheckpointWall === null ? null : s.wallTime - s.lastCheckpointWall,
     eventsTotal: s.eventsTotal,
   };
+}
+
+/** The non-idle partition with the smallest log time (one that showed nothing counts as the smallest). */
+function slowestActive(partitions: ReadonlyArray<{ partition: number; logTime: number | null; idle: boolean }>) {
+  let heldBackBy: number | null = null;
+  let least = Infinity;
+  for (const p of partitions) {
+    if (p.idle) continue;
+    const t = p.logTime ?? -Infinity;
+    if (t < least) {
+      least = t;
+      heldBackBy = p.partition;
+    }
+  }
+  return heldBackBy;
 }

@@ -6,7 +6,7 @@
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
-import { ensureStream, eventsStreamSpec, natsConnectOptions } from "@tidemark/engine/runtime";
+import { ensureStream, eventsStreamSpec, natsConnectOptions } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 
 export class NatsLink {

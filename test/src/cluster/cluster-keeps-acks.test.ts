@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { encodeEventBatch, eventsSubject, STREAM_EVENTS, type TelemetryEvent } from "@tidemark/engine/protocol";
-import { ensureStream, eventsStreamSpec, streamConfigOf } from "@tidemark/engine/runtime";
+import { ensureStream, eventsStreamSpec, streamConfigOf } from "@tidemark/engine/nats";
 import { isAlive, waitFor } from "../index.js";
 import { startNatsCluster, type NatsCluster } from "./nats-cluster.js";
 import { readStream } from "./stream-readback.js";

@@ -14,7 +14,7 @@ import {
   type Pane,
   type TelemetryEvent,
 } from "@tidemark/engine/protocol";
-import { eventsStreamSpec, lateStreamSpec, panesStreamSpec, streamConfigOf } from "@tidemark/engine/runtime";
+import { eventsStreamSpec, lateStreamSpec, panesStreamSpec, streamConfigOf } from "@tidemark/engine/nats";
 import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
 import { FAST_POLICIES_CONFIG } from "../up/fast-policies.js";
 import { LOAD_SERVICES, runLoad, type LoadResult } from "./http-load.js";

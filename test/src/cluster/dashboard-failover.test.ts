@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { panesSubject, STREAM_PANES, type Pane } from "@tidemark/engine/protocol";
-import { panesStreamSpec, streamConfigOf } from "@tidemark/engine/runtime";
+import { panesStreamSpec, streamConfigOf } from "@tidemark/engine/nats";
 import { spawnTidemark, waitFor, type CliProcess } from "../index.js";
 import { pane } from "../dashboard/fixtures.js";
 import { startNatsCluster, type NatsCluster } from "./nats-cluster.js";

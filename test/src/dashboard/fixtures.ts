@@ -1,6 +1,6 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { ensureStream, panesStreamSpec } from "@tidemark/engine/runtime";
+import { ensureStream, panesStreamSpec } from "@tidemark/engine/nats";
 import { panesSubject, type Pane, type PaneKind } from "@tidemark/engine/protocol";
 import WebSocket from "ws";
 import {

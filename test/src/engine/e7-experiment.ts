@@ -37,7 +37,7 @@ export const E7_PARTITIONS = 4;
 export const E7_SILENT = 2;
 /** A 2 s window; "fast": arrival-lag 500 ms, no grace; "slow": arrival-lag 1 s, grace 3 s. */
 export const E7_CONFIG = {
-  partitions: E7_PARTITIONS,
+  partitionCount: E7_PARTITIONS,
   windows: ["2s"],
   referenceHorizon: "10s",
   policies: [

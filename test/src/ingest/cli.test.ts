@@ -19,7 +19,7 @@ describe("tidemark ingest", () => {
 
   it("prints its ready line, stores events, keeps tokens out of its logs, and exits 0 on SIGTERM after finishing in-flight requests", async () => {
     const port = await freePort();
-    const proc = spawnTidemark(["ingest", "--port", String(port), "--nats", nats.url, "--partitions", "3"], {
+    const proc = spawnTidemark(["ingest", "--port", String(port), "--nats", nats.url, "--partition-count", "3"], {
       env: { TIDEMARK_INGEST_TOKENS: TOKEN },
     });
     const ready = await proc.ready;

@@ -12,7 +12,7 @@ const partitionsOf = (beats: StreamContents["heartbeats"]): Set<number> => new S
 describe("POST /v1/events against a real nats-server", () => {
   let fx: IngestFixture;
   beforeEach(async () => {
-    fx = await startIngestFixture({ partitions: 4 });
+    fx = await startIngestFixture({ partitionCount: 4 });
   });
   afterEach(async () => {
     await fx?.close();
@@ -173,8 +173,8 @@ describe("POST /v1/events against a real nats-server", () => {
     const future = stored.find((e) => e.service === "future");
     expect(future?.ts).toBe(future?.ingest_ts);
     const metrics = await (await fetch(fx.ingest.url + "/metrics")).text();
-    expect(metrics).toMatch(/tm_ingest_events_clamped_total\{reason="future_skew"\} 1/);
-    expect(metrics).toMatch(/tm_ingest_events_rejected_total\{endpoint="events",reason="too_old"\} 2/);
+    expect(metrics).toMatch(/tidemark_ingest_events_clamped_total\{reason="future_skew"\} 1/);
+    expect(metrics).toMatch(/tidemark_ingest_events_rejected_total\{endpoint="events",reason="too_old"\} 2/);
   });
 
   it("answers 400 with the same shape when no event is valid, and publishes nothing", async () => {
@@ -262,11 +262,11 @@ describe("POST /v1/events against a real nats-server", () => {
     expect(await (await fetch(fx.ingest.url + "/readyz")).json()).toEqual({ ready: true });
     const metrics = await (await fetch(fx.ingest.url + "/metrics")).text();
     for (const name of [
-      "tm_ingest_events_accepted_total",
-      "tm_ingest_request_duration_seconds",
-      "tm_ingest_publish_latency_seconds",
-      "tm_ingest_batch_events",
-      "tm_ingest_in_flight_bytes",
+      "tidemark_ingest_events_accepted_total",
+      "tidemark_ingest_request_duration_seconds",
+      "tidemark_ingest_publish_latency_seconds",
+      "tidemark_ingest_batch_events",
+      "tidemark_ingest_in_flight_bytes",
     ])
       expect(metrics).toContain(name);
     // Records and heartbeats interleaved: three requests of 10 services x 40 events, each followed

@@ -76,10 +76,10 @@ export function streamingPost(
   return { push: (chunk) => push(chunk), response };
 }
 
-/** The ingest's `tm_ingest_in_flight_bytes` gauge, read from /metrics. */
+/** The ingest's `tidemark_ingest_in_flight_bytes` gauge, read from /metrics. */
 export async function inFlightBytes(ingestUrl: string): Promise<number> {
   const text = await (await fetch(`${ingestUrl}/metrics`)).text();
-  return Number(/tm_ingest_in_flight_bytes (\d+)/.exec(text)?.[1]);
+  return Number(/tidemark_ingest_in_flight_bytes (\d+)/.exec(text)?.[1]);
 }
 
 /** Every message of TM_EVENTS, in stream order, through an ordered consumer. */

@@ -15,7 +15,7 @@ const CLIENTS = 4;
 describe("ingest while NATS goes away and comes back", () => {
   let fx: IngestFixture;
   beforeAll(async () => {
-    fx = await startIngestFixture({ ackTimeoutMs: "1s", partitions: 4 });
+    fx = await startIngestFixture({ ackTimeoutMs: "1s", partitionCount: 4 });
   });
   afterAll(async () => {
     await fx?.close();

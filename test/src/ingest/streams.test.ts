@@ -7,7 +7,7 @@ import {
   lateStreamSpec,
   panesStreamSpec,
   StreamMismatchError,
-} from "@tidemark/engine/runtime";
+} from "@tidemark/engine/nats";
 import { startTestNats, type TestNats } from "../index.js";
 
 describe("ensureStream against a real nats-server", () => {

@@ -1,7 +1,8 @@
 /**
  * Frames of the dashboard WebSocket protocol (docs/websocket-protocol.md). The server and the
- * Svelte app are the only two ends, both in this package; the app imports these types.
- * Pane and status bodies are the wire types of `@tidemark/engine/protocol`.
+ * Svelte app are the only two ends; both import this module (dashboard/protocol holds what they
+ * share, and imports nothing of either). Pane and status bodies are the wire types of
+ * `@tidemark/engine/protocol`.
  */
 import type { EngineStatusMessage, Pane, PaneBias } from "@tidemark/engine/protocol";
 

@@ -8,6 +8,7 @@
 import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { JetStreamManager, StreamConfig } from "@nats-io/jetstream";
 import { STREAM_EVENTS, STREAM_LATE, STREAM_PANES } from "../protocol.js";
+import { StreamMismatchError } from "./errors.js";
 
 const NS_PER_MS = 1_000_000;
 const HOUR_MS = 3_600_000;
@@ -56,24 +57,6 @@ function spec(name: string, subjects: string[], opts: StreamSpecOptions): Stream
     maxAgeMs: opts.maxAgeMs ?? 24 * HOUR_MS,
     duplicateWindowMs: opts.duplicateWindowMs ?? 2 * 60_000,
   });
-}
-
-export type StreamErrorCode = "TM_STREAM_MISMATCH";
-
-/** An existing stream differs from the spec. `differences` names each field: expected vs actual. */
-export class StreamMismatchError extends Error {
-  readonly code: StreamErrorCode = "TM_STREAM_MISMATCH";
-  constructor(
-    readonly stream: string,
-    readonly differences: readonly string[],
-  ) {
-    super(
-      `stream ${stream} exists with a different configuration (${differences.join("; ")}); ` +
-        `tidemark never alters an existing stream: delete it (nats stream rm ${stream}) ` +
-        `or start tidemark with settings that match it`,
-    );
-    this.name = "StreamMismatchError";
-  }
 }
 
 /** The StreamConfig that `spec` creates. */

@@ -1,6 +1,6 @@
 import type { Pane } from "@tidemark/engine/protocol";
 
-/** Test panes (server and app unit tests): defaults for every field, overrides by name. */
+/** Test panes (server and app unit tests): defaults for every field, overrides by name. Not built. */
 export interface PaneSpec {
   policy?: string;
   service?: string;

@@ -4,7 +4,7 @@ import type { PaneBias } from "@tidemark/engine/protocol";
  * Window-weighted mean of two measured biases (null = not measured). Used by the server to
  * merge engine workers and by the app to combine services. Both sides measure the same policy
  * over their own last N closed windows, so the result reports the larger N, not the sum.
- * Pure: the app imports it too.
+ * Pure: the server and the app share it.
  */
 export function mergeBias(a: PaneBias, b: PaneBias): PaneBias {
   const windows = Math.max(a.windows, b.windows);

@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import type { DashboardStatus } from "../protocol/ws-frames.js";
+import { ClientSession, type ClientSocket } from "./client-session.js";
+import type { DashboardConfig } from "./config.js";
+import { frame } from "./frames.js";
+import type { DashboardMetrics } from "./metrics.js";
+import type { PaneStore, StoredPane } from "./pane-store.js";
+
+/** Status frames go out at most this often (engine status comes once a second per worker). */
+const STATUS_EVERY_MS = 500;
+/** ...and at least this often, so a worker that stopped reporting shows as stale. */
+const STATUS_HEARTBEAT_MS = 2000;
+
+/**
+ * The connected WebSocket clients (docs/websocket-protocol.md): attaches and detaches sessions,
+ * offers each newly stored pane to every one, and sends them the status, throttled.
+ */
+export class ClientHub {
+  readonly epoch = randomUUID();
+  private readonly sessions = new Set<ClientSession>();
+  private statusTimer: NodeJS.Timeout | undefined;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly config: DashboardConfig,
+    private readonly store: PaneStore,
+    private readonly metrics: DashboardMetrics,
+    private readonly view: () => DashboardStatus,
+  ) {
+    this.heartbeat = setInterval(() => this.statusChanged(), STATUS_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  get clients(): number {
+    return this.sessions.size;
+  }
+
+  offer(stored: StoredPane): void {
+    for (const s of this.sessions) s.offer(stored);
+  }
+
+  attach(socket: ClientSocket): ClientSession {
+    const session = new ClientSession(socket, this.store, this.epoch, this.config, {
+      sent: (frames, panes) => {
+        this.metrics.framesSent.inc(frames);
+        if (panes > 0) this.metrics.panesSent.inc(panes);
+      },
+      coalesced: () => this.metrics.earlyCoalesced.inc(),
+      dropped: () => this.metrics.earlyDropped.inc(),
+      tooSlow: () => this.metrics.slowDisconnects.inc(),
+    });
+    this.sessions.add(session);
+    this.metrics.clients.set(this.sessions.size);
+    session.sendControl(frame({ type: "hello", epoch: this.epoch, rev: this.store.rev, status: this.view() }));
+    return session;
+  }
+
+  detach(session: ClientSession): void {
+    session.close();
+    this.sessions.delete(session);
+    this.metrics.clients.set(this.sessions.size);
+  }
+
+  /** Sends a status frame within STATUS_EVERY_MS, one for everything that changed meanwhile. */
+  statusChanged(): void {
+    if (this.statusTimer || this.sessions.size === 0) return;
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = undefined;
+      const json = frame({ type: "status", status: this.view() });
+      for (const s of this.sessions) s.sendStatus(json);
+    }, STATUS_EVERY_MS);
+  }
+
+  close(): void {
+    clearTimeout(this.statusTimer);
+    clearInterval(this.heartbeat);
+    for (const s of this.sessions) s.close();
+    this.sessions.clear();
+  }
+}

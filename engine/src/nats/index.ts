@@ -1,0 +1,18 @@
+/**
+ * `@tidemark/engine/nats`: how every role reaches NATS and the JetStream streams they share
+ * (docs/architecture.md, "Packages and boundaries"). Ingest, the dashboard server, deploy and
+ * the engine runtime import it; it imports nothing of theirs.
+ */
+export {
+  eventsStreamSpec,
+  panesStreamSpec,
+  lateStreamSpec,
+  ensureStream,
+  streamConfigOf,
+  streamDifferences,
+  type StreamSpec,
+  type StreamSpecOptions,
+} from "./streams.js";
+export { natsConnectOptions, type NatsConnectOptions } from "./connect-options.js";
+export { connectNats } from "./connect-nats.js";
+export { NatsError, StreamMismatchError, type NatsErrorCode } from "./errors.js";

@@ -1,0 +1,40 @@
+/**
+ * The engine's NATS step: connect (reconnecting for ever afterwards), make sure TM_EVENTS,
+ * TM_PANES and TM_LATE exist and match (`ensureStream`), and say in the log when retention has
+ * removed messages between a checkpoint's offsets and the start of TM_EVENTS.
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import type { Logger } from "pino";
+import { connectNats, ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
+import { STREAM_EVENTS } from "../protocol.js";
+import type { EngineConfig } from "./config.js";
+import type { LaneOffset } from "./partition-merge.js";
+
+export async function connectEngine(
+  config: EngineConfig,
+  offsets: readonly LaneOffset[],
+  log: Logger,
+): Promise<NatsConnection> {
+  const nc = await connectNats(config.natsUrl, { maxReconnectAttempts: -1 });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
+    await checkRetention(jsm, offsets, log);
+    return nc;
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+}
+
+/** Offsets older than the first message of TM_EVENTS resume past a gap: those messages are lost. */
+async function checkRetention(jsm: JetStreamManager, offsets: readonly LaneOffset[], log: Logger): Promise<void> {
+  const first = (await jsm.streams.info(STREAM_EVENTS)).state.first_seq;
+  const behind = offsets.filter((o) => o.lastSeq > 0 && o.lastSeq + 1 < first);
+  if (behind.length === 0) return;
+  log.error(
+    { firstSeq: first, resumeAt: behind.map((o) => o.lastSeq + 1) },
+    "TM_EVENTS now starts past where this checkpoint resumes: messages of these partitions stored in between were removed by retention and are lost",
+  );
+}

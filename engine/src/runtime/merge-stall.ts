@@ -1,0 +1,48 @@
+/**
+ * Notices when the merge has waited on one partition for long (docs/operations.md, "Partition
+ * ownership"). Every ingest instance sends a heartbeat to every partition each second, so a
+ * partition whose time has not moved for STALL_MS while the merge waits for it is a fault to fix
+ * (its producers stopped, its consumer is lost), not a quiet partition. Wall clock, for the log
+ * only: nothing the engine computes depends on it.
+ */
+
+/** Ten missed heartbeats. */
+export const STALL_MS = 10_000;
+
+export class MergeStallWatch {
+  private readonly times: Array<number | null>;
+  private readonly movedAt: number[];
+  private reported: number | null = null;
+
+  constructor(lanes: number, now: number) {
+    this.times = new Array<number | null>(lanes).fill(null);
+    this.movedAt = new Array<number>(lanes).fill(now);
+  }
+
+  /**
+   * Called with each status: the lane the merge waits for (or null), each lane's largest
+   * ingest_ts shown, and the wall clock. Returns a lane once when it starts to count as
+   * stalled, else null.
+   */
+  observe(waitingFor: number | null, laneTimes: ReadonlyArray<number | null>, now: number): number | null {
+    laneTimes.forEach((t, lane) => {
+      if (t === this.times[lane]) return;
+      this.times[lane] = t;
+      this.movedAt[lane] = now;
+    });
+    const stalled = waitingFor !== null && now - (this.movedAt[waitingFor] ?? now) >= STALL_MS;
+    if (!stalled) {
+      this.reported = null;
+      return null;
+    }
+    if (this.reported === waitingFor) return null;
+    this.reported = waitingFor;
+    return waitingFor;
+  }
+
+  /** A reconnect restarts the clocks: silence while disconnected was ours. */
+  restart(now: number): void {
+    this.movedAt.fill(now);
+    this.reported = null;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Publishes `tm.status` every `statusEvery` (docs/operations.md, "Partition ownership"): the
+ * core's status with the merge's view of the partitions (status-message.ts), and logs a partition
+ * the merge has waited on for long (merge-stall.ts).
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import type { StreamCore } from "../core/types.js";
+import { SUBJECT_STATUS } from "../protocol.js";
+import type { EngineConfig } from "./config.js";
+import type { EngineWorker } from "./engine-worker.js";
+import { MergeStallWatch, STALL_MS } from "./merge-stall.js";
+import { buildStatusMessage } from "./status-message.js";
+
+export class StatusPublisher {
+  private readonly stalls: MergeStallWatch;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly config: EngineConfig,
+    private readonly worker: EngineWorker,
+    private readonly core: StreamCore,
+    private readonly nc: NatsConnection,
+    private readonly log: Logger,
+  ) {
+    this.stalls = new MergeStallWatch(config.partitions.length, Date.now());
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.publish(), this.config.statusEveryMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Back on NATS: silence while disconnected was ours, not the partitions'. */
+  reconnected(): void {
+    this.stalls.restart(Date.now());
+  }
+
+  publish(): void {
+    const { config, worker } = this;
+    const laneTimes = config.partitions.map((_, lane) => worker.merge.laneTime(lane));
+    const waitingFor = worker.merge.waitingFor();
+    if (!worker.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, Date.now()));
+    const msg = buildStatusMessage({
+      worker: config.worker,
+      wallTime: Date.now(),
+      core: this.core.status(),
+      policies: config.core.policies,
+      partitions: config.partitions,
+      laneTimes,
+      waitingFor,
+      offsets: worker.merge.offsets(),
+      lastCheckpointWall: worker.lastCheckpointWall,
+      eventsTotal: worker.eventsTotal,
+    });
+    if (!this.nc.isClosed()) this.nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
+  }
+
+  private reportStall(lane: number | null): void {
+    if (lane === null) return;
+    const partition = this.config.partitions[lane];
+    this.log.warn(
+      { partition, laneTime: this.worker.merge.laneTime(lane) },
+      `partition ${partition} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the merge waits for it: ` +
+        `check that ingest runs and heartbeats every partition`,
+    );
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Every role's /metrics passes `promtool check metrics` with no warning (docs/operations.md,
+ * "Metrics"): engine, ingest and dashboard run as `tidemark <role>` processes against a real
+ * nats-server, events go through them so the labelled series exist, and each body is piped into
+ * promtool's stdin. Nothing is skipped: without promtool the test fails naming the package.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { tempDir } from "../engine/engine-fixtures.js";
+
+const PROMTOOL = "promtool";
+const TOKEN = "promtool-test-token";
+
+/** promtool's verdict on a metrics text: its exit code and everything it printed. */
+function promtoolCheck(body: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PROMTOOL, ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (b: Buffer) => (output += b.toString("utf8")));
+    child.stderr.on("data", (b: Buffer) => (output += b.toString("utf8")));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, output }));
+    child.stdin.end(body);
+  });
+}
+
+async function metricsOf(url: string): Promise<string> {
+  const res = await fetch(url);
+  expect(res.status, url).toBe(200);
+  return res.text();
+}
+
+describe("promtool check metrics on every role's /metrics", () => {
+  let nats: TestNats;
+  const roles: CliProcess[] = [];
+  const urls: Record<"engine" | "ingest" | "dashboard", string> = { engine: "", ingest: "", dashboard: "" };
+
+  beforeAll(async () => {
+    const found = spawnSync(PROMTOOL, ["--version"], { encoding: "utf8" });
+    if (found.error || found.status !== 0)
+      throw new Error(
+        `promtool is not installed: install the Debian package "prometheus" (apt-get install prometheus), ` +
+          `or run npm test, whose pretest step (deploy/scripts/setup.mjs --prometheus) does`,
+      );
+    nats = await startTestNats();
+    const data = join(tempDir("promtool"), "data");
+    const common = ["--nats", nats.url, "--partition-count", "2"];
+    const engine = spawnTidemark(["engine", ...common, "--data", data, "--metrics-port", "0"]);
+    const ingest = spawnTidemark(["ingest", ...common, "--port", "0"], { env: { TIDEMARK_INGEST_TOKENS: TOKEN } });
+    const dashboard = spawnTidemark(["dashboard", "--nats", nats.url, "--port", "0"]);
+    roles.push(engine, ingest, dashboard);
+    const [e, i, d] = await Promise.all([engine.ready, ingest.ready, dashboard.ready]);
+    urls.engine = String((e.engine as { metrics: string }).metrics);
+    urls.ingest = `${String(i.ingest)}/metrics`;
+    urls.dashboard = `${String(d.dashboard)}/metrics`;
+
+    // Traffic, so that the labelled counters and histograms have series.
+    const now = Date.now();
+    const events = Array.from({ length: 50 }, (_, k) =>
+      JSON.stringify({ ts: now - 3000 + k, service: k % 2 ? "api" : "web", route: "/x", status: k % 7 ? 200 : 503 }),
+    );
+    const res = await fetch(`${String(i.ingest)}/v1/events`, {
+      method: "POST",
+      body: events.join("\n"),
+      headers: { "content-type": "application/x-ndjson", authorization: `Bearer ${TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    await waitFor(
+      async () => /tidemark_engine_panes_emitted_total\{/.test(await metricsOf(urls.engine)),
+      30_000,
+      "the engine to emit panes",
+    );
+  });
+
+  afterAll(async () => {
+    for (const r of roles) r.child.kill("SIGTERM");
+    await Promise.all(roles.map((r) => r.exited));
+    await nats?.stop();
+  });
+
+  for (const role of ["engine", "ingest", "dashboard"] as const) {
+    it(`${role}: exit 0 and no warning`, async () => {
+      const body = await metricsOf(urls[role]);
+      expect(body).toContain(`tidemark_${role}_`);
+      const verdict = await promtoolCheck(body);
+      expect(verdict.output.trim().split("\n").filter(Boolean)).toEqual([]);
+      expect(verdict.code).toBe(0);
+    });
+  }
+
+  it("fails a metrics text that breaks the naming rules (promtool really checks)", async () => {
+    const bad = "# HELP x_total a gauge named like a counter\n# TYPE x_total gauge\nx_total 1\n";
+    const verdict = await promtoolCheck(bad);
+    expect(verdict.code).not.toBe(0);
+    expect(verdict.output).toMatch(/x_total/);
+  });
+});
