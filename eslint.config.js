@@ -1,12 +1,12 @@
 // Flat ESLint config. The boundary block enforces docs/architecture.md, "Packages and boundaries":
-// the pure core and the sketches import no node:*, NATS or fastify, and never read Date.now() or
-// process.env.
+// the pure core, the sketches and the dashboard's PromQL engine import no node:*, NATS or fastify,
+// and never read Date.now() or process.env.
 import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 
-export const PURE_FILES = ["engine/src/core/**/*.ts", "sketches/src/**/*.ts"];
+export const PURE_FILES = ["engine/src/core/**/*.ts", "sketches/src/**/*.ts", "dashboard/server/promql/**/*.ts"];
 export const PURE_EXEMPT = ["**/*.test.ts", "**/bench/**"];
 
 const why =
