@@ -189,9 +189,14 @@ describe("Prometheus HTTP API (fastify inject)", () => {
     ]);
   });
 
-  it("needs the read token (bearer header or ?token=)", async () => {
+  it("needs the read token (bearer header, ?token=, or basic auth with it as password)", async () => {
     const r = await app.inject({ url: "/api/v1/query?query=1" });
     expect([r.statusCode, r.json().status, r.json().errorType]).toEqual([401, "error", "unauthorized"]);
     expect((await app.inject({ url: "/api/v1/query?query=1&token=s3cret" })).statusCode).toBe(200);
+    const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+    const withBasic = (pass: string) =>
+      app.inject({ url: "/api/v1/query?query=1", headers: { authorization: basic("tm", pass) } });
+    expect((await withBasic("s3cret")).statusCode).toBe(200);
+    expect((await withBasic("wrong")).statusCode).toBe(401);
   });
 });
