@@ -58,10 +58,9 @@ export function matrixData(series: readonly RangeSeries[]): string {
   let out = '{"resultType":"matrix","result":[';
   series.forEach((s, n) => {
     out += `${n === 0 ? "" : ","}{"metric":${JSON.stringify(s.labels)},"values":[`;
-    for (let i = 0; i < s.points.length; i++) {
-      const [t, v] = s.points[i] as [number, number];
-      out += `${i === 0 ? "" : ","}[${sec(t)},"${formatValue(v)}"]`;
-    }
+    const { times, values } = s;
+    for (let i = 0; i < times.length; i++)
+      out += (i === 0 ? "[" : ",[") + sec(times[i] as number) + ',"' + formatValue(values[i] as number) + '"]';
     out += "]}";
   });
   return `${out}]}`;

@@ -9,14 +9,23 @@ interface Group {
   members: Sample[];
 }
 
+/** Per aggregation, each input label set's group labels and their signature (reused at every step). */
+const groupKeys = new WeakMap<AggregateExpr, WeakMap<Labels, [Labels, string]>>();
+
 export function aggregate(e: AggregateExpr, samples: readonly Sample[], k: number | undefined): Sample[] {
   const keep = e.without
     ? (n: string) => n !== METRIC_NAME && !e.grouping.includes(n)
     : (n: string) => e.grouping.includes(n);
+  let keys = groupKeys.get(e);
+  if (!keys) groupKeys.set(e, (keys = new WeakMap()));
   const groups = new Map<string, Group>();
   for (const s of samples) {
-    const labels = pick(s.labels, keep);
-    const sig = signature(labels);
+    let key = keys.get(s.labels);
+    if (!key) {
+      const picked = pick(s.labels, keep);
+      keys.set(s.labels, (key = [picked, signature(picked)]));
+    }
+    const [labels, sig] = key;
     let g = groups.get(sig);
     if (!g) groups.set(sig, (g = { labels, members: [] }));
     g.members.push(s);

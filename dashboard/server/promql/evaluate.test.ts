@@ -3,7 +3,7 @@ import type { DashboardError } from "../errors.js";
 import { evaluateInstant, evaluateRange } from "./evaluate.js";
 import { parsePromql } from "./parse.js";
 import { testSource, type TestSeries } from "./series.fixture.js";
-import type { Value } from "./values.js";
+import type { RangeSeries, Value } from "./values.js";
 
 const T0 = 1_700_000_000; // seconds, a window end
 const req = (service: string, policy = "dashboard") => ({
@@ -47,8 +47,17 @@ const SERIES: TestSeries[] = [
   },
 ];
 
-const run = (q: string, at = T0, series = SERIES): Value =>
-  evaluateInstant(parsePromql(q), testSource(series), at * 1000);
+const run = (q: string, at = T0, series = SERIES): Value => {
+  const v = evaluateInstant(parsePromql(q), testSource(series), at * 1000);
+  return v.type === "matrix" ? ({ type: "matrix", series: withPoints(v.series) } as unknown as Value) : v;
+};
+
+/** Range series as [time ms, value] points, for readable expectations. */
+function withPoints(series: readonly RangeSeries[]) {
+  return series.map((s) => ({ labels: s.labels, points: s.times.map((t, i) => [t, s.values[i]]) }));
+}
+const range = (q: string, r: { startMs: number; endMs: number; stepMs: number }) =>
+  withPoints(evaluateRange(parsePromql(q), testSource(SERIES), r));
 
 /** service (or the whole label set) → value, for vector results. */
 function byService(v: Value): Record<string, number> {
@@ -239,7 +248,7 @@ describe("evaluateInstant", () => {
 
 describe("evaluateRange", () => {
   it("evaluates at every step, grouping points by label set (pane_kind splits a series where it changes)", () => {
-    const s = evaluateRange(parsePromql('tidemark_requests{service="api", policy="dashboard"}'), testSource(SERIES), {
+    const s = range('tidemark_requests{service="api", policy="dashboard"}', {
       startMs: (T0 - 20) * 1000,
       endMs: T0 * 1000,
       stepMs: 10_000,
@@ -259,9 +268,22 @@ describe("evaluateRange", () => {
     ]);
   });
 
+  it("walks a plain selector with a cursor exactly as per-step evaluation would (offset, lookback, pane_kind)", () => {
+    const steps = { startMs: (T0 - 40) * 1000, endMs: (T0 + 320) * 1000, stepMs: 3000 };
+    for (const sel of [
+      "tidemark_requests",
+      'tidemark_requests{pane_kind="final"} offset 7s',
+      "tidemark_errors offset -12s",
+    ]) {
+      const perStep = `max by (__name__, policy, window, service, pane_kind) (${sel})`;
+      expect(range(sel, steps), sel).toEqual(range(perStep, steps));
+      expect(range(sel, steps).length, sel).toBeGreaterThan(0);
+    }
+  });
+
   it("gives a scalar one series without labels, and aggregations one series per group", () => {
-    const range = { startMs: (T0 - 10) * 1000, endMs: T0 * 1000, stepMs: 5000 };
-    expect(evaluateRange(parsePromql("1+1"), testSource(SERIES), range)).toEqual([
+    const steps = { startMs: (T0 - 10) * 1000, endMs: T0 * 1000, stepMs: 5000 };
+    expect(range("1+1", steps)).toEqual([
       {
         labels: {},
         points: [
@@ -274,19 +296,19 @@ describe("evaluateRange", () => {
     const sum = evaluateRange(
       parsePromql('sum by (service) (tidemark_requests{policy="dashboard"})'),
       testSource(SERIES),
-      range,
+      steps,
     );
-    expect(sum.map((x) => [x.labels, x.points.map((p) => p[1])])).toEqual([
+    expect(sum.map((x) => [x.labels, x.values])).toEqual([
       [{ service: "api" }, [20, 20, 30]],
       [{ service: "web" }, [2, 2, 4]],
     ]);
   });
 
   it("refuses range vectors and strings as a range query's expression (400)", () => {
-    const range = { startMs: 0, endMs: 1000, stepMs: 1000 };
-    expect(() => evaluateRange(parsePromql("x[5m]"), testSource([]), range)).toThrow(
+    const steps = { startMs: 0, endMs: 1000, stepMs: 1000 };
+    expect(() => evaluateRange(parsePromql("x[5m]"), testSource([]), steps)).toThrow(
       'invalid expression type "range vector" for range query, must be Scalar or instant Vector',
     );
-    expect(() => evaluateRange(parsePromql('"s"'), testSource([]), range)).toThrow('invalid expression type "string"');
+    expect(() => evaluateRange(parsePromql('"s"'), testSource([]), steps)).toThrow('invalid expression type "string"');
   });
 });

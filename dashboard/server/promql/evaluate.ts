@@ -43,6 +43,7 @@ export function evaluateRange(
       `invalid expression type "${typeName(t)}" for range query, must be Scalar or instant Vector`,
     );
   const ev = new Evaluation(source, opts);
+  if (expr.type === "selector") return ev.selectorRange(expr, range).sort((a, b) => compareLabels(a.labels, b.labels));
   const bySig = new Map<string, RangeSeries>();
   for (let ts = range.startMs; ts <= range.endMs; ts += range.stepMs) {
     const v = ev.at(expr, ts);
@@ -50,8 +51,9 @@ export function evaluateRange(
     for (const s of samples) {
       const sig = signature(s.labels);
       let series = bySig.get(sig);
-      if (!series) bySig.set(sig, (series = { labels: s.labels, points: [] }));
-      series.points.push([ts, s.value]);
+      if (!series) bySig.set(sig, (series = { labels: s.labels, times: [], values: [] }));
+      series.times.push(ts);
+      series.values.push(s.value);
     }
   }
   return [...bySig.values()].sort((a, b) => compareLabels(a.labels, b.labels));
@@ -125,6 +127,36 @@ class Evaluation {
     return out;
   }
 
+  /**
+   * A plain selector over a range query's steps, as instant() at each step gives it, walking each
+   * series once with a cursor instead of searching it per step (docs/prometheus-api.md, "Sizing").
+   */
+  selectorRange(e: SelectorExpr, range: { startMs: number; endMs: number; stepMs: number }): RangeSeries[] {
+    const out: RangeSeries[] = [];
+    for (const view of this.select(e)) {
+      const lookback = Math.max(this.lookbackMs, view.stepMs);
+      const bySig = new Map<string, RangeSeries>();
+      let next = upperBound(view, range.startMs - e.offsetMs);
+      for (let ts = range.startMs; ts <= range.endMs; ts += range.stepMs) {
+        const at = ts - e.offsetMs;
+        while (next < view.length && view.time(next) <= at) next++;
+        for (let i = next - 1; i >= 0 && view.time(i) > at - lookback; i--) {
+          if (!view.present(i)) continue;
+          view.touch(i);
+          const labels = view.sampleLabels(i);
+          const sig = signature(labels);
+          let s = bySig.get(sig);
+          if (!s) bySig.set(sig, (s = { labels, times: [], values: [] }));
+          s.times.push(ts);
+          s.values.push(view.value(i));
+          break;
+        }
+      }
+      out.push(...bySig.values());
+    }
+    return out;
+  }
+
   /** Each series' samples in (t − offset − range, t − offset]. */
   private eachInRange(e: RangeExpr, t: number, fn: (view: SeriesView, i: number) => void): void {
     const at = t - e.selector.offsetMs;
@@ -141,19 +173,25 @@ class Evaluation {
     const bySeries = new Map<SeriesView, RangeSeries>();
     this.eachInRange(e, t, (view, i) => {
       let s = bySeries.get(view);
-      if (!s) bySeries.set(view, (s = { labels: view.labels, points: [] }));
-      s.points.unshift([view.time(i), view.value(i)]);
+      if (!s) bySeries.set(view, (s = { labels: view.labels, times: [], values: [] }));
+      s.times.unshift(view.time(i));
+      s.values.unshift(view.value(i));
     });
     return [...bySeries.values()];
   }
 
   private call(fn: Parameters<typeof overRange>[0], arg: RangeExpr, t: number): Sample[] {
-    const values = new Map<SeriesView, number[]>();
-    for (const view of this.select(arg.selector)) values.set(view, []);
-    this.eachInRange(arg, t, (view, i) => values.get(view)?.push(view.value(i)));
+    const at = t - arg.selector.offsetMs;
     const out: Sample[] = [];
-    for (const [view, vs] of values) {
-      const v = overRange(fn, view, vs, arg.rangeMs, arg.text);
+    const values: number[] = [];
+    for (const view of this.select(arg.selector)) {
+      values.length = 0;
+      for (let i = upperBound(view, at) - 1; i >= 0 && view.time(i) > at - arg.rangeMs; i--) {
+        if (!view.present(i)) continue;
+        view.touch(i);
+        values.push(view.value(i));
+      }
+      const v = overRange(fn, view, values, arg.rangeMs, arg.text);
       if (v !== undefined) out.push({ labels: dropName(view.labels), value: v });
     }
     return out;

@@ -34,8 +34,14 @@ export function pick(labels: Labels, keep: (name: string) => boolean): Labels {
   return out;
 }
 
+const nameless = new WeakMap<Labels, Labels>();
+
+/** The labels without `__name__` (memoized: range queries ask for the same series' at every step). */
 export function dropName(labels: Labels): Labels {
-  return METRIC_NAME in labels ? pick(labels, (n) => n !== METRIC_NAME) : labels;
+  if (!(METRIC_NAME in labels)) return labels;
+  let out = nameless.get(labels);
+  if (!out) nameless.set(labels, (out = pick(labels, (n) => n !== METRIC_NAME)));
+  return out;
 }
 
 /** Orders label sets as Prometheus prints them: by their sorted (name, value) pairs. */

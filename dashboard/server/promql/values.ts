@@ -6,10 +6,11 @@ export interface Sample {
   readonly value: number;
 }
 
-/** A series of a range vector or of a range query's result: [time ms, value] points. */
+/** A series of a range vector or of a range query's result: times (ms) and values, point by point. */
 export interface RangeSeries {
   readonly labels: Labels;
-  readonly points: Array<[number, number]>;
+  readonly times: number[];
+  readonly values: number[];
 }
 
 export type Value =
@@ -23,6 +24,7 @@ export function formatValue(v: number): string {
   if (Number.isNaN(v)) return "NaN";
   if (v === Infinity) return "+Inf";
   if (v === -Infinity) return "-Inf";
+  if (Number.isInteger(v) && Math.abs(v) < 1e21) return `${v}`;
   const s = String(v);
   const e = s.indexOf("e");
   if (e < 0) return s;
