@@ -3,6 +3,7 @@
  * check, buildinfo, label values with match[] for template variables, range queries with a numeric
  * step), answered by the real dashboard fed by the real engine (docs/prometheus-api.md).
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
 import { panesOf, promApi, startPromRig, type PromRig } from "./prom-rig.js";
@@ -87,6 +88,28 @@ describe("Grafana-shaped requests", () => {
       time: String(end),
     });
     expect((bias.body.data as { result: Array<{ value: [number, string] }> }).result[0]?.value[1]).toBe(String(pp));
+  });
+
+  it("answers every panel of deploy/grafana's overview dashboard, its variables filled in", async () => {
+    const file = new URL("../../../deploy/grafana/dashboards/tidemark-overview.json", import.meta.url);
+    const dash = JSON.parse(readFileSync(file, "utf8")) as {
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+    };
+    const end = newest.window.end / 1000;
+    for (const panel of dash.panels) {
+      for (const { expr } of panel.targets) {
+        const query = expr.replaceAll("$policy", "dashboard").replaceAll("$window", "10s").replaceAll("$service", ".*");
+        const res = await promApi(
+          rig.url,
+          "/api/v1/query_range",
+          { query, start: String(end - 600), end: String(end), step: "15" },
+          "POST",
+        );
+        expect(res.status, `${panel.title}: ${JSON.stringify(res.body)}`).toBe(200);
+        const result = (res.body.data as { result: unknown[] }).result;
+        if (!panel.title.includes("bias")) expect(result.length, panel.title).toBeGreaterThan(0);
+      }
+    }
   });
 
   it("answers bad and unsupported expressions with 400 / 422 and a message", async () => {
