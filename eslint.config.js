@@ -1,5 +1,5 @@
 // Flat ESLint config. The import blocks enforce docs/architecture.md, "Allowed imports": the pure
-// core and the sketches import no node:*, NATS or fastify, and never read Date.now() or
+// core, the sketches and the dashboard's PromQL engine import no node:*, NATS or fastify, and never read Date.now() or
 // process.env; each package reaches another only through its entry points, and never its files
 // by relative path. Every file glob below gets exactly one no-restricted-imports block (flat
 // config replaces a rule's options rather than merging them), composed from the sets here.
@@ -8,7 +8,12 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 
-export const PURE_FILES = ["engine/src/core/**/*.ts", "engine/src/protocol.ts", "sketches/src/**/*.ts"];
+export const PURE_FILES = [
+  "engine/src/core/**/*.ts",
+  "engine/src/protocol.ts",
+  "sketches/src/**/*.ts",
+  "dashboard/server/promql/**/*.ts",
+];
 export const PURE_EXEMPT = ["**/*.test.ts", "**/bench/**"];
 
 const why =

@@ -22,6 +22,10 @@ export interface DashboardConfig {
   readonly maxWindowsPerSeries: number;
   /** Panes kept in all (every series, route-level included); past it the oldest windows go. */
   readonly maxPanes: number;
+  /** Windows kept per series for the Prometheus API (docs/prometheus-api.md); 8640 = 24 h of 10 s windows. */
+  readonly promWindowsPerSeries: number;
+  /** Windows kept in all for the Prometheus API (about 140 bytes each); past it the oldest windows go. */
+  readonly promMaxWindows: number;
   /** Extra allowed WebSocket origins; the server's own origin is always allowed. */
   readonly allowedOrigins: readonly string[];
   /** When set, REST and WebSocket need `?token=` or `Authorization: Bearer`. */
@@ -57,6 +61,8 @@ const DEFAULTS: DashboardConfig = {
   replayMs: 3_600_000,
   maxWindowsPerSeries: 720,
   maxPanes: 200_000,
+  promWindowsPerSeries: 8640,
+  promMaxWindows: 1_000_000,
   allowedOrigins: [],
   readToken: null,
   sendBufferBytes: 256 * 1024,
@@ -150,6 +156,8 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     replayMs: duration(merged, "replayMs"),
     maxWindowsPerSeries: int(merged, "maxWindowsPerSeries", 1, 100_000),
     maxPanes: int(merged, "maxPanes", 10, 100_000_000),
+    promWindowsPerSeries: int(merged, "promWindowsPerSeries", 1, 10_000_000),
+    promMaxWindows: int(merged, "promMaxWindows", 10, 1_000_000_000),
     allowedOrigins: Object.freeze(list(merged, "allowedOrigins")),
     readToken: optionalStr(merged, "readToken"),
     sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),

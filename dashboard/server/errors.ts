@@ -7,7 +7,13 @@ export type DashboardErrorCode =
   | "TM_DASHBOARD_UNAUTHORIZED"
   | "TM_DASHBOARD_ORIGIN_REJECTED"
   | "TM_DASHBOARD_APP_MISSING"
-  | "TM_DASHBOARD_LISTEN_FAILED";
+  | "TM_DASHBOARD_LISTEN_FAILED"
+  // The Prometheus query API (docs/prometheus-api.md, "Errors").
+  | "TM_PROMQL_PARSE"
+  | "TM_PROMQL_UNSUPPORTED"
+  | "TM_PROMQL_EXECUTION"
+  | "TM_PROM_PARAM_INVALID"
+  | "TM_PROM_NOT_FOUND";
 
 export class DashboardError extends Error {
   constructor(

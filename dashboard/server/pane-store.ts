@@ -24,6 +24,7 @@ export class PaneStore {
   private readonly byId = new Map<string, StoredPane>();
   private readonly series = new Map<string, Series>();
   private revision = 0;
+  private readonly observers: Array<(pane: Pane) => void> = [];
 
   /**
    * @param maxWindowsPerSeries windows kept per series
@@ -47,8 +48,14 @@ export class PaneStore {
     return this.byId.get(id);
   }
 
+  /** Calls `fn` with every pane offered to the store, before its own rules (the Prometheus series keep theirs). */
+  observe(fn: (pane: Pane) => void): void {
+    this.observers.push(fn);
+  }
+
   /** Stores the pane unless a pane of the same id with this seq or a later one is held. */
   upsert(pane: Pane, json: string): StoredPane | undefined {
+    for (const fn of this.observers) fn(pane);
     const held = this.byId.get(pane.id);
     if (held && held.pane.seq >= pane.seq) return undefined;
     const series = this.seriesOf(pane);

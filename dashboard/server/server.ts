@@ -14,6 +14,8 @@ import { createFanout, type Fanout } from "./fanout.js";
 import { frame } from "./frames.js";
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
+import { PaneSamples } from "./prom/pane-samples.js";
+import { promApi } from "./prom/prom-api.js";
 
 export interface DashboardServer {
   /** e.g. http://127.0.0.1:3000 */
@@ -33,6 +35,12 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   const log = logger ?? pino({ name: "tidemark-dashboard", level: config.logLevel });
   const metrics = dashboardMetrics();
   const fanout = createFanout(config, metrics);
+  const samples = new PaneSamples({
+    windowsPerSeries: config.promWindowsPerSeries,
+    maxWindows: config.promMaxWindows,
+    discardingPolicies: config.discardingPolicies,
+  });
+  fanout.store.observe((pane) => samples.apply(pane));
   const app = Fastify({ loggerInstance: log.child({ component: "http" }, { level: "warn" }) as FastifyBaseLogger });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1 << 20 } });
 
@@ -44,6 +52,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     api.addHook("preValidation", guard(config, false));
     apiRoutes(api, fanout.store, fanout.status);
   });
+  app.register(promApi(config, samples));
   app.register(async (ws) => {
     ws.addHook("preValidation", guard(config, true));
     ws.get("/ws", { websocket: true }, (socket: WsSocket) => {

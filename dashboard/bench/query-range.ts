@@ -1,0 +1,142 @@
+/**
+ * Prometheus API benchmark (`npm run bench -w @tidemark/dashboard`): a 24 h range query over 10 s
+ * panes of 50 services, built straight into the Prometheus series in memory, answered end to end
+ * (parse, evaluate, warnings, JSON body) as `/api/v1/query_range` does. Target: ≤ 100 ms
+ * (docs/prometheus-api.md, "Sizing"). A baseline in the same run scans every sample once.
+ * Prints p50/p99 of repeated queries and the ratio to the target.
+ */
+import { availableParallelism, loadavg } from "node:os";
+import type { Pane } from "@tidemark/engine/protocol";
+import { PaneSamples } from "../server/prom/pane-samples.js";
+import { biasWarnings } from "../server/prom/bias-warnings.js";
+import type { PaneView } from "../server/prom/pane-view.js";
+import { matrixData, successJson } from "../server/prom/prom-response.js";
+import { evaluateRange, parsePromql, type Matcher } from "../server/promql/index.js";
+
+const SERVICES = 50;
+const WINDOW_MS = 10_000;
+const WINDOWS = (24 * 3600_000) / WINDOW_MS;
+const TARGET_MS = 100;
+const RUNS = Number(process.env["BENCH_RUNS"] ?? 30);
+const T0 = 1_800_000_000_000;
+
+function build(): PaneSamples {
+  const samples = new PaneSamples({ windowsPerSeries: WINDOWS, maxWindows: 2_000_000, discardingPolicies: [] });
+  for (let w = 0; w < WINDOWS; w++) {
+    for (let s = 0; s < SERVICES; s++) {
+      const start = T0 + w * WINDOW_MS;
+      const count = 500 + ((w * 7 + s * 13) % 400);
+      const errors = (w + s) % 23;
+      const pane: Pane = {
+        id: `dashboard|svc-${s}|${WINDOW_MS}|${start}`,
+        seq: 0,
+        kind: "final",
+        policy: "dashboard",
+        key: { service: `svc-${s}` },
+        window: { start, end: start + WINDOW_MS },
+        value: {
+          count,
+          errors,
+          errorRate: errors / count,
+          p50: 21,
+          p90: 88,
+          p95: 131,
+          p99: 412,
+          p999: 801,
+          users: 311,
+        },
+        watermark: start + WINDOW_MS,
+        emittedAt: start + WINDOW_MS + 2000,
+        emitDelayMs: 2000,
+        pipelineLagMs: 40,
+        lateAccepted: 0,
+        dropped: 0,
+        bias: { countPct: 6.4, errorRatePp: -1.5, p99Pct: -8.2, usersPct: 3.1, windows: 30 },
+      };
+      samples.apply(pane);
+    }
+  }
+  return samples;
+}
+
+/** What /api/v1/query_range does for one request, minus HTTP. */
+function queryRange(samples: PaneSamples, query: string, stepMs: number): number {
+  const views: PaneView[] = [];
+  const source = {
+    select: (m: readonly Matcher[]) => {
+      const v = samples.select(m);
+      views.push(...v);
+      return v;
+    },
+  };
+  const range = { startMs: T0 + WINDOW_MS, endMs: T0 + WINDOWS * WINDOW_MS, stepMs };
+  const series = evaluateRange(parsePromql(query), source, range);
+  return successJson(matrixData(series), biasWarnings(views)).length;
+}
+
+/** Baseline: read every sample of the 50 series once (no query, no JSON). */
+function scan(samples: PaneSamples): number {
+  let sum = 0;
+  for (const v of samples.select(parsePromqlMatchers('tidemark_error_ratio{policy="dashboard"}')))
+    for (let i = 0; i < v.length; i++) sum += v.value(i);
+  return sum;
+}
+
+function parsePromqlMatchers(q: string): readonly Matcher[] {
+  const e = parsePromql(q);
+  if (e.type !== "selector") throw new Error(`${q} is not a selector`);
+  return e.matchers;
+}
+
+/** Wall-clock p50/p99 of repeated runs, and the p50 of CPU time (what the machine's other load does not inflate). */
+function timed(fn: () => unknown): { p50: number; p99: number; cpu50: number } {
+  fn(); // warm-up
+  const ms: number[] = [];
+  const cpu: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const c = process.cpuUsage();
+    const t = performance.now();
+    fn();
+    ms.push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  const at = (xs: number[], q: number) =>
+    xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] as number;
+  return { p50: at(ms, 0.5), p99: at(ms, 0.99), cpu50: at(cpu, 0.5) };
+}
+
+const t0 = performance.now();
+const samples = build();
+console.log(
+  `built ${samples.size.toLocaleString("en")} windows (${SERVICES} services × ${WINDOWS} windows of 10 s) in ${(performance.now() - t0).toFixed(0)} ms; heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB + typed arrays ${(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)} MiB`,
+);
+const rows: Array<[string, () => unknown]> = [
+  ["baseline: scan every sample once", () => scan(samples)],
+  [
+    "query_range 24 h step 60s: tidemark_error_ratio (50 series)",
+    () => queryRange(samples, 'tidemark_error_ratio{policy="dashboard", window="10s", route=""}', 60_000),
+  ],
+  [
+    "query_range 24 h step 60s: sum by (service) (rate(tidemark_requests[5m]))",
+    () => queryRange(samples, 'sum by (service) (rate(tidemark_requests{policy="dashboard"}[5m]))', 60_000),
+  ],
+  [
+    "query_range 24 h step 15s: tidemark_error_ratio (50 series)",
+    () => queryRange(samples, 'tidemark_error_ratio{policy="dashboard", window="10s", route=""}', 15_000),
+  ],
+];
+console.log(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")} on ${availableParallelism()} cores; ${RUNS} runs each`,
+);
+for (const [name, fn] of rows) {
+  const { p50, p99, cpu50 } = timed(fn);
+  const ratio = name.startsWith("baseline")
+    ? ""
+    : `  p50/target ${(p50 / TARGET_MS).toFixed(2)}  p99/target ${(p99 / TARGET_MS).toFixed(2)}`;
+  console.log(
+    `${name.padEnd(74)} p50 ${p50.toFixed(1).padStart(6)} ms  p99 ${p99.toFixed(1).padStart(6)} ms  cpu p50 ${cpu50.toFixed(1).padStart(6)} ms${ratio}`,
+  );
+}

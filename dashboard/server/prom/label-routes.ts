@@ -1,0 +1,55 @@
+/** `/api/v1/labels`, `/api/v1/label/<name>/values`, `/api/v1/series`, `/api/v1/metadata` (docs/prometheus-api.md). */
+import { compareLabels, signature, type Labels, type Matcher } from "../promql/index.js";
+import { METRICS } from "./metric-catalog.js";
+import type { PaneSamples } from "./pane-samples.js";
+import type { PromParams } from "./prom-params.js";
+import { successJson } from "./prom-response.js";
+import type { PromHandler } from "./prom-api.js";
+
+type Route = (path: string, handler: PromHandler, methods?: Array<"GET" | "POST">) => void;
+
+export function labelRoutes(route: Route, samples: PaneSamples): void {
+  route("/api/v1/labels", (p) => {
+    const names = new Set<string>();
+    for (const l of seriesOf(p, samples, false)) for (const n of Object.keys(l)) names.add(n);
+    return successJson(JSON.stringify([...names].sort()), []);
+  });
+  route(
+    "/api/v1/label/:name/values",
+    (p) => {
+      const name = p.path("name");
+      const values = new Set<string>();
+      for (const l of seriesOf(p, samples, false)) {
+        const v = l[name];
+        if (v !== undefined && v !== "") values.add(v);
+      }
+      return successJson(JSON.stringify([...values].sort()), []);
+    },
+    ["GET"],
+  );
+  route("/api/v1/series", (p) => successJson(JSON.stringify(seriesOf(p, samples, true)), []));
+  route(
+    "/api/v1/metadata",
+    (p) => {
+      const only = p.get("metric");
+      const out: Record<string, Array<{ type: string; help: string; unit: string }>> = {};
+      for (const d of METRICS) {
+        if ((only && d.name !== only) || out[d.name]) continue;
+        out[d.name] = [{ type: "gauge", help: d.help, unit: d.unit }];
+      }
+      return successJson(JSON.stringify(out), []);
+    },
+    ["GET"],
+  );
+}
+
+/** The distinct label sets of the series matching any `match[]` (all series without one) in [start, end]. */
+function seriesOf(p: PromParams, samples: PaneSamples, required: boolean): Labels[] {
+  const selectors: Matcher[][] = p.matchers(required);
+  const from = p.time("start", -Infinity);
+  const to = p.time("end", Infinity);
+  const bySig = new Map<string, Labels>();
+  for (const matchers of selectors.length > 0 ? selectors : [[]])
+    for (const l of samples.seriesIn(matchers, from, to)) bySig.set(signature(l), l);
+  return [...bySig.values()].sort(compareLabels);
+}

@@ -1,0 +1,179 @@
+/**
+ * The metrics the Prometheus API serves from panes (docs/prometheus-api.md, "Metrics"): what each
+ * reads from a pane series' row, whether it is a per-window count (`rate`/`increase` add those up),
+ * and which measured bias its warnings report.
+ */
+import type { PaneBias } from "@tidemark/engine/protocol";
+import { COL, type PaneSeries } from "./pane-series.js";
+
+export type BiasField = Exclude<keyof PaneBias, "windows">;
+
+export interface MetricDef {
+  readonly name: string;
+  /** The `quantile` label of a quantile series. */
+  readonly quantile?: string;
+  /** Read from the derived session panes rather than the window panes. */
+  readonly sessions: boolean;
+  readonly additive: boolean;
+  readonly help: string;
+  readonly unit: string;
+  /** The sample of row i; NaN = no sample (an unmeasured bias). */
+  readonly value: (s: PaneSeries, i: number) => number;
+  /** The biases a query of this metric is warned about. */
+  readonly bias: readonly BiasField[];
+}
+
+const column =
+  (c: number, scale = 1) =>
+  (s: PaneSeries, i: number): number =>
+    s.at(i, c) * scale;
+const perSecond = (s: PaneSeries, i: number): number => s.at(i, COL.count) / (s.windowMs / 1000);
+const seconds = (s: PaneSeries, i: number): number => s.at(i, COL.emitDelayMs) / 1000;
+
+const QUANTILES: ReadonlyArray<readonly [string, number]> = [
+  ["0.5", COL.p50],
+  ["0.9", COL.p90],
+  ["0.95", COL.p95],
+  ["0.99", COL.p99],
+  ["0.999", COL.p999],
+];
+
+type Spec = Omit<MetricDef, "sessions" | "additive" | "bias" | "unit"> & Partial<MetricDef>;
+const gauge = (s: Spec): MetricDef => ({ sessions: false, additive: false, bias: [], unit: "", ...s });
+const count = (s: Spec): MetricDef => gauge({ additive: true, ...s });
+
+const NEWEST = "in the window ending at the sample's time, from the window's newest pane";
+
+const WINDOW_METRICS: MetricDef[] = [
+  count({
+    name: "tidemark_requests",
+    help: `Requests ${NEWEST} (a discarding policy's deltas added up).`,
+    value: column(COL.count),
+    bias: ["countPct"],
+  }),
+  count({
+    name: "tidemark_errors",
+    help: `Requests with status >= 500 ${NEWEST}.`,
+    value: column(COL.errors),
+    bias: ["countPct", "errorRatePp"],
+  }),
+  gauge({
+    name: "tidemark_error_ratio",
+    help: `Errors / requests (0..1) ${NEWEST}.`,
+    unit: "ratio",
+    value: column(COL.errorRate),
+    bias: ["errorRatePp"],
+  }),
+  gauge({
+    name: "tidemark_request_rate",
+    help: `Requests per second (count / window seconds) ${NEWEST}.`,
+    unit: "requests per second",
+    value: perSecond,
+    bias: ["countPct"],
+  }),
+  ...QUANTILES.map(([quantile, c]) =>
+    gauge({
+      name: "tidemark_latency_ms",
+      quantile,
+      help: `Latency quantile (DDSketch, ms) ${NEWEST}; a discarding policy's is an upper bound.`,
+      unit: "milliseconds",
+      value: column(c),
+      bias: ["p99Pct"],
+    }),
+  ),
+  gauge({
+    name: "tidemark_users",
+    help: `Distinct users (HyperLogLog estimate) ${NEWEST}; a discarding policy's is an upper bound.`,
+    value: column(COL.users),
+    bias: ["usersPct"],
+  }),
+];
+
+/** The dial: measured bias and emit delay per pane (docs/semantics.md, "Measured bias"); sessions measure no p99 or users bias. */
+const DIAL_METRICS = (prefix: string, sessions: boolean): MetricDef[] => [
+  gauge({
+    name: `${prefix}bias_count_pct`,
+    sessions,
+    help: "Measured count shortfall of the policy against the reference, % (positive: under-counts), carried by the pane.",
+    unit: "percent",
+    value: column(COL.countPct),
+  }),
+  gauge({
+    name: `${prefix}bias_error_ratio_pp`,
+    sessions,
+    help: "Measured error-ratio difference, policy − reference, percentage points, carried by the pane.",
+    unit: "percentage points",
+    value: column(COL.errorRatePp),
+  }),
+  ...(!sessions
+    ? [
+        gauge({
+          name: `${prefix}bias_p99_pct`,
+          help: "Measured p99 latency difference, policy − reference, % of the reference, carried by the pane.",
+          unit: "percent",
+          value: column(COL.p99Pct),
+        }),
+        gauge({
+          name: `${prefix}bias_users_pct`,
+          help: "Measured distinct-users shortfall against the reference, % (positive: under-counts), carried by the pane.",
+          unit: "percent",
+          value: column(COL.usersPct),
+        }),
+      ]
+    : []),
+  gauge({
+    name: `${prefix}emit_delay_seconds`,
+    sessions,
+    help: "Emit delay of the window's newest pane: log time at emission − window end, seconds.",
+    unit: "seconds",
+    value: seconds,
+  }),
+];
+
+const SESSION_METRICS: MetricDef[] = [
+  count({
+    name: "tidemark_sessions",
+    sessions: true,
+    help: `Sessions that ended ${NEWEST} (open sessions count provisionally).`,
+    value: column(COL.count),
+    bias: ["countPct"],
+  }),
+  count({
+    name: "tidemark_session_errors",
+    sessions: true,
+    help: `Sessions that saw an error, of those ended ${NEWEST}.`,
+    value: column(COL.errors),
+    bias: ["countPct", "errorRatePp"],
+  }),
+  gauge({
+    name: "tidemark_session_error_ratio",
+    sessions: true,
+    help: `Share of ended sessions that saw an error (0..1) ${NEWEST}.`,
+    unit: "ratio",
+    value: column(COL.errorRate),
+    bias: ["errorRatePp"],
+  }),
+  ...QUANTILES.map(([quantile, c]) =>
+    gauge({
+      name: "tidemark_session_duration_ms",
+      quantile,
+      sessions: true,
+      help: `Session duration quantile (ms) of the sessions ended ${NEWEST}.`,
+      unit: "milliseconds",
+      value: column(c),
+    }),
+  ),
+  gauge({
+    name: "tidemark_session_users",
+    sessions: true,
+    help: `Distinct users among the sessions ended ${NEWEST}.`,
+    value: column(COL.users),
+  }),
+];
+
+export const METRICS: readonly MetricDef[] = [
+  ...WINDOW_METRICS,
+  ...DIAL_METRICS("tidemark_", false),
+  ...SESSION_METRICS,
+  ...DIAL_METRICS("tidemark_session_", true),
+];

@@ -1,0 +1,138 @@
+/**
+ * The series the Prometheus API answers from: every pane the dashboard's store is offered, kept as
+ * compact rows per pane series, bounded per series and in all (docs/prometheus-api.md, "Series
+ * and labels"; docs/decisions/0011-prometheus-api.md, "Series from panes").
+ */
+import type { Pane } from "@tidemark/engine/protocol";
+import { matchesAll, METRIC_NAME, type Labels, type Matcher, type Queryable } from "../promql/index.js";
+import { METRICS, type MetricDef } from "./metric-catalog.js";
+import { COL, KINDS, PaneSeries, RETRACT } from "./pane-series.js";
+import { PANE_KIND, PaneView } from "./pane-view.js";
+
+/** Every kind but retract (which has no sample). */
+const ALL_KINDS = KINDS.reduce((m, _, k) => (k === RETRACT ? m : m | (1 << k)), 0);
+
+export interface PaneSamplesOptions {
+  /** Windows kept per pane series. */
+  readonly windowsPerSeries: number;
+  /** Windows kept in all; past it the oldest windows across all series go, a tenth at a time. */
+  readonly maxWindows: number;
+  /** Policies in discarding mode: their window panes carry deltas, added up per window. */
+  readonly discardingPolicies: readonly string[];
+}
+
+/** The `window` label: whole seconds ("10s", "60s"), as the config and /api/panes write sizes; else ms. */
+export function windowLabel(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+export class PaneSamples implements Queryable {
+  private readonly series = new Map<string, PaneSeries>();
+  private readonly labelCache = new Map<PaneSeries, Labels[]>();
+  private readonly discarding: Set<string>;
+  private total = 0;
+
+  constructor(private readonly opts: PaneSamplesOptions) {
+    this.discarding = new Set(opts.discardingPolicies);
+  }
+
+  /** Windows held, all series. */
+  get size(): number {
+    return this.total;
+  }
+
+  /** Takes a window pane or a derived session pane; idempotent on (id, seq). */
+  apply(pane: Pane): void {
+    if (pane.session) return;
+    const key = pane.id.slice(0, pane.id.lastIndexOf("|"));
+    let s = this.series.get(key);
+    if (!s) {
+      const sessions = pane.key.user !== undefined;
+      s = new PaneSeries(
+        pane.policy,
+        pane.key.service,
+        pane.key.route,
+        pane.window.end - pane.window.start,
+        sessions,
+        this.opts.windowsPerSeries,
+        !sessions && this.discarding.has(pane.policy),
+      );
+      this.series.set(key, s);
+    }
+    this.total += s.apply(pane);
+    if (this.total > this.opts.maxWindows) this.trim(Math.floor(this.opts.maxWindows * 0.9));
+  }
+
+  /** Views of every (metric, pane series) whose labels match; `pane_kind` matchers select samples. */
+  select(matchers: readonly Matcher[]): PaneView[] {
+    const identity = matchers.filter((m) => m.name !== PANE_KIND);
+    const kind = matchers.filter((m) => m.name === PANE_KIND);
+    const named = identity.filter((m) => m.name === METRIC_NAME || m.name === "quantile");
+    const out: PaneView[] = [];
+    METRICS.forEach((def, d) => {
+      if (!matchesAll(staticLabels(def), named)) return;
+      for (const s of this.series.values()) {
+        if (s.sessions !== def.sessions || s.length === 0) continue;
+        const labels = this.labelsOf(s, def, d);
+        if (matchesAll(labels, identity)) out.push(new PaneView(s, def, labels, kind));
+      }
+    });
+    return out;
+  }
+
+  /** Label sets of the matching series with a sample in [fromMs, toMs], one per pane_kind seen there. */
+  seriesIn(matchers: readonly Matcher[], fromMs: number, toMs: number): Labels[] {
+    const out: Labels[] = [];
+    for (const view of this.select(matchers)) {
+      const s = view.series;
+      const hi = s.lowerBound(toMs - s.windowMs + 1);
+      let seen = 0;
+      for (let i = s.lowerBound(fromMs - s.windowMs); i < hi && seen !== ALL_KINDS; i++) {
+        const bit = 1 << s.kind(i);
+        if ((seen & bit) !== 0 || !view.present(i)) continue;
+        seen |= bit;
+        out.push(view.sampleLabels(i));
+      }
+    }
+    return out;
+  }
+
+  private labelsOf(s: PaneSeries, def: MetricDef, d: number): Labels {
+    let cache = this.labelCache.get(s);
+    if (!cache) this.labelCache.set(s, (cache = []));
+    return (cache[d] ??= {
+      ...staticLabels(def),
+      policy: s.policy,
+      window: windowLabel(s.windowMs),
+      service: s.service,
+      ...(s.route === undefined ? {} : { route: s.route }),
+    });
+  }
+
+  /** Forgets the oldest windows across all series until `keep` remain. */
+  private trim(keep: number): void {
+    const starts = new Float64Array(this.total);
+    let n = 0;
+    for (const s of this.series.values()) for (let i = 0; i < s.length; i++) starts[n++] = s.at(i, COL.start);
+    starts.sort();
+    const cutoff = starts[n - keep] ?? -Infinity;
+    for (const [key, s] of this.series) {
+      this.total -= s.forgetBefore(cutoff);
+      if (s.length === 0) {
+        this.series.delete(key);
+        this.labelCache.delete(s);
+      }
+    }
+  }
+}
+
+const statics = new WeakMap<MetricDef, Labels>();
+function staticLabels(def: MetricDef): Labels {
+  let l = statics.get(def);
+  if (!l)
+    statics.set(
+      def,
+      (l = def.quantile ? { [METRIC_NAME]: def.name, quantile: def.quantile } : { [METRIC_NAME]: def.name }),
+    );
+  return l;
+}

@@ -1,0 +1,109 @@
+/**
+ * The Prometheus HTTP API on the dashboard server (docs/prometheus-api.md): instant and range
+ * queries, labels, series, metadata — under the dashboard's read token. Grafana's Prometheus data
+ * source and promtool read tidemark through it.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { hasReadToken } from "../auth.js";
+import type { DashboardConfig } from "../config.js";
+import { DashboardError } from "../errors.js";
+import { evaluateInstant, evaluateRange, parsePromql, type Matcher, type Queryable } from "../promql/index.js";
+import { biasWarnings } from "./bias-warnings.js";
+import { labelRoutes } from "./label-routes.js";
+import type { PaneSamples } from "./pane-samples.js";
+import type { PaneView } from "./pane-view.js";
+import { PromParams, rangeOf } from "./prom-params.js";
+import { errorReply, instantData, matrixData, successJson } from "./prom-response.js";
+
+export type PromHandler = (p: PromParams) => string;
+
+/** Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it). */
+export function promApi(config: DashboardConfig, samples: PaneSamples, now: () => number = Date.now) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
+      done(null, body),
+    );
+    app.addHook("preValidation", async (req, reply) => {
+      if (hasReadToken(config, req) || basicToken(req.headers.authorization) === config.readToken) return;
+      const e = new DashboardError(
+        "TM_DASHBOARD_UNAUTHORIZED",
+        "a read token is required: pass Authorization: Bearer <token>, or basic auth with the token as password (promtool 2.42: http://tidemark:<token>@host:port)",
+      );
+      await send(reply, () => {
+        throw e;
+      });
+    });
+    const route = (path: string, handler: PromHandler, methods: Array<"GET" | "POST"> = ["GET", "POST"]): void => {
+      app.route({
+        method: methods,
+        url: path,
+        handler: (req, reply) =>
+          send(reply, () => handler(new PromParams(req.url, req.body, req.params as Record<string, string>))),
+      });
+    };
+    route("/api/v1/query", (p) => instantQuery(p, samples, now()));
+    route("/api/v1/query_range", (p) => rangeQuery(p, samples));
+    labelRoutes(route, samples);
+    route("/api/v1/status/buildinfo", () => {
+      throw new DashboardError(
+        "TM_PROM_NOT_FOUND",
+        "tidemark is not Prometheus and serves no buildinfo: it answers the query, labels, series and metadata endpoints (docs/prometheus-api.md)",
+      );
+    });
+    app.route({
+      method: ["GET", "POST"],
+      url: "/api/v1/*",
+      handler: (req: FastifyRequest, reply) =>
+        send(reply, () => {
+          throw new DashboardError(
+            "TM_PROM_NOT_FOUND",
+            `${req.url.split("?")[0]} is not served: tidemark answers /api/v1/query, query_range, labels, label/<name>/values, series and metadata (docs/prometheus-api.md)`,
+          );
+        }),
+    });
+  };
+}
+
+/** The password of `Authorization: Basic …` (any user): promtool before --http.config.file can only send basic auth. */
+function basicToken(header: string | undefined): string | undefined {
+  if (!header?.startsWith("Basic ")) return undefined;
+  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+async function send(reply: FastifyReply, body: () => string): Promise<FastifyReply> {
+  try {
+    return reply.type("application/json").send(body());
+  } catch (err) {
+    const e = errorReply(err);
+    return reply.code(e.status).type("application/json").send(JSON.stringify(e.body));
+  }
+}
+
+/** A per-query view of the samples that remembers the series the query selected (for the warnings). */
+class Recorder implements Queryable {
+  readonly views: PaneView[] = [];
+  constructor(private readonly samples: PaneSamples) {}
+  select(matchers: readonly Matcher[]): PaneView[] {
+    const v = this.samples.select(matchers);
+    this.views.push(...v);
+    return v;
+  }
+}
+
+function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number): string {
+  const expr = parsePromql(p.required("query", "query=tidemark_requests"));
+  const timeMs = p.time("time", nowMs);
+  const source = new Recorder(samples);
+  const value = evaluateInstant(expr, source, timeMs, { lookbackMs: p.duration("lookback_delta", 300_000) });
+  return successJson(instantData(value, timeMs), biasWarnings(source.views));
+}
+
+function rangeQuery(p: PromParams, samples: PaneSamples): string {
+  const expr = parsePromql(p.required("query", "query=tidemark_requests"));
+  const range = rangeOf(p);
+  const source = new Recorder(samples);
+  const series = evaluateRange(expr, source, range, { lookbackMs: p.duration("lookback_delta", 300_000) });
+  return successJson(matrixData(series), biasWarnings(source.views));
+}

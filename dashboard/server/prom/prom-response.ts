@@ -1,0 +1,67 @@
+/** Prometheus response bodies: `{status, data, warnings?}` and `{status:"error", errorType, error}`. */
+import type { DashboardError } from "../errors.js";
+import { formatValue, type RangeSeries, type Value } from "../promql/index.js";
+
+export type ErrorType = "bad_data" | "execution" | "not_found" | "unauthorized" | "internal";
+
+const STATUS: Record<string, [number, ErrorType]> = {
+  TM_PROMQL_PARSE: [400, "bad_data"],
+  TM_PROM_PARAM_INVALID: [400, "bad_data"],
+  TM_PROMQL_UNSUPPORTED: [422, "execution"],
+  TM_PROMQL_EXECUTION: [422, "execution"],
+  TM_PROM_NOT_FOUND: [404, "not_found"],
+  TM_DASHBOARD_UNAUTHORIZED: [401, "unauthorized"],
+};
+
+export interface ErrorReply {
+  status: number;
+  body: { status: "error"; errorType: ErrorType; error: string; code: string };
+}
+
+export function errorReply(err: unknown): ErrorReply {
+  const e = err as Partial<DashboardError>;
+  const [status, errorType] = STATUS[e.code ?? ""] ?? [500, "internal"];
+  return {
+    status,
+    body: { status: "error", errorType, error: e.message ?? String(err), code: e.code ?? "TM_PROM_INTERNAL" },
+  };
+}
+
+/** The JSON text of a success body; built by hand for range results (the bulk of the bytes). */
+export function successJson(data: string, warnings: readonly string[]): string {
+  const w = warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : "";
+  return `{"status":"success","data":${data}${w}}`;
+}
+
+const sec = (ms: number): number => ms / 1000;
+
+/** `data` of an instant query. */
+export function instantData(v: Value, timeMs: number): string {
+  const t = sec(timeMs);
+  switch (v.type) {
+    case "scalar":
+      return JSON.stringify({ resultType: "scalar", result: [t, formatValue(v.value)] });
+    case "string":
+      return JSON.stringify({ resultType: "string", result: [t, v.value] });
+    case "vector":
+      return JSON.stringify({
+        resultType: "vector",
+        result: v.samples.map((s) => ({ metric: s.labels, value: [t, formatValue(s.value)] })),
+      });
+    case "matrix":
+      return matrixData(v.series);
+  }
+}
+
+/** `data` of a range query (and of an instant query of a range selector). */
+export function matrixData(series: readonly RangeSeries[]): string {
+  let out = '{"resultType":"matrix","result":[';
+  series.forEach((s, n) => {
+    out += `${n === 0 ? "" : ","}{"metric":${JSON.stringify(s.labels)},"values":[`;
+    const { times, values } = s;
+    for (let i = 0; i < times.length; i++)
+      out += (i === 0 ? "[" : ",[") + sec(times[i] as number) + ',"' + formatValue(values[i] as number) + '"]';
+    out += "]}";
+  });
+  return `${out}]}`;
+}

@@ -1,0 +1,9 @@
+/** tidemark's PromQL subset: parse with lezer-promql, evaluate against a Queryable (docs/prometheus-api.md). */
+export { parsePromql } from "./parse.js";
+export { evaluateInstant, evaluateRange, DEFAULT_LOOKBACK_MS, type EvalOptions } from "./evaluate.js";
+export { typeOf, type Expr, type SelectorExpr, type ValueType } from "./ast.js";
+export { METRIC_NAME, signature, compareLabels, type Labels } from "./labels.js";
+export { matcher, matchesAll, type Matcher, type MatchOp } from "./matcher.js";
+export { upperBound, type Queryable, type SeriesView } from "./queryable.js";
+export { formatValue, type RangeSeries, type Sample, type Value } from "./values.js";
+export { durationMs } from "./literals.js";

@@ -1,0 +1,127 @@
+/**
+ * The Prometheus API's real-component rig: nats-server, `tidemark engine`, `tidemark dashboard
+ * --token`, fed by `tidemark backfill` of a seeded recording long enough (8 min) for panes to
+ * carry a measured bias; plus promtool (/usr/bin/promtool) and /api/panes helpers.
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Pane } from "@tidemark/engine/protocol";
+import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import {
+  connectNats,
+  dedupePanes,
+  lastPanes,
+  makeRecording,
+  readStream,
+  runBackfill,
+  startEngine,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "../engine/engine-fixtures.js";
+
+export const TOKEN = "prom-read-token";
+export const PROMTOOL = "/usr/bin/promtool";
+
+export interface PromRig {
+  /** http://127.0.0.1:port */
+  readonly url: string;
+  /** The URL promtool 2.42 is given: basic auth with the read token as password. */
+  readonly promtoolUrl: string;
+  /** Every pane the engine wrote, the newest (id, seq) per id. */
+  readonly panes: readonly Pane[];
+  stop(): Promise<void>;
+}
+
+export async function startPromRig(): Promise<PromRig> {
+  const nats: TestNats = await startTestNats();
+  const nc: NatsConnection = await connectNats(nats.url);
+  const dir = tempDir("prometheus");
+  // About eight minutes of traffic ending about now: promtool's label and series queries default to
+  // the year around now.
+  const events = makeRecording({ events: 24_000, seed: 5, startMs: Date.now() - 10 * 60_000 });
+  const engine: CliProcess = startEngine(nats.url, join(dir, "data"), ["--idle-timeout", "1h"]);
+  const dash: CliProcess = spawnTidemark(["dashboard", "--port", "0", "--nats", nats.url, "--token", TOKEN]);
+  const stop = async (): Promise<void> => {
+    for (const p of [dash, engine]) {
+      if (p.child.exitCode === null) {
+        p.child.kill("SIGTERM");
+        await p.exited;
+      }
+    }
+    await nc.close();
+    await nats.stop();
+  };
+  try {
+    await engine.ready;
+    const url = (await dash.ready)["dashboard"] as string;
+    const summary = await runBackfill(nats.url, writeRecording(dir, events));
+    await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, "end of recording");
+    const panes = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()];
+    const newest = panes.reduce((a, b) => (b.emittedAt > a.emittedAt ? b : a));
+    await waitFor(
+      async () =>
+        (await panesOf(url, newest.policy, newest.window.end - newest.window.start, newest.key.service)).some(
+          (p) => p.id === newest.id && p.seq === newest.seq,
+        ),
+      20_000,
+      `the dashboard to hold ${newest.id}#${newest.seq}`,
+    );
+    const promtoolUrl = url.replace("http://", `http://tidemark:${TOKEN}@`);
+    return { url, promtoolUrl, panes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** `/api/panes` of one policy, window size and service (service-level panes), with the read token. */
+export async function panesOf(url: string, policy: string, windowMs: number, service: string): Promise<Pane[]> {
+  const res = await fetch(`${url}/api/panes?policy=${policy}&window=${windowMs / 1000}s&service=${service}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  if (res.status !== 200) throw new Error(`/api/panes answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { panes: Pane[] }).panes;
+}
+
+export interface PromtoolRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `promtool query …` and returns its exit code and output. */
+export function promtool(args: readonly string[]): Promise<PromtoolRun> {
+  return new Promise((resolve) => {
+    execFile(PROMTOOL, ["query", ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** promtool's `-o json` output, parsed; throws with its stderr when it failed. */
+export async function promtoolJson<T>(args: readonly string[]): Promise<T> {
+  const run = await promtool(["-o", "json", ...args]);
+  if (run.code !== 0) throw new Error(`promtool query ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+/** A GET or form POST to the Prometheus API with the read token as a bearer header (as Grafana sends it). */
+export async function promApi(
+  url: string,
+  path: string,
+  params: Record<string, string | string[]>,
+  method: "GET" | "POST" = "GET",
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) form.append(k, one);
+  const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };
+  const init: RequestInit =
+    method === "POST"
+      ? { method, headers: { ...headers, "content-type": "application/x-www-form-urlencoded" }, body: form.toString() }
+      : { method, headers };
+  const res = await fetch(`${url}${path}${method === "GET" ? `?${form.toString()}` : ""}`, init);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
