@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pane, PaneBias } from "@tidemark/engine/protocol";
-import { testPane, type PaneSpec } from "../pane.fixture.js";
+import { testPane, type PaneSpec } from "../../protocol/pane.fixture.js";
 import { evaluateInstant, parsePromql, type Value } from "../promql/index.js";
 import { biasWarnings } from "./bias-warnings.js";
 import { PaneSamples } from "./pane-samples.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Fastify, { type FastifyInstance } from "fastify";
 import { resolveConfig } from "../config.js";
-import { testPane } from "../pane.fixture.js";
+import { testPane } from "../../protocol/pane.fixture.js";
 import { PaneSamples } from "./pane-samples.js";
 import { promApi } from "./prom-api.js";
 
