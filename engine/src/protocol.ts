@@ -139,8 +139,100 @@ export interface PaneBias {
   p99Pct: number | null;
   /** Mean distinct-users shortfall in % of the reference (positive = policy under-counts users); null when not measured. */
   usersPct: number | null;
-  /** Number of closed windows the means are taken over. */
+  /** Number of closed windows the means are taken over (provisional: windows compared so far). */
   windows: number;
+  /**
+   * Half-widths of the 95 % interval of each mean (Student t over the samples); null with fewer than
+   * two samples. Absent on panes written before per-service bias (docs/semantics.md, "Measured bias").
+   */
+  spread?: BiasSpread;
+  /** The stage this measurement is of: a pane carries its own stage's (absent on older panes). */
+  stage?: BiasStage;
+  /** Early panes: the age bucket, the elapsed fraction of the window at emission (see AGE_BUCKETS). */
+  age?: AgeBucket;
+  /** "service": measured for the pane's own service; "policy": the pooled figure of its policy and stage. */
+  scope?: "service" | "policy";
+  /** True while no reference window has closed for this scope: a lower bound against what the reference holds so far. */
+  provisional?: boolean;
+}
+
+/** Half-widths of the 95 % interval of each bias mean; null when fewer than two samples. */
+export interface BiasSpread {
+  countPct: number | null;
+  errorRatePp: number | null;
+  p99Pct: number | null;
+  usersPct: number | null;
+}
+
+/** Which emission of a window a bias is measured on. */
+export type BiasStage = "early" | "on-time" | "late" | "final";
+
+/**
+ * Age buckets of early panes: the elapsed fraction of the window when the pane was emitted,
+ * (emittedAt − start) / size; "1+" is after the window's end, before its on-time pane.
+ */
+export const AGE_BUCKETS = ["0-0.25", "0.25-0.5", "0.5-0.75", "0.75-1", "1+"] as const;
+export type AgeBucket = (typeof AGE_BUCKETS)[number];
+
+/** The age bucket of an early pane emitted at log time `emittedAt` for window [start, end). */
+export function ageBucketOf(start: number, end: number, emittedAt: number): AgeBucket {
+  const f = (emittedAt - start) / (end - start);
+  return f < 0.25 ? "0-0.25" : f < 0.5 ? "0.25-0.5" : f < 0.75 ? "0.5-0.75" : f < 1 ? "0.75-1" : "1+";
+}
+
+/**
+ * What the reference will likely say of a pane's value: the value corrected by the completeness and
+ * bias measured at its stage and age, with its interval and its own measured error.
+ */
+export interface PaneNowcast {
+  value: { count: number; errorRate: number; p99: number; users: number };
+  /** 95 % interval half-widths of the corrected values (null when the bias has no spread yet). */
+  spread: { count: number | null; errorRate: number | null; p99: number | null; users: number | null };
+  /** The nowcast's own measured error against the reference at this stage and age (nowcast − reference). */
+  error: {
+    countPct: number | null;
+    errorRatePp: number | null;
+    p99Pct: number | null;
+    usersPct: number | null;
+    windows: number;
+  };
+}
+
+/**
+ * Lateness correlation of one (policy, service): events that missed the policy's on-time pane (late or
+ * dropped) against those on time, over the last N reference-closed windows.
+ */
+export interface LatenessCorrelation {
+  onTimeEvents: number;
+  onTimeErrors: number;
+  lateEvents: number;
+  lateErrors: number;
+  /** Two-proportion z statistic (late − on-time error rate) and its two-sided p value; null when untestable. */
+  z: number | null;
+  p: number | null;
+  /** Late error rate / on-time error rate; null when the on-time rate is 0. */
+  ratio: number | null;
+  /** p < 0.01 and the minimum effect holds (docs/semantics.md, "Correlated lateness"). */
+  flagged: boolean;
+}
+
+/** One service's measured dial under a policy and window size (engine status, /api/policies). */
+export interface ServiceDial {
+  service: string;
+  windowMs: number;
+  onTime: PaneBias;
+  final: PaneBias;
+  lateness: LatenessCorrelation;
+}
+
+/** The pooled bias of one (policy, window size, stage[, age]): the frontier's points. */
+export interface StageBias {
+  windowMs: number;
+  stage: BiasStage;
+  age?: AgeBucket;
+  bias: PaneBias;
+  /** Mean emit delay (log time) of the panes of this stage, ms. */
+  emitDelayMs: number | null;
 }
 
 /** One emission of one (policy, key, window) (docs/semantics.md, "Pane ids and the key encoding"). */
@@ -163,6 +255,8 @@ export interface Pane {
   lateAccepted: number;
   dropped: number;
   bias: PaneBias;
+  /** The value corrected by the bias measured at its stage and age; absent when none is measured yet. */
+  nowcast?: PaneNowcast;
   /** Session panes only. */
   session?: PaneSession;
 }
@@ -195,6 +289,10 @@ export interface PolicyStatusWire {
   bias: PaneBias;
   /** Mean emit delay (log time) of on-time panes, ms. */
   emitDelayMs: number | null;
+  /** Pooled bias per window size and stage (absent from engines before per-stage bias). */
+  stages?: StageBias[];
+  /** Per service: on-time and final bias and the lateness correlation (bounded by the service cap). */
+  services?: ServiceDial[];
 }
 
 /** Published by each engine worker on core NATS `tm.status` once a second (docs/decisions/0006-engine-runtime.md). */
