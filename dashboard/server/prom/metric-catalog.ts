@@ -3,10 +3,9 @@
  * reads from a pane series' row, whether it is a per-window count (`rate`/`increase` add those up),
  * and which measured bias its warnings report.
  */
-import type { PaneBias } from "@tidemark/engine/protocol";
 import { COL, type PaneSeries } from "./pane-series.js";
 
-export type BiasField = Exclude<keyof PaneBias, "windows">;
+export type BiasField = "countPct" | "errorRatePp" | "p99Pct" | "usersPct";
 
 export interface MetricDef {
   readonly name: string;
