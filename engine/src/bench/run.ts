@@ -18,7 +18,6 @@ import {
 import { decodeEventBatch, encodeEventBatch, partitionOf, type PaneValue, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "../core/aggregate.js";
 import { EventTimeCore } from "../core/stream-core.js";
-import "../core/snapshot.js";
 import { referenceLoop } from "./reference-loop.js";
 
 setFlagsFromString("--expose-gc");

@@ -7,7 +7,7 @@
 import type { CoreOutput } from "./types.js";
 import type { Pane, PaneKind, PaneValue } from "../protocol.js";
 import { biasPoint, type BiasPoint } from "./bias.js";
-import type { PolicyRuntime } from "./policy-runtime.js";
+import type { PolicyState } from "./policy-state.js";
 import { forEachKey, newTrack, trackNode, type Window } from "./window-state.js";
 
 export interface EmitContext {
@@ -19,7 +19,7 @@ export interface EmitContext {
 
 type Emitted = Exclude<PaneKind, "retract">;
 
-export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: EmitContext): void {
+export function emitWindow(pol: PolicyState, w: Window, kind: Emitted, ctx: EmitContext): void {
   const window = { start: w.start, end: w.end };
   const name = pol.cfg.name;
   const bias = pol.bias.current();

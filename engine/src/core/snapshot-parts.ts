@@ -8,7 +8,7 @@ import type { AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
-import type { PolicyRuntime } from "./policy-runtime.js";
+import type { PolicyState } from "./policy-state.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
 
@@ -31,7 +31,7 @@ export function readPartitionClocks(r: ByteReader, parts: readonly PartitionCloc
 }
 
 /** A policy's watermark and counters: W, emit delay sum, next early tick, dropped, late, emit count. */
-export function writePolicyProgress(w: ByteWriter, p: PolicyRuntime): void {
+export function writePolicyProgress(w: ByteWriter, p: PolicyState): void {
   w.f64(p.W);
   w.f64(p.emitDelaySum);
   w.f64(p.nextEarly);
@@ -40,7 +40,7 @@ export function writePolicyProgress(w: ByteWriter, p: PolicyRuntime): void {
   w.uint(p.emitDelayCount);
 }
 
-export function readPolicyProgress(r: ByteReader, p: PolicyRuntime): void {
+export function readPolicyProgress(r: ByteReader, p: PolicyState): void {
   p.W = r.f64();
   p.emitDelaySum = r.f64();
   p.nextEarly = r.f64();
@@ -50,7 +50,7 @@ export function readPolicyProgress(r: ByteReader, p: PolicyRuntime): void {
 }
 
 /** A percentile policy's recent delays per partition (nothing for other strategies). */
-export function writeDelaySamples(w: ByteWriter, p: PolicyRuntime): void {
+export function writeDelaySamples(w: ByteWriter, p: PolicyState): void {
   for (const d of p.samples ?? []) {
     for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
     w.f64(d.quantile);
@@ -59,7 +59,7 @@ export function writeDelaySamples(w: ByteWriter, p: PolicyRuntime): void {
 }
 
 /** `corrupt` builds the snapshot's own coded error for a sample larger than configured. */
-export function readDelaySamples(r: ByteReader, p: PolicyRuntime, corrupt: (what: string) => CoreError): void {
+export function readDelaySamples(r: ByteReader, p: PolicyState, corrupt: (what: string) => CoreError): void {
   for (const d of p.samples ?? []) {
     d.filled = r.uint();
     d.pos = r.uint();
@@ -121,7 +121,7 @@ export function readNullable(r: ByteReader): number | null {
 }
 
 /** A policy's bias samples: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
-export function writeBiasSamples(w: ByteWriter, p: PolicyRuntime): void {
+export function writeBiasSamples(w: ByteWriter, p: PolicyState): void {
   w.uint(p.bias.samples.length);
   for (const s of p.bias.samples) {
     writeNullable(w, s.countPct);
@@ -130,7 +130,7 @@ export function writeBiasSamples(w: ByteWriter, p: PolicyRuntime): void {
     writeNullable(w, s.usersPct);
   }
 }
-export function readBiasSamples(r: ByteReader, p: PolicyRuntime): void {
+export function readBiasSamples(r: ByteReader, p: PolicyState): void {
   for (let n = r.uint(); n > 0; n--)
     p.bias.push({
       countPct: readNullable(r),

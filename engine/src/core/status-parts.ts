@@ -2,7 +2,7 @@
  * Status pieces shared by the window core (core-status.ts) and the session operator
  * (session/session-status.ts): partitions, one policy's row, and the partition holding back.
  */
-import type { PolicyRuntime } from "./policy-runtime.js";
+import type { PolicyState } from "./policy-state.js";
 import type { PartitionStatus, PolicyStatus } from "./types.js";
 import { describeStrategy, type PartitionClock } from "./watermark.js";
 
@@ -16,7 +16,7 @@ export function partitionStatuses(parts: readonly PartitionClock[]): PartitionSt
 }
 
 /** One policy's row; `watermark` is its current W in event time. */
-export function policyStatus(p: PolicyRuntime, watermark: number): PolicyStatus {
+export function policyStatus(p: PolicyState, watermark: number): PolicyStatus {
   return {
     name: p.cfg.name,
     label: p.cfg.label,

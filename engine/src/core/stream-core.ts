@@ -2,24 +2,29 @@
  * The pure event-time engine (docs/semantics.md): one shared aggregate per (slice, key); each
  * policy is a schedule of snapshots of it, fired from timer queues ordered by due log time (or by W
  * for event-time strategies). Per-event work is O(1) amortized and independent of the policy count
- * for events on time for every policy.
+ * for events on time for every policy. All of its state is one CoreState (core-state.ts); the timer
+ * queues are derived from it and rebuilt on restore.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
+import { watermarkOf } from "./clock-state.js";
+import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
 import { CoreError } from "./errors.js";
-import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "./policy-runtime.js";
-import { RouteRegistry } from "./route-registry.js";
+import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
+import { encodeCoreSnapshot } from "./snapshot.js";
 import { finalPane, fire, onTime, referenceClose } from "./triggers.js";
 import { TimerKind, TimerQueue, type Timer } from "./timer-queue.js";
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
-import { eventTimeCandidate, newPartitionClock, type PartitionClock } from "./watermark.js";
-import { firstWindowStart, windowSpec, windowStartsOf, type WindowSpec } from "./window-assigner.js";
+import { eventTimeCandidate, type PartitionClock } from "./watermark.js";
+import { firstWindowStart, windowStartsOf } from "./window-assigner.js";
 import {
   STAGE_FINAL,
   STAGE_LATE_PENDING,
   STAGE_ON_TIME,
+  linkSlice,
   newTrack,
+  newWindow,
   trackNode,
   type KeyNode,
   type Slice,
@@ -28,41 +33,39 @@ import {
 } from "./window-state.js";
 
 export class EventTimeCore implements StreamCore {
-  readonly specs: WindowSpec[];
-  readonly pols: PolicyRuntime[];
-  readonly parts: PartitionClock[];
-  readonly windows: Map<number, Window>[];
-  readonly slices: Map<number, Slice>[];
   readonly timers = new TimerQueue();
-  readonly routes: RouteRegistry;
-  logTime = -Infinity;
-  nextSweep = -Infinity;
-  eventsTotal = 0;
-  /** Per window config: the slice the last event went to (most events land in the current one). */
-  readonly lastSlice: (Slice | undefined)[];
+  /** Per policy: the timer queue ordered by W of an event-time policy (null for arrival-lag). */
+  readonly watermarkTimers: (TimerQueue | null)[];
   /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
   private maxW = -Infinity;
   private readonly minArrivalLag: number;
-  private readonly eventTimePols: PolicyRuntime[];
-  private readonly percentilePols: PolicyRuntime[];
+  private readonly eventTimePols: PolicyState[];
+  private readonly percentilePols: PolicyState[];
   /** Number of policies; the reference's stage lives at index P. */
   readonly P: number;
 
   constructor(
     readonly config: CoreConfig,
     readonly kind: AggregateKind,
+    readonly state: CoreState = newCoreState(config),
   ) {
-    this.specs = config.windows.map(windowSpec);
-    this.pols = policyRuntimes(config);
-    this.P = this.pols.length;
-    this.parts = Array.from({ length: config.partitions }, newPartitionClock);
-    this.windows = this.specs.map(() => new Map());
-    this.slices = this.specs.map(() => new Map());
-    this.lastSlice = this.specs.map(() => undefined);
-    this.routes = new RouteRegistry(config.routeCapPerService);
-    this.eventTimePols = this.pols.filter((p) => p.eventTime);
-    this.percentilePols = this.pols.filter((p) => p.samples !== null);
-    this.minArrivalLag = Math.min(...this.pols.filter((p) => !p.eventTime).map((p) => p.lagMs));
+    const pols = state.clock.policies;
+    this.P = pols.length;
+    this.watermarkTimers = pols.map((p) => (p.eventTime ? new TimerQueue() : null));
+    this.eventTimePols = pols.filter((p) => p.eventTime);
+    this.percentilePols = pols.filter((p) => p.samples !== null);
+    this.minArrivalLag = Math.min(...pols.filter((p) => !p.eventTime).map((p) => p.lagMs));
+    this.rebuildTimers();
+  }
+
+  /** Timer queues are derived data: every window's pending timers and each policy's next early tick. */
+  private rebuildTimers(): void {
+    for (const c of this.state.windowConfigs) for (const w of c.windows.values()) this.scheduleWindow(w);
+    for (const p of this.state.clock.policies) {
+      if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
+        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+    }
+    this.updateMaxW();
   }
 
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
@@ -78,7 +81,7 @@ export class EventTimeCore implements StreamCore {
     if (e.ts > part.maxTs) part.maxTs = e.ts;
     if (this.percentilePols.length > 0)
       for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
-    this.eventsTotal++;
+    this.state.clock.eventsTotal++;
     this.advance(e.ingest_ts, out);
     this.assign(e, out);
     this.drain(out);
@@ -100,9 +103,9 @@ export class EventTimeCore implements StreamCore {
   }
 
   finish(out: CoreOutput): void {
-    for (let wc = 0; wc < this.specs.length; wc++) {
-      for (const w of [...(this.windows[wc] as Map<number, Window>).values()]) {
-        for (const p of this.pols) {
+    for (const c of this.state.windowConfigs) {
+      for (const w of [...c.windows.values()]) {
+        for (const p of this.state.clock.policies) {
           if ((w.stage[p.index] as number) & STAGE_FINAL) continue;
           if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(this, p, w, out);
           if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(this, p, w, out);
@@ -113,44 +116,49 @@ export class EventTimeCore implements StreamCore {
   }
 
   status(): CoreStatus {
-    return coreStatus(this);
+    return coreStatus(this.state);
   }
 
   snapshot(): Uint8Array {
-    return encodeSnapshotHook(this);
+    return encodeCoreSnapshot(this.config, this.state);
   }
 
-  watermarkOf(p: PolicyRuntime): number {
-    return p.eventTime ? p.W : this.logTime - p.lagMs;
+  get logTime(): number {
+    return this.state.clock.logTime;
+  }
+
+  watermarkOf(p: PolicyState): number {
+    return watermarkOf(this.state.clock, p);
   }
 
   private part(partition: number): PartitionClock {
-    const p = this.parts[partition];
+    const p = this.state.clock.partitions[partition];
     if (p === undefined)
       throw new CoreError(
         "TM_CORE_BAD_PARTITION",
-        `partition ${partition} is outside 0..${this.parts.length - 1}: configure partitions to match TM_EVENTS`,
+        `partition ${partition} is outside 0..${this.state.clock.partitions.length - 1}: configure partitions to match TM_EVENTS`,
       );
     return p;
   }
 
   /** Moves log time (and event-time watermarks) forward and fires every due timer. */
   private advance(t: number, out: CoreOutput): void {
-    if (t > this.logTime) {
-      if (this.logTime === -Infinity) this.start(t);
-      this.logTime = t;
+    const clock = this.state.clock;
+    if (t > clock.logTime) {
+      if (clock.logTime === -Infinity) this.start(t);
+      clock.logTime = t;
     }
     this.drain(out);
     for (const p of this.eventTimePols) {
-      const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
+      const c = eventTimeCandidate(p.cfg.watermark, clock.partitions, p.samples);
       if (c !== null && c > p.W) p.W = c;
-      const q = p.timers as TimerQueue;
+      const q = this.watermarkTimers[p.index] as TimerQueue;
       while (q.peekDue() <= p.W) fire(this, q.pop() as Timer, out);
     }
     this.updateMaxW();
-    if (this.logTime >= this.nextSweep) {
-      this.routes.sweep(this.logTime - this.config.keyTtlMs);
-      this.nextSweep = this.logTime + Math.max(1, Math.floor(this.config.keyTtlMs / 4));
+    if (clock.logTime >= this.state.nextSweep) {
+      this.state.routes.sweep(clock.logTime - this.config.keyTtlMs);
+      this.state.nextSweep = clock.logTime + Math.max(1, Math.floor(this.config.keyTtlMs / 4));
     }
   }
 
@@ -165,13 +173,13 @@ export class EventTimeCore implements StreamCore {
   }
 
   private start(t: number): void {
-    for (const p of this.pols) {
+    for (const p of this.state.clock.policies) {
       const every = p.cfg.earlyEveryMs;
       if (every !== null && emitsOnTime(p)) this.scheduleEarly(p, t, every);
     }
   }
 
-  scheduleEarly(p: PolicyRuntime, now: number, every: number): void {
+  scheduleEarly(p: PolicyState, now: number, every: number): void {
     p.nextEarly = Math.floor(now / every) * every + every;
     this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
   }
@@ -182,25 +190,24 @@ export class EventTimeCore implements StreamCore {
     // The route registry (cap + TTL) is asked only when a slice does not know the route yet, so a
     // route's "last seen" is precise to the smallest slice; folded routes ask every time.
     let route: string | undefined;
-    for (let wc = 0; wc < this.specs.length; wc++) {
-      const spec = this.specs[wc] as WindowSpec;
-      const sliceStart = Math.floor(e.ts / spec.sliceMs) * spec.sliceMs;
-      const last = this.lastSlice[wc];
-      let slice =
-        last !== undefined && last.start === sliceStart
-          ? last
-          : (this.slices[wc] as Map<number, Slice>).get(sliceStart);
+    const configs = this.state.windowConfigs;
+    for (let i = 0; i < configs.length; i++) {
+      const c = configs[i] as WindowConfigState;
+      const sliceMs = c.spec.sliceMs;
+      const sliceStart = Math.floor(e.ts / sliceMs) * sliceMs;
+      const last = c.lastSlice;
+      let slice = last !== undefined && last.start === sliceStart ? last : c.slices.get(sliceStart);
       let slow = false;
       if (slice === undefined || slice.minEnd <= this.maxW) {
-        slice ??= this.openSlice(wc, sliceStart);
-        route ??= this.routes.resolve(e.service, e.route, this.logTime);
+        slice ??= this.openSlice(c, sliceStart);
+        route ??= this.state.routes.resolve(e.service, e.route, this.logTime);
         if (slice === undefined) {
-          this.classify(wc, sliceStart, e, route, undefined, undefined, out);
+          this.classify(c, sliceStart, e, route, undefined, undefined, out);
           continue;
         }
         slow = true;
       }
-      this.lastSlice[wc] = slice;
+      c.lastSlice = slice;
       slice.adds++;
       let node = slice.services.get(e.service);
       if (node === undefined) slice.services.set(e.service, (node = { agg: this.kind.create(), routes: new Map() }));
@@ -208,12 +215,12 @@ export class EventTimeCore implements StreamCore {
       const routes = node.routes as Map<string, KeyNode>;
       let r = routes.get(e.route);
       if (r === undefined) {
-        route ??= this.routes.resolve(e.service, e.route, this.logTime);
+        route ??= this.state.routes.resolve(e.service, e.route, this.logTime);
         r = routes.get(route);
         if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
       }
       r.agg.add(e.latency_ms, error, userHash);
-      if (slow) this.classify(wc, sliceStart, e, route as string, node, r, out);
+      if (slow) this.classify(c, sliceStart, e, route as string, node, r, out);
     }
   }
 
@@ -222,7 +229,7 @@ export class EventTimeCore implements StreamCore {
    * aggregate takes the event if anyone still has the window open); only counts and marks.
    */
   private classify(
-    wc: number,
+    c: WindowConfigState,
     sliceStart: number,
     e: TelemetryEvent,
     route: string,
@@ -230,11 +237,10 @@ export class EventTimeCore implements StreamCore {
     rte: KeyNode | undefined,
     out: CoreOutput,
   ): void {
-    const spec = this.specs[wc] as WindowSpec;
-    for (const start of windowStartsOf(spec, sliceStart)) {
-      const end = start + spec.sizeMs;
-      const w = (this.windows[wc] as Map<number, Window>).get(start);
-      for (const p of this.pols) {
+    for (const start of windowStartsOf(c.spec, sliceStart)) {
+      const end = start + c.spec.sizeMs;
+      const w = c.windows.get(start);
+      for (const p of this.state.clock.policies) {
         const W = this.watermarkOf(p);
         if (end > W) continue;
         if (end + p.cfg.graceMs <= W || w === undefined) {
@@ -255,14 +261,7 @@ export class EventTimeCore implements StreamCore {
     }
   }
 
-  private lateAccepted(
-    p: PolicyRuntime,
-    w: Window,
-    service: string,
-    route: string,
-    svc?: KeyNode,
-    rte?: KeyNode,
-  ): void {
+  private lateAccepted(p: PolicyState, w: Window, service: string, route: string, svc?: KeyNode, rte?: KeyNode): void {
     // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
     const cache = w.exclusive && svc !== undefined && rte !== undefined;
     markLate(cache ? (svc.track ??= trackNode(w, service, undefined)) : trackNode(w, service, undefined), p.index);
@@ -272,13 +271,12 @@ export class EventTimeCore implements StreamCore {
     if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
     w.stage[p.index] = stage | STAGE_LATE_PENDING;
     const due = Math.max(this.logTime, (w.lastLateAt[p.index] as number) + every);
-    this.timers.push({ due, kind: TimerKind.LateFlush, policy: p.index, wc: w.wc, start: w.start });
+    this.timers.push({ due, kind: TimerKind.LateFlush, policy: p.index, wc: w.configIndex, start: w.start });
   }
 
   /** Creates a slice and links it into its windows; undefined when every window is closed for all. */
-  private openSlice(wc: number, sliceStart: number): Slice | undefined {
-    const spec = this.specs[wc] as WindowSpec;
-    const windows = this.windows[wc] as Map<number, Window>;
+  private openSlice(c: WindowConfigState, sliceStart: number): Slice | undefined {
+    const spec = c.spec;
     const slice: Slice = {
       start: sliceStart,
       services: new Map(),
@@ -287,56 +285,43 @@ export class EventTimeCore implements StreamCore {
       minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs,
     };
     for (const start of windowStartsOf(spec, sliceStart)) {
-      const w = windows.get(start) ?? this.openWindow(wc, start);
+      const w = c.windows.get(start) ?? this.openWindow(c, start);
       if (w === undefined) continue;
       linkSlice(w, slice);
     }
     if (slice.refs === 0) return undefined;
-    (this.slices[wc] as Map<number, Slice>).set(sliceStart, slice);
+    c.slices.set(sliceStart, slice);
     return slice;
   }
 
   /** Creates a window and schedules each closer still open for it; undefined if none is. */
-  openWindow(wc: number, start: number): Window | undefined {
-    const spec = this.specs[wc] as WindowSpec;
-    const end = start + spec.sizeMs;
-    const w: Window = {
-      wc,
-      exclusive: spec.slideMs === spec.sizeMs,
-      start,
-      end,
-      slices: [],
-      stage: new Uint8Array(this.P + 1),
-      closed: 0,
-      lastLateAt: new Float64Array(this.P).fill(-Infinity),
-      tracks: new Map(),
-      ref: null,
-      earlyMark: new Float64Array(this.P).fill(-1),
-    };
-    for (const p of this.pols) {
-      if (end + p.cfg.graceMs <= this.watermarkOf(p)) {
+  private openWindow(c: WindowConfigState, start: number): Window | undefined {
+    const spec = c.spec;
+    const w = newWindow(c.index, start, spec.sizeMs, spec.slideMs === spec.sizeMs, this.P);
+    for (const p of this.state.clock.policies) {
+      if (w.end + p.cfg.graceMs <= this.watermarkOf(p)) {
         w.stage[p.index] = STAGE_ON_TIME | STAGE_FINAL;
         w.closed++;
       }
     }
-    if (end + this.config.referenceHorizonMs <= this.logTime) {
+    if (w.end + this.config.referenceHorizonMs <= this.logTime) {
       w.stage[this.P] = STAGE_FINAL;
       w.closed++;
     }
     if (w.closed === this.P + 1) return undefined;
     this.scheduleWindow(w);
-    (this.windows[wc] as Map<number, Window>).set(start, w);
+    c.windows.set(start, w);
     return w;
   }
 
   /** Pushes every pending timer of a window (also used to rebuild queues on restore). */
-  scheduleWindow(w: Window): void {
-    for (const p of this.pols) {
+  private scheduleWindow(w: Window): void {
+    for (const p of this.state.clock.policies) {
       const stage = w.stage[p.index] as number;
       if (stage & STAGE_FINAL) continue;
-      const q = p.eventTime ? (p.timers as TimerQueue) : this.timers;
+      const q = this.watermarkTimers[p.index] ?? this.timers;
       const base = w.end + p.lagMs;
-      const t = { policy: p.index, wc: w.wc, start: w.start };
+      const t = { policy: p.index, wc: w.configIndex, start: w.start };
       if (emitsOnTime(p) && !(stage & STAGE_ON_TIME)) q.push({ due: base, kind: TimerKind.OnTime, ...t });
       if (hasFinalPane(p)) q.push({ due: base + p.cfg.graceMs, kind: TimerKind.Final, ...t });
       if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
@@ -351,7 +336,7 @@ export class EventTimeCore implements StreamCore {
         due: w.end + this.config.referenceHorizonMs,
         kind: TimerKind.Reference,
         policy: -1,
-        wc: w.wc,
+        wc: w.configIndex,
         start: w.start,
       });
   }
@@ -361,21 +346,4 @@ function markLate(node: TrackNode, policy: number): void {
   const t = (node.tracks[policy] ??= newTrack());
   t.lateAccepted++;
   t.lateDirty = true;
-}
-
-/** Adds a slice to a window, keeping the window's slices in start order. */
-export function linkSlice(w: Window, slice: Slice): void {
-  let i = w.slices.length;
-  while (i > 0 && (w.slices[i - 1] as Slice).start > slice.start) i--;
-  w.slices.splice(i, 0, slice);
-  slice.refs++;
-}
-
-let encodeSnapshotHook: (core: EventTimeCore) => Uint8Array = () => {
-  throw new Error("snapshot codec not loaded");
-};
-
-/** Installed by snapshot.ts (avoids an import cycle). */
-export function installSnapshotCodec(encode: (core: EventTimeCore) => Uint8Array): void {
-  encodeSnapshotHook = encode;
 }

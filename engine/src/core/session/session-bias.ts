@@ -9,7 +9,7 @@
  */
 import { measureBias, type BiasPoint } from "../bias.js";
 import type { ByteReader, ByteWriter } from "../byte-codec.js";
-import type { PolicyRuntime } from "../policy-runtime.js";
+import type { PolicyState } from "../policy-state.js";
 import { readBiasSamples, writeBiasSamples } from "../snapshot-parts.js";
 
 export class SessionBias {
@@ -42,7 +42,7 @@ export class SessionBias {
    * Compares the window for every policy that has closed it (`closed(p)`), then forgets it.
    * A window the reference saw no session end in yields no sample.
    */
-  compare(start: number, pols: readonly PolicyRuntime[], closed: (p: PolicyRuntime) => boolean): void {
+  compare(start: number, pols: readonly PolicyState[], closed: (p: PolicyState) => boolean): void {
     const services = this.windows.get(start);
     this.windows.delete(start);
     this.comparedUntil = Math.max(this.comparedUntil, start + this.windowMs);
@@ -68,7 +68,7 @@ export class SessionBias {
     }
   }
 
-  encode(w: ByteWriter, pols: readonly PolicyRuntime[]): void {
+  encode(w: ByteWriter, pols: readonly PolicyState[]): void {
     w.f64(this.comparedUntil);
     w.uint(this.windows.size);
     for (const [start, services] of this.windows) {
@@ -82,7 +82,7 @@ export class SessionBias {
     for (const p of pols) writeBiasSamples(w, p);
   }
 
-  decode(r: ByteReader, pols: readonly PolicyRuntime[]): void {
+  decode(r: ByteReader, pols: readonly PolicyState[]): void {
     this.comparedUntil = r.f64();
     for (let n = r.uint(); n > 0; n--) {
       const start = r.f64();

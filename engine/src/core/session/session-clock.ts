@@ -5,31 +5,37 @@
  */
 import type { TelemetryEvent } from "../../protocol.js";
 import { CoreError } from "../errors.js";
-import { emitsOnTime, policyRuntimes, type PolicyRuntime } from "../policy-runtime.js";
+import type { ClockState } from "../clock-state.js";
+import { emitsOnTime, type PolicyState } from "../policy-state.js";
 import { TimerKind, TimerQueue, type Timer } from "../timer-queue.js";
-import type { CoreConfig, CoreOutput, PolicyConfig } from "../types.js";
-import { eventTimeCandidate, newPartitionClock, type PartitionClock } from "../watermark.js";
+import type { CoreConfig, CoreOutput } from "../types.js";
+import { eventTimeCandidate, type PartitionClock } from "../watermark.js";
 
 export abstract class SessionClock {
   /** The configured policies, then the hidden bias reference at index P. */
-  readonly pols: PolicyRuntime[];
+  readonly pols: PolicyState[];
   readonly P: number;
   readonly parts: PartitionClock[];
   readonly timers = new TimerQueue();
-  logTime = -Infinity;
-  eventsTotal = 0;
-  private readonly eventTimePols: PolicyRuntime[];
-  private readonly percentilePols: PolicyRuntime[];
+  /** Per policy: the timer queue ordered by W of an event-time policy (null for arrival-lag). */
+  readonly watermarkTimers: (TimerQueue | null)[];
+  private readonly eventTimePols: PolicyState[];
+  private readonly percentilePols: PolicyState[];
 
   constructor(
     readonly config: CoreConfig,
-    reference: PolicyConfig,
+    readonly clock: ClockState,
   ) {
+    this.pols = clock.policies;
     this.P = config.policies.length;
-    this.pols = policyRuntimes({ ...config, policies: [...config.policies, reference] });
-    this.parts = Array.from({ length: config.partitions }, newPartitionClock);
+    this.parts = clock.partitions;
+    this.watermarkTimers = this.pols.map((p) => (p.eventTime ? new TimerQueue() : null));
     this.eventTimePols = this.pols.filter((p) => p.eventTime);
     this.percentilePols = this.pols.filter((p) => p.samples !== null);
+  }
+
+  get logTime(): number {
+    return this.clock.logTime;
   }
 
   /** Places a record (log time already advanced to its ingest_ts). */
@@ -43,7 +49,7 @@ export abstract class SessionClock {
     if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
     if (e.ts > part.maxTs) part.maxTs = e.ts;
     for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
-    this.eventsTotal++;
+    this.clock.eventsTotal++;
     this.advance(e.ingest_ts, out);
     this.assign(e, out);
     this.advance(this.logTime, out);
@@ -61,7 +67,7 @@ export abstract class SessionClock {
     this.advance(this.logTime, out);
   }
 
-  watermarkOf(p: PolicyRuntime): number {
+  watermarkOf(p: PolicyState): number {
     return p.eventTime ? p.W : this.logTime - p.lagMs;
   }
 
@@ -76,15 +82,15 @@ export abstract class SessionClock {
   }
 
   protected advance(t: number, out: CoreOutput): void {
-    if (t > this.logTime) {
-      if (this.logTime === -Infinity) this.start(t);
-      this.logTime = t;
+    if (t > this.clock.logTime) {
+      if (this.clock.logTime === -Infinity) this.start(t);
+      this.clock.logTime = t;
     }
     while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as Timer, out);
     for (const p of this.eventTimePols) {
       const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
       if (c !== null && c > p.W) p.W = c;
-      const q = p.timers as TimerQueue;
+      const q = this.watermarkTimers[p.index] as TimerQueue;
       while (q.peekDue() <= p.W) this.fire(q.pop() as Timer, out);
     }
   }
@@ -93,15 +99,15 @@ export abstract class SessionClock {
     for (const p of this.pols) if (p.cfg.earlyEveryMs !== null && emitsOnTime(p)) this.scheduleEarly(p, t);
   }
 
-  scheduleEarly(p: PolicyRuntime, now: number): void {
+  scheduleEarly(p: PolicyState, now: number): void {
     const every = p.cfg.earlyEveryMs as number;
     p.nextEarly = Math.floor(now / every) * every + every;
     this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
   }
 
   /** Pushes a timer due when the policy's W reaches event time `at`; returns its due. */
-  protected schedule(p: PolicyRuntime, kind: TimerKind, at: number, id: number): number {
-    const q = p.eventTime ? (p.timers as TimerQueue) : this.timers;
+  protected schedule(p: PolicyState, kind: TimerKind, at: number, id: number): number {
+    const q = this.watermarkTimers[p.index] ?? this.timers;
     const due = at + p.lagMs;
     q.push({ due, kind, policy: p.index, wc: id, start: 0 });
     return due;

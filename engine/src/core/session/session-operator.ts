@@ -6,11 +6,10 @@
  * timers); this file places events into sessions and turns timers into panes.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
-import { emitsOnTime, hasFinalPane, type PolicyRuntime } from "../policy-runtime.js";
+import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
 import { TimerKind, type Timer } from "../timer-queue.js";
-import type { CoreConfig, CoreOutput, PolicyConfig } from "../types.js";
+import type { CoreConfig, CoreOutput } from "../types.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME, keyIdOf } from "../window-state.js";
-import { SessionBias } from "./session-bias.js";
 import { SessionClock } from "./session-clock.js";
 import type { SessionConfig } from "./session-config.js";
 import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
@@ -25,7 +24,9 @@ import {
   touchTo,
   type KeyState,
   type Session,
-} from "./session-state.js";
+} from "./session-key.js";
+import { encodeSessionSnapshot } from "./session-snapshot.js";
+import { newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 
 /** Timer kind slot 4 (the core's Reference) purges a key's closed-session bound; sessions have no reference. */
@@ -33,44 +34,18 @@ export const PURGE = TimerKind.Reference;
 
 const NO_SESSIONS: readonly Session[] = Object.freeze([]);
 
-/** The bias reference as a hidden last policy: every event kept to the reference horizon, no panes. */
-function referencePolicy(config: CoreConfig): PolicyConfig {
-  return {
-    name: "(reference)",
-    label: "reference",
-    watermark: { kind: "arrival-lag", lagMs: config.referenceHorizonMs },
-    graceMs: 0,
-    earlyEveryMs: null,
-    lateEveryMs: null,
-    mode: "final-only",
-  };
-}
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
 export class SessionOperator extends SessionClock {
-  readonly bias: SessionBias;
-  /** service → user → key state. */
-  readonly keys = new Map<string, Map<string, KeyState>>();
-  readonly keysById = new Map<number, KeyState>();
-  readonly sessionsById = new Map<number, Session>();
-  readonly seqs: number[];
-  /** Per policy: sessions changed since its last early tick, in order (dead ones skipped). */
-  readonly early: Session[][];
-  /** Events without a user: no session. */
-  anonymous = 0;
-  merges = 0;
-  nextId = 1;
   private readonly ctxs: SessionEmitContext[];
 
   constructor(
     config: CoreConfig,
     readonly sessions: Readonly<SessionConfig>,
+    readonly state: SessionState = newSessionState(config, sessions),
   ) {
-    super(config, referencePolicy(config));
-    this.bias = new SessionBias(sessions.metricsWindowMs, this.P + 1);
-    this.seqs = this.pols.map(() => 0);
-    this.early = this.pols.map(() => []);
-    const seqs = this.seqs;
+    super(config, state.clock);
+    const seqs = state.seqs;
     this.ctxs = this.pols.map((p) => ({
       policy: p.cfg.name,
       mode: p.cfg.mode,
@@ -82,26 +57,50 @@ export class SessionOperator extends SessionClock {
       nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1,
       out: NO_OUTPUT,
     }));
+    this.rebuildTimers();
+  }
+
+  /** Timer queues are derived data: every open session's timers, purges, bias compares, early ticks. */
+  private rebuildTimers(): void {
+    const state = this.state;
+    for (const users of state.keys.values()) {
+      for (const k of users.values()) {
+        for (const p of this.pols) {
+          const list = k.sessions[p.index] as Session[];
+          for (const s of list) this.scheduleSession(p, s);
+          if (list.length === 0 && Number.isFinite(k.closedUntil[p.index])) this.schedulePurge(p, k);
+        }
+      }
+    }
+    for (const start of state.bias.windows.keys()) this.scheduleCompare(start);
+    for (const p of this.pols) {
+      if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
+        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+    }
+  }
+
+  snapshot(): Uint8Array {
+    return encodeSessionSnapshot(this.config, this.sessions, this.state);
   }
 
   /** End of a recording: every open session gets its on-time (if due) and final pane. */
   finish(out: CoreOutput): void {
-    for (const users of this.keys.values()) {
+    for (const users of this.state.keys.values()) {
       for (const key of users.values()) {
         for (const p of this.pols) {
           for (const s of [...(key.sessions[p.index] as Session[])]) {
             if (emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) this.onTime(p, s, out);
-            if (this.sessionsById.has(s.id)) this.close(p, s, out);
+            if (this.state.sessionsById.has(s.id)) this.close(p, s, out);
           }
         }
       }
     }
-    for (const start of [...this.bias.windows.keys()].sort((a, b) => a - b))
-      this.bias.compare(start, this.pols, () => true);
+    for (const start of [...this.state.bias.windows.keys()].sort((a, b) => a - b))
+      this.state.bias.compare(start, this.pols, () => true);
   }
 
   status(): SessionStatus {
-    return sessionStatus(this);
+    return sessionStatus(this.state);
   }
 
   /**
@@ -110,7 +109,7 @@ export class SessionOperator extends SessionClock {
    * grows by many events costs few timer pushes. A pending timer acts only at the session's current
    * due, so a queue rebuilt on restore (timers at current dues) acts identically.
    */
-  armSession(p: PolicyRuntime, s: Session): void {
+  armSession(p: PolicyState, s: Session): void {
     const end = endOf(s, this.sessions.gapMs);
     if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME))
       s.onTimeDue = this.schedule(p, TimerKind.OnTime, end, s.id);
@@ -120,7 +119,7 @@ export class SessionOperator extends SessionClock {
   }
 
   /** Rebuilds a restored session's timers. */
-  scheduleSession(p: PolicyRuntime, s: Session): void {
+  scheduleSession(p: PolicyState, s: Session): void {
     this.armSession(p, s);
     if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
       this.timers.push({
@@ -137,29 +136,29 @@ export class SessionOperator extends SessionClock {
    * W ≥ L + 3·gap + grace an event within gap of L is late on its own window, and any session
    * opened from then on starts after L + 2·gap, so nothing accepted can bridge into the closed one.
    */
-  purgeAt(p: PolicyRuntime, k: KeyState): number {
+  purgeAt(p: PolicyState, k: KeyState): number {
     return (k.closedUntil[p.index] as number) + 3 * this.sessions.gapMs + p.cfg.graceMs;
   }
 
-  schedulePurge(p: PolicyRuntime, k: KeyState): void {
+  schedulePurge(p: PolicyState, k: KeyState): void {
     this.schedule(p, PURGE, this.purgeAt(p, k), k.id);
   }
 
   private keyOf(service: string, user: string): KeyState {
-    let users = this.keys.get(service);
-    if (users === undefined) this.keys.set(service, (users = new Map()));
+    let users = this.state.keys.get(service);
+    if (users === undefined) this.state.keys.set(service, (users = new Map()));
     let k = users.get(user);
     if (k === undefined) {
-      k = newKeyState(this.nextId++, service, user, keyIdOf(service, user), this.pols.length);
+      k = newKeyState(this.state.nextId++, service, user, keyIdOf(service, user), this.pols.length);
       users.set(user, k);
-      this.keysById.set(k.id, k);
+      this.state.keysById.set(k.id, k);
     }
     return k;
   }
 
   protected assign(e: TelemetryEvent, out: CoreOutput): void {
     if (e.user === "") {
-      this.anonymous++;
+      this.state.anonymous++;
       return;
     }
     const k = this.keyOf(e.service, e.user);
@@ -169,14 +168,7 @@ export class SessionOperator extends SessionClock {
     if (isKeyEmpty(k)) this.dropKey(k);
   }
 
-  private place(
-    p: PolicyRuntime,
-    k: KeyState,
-    e: TelemetryEvent,
-    period: number,
-    error: boolean,
-    out: CoreOutput,
-  ): void {
+  private place(p: PolicyState, k: KeyState, e: TelemetryEvent, period: number, error: boolean, out: CoreOutput): void {
     const gap = this.sessions.gapMs;
     const list = k.sessions[p.index] as Session[];
     const W = this.watermarkOf(p);
@@ -192,9 +184,9 @@ export class SessionOperator extends SessionClock {
     let s: Session;
     const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : NO_SESSIONS;
     if (to === from) {
-      s = newSession(this.nextId++, p.index, k, period, e.ts, e.route, error);
+      s = newSession(this.state.nextId++, p.index, k, period, e.ts, e.route, error);
       list.splice(from, 0, s);
-      this.sessionsById.set(s.id, s);
+      this.state.sessionsById.set(s.id, s);
     } else {
       s = list[from] as Session;
       for (const o of swallowed) {
@@ -203,7 +195,7 @@ export class SessionOperator extends SessionClock {
       }
       absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
     }
-    if (swallowed.length > 0 && p.index < this.P) this.merges++;
+    if (swallowed.length > 0 && p.index < this.P) this.state.merges++;
     if (end <= W) {
       p.lateAccepted++;
       s.lateAccepted++;
@@ -211,11 +203,11 @@ export class SessionOperator extends SessionClock {
     this.changed(p, s, swallowed, out);
   }
 
-  private changed(p: PolicyRuntime, s: Session, swallowed: readonly Session[], out: CoreOutput): void {
+  private changed(p: PolicyState, s: Session, swallowed: readonly Session[], out: CoreOutput): void {
     const ctx = this.ctx(p, out);
     let retracted = false;
     for (const o of swallowed) {
-      this.sessionsById.delete(o.id);
+      this.state.sessionsById.delete(o.id);
       if (retractSession(ctx, o)) retracted = true;
     }
     if (s.last !== null && s.last.start !== s.firstTs) retracted = retractSession(ctx, s) || retracted;
@@ -229,11 +221,11 @@ export class SessionOperator extends SessionClock {
     this.armSession(p, s);
     if (s.dirty && !s.queued && p.cfg.earlyEveryMs !== null && emitsOnTime(p)) {
       s.queued = true;
-      (this.early[p.index] as Session[]).push(s);
+      (this.state.early[p.index] as Session[]).push(s);
     }
   }
 
-  private lateAccepted(p: PolicyRuntime, s: Session): void {
+  private lateAccepted(p: PolicyState, s: Session): void {
     const every = p.cfg.lateEveryMs;
     if (every === null || s.stage & STAGE_LATE_PENDING) return;
     s.stage |= STAGE_LATE_PENDING;
@@ -247,7 +239,7 @@ export class SessionOperator extends SessionClock {
   }
 
   private drop(
-    p: PolicyRuntime,
+    p: PolicyState,
     k: KeyState,
     e: TelemetryEvent,
     start: number,
@@ -270,7 +262,7 @@ export class SessionOperator extends SessionClock {
   }
 
   /** The policy's emit context, refreshed (one object per policy: no allocation per event). */
-  ctx(p: PolicyRuntime, out: CoreOutput): SessionEmitContext {
+  ctx(p: PolicyState, out: CoreOutput): SessionEmitContext {
     const c = this.ctxs[p.index] as SessionEmitContext;
     c.watermark = this.watermarkOf(p);
     c.logTime = this.logTime;
@@ -281,10 +273,10 @@ export class SessionOperator extends SessionClock {
   }
 
   protected fire(t: Timer, out: CoreOutput): void {
-    const p = this.pols[t.policy] as PolicyRuntime;
+    const p = this.pols[t.policy] as PolicyState;
     if (t.kind === TimerKind.Early) return this.earlyTick(p, out);
     if (t.kind === PURGE) return t.wc === -1 ? this.compare(t.start) : this.purge(p, t);
-    const s = this.sessionsById.get(t.wc);
+    const s = this.state.sessionsById.get(t.wc);
     if (s === undefined || s.policy !== p.index) return;
     const end = endOf(s, this.sessions.gapMs);
     if (t.kind === TimerKind.LateFlush) return this.lateFlush(p, s, out);
@@ -302,27 +294,27 @@ export class SessionOperator extends SessionClock {
   }
 
   /** Early panes of the sessions changed since the last tick (in the order they changed). */
-  private earlyTick(p: PolicyRuntime, out: CoreOutput): void {
+  private earlyTick(p: PolicyState, out: CoreOutput): void {
     const ctx = this.ctx(p, out);
-    const queue = this.early[p.index] as Session[];
-    this.early[p.index] = [];
+    const queue = this.state.early[p.index] as Session[];
+    this.state.early[p.index] = [];
     for (const s of queue) {
       s.queued = false;
-      if (this.sessionsById.get(s.id) !== s) continue;
+      if (this.state.sessionsById.get(s.id) !== s) continue;
       if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark)
         emitSession(ctx, s, "early");
     }
     this.scheduleEarly(p, this.logTime);
   }
 
-  private lateFlush(p: PolicyRuntime, s: Session, out: CoreOutput): void {
+  private lateFlush(p: PolicyState, s: Session, out: CoreOutput): void {
     if (!(s.stage & STAGE_LATE_PENDING)) return;
     s.stage &= ~STAGE_LATE_PENDING;
     s.lastLateAt = this.logTime;
     if (s.dirty && s.stage & STAGE_ON_TIME) emitSession(this.ctx(p, out), s, "late");
   }
 
-  private onTime(p: PolicyRuntime, s: Session, out: CoreOutput): void {
+  private onTime(p: PolicyState, s: Session, out: CoreOutput): void {
     s.stage |= STAGE_ON_TIME;
     emitSession(this.ctx(p, out), s, "on-time");
     p.emitDelaySum += this.logTime - endOf(s, this.sessions.gapMs);
@@ -332,8 +324,8 @@ export class SessionOperator extends SessionClock {
   }
 
   /** The policy's last word on a session: its final pane (if the mode has one), then forget it. */
-  private close(p: PolicyRuntime, s: Session, out: CoreOutput): void {
-    const fresh = this.bias.record(p.index, s.key.service, endOf(s, this.sessions.gapMs), s.errors > 0);
+  private close(p: PolicyState, s: Session, out: CoreOutput): void {
+    const fresh = this.state.bias.record(p.index, s.key.service, endOf(s, this.sessions.gapMs), s.errors > 0);
     if (fresh !== null) this.scheduleCompare(fresh);
     if (hasFinalPane(p) && p.index < this.P) {
       emitSession(this.ctx(p, out), s, "final");
@@ -345,7 +337,7 @@ export class SessionOperator extends SessionClock {
     const k = s.key;
     const list = k.sessions[p.index] as Session[];
     list.splice(list.indexOf(s), 1);
-    this.sessionsById.delete(s.id);
+    this.state.sessionsById.delete(s.id);
     if (s.lastTs > (k.closedUntil[p.index] as number)) k.closedUntil[p.index] = s.lastTs;
     if (list.length === 0) this.schedulePurge(p, k);
   }
@@ -358,11 +350,11 @@ export class SessionOperator extends SessionClock {
 
   private compare(start: number): void {
     const end = start + this.sessions.metricsWindowMs;
-    this.bias.compare(start, this.pols, (p) => this.watermarkOf(p) >= end + p.cfg.graceMs);
+    this.state.bias.compare(start, this.pols, (p) => this.watermarkOf(p) >= end + p.cfg.graceMs);
   }
 
-  private purge(p: PolicyRuntime, t: Timer): void {
-    const k = this.keysById.get(t.wc);
+  private purge(p: PolicyState, t: Timer): void {
+    const k = this.state.keysById.get(t.wc);
     if (k === undefined || (k.sessions[p.index] as Session[]).length > 0) return;
     if (t.due !== this.purgeAt(p, k) + p.lagMs) return;
     k.closedUntil[p.index] = -Infinity;
@@ -370,9 +362,9 @@ export class SessionOperator extends SessionClock {
   }
 
   private dropKey(k: KeyState): void {
-    this.keysById.delete(k.id);
-    const users = this.keys.get(k.service);
+    this.state.keysById.delete(k.id);
+    const users = this.state.keys.get(k.service);
     users?.delete(k.user);
-    if (users?.size === 0) this.keys.delete(k.service);
+    if (users?.size === 0) this.state.keys.delete(k.service);
   }
 }
