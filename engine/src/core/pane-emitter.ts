@@ -4,23 +4,21 @@
  * since the last pane, retracting a `retract` of the previous value before the new one, final-only
  * only the final.
  */
-import type { CoreOutput } from "./types.js";
 import type { Pane, PaneKind, PaneValue } from "../protocol.js";
 import { biasPoint, type BiasPoint } from "./bias.js";
 import type { PolicyState } from "./policy-state.js";
+import type { TriggerContext } from "./trigger-context.js";
 import { forEachKey, newTrack, trackNode, type Window } from "./window-state.js";
-
-export interface EmitContext {
-  logTime: number;
-  watermark: number;
-  sizeMs: number;
-  out: CoreOutput;
-}
 
 type Emitted = Exclude<PaneKind, "retract">;
 
-export function emitWindow(pol: PolicyState, w: Window, kind: Emitted, ctx: EmitContext): void {
+/** The policy's panes of `kind` for the window's keys, read from the shared aggregates now. */
+export function emitWindow(ctx: TriggerContext, pol: PolicyState, w: Window, kind: Emitted): void {
   const window = { start: w.start, end: w.end };
+  const sizeMs = w.end - w.start;
+  const watermark = ctx.watermarkOf(pol);
+  const logTime = ctx.logTime;
+  const out = ctx.out;
   const name = pol.cfg.name;
   const bias = pol.bias.current();
   forEachKey(w, (service, route, key) => {
@@ -35,7 +33,7 @@ export function emitWindow(pol: PolicyState, w: Window, kind: Emitted, ctx: Emit
     t.lateDirty = false;
     const full = agg.value();
     if (route === undefined && (kind === "on-time" || kind === "final")) t.final = biasPoint(full);
-    const id = (t.id ??= `${name}|${node.keyId}|${ctx.sizeMs}|${w.start}`);
+    const id = (t.id ??= `${name}|${node.keyId}|${sizeMs}|${w.start}`);
     const pane = (k: PaneKind, value: PaneValue): Pane => ({
       id,
       seq: (t as { seq: number }).seq++,
@@ -44,9 +42,9 @@ export function emitWindow(pol: PolicyState, w: Window, kind: Emitted, ctx: Emit
       key: route === undefined ? { service } : { service, route },
       window,
       value,
-      watermark: ctx.watermark,
-      emittedAt: ctx.logTime,
-      emitDelayMs: ctx.logTime - w.end,
+      watermark,
+      emittedAt: logTime,
+      emitDelayMs: logTime - w.end,
       pipelineLagMs: 0,
       lateAccepted: (t as { lateAccepted: number }).lateAccepted,
       dropped: pol.dropped,
@@ -56,13 +54,13 @@ export function emitWindow(pol: PolicyState, w: Window, kind: Emitted, ctx: Emit
       const delta = agg.clone();
       if (t.lastAgg) delta.subtract(t.lastAgg);
       t.lastAgg = agg.clone();
-      ctx.out.pane(pane(kind, delta.value()));
+      out.pane(pane(kind, delta.value()));
     } else if (pol.cfg.mode === "retracting") {
-      if (t.lastValue) ctx.out.pane(pane("retract", t.lastValue));
-      ctx.out.pane(pane(kind, full));
+      if (t.lastValue) out.pane(pane("retract", t.lastValue));
+      out.pane(pane(kind, full));
       t.lastValue = full;
     } else {
-      ctx.out.pane(pane(kind, full));
+      out.pane(pane(kind, full));
     }
     t.lastCount = agg.count;
   });

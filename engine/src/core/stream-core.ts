@@ -3,7 +3,7 @@
  * policy is a schedule of snapshots of it, fired from timer queues ordered by due log time (or by W
  * for event-time strategies). Per-event work is O(1) amortized and independent of the policy count
  * for events on time for every policy. All of its state is one CoreState (core-state.ts); the timer
- * queues are derived from it and rebuilt on restore.
+ * queues are derived from it and rebuilt on restore. Triggers see it only through a TriggerContext.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
@@ -13,8 +13,9 @@ import { coreStatus } from "./core-status.js";
 import { CoreError } from "./errors.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
 import { encodeCoreSnapshot } from "./snapshot.js";
-import { finalPane, fire, onTime, referenceClose } from "./triggers.js";
-import { TimerKind, TimerQueue, type Timer } from "./timer-queue.js";
+import { TimerKind, TimerQueue } from "./timer-queue.js";
+import type { TriggerContext } from "./trigger-context.js";
+import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
 import { eventTimeCandidate, type PartitionClock } from "./watermark.js";
 import { firstWindowStart, windowStartsOf } from "./window-assigner.js";
@@ -23,19 +24,25 @@ import {
   STAGE_LATE_PENDING,
   STAGE_ON_TIME,
   linkSlice,
-  newTrack,
   newWindow,
   trackNode,
   type KeyNode,
   type Slice,
-  type TrackNode,
   type Window,
 } from "./window-state.js";
+import { coreTimerBefore, WindowTimerKind, type CoreTimer } from "./window-timer.js";
+
+const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
+
+/** The core's side of the trigger context: its log time, watermarks, queue and windows. */
+interface CoreTriggerContext extends TriggerContext {
+  out: CoreOutput;
+}
 
 export class EventTimeCore implements StreamCore {
-  readonly timers = new TimerQueue();
+  readonly timers = new TimerQueue<CoreTimer>(coreTimerBefore);
   /** Per policy: the timer queue ordered by W of an event-time policy (null for arrival-lag). */
-  readonly watermarkTimers: (TimerQueue | null)[];
+  readonly watermarkTimers: (TimerQueue<CoreTimer> | null)[];
   /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
   private maxW = -Infinity;
   private readonly minArrivalLag: number;
@@ -43,6 +50,7 @@ export class EventTimeCore implements StreamCore {
   private readonly percentilePols: PolicyState[];
   /** Number of policies; the reference's stage lives at index P. */
   readonly P: number;
+  private readonly triggers: CoreTriggerContext;
 
   constructor(
     readonly config: CoreConfig,
@@ -51,11 +59,25 @@ export class EventTimeCore implements StreamCore {
   ) {
     const pols = state.clock.policies;
     this.P = pols.length;
-    this.watermarkTimers = pols.map((p) => (p.eventTime ? new TimerQueue() : null));
+    this.watermarkTimers = pols.map((p) => (p.eventTime ? new TimerQueue<CoreTimer>(coreTimerBefore) : null));
     this.eventTimePols = pols.filter((p) => p.eventTime);
     this.percentilePols = pols.filter((p) => p.samples !== null);
     this.minArrivalLag = Math.min(...pols.filter((p) => !p.eventTime).map((p) => p.lagMs));
+    this.triggers = this.triggerContext();
     this.rebuildTimers();
+  }
+
+  private triggerContext(): CoreTriggerContext {
+    const clock = this.state.clock;
+    return {
+      get logTime() {
+        return clock.logTime;
+      },
+      watermarkOf: (p) => watermarkOf(clock, p),
+      schedule: (t) => this.timers.push(t),
+      out: NO_OUTPUT,
+      free: (w) => this.free(w),
+    };
   }
 
   /** Timer queues are derived data: every window's pending timers and each policy's next early tick. */
@@ -63,7 +85,7 @@ export class EventTimeCore implements StreamCore {
     for (const c of this.state.windowConfigs) for (const w of c.windows.values()) this.scheduleWindow(w);
     for (const p of this.state.clock.policies) {
       if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
-        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index });
     }
     this.updateMaxW();
   }
@@ -82,9 +104,10 @@ export class EventTimeCore implements StreamCore {
     if (this.percentilePols.length > 0)
       for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
     this.state.clock.eventsTotal++;
-    this.advance(e.ingest_ts, out);
+    this.triggers.out = out;
+    this.advance(e.ingest_ts);
     this.assign(e, out);
-    this.drain(out);
+    this.drain();
   }
 
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
@@ -94,23 +117,28 @@ export class EventTimeCore implements StreamCore {
     part.spoken = true;
     part.idle = false;
     if (ingestTs > part.logTime) part.logTime = ingestTs;
-    this.advance(ingestTs, out);
+    this.triggers.out = out;
+    this.advance(ingestTs);
   }
 
   setIdle(partition: number, idle: boolean, out: CoreOutput): void {
     this.part(partition).idle = idle;
-    this.advance(this.logTime, out);
+    this.triggers.out = out;
+    this.advance(this.logTime);
   }
 
   finish(out: CoreOutput): void {
+    const ctx = this.triggers;
+    ctx.out = out;
+    const pols = this.state.clock.policies;
     for (const c of this.state.windowConfigs) {
       for (const w of [...c.windows.values()]) {
-        for (const p of this.state.clock.policies) {
+        for (const p of pols) {
           if ((w.stage[p.index] as number) & STAGE_FINAL) continue;
-          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(this, p, w, out);
-          if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(this, p, w, out);
+          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(ctx, p, w);
+          if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(ctx, p, w);
         }
-        if (!((w.stage[this.P] as number) & STAGE_FINAL)) referenceClose(this, w);
+        if (!((w.stage[this.P] as number) & STAGE_FINAL)) referenceClose(ctx, w, pols);
       }
     }
   }
@@ -123,11 +151,11 @@ export class EventTimeCore implements StreamCore {
     return encodeCoreSnapshot(this.config, this.state);
   }
 
-  get logTime(): number {
+  private get logTime(): number {
     return this.state.clock.logTime;
   }
 
-  watermarkOf(p: PolicyState): number {
+  private watermarkOf(p: PolicyState): number {
     return watermarkOf(this.state.clock, p);
   }
 
@@ -142,18 +170,18 @@ export class EventTimeCore implements StreamCore {
   }
 
   /** Moves log time (and event-time watermarks) forward and fires every due timer. */
-  private advance(t: number, out: CoreOutput): void {
+  private advance(t: number): void {
     const clock = this.state.clock;
     if (t > clock.logTime) {
       if (clock.logTime === -Infinity) this.start(t);
       clock.logTime = t;
     }
-    this.drain(out);
+    this.drain();
     for (const p of this.eventTimePols) {
       const c = eventTimeCandidate(p.cfg.watermark, clock.partitions, p.samples);
       if (c !== null && c > p.W) p.W = c;
-      const q = this.watermarkTimers[p.index] as TimerQueue;
-      while (q.peekDue() <= p.W) fire(this, q.pop() as Timer, out);
+      const q = this.watermarkTimers[p.index] as TimerQueue<CoreTimer>;
+      while (q.peekDue() <= p.W) this.fire(q.pop() as CoreTimer);
     }
     this.updateMaxW();
     if (clock.logTime >= this.state.nextSweep) {
@@ -162,14 +190,31 @@ export class EventTimeCore implements StreamCore {
     }
   }
 
-  updateMaxW(): void {
+  private updateMaxW(): void {
     let maxW = this.logTime - this.minArrivalLag;
     for (const p of this.eventTimePols) if (p.W > maxW) maxW = p.W;
     this.maxW = maxW;
   }
 
-  private drain(out: CoreOutput): void {
-    while (this.timers.peekDue() <= this.logTime) fire(this, this.timers.pop() as Timer, out);
+  private drain(): void {
+    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as CoreTimer);
+  }
+
+  /** Runs a due timer's trigger (a timer of a window already freed does nothing). */
+  private fire(t: CoreTimer): void {
+    const ctx = this.triggers;
+    const p = this.state.clock.policies[t.policy] as PolicyState;
+    if (t.kind === TimerKind.Early) {
+      for (const c of this.state.windowConfigs) earlyTick(ctx, p, c.windows.values());
+      return this.scheduleEarly(p, this.logTime, p.cfg.earlyEveryMs as number);
+    }
+    const w = this.state.windowConfigs[t.configIndex]?.windows.get(t.start);
+    if (w === undefined) return;
+    if (t.kind === WindowTimerKind.Reference) return referenceClose(ctx, w, this.state.clock.policies);
+    if ((w.stage[p.index] as number) & STAGE_FINAL) return;
+    if (t.kind === WindowTimerKind.OnTime) onTime(ctx, p, w);
+    else if (t.kind === WindowTimerKind.Final) finalPane(ctx, p, w);
+    else lateFlush(ctx, p, w);
   }
 
   private start(t: number): void {
@@ -179,9 +224,9 @@ export class EventTimeCore implements StreamCore {
     }
   }
 
-  scheduleEarly(p: PolicyState, now: number, every: number): void {
+  private scheduleEarly(p: PolicyState, now: number, every: number): void {
     p.nextEarly = Math.floor(now / every) * every + every;
-    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index });
   }
 
   private assign(e: TelemetryEvent, out: CoreOutput): void {
@@ -255,23 +300,16 @@ export class EventTimeCore implements StreamCore {
           out.late(rec);
         } else {
           p.lateAccepted++;
-          this.lateAccepted(p, w, e.service, route, svc, rte);
+          // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
+          const cache = w.exclusive && svc !== undefined && rte !== undefined;
+          const service = cache
+            ? (svc.track ??= trackNode(w, e.service, undefined))
+            : trackNode(w, e.service, undefined);
+          const routeTrack = cache ? (rte.track ??= trackNode(w, e.service, route)) : trackNode(w, e.service, route);
+          acceptLate(this.triggers, p, w, service, routeTrack);
         }
       }
     }
-  }
-
-  private lateAccepted(p: PolicyState, w: Window, service: string, route: string, svc?: KeyNode, rte?: KeyNode): void {
-    // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
-    const cache = w.exclusive && svc !== undefined && rte !== undefined;
-    markLate(cache ? (svc.track ??= trackNode(w, service, undefined)) : trackNode(w, service, undefined), p.index);
-    markLate(cache ? (rte.track ??= trackNode(w, service, route)) : trackNode(w, service, route), p.index);
-    const every = p.cfg.lateEveryMs;
-    const stage = w.stage[p.index] as number;
-    if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
-    w.stage[p.index] = stage | STAGE_LATE_PENDING;
-    const due = Math.max(this.logTime, (w.lastLateAt[p.index] as number) + every);
-    this.timers.push({ due, kind: TimerKind.LateFlush, policy: p.index, wc: w.configIndex, start: w.start });
   }
 
   /** Creates a slice and links it into its windows; undefined when every window is closed for all. */
@@ -316,34 +354,38 @@ export class EventTimeCore implements StreamCore {
 
   /** Pushes every pending timer of a window (also used to rebuild queues on restore). */
   private scheduleWindow(w: Window): void {
+    const at = { configIndex: w.configIndex, start: w.start };
     for (const p of this.state.clock.policies) {
       const stage = w.stage[p.index] as number;
       if (stage & STAGE_FINAL) continue;
       const q = this.watermarkTimers[p.index] ?? this.timers;
       const base = w.end + p.lagMs;
-      const t = { policy: p.index, wc: w.configIndex, start: w.start };
-      if (emitsOnTime(p) && !(stage & STAGE_ON_TIME)) q.push({ due: base, kind: TimerKind.OnTime, ...t });
-      if (hasFinalPane(p)) q.push({ due: base + p.cfg.graceMs, kind: TimerKind.Final, ...t });
-      if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
-        this.timers.push({
-          due: (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs,
-          kind: TimerKind.LateFlush,
-          ...t,
-        });
+      const policy = p.index;
+      if (emitsOnTime(p) && !(stage & STAGE_ON_TIME))
+        q.push({ due: base, kind: WindowTimerKind.OnTime, policy, ...at });
+      if (hasFinalPane(p)) q.push({ due: base + p.cfg.graceMs, kind: WindowTimerKind.Final, policy, ...at });
+      if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null) {
+        const due = (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs;
+        this.timers.push({ due, kind: WindowTimerKind.LateFlush, policy, ...at });
+      }
     }
     if (!((w.stage[this.P] as number) & STAGE_FINAL))
       this.timers.push({
         due: w.end + this.config.referenceHorizonMs,
-        kind: TimerKind.Reference,
-        policy: -1,
-        wc: w.configIndex,
-        start: w.start,
+        kind: WindowTimerKind.Reference,
+        policy: this.P,
+        ...at,
       });
   }
-}
 
-function markLate(node: TrackNode, policy: number): void {
-  const t = (node.tracks[policy] ??= newTrack());
-  t.lateAccepted++;
-  t.lateDirty = true;
+  /** Releases a window every closer is done with, and the slices only it still held. */
+  private free(w: Window): void {
+    const c = this.state.windowConfigs[w.configIndex] as WindowConfigState;
+    c.windows.delete(w.start);
+    for (const s of w.slices) {
+      if (--s.refs > 0) continue;
+      c.slices.delete(s.start);
+      if (c.lastSlice === s) c.lastSlice = undefined;
+    }
+  }
 }

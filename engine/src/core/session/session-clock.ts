@@ -7,18 +7,19 @@ import type { TelemetryEvent } from "../../protocol.js";
 import { CoreError } from "../errors.js";
 import type { ClockState } from "../clock-state.js";
 import { emitsOnTime, type PolicyState } from "../policy-state.js";
-import { TimerKind, TimerQueue, type Timer } from "../timer-queue.js";
+import { TimerKind, TimerQueue } from "../timer-queue.js";
 import type { CoreConfig, CoreOutput } from "../types.js";
 import { eventTimeCandidate, type PartitionClock } from "../watermark.js";
+import { sessionTimerBefore, type SessionTimer } from "./session-timer.js";
 
 export abstract class SessionClock {
   /** The configured policies, then the hidden bias reference at index P. */
   readonly pols: PolicyState[];
   readonly P: number;
   readonly parts: PartitionClock[];
-  readonly timers = new TimerQueue();
+  readonly timers = new TimerQueue<SessionTimer>(sessionTimerBefore);
   /** Per policy: the timer queue ordered by W of an event-time policy (null for arrival-lag). */
-  readonly watermarkTimers: (TimerQueue | null)[];
+  readonly watermarkTimers: (TimerQueue<SessionTimer> | null)[];
   private readonly eventTimePols: PolicyState[];
   private readonly percentilePols: PolicyState[];
 
@@ -29,7 +30,9 @@ export abstract class SessionClock {
     this.pols = clock.policies;
     this.P = config.policies.length;
     this.parts = clock.partitions;
-    this.watermarkTimers = this.pols.map((p) => (p.eventTime ? new TimerQueue() : null));
+    this.watermarkTimers = this.pols.map((p) =>
+      p.eventTime ? new TimerQueue<SessionTimer>(sessionTimerBefore) : null,
+    );
     this.eventTimePols = this.pols.filter((p) => p.eventTime);
     this.percentilePols = this.pols.filter((p) => p.samples !== null);
   }
@@ -41,7 +44,7 @@ export abstract class SessionClock {
   /** Places a record (log time already advanced to its ingest_ts). */
   protected abstract assign(e: TelemetryEvent, out: CoreOutput): void;
   /** Acts on a due timer. */
-  protected abstract fire(t: Timer, out: CoreOutput): void;
+  protected abstract fire(t: SessionTimer, out: CoreOutput): void;
 
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
     const part = this.part(partition);
@@ -86,12 +89,12 @@ export abstract class SessionClock {
       if (this.clock.logTime === -Infinity) this.start(t);
       this.clock.logTime = t;
     }
-    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as Timer, out);
+    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as SessionTimer, out);
     for (const p of this.eventTimePols) {
       const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
       if (c !== null && c > p.W) p.W = c;
-      const q = this.watermarkTimers[p.index] as TimerQueue;
-      while (q.peekDue() <= p.W) this.fire(q.pop() as Timer, out);
+      const q = this.watermarkTimers[p.index] as TimerQueue<SessionTimer>;
+      while (q.peekDue() <= p.W) this.fire(q.pop() as SessionTimer, out);
     }
   }
 
@@ -102,14 +105,16 @@ export abstract class SessionClock {
   scheduleEarly(p: PolicyState, now: number): void {
     const every = p.cfg.earlyEveryMs as number;
     p.nextEarly = Math.floor(now / every) * every + every;
-    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index });
   }
 
-  /** Pushes a timer due when the policy's W reaches event time `at`; returns its due. */
-  protected schedule(p: PolicyState, kind: TimerKind, at: number, id: number): number {
-    const q = this.watermarkTimers[p.index] ?? this.timers;
-    const due = at + p.lagMs;
-    q.push({ due, kind, policy: p.index, wc: id, start: 0 });
-    return due;
+  /** Log time (arrival-lag) or W (event-time) at which the policy's W reaches event time `at`. */
+  protected dueAt(p: PolicyState, at: number): number {
+    return at + p.lagMs;
+  }
+
+  /** Pushes a timer on the policy's W queue (its due from dueAt). */
+  protected pushAtWatermark(p: PolicyState, t: SessionTimer): void {
+    (this.watermarkTimers[p.index] ?? this.timers).push(t);
   }
 }

@@ -7,7 +7,7 @@
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
-import { TimerKind, type Timer } from "../timer-queue.js";
+import { TimerKind } from "../timer-queue.js";
 import type { CoreConfig, CoreOutput } from "../types.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME, keyIdOf } from "../window-state.js";
 import { SessionClock } from "./session-clock.js";
@@ -27,10 +27,8 @@ import {
 } from "./session-key.js";
 import { encodeSessionSnapshot } from "./session-snapshot.js";
 import { newSessionState, type SessionState } from "./session-state.js";
+import { SessionTimerKind, type PurgeTimer, type SessionTimer } from "./session-timer.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
-
-/** Timer kind slot 4 (the core's Reference) purges a key's closed-session bound; sessions have no reference. */
-export const PURGE = TimerKind.Reference;
 
 const NO_SESSIONS: readonly Session[] = Object.freeze([]);
 
@@ -75,7 +73,7 @@ export class SessionOperator extends SessionClock {
     for (const start of state.bias.windows.keys()) this.scheduleCompare(start);
     for (const p of this.pols) {
       if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
-        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
+        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index });
     }
   }
 
@@ -109,25 +107,28 @@ export class SessionOperator extends SessionClock {
    * grows by many events costs few timer pushes. A pending timer acts only at the session's current
    * due, so a queue rebuilt on restore (timers at current dues) acts identically.
    */
-  armSession(p: PolicyState, s: Session): void {
+  private armSession(p: PolicyState, s: Session): void {
     const end = endOf(s, this.sessions.gapMs);
-    if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME))
-      s.onTimeDue = this.schedule(p, TimerKind.OnTime, end, s.id);
+    if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) {
+      s.onTimeDue = this.dueAt(p, end);
+      this.pushAtWatermark(p, { due: s.onTimeDue, kind: TimerKind.OnTime, policy: p.index, session: s.id });
+    }
     // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
-    if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME))
-      s.finalDue = this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
+    if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME)) {
+      s.finalDue = this.dueAt(p, end + p.cfg.graceMs);
+      this.pushAtWatermark(p, { due: s.finalDue, kind: TimerKind.Final, policy: p.index, session: s.id });
+    }
   }
 
   /** Rebuilds a restored session's timers. */
-  scheduleSession(p: PolicyState, s: Session): void {
+  private scheduleSession(p: PolicyState, s: Session): void {
     this.armSession(p, s);
     if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
       this.timers.push({
         due: s.lastLateAt + p.cfg.lateEveryMs,
         kind: TimerKind.LateFlush,
         policy: p.index,
-        wc: s.id,
-        start: 0,
+        session: s.id,
       });
   }
 
@@ -136,12 +137,13 @@ export class SessionOperator extends SessionClock {
    * W ≥ L + 3·gap + grace an event within gap of L is late on its own window, and any session
    * opened from then on starts after L + 2·gap, so nothing accepted can bridge into the closed one.
    */
-  purgeAt(p: PolicyState, k: KeyState): number {
+  private purgeAt(p: PolicyState, k: KeyState): number {
     return (k.closedUntil[p.index] as number) + 3 * this.sessions.gapMs + p.cfg.graceMs;
   }
 
-  schedulePurge(p: PolicyState, k: KeyState): void {
-    this.schedule(p, PURGE, this.purgeAt(p, k), k.id);
+  private schedulePurge(p: PolicyState, k: KeyState): void {
+    const due = this.dueAt(p, this.purgeAt(p, k));
+    this.pushAtWatermark(p, { due, kind: SessionTimerKind.Purge, policy: p.index, key: k.id });
   }
 
   private keyOf(service: string, user: string): KeyState {
@@ -233,8 +235,7 @@ export class SessionOperator extends SessionClock {
       due: Math.max(this.logTime, s.lastLateAt + every),
       kind: TimerKind.LateFlush,
       policy: p.index,
-      wc: s.id,
-      start: 0,
+      session: s.id,
     });
   }
 
@@ -262,7 +263,7 @@ export class SessionOperator extends SessionClock {
   }
 
   /** The policy's emit context, refreshed (one object per policy: no allocation per event). */
-  ctx(p: PolicyState, out: CoreOutput): SessionEmitContext {
+  private ctx(p: PolicyState, out: CoreOutput): SessionEmitContext {
     const c = this.ctxs[p.index] as SessionEmitContext;
     c.watermark = this.watermarkOf(p);
     c.logTime = this.logTime;
@@ -272,11 +273,12 @@ export class SessionOperator extends SessionClock {
     return c;
   }
 
-  protected fire(t: Timer, out: CoreOutput): void {
+  protected fire(t: SessionTimer, out: CoreOutput): void {
     const p = this.pols[t.policy] as PolicyState;
     if (t.kind === TimerKind.Early) return this.earlyTick(p, out);
-    if (t.kind === PURGE) return t.wc === -1 ? this.compare(t.start) : this.purge(p, t);
-    const s = this.state.sessionsById.get(t.wc);
+    if (t.kind === SessionTimerKind.Compare) return this.compare(t.metricsWindow);
+    if (t.kind === SessionTimerKind.Purge) return this.purge(p, t);
+    const s = this.state.sessionsById.get(t.session);
     if (s === undefined || s.policy !== p.index) return;
     const end = endOf(s, this.sessions.gapMs);
     if (t.kind === TimerKind.LateFlush) return this.lateFlush(p, s, out);
@@ -342,10 +344,10 @@ export class SessionOperator extends SessionClock {
     if (list.length === 0) this.schedulePurge(p, k);
   }
 
-  /** The reference closes a metrics window once W_ref passes its end (timer slot: PURGE, key −1). */
-  scheduleCompare(start: number): void {
+  /** The reference closes a metrics window once W_ref passes its end. */
+  private scheduleCompare(start: number): void {
     const due = start + this.sessions.metricsWindowMs + this.config.referenceHorizonMs;
-    this.timers.push({ due, kind: PURGE, policy: this.P, wc: -1, start });
+    this.timers.push({ due, kind: SessionTimerKind.Compare, policy: this.P, metricsWindow: start });
   }
 
   private compare(start: number): void {
@@ -353,8 +355,8 @@ export class SessionOperator extends SessionClock {
     this.state.bias.compare(start, this.pols, (p) => this.watermarkOf(p) >= end + p.cfg.graceMs);
   }
 
-  private purge(p: PolicyState, t: Timer): void {
-    const k = this.state.keysById.get(t.wc);
+  private purge(p: PolicyState, t: PurgeTimer): void {
+    const k = this.state.keysById.get(t.key);
     if (k === undefined || (k.sessions[p.index] as Session[]).length > 0) return;
     if (t.due !== this.purgeAt(p, k) + p.lagMs) return;
     k.closedUntil[p.index] = -Infinity;
