@@ -52,6 +52,28 @@ describe("late data: boundaries", () => {
     expect(svc.at(-1)?.lateAccepted).toBe(2);
   });
 
+  it("a window whose first event is already late gets no on-time pane: late, then final, and no on-time delay", () => {
+    const core = createCore(config);
+    const out = capture();
+    core.event(0, ev(T0 + 1, T0 + 100), out); // window [T0, T0 + 10 s): on time
+    core.heartbeat(0, T0 + 12_000, out); // W = end: its on-time pane, 2 s after its end
+    core.heartbeat(0, T0 + 15_000, out); // W = end + G: its final
+    const end = T0 + 20_000;
+    core.event(0, ev(T0 + 10_500, end + 2000 + 2900), out); // opens [10 s, 20 s) at W = end + 2.9 s: late
+    core.event(0, ev(T0 + 11_000, end + 2000 + 2950), out); // late again; the late-pane rate limit holds it
+    core.heartbeat(0, end + 2000 + 3000, out); // W = end + G: final
+    const second = out.panes.filter((p) => p.key.route === undefined && p.window.end === end);
+    expect(second.map((p) => [p.kind, p.value.count, p.emittedAt - end, p.lateAccepted])).toEqual([
+      ["late", 1, 4900, 1],
+      ["final", 2, 5000, 2],
+    ]);
+    const routes = out.panes.filter((p) => p.key.route !== undefined && p.window.end === end).map((p) => p.kind);
+    expect(routes).toEqual(["late", "final"]);
+    const s = core.status().policies[0];
+    // Only the first window's on-time pane counts: the late window's 4.9 s would have inflated it.
+    expect([s?.emitDelayMs, s?.lateAccepted, s?.dropped]).toEqual([2000, 2, 0]);
+  });
+
   it("frees a window once the last policy and the reference closed it", () => {
     const core = createCore(config);
     const out = capture();

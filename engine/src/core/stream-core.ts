@@ -332,15 +332,20 @@ export class EventTimeCore implements StreamCore {
     return slice;
   }
 
-  /** Creates a window and schedules each closer still open for it; undefined if none is. */
+  /**
+   * Creates a window and schedules each closer still open for it; undefined if none is. A window
+   * that opens already behind a policy's W (end <= W < end + grace) gets no on-time pane from it:
+   * its first event is late, so its panes are late (and final) ones (docs/semantics.md, "Late data").
+   */
   private openWindow(c: WindowConfigState, start: number): Window | undefined {
     const spec = c.spec;
     const w = newWindow(c.index, start, spec.sizeMs, spec.slideMs === spec.sizeMs, this.P);
     for (const p of this.state.clock.policies) {
-      if (w.end + p.cfg.graceMs <= this.watermarkOf(p)) {
+      const watermark = this.watermarkOf(p);
+      if (w.end + p.cfg.graceMs <= watermark) {
         w.stage[p.index] = STAGE_ON_TIME | STAGE_FINAL;
         w.closed++;
-      }
+      } else if (w.end <= watermark && emitsOnTime(p)) w.stage[p.index] = STAGE_ON_TIME;
     }
     if (w.end + this.config.referenceHorizonMs <= this.logTime) {
       w.stage[this.P] = STAGE_FINAL;

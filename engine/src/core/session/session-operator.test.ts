@@ -107,6 +107,27 @@ describe("session operator", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("a session opened already behind W gets no on-time pane: late, then final, and no on-time delay", () => {
+    const pol: PolicyConfig = { ...retracting, mode: "accumulating", graceMs: 20_000 };
+    const h = harness([pol], { gap: "10s" });
+    h.event(ev(0, 100, "/a"));
+    h.beat(11_000); // W = 10 s = end: on-time, 1 s after the end
+    const id = (start: number) => `p|session:api/u|10000|${T0 + start}`;
+    expect(h.panes.map((p) => [p.kind, p.id, p.emitDelayMs])).toEqual([["on-time", id(0), 1_000]]);
+    h.panes.length = 0;
+    h.event(ev(30_000, 45_000, "/b")); // a new session [30 s, 40 s) at W = 44 s: late, within grace
+    h.event(ev(31_000, 45_200, "/c")); // joins it (end 41 s, still behind W); the late-pane rate limit (1 s) holds it back
+    h.beat(46_000); // the late flush: the second late pane
+    h.beat(62_000); // W = 61 s = end + grace: final
+    expect(h.panes.filter((p) => p.id === id(30_000)).map((p) => [p.kind, p.value.count, p.emitDelayMs])).toEqual([
+      ["late", 1, 5_000],
+      ["late", 2, 5_000],
+      ["final", 2, 21_000],
+    ]);
+    expect(h.op.status().policies[0]?.emitDelayMs).toBe(1_000);
+    expect(h.op.status().policies[0]?.lateAccepted).toBe(2);
+  });
+
   it("cuts a session at each multiple of the length cap", () => {
     const billing = DEFAULT_POLICIES[2] as PolicyConfig;
     const h = harness([billing], { gap: "10s", maxLength: "1m" });

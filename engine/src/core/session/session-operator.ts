@@ -187,6 +187,8 @@ export class SessionOperator extends SessionClock {
     const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : NO_SESSIONS;
     if (to === from) {
       s = newSession(this.state.nextId++, p.index, k, period, e.ts, e.route, error);
+      // Opened already behind W: no on-time pane, its panes are late ones (docs/semantics.md, "Late data").
+      if (end <= W && emitsOnTime(p)) s.stage = STAGE_ON_TIME;
       list.splice(from, 0, s);
       this.state.sessionsById.set(s.id, s);
     } else {
