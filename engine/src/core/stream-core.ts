@@ -2,22 +2,19 @@
  * The pure event-time engine (docs/semantics.md): one shared aggregate per (slice, key); each
  * policy is a schedule of snapshots of it, fired from timer queues ordered by due log time (or by W
  * for event-time strategies). Per-event work is O(1) amortized and independent of the policy count
- * for events on time for every policy. All of its state is one CoreState (core-state.ts); the timer
- * queues are derived from it and rebuilt on restore. Triggers see it only through a TriggerContext.
+ * for events on time for every policy. All of its state is one CoreState (core-state.ts); an
+ * InputDriver takes the inputs and keeps time; triggers see the core only through a TriggerContext.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
-import { watermarkOf } from "./clock-state.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
-import { CoreError } from "./errors.js";
+import { InputDriver } from "./input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
 import { encodeCoreSnapshot } from "./snapshot.js";
-import { TimerKind, TimerQueue } from "./timer-queue.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
-import { eventTimeCandidate, type PartitionClock } from "./watermark.js";
 import { firstWindowStart, windowStartsOf } from "./window-assigner.js";
 import {
   STAGE_FINAL,
@@ -30,24 +27,21 @@ import {
   type Slice,
   type Window,
 } from "./window-state.js";
-import { coreTimerBefore, WindowTimerKind, type CoreTimer } from "./window-timer.js";
+import { coreTimerBefore, WindowTimerKind, type WindowTimer } from "./window-timer.js";
 
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
-/** The core's side of the trigger context: its log time, watermarks, queue and windows. */
+/** The core's side of the trigger context (its output is set at each hook). */
 interface CoreTriggerContext extends TriggerContext {
   out: CoreOutput;
 }
 
 export class EventTimeCore implements StreamCore {
-  readonly timers = new TimerQueue<CoreTimer>(coreTimerBefore);
-  /** Per policy: the timer queue ordered by W of an event-time policy (null for arrival-lag). */
-  readonly watermarkTimers: (TimerQueue<CoreTimer> | null)[];
+  private readonly driver: InputDriver<WindowTimer>;
   /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
   private maxW = -Infinity;
   private readonly minArrivalLag: number;
-  private readonly eventTimePols: PolicyState[];
-  private readonly percentilePols: PolicyState[];
+  private readonly eventTimePolicies: PolicyState[];
   /** Number of policies; the reference's stage lives at index P. */
   readonly P: number;
   private readonly triggers: CoreTriggerContext;
@@ -59,72 +53,43 @@ export class EventTimeCore implements StreamCore {
   ) {
     const pols = state.clock.policies;
     this.P = pols.length;
-    this.watermarkTimers = pols.map((p) => (p.eventTime ? new TimerQueue<CoreTimer>(coreTimerBefore) : null));
-    this.eventTimePols = pols.filter((p) => p.eventTime);
-    this.percentilePols = pols.filter((p) => p.samples !== null);
+    this.eventTimePolicies = pols.filter((p) => p.eventTime);
     this.minArrivalLag = Math.min(...pols.filter((p) => !p.eventTime).map((p) => p.lagMs));
+    this.driver = new InputDriver<WindowTimer>(state.clock, coreTimerBefore, {
+      place: (e, out) => this.place(e, out),
+      earlyTick: (p, out) => this.earlyTick(p, out),
+      fire: (t, out) => this.fire(t, out),
+      advanced: () => this.advanced(),
+    });
     this.triggers = this.triggerContext();
-    this.rebuildTimers();
+    // Timer queues are derived data: every window's pending timers (early ticks: the driver's).
+    for (const c of state.windowConfigs) for (const w of c.windows.values()) this.scheduleWindow(w);
+    this.updateMaxW();
   }
 
   private triggerContext(): CoreTriggerContext {
-    const clock = this.state.clock;
+    const driver = this.driver;
     return {
       get logTime() {
-        return clock.logTime;
+        return driver.clock.logTime;
       },
-      watermarkOf: (p) => watermarkOf(clock, p),
-      schedule: (t) => this.timers.push(t),
+      watermarkOf: (p) => driver.watermarkOf(p),
+      schedule: (t) => driver.atLogTime(t),
       out: NO_OUTPUT,
       free: (w) => this.free(w),
     };
   }
 
-  /** Timer queues are derived data: every window's pending timers and each policy's next early tick. */
-  private rebuildTimers(): void {
-    for (const c of this.state.windowConfigs) for (const w of c.windows.values()) this.scheduleWindow(w);
-    for (const p of this.state.clock.policies) {
-      if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
-        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index });
-    }
-    this.updateMaxW();
-  }
-
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
-    if (!Number.isFinite(e.ts) || !Number.isFinite(e.ingest_ts) || !(e.latency_ms >= 0 && e.latency_ms < Infinity))
-      throw new CoreError(
-        "TM_CORE_BAD_EVENT",
-        `event ts=${e.ts} ingest_ts=${e.ingest_ts} latency_ms=${e.latency_ms}: times must be finite ms and latency a finite number >= 0 (ingest validates this)`,
-      );
-    const part = this.part(partition);
-    part.spoken = true;
-    part.idle = false;
-    if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
-    if (e.ts > part.maxTs) part.maxTs = e.ts;
-    if (this.percentilePols.length > 0)
-      for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
-    this.state.clock.eventsTotal++;
-    this.triggers.out = out;
-    this.advance(e.ingest_ts);
-    this.assign(e, out);
-    this.drain();
+    this.driver.event(partition, e, out);
   }
 
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
-    if (!Number.isFinite(ingestTs))
-      throw new CoreError("TM_CORE_BAD_EVENT", `heartbeat ingest_ts=${ingestTs} is not a finite time in ms`);
-    const part = this.part(partition);
-    part.spoken = true;
-    part.idle = false;
-    if (ingestTs > part.logTime) part.logTime = ingestTs;
-    this.triggers.out = out;
-    this.advance(ingestTs);
+    this.driver.heartbeat(partition, ingestTs, out);
   }
 
   setIdle(partition: number, idle: boolean, out: CoreOutput): void {
-    this.part(partition).idle = idle;
-    this.triggers.out = out;
-    this.advance(this.logTime);
+    this.driver.setIdle(partition, idle, out);
   }
 
   finish(out: CoreOutput): void {
@@ -156,80 +121,46 @@ export class EventTimeCore implements StreamCore {
   }
 
   private watermarkOf(p: PolicyState): number {
-    return watermarkOf(this.state.clock, p);
+    return this.driver.watermarkOf(p);
   }
 
-  private part(partition: number): PartitionClock {
-    const p = this.state.clock.partitions[partition];
-    if (p === undefined)
-      throw new CoreError(
-        "TM_CORE_BAD_PARTITION",
-        `partition ${partition} is outside 0..${this.state.clock.partitions.length - 1}: configure partitions to match TM_EVENTS`,
-      );
-    return p;
-  }
-
-  /** Moves log time (and event-time watermarks) forward and fires every due timer. */
-  private advance(t: number): void {
-    const clock = this.state.clock;
-    if (t > clock.logTime) {
-      if (clock.logTime === -Infinity) this.start(t);
-      clock.logTime = t;
-    }
-    this.drain();
-    for (const p of this.eventTimePols) {
-      const c = eventTimeCandidate(p.cfg.watermark, clock.partitions, p.samples);
-      if (c !== null && c > p.W) p.W = c;
-      const q = this.watermarkTimers[p.index] as TimerQueue<CoreTimer>;
-      while (q.peekDue() <= p.W) this.fire(q.pop() as CoreTimer);
-    }
+  /** After time moved: the fast-path bound, and the route registry's TTL sweep. */
+  private advanced(): void {
     this.updateMaxW();
-    if (clock.logTime >= this.state.nextSweep) {
-      this.state.routes.sweep(clock.logTime - this.config.keyTtlMs);
-      this.state.nextSweep = clock.logTime + Math.max(1, Math.floor(this.config.keyTtlMs / 4));
+    const now = this.logTime;
+    if (now >= this.state.nextSweep) {
+      this.state.routes.sweep(now - this.config.keyTtlMs);
+      this.state.nextSweep = now + Math.max(1, Math.floor(this.config.keyTtlMs / 4));
     }
   }
 
   private updateMaxW(): void {
     let maxW = this.logTime - this.minArrivalLag;
-    for (const p of this.eventTimePols) if (p.W > maxW) maxW = p.W;
+    for (const p of this.eventTimePolicies) if (p.W > maxW) maxW = p.W;
     this.maxW = maxW;
   }
 
-  private drain(): void {
-    while (this.timers.peekDue() <= this.logTime) this.fire(this.timers.pop() as CoreTimer);
+  private earlyTick(p: PolicyState, out: CoreOutput): void {
+    this.triggers.out = out;
+    for (const c of this.state.windowConfigs) earlyTick(this.triggers, p, c.windows.values());
   }
 
   /** Runs a due timer's trigger (a timer of a window already freed does nothing). */
-  private fire(t: CoreTimer): void {
+  private fire(t: WindowTimer, out: CoreOutput): void {
     const ctx = this.triggers;
-    const p = this.state.clock.policies[t.policy] as PolicyState;
-    if (t.kind === TimerKind.Early) {
-      for (const c of this.state.windowConfigs) earlyTick(ctx, p, c.windows.values());
-      return this.scheduleEarly(p, this.logTime, p.cfg.earlyEveryMs as number);
-    }
+    ctx.out = out;
     const w = this.state.windowConfigs[t.configIndex]?.windows.get(t.start);
     if (w === undefined) return;
     if (t.kind === WindowTimerKind.Reference) return referenceClose(ctx, w, this.state.clock.policies);
+    const p = this.state.clock.policies[t.policy] as PolicyState;
     if ((w.stage[p.index] as number) & STAGE_FINAL) return;
     if (t.kind === WindowTimerKind.OnTime) onTime(ctx, p, w);
     else if (t.kind === WindowTimerKind.Final) finalPane(ctx, p, w);
     else lateFlush(ctx, p, w);
   }
 
-  private start(t: number): void {
-    for (const p of this.state.clock.policies) {
-      const every = p.cfg.earlyEveryMs;
-      if (every !== null && emitsOnTime(p)) this.scheduleEarly(p, t, every);
-    }
-  }
-
-  private scheduleEarly(p: PolicyState, now: number, every: number): void {
-    p.nextEarly = Math.floor(now / every) * every + every;
-    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index });
-  }
-
-  private assign(e: TelemetryEvent, out: CoreOutput): void {
+  private place(e: TelemetryEvent, out: CoreOutput): void {
+    this.triggers.out = out;
     const userHash = this.kind.hashUser(e.user);
     const error = isError(e.status);
     // The route registry (cap + TTL) is asked only when a slice does not know the route yet, so a
@@ -359,23 +290,28 @@ export class EventTimeCore implements StreamCore {
 
   /** Pushes every pending timer of a window (also used to rebuild queues on restore). */
   private scheduleWindow(w: Window): void {
+    const driver = this.driver;
     const at = { configIndex: w.configIndex, start: w.start };
     for (const p of this.state.clock.policies) {
       const stage = w.stage[p.index] as number;
       if (stage & STAGE_FINAL) continue;
-      const q = this.watermarkTimers[p.index] ?? this.timers;
-      const base = w.end + p.lagMs;
       const policy = p.index;
       if (emitsOnTime(p) && !(stage & STAGE_ON_TIME))
-        q.push({ due: base, kind: WindowTimerKind.OnTime, policy, ...at });
-      if (hasFinalPane(p)) q.push({ due: base + p.cfg.graceMs, kind: WindowTimerKind.Final, policy, ...at });
+        driver.atWatermark(p, { due: driver.dueAt(p, w.end), kind: WindowTimerKind.OnTime, policy, ...at });
+      if (hasFinalPane(p))
+        driver.atWatermark(p, {
+          due: driver.dueAt(p, w.end + p.cfg.graceMs),
+          kind: WindowTimerKind.Final,
+          policy,
+          ...at,
+        });
       if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null) {
         const due = (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs;
-        this.timers.push({ due, kind: WindowTimerKind.LateFlush, policy, ...at });
+        driver.atLogTime({ due, kind: WindowTimerKind.LateFlush, policy, ...at });
       }
     }
     if (!((w.stage[this.P] as number) & STAGE_FINAL))
-      this.timers.push({
+      driver.atLogTime({
         due: w.end + this.config.referenceHorizonMs,
         kind: WindowTimerKind.Reference,
         policy: this.P,

@@ -2,15 +2,16 @@
  * The session window operator (docs/decisions/0009-session-windows.md): a pure operator with
  * StreamCore's driving interface. Sessions are keyed by (service, user) and kept per policy (a
  * policy's drops change which events bridge, so sessions cannot be shared across policies: cost per
- * event is O(policies), see docs/decisions/0009). SessionClock drives it (inputs, watermarks, due
- * timers); this file places events into sessions and turns timers into panes.
+ * event is O(policies), see docs/decisions/0009). An InputDriver takes the inputs and keeps time
+ * (watermarks, due timers, early ticks), exactly as for the window core; this file places events
+ * into sessions and turns timers into panes.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
+import { InputDriver } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
 import { TimerKind } from "../timer-queue.js";
-import type { CoreConfig, CoreOutput } from "../types.js";
+import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME, keyIdOf } from "../window-state.js";
-import { SessionClock } from "./session-clock.js";
 import type { SessionConfig } from "./session-config.js";
 import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
 import {
@@ -27,22 +28,33 @@ import {
 } from "./session-key.js";
 import { encodeSessionSnapshot } from "./session-snapshot.js";
 import { newSessionState, type SessionState } from "./session-state.js";
-import { SessionTimerKind, type PurgeTimer, type SessionTimer } from "./session-timer.js";
+import { sessionTimerBefore, SessionTimerKind, type PurgeTimer, type SessionTimer } from "./session-timer.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 
 const NO_SESSIONS: readonly Session[] = Object.freeze([]);
 
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
-export class SessionOperator extends SessionClock {
+export class SessionOperator implements StreamCore {
+  private readonly driver: InputDriver<SessionTimer>;
+  /** The configured policies, then the hidden bias reference at index P. */
+  private readonly pols: PolicyState[];
+  private readonly P: number;
   private readonly ctxs: SessionEmitContext[];
 
   constructor(
-    config: CoreConfig,
+    readonly config: CoreConfig,
     readonly sessions: Readonly<SessionConfig>,
     readonly state: SessionState = newSessionState(config, sessions),
   ) {
-    super(config, state.clock);
+    this.pols = state.clock.policies;
+    this.P = config.policies.length;
+    this.driver = new InputDriver<SessionTimer>(state.clock, sessionTimerBefore, {
+      place: (e, out) => this.place(e, out),
+      earlyTick: (p, out) => this.earlyTick(p, out),
+      fire: (t, out) => this.fire(t, out),
+      advanced: () => undefined,
+    });
     const seqs = state.seqs;
     this.ctxs = this.pols.map((p) => ({
       policy: p.cfg.name,
@@ -71,10 +83,26 @@ export class SessionOperator extends SessionClock {
       }
     }
     for (const start of state.bias.windows.keys()) this.scheduleCompare(start);
-    for (const p of this.pols) {
-      if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
-        this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index });
-    }
+  }
+
+  event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
+    this.driver.event(partition, e, out);
+  }
+
+  heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
+    this.driver.heartbeat(partition, ingestTs, out);
+  }
+
+  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
+    this.driver.setIdle(partition, idle, out);
+  }
+
+  private get logTime(): number {
+    return this.state.clock.logTime;
+  }
+
+  private watermarkOf(p: PolicyState): number {
+    return this.driver.watermarkOf(p);
   }
 
   snapshot(): Uint8Array {
@@ -110,13 +138,13 @@ export class SessionOperator extends SessionClock {
   private armSession(p: PolicyState, s: Session): void {
     const end = endOf(s, this.sessions.gapMs);
     if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) {
-      s.onTimeDue = this.dueAt(p, end);
-      this.pushAtWatermark(p, { due: s.onTimeDue, kind: TimerKind.OnTime, policy: p.index, session: s.id });
+      s.onTimeDue = this.driver.dueAt(p, end);
+      this.driver.atWatermark(p, { due: s.onTimeDue, kind: TimerKind.OnTime, policy: p.index, session: s.id });
     }
     // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
     if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME)) {
-      s.finalDue = this.dueAt(p, end + p.cfg.graceMs);
-      this.pushAtWatermark(p, { due: s.finalDue, kind: TimerKind.Final, policy: p.index, session: s.id });
+      s.finalDue = this.driver.dueAt(p, end + p.cfg.graceMs);
+      this.driver.atWatermark(p, { due: s.finalDue, kind: TimerKind.Final, policy: p.index, session: s.id });
     }
   }
 
@@ -124,7 +152,7 @@ export class SessionOperator extends SessionClock {
   private scheduleSession(p: PolicyState, s: Session): void {
     this.armSession(p, s);
     if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
-      this.timers.push({
+      this.driver.atLogTime({
         due: s.lastLateAt + p.cfg.lateEveryMs,
         kind: TimerKind.LateFlush,
         policy: p.index,
@@ -142,8 +170,8 @@ export class SessionOperator extends SessionClock {
   }
 
   private schedulePurge(p: PolicyState, k: KeyState): void {
-    const due = this.dueAt(p, this.purgeAt(p, k));
-    this.pushAtWatermark(p, { due, kind: SessionTimerKind.Purge, policy: p.index, key: k.id });
+    const due = this.driver.dueAt(p, this.purgeAt(p, k));
+    this.driver.atWatermark(p, { due, kind: SessionTimerKind.Purge, policy: p.index, key: k.id });
   }
 
   private keyOf(service: string, user: string): KeyState {
@@ -158,7 +186,7 @@ export class SessionOperator extends SessionClock {
     return k;
   }
 
-  protected assign(e: TelemetryEvent, out: CoreOutput): void {
+  private place(e: TelemetryEvent, out: CoreOutput): void {
     if (e.user === "") {
       this.state.anonymous++;
       return;
@@ -166,11 +194,19 @@ export class SessionOperator extends SessionClock {
     const k = this.keyOf(e.service, e.user);
     const period = Math.floor(e.ts / this.sessions.maxLengthMs);
     const error = isError(e.status);
-    for (const p of this.pols) this.place(p, k, e, period, error, out);
+    for (const p of this.pols) this.placeFor(p, k, e, period, error, out);
     if (isKeyEmpty(k)) this.dropKey(k);
   }
 
-  private place(p: PolicyState, k: KeyState, e: TelemetryEvent, period: number, error: boolean, out: CoreOutput): void {
+  /** Places the event into the policy's sessions of the key (or drops it for the policy). */
+  private placeFor(
+    p: PolicyState,
+    k: KeyState,
+    e: TelemetryEvent,
+    period: number,
+    error: boolean,
+    out: CoreOutput,
+  ): void {
     const gap = this.sessions.gapMs;
     const list = k.sessions[p.index] as Session[];
     const W = this.watermarkOf(p);
@@ -233,7 +269,7 @@ export class SessionOperator extends SessionClock {
     const every = p.cfg.lateEveryMs;
     if (every === null || s.stage & STAGE_LATE_PENDING) return;
     s.stage |= STAGE_LATE_PENDING;
-    this.timers.push({
+    this.driver.atLogTime({
       due: Math.max(this.logTime, s.lastLateAt + every),
       kind: TimerKind.LateFlush,
       policy: p.index,
@@ -275,9 +311,8 @@ export class SessionOperator extends SessionClock {
     return c;
   }
 
-  protected fire(t: SessionTimer, out: CoreOutput): void {
+  private fire(t: SessionTimer, out: CoreOutput): void {
     const p = this.pols[t.policy] as PolicyState;
-    if (t.kind === TimerKind.Early) return this.earlyTick(p, out);
     if (t.kind === SessionTimerKind.Compare) return this.compare(t.metricsWindow);
     if (t.kind === SessionTimerKind.Purge) return this.purge(p, t);
     const s = this.state.sessionsById.get(t.session);
@@ -308,7 +343,6 @@ export class SessionOperator extends SessionClock {
       if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark)
         emitSession(ctx, s, "early");
     }
-    this.scheduleEarly(p, this.logTime);
   }
 
   private lateFlush(p: PolicyState, s: Session, out: CoreOutput): void {
@@ -349,7 +383,7 @@ export class SessionOperator extends SessionClock {
   /** The reference closes a metrics window once W_ref passes its end. */
   private scheduleCompare(start: number): void {
     const due = start + this.sessions.metricsWindowMs + this.config.referenceHorizonMs;
-    this.timers.push({ due, kind: SessionTimerKind.Compare, policy: this.P, metricsWindow: start });
+    this.driver.atLogTime({ due, kind: SessionTimerKind.Compare, policy: this.P, metricsWindow: start });
   }
 
   private compare(start: number): void {

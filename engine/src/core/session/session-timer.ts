@@ -24,9 +24,10 @@ export interface CompareTimer extends Timer {
   readonly metricsWindow: number;
 }
 
-export type SessionTimer = EarlyTimer | SessionTrigger | PurgeTimer | CompareTimer;
+/** The operator's own timers (early ticks are the input driver's). */
+export type SessionTimer = SessionTrigger | PurgeTimer | CompareTimer;
 
-function targetOf(t: SessionTimer): number {
+function targetOf(t: SessionTimer | EarlyTimer): number {
   switch (t.kind) {
     case TimerKind.Early:
       return 0;
@@ -39,7 +40,7 @@ function targetOf(t: SessionTimer): number {
   }
 }
 
-export function sessionTimerBefore(a: SessionTimer, b: SessionTimer): boolean {
+export function sessionTimerBefore(a: SessionTimer | EarlyTimer, b: SessionTimer | EarlyTimer): boolean {
   const c = compareTimers(a, b);
   return c !== 0 ? c < 0 : targetOf(a) < targetOf(b);
 }
