@@ -27,5 +27,5 @@ export function newClockState(config: CoreConfig, policies: readonly PolicyConfi
 
 /** The policy's W now: tracked on event time, or log time − lag. */
 export function watermarkOf(clock: ClockState, p: PolicyState): number {
-  return p.eventTime ? p.W : clock.logTime - p.lagMs;
+  return p.eventTime ? p.eventTimeWatermark : clock.logTime - p.lagMs;
 }

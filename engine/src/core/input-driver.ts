@@ -32,7 +32,17 @@ export interface OperatorHooks<T extends Timer> {
   advanced(): void;
 }
 
-export class InputDriver<T extends Timer> {
+/** What operator code may ask of its driver: the clock, watermarks, and arming timers. */
+export interface DriverView<T extends Timer> {
+  readonly clock: ClockState;
+  watermarkOf(p: PolicyState): number;
+  dueAt(p: PolicyState, at: number): number;
+  atWatermark(p: PolicyState, t: T): void;
+  /** Arms a timer due by log time. */
+  atLogTime(t: T): void;
+}
+
+export class InputDriver<T extends Timer> implements DriverView<T> {
   private readonly timers: TimerQueue<T | EarlyTimer>;
   /** Per policy: the queue ordered by W of an event-time policy (null: it uses the log-time queue). */
   private readonly watermarkTimers: (TimerQueue<T | EarlyTimer> | null)[];
@@ -93,17 +103,14 @@ export class InputDriver<T extends Timer> {
     return watermarkOf(this.clock, p);
   }
 
-  /** The due of a timer that acts when the policy's W reaches event time `at` (on its W queue). */
   dueAt(p: PolicyState, at: number): number {
     return at + p.lagMs;
   }
 
-  /** Arms a timer due by the policy's W (its due from dueAt). */
   atWatermark(p: PolicyState, t: T): void {
     (this.watermarkTimers[p.index] ?? this.timers).push(t);
   }
 
-  /** Arms a timer due by log time. */
   atLogTime(t: T): void {
     this.timers.push(t);
   }
@@ -128,8 +135,8 @@ export class InputDriver<T extends Timer> {
     this.drain(this.timers, clock.logTime, out);
     for (const p of this.eventTimePolicies) {
       const c = eventTimeCandidate(p.cfg.watermark, clock.partitions, p.samples);
-      if (c !== null && c > p.W) p.W = c;
-      this.drain(this.watermarkTimers[p.index] as TimerQueue<T | EarlyTimer>, p.W, out);
+      if (c !== null && c > p.eventTimeWatermark) p.eventTimeWatermark = c;
+      this.drain(this.watermarkTimers[p.index] as TimerQueue<T | EarlyTimer>, p.eventTimeWatermark, out);
     }
     this.hooks.advanced();
   }
@@ -138,7 +145,7 @@ export class InputDriver<T extends Timer> {
   private settle(out: CoreOutput): void {
     this.drain(this.timers, this.clock.logTime, out);
     for (const p of this.eventTimePolicies)
-      this.drain(this.watermarkTimers[p.index] as TimerQueue<T | EarlyTimer>, p.W, out);
+      this.drain(this.watermarkTimers[p.index] as TimerQueue<T | EarlyTimer>, p.eventTimeWatermark, out);
   }
 
   private drain(q: TimerQueue<T | EarlyTimer>, until: number, out: CoreOutput): void {

@@ -15,7 +15,7 @@ export interface PolicyState {
   /** arrival-lag / perfect lag (W = logTime − lag); 0 for event-time strategies. */
   readonly lagMs: number;
   /** Current W of an event-time policy (monotone); unused for arrival-lag. */
-  W: number;
+  eventTimeWatermark: number;
   /** Percentile strategy: recent delays per partition. */
   readonly samples: DelaySample[] | null;
   dropped: number;
@@ -35,7 +35,7 @@ export function newPolicyState(cfg: PolicyConfig, index: number, partitions: num
     index,
     eventTime,
     lagMs: s.kind === "percentile" || eventTime ? 0 : s.lagMs,
-    W: -Infinity,
+    eventTimeWatermark: -Infinity,
     samples: s.kind === "percentile" ? Array.from({ length: partitions }, () => new DelaySample(s.q, s.sample)) : null,
     dropped: 0,
     lateAccepted: 0,

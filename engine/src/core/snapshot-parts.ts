@@ -32,7 +32,7 @@ export function readPartitionClocks(r: ByteReader, parts: readonly PartitionCloc
 
 /** A policy's watermark and counters: W, emit delay sum, next early tick, dropped, late, emit count. */
 export function writePolicyProgress(w: ByteWriter, p: PolicyState): void {
-  w.f64(p.W);
+  w.f64(p.eventTimeWatermark);
   w.f64(p.emitDelaySum);
   w.f64(p.nextEarly);
   w.uint(p.dropped);
@@ -41,7 +41,7 @@ export function writePolicyProgress(w: ByteWriter, p: PolicyState): void {
 }
 
 export function readPolicyProgress(r: ByteReader, p: PolicyState): void {
-  p.W = r.f64();
+  p.eventTimeWatermark = r.f64();
   p.emitDelaySum = r.f64();
   p.nextEarly = r.f64();
   p.dropped = r.uint();
@@ -140,8 +140,8 @@ export function readBiasSamples(r: ByteReader, p: PolicyState): void {
     });
 }
 
-export function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
-  for (let i = 0; i < P; i++) {
+export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
+  for (let i = 0; i < policies; i++) {
     const t = node.tracks[i];
     w.bool(t !== undefined);
     if (!t) continue;
@@ -156,9 +156,9 @@ export function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
   }
 }
 
-export function readTracks(r: ByteReader, P: number, kind: AggregateKind): (PaneTrack | undefined)[] {
+export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
   const out: (PaneTrack | undefined)[] = [];
-  for (let i = 0; i < P; i++) {
+  for (let i = 0; i < policies; i++) {
     if (!r.bool()) {
       out.push(undefined);
       continue;

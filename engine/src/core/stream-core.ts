@@ -10,74 +10,74 @@ import type { AggregateKind } from "./aggregate.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
 import { InputDriver } from "./input-driver.js";
-import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
+import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { encodeCoreSnapshot } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
-import { firstWindowStart, windowStartsOf } from "./window-assigner.js";
-import {
-  STAGE_FINAL,
-  STAGE_LATE_PENDING,
-  STAGE_ON_TIME,
-  linkSlice,
-  newWindow,
-  trackNode,
-  type KeyNode,
-  type Slice,
-  type Window,
-} from "./window-state.js";
+import { windowStartsOf } from "./window-assigner.js";
+import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
+import { STAGE_FINAL, STAGE_ON_TIME, trackNode, type KeyNode, type Window } from "./window-state.js";
 import { coreTimerBefore, WindowTimerKind, type WindowTimer } from "./window-timer.js";
 
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
-/** The core's side of the trigger context (its output is set at each hook). */
-interface CoreTriggerContext extends TriggerContext {
-  out: CoreOutput;
+/** The core's side of the trigger context; its output is set at each hook. (A class: one shape for all.) */
+class CoreTriggers implements TriggerContext {
+  out: CoreOutput = NO_OUTPUT;
+
+  constructor(
+    private readonly driver: InputDriver<WindowTimer>,
+    private readonly configs: readonly WindowConfigState[],
+  ) {}
+
+  get logTime(): number {
+    return this.driver.clock.logTime;
+  }
+
+  watermarkOf(p: PolicyState): number {
+    return this.driver.watermarkOf(p);
+  }
+
+  schedule(t: WindowTimer): void {
+    this.driver.atLogTime(t);
+  }
+
+  free(w: Window): void {
+    freeWindow(this.configs[w.configIndex] as WindowConfigState, w);
+  }
 }
 
 export class EventTimeCore implements StreamCore {
   private readonly driver: InputDriver<WindowTimer>;
   /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
-  private maxW = -Infinity;
+  private maxWatermark = -Infinity;
   private readonly minArrivalLag: number;
   private readonly eventTimePolicies: PolicyState[];
-  /** Number of policies; the reference's stage lives at index P. */
-  readonly P: number;
-  private readonly triggers: CoreTriggerContext;
+  /** The reference's index in a window's stage bits (= the number of policies). */
+  private readonly referenceIndex: number;
+  private readonly triggers: CoreTriggers;
 
   constructor(
     readonly config: CoreConfig,
     readonly kind: AggregateKind,
     readonly state: CoreState = newCoreState(config),
   ) {
-    const pols = state.clock.policies;
-    this.P = pols.length;
-    this.eventTimePolicies = pols.filter((p) => p.eventTime);
-    this.minArrivalLag = Math.min(...pols.filter((p) => !p.eventTime).map((p) => p.lagMs));
+    const policies = state.clock.policies;
+    this.referenceIndex = policies.length;
+    this.eventTimePolicies = policies.filter((p) => p.eventTime);
+    this.minArrivalLag = Math.min(...policies.filter((p) => !p.eventTime).map((p) => p.lagMs));
     this.driver = new InputDriver<WindowTimer>(state.clock, coreTimerBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => this.earlyTick(p, out),
       fire: (t, out) => this.fire(t, out),
       advanced: () => this.advanced(),
     });
-    this.triggers = this.triggerContext();
+    this.triggers = new CoreTriggers(this.driver, state.windowConfigs);
     // Timer queues are derived data: every window's pending timers (early ticks: the driver's).
-    for (const c of state.windowConfigs) for (const w of c.windows.values()) this.scheduleWindow(w);
+    const horizon = config.referenceHorizonMs;
+    for (const c of state.windowConfigs) for (const w of c.windows.values()) scheduleWindow(this.driver, horizon, w);
     this.updateMaxW();
-  }
-
-  private triggerContext(): CoreTriggerContext {
-    const driver = this.driver;
-    return {
-      get logTime() {
-        return driver.clock.logTime;
-      },
-      watermarkOf: (p) => driver.watermarkOf(p),
-      schedule: (t) => driver.atLogTime(t),
-      out: NO_OUTPUT,
-      free: (w) => this.free(w),
-    };
   }
 
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
@@ -95,15 +95,15 @@ export class EventTimeCore implements StreamCore {
   finish(out: CoreOutput): void {
     const ctx = this.triggers;
     ctx.out = out;
-    const pols = this.state.clock.policies;
+    const policies = this.state.clock.policies;
     for (const c of this.state.windowConfigs) {
       for (const w of [...c.windows.values()]) {
-        for (const p of pols) {
+        for (const p of policies) {
           if ((w.stage[p.index] as number) & STAGE_FINAL) continue;
           if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(ctx, p, w);
           if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(ctx, p, w);
         }
-        if (!((w.stage[this.P] as number) & STAGE_FINAL)) referenceClose(ctx, w, pols);
+        if (!((w.stage[this.referenceIndex] as number) & STAGE_FINAL)) referenceClose(ctx, w, policies);
       }
     }
   }
@@ -135,9 +135,10 @@ export class EventTimeCore implements StreamCore {
   }
 
   private updateMaxW(): void {
-    let maxW = this.logTime - this.minArrivalLag;
-    for (const p of this.eventTimePolicies) if (p.W > maxW) maxW = p.W;
-    this.maxW = maxW;
+    let maxWatermark = this.logTime - this.minArrivalLag;
+    for (const p of this.eventTimePolicies)
+      if (p.eventTimeWatermark > maxWatermark) maxWatermark = p.eventTimeWatermark;
+    this.maxWatermark = maxWatermark;
   }
 
   private earlyTick(p: PolicyState, out: CoreOutput): void {
@@ -174,8 +175,8 @@ export class EventTimeCore implements StreamCore {
       const last = c.lastSlice;
       let slice = last !== undefined && last.start === sliceStart ? last : c.slices.get(sliceStart);
       let slow = false;
-      if (slice === undefined || slice.minEnd <= this.maxW) {
-        slice ??= this.openSlice(c, sliceStart);
+      if (slice === undefined || slice.minEnd <= this.maxWatermark) {
+        slice ??= openSlice(this.driver, this.config.referenceHorizonMs, c, sliceStart);
         route ??= this.state.routes.resolve(e.service, e.route, this.logTime);
         if (slice === undefined) {
           this.classify(c, sliceStart, e, route, undefined, undefined, out);
@@ -209,124 +210,39 @@ export class EventTimeCore implements StreamCore {
     sliceStart: number,
     e: TelemetryEvent,
     route: string,
-    svc: KeyNode | undefined,
-    rte: KeyNode | undefined,
+    serviceKey: KeyNode | undefined,
+    routeKey: KeyNode | undefined,
     out: CoreOutput,
   ): void {
     for (const start of windowStartsOf(c.spec, sliceStart)) {
       const end = start + c.spec.sizeMs;
       const w = c.windows.get(start);
       for (const p of this.state.clock.policies) {
-        const W = this.watermarkOf(p);
-        if (end > W) continue;
-        if (end + p.cfg.graceMs <= W || w === undefined) {
+        const watermark = this.watermarkOf(p);
+        if (end > watermark) continue;
+        if (end + p.cfg.graceMs <= watermark || w === undefined) {
           p.dropped++;
           const rec: LateRecord = {
             policy: p.cfg.name,
             reason: "behind-watermark",
             event: e,
             window: { start, end },
-            watermark: W,
+            watermark,
           };
           out.late(rec);
         } else {
           p.lateAccepted++;
           // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
-          const cache = w.exclusive && svc !== undefined && rte !== undefined;
+          const cache = w.exclusive && serviceKey !== undefined && routeKey !== undefined;
           const service = cache
-            ? (svc.track ??= trackNode(w, e.service, undefined))
+            ? (serviceKey.track ??= trackNode(w, e.service, undefined))
             : trackNode(w, e.service, undefined);
-          const routeTrack = cache ? (rte.track ??= trackNode(w, e.service, route)) : trackNode(w, e.service, route);
+          const routeTrack = cache
+            ? (routeKey.track ??= trackNode(w, e.service, route))
+            : trackNode(w, e.service, route);
           acceptLate(this.triggers, p, w, service, routeTrack);
         }
       }
-    }
-  }
-
-  /** Creates a slice and links it into its windows; undefined when every window is closed for all. */
-  private openSlice(c: WindowConfigState, sliceStart: number): Slice | undefined {
-    const spec = c.spec;
-    const slice: Slice = {
-      start: sliceStart,
-      services: new Map(),
-      refs: 0,
-      adds: 0,
-      minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs,
-    };
-    for (const start of windowStartsOf(spec, sliceStart)) {
-      const w = c.windows.get(start) ?? this.openWindow(c, start);
-      if (w === undefined) continue;
-      linkSlice(w, slice);
-    }
-    if (slice.refs === 0) return undefined;
-    c.slices.set(sliceStart, slice);
-    return slice;
-  }
-
-  /**
-   * Creates a window and schedules each closer still open for it; undefined if none is. A window
-   * that opens already behind a policy's W (end <= W < end + grace) gets no on-time pane from it:
-   * its first event is late, so its panes are late (and final) ones (docs/semantics.md, "Late data").
-   */
-  private openWindow(c: WindowConfigState, start: number): Window | undefined {
-    const spec = c.spec;
-    const w = newWindow(c.index, start, spec.sizeMs, spec.slideMs === spec.sizeMs, this.P);
-    for (const p of this.state.clock.policies) {
-      const watermark = this.watermarkOf(p);
-      if (w.end + p.cfg.graceMs <= watermark) {
-        w.stage[p.index] = STAGE_ON_TIME | STAGE_FINAL;
-        w.closed++;
-      } else if (w.end <= watermark && emitsOnTime(p)) w.stage[p.index] = STAGE_ON_TIME;
-    }
-    if (w.end + this.config.referenceHorizonMs <= this.logTime) {
-      w.stage[this.P] = STAGE_FINAL;
-      w.closed++;
-    }
-    if (w.closed === this.P + 1) return undefined;
-    this.scheduleWindow(w);
-    c.windows.set(start, w);
-    return w;
-  }
-
-  /** Pushes every pending timer of a window (also used to rebuild queues on restore). */
-  private scheduleWindow(w: Window): void {
-    const driver = this.driver;
-    const at = { configIndex: w.configIndex, start: w.start };
-    for (const p of this.state.clock.policies) {
-      const stage = w.stage[p.index] as number;
-      if (stage & STAGE_FINAL) continue;
-      const policy = p.index;
-      if (emitsOnTime(p) && !(stage & STAGE_ON_TIME))
-        driver.atWatermark(p, { due: driver.dueAt(p, w.end), kind: WindowTimerKind.OnTime, policy, ...at });
-      if (hasFinalPane(p))
-        driver.atWatermark(p, {
-          due: driver.dueAt(p, w.end + p.cfg.graceMs),
-          kind: WindowTimerKind.Final,
-          policy,
-          ...at,
-        });
-      if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null) {
-        const due = (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs;
-        driver.atLogTime({ due, kind: WindowTimerKind.LateFlush, policy, ...at });
-      }
-    }
-    if (!((w.stage[this.P] as number) & STAGE_FINAL))
-      driver.atLogTime({
-        due: w.end + this.config.referenceHorizonMs,
-        kind: WindowTimerKind.Reference,
-        policy: this.P,
-        ...at,
-      });
-  }
-
-  /** Releases a window every closer is done with, and the slices only it still held. */
-  private free(w: Window): void {
-    const c = this.state.windowConfigs[w.configIndex] as WindowConfigState;
-    c.windows.delete(w.start);
-    for (const s of w.slices) {
-      if (--s.refs > 0) continue;
-      c.slices.delete(s.start);
-      if (c.lastSlice === s) c.lastSlice = undefined;
     }
   }
 }

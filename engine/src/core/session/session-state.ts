@@ -9,7 +9,8 @@ import { newClockState, type ClockState } from "../clock-state.js";
 import type { CoreConfig, PolicyConfig } from "../types.js";
 import { SessionBias } from "./session-bias.js";
 import type { SessionConfig } from "./session-config.js";
-import type { KeyState, Session } from "./session-key.js";
+import { keyIdOf } from "../window-state.js";
+import { newKeyState, type KeyState, type Session } from "./session-key.js";
 
 export interface SessionState {
   /** Policies are the configured ones, then the reference (index = configured count). */
@@ -64,4 +65,25 @@ export function newSessionState(config: CoreConfig, sessions: Readonly<SessionCo
 /** Index of the hidden reference policy (= the number of configured policies). */
 export function referenceIndex(state: SessionState): number {
   return state.clock.policies.length - 1;
+}
+
+/** The (service, user) key's state, created (with the next id) on first use. */
+export function keyOf(state: SessionState, service: string, user: string): KeyState {
+  let users = state.keys.get(service);
+  if (users === undefined) state.keys.set(service, (users = new Map()));
+  let k = users.get(user);
+  if (k === undefined) {
+    k = newKeyState(state.nextId++, service, user, keyIdOf(service, user), state.clock.policies.length);
+    users.set(user, k);
+    state.keysById.set(k.id, k);
+  }
+  return k;
+}
+
+/** Forgets a key with nothing left (no open session, no closed-session bound). */
+export function dropKey(state: SessionState, k: KeyState): void {
+  state.keysById.delete(k.id);
+  const users = state.keys.get(k.service);
+  users?.delete(k.user);
+  if (users?.size === 0) state.keys.delete(k.service);
 }
