@@ -2,7 +2,7 @@
 import { watermarkOf } from "./clock-state.js";
 import type { CoreState } from "./core-state.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "./status-parts.js";
-import type { CoreStatus } from "./types.js";
+import type { CoreConfig, CoreStatus } from "./types.js";
 
 function stateSize(state: CoreState): { openWindows: number; stateKeys: number; stateBytes: number } {
   let stateBytes = 0;
@@ -21,15 +21,15 @@ function stateSize(state: CoreState): { openWindows: number; stateKeys: number; 
   return { openWindows, stateKeys, stateBytes };
 }
 
-export function coreStatus(state: CoreState): CoreStatus {
+export function coreStatus(config: CoreConfig, state: CoreState): CoreStatus {
   const clock = state.clock;
   return {
     logTime: orNull(clock.logTime),
-    partitions: partitionStatuses(clock.partitions),
+    partitions: partitionStatuses(clock, config.idleTimeoutMs),
     policies: clock.policies.map((p) => policyStatus(p, watermarkOf(clock, p))),
     ...stateSize(state),
     routesOverflowed: state.routes.overflowed,
     eventsTotal: clock.eventsTotal,
-    heldBackBy: heldBackBy(clock.partitions),
+    heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
   };
 }

@@ -45,6 +45,7 @@ export function defaultCoreConfig(): CoreConfig {
     biasWindows: 30,
     routeCapPerService: 200,
     keyTtlMs: 3_600_000,
+    idleTimeoutMs: 10_000,
     relativeAccuracy: 0.01,
     hllPrecision: 14,
   };

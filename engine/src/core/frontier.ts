@@ -149,9 +149,6 @@ export function runFrontier(events: readonly TelemetryEvent[], o: FrontierOption
     config.policies.map((p) => p.mode === "discarding"),
   );
   const out = { pane: (p: Pane) => finals.apply(p), late: () => {} };
-  const seen = new Set<number>();
-  for (const e of events) seen.add(partitionOf(e.service, o.partitions));
-  for (let p = 0; p < o.partitions; p++) if (!seen.has(p)) core.setIdle(p, true, out);
   const every = o.progressEvery ?? 100_000;
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as TelemetryEvent;

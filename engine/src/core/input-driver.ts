@@ -1,8 +1,8 @@
 /**
  * The input driver (docs/decisions/0010-core-state-and-idleness.md, "One input driver"): the part of
  * an operator that takes StreamCore's inputs — records, heartbeats — and keeps time: partition
- * clocks, log time, every policy's watermark, the timer queues (one by log time, one by W per
- * event-time policy) and the policies' early ticks. The window core and the session operator each
+ * clocks, log time, every policy's watermark (with partition idleness, judged in log time), the
+ * timer queues (one by log time, one by W per event-time policy) and the policies' early ticks. The window core and the session operator each
  * compose one and hook in what they do with a placed record and a due timer, so both see inputs,
  * watermarks and timers exactly alike.
  *
@@ -52,6 +52,7 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
   /** `clock` may be fresh or decoded from a snapshot: pending early ticks are re-armed from it. */
   constructor(
     readonly clock: ClockState,
+    private readonly idleTimeoutMs: number,
     before: (a: T | EarlyTimer, b: T | EarlyTimer) => boolean,
     private readonly hooks: OperatorHooks<T>,
   ) {
@@ -73,7 +74,8 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
       );
     const part = this.partition(partition);
     part.spoken = true;
-    part.idle = false;
+    // A record makes its partition active again (heartbeats do not): idleness is judged in log time.
+    part.lastEventAt = Math.max(this.clock.logTime, e.ingest_ts);
     if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
     if (e.ts > part.maxTs) part.maxTs = e.ts;
     if (this.percentilePolicies.length > 0)
@@ -89,14 +91,8 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
       throw new CoreError("TM_CORE_BAD_EVENT", `heartbeat ingest_ts=${ingestTs} is not a finite time in ms`);
     const part = this.partition(partition);
     part.spoken = true;
-    part.idle = false;
     if (ingestTs > part.logTime) part.logTime = ingestTs;
     this.advance(ingestTs, out);
-  }
-
-  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
-    this.partition(partition).idle = idle;
-    this.advance(this.clock.logTime, out);
   }
 
   watermarkOf(p: PolicyState): number {
@@ -134,7 +130,7 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
     }
     this.drain(this.timers, clock.logTime, out);
     for (const p of this.eventTimePolicies) {
-      const c = eventTimeCandidate(p.cfg.watermark, clock.partitions, p.samples);
+      const c = eventTimeCandidate(p.cfg.watermark, clock.partitions, p.samples, clock.logTime, this.idleTimeoutMs);
       if (c !== null && c > p.eventTimeWatermark) p.eventTimeWatermark = c;
       this.drain(this.watermarkTimers[p.index] as TimerQueue<T | EarlyTimer>, p.eventTimeWatermark, out);
     }
@@ -160,8 +156,12 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
     }
   }
 
-  /** The first input: every policy with early panes gets its first tick. */
+  /**
+   * The first input: every policy with early panes gets its first tick, and a partition without a
+   * record yet counts its silence from now.
+   */
   private start(t: number): void {
+    for (const p of this.clock.partitions) if (p.lastEventAt === -Infinity) p.lastEventAt = t;
     for (const p of this.clock.policies) if (p.cfg.earlyEveryMs !== null && emitsOnTime(p)) this.armEarly(p, t);
   }
 

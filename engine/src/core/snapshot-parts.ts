@@ -12,20 +12,21 @@ import type { PolicyState } from "./policy-state.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
 
-export function writePartitionClocks(w: ByteWriter, parts: readonly PartitionClock[]): void {
-  for (const p of parts) {
+/** Per partition: log time, largest event time, log time of its last record, spoke. */
+export function writePartitionClocks(w: ByteWriter, partitions: readonly PartitionClock[]): void {
+  for (const p of partitions) {
     w.f64(p.logTime);
     w.f64(p.maxTs);
-    w.bool(p.idle);
+    w.f64(p.lastEventAt);
     w.bool(p.spoken);
   }
 }
 
-export function readPartitionClocks(r: ByteReader, parts: readonly PartitionClock[]): void {
-  for (const p of parts) {
+export function readPartitionClocks(r: ByteReader, partitions: readonly PartitionClock[]): void {
+  for (const p of partitions) {
     p.logTime = r.f64();
     p.maxTs = r.f64();
-    p.idle = r.bool();
+    p.lastEventAt = r.f64();
     p.spoken = r.bool();
   }
 }

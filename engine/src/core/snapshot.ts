@@ -31,8 +31,8 @@ import {
 import { linkSlice, newWindow, type TrackNode, type Window } from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
-/** 2: bias points carry distinct users, bias samples carry usersPct. */
-export const SNAPSHOT_VERSION = 2;
+/** 2: bias points carry distinct users, bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness in log time). */
+export const SNAPSHOT_VERSION = 3;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));

@@ -4,15 +4,20 @@
  */
 import type { PolicyState } from "./policy-state.js";
 import type { PartitionStatus, PolicyStatus } from "./types.js";
-import { describeStrategy, type PartitionClock } from "./watermark.js";
+import type { ClockState } from "./clock-state.js";
+import { describeStrategy, isIdle } from "./watermark.js";
 
 /** Finite values as they are, ±Infinity (not yet seen) as null. */
 export function orNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;
 }
 
-export function partitionStatuses(parts: readonly PartitionClock[]): PartitionStatus[] {
-  return parts.map((p, partition) => ({ partition, logTime: orNull(p.logTime), idle: p.idle }));
+export function partitionStatuses(clock: ClockState, idleTimeoutMs: number): PartitionStatus[] {
+  return clock.partitions.map((p, partition) => ({
+    partition,
+    logTime: orNull(p.logTime),
+    idle: isIdle(p, clock.logTime, idleTimeoutMs),
+  }));
 }
 
 /** One policy's row; `watermark` is its current W in event time. */
@@ -32,12 +37,12 @@ export function policyStatus(p: PolicyState, watermark: number): PolicyStatus {
 }
 
 /** Non-idle partition with the smallest log time (a silent one first), or null. */
-export function heldBackBy(parts: readonly PartitionClock[]): number | null {
+export function heldBackBy(clock: ClockState, idleTimeoutMs: number): number | null {
   let best: number | null = null;
   let min = Infinity;
-  parts.forEach((p, i) => {
+  clock.partitions.forEach((p, i) => {
     const t = p.spoken ? p.logTime : -Infinity;
-    if (!p.idle && (best === null || t < min)) {
+    if (!isIdle(p, clock.logTime, idleTimeoutMs) && (best === null || t < min)) {
       best = i;
       min = t;
     }

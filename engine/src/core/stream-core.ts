@@ -67,7 +67,7 @@ export class EventTimeCore implements StreamCore {
     this.referenceIndex = policies.length;
     this.eventTimePolicies = policies.filter((p) => p.eventTime);
     this.minArrivalLag = Math.min(...policies.filter((p) => !p.eventTime).map((p) => p.lagMs));
-    this.driver = new InputDriver<WindowTimer>(state.clock, coreTimerBefore, {
+    this.driver = new InputDriver<WindowTimer>(state.clock, config.idleTimeoutMs, coreTimerBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => this.earlyTick(p, out),
       fire: (t, out) => this.fire(t, out),
@@ -88,10 +88,6 @@ export class EventTimeCore implements StreamCore {
     this.driver.heartbeat(partition, ingestTs, out);
   }
 
-  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
-    this.driver.setIdle(partition, idle, out);
-  }
-
   finish(out: CoreOutput): void {
     const ctx = this.triggers;
     ctx.out = out;
@@ -109,7 +105,7 @@ export class EventTimeCore implements StreamCore {
   }
 
   status(): CoreStatus {
-    return coreStatus(this.state);
+    return coreStatus(this.config, this.state);
   }
 
   snapshot(): Uint8Array {

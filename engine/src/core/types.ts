@@ -47,6 +47,11 @@ export interface CoreConfig {
   routeCapPerService: number;
   /** A key with no event for this long (log time) is dropped from state. */
   keyTtlMs: number;
+  /**
+   * A partition whose last record is this much log time old is idle: it leaves the event-time
+   * minimum until its next record (docs/semantics.md, "Watermarks"). Heartbeats do not count.
+   */
+  idleTimeoutMs: number;
   /** DDSketch relative accuracy. */
   relativeAccuracy: number;
   /** HyperLogLog precision. */
@@ -63,6 +68,7 @@ export interface PartitionStatus {
   partition: number;
   /** Largest ingest_ts seen on this partition (record or heartbeat); -Infinity → null. */
   logTime: number | null;
+  /** No record for idleTimeout of log time: out of the event-time minimum until its next record. */
   idle: boolean;
 }
 
@@ -93,7 +99,7 @@ export interface CoreStatus {
   routesOverflowed: number;
   /** Records fed to the core. */
   eventsTotal: number;
-  /** Non-idle partition with the smallest log time (holding event-time watermarks back), if any. */
+  /** Non-idle partition with the smallest log time (holding event-time watermarks back; one that never spoke first), if any. */
   heldBackBy: number | null;
 }
 
@@ -101,7 +107,6 @@ export interface CoreStatus {
 export interface StreamCore {
   event(partition: number, event: TelemetryEvent, out: CoreOutput): void;
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void;
-  setIdle(partition: number, idle: boolean, out: CoreOutput): void;
   /** End of a recording (offline): finalize every open window with what it holds. */
   finish(out: CoreOutput): void;
   status(): CoreStatus;

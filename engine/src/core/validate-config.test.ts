@@ -83,4 +83,12 @@ describe("validateCoreConfig", () => {
     ).toBe("config.policies[1]");
     expect(error("x").code).toBe("TM_CONFIG_INVALID");
   });
+
+  it("reads the idle timeout (log time, default 10 s) like the other durations; it must be greater than 0", () => {
+    expect(validateCoreConfig({}).idleTimeoutMs).toBe(10_000);
+    expect(validateCoreConfig({ idleTimeout: "30s" }).idleTimeoutMs).toBe(30_000);
+    expect(validateCoreConfig({ idleTimeoutMs: 2500 }).idleTimeoutMs).toBe(2500);
+    expect(error({ idleTimeout: 0 }).message).toBe("config.idleTimeout: must be greater than 0, got 0");
+    expect(error({ idleTimeout: "soon" }).path).toBe("config.idleTimeout");
+  });
 });

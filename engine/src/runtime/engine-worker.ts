@@ -159,7 +159,6 @@ export class EngineWorker {
   }
 
   private setIdle(lane: number, idle: boolean): void {
-    this.core.setIdle(lane, idle, this.out);
     this.merge.setIdle(lane, idle);
     this.log.info(
       { partition: this.config.partitions[lane], idle },

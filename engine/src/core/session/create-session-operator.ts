@@ -16,7 +16,6 @@ function drive(op: SessionOperator): SessionCore {
   return {
     event: (partition: number, e: TelemetryEvent, out: CoreOutput) => op.event(partition, e, out),
     heartbeat: (partition: number, ingestTs: number, out: CoreOutput) => op.heartbeat(partition, ingestTs, out),
-    setIdle: (partition: number, idle: boolean, out: CoreOutput) => op.setIdle(partition, idle, out),
     finish: (out: CoreOutput) => op.finish(out),
     status: () => op.status(),
     snapshot: () => op.snapshot(),

@@ -55,7 +55,7 @@ export class SessionOperator implements StreamCore {
   ) {
     this.policies = state.clock.policies;
     this.referenceIndex = config.policies.length;
-    this.driver = new InputDriver<SessionTimer>(state.clock, sessionTimerBefore, {
+    this.driver = new InputDriver<SessionTimer>(state.clock, config.idleTimeoutMs, sessionTimerBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
       fire: (t, out) => fireSessionTimer(this.triggers, t, out),
@@ -111,16 +111,12 @@ export class SessionOperator implements StreamCore {
     this.driver.heartbeat(partition, ingestTs, out);
   }
 
-  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
-    this.driver.setIdle(partition, idle, out);
-  }
-
   finish(out: CoreOutput): void {
     finishSessions(this.triggers, out);
   }
 
   status(): SessionStatus {
-    return sessionStatus(this.state);
+    return sessionStatus(this.config, this.state);
   }
 
   snapshot(): Uint8Array {

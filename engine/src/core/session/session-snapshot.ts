@@ -24,8 +24,8 @@ import {
 import { keyIdOf } from "../window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
-/** 2: bias samples carry usersPct. */
-export const SESSION_SNAPSHOT_VERSION = 2;
+/** 2: bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness in log time). */
+export const SESSION_SNAPSHOT_VERSION = 3;
 const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {

@@ -1,7 +1,7 @@
 /** The session operator's status: CoreStatus (so drivers read it alike) plus session counters. */
 import { watermarkOf } from "../clock-state.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "../status-parts.js";
-import type { CoreStatus } from "../types.js";
+import type { CoreConfig, CoreStatus } from "../types.js";
 import { referenceIndex, type SessionState } from "./session-state.js";
 
 export interface SessionStatus extends CoreStatus {
@@ -19,7 +19,7 @@ export interface SessionStatus extends CoreStatus {
 const SESSION_BYTES = 160;
 const KEY_BYTES = 120;
 
-export function sessionStatus(state: SessionState): SessionStatus {
+export function sessionStatus(config: CoreConfig, state: SessionState): SessionStatus {
   const clock = state.clock;
   const ref = referenceIndex(state);
   const open = state.sessionsById.size;
@@ -27,14 +27,14 @@ export function sessionStatus(state: SessionState): SessionStatus {
   for (const users of state.keys.values()) for (const k of users.values()) reference += (k.sessions[ref] ?? []).length;
   return {
     logTime: orNull(clock.logTime),
-    partitions: partitionStatuses(clock.partitions),
+    partitions: partitionStatuses(clock, config.idleTimeoutMs),
     policies: clock.policies.slice(0, ref).map((p) => policyStatus(p, watermarkOf(clock, p))),
     openWindows: open,
     stateKeys: state.keysById.size,
     stateBytes: open * SESSION_BYTES + state.keysById.size * KEY_BYTES,
     routesOverflowed: 0,
     eventsTotal: clock.eventsTotal,
-    heldBackBy: heldBackBy(clock.partitions),
+    heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
     openSessions: open - reference,
     referenceSessions: reference,
     merges: state.merges,
