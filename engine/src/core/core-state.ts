@@ -1,12 +1,12 @@
 /**
  * Everything the window core holds, as one type (docs/decisions/0010-core-state-and-idleness.md):
- * the input clock (log time, partitions, policy progress), the route registry, and per window
+ * the input clock (log time, partitions, policy progress), the key registry, and per window
  * config its slices (the shared aggregates) and windows (each policy's pane progress). `status()`
  * and the snapshot codec read it; restoring decodes one and builds the core around it. Timer queues
  * are not part of it: they are derived from the windows and rebuilt (their order is total).
  */
 import { newClockState, type ClockState } from "./clock-state.js";
-import { RouteRegistry } from "./route-registry.js";
+import { KeyRegistry } from "./key-registry.js";
 import type { CoreConfig } from "./types.js";
 import { windowSpec, type WindowSpec } from "./window-assigner.js";
 import type { Slice, Window } from "./window-state.js";
@@ -25,17 +25,15 @@ export interface WindowConfigState {
 
 export interface CoreState {
   readonly clock: ClockState;
-  readonly routes: RouteRegistry;
-  /** Log time of the next sweep of the route registry. */
-  nextSweep: number;
+  /** Services and routes that keep their names (caps + TTL), and the folded-event counters. */
+  readonly keys: KeyRegistry;
   readonly windowConfigs: WindowConfigState[];
 }
 
 export function newCoreState(config: CoreConfig): CoreState {
   return {
     clock: newClockState(config),
-    routes: new RouteRegistry(config.routeCapPerService),
-    nextSweep: -Infinity,
+    keys: new KeyRegistry(config.serviceCap, config.routeCapPerService),
     windowConfigs: config.windows.map((w, index) => ({
       index,
       spec: windowSpec(w),

@@ -28,7 +28,7 @@ export function coreStatus(config: CoreConfig, state: CoreState): CoreStatus {
     partitions: partitionStatuses(clock, config.idleTimeoutMs),
     policies: clock.policies.map((p) => policyStatus(p, watermarkOf(clock, p))),
     ...stateSize(state),
-    routesOverflowed: state.routes.overflowed,
+    overflow: { ...state.keys.overflow },
     eventsTotal: clock.eventsTotal,
     heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TelemetryEvent } from "../protocol.js";
 import { capture } from "./__fixtures__/capture.js";
 import { createCore } from "./create-core.js";
-import { OTHER_ROUTE } from "./route-registry.js";
+import { OTHER_ROUTE, OTHER_SERVICE } from "./key-registry.js";
 import { simulate } from "./simulation.js";
 import { validateCoreConfig } from "./validate-config.js";
 
@@ -105,10 +105,47 @@ describe("late data: boundaries", () => {
       ["/b", 1],
       [OTHER_ROUTE, 2],
     ]);
-    expect(core.status().routesOverflowed).toBe(2);
+    expect(core.status().overflow).toEqual({ services: 0, routes: 2 });
     core.event(0, ev(T0 + 300_000, T0 + 300_100, "/e"), out); // /a and /b expired: /e gets a place
     core.heartbeat(0, T0 + 500_000, out);
     expect(out.panes.filter((p) => p.kind === "final" && p.key.route !== undefined).at(-1)?.key.route).toBe("/e");
+  });
+
+  it("caps services into (other): later services are still aggregated and counted; the TTL frees places", () => {
+    const core = createCore(validateCoreConfig({ ...config, serviceCap: 2, routeCapPerService: 1, keyTtlMs: 20_000 }));
+    const out = capture();
+    const services = ["a", "b", "c", "d", "c"];
+    for (const [i, svc] of services.entries()) core.event(0, ev(T0 + i, T0 + 100 + i, `/r${i % 2}`, svc), out);
+    core.heartbeat(0, T0 + 200_000, out);
+    const finals = out.panes.filter((p) => p.kind === "final");
+    expect(finals.map((p) => [p.key.service, p.key.route, p.value.count])).toEqual([
+      ["a", undefined, 1],
+      ["a", "/r0", 1],
+      ["b", undefined, 1],
+      ["b", "/r1", 1],
+      [OTHER_SERVICE, undefined, 3],
+      [OTHER_SERVICE, "/r0", 2], // c and c: /r0 keeps its place under (other), d's /r1 folds
+      [OTHER_SERVICE, OTHER_ROUTE, 1],
+    ]);
+    expect(core.status().overflow).toEqual({ services: 3, routes: 1 });
+    core.event(0, ev(T0 + 300_000, T0 + 300_100, "/r", "e"), out); // a and b expired: e keeps its name
+    core.heartbeat(0, T0 + 500_000, out);
+    expect(out.panes.filter((p) => p.kind === "final").at(-1)?.key.service).toBe("e");
+    expect(core.status().overflow).toEqual({ services: 3, routes: 1 });
+  });
+
+  it("state stays bounded under 20 000 distinct services: the first serviceCap keep their names", () => {
+    const core = createCore(validateCoreConfig({ ...config, serviceCap: 50 }));
+    const out = capture();
+    for (let i = 0; i < 20_000; i++) core.event(0, ev(T0 + i, T0 + 100 + i, "/r", `svc-${i}`), out);
+    const s = core.status();
+    expect(s.overflow).toEqual({ services: 19_950, routes: 0 });
+    // 20 s of event time: a handful of 10 s slices, each with at most 50 services + (other), one route each.
+    expect(s.stateKeys).toBeLessThanOrEqual(3 * 51 * 2);
+    core.finish(out);
+    const finals = out.panes.filter((p) => p.kind === "final" && p.key.route === undefined);
+    expect(finals.reduce((n, p) => n + p.value.count, 0)).toBe(20_000);
+    expect(new Set(finals.map((p) => p.key.service)).size).toBe(51);
   });
 
   it("cost per event does not depend on policies: each policy's final equals the brute-force prefix of its window", () => {

@@ -36,6 +36,7 @@ const config: CoreConfig = validateCoreConfig({
     { name: "pct", watermark: { kind: "percentile", q: 0.9, sample: 200 }, grace: "10s", mode: "accumulating" },
   ],
   referenceHorizon: "2m",
+  serviceCap: 3,
   routeCapPerService: 3,
   keyTtl: "1m",
 });

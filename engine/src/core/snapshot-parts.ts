@@ -8,6 +8,7 @@ import type { AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
+import type { KeyRegistry } from "./key-registry.js";
 import type { PolicyState } from "./policy-state.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
@@ -198,4 +199,30 @@ export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNod
     services.set(service, node);
   }
   return services;
+}
+
+/** The key registry: next sweep is the caller's; folded-event counters, then each service (last seen) with its routes. */
+export function writeKeyRegistry(w: ByteWriter, keys: KeyRegistry): void {
+  w.uint(keys.overflow.services);
+  w.uint(keys.overflow.routes);
+  w.uint(keys.services.size);
+  for (const [service, entry] of keys.services) {
+    w.string(service);
+    w.f64(entry.at);
+    w.uint(entry.routes.size);
+    for (const [route, seen] of entry.routes) {
+      w.string(route);
+      w.f64(seen.at);
+    }
+  }
+}
+
+export function readKeyRegistry(r: ByteReader, keys: KeyRegistry): void {
+  keys.overflow.services = r.uint();
+  keys.overflow.routes = r.uint();
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    keys.restoreService(service, r.f64());
+    for (let m = r.uint(); m > 0; m--) keys.restoreRoute(service, r.string(), r.f64());
+  }
 }

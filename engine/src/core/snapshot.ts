@@ -1,6 +1,6 @@
 /**
  * Snapshot codec of the window core (docs/semantics.md, "Snapshot"): the whole CoreState — log
- * time, partitions, policy progress, the route registry, slices with their aggregates, windows with
+ * time, partitions, policy progress, the key registry, slices with their aggregates, windows with
  * pane sequence numbers and bias points. Timer queues are not written: the core rebuilds them from
  * the decoded state, and their order is total, so a restored core emits byte-identical panes.
  * Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
@@ -16,12 +16,14 @@ import {
   readBiasSamples,
   readDelaySamples,
   readKeys,
+  readKeyRegistry,
   readPartitionClocks,
   readPoint,
   readPolicyProgress,
   readTracks,
   writeBiasSamples,
   writeDelaySamples,
+  writeKeyRegistry,
   writeKeys,
   writePartitionClocks,
   writePoint,
@@ -31,7 +33,10 @@ import {
 import { linkSlice, newWindow, type TrackNode, type Window } from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
-/** 2: bias points carry distinct users, bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness in log time). */
+/**
+ * 2: bias points carry distinct users, bias samples carry usersPct. 3: partitions carry the log time
+ * of their last record (idleness in log time); the key registry carries services (service cap).
+ */
 export const SNAPSHOT_VERSION = 3;
 
 function configCrc(config: CoreConfig): number {
@@ -66,10 +71,10 @@ function writeWindow(w: ByteWriter, win: Window, policies: number): void {
   }
 }
 
-function writeClockAndRoutes(w: ByteWriter, state: CoreState): void {
+function writeClockAndKeys(w: ByteWriter, state: CoreState): void {
   const clock = state.clock;
   w.f64(clock.logTime);
-  w.f64(state.nextSweep);
+  w.f64(state.keys.nextSweep);
   w.uint(clock.eventsTotal);
   writePartitionClocks(w, clock.partitions);
   for (const p of clock.policies) {
@@ -77,16 +82,7 @@ function writeClockAndRoutes(w: ByteWriter, state: CoreState): void {
     writeBiasSamples(w, p);
     writeDelaySamples(w, p);
   }
-  w.uint(state.routes.overflowed);
-  w.uint(state.routes.services.size);
-  for (const [service, routes] of state.routes.services) {
-    w.string(service);
-    w.uint(routes.size);
-    for (const [route, seen] of routes) {
-      w.string(route);
-      w.f64(seen.at);
-    }
-  }
+  writeKeyRegistry(w, state.keys);
 }
 
 /** Snapshot bytes of the core's whole state. */
@@ -95,7 +91,7 @@ export function encodeCoreSnapshot(config: CoreConfig, state: CoreState): Uint8A
   for (const b of MAGIC) w.uint(b);
   w.uint(SNAPSHOT_VERSION);
   w.uint(configCrc(config));
-  writeClockAndRoutes(w, state);
+  writeClockAndKeys(w, state);
   const policies = state.clock.policies.length;
   for (const c of state.windowConfigs) {
     w.uint(c.slices.size);
@@ -141,7 +137,7 @@ export function decodeCoreSnapshot(config: CoreConfig, kind: AggregateKind, byte
   const r = openSnapshot(config, bytes);
   const state = newCoreState(config);
   try {
-    readClockAndRoutes(r, state);
+    readClockAndKeys(r, state);
     for (const c of state.windowConfigs) readWindowConfig(r, c, state.clock.policies.length, kind);
   } catch (e) {
     // A checksum-valid snapshot that still does not decode (e.g. a sketch codec error): coded too.
@@ -152,10 +148,10 @@ export function decodeCoreSnapshot(config: CoreConfig, kind: AggregateKind, byte
   return state;
 }
 
-function readClockAndRoutes(r: ByteReader, state: CoreState): void {
+function readClockAndKeys(r: ByteReader, state: CoreState): void {
   const clock = state.clock;
   clock.logTime = r.f64();
-  state.nextSweep = r.f64();
+  state.keys.nextSweep = r.f64();
   clock.eventsTotal = r.uint();
   readPartitionClocks(r, clock.partitions);
   for (const p of clock.policies) {
@@ -163,11 +159,7 @@ function readClockAndRoutes(r: ByteReader, state: CoreState): void {
     readBiasSamples(r, p);
     readDelaySamples(r, p, corrupt);
   }
-  state.routes.overflowed = r.uint();
-  for (let n = r.uint(); n > 0; n--) {
-    const service = r.string();
-    for (let m = r.uint(); m > 0; m--) state.routes.restore(service, r.string(), r.f64());
-  }
+  readKeyRegistry(r, state.keys);
 }
 
 function readWindowConfig(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): void {

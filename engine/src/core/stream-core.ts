@@ -120,14 +120,10 @@ export class EventTimeCore implements StreamCore {
     return this.driver.watermarkOf(p);
   }
 
-  /** After time moved: the fast-path bound, and the route registry's TTL sweep. */
+  /** After time moved: the fast-path bound, and the key registry's TTL sweep. */
   private advanced(): void {
     this.updateMaxW();
-    const now = this.logTime;
-    if (now >= this.state.nextSweep) {
-      this.state.routes.sweep(now - this.config.keyTtlMs);
-      this.state.nextSweep = now + Math.max(1, Math.floor(this.config.keyTtlMs / 4));
-    }
+    this.state.keys.maintain(this.logTime, this.config.keyTtlMs);
   }
 
   private updateMaxW(): void {
@@ -156,12 +152,18 @@ export class EventTimeCore implements StreamCore {
     else lateFlush(ctx, p, w);
   }
 
+  /**
+   * Adds a record to the slice of each window config, under its service and route (capped by the
+   * key registry). The registry is asked only when a slice does not know the service or route yet,
+   * so "last seen" is precise to the smallest slice; folded names ask every time.
+   */
   private place(e: TelemetryEvent, out: CoreOutput): void {
     this.triggers.out = out;
     const userHash = this.kind.hashUser(e.user);
     const error = isError(e.status);
-    // The route registry (cap + TTL) is asked only when a slice does not know the route yet, so a
-    // route's "last seen" is precise to the smallest slice; folded routes ask every time.
+    const keys = this.state.keys;
+    const now = this.logTime;
+    let service: string | undefined;
     let route: string | undefined;
     const configs = this.state.windowConfigs;
     for (let i = 0; i < configs.length; i++) {
@@ -173,9 +175,10 @@ export class EventTimeCore implements StreamCore {
       let slow = false;
       if (slice === undefined || slice.minEnd <= this.maxWatermark) {
         slice ??= openSlice(this.driver, this.config.referenceHorizonMs, c, sliceStart);
-        route ??= this.state.routes.resolve(e.service, e.route, this.logTime);
+        service ??= keys.service(e.service, now);
+        route ??= keys.route(service, e.route, now);
         if (slice === undefined) {
-          this.classify(c, sliceStart, e, route, undefined, undefined, out);
+          this.classify(c, sliceStart, e, service, route, undefined, undefined, out);
           continue;
         }
         slow = true;
@@ -183,17 +186,22 @@ export class EventTimeCore implements StreamCore {
       c.lastSlice = slice;
       slice.adds++;
       let node = slice.services.get(e.service);
-      if (node === undefined) slice.services.set(e.service, (node = { agg: this.kind.create(), routes: new Map() }));
+      if (node !== undefined) service ??= e.service;
+      else {
+        service ??= keys.service(e.service, now);
+        node = slice.services.get(service);
+        if (node === undefined) slice.services.set(service, (node = { agg: this.kind.create(), routes: new Map() }));
+      }
       node.agg.add(e.latency_ms, error, userHash);
       const routes = node.routes as Map<string, KeyNode>;
       let r = routes.get(e.route);
       if (r === undefined) {
-        route ??= this.state.routes.resolve(e.service, e.route, this.logTime);
+        route ??= keys.route(service, e.route, now);
         r = routes.get(route);
         if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
       }
       r.agg.add(e.latency_ms, error, userHash);
-      if (slow) this.classify(c, sliceStart, e, route as string, node, r, out);
+      if (slow) this.classify(c, sliceStart, e, service, route as string, node, r, out);
     }
   }
 
@@ -205,6 +213,7 @@ export class EventTimeCore implements StreamCore {
     c: WindowConfigState,
     sliceStart: number,
     e: TelemetryEvent,
+    service: string,
     route: string,
     serviceKey: KeyNode | undefined,
     routeKey: KeyNode | undefined,
@@ -230,13 +239,11 @@ export class EventTimeCore implements StreamCore {
           p.lateAccepted++;
           // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
           const cache = w.exclusive && serviceKey !== undefined && routeKey !== undefined;
-          const service = cache
-            ? (serviceKey.track ??= trackNode(w, e.service, undefined))
-            : trackNode(w, e.service, undefined);
-          const routeTrack = cache
-            ? (routeKey.track ??= trackNode(w, e.service, route))
-            : trackNode(w, e.service, route);
-          acceptLate(this.triggers, p, w, service, routeTrack);
+          const serviceTrack = cache
+            ? (serviceKey.track ??= trackNode(w, service, undefined))
+            : trackNode(w, service, undefined);
+          const routeTrack = cache ? (routeKey.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
+          acceptLate(this.triggers, p, w, serviceTrack, routeTrack);
         }
       }
     }

@@ -43,6 +43,8 @@ export interface CoreConfig {
   referenceHorizonMs: number;
   /** Rolling mean of bias over the last N reference-closed windows. */
   biasWindows: number;
+  /** Max distinct services (live within keyTtl); later ones fold into service "(other)". */
+  serviceCap: number;
   /** Max distinct routes per service; overflow goes to route "(other)". */
   routeCapPerService: number;
   /** A key with no event for this long (log time) is dropped from state. */
@@ -95,8 +97,11 @@ export interface CoreStatus {
   stateKeys: number;
   /** Estimated heap bytes of window state. */
   stateBytes: number;
-  /** Routes folded into "(other)" by the per-service cap. */
-  routesOverflowed: number;
+  /**
+   * Events folded into "(other)" so far: by the service cap (`services`) and by the per-service
+   * route cap (`routes`). Folded events are still aggregated, under "(other)".
+   */
+  overflow: { services: number; routes: number };
   /** Records fed to the core. */
   eventsTotal: number;
   /** Non-idle partition with the smallest log time (holding event-time watermarks back; one that never spoke first), if any. */

@@ -153,6 +153,7 @@ function stateLimits(
     );
   return {
     biasWindows: integer(o.biasWindows ?? d.biasWindows, `${path}.biasWindows`, 1, 100_000),
+    serviceCap: integer(o.serviceCap ?? d.serviceCap, `${path}.serviceCap`, 1, 1_000_000),
     routeCapPerService: integer(
       o.routeCapPerService ?? d.routeCapPerService,
       `${path}.routeCapPerService`,

@@ -211,6 +211,30 @@ describe("session operator", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("caps services: past serviceCap a service's users share the keys of service (other), counted", () => {
+    const op = createSessionOperator(
+      { ...config([DEFAULT_POLICIES[2] as PolicyConfig]), serviceCap: 1 },
+      { gap: "10s" },
+    );
+    const panes: Pane[] = [];
+    const out = { pane: (p: Pane) => panes.push(p), late: () => undefined };
+    const at = (service: string, ts: number, user: string): TelemetryEvent => ({
+      ...ev(ts, ts, "/r", 200, user),
+      service,
+    });
+    op.event(0, at("api", 0, "u"), out);
+    op.event(0, at("web", 1_000, "u"), out);
+    op.event(0, at("db", 2_000, "u"), out); // web and db fold: one (other) session of user u
+    op.event(0, at("db", 3_000, "v"), out);
+    op.finish(out);
+    expect(panes.map((p) => [p.key.service, p.key.user, p.value.count])).toEqual([
+      ["api", "u", 1],
+      ["(other)", "u", 2],
+      ["(other)", "v", 1],
+    ]);
+    expect(op.status().overflow).toEqual({ services: 3, routes: 0 });
+  });
+
   it("rejects bad session settings naming the field", () => {
     const cfg = config([retracting]);
     const err = (s: unknown): string => {

@@ -59,7 +59,7 @@ export class SessionOperator implements StreamCore {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
       fire: (t, out) => fireSessionTimer(this.triggers, t, out),
-      advanced: () => undefined,
+      advanced: () => state.services.maintain(state.clock.logTime, config.keyTtlMs),
     });
     this.emitContexts = this.policies.map((p) => this.newEmitContext(p));
     this.triggers = {
@@ -139,7 +139,9 @@ export class SessionOperator implements StreamCore {
       this.state.anonymous++;
       return;
     }
-    const k = keyOf(this.state, e.service, e.user);
+    // Past the service cap, a service's users share the keys of service "(other)" (docs/semantics.md, "Windows").
+    const service = this.state.services.service(e.service, this.state.clock.logTime);
+    const k = keyOf(this.state, service, e.user);
     const period = Math.floor(e.ts / this.sessions.maxLengthMs);
     const error = isError(e.status);
     for (const p of this.policies) this.placeFor(p, k, e, period, error, out);

@@ -14,6 +14,7 @@ function config(): CoreConfig {
   return {
     ...defaultCoreConfig(),
     partitions: 3,
+    serviceCap: 2,
     policies: [
       ...DEFAULT_POLICIES.map((p) => ({ ...p })),
       {

@@ -1,6 +1,6 @@
 /**
  * Snapshot codec of the session operator (docs/semantics.md, "Snapshot"): log time, partition
- * clocks, policy progress, pane sequence counters, every key with its open sessions and
+ * clocks, policy progress, pane sequence counters, the service registry, every key with its open sessions and
  * closed-session bounds. Timer queues are rebuilt from that state (their order is total), so a
  * restored operator emits byte-identical panes. Layout: "TMSS" · version · config CRC · body ·
  * CRC-32 of all before.
@@ -15,16 +15,21 @@ import { NONE, newKeyState, type EmittedSession, type KeyState, type Session } f
 import { newSessionState, type SessionState } from "./session-state.js";
 import {
   readDelaySamples,
+  readKeyRegistry,
   readPartitionClocks,
   readPolicyProgress,
   writeDelaySamples,
+  writeKeyRegistry,
   writePartitionClocks,
   writePolicyProgress,
 } from "../snapshot-parts.js";
 import { keyIdOf } from "../window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
-/** 2: bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness in log time). */
+/**
+ * 2: bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness
+ * in log time), and the service registry (service cap) is written.
+ */
 export const SESSION_SNAPSHOT_VERSION = 3;
 const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
 
@@ -125,6 +130,8 @@ export function encodeSessionSnapshot(
     w.uint(state.seqs[p.index] as number);
     writeDelaySamples(w, p);
   }
+  w.f64(state.services.nextSweep);
+  writeKeyRegistry(w, state.services);
   for (const q of state.early) {
     const live = q.filter((s) => state.sessionsById.get(s.id) === s);
     w.uint(live.length);
@@ -190,6 +197,8 @@ function readState(state: SessionState, r: ByteReader): void {
     state.seqs[p.index] = r.uint();
     readDelaySamples(r, p, corrupt);
   }
+  state.services.nextSweep = r.f64();
+  readKeyRegistry(r, state.services);
   const early = state.early.map(() => Array.from({ length: r.uint() }, () => r.uint()));
   for (let n = r.uint(); n > 0; n--) readKey(state, r);
   early.forEach((ids, p) => {

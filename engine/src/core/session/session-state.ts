@@ -1,11 +1,13 @@
 /**
  * Everything the session operator holds, as one type (docs/decisions/0010-core-state-and-idleness.md):
  * the input clock (log time, partitions, the policies' progress with the hidden bias reference
- * last), every (service, user) key with its open sessions and closed-session bounds, the pane
+ * last), the service registry (service cap), every (service, user) key with its open sessions and
+ * closed-session bounds, the pane
  * sequence counters, the early queues and the bias windows. `status()` and the snapshot codec read
  * it; restoring decodes one and builds the operator around it. Timer queues are derived from it.
  */
 import { newClockState, type ClockState } from "../clock-state.js";
+import { KeyRegistry } from "../key-registry.js";
 import type { CoreConfig, PolicyConfig } from "../types.js";
 import { SessionBias } from "./session-bias.js";
 import type { SessionConfig } from "./session-config.js";
@@ -15,6 +17,8 @@ import { newKeyState, type KeyState, type Session } from "./session-key.js";
 export interface SessionState {
   /** Policies are the configured ones, then the reference (index = configured count). */
   readonly clock: ClockState;
+  /** Services that keep their name under the service cap (routes are not keyed here). */
+  readonly services: KeyRegistry;
   /** service → user → key. */
   readonly keys: Map<string, Map<string, KeyState>>;
   /** Keys and open sessions by id: indexes of `keys`, kept in step with it. */
@@ -50,6 +54,7 @@ export function newSessionState(config: CoreConfig, sessions: Readonly<SessionCo
   const clock = newClockState(config, [...config.policies, referencePolicy(config)]);
   return {
     clock,
+    services: new KeyRegistry(config.serviceCap, config.routeCapPerService),
     keys: new Map(),
     keysById: new Map(),
     sessionsById: new Map(),

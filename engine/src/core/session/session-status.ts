@@ -32,7 +32,7 @@ export function sessionStatus(config: CoreConfig, state: SessionState): SessionS
     openWindows: open,
     stateKeys: state.keysById.size,
     stateBytes: open * SESSION_BYTES + state.keysById.size * KEY_BYTES,
-    routesOverflowed: 0,
+    overflow: { services: state.services.overflow.services, routes: 0 },
     eventsTotal: clock.eventsTotal,
     heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
     openSessions: open - reference,
