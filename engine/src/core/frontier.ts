@@ -167,7 +167,7 @@ export function runFrontier(events: readonly TelemetryEvent[], o: FrontierOption
         lag_ms: lag,
         grace_ms: p.graceMs,
         emit_delay_ms: lag + p.graceMs,
-        dropped: status.policies[i]?.dropped ?? 0,
+        dropped: status.policies[i]?.droppedWindowEvents ?? 0,
         ...score(truth, finals.byPolicy[i] as Map<string, PairTotals>, events.length),
       };
     }),

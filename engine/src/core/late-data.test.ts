@@ -37,7 +37,10 @@ describe("late data: boundaries", () => {
     core.event(0, ev(T0 + 4, end + 2000 + 2999), out); // W = end + G − 1: late, accepted
     core.event(0, ev(T0 + 5, end + 2000 + 3000), out); // W = end + G: dropped
     const s = core.status().policies[0];
-    expect([s?.lateAccepted, s?.dropped]).toEqual([2, 1]);
+    // One window size: (event, window) pairs and events are the same counts here.
+    expect([s?.lateAcceptedWindowEvents, s?.lateAcceptedEvents, s?.droppedWindowEvents, s?.droppedEvents]).toEqual([
+      2, 2, 1, 1,
+    ]);
     expect(out.dropped.map((d) => [d.event.ts, d.watermark, d.window])).toEqual([
       [T0 + 5, end + 3000, { start: T0, end }],
     ]);
@@ -71,7 +74,32 @@ describe("late data: boundaries", () => {
     expect(routes).toEqual(["late", "final"]);
     const s = core.status().policies[0];
     // Only the first window's on-time pane counts: the late window's 4.9 s would have inflated it.
-    expect([s?.emitDelayMs, s?.lateAccepted, s?.dropped]).toEqual([2000, 2, 0]);
+    expect([s?.emitDelayMs, s?.lateAcceptedEvents, s?.droppedEvents]).toEqual([2000, 2, 0]);
+  });
+
+  it("counts dropped and late both ways: (event, window) pairs and events", () => {
+    const core = createCore(
+      validateCoreConfig({
+        ...config,
+        windows: ["10s", "60s", { kind: "sliding", size: "30s", slide: "10s" }],
+        policies: [{ name: "p", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "15s", mode: "accumulating" }],
+      }),
+    );
+    const out = capture();
+    core.event(0, ev(T0 + 1, T0 + 100), out);
+    // W = 64 s. ts 5 s: dropped from [0, 10 s) and the sliding [-20, 10), [-10, 20), [0, 30) (end + 15 s <= W),
+    // late into [0, 60 s).
+    core.event(0, ev(T0 + 5_000, T0 + 66_000), out);
+    // W = 64.1 s. ts 45 s: late into [40 s, 50 s), [0, 60 s), the sliding [20, 50), [30, 60); on time in [40, 70).
+    core.event(0, ev(T0 + 45_000, T0 + 66_100), out);
+    const s = core.status().policies[0];
+    expect([s?.droppedWindowEvents, s?.droppedEvents, s?.lateAcceptedWindowEvents, s?.lateAcceptedEvents]).toEqual([
+      4, 1, 5, 2,
+    ]);
+    // One late record per (event, window) dropped from; panes carry the pair count.
+    expect(out.dropped.length).toBe(4);
+    core.finish(out);
+    expect(out.panes.at(-1)?.dropped).toBe(4);
   });
 
   it("frees a window once the last policy and the reference closed it", () => {

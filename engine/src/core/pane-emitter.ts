@@ -103,7 +103,7 @@ function emitKey(
     emitDelayMs: e.logTime - e.window.end,
     pipelineLagMs: 0,
     lateAccepted: t.lateAccepted,
-    dropped: policy.dropped,
+    dropped: policy.droppedWindowEvents,
     bias: e.bias,
   });
   if (policy.cfg.mode === "discarding") {

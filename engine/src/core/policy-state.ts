@@ -18,8 +18,14 @@ export interface PolicyState {
   eventTimeWatermark: number;
   /** Percentile strategy: recent delays per partition. */
   readonly samples: DelaySample[] | null;
-  dropped: number;
-  lateAccepted: number;
+  /** (event, window) pairs dropped for the policy (the pane field `dropped`). */
+  droppedWindowEvents: number;
+  /** Events dropped from at least one window of the policy. */
+  droppedEvents: number;
+  /** (event, window) pairs accepted late. */
+  lateAcceptedWindowEvents: number;
+  /** Events accepted late into at least one window. */
+  lateAcceptedEvents: number;
   readonly bias: BiasTracker;
   emitDelaySum: number;
   emitDelayCount: number;
@@ -37,8 +43,10 @@ export function newPolicyState(cfg: PolicyConfig, index: number, partitions: num
     lagMs: s.kind === "percentile" || eventTime ? 0 : s.lagMs,
     eventTimeWatermark: -Infinity,
     samples: s.kind === "percentile" ? Array.from({ length: partitions }, () => new DelaySample(s.q, s.sample)) : null,
-    dropped: 0,
-    lateAccepted: 0,
+    droppedWindowEvents: 0,
+    droppedEvents: 0,
+    lateAcceptedWindowEvents: 0,
+    lateAcceptedEvents: 0,
     bias: new BiasTracker(biasWindows),
     emitDelaySum: 0,
     emitDelayCount: 0,

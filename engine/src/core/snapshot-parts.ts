@@ -32,13 +32,15 @@ export function readPartitionClocks(r: ByteReader, partitions: readonly Partitio
   }
 }
 
-/** A policy's watermark and counters: W, emit delay sum, next early tick, dropped, late, emit count. */
+/** A policy's watermark and counters: W, emit delay sum, next early tick, dropped and late (pairs, events), emit count. */
 export function writePolicyProgress(w: ByteWriter, p: PolicyState): void {
   w.f64(p.eventTimeWatermark);
   w.f64(p.emitDelaySum);
   w.f64(p.nextEarly);
-  w.uint(p.dropped);
-  w.uint(p.lateAccepted);
+  w.uint(p.droppedWindowEvents);
+  w.uint(p.droppedEvents);
+  w.uint(p.lateAcceptedWindowEvents);
+  w.uint(p.lateAcceptedEvents);
   w.uint(p.emitDelayCount);
 }
 
@@ -46,8 +48,10 @@ export function readPolicyProgress(r: ByteReader, p: PolicyState): void {
   p.eventTimeWatermark = r.f64();
   p.emitDelaySum = r.f64();
   p.nextEarly = r.f64();
-  p.dropped = r.uint();
-  p.lateAccepted = r.uint();
+  p.droppedWindowEvents = r.uint();
+  p.droppedEvents = r.uint();
+  p.lateAcceptedWindowEvents = r.uint();
+  p.lateAcceptedEvents = r.uint();
   p.emitDelayCount = r.uint();
 }
 

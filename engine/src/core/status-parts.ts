@@ -29,8 +29,10 @@ export function policyStatus(p: PolicyState, watermark: number): PolicyStatus {
     graceMs: p.cfg.graceMs,
     mode: p.cfg.mode,
     watermark: orNull(watermark),
-    lateAccepted: p.lateAccepted,
-    dropped: p.dropped,
+    lateAcceptedWindowEvents: p.lateAcceptedWindowEvents,
+    lateAcceptedEvents: p.lateAcceptedEvents,
+    droppedWindowEvents: p.droppedWindowEvents,
+    droppedEvents: p.droppedEvents,
     bias: p.bias.current(),
     emitDelayMs: p.emitDelayCount === 0 ? null : p.emitDelaySum / p.emitDelayCount,
   };

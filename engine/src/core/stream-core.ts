@@ -57,6 +57,9 @@ export class EventTimeCore implements StreamCore {
   /** The reference's index in a window's stage bits (= the number of policies). */
   private readonly referenceIndex: number;
   private readonly triggers: CoreTriggers;
+  /** Per policy: the record (by its number) last counted dropped / late, so an event counts once. */
+  private readonly dropStamps: Float64Array;
+  private readonly lateStamps: Float64Array;
 
   constructor(
     readonly config: CoreConfig,
@@ -74,6 +77,8 @@ export class EventTimeCore implements StreamCore {
       advanced: () => this.advanced(),
     });
     this.triggers = new CoreTriggers(this.driver, state.windowConfigs);
+    this.dropStamps = new Float64Array(policies.length).fill(-1);
+    this.lateStamps = new Float64Array(policies.length).fill(-1);
     // Timer queues are derived data: every window's pending timers (early ticks: the driver's).
     const horizon = config.referenceHorizonMs;
     for (const c of state.windowConfigs) for (const w of c.windows.values()) scheduleWindow(this.driver, horizon, w);
@@ -226,7 +231,8 @@ export class EventTimeCore implements StreamCore {
         const watermark = this.watermarkOf(p);
         if (end > watermark) continue;
         if (end + p.cfg.graceMs <= watermark || w === undefined) {
-          p.dropped++;
+          p.droppedWindowEvents++;
+          if (firstFor(this.dropStamps, p.index, this.state.clock.eventsTotal)) p.droppedEvents++;
           const rec: LateRecord = {
             policy: p.cfg.name,
             reason: "behind-watermark",
@@ -236,7 +242,8 @@ export class EventTimeCore implements StreamCore {
           };
           out.late(rec);
         } else {
-          p.lateAccepted++;
+          p.lateAcceptedWindowEvents++;
+          if (firstFor(this.lateStamps, p.index, this.state.clock.eventsTotal)) p.lateAcceptedEvents++;
           // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
           const cache = w.exclusive && serviceKey !== undefined && routeKey !== undefined;
           const serviceTrack = cache
@@ -248,4 +255,11 @@ export class EventTimeCore implements StreamCore {
       }
     }
   }
+}
+
+/** True the first time `record` is seen for the policy (marks it). */
+function firstFor(stamps: Float64Array, policy: number, record: number): boolean {
+  if (stamps[policy] === record) return false;
+  stamps[policy] = record;
+  return true;
 }

@@ -82,8 +82,17 @@ export interface PolicyStatus {
   graceMs: number;
   mode: AccumulationMode;
   watermark: number | null;
-  lateAccepted: number;
-  dropped: number;
+  /** (event, window) pairs accepted late: an event late for two of the policy's windows counts twice. */
+  lateAcceptedWindowEvents: number;
+  /** Events accepted late into at least one window of the policy. */
+  lateAcceptedEvents: number;
+  /**
+   * (event, window) pairs dropped (one LateRecord each; the pane field `dropped`): an event behind
+   * W + grace for a 10 s and a 60 s window counts twice.
+   */
+  droppedWindowEvents: number;
+  /** Events dropped from at least one window of the policy. */
+  droppedEvents: number;
   bias: PaneBias;
   /** Mean emit delay of on-time panes in log time, ms. */
   emitDelayMs: number | null;

@@ -74,7 +74,7 @@ describe("session operator", { timeout: 30_000 }, () => {
       ["late", id(0), 3, 1, 0, 25_000, 15_000, "/a", "/b"],
     ]);
     expect(h.op.status().merges).toBe(1);
-    expect(h.op.status().policies[0]?.lateAccepted).toBe(1);
+    expect(h.op.status().policies[0]?.lateAcceptedEvents).toBe(1);
     const seqs = h.panes.map((p) => p.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
 
@@ -89,7 +89,7 @@ describe("session operator", { timeout: 30_000 }, () => {
     expect(
       h.late.map((r) => [r.policy, r.event.ts - T0, r.window.start - T0, r.window.end - T0, r.watermark - T0]),
     ).toEqual([["p", 20_000, 15_000, 25_000, 89_000]]);
-    expect(h.op.status().policies[0]?.dropped).toBe(1);
+    expect(h.op.status().policies[0]).toMatchObject({ droppedEvents: 1, droppedWindowEvents: 1 });
   });
 
   it("a swallowed session that never emitted is not retracted; a new first event renames the session", () => {
@@ -125,7 +125,7 @@ describe("session operator", { timeout: 30_000 }, () => {
       ["final", 2, 21_000],
     ]);
     expect(h.op.status().policies[0]?.emitDelayMs).toBe(1_000);
-    expect(h.op.status().policies[0]?.lateAccepted).toBe(2);
+    expect(h.op.status().policies[0]?.lateAcceptedEvents).toBe(2);
   });
 
   it("cuts a session at each multiple of the length cap", () => {

@@ -128,7 +128,7 @@ export class SessionOperator implements StreamCore {
     const c = this.emitContexts[p.index] as SessionEmitContext;
     c.watermark = this.driver.watermarkOf(p);
     c.logTime = this.state.clock.logTime;
-    c.dropped = p.dropped;
+    c.dropped = p.droppedWindowEvents;
     c.bias = p.bias.current();
     c.out = out;
     return c;
@@ -174,7 +174,9 @@ export class SessionOperator implements StreamCore {
     if (to !== from) join(s, swallowed, e, error);
     if (swallowed.length > 0 && p.index < this.referenceIndex) this.state.merges++;
     if (end <= watermark) {
-      p.lateAccepted++;
+      // One session per event and policy: pairs and events are the same count here.
+      p.lateAcceptedWindowEvents++;
+      p.lateAcceptedEvents++;
       s.lateAccepted++;
     }
     this.changed(p, s, swallowed, out);
@@ -241,7 +243,8 @@ export class SessionOperator implements StreamCore {
     watermark: number,
     out: CoreOutput,
   ): void {
-    p.dropped++;
+    p.droppedWindowEvents++;
+    p.droppedEvents++;
     if (p.index === this.referenceIndex) return;
     const session = sessionId(p.cfg.name, k.keyId, this.sessions.gapMs, start);
     const rec: LateRecord = {
