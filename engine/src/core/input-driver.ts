@@ -128,7 +128,7 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
       if (clock.logTime === -Infinity) this.start(t);
       clock.logTime = t;
     }
-    this.drain(this.timers, clock.logTime, out);
+    if (this.timers.peekDue() <= clock.logTime) this.drain(this.timers, clock.logTime, out);
     for (const p of this.eventTimePolicies) {
       const c = eventTimeCandidate(p.cfg.watermark, clock.partitions, p.samples, clock.logTime, this.idleTimeoutMs);
       if (c !== null && c > p.eventTimeWatermark) p.eventTimeWatermark = c;
@@ -139,7 +139,8 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
 
   /** Fires what placing a record made due (watermarks did not move). */
   private settle(out: CoreOutput): void {
-    this.drain(this.timers, this.clock.logTime, out);
+    if (this.timers.peekDue() <= this.clock.logTime) this.drain(this.timers, this.clock.logTime, out);
+    if (this.eventTimePolicies.length === 0) return;
     for (const p of this.eventTimePolicies)
       this.drain(this.watermarkTimers[p.index] as TimerQueue<T | EarlyTimer>, p.eventTimeWatermark, out);
   }

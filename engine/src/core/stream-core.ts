@@ -17,7 +17,7 @@ import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } f
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
 import { windowStartsOf } from "./window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
-import { STAGE_FINAL, STAGE_ON_TIME, trackNode, type KeyNode, type Window } from "./window-state.js";
+import { STAGE_FINAL, STAGE_ON_TIME, trackNode, type KeyNode, type Slice, type Window } from "./window-state.js";
 import { coreTimerBefore, WindowTimerKind, type WindowTimer } from "./window-timer.js";
 
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
@@ -57,6 +57,11 @@ export class EventTimeCore implements StreamCore {
   /** The reference's index in a window's stage bits (= the number of policies). */
   private readonly referenceIndex: number;
   private readonly triggers: CoreTriggers;
+  /** The record being placed: its service and route as the key registry names them (asked at most once). */
+  private readonly names: { service: string | undefined; route: string | undefined } = {
+    service: undefined,
+    route: undefined,
+  };
   /** Per policy: the record (by its number) last counted dropped / late, so an event counts once. */
   private readonly dropStamps: Float64Array;
   private readonly lateStamps: Float64Array;
@@ -159,17 +164,15 @@ export class EventTimeCore implements StreamCore {
 
   /**
    * Adds a record to the slice of each window config, under its service and route (capped by the
-   * key registry). The registry is asked only when a slice does not know the service or route yet,
-   * so "last seen" is precise to the smallest slice; folded names ask every time.
+   * key registry), then classifies it where it is behind some policy's W.
    */
   private place(e: TelemetryEvent, out: CoreOutput): void {
     this.triggers.out = out;
+    const names = this.names;
+    names.service = undefined;
+    names.route = undefined;
     const userHash = this.kind.hashUser(e.user);
     const error = isError(e.status);
-    const keys = this.state.keys;
-    const now = this.logTime;
-    let service: string | undefined;
-    let route: string | undefined;
     const configs = this.state.windowConfigs;
     for (let i = 0; i < configs.length; i++) {
       const c = configs[i] as WindowConfigState;
@@ -180,34 +183,56 @@ export class EventTimeCore implements StreamCore {
       let slow = false;
       if (slice === undefined || slice.minEnd <= this.maxWatermark) {
         slice ??= openSlice(this.driver, this.config.referenceHorizonMs, c, sliceStart);
-        service ??= keys.service(e.service, now);
-        route ??= keys.route(service, e.route, now);
+        this.resolveNames(e);
         if (slice === undefined) {
-          this.classify(c, sliceStart, e, service, route, undefined, undefined, out);
+          this.classify(c, sliceStart, e, undefined, undefined, out);
           continue;
         }
         slow = true;
       }
       c.lastSlice = slice;
       slice.adds++;
-      let node = slice.services.get(e.service);
-      if (node !== undefined) service ??= e.service;
-      else {
-        service ??= keys.service(e.service, now);
-        node = slice.services.get(service);
-        if (node === undefined) slice.services.set(service, (node = { agg: this.kind.create(), routes: new Map() }));
-      }
+      const node = this.serviceNode(slice, e);
       node.agg.add(e.latency_ms, error, userHash);
-      const routes = node.routes as Map<string, KeyNode>;
-      let r = routes.get(e.route);
-      if (r === undefined) {
-        route ??= keys.route(service, e.route, now);
-        r = routes.get(route);
-        if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
-      }
-      r.agg.add(e.latency_ms, error, userHash);
-      if (slow) this.classify(c, sliceStart, e, service, route as string, node, r, out);
+      const routeNode = this.routeNode(node, e);
+      routeNode.agg.add(e.latency_ms, error, userHash);
+      if (slow) this.classify(c, sliceStart, e, node, routeNode, out);
     }
+  }
+
+  /**
+   * The key registry is asked only when a slice does not know the service or route yet (or on the
+   * slow path), so "last seen" is precise to the smallest slice; folded names ask every time.
+   */
+  private resolveNames(e: TelemetryEvent): void {
+    const names = this.names;
+    names.service ??= this.state.keys.service(e.service, this.logTime);
+    names.route ??= this.state.keys.route(names.service, e.route, this.logTime);
+  }
+
+  /** The slice's node of the record's service (its own name, or the name the cap gives it). */
+  private serviceNode(slice: Slice, e: TelemetryEvent): KeyNode {
+    const names = this.names;
+    let node = slice.services.get(e.service);
+    if (node !== undefined) {
+      names.service ??= e.service;
+      return node;
+    }
+    const service = (names.service ??= this.state.keys.service(e.service, this.logTime));
+    node = slice.services.get(service);
+    if (node === undefined) slice.services.set(service, (node = { agg: this.kind.create(), routes: new Map() }));
+    return node;
+  }
+
+  private routeNode(serviceNode: KeyNode, e: TelemetryEvent): KeyNode {
+    const routes = serviceNode.routes as Map<string, KeyNode>;
+    let node = routes.get(e.route);
+    if (node !== undefined) return node;
+    const names = this.names;
+    const route = (names.route ??= this.state.keys.route(names.service as string, e.route, this.logTime));
+    node = routes.get(route);
+    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(), routes: null }));
+    return node;
   }
 
   /**
@@ -218,8 +243,6 @@ export class EventTimeCore implements StreamCore {
     c: WindowConfigState,
     sliceStart: number,
     e: TelemetryEvent,
-    service: string,
-    route: string,
     serviceKey: KeyNode | undefined,
     routeKey: KeyNode | undefined,
     out: CoreOutput,
@@ -230,30 +253,39 @@ export class EventTimeCore implements StreamCore {
       for (const p of this.state.clock.policies) {
         const watermark = this.watermarkOf(p);
         if (end > watermark) continue;
-        if (end + p.cfg.graceMs <= watermark || w === undefined) {
-          p.droppedWindowEvents++;
-          if (firstFor(this.dropStamps, p.index, this.state.clock.eventsTotal)) p.droppedEvents++;
-          const rec: LateRecord = {
-            policy: p.cfg.name,
-            reason: "behind-watermark",
-            event: e,
-            window: { start, end },
-            watermark,
-          };
-          out.late(rec);
-        } else {
-          p.lateAcceptedWindowEvents++;
-          if (firstFor(this.lateStamps, p.index, this.state.clock.eventsTotal)) p.lateAcceptedEvents++;
-          // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
-          const cache = w.exclusive && serviceKey !== undefined && routeKey !== undefined;
-          const serviceTrack = cache
-            ? (serviceKey.track ??= trackNode(w, service, undefined))
-            : trackNode(w, service, undefined);
-          const routeTrack = cache ? (routeKey.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
-          acceptLate(this.triggers, p, w, serviceTrack, routeTrack);
-        }
+        if (end + p.cfg.graceMs <= watermark || w === undefined) this.drop(p, e, { start, end }, watermark, out);
+        else this.acceptLate(p, w, serviceKey, routeKey);
       }
     }
+  }
+
+  /** The record is behind W + grace for one of its windows: counted, and a late record goes out. */
+  private drop(
+    p: PolicyState,
+    e: TelemetryEvent,
+    window: { start: number; end: number },
+    watermark: number,
+    out: CoreOutput,
+  ): void {
+    p.droppedWindowEvents++;
+    if (firstFor(this.dropStamps, p.index, this.state.clock.eventsTotal)) p.droppedEvents++;
+    const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window, watermark };
+    out.late(rec);
+  }
+
+  /** Late but within grace: counted, and its keys marked for the policy's late panes. */
+  private acceptLate(p: PolicyState, w: Window, serviceKey: KeyNode | undefined, routeKey: KeyNode | undefined): void {
+    p.lateAcceptedWindowEvents++;
+    if (firstFor(this.lateStamps, p.index, this.state.clock.eventsTotal)) p.lateAcceptedEvents++;
+    const service = this.names.service as string;
+    const route = this.names.route as string;
+    // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
+    const cache = w.exclusive && serviceKey !== undefined && routeKey !== undefined;
+    const serviceTrack = cache
+      ? (serviceKey.track ??= trackNode(w, service, undefined))
+      : trackNode(w, service, undefined);
+    const routeTrack = cache ? (routeKey.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
+    acceptLate(this.triggers, p, w, serviceTrack, routeTrack);
   }
 }
 
