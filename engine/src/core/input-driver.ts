@@ -2,9 +2,9 @@
  * The input driver (docs/decisions/0010-core-state-and-idleness.md, "One input driver"): the part of
  * an operator that takes StreamCore's inputs — records, heartbeats — and keeps time: partition
  * clocks, log time, every policy's watermark (with partition idleness, judged in log time), the
- * timer queues (one by log time, one by W per event-time policy) and the policies' early ticks. The window core and the session operator each
- * compose one and hook in what they do with a placed record and a due timer, so both see inputs,
- * watermarks and timers exactly alike.
+ * timer queues (one by log time, one by W per event-time policy) and the policies' early ticks.
+ * The window core and the session operator each compose one and hook in what they do with a placed
+ * record and a due timer, so both see inputs, watermarks and timers exactly alike.
  *
  * Invariants. Log time never moves back; every W is monotone. A hook runs only when every timer due
  * before its moment has fired: `place` after log time and watermarks include the record, `fire` in
@@ -36,7 +36,9 @@ export interface OperatorHooks<T extends Timer> {
 export interface DriverView<T extends Timer> {
   readonly clock: ClockState;
   watermarkOf(p: PolicyState): number;
+  /** The due of a timer that acts when the policy's W reaches event time `at` (on its W queue). */
   dueAt(p: PolicyState, at: number): number;
+  /** Arms a timer due by the policy's W (its due from dueAt). */
   atWatermark(p: PolicyState, t: T): void;
   /** Arms a timer due by log time. */
   atLogTime(t: T): void;

@@ -87,7 +87,7 @@ export class EventTimeCore implements StreamCore {
     // Timer queues are derived data: every window's pending timers (early ticks: the driver's).
     const horizon = config.referenceHorizonMs;
     for (const c of state.windowConfigs) for (const w of c.windows.values()) scheduleWindow(this.driver, horizon, w);
-    this.updateMaxW();
+    this.updateMaxWatermark();
   }
 
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
@@ -132,11 +132,11 @@ export class EventTimeCore implements StreamCore {
 
   /** After time moved: the fast-path bound, and the key registry's TTL sweep. */
   private advanced(): void {
-    this.updateMaxW();
+    this.updateMaxWatermark();
     this.state.keys.maintain(this.logTime, this.config.keyTtlMs);
   }
 
-  private updateMaxW(): void {
+  private updateMaxWatermark(): void {
     let maxWatermark = this.logTime - this.minArrivalLag;
     for (const p of this.eventTimePolicies)
       if (p.eventTimeWatermark > maxWatermark) maxWatermark = p.eventTimeWatermark;

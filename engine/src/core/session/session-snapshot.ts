@@ -1,9 +1,10 @@
 /**
- * Snapshot codec of the session operator (docs/semantics.md, "Snapshot"): log time, partition
- * clocks, policy progress, pane sequence counters, the service registry, every key with its open sessions and
- * closed-session bounds. Timer queues are rebuilt from that state (their order is total), so a
- * restored operator emits byte-identical panes. Layout: "TMSS" · version · config CRC · body ·
- * CRC-32 of all before.
+ * Snapshot codec of the session operator (docs/semantics.md, "Snapshot"): its whole SessionState —
+ * log time, partition clocks, policy progress, pane sequence counters, the service registry, every
+ * key with its open sessions and closed-session bounds, the early queues and bias windows. Timer
+ * queues are not written: the operator rebuilds them from the decoded state (their order is
+ * total), so a restored operator emits byte-identical panes. Layout: "TMSS" · version · config
+ * CRC · body · CRC-32 of all before.
  */
 import type { PaneValue } from "../../protocol.js";
 import { ByteWriter, crc32, type ByteReader } from "../byte-codec.js";
