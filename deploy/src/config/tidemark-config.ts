@@ -30,6 +30,7 @@ export const CORE_KEYS = [
   "referenceHorizon",
   "biasWindows",
   "routeCapPerService",
+  "serviceCap",
   "keyTtl",
   "relativeAccuracy",
   "hllPrecision",

@@ -18,7 +18,6 @@ import {
 import { decodeEventBatch, encodeEventBatch, partitionOf, type PaneValue, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "../core/aggregate.js";
 import { EventTimeCore } from "../core/stream-core.js";
-import "../core/snapshot.js";
 import { referenceLoop } from "./reference-loop.js";
 
 setFlagsFromString("--expose-gc");
@@ -181,7 +180,23 @@ function heapPerKey(events: readonly TelemetryEvent[]): { bytes: number; keys: n
   return { bytes: (after - before) / s.stateKeys, keys: s.stateKeys, reported: s.stateBytes / s.stateKeys };
 }
 
-function main(): void {
+interface Measured {
+  def: Timing;
+  counts: Timing;
+  one: Timing;
+  twelve: Timing;
+  undecoded: Timing;
+  sparseDef: Timing;
+  sparseOne: Timing;
+  sparseTwelve: Timing;
+  ref: Timing;
+  coreSeedLike: Timing;
+  coreSmall: Timing;
+  smallEvents: number;
+  heap: { bytes: number; keys: number; reported: number };
+}
+
+function measure(): Measured {
   const events = stream(EVENTS, SPAN_MS);
   const sparse = stream(EVENTS, SPARSE_SPAN_MS);
   const [sparseDef, sparseOne, sparseTwelve] = coreNs(sparse, [
@@ -202,69 +217,99 @@ function main(): void {
   const [coreSmall, coreSeedLike] = coreNs(small, [[defaultCoreConfig()], [seedLike()]]) as [Timing, Timing];
   const heap = heapPerKey(events.slice(0, 200_000));
   const ref = referenceNs(small);
-  const rate = (ns: number): string => `${(1e3 / ns).toFixed(2)} M/s`;
-  const row = (name: string, t: Timing, note: string): [string, string, string, string] => [
-    name,
-    `${t.cpuNs.toFixed(0)} ns (${rate(t.cpuNs)})`,
-    `${t.ns.toFixed(0)} ns (${rate(t.ns)})`,
-    note,
-  ];
-  const rows: [string, string, string, string][] = [
+  return {
+    def,
+    counts,
+    one,
+    twelve,
+    undecoded,
+    sparseDef,
+    sparseOne,
+    sparseTwelve,
+    ref,
+    coreSeedLike,
+    coreSmall,
+    smallEvents: small.length,
+    heap,
+  };
+}
+
+type Row = [string, string, string, string];
+
+const rate = (ns: number): string => `${(1e3 / ns).toFixed(2)} M/s`;
+const row = (name: string, t: Timing, note: string): Row => [
+  name,
+  `${t.cpuNs.toFixed(0)} ns (${rate(t.cpuNs)})`,
+  `${t.ns.toFixed(0)} ns (${rate(t.ns)})`,
+  note,
+];
+
+function timingRows(m: Measured): Row[] {
+  const sparseRate = `${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s`;
+  return [
     row(
       `default config (3 policies + reference, 10 s + 60 s, service + route), ${EVENTS / (SPAN_MS / 1000) / 1000}k events/s of log time`,
-      def,
-      `${(def.panes / EVENTS).toFixed(3)} panes/event`,
+      m.def,
+      `${(m.def.panes / EVENTS).toFixed(3)} panes/event`,
     ),
-    row("same, counts only (no sketch updates, quantiles or distinct users)", counts, "the core's own share"),
+    row("same, counts only (no sketch updates, quantiles or distinct users)", m.counts, "the core's own share"),
     row(
       "default config, events as simulate() builds them (not decoded from the wire format)",
-      undecoded,
-      `cpu ${(undecoded.cpuNs / def.cpuNs).toFixed(2)}× of decoded events`,
+      m.undecoded,
+      `cpu ${(m.undecoded.cpuNs / m.def.cpuNs).toFixed(2)}× of decoded events`,
     ),
-    row("1 policy (final-only)", one, ""),
+    row("1 policy (final-only)", m.one, ""),
     row(
       "12 policies (final-only)",
-      twelve,
-      `cpu ${(twelve.cpuNs / one.cpuNs).toFixed(3)}×, wall ${(twelve.ns / one.ns).toFixed(3)}× of 1 policy`,
+      m.twelve,
+      `cpu ${(m.twelve.cpuNs / m.one.cpuNs).toFixed(3)}×, wall ${(m.twelve.ns / m.one.ns).toFixed(3)}× of 1 policy`,
     ),
     row(
-      `default config, ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s of log time`,
-      sparseDef,
-      `${(sparseDef.panes / EVENTS).toFixed(3)} panes/event`,
+      `default config, ${sparseRate} of log time`,
+      m.sparseDef,
+      `${(m.sparseDef.panes / EVENTS).toFixed(3)} panes/event`,
     ),
-    row(`1 policy (final-only), ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s`, sparseOne, ""),
+    row(`1 policy (final-only), ${sparseRate}`, m.sparseOne, ""),
     row(
-      `12 policies (final-only), ${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s`,
-      sparseTwelve,
-      `cpu ${(sparseTwelve.cpuNs / sparseOne.cpuNs).toFixed(3)}× of 1 policy: each policy's panes cost (quantiles, distinct users)`,
+      `12 policies (final-only), ${sparseRate}`,
+      m.sparseTwelve,
+      `cpu ${(m.sparseTwelve.cpuNs / m.sparseOne.cpuNs).toFixed(3)}× of 1 policy: each policy's panes cost (quantiles, distinct users)`,
     ),
-    row("seed's reference loop (3 policies, 60 s, service only; 50k events over 1 h)", ref, ""),
+  ];
+}
+
+function referenceRows(m: Measured): Row[] {
+  return [
+    row("seed's reference loop (3 policies, 60 s, service only; 50k events over 1 h)", m.ref, ""),
     row(
       "core, the reference's work: its 3 policies final-only, 60 s windows; same 50k",
-      coreSeedLike,
-      `cpu ${(ref.cpuNs / coreSeedLike.cpuNs).toFixed(1)}× the reference's speed`,
+      m.coreSeedLike,
+      `cpu ${(m.ref.cpuNs / m.coreSeedLike.cpuNs).toFixed(1)}× the reference's speed`,
     ),
     row(
       "core, default config (every pane of 3 policies, 2 sizes), same 50k",
-      coreSmall,
-      `${(coreSmall.panes / small.length).toFixed(1)} panes/event`,
+      m.coreSmall,
+      `${(m.coreSmall.panes / m.smallEvents).toFixed(1)} panes/event`,
     ),
     [
       "heap per open (window, key): gc'd heapUsed delta / open keys",
-      `${heap.bytes.toFixed(0)} B`,
+      `${m.heap.bytes.toFixed(0)} B`,
       "",
-      `${heap.keys} keys open`,
+      `${m.heap.keys} keys open`,
     ],
     [
       "heap per open (window, key): status().stateBytes / open keys",
-      `${heap.reported.toFixed(0)} B`,
+      `${m.heap.reported.toFixed(0)} B`,
       "",
       "the sketches' own estimate",
     ],
   ];
+}
+
+function report(m: Measured): void {
+  const rows = [...timingRows(m), ...referenceRows(m)];
   const machine = `${cpus()[0]?.model ?? "unknown cpu"}, ${cpus().length} cores, Node ${process.version}`;
   const header = `core benchmark: ${EVENTS} events (simulate seed 1, 20 services × 20 routes, 20k users; event times over ${SPAN_MS / 1000} s unless said), best of ${REPEATS}`;
-  const table = rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
   const load = loadavg()
     .map((l) => l.toFixed(1))
     .join(" ");
@@ -273,22 +318,27 @@ function main(): void {
       rows.map(([a, b, c, d]) => `  ${a.padEnd(92)}${b.padStart(24)}${c.padStart(24)}  ${d}`).join("\n") +
       "\n",
   );
-  writeFileSync(
-    new URL("../../BENCHMARKS.md", import.meta.url),
+  writeFileSync(new URL("../../BENCHMARKS.md", import.meta.url), benchmarksMd(m, rows, header, machine, load));
+}
+
+function benchmarksMd(m: Measured, rows: Row[], header: string, machine: string, load: string): string {
+  const table = rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
+  const { def, one, twelve } = m;
+  return (
     `# Engine core benchmark\n\nRegenerated by \`npm run bench -w engine\` (engine/src/bench/run.ts). ${header}.\n` +
-      `Machine: ${machine}. Panes go to a no-op sink; events are decoded from TM_EVENTS' NDJSON batches before timing, as the runtime hands them to the core (no JSON in the timed loop).\n\n` +
-      `Load average during the run: ${load} (a shared machine: CPU time per event is the steadier figure).\n\n` +
-      `| measurement | CPU per event | wall per event | |\n|---|---|---|---|\n${table}\n\n` +
-      `Targets (docs/decisions/0004-policies-as-snapshots.md): ≥ 1.5 M events/s with the default config — ${1e3 / def.cpuNs >= 1.5 ? "met" : "not met"} in this run ` +
-      `(${(1e3 / def.cpuNs).toFixed(2)} M/s of CPU time); 12 policies ≤ 1.25× the time per event of 1 policy — ` +
-      `${twelve.cpuNs / one.cpuNs <= 1.25 ? "met" : "not met"} (${(twelve.cpuNs / one.cpuNs).toFixed(3)}× CPU).\n` +
-      `Panes emitted per run: default ${def.panes}, 1 policy ${one.panes}, 12 policies ${twelve.panes}.\n\n` +
-      `How to read it: the per-event path (slice and key lookups, watermark and timer checks) is the ` +
-      `"counts only" row; the rest of the default row is the sketches — four DDSketch + HyperLogLog ` +
-      `updates per event (2 window sizes × service and route) and, per pane, five quantiles and a ` +
-      `distinct-user estimate. Policies add panes, not per-event work: compare 1 and 12 policies. The ` +
-      `reference loop rescans every (window, service) on every event, so its cost grows with the span.\n`,
+    `Machine: ${machine}. Panes go to a no-op sink; events are decoded from TM_EVENTS' NDJSON batches before timing, as the runtime hands them to the core (no JSON in the timed loop).\n\n` +
+    `Load average during the run: ${load} (a shared machine: CPU time per event is the steadier figure).\n\n` +
+    `| measurement | CPU per event | wall per event | |\n|---|---|---|---|\n${table}\n\n` +
+    `Targets (docs/decisions/0004-policies-as-snapshots.md): ≥ 1.5 M events/s with the default config — ${1e3 / def.cpuNs >= 1.5 ? "met" : "not met"} in this run ` +
+    `(${(1e3 / def.cpuNs).toFixed(2)} M/s of CPU time); 12 policies ≤ 1.25× the time per event of 1 policy — ` +
+    `${twelve.cpuNs / one.cpuNs <= 1.25 ? "met" : "not met"} (${(twelve.cpuNs / one.cpuNs).toFixed(3)}× CPU).\n` +
+    `Panes emitted per run: default ${def.panes}, 1 policy ${one.panes}, 12 policies ${twelve.panes}.\n\n` +
+    `How to read it: the per-event path (slice and key lookups, watermark and timer checks) is the ` +
+    `"counts only" row; the rest of the default row is the sketches — four DDSketch + HyperLogLog ` +
+    `updates per event (2 window sizes × service and route) and, per pane, five quantiles and a ` +
+    `distinct-user estimate. Policies add panes, not per-event work: compare 1 and 12 policies. The ` +
+    `reference loop rescans every (window, service) on every event, so its cost grows with the span.\n`
   );
 }
 
-main();
+report(measure());

@@ -1,16 +1,16 @@
 /** The core's status view (docs/semantics.md, "Input contract"): log time, partitions, policies, state size. */
+import { watermarkOf } from "./clock-state.js";
+import type { CoreState } from "./core-state.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "./status-parts.js";
-import type { EventTimeCore } from "./stream-core.js";
-import type { CoreStatus } from "./types.js";
-import type { Slice, Window } from "./window-state.js";
+import type { CoreConfig, CoreStatus } from "./types.js";
 
-export function coreStatus(core: EventTimeCore): CoreStatus {
+function stateSize(state: CoreState): { openWindows: number; stateKeys: number; stateBytes: number } {
   let stateBytes = 0;
   let stateKeys = 0;
   let openWindows = 0;
-  for (let wc = 0; wc < core.specs.length; wc++) {
-    openWindows += (core.windows[wc] as Map<number, Window>).size;
-    for (const slice of (core.slices[wc] as Map<number, Slice>).values()) {
+  for (const c of state.windowConfigs) {
+    openWindows += c.windows.size;
+    for (const slice of c.slices.values()) {
       for (const node of slice.services.values()) {
         stateKeys += 1 + (node.routes?.size ?? 0);
         stateBytes += node.agg.heapBytes();
@@ -18,15 +18,18 @@ export function coreStatus(core: EventTimeCore): CoreStatus {
       }
     }
   }
+  return { openWindows, stateKeys, stateBytes };
+}
+
+export function coreStatus(config: CoreConfig, state: CoreState): CoreStatus {
+  const clock = state.clock;
   return {
-    logTime: orNull(core.logTime),
-    partitions: partitionStatuses(core.parts),
-    policies: core.pols.map((p) => policyStatus(p, core.watermarkOf(p))),
-    openWindows,
-    stateKeys,
-    stateBytes,
-    routesOverflowed: core.routes.overflowed,
-    eventsTotal: core.eventsTotal,
-    heldBackBy: heldBackBy(core.parts),
+    logTime: orNull(clock.logTime),
+    partitions: partitionStatuses(clock, config.idleTimeoutMs),
+    policies: clock.policies.map((p) => policyStatus(p, watermarkOf(clock, p))),
+    ...stateSize(state),
+    overflow: { ...state.keys.overflow },
+    eventsTotal: clock.eventsTotal,
+    heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
   };
 }

@@ -1,7 +1,7 @@
 /** Entry points: a fresh core, or one restored from a snapshot. */
 import type { AggregateKind } from "./aggregate.js";
 import { sketchAggregates } from "./sketch-aggregate.js";
-import { decodeSnapshot } from "./snapshot.js";
+import { decodeCoreSnapshot } from "./snapshot.js";
 import { EventTimeCore } from "./stream-core.js";
 import type { CoreConfig, StreamCore } from "./types.js";
 import { validateCoreConfig } from "./validate-config.js";
@@ -22,5 +22,6 @@ export function createCore(config: CoreConfig): StreamCore {
  */
 export function restoreCore(config: CoreConfig, snapshot: Uint8Array): StreamCore {
   const cfg = validateCoreConfig(config);
-  return decodeSnapshot(cfg, aggregatesFor(cfg), snapshot);
+  const kind = aggregatesFor(cfg);
+  return new EventTimeCore(cfg, kind, decodeCoreSnapshot(cfg, kind, snapshot));
 }

@@ -43,8 +43,10 @@ export function defaultCoreConfig(): CoreConfig {
     policies: DEFAULT_POLICIES.map((p) => ({ ...p, watermark: { ...p.watermark } })),
     referenceHorizonMs: 300_000,
     biasWindows: 30,
+    serviceCap: 2000,
     routeCapPerService: 200,
     keyTtlMs: 3_600_000,
+    idleTimeoutMs: 10_000,
     relativeAccuracy: 0.01,
     hllPrecision: 14,
   };

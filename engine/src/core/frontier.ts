@@ -149,9 +149,6 @@ export function runFrontier(events: readonly TelemetryEvent[], o: FrontierOption
     config.policies.map((p) => p.mode === "discarding"),
   );
   const out = { pane: (p: Pane) => finals.apply(p), late: () => {} };
-  const seen = new Set<number>();
-  for (const e of events) seen.add(partitionOf(e.service, o.partitions));
-  for (let p = 0; p < o.partitions; p++) if (!seen.has(p)) core.setIdle(p, true, out);
   const every = o.progressEvery ?? 100_000;
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as TelemetryEvent;
@@ -170,7 +167,7 @@ export function runFrontier(events: readonly TelemetryEvent[], o: FrontierOption
         lag_ms: lag,
         grace_ms: p.graceMs,
         emit_delay_ms: lag + p.graceMs,
-        dropped: status.policies[i]?.dropped ?? 0,
+        dropped: status.policies[i]?.droppedWindowEvents ?? 0,
         ...score(truth, finals.byPolicy[i] as Map<string, PairTotals>, events.length),
       };
     }),

@@ -5,7 +5,7 @@ export { defaultCoreConfig, DEFAULT_POLICIES } from "./default-config.js";
 export { validateCoreConfig } from "./validate-config.js";
 export { CoreError, ConfigError, type CoreErrorCode } from "./errors.js";
 export { keyIdOf } from "./window-state.js";
-export { OTHER_ROUTE } from "./route-registry.js";
+export { OTHER_ROUTE, OTHER_SERVICE } from "./key-registry.js";
 export { SNAPSHOT_VERSION } from "./snapshot.js";
 export type {
   AccumulationMode,

@@ -4,68 +4,121 @@
  * since the last pane, retracting a `retract` of the previous value before the new one, final-only
  * only the final.
  */
-import type { CoreOutput } from "./types.js";
-import type { Pane, PaneKind, PaneValue } from "../protocol.js";
+import type { Pane, PaneBias, PaneKind, PaneValue } from "../protocol.js";
+import type { Aggregate } from "./aggregate.js";
 import { biasPoint, type BiasPoint } from "./bias.js";
-import type { PolicyRuntime } from "./policy-runtime.js";
-import { forEachKey, newTrack, trackNode, type Window } from "./window-state.js";
-
-export interface EmitContext {
-  logTime: number;
-  watermark: number;
-  sizeMs: number;
-  out: CoreOutput;
-}
+import type { PolicyState } from "./policy-state.js";
+import type { TriggerContext } from "./trigger-context.js";
+import type { CoreOutput } from "./types.js";
+import {
+  forEachKey,
+  newTrack,
+  trackNode,
+  type KeyNode,
+  type PaneTrack,
+  type TrackNode,
+  type Window,
+} from "./window-state.js";
 
 type Emitted = Exclude<PaneKind, "retract">;
 
-export function emitWindow(pol: PolicyRuntime, w: Window, kind: Emitted, ctx: EmitContext): void {
-  const window = { start: w.start, end: w.end };
-  const name = pol.cfg.name;
-  const bias = pol.bias.current();
+/** What every pane of one emission shares. */
+interface Emission {
+  readonly policy: PolicyState;
+  readonly kind: Emitted;
+  readonly window: { start: number; end: number };
+  readonly sizeMs: number;
+  readonly watermark: number;
+  readonly logTime: number;
+  readonly bias: PaneBias;
+  readonly out: CoreOutput;
+}
+
+/** The policy's panes of `kind` for the window's keys, read from the shared aggregates now. */
+export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, kind: Emitted): void {
+  const emission: Emission = {
+    policy,
+    kind,
+    window: { start: w.start, end: w.end },
+    sizeMs: w.end - w.start,
+    watermark: ctx.watermarkOf(policy),
+    logTime: ctx.logTime,
+    bias: policy.bias.current(),
+    out: ctx.out,
+  };
   forEachKey(w, (service, route, key) => {
-    const agg = key.agg;
-    let t = w.exclusive ? key.track?.tracks[pol.index] : undefined;
-    if (kind === "early" && (agg.count === 0 || agg.count === t?.lastCount)) return;
-    const node = w.exclusive ? (key.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
-    t = node.tracks[pol.index];
-    if (kind === "early" && (agg.count === 0 || agg.count === t?.lastCount)) return;
-    if (kind === "late" && !t?.lateDirty) return;
-    if (t === undefined) t = node.tracks[pol.index] = newTrack();
-    t.lateDirty = false;
-    const full = agg.value();
-    if (route === undefined && (kind === "on-time" || kind === "final")) t.final = biasPoint(full);
-    const id = (t.id ??= `${name}|${node.keyId}|${ctx.sizeMs}|${w.start}`);
-    const pane = (k: PaneKind, value: PaneValue): Pane => ({
-      id,
-      seq: (t as { seq: number }).seq++,
-      kind: k,
-      policy: name,
-      key: route === undefined ? { service } : { service, route },
-      window,
-      value,
-      watermark: ctx.watermark,
-      emittedAt: ctx.logTime,
-      emitDelayMs: ctx.logTime - w.end,
-      pipelineLagMs: 0,
-      lateAccepted: (t as { lateAccepted: number }).lateAccepted,
-      dropped: pol.dropped,
-      bias,
-    });
-    if (pol.cfg.mode === "discarding") {
-      const delta = agg.clone();
-      if (t.lastAgg) delta.subtract(t.lastAgg);
-      t.lastAgg = agg.clone();
-      ctx.out.pane(pane(kind, delta.value()));
-    } else if (pol.cfg.mode === "retracting") {
-      if (t.lastValue) ctx.out.pane(pane("retract", t.lastValue));
-      ctx.out.pane(pane(kind, full));
-      t.lastValue = full;
-    } else {
-      ctx.out.pane(pane(kind, full));
-    }
-    t.lastCount = agg.count;
+    const node = trackToEmit(w, policy.index, kind, service, route, key);
+    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks[policy.index] as PaneTrack, node);
   });
+}
+
+/**
+ * The key's track node when the key has a pane to emit (its track created), else undefined: early
+ * panes skip keys unchanged since their last pane, late panes keys without late events.
+ */
+function trackToEmit(
+  w: Window,
+  policy: number,
+  kind: Emitted,
+  service: string,
+  route: string | undefined,
+  key: KeyNode,
+): TrackNode | undefined {
+  const count = key.agg.count;
+  // A tumbling window's slice key caches its track node (no string lookups).
+  const cached = w.exclusive ? key.track?.tracks[policy] : undefined;
+  if (kind === "early" && (count === 0 || count === cached?.lastCount)) return undefined;
+  const node = w.exclusive ? (key.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
+  const t = node.tracks[policy];
+  if (kind === "early" && (count === 0 || count === t?.lastCount)) return undefined;
+  if (kind === "late" && !t?.lateDirty) return undefined;
+  if (t === undefined) node.tracks[policy] = newTrack();
+  return node;
+}
+
+/** One key's pane(s) per the policy's mode; updates its track. */
+function emitKey(
+  e: Emission,
+  service: string,
+  route: string | undefined,
+  agg: Aggregate,
+  t: PaneTrack,
+  node: TrackNode,
+): void {
+  const policy = e.policy;
+  t.lateDirty = false;
+  const full = agg.value();
+  if (route === undefined && (e.kind === "on-time" || e.kind === "final")) t.final = biasPoint(full);
+  const id = (t.id ??= `${policy.cfg.name}|${node.keyId}|${e.sizeMs}|${e.window.start}`);
+  const pane = (kind: PaneKind, value: PaneValue): Pane => ({
+    id,
+    seq: t.seq++,
+    kind,
+    policy: policy.cfg.name,
+    key: route === undefined ? { service } : { service, route },
+    window: e.window,
+    value,
+    watermark: e.watermark,
+    emittedAt: e.logTime,
+    emitDelayMs: e.logTime - e.window.end,
+    pipelineLagMs: 0,
+    lateAccepted: t.lateAccepted,
+    dropped: policy.droppedWindowEvents,
+    bias: e.bias,
+  });
+  if (policy.cfg.mode === "discarding") {
+    const delta = agg.clone();
+    if (t.lastAgg) delta.subtract(t.lastAgg);
+    t.lastAgg = agg.clone();
+    e.out.pane(pane(e.kind, delta.value()));
+  } else if (policy.cfg.mode === "retracting") {
+    if (t.lastValue) e.out.pane(pane("retract", t.lastValue));
+    e.out.pane(pane(e.kind, full));
+    t.lastValue = full;
+  } else {
+    e.out.pane(pane(e.kind, full));
+  }
+  t.lastCount = agg.count;
 }
 
 /** The final value of the policy for a service, or null if it never emitted it. */

@@ -36,6 +36,7 @@ const config: CoreConfig = validateCoreConfig({
     { name: "pct", watermark: { kind: "percentile", q: 0.9, sample: 200 }, grace: "10s", mode: "accumulating" },
   ],
   referenceHorizon: "2m",
+  serviceCap: 3,
   routeCapPerService: 3,
   keyTtl: "1m",
 });
@@ -128,12 +129,15 @@ describe("snapshot and restore", () => {
     const version = snap.slice();
     version[4] = 99;
     expect(code(() => restoreCore(config, version))).toBe("TM_SNAPSHOT_VERSION");
-    // a checkpoint of the version-1 format (bias without distinct users), correctly sealed, is refused, not misread.
-    const old = snap.slice();
-    expect(old[4]).toBe(SNAPSHOT_VERSION);
-    old[4] = 1;
-    new DataView(old.buffer).setUint32(old.length - 4, crc32(old.subarray(0, old.length - 4)), true);
-    expect(code(() => restoreCore(config, old))).toBe("TM_SNAPSHOT_VERSION");
+    // a checkpoint of an older format (1: bias without distinct users; 2: partitions without the log time
+    // of their last record), correctly sealed, is refused, not misread.
+    for (const v of [1, 2]) {
+      const old = snap.slice();
+      expect(old[4]).toBe(SNAPSHOT_VERSION);
+      old[4] = v;
+      new DataView(old.buffer).setUint32(old.length - 4, crc32(old.subarray(0, old.length - 4)), true);
+      expect(code(() => restoreCore(config, old))).toBe("TM_SNAPSHOT_VERSION");
+    }
     const other = validateCoreConfig({ ...config, biasWindows: 7 });
     expect(code(() => restoreCore(other, snap))).toBe("TM_SNAPSHOT_CONFIG_MISMATCH");
   });

@@ -8,49 +8,55 @@ import type { AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
-import type { PolicyRuntime } from "./policy-runtime.js";
+import type { KeyRegistry } from "./key-registry.js";
+import type { PolicyState } from "./policy-state.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
 
-export function writePartitionClocks(w: ByteWriter, parts: readonly PartitionClock[]): void {
-  for (const p of parts) {
+/** Per partition: log time, largest event time, log time of its last record, spoke. */
+export function writePartitionClocks(w: ByteWriter, partitions: readonly PartitionClock[]): void {
+  for (const p of partitions) {
     w.f64(p.logTime);
     w.f64(p.maxTs);
-    w.bool(p.idle);
+    w.f64(p.lastEventAt);
     w.bool(p.spoken);
   }
 }
 
-export function readPartitionClocks(r: ByteReader, parts: readonly PartitionClock[]): void {
-  for (const p of parts) {
+export function readPartitionClocks(r: ByteReader, partitions: readonly PartitionClock[]): void {
+  for (const p of partitions) {
     p.logTime = r.f64();
     p.maxTs = r.f64();
-    p.idle = r.bool();
+    p.lastEventAt = r.f64();
     p.spoken = r.bool();
   }
 }
 
-/** A policy's watermark and counters: W, emit delay sum, next early tick, dropped, late, emit count. */
-export function writePolicyProgress(w: ByteWriter, p: PolicyRuntime): void {
-  w.f64(p.W);
+/** A policy's watermark and counters: W, emit delay sum, next early tick, dropped and late (pairs, events), emit count. */
+export function writePolicyProgress(w: ByteWriter, p: PolicyState): void {
+  w.f64(p.eventTimeWatermark);
   w.f64(p.emitDelaySum);
   w.f64(p.nextEarly);
-  w.uint(p.dropped);
-  w.uint(p.lateAccepted);
+  w.uint(p.droppedWindowEvents);
+  w.uint(p.droppedEvents);
+  w.uint(p.lateAcceptedWindowEvents);
+  w.uint(p.lateAcceptedEvents);
   w.uint(p.emitDelayCount);
 }
 
-export function readPolicyProgress(r: ByteReader, p: PolicyRuntime): void {
-  p.W = r.f64();
+export function readPolicyProgress(r: ByteReader, p: PolicyState): void {
+  p.eventTimeWatermark = r.f64();
   p.emitDelaySum = r.f64();
   p.nextEarly = r.f64();
-  p.dropped = r.uint();
-  p.lateAccepted = r.uint();
+  p.droppedWindowEvents = r.uint();
+  p.droppedEvents = r.uint();
+  p.lateAcceptedWindowEvents = r.uint();
+  p.lateAcceptedEvents = r.uint();
   p.emitDelayCount = r.uint();
 }
 
 /** A percentile policy's recent delays per partition (nothing for other strategies). */
-export function writeDelaySamples(w: ByteWriter, p: PolicyRuntime): void {
+export function writeDelaySamples(w: ByteWriter, p: PolicyState): void {
   for (const d of p.samples ?? []) {
     for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
     w.f64(d.quantile);
@@ -59,7 +65,7 @@ export function writeDelaySamples(w: ByteWriter, p: PolicyRuntime): void {
 }
 
 /** `corrupt` builds the snapshot's own coded error for a sample larger than configured. */
-export function readDelaySamples(r: ByteReader, p: PolicyRuntime, corrupt: (what: string) => CoreError): void {
+export function readDelaySamples(r: ByteReader, p: PolicyState, corrupt: (what: string) => CoreError): void {
   for (const d of p.samples ?? []) {
     d.filled = r.uint();
     d.pos = r.uint();
@@ -121,7 +127,7 @@ export function readNullable(r: ByteReader): number | null {
 }
 
 /** A policy's bias samples: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
-export function writeBiasSamples(w: ByteWriter, p: PolicyRuntime): void {
+export function writeBiasSamples(w: ByteWriter, p: PolicyState): void {
   w.uint(p.bias.samples.length);
   for (const s of p.bias.samples) {
     writeNullable(w, s.countPct);
@@ -130,7 +136,7 @@ export function writeBiasSamples(w: ByteWriter, p: PolicyRuntime): void {
     writeNullable(w, s.usersPct);
   }
 }
-export function readBiasSamples(r: ByteReader, p: PolicyRuntime): void {
+export function readBiasSamples(r: ByteReader, p: PolicyState): void {
   for (let n = r.uint(); n > 0; n--)
     p.bias.push({
       countPct: readNullable(r),
@@ -140,8 +146,8 @@ export function readBiasSamples(r: ByteReader, p: PolicyRuntime): void {
     });
 }
 
-export function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
-  for (let i = 0; i < P; i++) {
+export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
+  for (let i = 0; i < policies; i++) {
     const t = node.tracks[i];
     w.bool(t !== undefined);
     if (!t) continue;
@@ -156,9 +162,9 @@ export function writeTracks(w: ByteWriter, node: TrackNode, P: number): void {
   }
 }
 
-export function readTracks(r: ByteReader, P: number, kind: AggregateKind): (PaneTrack | undefined)[] {
+export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
   const out: (PaneTrack | undefined)[] = [];
-  for (let i = 0; i < P; i++) {
+  for (let i = 0; i < policies; i++) {
     if (!r.bool()) {
       out.push(undefined);
       continue;
@@ -197,4 +203,30 @@ export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNod
     services.set(service, node);
   }
   return services;
+}
+
+/** The key registry: next sweep is the caller's; folded-event counters, then each service (last seen) with its routes. */
+export function writeKeyRegistry(w: ByteWriter, keys: KeyRegistry): void {
+  w.uint(keys.overflow.services);
+  w.uint(keys.overflow.routes);
+  w.uint(keys.services.size);
+  for (const [service, entry] of keys.services) {
+    w.string(service);
+    w.f64(entry.at);
+    w.uint(entry.routes.size);
+    for (const [route, seen] of entry.routes) {
+      w.string(route);
+      w.f64(seen.at);
+    }
+  }
+}
+
+export function readKeyRegistry(r: ByteReader, keys: KeyRegistry): void {
+  keys.overflow.services = r.uint();
+  keys.overflow.routes = r.uint();
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    keys.restoreService(service, r.f64());
+    for (let m = r.uint(); m > 0; m--) keys.restoreRoute(service, r.string(), r.f64());
+  }
 }

@@ -1,44 +1,49 @@
 /**
- * Snapshot codec (docs/semantics.md, "Snapshot"): everything the core holds — log time, partitions,
- * policy progress, slices with their aggregates, windows with pane sequence numbers, bias trackers,
- * the route registry. Timer queues are rebuilt from window state; their order is total, so a
- * restored core emits byte-identical panes. Layout: "TMCS" · version · config CRC · body · CRC-32
- * of all before.
+ * Snapshot codec of the window core (docs/semantics.md, "Snapshot"): the whole CoreState — log
+ * time, partitions, policy progress, the key registry, slices with their aggregates, windows with
+ * pane sequence numbers and bias points. Timer queues are not written: the core rebuilds them from
+ * the decoded state, and their order is total, so a restored core emits byte-identical panes.
+ * Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
  */
 import type { AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
+import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { CoreError } from "./errors.js";
-import { installSnapshotCodec, EventTimeCore, linkSlice } from "./stream-core.js";
 import type { CoreConfig } from "./types.js";
-import { firstWindowStart, type WindowSpec } from "./window-assigner.js";
+import { firstWindowStart } from "./window-assigner.js";
 import {
   readBiasSamples,
   readDelaySamples,
   readKeys,
+  readKeyRegistry,
   readPartitionClocks,
   readPoint,
   readPolicyProgress,
   readTracks,
   writeBiasSamples,
   writeDelaySamples,
+  writeKeyRegistry,
   writeKeys,
   writePartitionClocks,
   writePoint,
   writePolicyProgress,
   writeTracks,
 } from "./snapshot-parts.js";
-import type { Slice, TrackNode, Window } from "./window-state.js";
+import { linkSlice, newWindow, type TrackNode, type Window } from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
-/** 2: bias points carry distinct users, bias samples carry usersPct. */
-export const SNAPSHOT_VERSION = 2;
+/**
+ * 2: bias points carry distinct users, bias samples carry usersPct. 3: partitions carry the log time
+ * of their last record (idleness in log time); the key registry carries services (service cap).
+ */
+export const SNAPSHOT_VERSION = 3;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));
 }
 
-function writeWindow(w: ByteWriter, win: Window, P: number): void {
+function writeWindow(w: ByteWriter, win: Window, policies: number): void {
   w.f64(win.start);
   w.bytes(win.stage);
   w.uint(win.closed);
@@ -48,12 +53,12 @@ function writeWindow(w: ByteWriter, win: Window, P: number): void {
   w.uint(win.tracks.size);
   for (const [service, node] of win.tracks) {
     w.string(service);
-    writeTracks(w, node, P);
+    writeTracks(w, node, policies);
     const routes = node.routes as Map<string, TrackNode>;
     w.uint(routes.size);
-    for (const [route, rn] of routes) {
+    for (const [route, routeNode] of routes) {
       w.string(route);
-      writeTracks(w, rn, P);
+      writeTracks(w, routeNode, policies);
     }
   }
   w.bool(win.ref !== null);
@@ -66,41 +71,37 @@ function writeWindow(w: ByteWriter, win: Window, P: number): void {
   }
 }
 
-function encode(core: EventTimeCore): Uint8Array {
-  const w = new ByteWriter();
-  for (const b of MAGIC) w.uint(b);
-  w.uint(SNAPSHOT_VERSION);
-  w.uint(configCrc(core.config));
-  w.f64(core.logTime);
-  w.f64(core.nextSweep);
-  w.uint(core.eventsTotal);
-  writePartitionClocks(w, core.parts);
-  for (const p of core.pols) {
+function writeClockAndKeys(w: ByteWriter, state: CoreState): void {
+  const clock = state.clock;
+  w.f64(clock.logTime);
+  w.f64(state.keys.nextSweep);
+  w.uint(clock.eventsTotal);
+  writePartitionClocks(w, clock.partitions);
+  for (const p of clock.policies) {
     writePolicyProgress(w, p);
     writeBiasSamples(w, p);
     writeDelaySamples(w, p);
   }
-  w.uint(core.routes.overflowed);
-  w.uint(core.routes.services.size);
-  for (const [service, routes] of core.routes.services) {
-    w.string(service);
-    w.uint(routes.size);
-    for (const [route, seen] of routes) {
-      w.string(route);
-      w.f64(seen.at);
-    }
-  }
-  core.specs.forEach((_, wc) => {
-    const slices = core.slices[wc] as Map<number, Slice>;
-    w.uint(slices.size);
-    for (const s of slices.values()) {
+  writeKeyRegistry(w, state.keys);
+}
+
+/** Snapshot bytes of the core's whole state. */
+export function encodeCoreSnapshot(config: CoreConfig, state: CoreState): Uint8Array {
+  const w = new ByteWriter();
+  for (const b of MAGIC) w.uint(b);
+  w.uint(SNAPSHOT_VERSION);
+  w.uint(configCrc(config));
+  writeClockAndKeys(w, state);
+  const policies = state.clock.policies.length;
+  for (const c of state.windowConfigs) {
+    w.uint(c.slices.size);
+    for (const s of c.slices.values()) {
       w.f64(s.start);
       writeKeys(w, s.services);
     }
-    const windows = core.windows[wc] as Map<number, Window>;
-    w.uint(windows.size);
-    for (const win of windows.values()) writeWindow(w, win, core.pols.length);
-  });
+    w.uint(c.windows.size);
+    for (const win of c.windows.values()) writeWindow(w, win, policies);
+  }
   w.u32(crc32(w.view()));
   return w.view();
 }
@@ -109,8 +110,8 @@ function corrupt(what: string): CoreError {
   return new CoreError("TM_SNAPSHOT_CORRUPT", `snapshot ${what}: restore from an older checkpoint`);
 }
 
-/** Decodes a snapshot into a fresh core; throws a coded CoreError on any mismatch. */
-export function decodeSnapshot(config: CoreConfig, kind: AggregateKind, bytes: Uint8Array): EventTimeCore {
+/** Checks magic, version, checksum and config; returns a reader positioned at the state. */
+function openSnapshot(config: CoreConfig, bytes: Uint8Array): ByteReader {
   if (bytes.length < 8) throw corrupt("is too short");
   const body = bytes.subarray(0, bytes.length - 4);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -128,98 +129,90 @@ export function decodeSnapshot(config: CoreConfig, kind: AggregateKind, bytes: U
       "TM_SNAPSHOT_CONFIG_MISMATCH",
       "snapshot was taken with a different core configuration: restore with the same policies and windows, or start fresh",
     );
-  const core = new EventTimeCore(config, kind);
+  return r;
+}
+
+/** Decodes a snapshot into a core state; throws a coded CoreError on any mismatch. */
+export function decodeCoreSnapshot(config: CoreConfig, kind: AggregateKind, bytes: Uint8Array): CoreState {
+  const r = openSnapshot(config, bytes);
+  const state = newCoreState(config);
   try {
-    readState(core, r, kind);
+    readClockAndKeys(r, state);
+    for (const c of state.windowConfigs) readWindowConfig(r, c, state.clock.policies.length, kind);
   } catch (e) {
     // A checksum-valid snapshot that still does not decode (e.g. a sketch codec error): coded too.
     if (e instanceof CoreError) throw e;
     throw corrupt(`does not decode (${(e as Error).message})`);
   }
   if (!r.done) throw corrupt("has trailing bytes");
-  return core;
+  return state;
 }
 
-function readState(core: EventTimeCore, r: ByteReader, kind: AggregateKind): void {
-  core.logTime = r.f64();
-  core.nextSweep = r.f64();
-  core.eventsTotal = r.uint();
-  readPartitionClocks(r, core.parts);
-  for (const p of core.pols) {
+function readClockAndKeys(r: ByteReader, state: CoreState): void {
+  const clock = state.clock;
+  clock.logTime = r.f64();
+  state.keys.nextSweep = r.f64();
+  clock.eventsTotal = r.uint();
+  readPartitionClocks(r, clock.partitions);
+  for (const p of clock.policies) {
     readPolicyProgress(r, p);
     readBiasSamples(r, p);
     readDelaySamples(r, p, corrupt);
   }
-  core.routes.overflowed = r.uint();
-  for (let n = r.uint(); n > 0; n--) {
-    const service = r.string();
-    for (let m = r.uint(); m > 0; m--) core.routes.restore(service, r.string(), r.f64());
-  }
-  core.specs.forEach((_, wc) => readWindowConfig(core, wc, r, kind));
-  for (const p of core.pols) {
-    if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
-      core.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
-  }
-  core.updateMaxW();
+  readKeyRegistry(r, state.keys);
 }
 
-function readWindowConfig(core: EventTimeCore, wc: number, r: ByteReader, kind: AggregateKind): void {
-  const P = core.pols.length;
-  const slices = core.slices[wc] as Map<number, Slice>;
-  const spec = core.specs[wc] as WindowSpec;
-  const size = spec.sizeMs;
+function readWindowConfig(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): void {
+  const spec = c.spec;
   for (let n = r.uint(); n > 0; n--) {
     const start = r.f64();
-    slices.set(start, {
+    c.slices.set(start, {
       start,
       services: readKeys(r, kind),
       refs: 0,
       adds: 0,
-      minEnd: firstWindowStart(spec, start) + size,
+      minEnd: firstWindowStart(spec, start) + spec.sizeMs,
     });
   }
   for (let n = r.uint(); n > 0; n--) {
-    const start = r.f64();
-    const stage = r.bytes().slice();
-    if (stage.length !== P + 1) throw corrupt("holds a window with the wrong policy count");
-    const win: Window = {
-      wc,
-      exclusive: spec.slideMs === spec.sizeMs,
-      start,
-      end: start + size,
-      slices: [],
-      stage,
-      closed: r.uint(),
-      lastLateAt: Float64Array.from({ length: P }, () => r.f64()),
-      tracks: new Map(),
-      ref: null,
-      earlyMark: new Float64Array(P).fill(-1),
-    };
-    for (let m = r.uint(); m > 0; m--) {
-      const s = slices.get(r.f64());
-      if (!s) throw corrupt("links a window to a missing slice");
-      linkSlice(win, s);
-    }
-    for (let m = r.uint(); m > 0; m--) {
-      const service = r.string();
-      const node: TrackNode = { keyId: encodeURIComponent(service), tracks: readTracks(r, P, kind), routes: new Map() };
-      for (let k = r.uint(); k > 0; k--) {
-        const route = r.string();
-        node.routes?.set(route, {
-          keyId: `${node.keyId}/${encodeURIComponent(route)}`,
-          tracks: readTracks(r, P, kind),
-          routes: null,
-        });
-      }
-      win.tracks.set(service, node);
-    }
-    if (r.bool()) {
-      win.ref = new Map();
-      for (let m = r.uint(); m > 0; m--) win.ref.set(r.string(), readPoint(r) as BiasPoint);
-    }
-    core.windows[wc]?.set(start, win);
-    core.scheduleWindow(win);
+    const win = readWindow(r, c, policies, kind);
+    c.windows.set(win.start, win);
   }
 }
 
-installSnapshotCodec(encode);
+function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): Window {
+  const spec = c.spec;
+  const win = newWindow(c.index, r.f64(), spec.sizeMs, spec.slideMs === spec.sizeMs, policies);
+  const stage = r.bytes();
+  if (stage.length !== policies + 1) throw corrupt("holds a window with the wrong policy count");
+  win.stage.set(stage);
+  win.closed = r.uint();
+  for (let i = 0; i < policies; i++) win.lastLateAt[i] = r.f64();
+  for (let m = r.uint(); m > 0; m--) {
+    const s = c.slices.get(r.f64());
+    if (!s) throw corrupt("links a window to a missing slice");
+    linkSlice(win, s);
+  }
+  for (let m = r.uint(); m > 0; m--) {
+    const service = r.string();
+    const node: TrackNode = {
+      keyId: encodeURIComponent(service),
+      tracks: readTracks(r, policies, kind),
+      routes: new Map(),
+    };
+    for (let k = r.uint(); k > 0; k--) {
+      const route = r.string();
+      node.routes?.set(route, {
+        keyId: `${node.keyId}/${encodeURIComponent(route)}`,
+        tracks: readTracks(r, policies, kind),
+        routes: null,
+      });
+    }
+    win.tracks.set(service, node);
+  }
+  if (r.bool()) {
+    win.ref = new Map();
+    for (let m = r.uint(); m > 0; m--) win.ref.set(r.string(), readPoint(r) as BiasPoint);
+  }
+  return win;
+}

@@ -2,21 +2,26 @@
  * Status pieces shared by the window core (core-status.ts) and the session operator
  * (session/session-status.ts): partitions, one policy's row, and the partition holding back.
  */
-import type { PolicyRuntime } from "./policy-runtime.js";
+import type { PolicyState } from "./policy-state.js";
 import type { PartitionStatus, PolicyStatus } from "./types.js";
-import { describeStrategy, type PartitionClock } from "./watermark.js";
+import type { ClockState } from "./clock-state.js";
+import { describeStrategy, isIdle } from "./watermark.js";
 
 /** Finite values as they are, ±Infinity (not yet seen) as null. */
 export function orNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;
 }
 
-export function partitionStatuses(parts: readonly PartitionClock[]): PartitionStatus[] {
-  return parts.map((p, partition) => ({ partition, logTime: orNull(p.logTime), idle: p.idle }));
+export function partitionStatuses(clock: ClockState, idleTimeoutMs: number): PartitionStatus[] {
+  return clock.partitions.map((p, partition) => ({
+    partition,
+    logTime: orNull(p.logTime),
+    idle: isIdle(p, clock.logTime, idleTimeoutMs),
+  }));
 }
 
 /** One policy's row; `watermark` is its current W in event time. */
-export function policyStatus(p: PolicyRuntime, watermark: number): PolicyStatus {
+export function policyStatus(p: PolicyState, watermark: number): PolicyStatus {
   return {
     name: p.cfg.name,
     label: p.cfg.label,
@@ -24,20 +29,22 @@ export function policyStatus(p: PolicyRuntime, watermark: number): PolicyStatus 
     graceMs: p.cfg.graceMs,
     mode: p.cfg.mode,
     watermark: orNull(watermark),
-    lateAccepted: p.lateAccepted,
-    dropped: p.dropped,
+    lateAcceptedWindowEvents: p.lateAcceptedWindowEvents,
+    lateAcceptedEvents: p.lateAcceptedEvents,
+    droppedWindowEvents: p.droppedWindowEvents,
+    droppedEvents: p.droppedEvents,
     bias: p.bias.current(),
     emitDelayMs: p.emitDelayCount === 0 ? null : p.emitDelaySum / p.emitDelayCount,
   };
 }
 
 /** Non-idle partition with the smallest log time (a silent one first), or null. */
-export function heldBackBy(parts: readonly PartitionClock[]): number | null {
+export function heldBackBy(clock: ClockState, idleTimeoutMs: number): number | null {
   let best: number | null = null;
   let min = Infinity;
-  parts.forEach((p, i) => {
+  clock.partitions.forEach((p, i) => {
     const t = p.spoken ? p.logTime : -Infinity;
-    if (!p.idle && (best === null || t < min)) {
+    if (!isIdle(p, clock.logTime, idleTimeoutMs) && (best === null || t < min)) {
       best = i;
       min = t;
     }

@@ -2,219 +2,237 @@
  * The pure event-time engine (docs/semantics.md): one shared aggregate per (slice, key); each
  * policy is a schedule of snapshots of it, fired from timer queues ordered by due log time (or by W
  * for event-time strategies). Per-event work is O(1) amortized and independent of the policy count
- * for events on time for every policy.
+ * for events on time for every policy. All of its state is one CoreState (core-state.ts); an
+ * InputDriver takes the inputs and keeps time; triggers see the core only through a TriggerContext.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./aggregate.js";
+import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
-import { CoreError } from "./errors.js";
-import { emitsOnTime, hasFinalPane, policyRuntimes, type PolicyRuntime } from "./policy-runtime.js";
-import { RouteRegistry } from "./route-registry.js";
-import { finalPane, fire, onTime, referenceClose } from "./triggers.js";
-import { TimerKind, TimerQueue, type Timer } from "./timer-queue.js";
+import { InputDriver } from "./input-driver.js";
+import { emitsOnTime, type PolicyState } from "./policy-state.js";
+import { encodeCoreSnapshot } from "./snapshot.js";
+import type { TriggerContext } from "./trigger-context.js";
+import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
 import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
-import { eventTimeCandidate, newPartitionClock, type PartitionClock } from "./watermark.js";
-import { firstWindowStart, windowSpec, windowStartsOf, type WindowSpec } from "./window-assigner.js";
-import {
-  STAGE_FINAL,
-  STAGE_LATE_PENDING,
-  STAGE_ON_TIME,
-  newTrack,
-  trackNode,
-  type KeyNode,
-  type Slice,
-  type TrackNode,
-  type Window,
-} from "./window-state.js";
+import { windowStartsOf } from "./window-assigner.js";
+import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
+import { STAGE_FINAL, STAGE_ON_TIME, trackNode, type KeyNode, type Slice, type Window } from "./window-state.js";
+import { coreTimerBefore, WindowTimerKind, type WindowTimer } from "./window-timer.js";
+
+const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
+
+/** The core's side of the trigger context; its output is set at each hook. (A class: one shape for all.) */
+class CoreTriggers implements TriggerContext {
+  out: CoreOutput = NO_OUTPUT;
+
+  constructor(
+    private readonly driver: InputDriver<WindowTimer>,
+    private readonly configs: readonly WindowConfigState[],
+  ) {}
+
+  get logTime(): number {
+    return this.driver.clock.logTime;
+  }
+
+  watermarkOf(p: PolicyState): number {
+    return this.driver.watermarkOf(p);
+  }
+
+  schedule(t: WindowTimer): void {
+    this.driver.atLogTime(t);
+  }
+
+  free(w: Window): void {
+    freeWindow(this.configs[w.configIndex] as WindowConfigState, w);
+  }
+}
 
 export class EventTimeCore implements StreamCore {
-  readonly specs: WindowSpec[];
-  readonly pols: PolicyRuntime[];
-  readonly parts: PartitionClock[];
-  readonly windows: Map<number, Window>[];
-  readonly slices: Map<number, Slice>[];
-  readonly timers = new TimerQueue();
-  readonly routes: RouteRegistry;
-  logTime = -Infinity;
-  nextSweep = -Infinity;
-  eventsTotal = 0;
-  /** Per window config: the slice the last event went to (most events land in the current one). */
-  readonly lastSlice: (Slice | undefined)[];
+  private readonly driver: InputDriver<WindowTimer>;
   /** Largest W of any policy: a slice whose windows all end after it is on time for all. */
-  private maxW = -Infinity;
+  private maxWatermark = -Infinity;
   private readonly minArrivalLag: number;
-  private readonly eventTimePols: PolicyRuntime[];
-  private readonly percentilePols: PolicyRuntime[];
-  /** Number of policies; the reference's stage lives at index P. */
-  readonly P: number;
+  private readonly eventTimePolicies: PolicyState[];
+  /** The reference's index in a window's stage bits (= the number of policies). */
+  private readonly referenceIndex: number;
+  private readonly triggers: CoreTriggers;
+  /** The record being placed: its service and route as the key registry names them (asked at most once). */
+  private readonly names: { service: string | undefined; route: string | undefined } = {
+    service: undefined,
+    route: undefined,
+  };
+  /** Per policy: the record (by its number) last counted dropped / late, so an event counts once. */
+  private readonly dropStamps: Float64Array;
+  private readonly lateStamps: Float64Array;
 
   constructor(
     readonly config: CoreConfig,
     readonly kind: AggregateKind,
+    readonly state: CoreState = newCoreState(config),
   ) {
-    this.specs = config.windows.map(windowSpec);
-    this.pols = policyRuntimes(config);
-    this.P = this.pols.length;
-    this.parts = Array.from({ length: config.partitions }, newPartitionClock);
-    this.windows = this.specs.map(() => new Map());
-    this.slices = this.specs.map(() => new Map());
-    this.lastSlice = this.specs.map(() => undefined);
-    this.routes = new RouteRegistry(config.routeCapPerService);
-    this.eventTimePols = this.pols.filter((p) => p.eventTime);
-    this.percentilePols = this.pols.filter((p) => p.samples !== null);
-    this.minArrivalLag = Math.min(...this.pols.filter((p) => !p.eventTime).map((p) => p.lagMs));
+    const policies = state.clock.policies;
+    this.referenceIndex = policies.length;
+    this.eventTimePolicies = policies.filter((p) => p.eventTime);
+    this.minArrivalLag = Math.min(...policies.filter((p) => !p.eventTime).map((p) => p.lagMs));
+    this.driver = new InputDriver<WindowTimer>(state.clock, config.idleTimeoutMs, coreTimerBefore, {
+      place: (e, out) => this.place(e, out),
+      earlyTick: (p, out) => this.earlyTick(p, out),
+      fire: (t, out) => this.fire(t, out),
+      advanced: () => this.advanced(),
+    });
+    this.triggers = new CoreTriggers(this.driver, state.windowConfigs);
+    this.dropStamps = new Float64Array(policies.length).fill(-1);
+    this.lateStamps = new Float64Array(policies.length).fill(-1);
+    // Timer queues are derived data: every window's pending timers (early ticks: the driver's).
+    const horizon = config.referenceHorizonMs;
+    for (const c of state.windowConfigs) for (const w of c.windows.values()) scheduleWindow(this.driver, horizon, w);
+    this.updateMaxWatermark();
   }
 
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
-    if (!Number.isFinite(e.ts) || !Number.isFinite(e.ingest_ts) || !(e.latency_ms >= 0 && e.latency_ms < Infinity))
-      throw new CoreError(
-        "TM_CORE_BAD_EVENT",
-        `event ts=${e.ts} ingest_ts=${e.ingest_ts} latency_ms=${e.latency_ms}: times must be finite ms and latency a finite number >= 0 (ingest validates this)`,
-      );
-    const part = this.part(partition);
-    part.spoken = true;
-    part.idle = false;
-    if (e.ingest_ts > part.logTime) part.logTime = e.ingest_ts;
-    if (e.ts > part.maxTs) part.maxTs = e.ts;
-    if (this.percentilePols.length > 0)
-      for (const p of this.percentilePols) p.samples?.[partition]?.push(e.ingest_ts - e.ts);
-    this.eventsTotal++;
-    this.advance(e.ingest_ts, out);
-    this.assign(e, out);
-    this.drain(out);
+    this.driver.event(partition, e, out);
   }
 
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
-    if (!Number.isFinite(ingestTs))
-      throw new CoreError("TM_CORE_BAD_EVENT", `heartbeat ingest_ts=${ingestTs} is not a finite time in ms`);
-    const part = this.part(partition);
-    part.spoken = true;
-    part.idle = false;
-    if (ingestTs > part.logTime) part.logTime = ingestTs;
-    this.advance(ingestTs, out);
-  }
-
-  setIdle(partition: number, idle: boolean, out: CoreOutput): void {
-    this.part(partition).idle = idle;
-    this.advance(this.logTime, out);
+    this.driver.heartbeat(partition, ingestTs, out);
   }
 
   finish(out: CoreOutput): void {
-    for (let wc = 0; wc < this.specs.length; wc++) {
-      for (const w of [...(this.windows[wc] as Map<number, Window>).values()]) {
-        for (const p of this.pols) {
+    const ctx = this.triggers;
+    ctx.out = out;
+    const policies = this.state.clock.policies;
+    for (const c of this.state.windowConfigs) {
+      for (const w of [...c.windows.values()]) {
+        for (const p of policies) {
           if ((w.stage[p.index] as number) & STAGE_FINAL) continue;
-          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(this, p, w, out);
-          if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(this, p, w, out);
+          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(ctx, p, w);
+          if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(ctx, p, w);
         }
-        if (!((w.stage[this.P] as number) & STAGE_FINAL)) referenceClose(this, w);
+        if (!((w.stage[this.referenceIndex] as number) & STAGE_FINAL)) referenceClose(ctx, w, policies);
       }
     }
   }
 
   status(): CoreStatus {
-    return coreStatus(this);
+    return coreStatus(this.config, this.state);
   }
 
   snapshot(): Uint8Array {
-    return encodeSnapshotHook(this);
+    return encodeCoreSnapshot(this.config, this.state);
   }
 
-  watermarkOf(p: PolicyRuntime): number {
-    return p.eventTime ? p.W : this.logTime - p.lagMs;
+  private get logTime(): number {
+    return this.state.clock.logTime;
   }
 
-  private part(partition: number): PartitionClock {
-    const p = this.parts[partition];
-    if (p === undefined)
-      throw new CoreError(
-        "TM_CORE_BAD_PARTITION",
-        `partition ${partition} is outside 0..${this.parts.length - 1}: configure partitions to match TM_EVENTS`,
-      );
-    return p;
+  private watermarkOf(p: PolicyState): number {
+    return this.driver.watermarkOf(p);
   }
 
-  /** Moves log time (and event-time watermarks) forward and fires every due timer. */
-  private advance(t: number, out: CoreOutput): void {
-    if (t > this.logTime) {
-      if (this.logTime === -Infinity) this.start(t);
-      this.logTime = t;
-    }
-    this.drain(out);
-    for (const p of this.eventTimePols) {
-      const c = eventTimeCandidate(p.cfg.watermark, this.parts, p.samples);
-      if (c !== null && c > p.W) p.W = c;
-      const q = p.timers as TimerQueue;
-      while (q.peekDue() <= p.W) fire(this, q.pop() as Timer, out);
-    }
-    this.updateMaxW();
-    if (this.logTime >= this.nextSweep) {
-      this.routes.sweep(this.logTime - this.config.keyTtlMs);
-      this.nextSweep = this.logTime + Math.max(1, Math.floor(this.config.keyTtlMs / 4));
-    }
+  /** After time moved: the fast-path bound, and the key registry's TTL sweep. */
+  private advanced(): void {
+    this.updateMaxWatermark();
+    this.state.keys.maintain(this.logTime, this.config.keyTtlMs);
   }
 
-  updateMaxW(): void {
-    let maxW = this.logTime - this.minArrivalLag;
-    for (const p of this.eventTimePols) if (p.W > maxW) maxW = p.W;
-    this.maxW = maxW;
+  private updateMaxWatermark(): void {
+    let maxWatermark = this.logTime - this.minArrivalLag;
+    for (const p of this.eventTimePolicies)
+      if (p.eventTimeWatermark > maxWatermark) maxWatermark = p.eventTimeWatermark;
+    this.maxWatermark = maxWatermark;
   }
 
-  private drain(out: CoreOutput): void {
-    while (this.timers.peekDue() <= this.logTime) fire(this, this.timers.pop() as Timer, out);
+  private earlyTick(p: PolicyState, out: CoreOutput): void {
+    this.triggers.out = out;
+    for (const c of this.state.windowConfigs) earlyTick(this.triggers, p, c.windows.values());
   }
 
-  private start(t: number): void {
-    for (const p of this.pols) {
-      const every = p.cfg.earlyEveryMs;
-      if (every !== null && emitsOnTime(p)) this.scheduleEarly(p, t, every);
-    }
+  /** Runs a due timer's trigger (a timer of a window already freed does nothing). */
+  private fire(t: WindowTimer, out: CoreOutput): void {
+    const ctx = this.triggers;
+    ctx.out = out;
+    const w = this.state.windowConfigs[t.configIndex]?.windows.get(t.start);
+    if (w === undefined) return;
+    if (t.kind === WindowTimerKind.Reference) return referenceClose(ctx, w, this.state.clock.policies);
+    const p = this.state.clock.policies[t.policy] as PolicyState;
+    if ((w.stage[p.index] as number) & STAGE_FINAL) return;
+    if (t.kind === WindowTimerKind.OnTime) onTime(ctx, p, w);
+    else if (t.kind === WindowTimerKind.Final) finalPane(ctx, p, w);
+    else lateFlush(ctx, p, w);
   }
 
-  scheduleEarly(p: PolicyRuntime, now: number, every: number): void {
-    p.nextEarly = Math.floor(now / every) * every + every;
-    this.timers.push({ due: p.nextEarly, kind: TimerKind.Early, policy: p.index, wc: -1, start: 0 });
-  }
-
-  private assign(e: TelemetryEvent, out: CoreOutput): void {
+  /**
+   * Adds a record to the slice of each window config, under its service and route (capped by the
+   * key registry), then classifies it where it is behind some policy's W.
+   */
+  private place(e: TelemetryEvent, out: CoreOutput): void {
+    this.triggers.out = out;
+    const names = this.names;
+    names.service = undefined;
+    names.route = undefined;
     const userHash = this.kind.hashUser(e.user);
     const error = isError(e.status);
-    // The route registry (cap + TTL) is asked only when a slice does not know the route yet, so a
-    // route's "last seen" is precise to the smallest slice; folded routes ask every time.
-    let route: string | undefined;
-    for (let wc = 0; wc < this.specs.length; wc++) {
-      const spec = this.specs[wc] as WindowSpec;
-      const sliceStart = Math.floor(e.ts / spec.sliceMs) * spec.sliceMs;
-      const last = this.lastSlice[wc];
-      let slice =
-        last !== undefined && last.start === sliceStart
-          ? last
-          : (this.slices[wc] as Map<number, Slice>).get(sliceStart);
+    const configs = this.state.windowConfigs;
+    for (let i = 0; i < configs.length; i++) {
+      const c = configs[i] as WindowConfigState;
+      const sliceMs = c.spec.sliceMs;
+      const sliceStart = Math.floor(e.ts / sliceMs) * sliceMs;
+      const last = c.lastSlice;
+      let slice = last !== undefined && last.start === sliceStart ? last : c.slices.get(sliceStart);
       let slow = false;
-      if (slice === undefined || slice.minEnd <= this.maxW) {
-        slice ??= this.openSlice(wc, sliceStart);
-        route ??= this.routes.resolve(e.service, e.route, this.logTime);
+      if (slice === undefined || slice.minEnd <= this.maxWatermark) {
+        slice ??= openSlice(this.driver, this.config.referenceHorizonMs, c, sliceStart);
+        this.resolveNames(e);
         if (slice === undefined) {
-          this.classify(wc, sliceStart, e, route, undefined, undefined, out);
+          this.classify(c, sliceStart, e, undefined, undefined, out);
           continue;
         }
         slow = true;
       }
-      this.lastSlice[wc] = slice;
+      c.lastSlice = slice;
       slice.adds++;
-      let node = slice.services.get(e.service);
-      if (node === undefined) slice.services.set(e.service, (node = { agg: this.kind.create(), routes: new Map() }));
+      const node = this.serviceNode(slice, e);
       node.agg.add(e.latency_ms, error, userHash);
-      const routes = node.routes as Map<string, KeyNode>;
-      let r = routes.get(e.route);
-      if (r === undefined) {
-        route ??= this.routes.resolve(e.service, e.route, this.logTime);
-        r = routes.get(route);
-        if (r === undefined) routes.set(route, (r = { agg: this.kind.create(), routes: null }));
-      }
-      r.agg.add(e.latency_ms, error, userHash);
-      if (slow) this.classify(wc, sliceStart, e, route as string, node, r, out);
+      const routeNode = this.routeNode(node, e);
+      routeNode.agg.add(e.latency_ms, error, userHash);
+      if (slow) this.classify(c, sliceStart, e, node, routeNode, out);
     }
+  }
+
+  /**
+   * The key registry is asked only when a slice does not know the service or route yet (or on the
+   * slow path), so "last seen" is precise to the smallest slice; folded names ask every time.
+   */
+  private resolveNames(e: TelemetryEvent): void {
+    const names = this.names;
+    names.service ??= this.state.keys.service(e.service, this.logTime);
+    names.route ??= this.state.keys.route(names.service, e.route, this.logTime);
+  }
+
+  /** The slice's node of the record's service (its own name, or the name the cap gives it). */
+  private serviceNode(slice: Slice, e: TelemetryEvent): KeyNode {
+    const names = this.names;
+    let node = slice.services.get(e.service);
+    if (node !== undefined) {
+      names.service ??= e.service;
+      return node;
+    }
+    const service = (names.service ??= this.state.keys.service(e.service, this.logTime));
+    node = slice.services.get(service);
+    if (node === undefined) slice.services.set(service, (node = { agg: this.kind.create(), routes: new Map() }));
+    return node;
+  }
+
+  private routeNode(serviceNode: KeyNode, e: TelemetryEvent): KeyNode {
+    const routes = serviceNode.routes as Map<string, KeyNode>;
+    let node = routes.get(e.route);
+    if (node !== undefined) return node;
+    const names = this.names;
+    const route = (names.route ??= this.state.keys.route(names.service as string, e.route, this.logTime));
+    node = routes.get(route);
+    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(), routes: null }));
+    return node;
   }
 
   /**
@@ -222,160 +240,58 @@ export class EventTimeCore implements StreamCore {
    * aggregate takes the event if anyone still has the window open); only counts and marks.
    */
   private classify(
-    wc: number,
+    c: WindowConfigState,
     sliceStart: number,
     e: TelemetryEvent,
-    route: string,
-    svc: KeyNode | undefined,
-    rte: KeyNode | undefined,
+    serviceKey: KeyNode | undefined,
+    routeKey: KeyNode | undefined,
     out: CoreOutput,
   ): void {
-    const spec = this.specs[wc] as WindowSpec;
-    for (const start of windowStartsOf(spec, sliceStart)) {
-      const end = start + spec.sizeMs;
-      const w = (this.windows[wc] as Map<number, Window>).get(start);
-      for (const p of this.pols) {
-        const W = this.watermarkOf(p);
-        if (end > W) continue;
-        if (end + p.cfg.graceMs <= W || w === undefined) {
-          p.dropped++;
-          const rec: LateRecord = {
-            policy: p.cfg.name,
-            reason: "behind-watermark",
-            event: e,
-            window: { start, end },
-            watermark: W,
-          };
-          out.late(rec);
-        } else {
-          p.lateAccepted++;
-          this.lateAccepted(p, w, e.service, route, svc, rte);
-        }
+    for (const start of windowStartsOf(c.spec, sliceStart)) {
+      const end = start + c.spec.sizeMs;
+      const w = c.windows.get(start);
+      for (const p of this.state.clock.policies) {
+        const watermark = this.watermarkOf(p);
+        if (end > watermark) continue;
+        if (end + p.cfg.graceMs <= watermark || w === undefined) this.drop(p, e, { start, end }, watermark, out);
+        else this.acceptLate(p, w, serviceKey, routeKey);
       }
     }
   }
 
-  private lateAccepted(
-    p: PolicyRuntime,
-    w: Window,
-    service: string,
-    route: string,
-    svc?: KeyNode,
-    rte?: KeyNode,
+  /** The record is behind W + grace for one of its windows: counted, and a late record goes out. */
+  private drop(
+    p: PolicyState,
+    e: TelemetryEvent,
+    window: { start: number; end: number },
+    watermark: number,
+    out: CoreOutput,
   ): void {
+    p.droppedWindowEvents++;
+    if (firstFor(this.dropStamps, p.index, this.state.clock.eventsTotal)) p.droppedEvents++;
+    const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window, watermark };
+    out.late(rec);
+  }
+
+  /** Late but within grace: counted, and its keys marked for the policy's late panes. */
+  private acceptLate(p: PolicyState, w: Window, serviceKey: KeyNode | undefined, routeKey: KeyNode | undefined): void {
+    p.lateAcceptedWindowEvents++;
+    if (firstFor(this.lateStamps, p.index, this.state.clock.eventsTotal)) p.lateAcceptedEvents++;
+    const service = this.names.service as string;
+    const route = this.names.route as string;
     // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
-    const cache = w.exclusive && svc !== undefined && rte !== undefined;
-    markLate(cache ? (svc.track ??= trackNode(w, service, undefined)) : trackNode(w, service, undefined), p.index);
-    markLate(cache ? (rte.track ??= trackNode(w, service, route)) : trackNode(w, service, route), p.index);
-    const every = p.cfg.lateEveryMs;
-    const stage = w.stage[p.index] as number;
-    if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
-    w.stage[p.index] = stage | STAGE_LATE_PENDING;
-    const due = Math.max(this.logTime, (w.lastLateAt[p.index] as number) + every);
-    this.timers.push({ due, kind: TimerKind.LateFlush, policy: p.index, wc: w.wc, start: w.start });
-  }
-
-  /** Creates a slice and links it into its windows; undefined when every window is closed for all. */
-  private openSlice(wc: number, sliceStart: number): Slice | undefined {
-    const spec = this.specs[wc] as WindowSpec;
-    const windows = this.windows[wc] as Map<number, Window>;
-    const slice: Slice = {
-      start: sliceStart,
-      services: new Map(),
-      refs: 0,
-      adds: 0,
-      minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs,
-    };
-    for (const start of windowStartsOf(spec, sliceStart)) {
-      const w = windows.get(start) ?? this.openWindow(wc, start);
-      if (w === undefined) continue;
-      linkSlice(w, slice);
-    }
-    if (slice.refs === 0) return undefined;
-    (this.slices[wc] as Map<number, Slice>).set(sliceStart, slice);
-    return slice;
-  }
-
-  /** Creates a window and schedules each closer still open for it; undefined if none is. */
-  openWindow(wc: number, start: number): Window | undefined {
-    const spec = this.specs[wc] as WindowSpec;
-    const end = start + spec.sizeMs;
-    const w: Window = {
-      wc,
-      exclusive: spec.slideMs === spec.sizeMs,
-      start,
-      end,
-      slices: [],
-      stage: new Uint8Array(this.P + 1),
-      closed: 0,
-      lastLateAt: new Float64Array(this.P).fill(-Infinity),
-      tracks: new Map(),
-      ref: null,
-      earlyMark: new Float64Array(this.P).fill(-1),
-    };
-    for (const p of this.pols) {
-      if (end + p.cfg.graceMs <= this.watermarkOf(p)) {
-        w.stage[p.index] = STAGE_ON_TIME | STAGE_FINAL;
-        w.closed++;
-      }
-    }
-    if (end + this.config.referenceHorizonMs <= this.logTime) {
-      w.stage[this.P] = STAGE_FINAL;
-      w.closed++;
-    }
-    if (w.closed === this.P + 1) return undefined;
-    this.scheduleWindow(w);
-    (this.windows[wc] as Map<number, Window>).set(start, w);
-    return w;
-  }
-
-  /** Pushes every pending timer of a window (also used to rebuild queues on restore). */
-  scheduleWindow(w: Window): void {
-    for (const p of this.pols) {
-      const stage = w.stage[p.index] as number;
-      if (stage & STAGE_FINAL) continue;
-      const q = p.eventTime ? (p.timers as TimerQueue) : this.timers;
-      const base = w.end + p.lagMs;
-      const t = { policy: p.index, wc: w.wc, start: w.start };
-      if (emitsOnTime(p) && !(stage & STAGE_ON_TIME)) q.push({ due: base, kind: TimerKind.OnTime, ...t });
-      if (hasFinalPane(p)) q.push({ due: base + p.cfg.graceMs, kind: TimerKind.Final, ...t });
-      if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
-        this.timers.push({
-          due: (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs,
-          kind: TimerKind.LateFlush,
-          ...t,
-        });
-    }
-    if (!((w.stage[this.P] as number) & STAGE_FINAL))
-      this.timers.push({
-        due: w.end + this.config.referenceHorizonMs,
-        kind: TimerKind.Reference,
-        policy: -1,
-        wc: w.wc,
-        start: w.start,
-      });
+    const cache = w.exclusive && serviceKey !== undefined && routeKey !== undefined;
+    const serviceTrack = cache
+      ? (serviceKey.track ??= trackNode(w, service, undefined))
+      : trackNode(w, service, undefined);
+    const routeTrack = cache ? (routeKey.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
+    acceptLate(this.triggers, p, w, serviceTrack, routeTrack);
   }
 }
 
-function markLate(node: TrackNode, policy: number): void {
-  const t = (node.tracks[policy] ??= newTrack());
-  t.lateAccepted++;
-  t.lateDirty = true;
-}
-
-/** Adds a slice to a window, keeping the window's slices in start order. */
-export function linkSlice(w: Window, slice: Slice): void {
-  let i = w.slices.length;
-  while (i > 0 && (w.slices[i - 1] as Slice).start > slice.start) i--;
-  w.slices.splice(i, 0, slice);
-  slice.refs++;
-}
-
-let encodeSnapshotHook: (core: EventTimeCore) => Uint8Array = () => {
-  throw new Error("snapshot codec not loaded");
-};
-
-/** Installed by snapshot.ts (avoids an import cycle). */
-export function installSnapshotCodec(encode: (core: EventTimeCore) => Uint8Array): void {
-  encodeSnapshotHook = encode;
+/** True the first time `record` is seen for the policy (marks it). */
+function firstFor(stamps: Float64Array, policy: number, record: number): boolean {
+  if (stamps[policy] === record) return false;
+  stamps[policy] = record;
+  return true;
 }

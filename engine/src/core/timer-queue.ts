@@ -1,32 +1,37 @@
 /**
- * Timers ordered by due time (log time, or watermark for event-time policies). The order is total
- * and derived from state only — (due, kind, policy, window size, window start) — so a queue rebuilt
- * from a snapshot pops in exactly the same order as the original.
+ * Timers ordered by due time (log time, or watermark for event-time policies). Each operator gives
+ * its timers a total order derived from state only — for the window core (due, kind, policy, window
+ * config, window start) — so a queue rebuilt from a snapshot pops in exactly the same order as the
+ * original (docs/decisions/0004-policies-as-snapshots.md, decision 3).
  */
-export const TimerKind = { Early: 0, LateFlush: 1, OnTime: 2, Final: 3, Reference: 4 } as const;
-export type TimerKind = (typeof TimerKind)[keyof typeof TimerKind];
 
+/** Kinds every operator has; operators add their own from 4 on (window-timer.ts, session/session-timer.ts). */
+export const TimerKind = { Early: 0, LateFlush: 1, OnTime: 2, Final: 3 } as const;
+
+/** What every timer carries: when it is due, its kind, the policy it acts for. */
 export interface Timer {
-  due: number;
-  kind: TimerKind;
-  /** Policy index; -1 for the reference. */
-  policy: number;
-  /** Window-config index; -1 for early ticks. */
-  wc: number;
-  start: number;
+  readonly due: number;
+  readonly kind: number;
+  readonly policy: number;
 }
 
-function before(a: Timer, b: Timer): boolean {
-  if (a.due !== b.due) return a.due < b.due;
-  if (a.kind !== b.kind) return a.kind < b.kind;
-  if (a.policy !== b.policy) return a.policy < b.policy;
-  if (a.wc !== b.wc) return a.wc < b.wc;
-  return a.start < b.start;
+/** A policy's early tick: it acts on the policy, not on one window or session. */
+export interface EarlyTimer extends Timer {
+  readonly kind: typeof TimerKind.Early;
 }
 
-/** Binary min-heap of timers. */
-export class TimerQueue {
-  private readonly heap: Timer[] = [];
+/** Orders the common part (due, kind, policy); 0 when equal, so an operator orders its targets next. */
+export function compareTimers(a: Timer, b: Timer): number {
+  if (a.due !== b.due) return a.due < b.due ? -1 : 1;
+  if (a.kind !== b.kind) return a.kind - b.kind;
+  return a.policy - b.policy;
+}
+
+/** Binary min-heap of timers under a strict total order `before`. */
+export class TimerQueue<T extends Timer> {
+  private readonly heap: T[] = [];
+
+  constructor(private readonly before: (a: T, b: T) => boolean) {}
 
   get size(): number {
     return this.heap.length;
@@ -37,21 +42,21 @@ export class TimerQueue {
     return this.heap[0]?.due ?? Infinity;
   }
 
-  push(t: Timer): void {
+  push(t: T): void {
     const h = this.heap;
     h.push(t);
     let i = h.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = h[parent] as Timer;
-      if (!before(t, p)) break;
+      const p = h[parent] as T;
+      if (!this.before(t, p)) break;
       h[i] = p;
       i = parent;
     }
     h[i] = t;
   }
 
-  pop(): Timer | undefined {
+  pop(): T | undefined {
     const h = this.heap;
     const top = h[0];
     const last = h.pop();
@@ -61,9 +66,9 @@ export class TimerQueue {
       const l = 2 * i + 1;
       if (l >= h.length) break;
       const r = l + 1;
-      const c = r < h.length && before(h[r] as Timer, h[l] as Timer) ? r : l;
-      if (!before(h[c] as Timer, last)) break;
-      h[i] = h[c] as Timer;
+      const c = r < h.length && this.before(h[r] as T, h[l] as T) ? r : l;
+      if (!this.before(h[c] as T, last)) break;
+      h[i] = h[c] as T;
       i = c;
     }
     h[i] = last;

@@ -1,114 +1,114 @@
 /**
  * Triggers (docs/semantics.md, "Policies are snapshot schedules"): what happens when a timer comes
  * due — early ticks, late flushes, the on-time and final panes of a policy, the reference closing a
- * window — and freeing a window once every policy and the reference are done with it.
+ * window — plus arming a late flush when a late event is accepted, and releasing a window once every
+ * policy and the reference are done with it.
+ *
+ * Invariants. A trigger runs when its timer is due (or from finish()), in the timers' total order:
+ * log time and every watermark already include the input being processed, and every timer due
+ * earlier has fired. It may assume the window's slices hold every event any closer accepted so far
+ * (the add happens before triggers run) and, by the monotone watermark, that what its policy keeps
+ * of the window is a prefix of that: its pane is a snapshot of the shared aggregate, now.
+ * A trigger may update only the window and policy it is handed (stage bits, pane tracks, late
+ * marks, emit-delay and bias counters), emit only through `ctx.out`, arm timers only through
+ * `ctx.schedule`, and release a window only through `ctx.free`, once every closer has closed it.
+ * It must not add to or remove from an aggregate, move log time or a watermark, read a clock, or
+ * touch any other window; a window a policy has closed (STAGE_FINAL) gets no more of its panes.
  */
 import { biasPoint, measureBias, type BiasPoint } from "./bias.js";
-import { emitWindow, finalOf, type EmitContext } from "./pane-emitter.js";
-import { emitsOnTime, hasFinalPane, type PolicyRuntime } from "./policy-runtime.js";
-import type { EventTimeCore } from "./stream-core.js";
-import { TimerKind, type Timer } from "./timer-queue.js";
-import type { CoreOutput } from "./types.js";
-import type { WindowSpec } from "./window-assigner.js";
+import { emitWindow, finalOf } from "./pane-emitter.js";
+import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
+import type { TriggerContext } from "./trigger-context.js";
+import { WindowTimerKind } from "./window-timer.js";
 import {
   addsOf,
   forEachKey,
+  newTrack,
   STAGE_FINAL,
   STAGE_LATE_PENDING,
   STAGE_ON_TIME,
-  type Slice,
+  type TrackNode,
   type Window,
 } from "./window-state.js";
 
-export function fire(core: EventTimeCore, t: Timer, out: CoreOutput): void {
-  if (t.kind === TimerKind.Early) return earlyTick(core, core.pols[t.policy] as PolicyRuntime, out);
-  const w = (core.windows[t.wc] as Map<number, Window>).get(t.start);
-  if (w === undefined) return;
-  if (t.kind === TimerKind.Reference) return referenceClose(core, w);
-  const p = core.pols[t.policy] as PolicyRuntime;
-  if ((w.stage[p.index] as number) & STAGE_FINAL) return;
-  if (t.kind === TimerKind.OnTime) onTime(core, p, w, out);
-  else if (t.kind === TimerKind.Final) finalPane(core, p, w, out);
-  else lateFlush(core, p, w, out);
-}
-
-function ctx(core: EventTimeCore, p: PolicyRuntime, w: Window, out: CoreOutput): EmitContext {
-  return {
-    logTime: core.logTime,
-    watermark: core.watermarkOf(p),
-    sizeMs: (core.specs[w.wc] as WindowSpec).sizeMs,
-    out,
-  };
-}
-
-function earlyTick(core: EventTimeCore, p: PolicyRuntime, out: CoreOutput): void {
-  const W = core.watermarkOf(p);
-  for (const windows of core.windows) {
-    for (const w of windows.values()) {
-      if (w.end <= W || (w.stage[p.index] as number) & STAGE_ON_TIME) continue;
-      const adds = addsOf(w);
-      if (adds === w.earlyMark[p.index]) continue;
-      w.earlyMark[p.index] = adds;
-      emitWindow(p, w, "early", ctx(core, p, w, out));
-    }
+/** Early panes of every window of `windows` the policy still has open and that changed since its last tick. */
+export function earlyTick(ctx: TriggerContext, p: PolicyState, windows: Iterable<Window>): void {
+  const watermark = ctx.watermarkOf(p);
+  for (const w of windows) {
+    if (w.end <= watermark || (w.stage[p.index] as number) & STAGE_ON_TIME) continue;
+    const adds = addsOf(w);
+    if (adds === w.earlyMark[p.index]) continue;
+    w.earlyMark[p.index] = adds;
+    emitWindow(ctx, p, w, "early");
   }
-  core.scheduleEarly(p, core.logTime, p.cfg.earlyEveryMs as number);
 }
 
-function lateFlush(core: EventTimeCore, p: PolicyRuntime, w: Window, out: CoreOutput): void {
+/** Late panes for the keys that took late events since the last one. */
+export function lateFlush(ctx: TriggerContext, p: PolicyState, w: Window): void {
   w.stage[p.index] = (w.stage[p.index] as number) & ~STAGE_LATE_PENDING;
-  w.lastLateAt[p.index] = core.logTime;
-  emitWindow(p, w, "late", ctx(core, p, w, out));
+  w.lastLateAt[p.index] = ctx.logTime;
+  emitWindow(ctx, p, w, "late");
+}
+
+/**
+ * A late event was accepted into the window for the policy (its key nodes are given): marks the
+ * keys and, once the on-time pane is out and the policy emits late panes, arms one late flush at
+ * most every `lateEvery`.
+ */
+export function acceptLate(ctx: TriggerContext, p: PolicyState, w: Window, service: TrackNode, route: TrackNode): void {
+  markLate(service, p.index);
+  markLate(route, p.index);
+  const every = p.cfg.lateEveryMs;
+  const stage = w.stage[p.index] as number;
+  if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
+  w.stage[p.index] = stage | STAGE_LATE_PENDING;
+  const due = Math.max(ctx.logTime, (w.lastLateAt[p.index] as number) + every);
+  ctx.schedule({ due, kind: WindowTimerKind.LateFlush, policy: p.index, configIndex: w.configIndex, start: w.start });
+}
+
+function markLate(node: TrackNode, policy: number): void {
+  const t = (node.tracks[policy] ??= newTrack());
+  t.lateAccepted++;
+  t.lateDirty = true;
 }
 
 /** The on-time pane (W >= end); with grace 0 it is also the policy's final. */
-export function onTime(core: EventTimeCore, p: PolicyRuntime, w: Window, out: CoreOutput): void {
+export function onTime(ctx: TriggerContext, p: PolicyState, w: Window): void {
   w.stage[p.index] = (w.stage[p.index] as number) | STAGE_ON_TIME;
-  emitWindow(p, w, "on-time", ctx(core, p, w, out));
-  p.emitDelaySum += core.logTime - w.end;
+  emitWindow(ctx, p, w, "on-time");
+  p.emitDelaySum += ctx.logTime - w.end;
   p.emitDelayCount++;
-  if (!hasFinalPane(p)) close(core, p, w);
+  if (!hasFinalPane(p)) close(ctx, p, w);
 }
 
 /** The final pane (W >= end + grace): the policy forgets the window. */
-export function finalPane(core: EventTimeCore, p: PolicyRuntime, w: Window, out: CoreOutput): void {
-  emitWindow(p, w, "final", ctx(core, p, w, out));
+export function finalPane(ctx: TriggerContext, p: PolicyState, w: Window): void {
+  emitWindow(ctx, p, w, "final");
   if (!emitsOnTime(p)) {
-    p.emitDelaySum += core.logTime - w.end;
+    p.emitDelaySum += ctx.logTime - w.end;
     p.emitDelayCount++;
   }
-  close(core, p, w);
+  close(ctx, p, w);
 }
 
-function close(core: EventTimeCore, p: PolicyRuntime, w: Window): void {
+function close(ctx: TriggerContext, p: PolicyState, w: Window): void {
   w.stage[p.index] = ((w.stage[p.index] as number) | STAGE_ON_TIME | STAGE_FINAL) & ~STAGE_LATE_PENDING;
   w.closed++;
   if (w.ref) p.bias.push(measureBias(w.ref, (s) => finalOf(w, p.index, s)));
-  maybeFree(core, w);
+  if (w.closed === w.stage.length) ctx.free(w);
 }
 
-/** The reference closes the window: its values are what bias is measured against. */
-export function referenceClose(core: EventTimeCore, w: Window): void {
+/** The reference closes the window: its values are what bias is measured against (for `policies`). */
+export function referenceClose(ctx: TriggerContext, w: Window, policies: readonly PolicyState[]): void {
   const ref = new Map<string, BiasPoint>();
   forEachKey(w, (service, route, node) => {
     if (route === undefined) ref.set(service, biasPoint(node.agg.value()));
   });
   w.ref = ref;
-  w.stage[core.P] = STAGE_FINAL;
+  w.stage[w.stage.length - 1] = STAGE_FINAL;
   w.closed++;
-  for (const p of core.pols) {
+  for (const p of policies) {
     if ((w.stage[p.index] as number) & STAGE_FINAL) p.bias.push(measureBias(ref, (s) => finalOf(w, p.index, s)));
   }
-  maybeFree(core, w);
-}
-
-function maybeFree(core: EventTimeCore, w: Window): void {
-  if (w.closed < core.P + 1) return;
-  (core.windows[w.wc] as Map<number, Window>).delete(w.start);
-  const slices = core.slices[w.wc] as Map<number, Slice>;
-  for (const s of w.slices) {
-    if (--s.refs > 0) continue;
-    slices.delete(s.start);
-    if (core.lastSlice[w.wc] === s) core.lastSlice[w.wc] = undefined;
-  }
+  if (w.closed === w.stage.length) ctx.free(w);
 }

@@ -43,10 +43,17 @@ export interface CoreConfig {
   referenceHorizonMs: number;
   /** Rolling mean of bias over the last N reference-closed windows. */
   biasWindows: number;
+  /** Max distinct services (live within keyTtl); later ones fold into service "(other)". */
+  serviceCap: number;
   /** Max distinct routes per service; overflow goes to route "(other)". */
   routeCapPerService: number;
   /** A key with no event for this long (log time) is dropped from state. */
   keyTtlMs: number;
+  /**
+   * A partition whose last record is this much log time old is idle: it leaves the event-time
+   * minimum until its next record (docs/semantics.md, "Watermarks"). Heartbeats do not count.
+   */
+  idleTimeoutMs: number;
   /** DDSketch relative accuracy. */
   relativeAccuracy: number;
   /** HyperLogLog precision. */
@@ -63,6 +70,7 @@ export interface PartitionStatus {
   partition: number;
   /** Largest ingest_ts seen on this partition (record or heartbeat); -Infinity → null. */
   logTime: number | null;
+  /** No record for idleTimeout of log time: out of the event-time minimum until its next record. */
   idle: boolean;
 }
 
@@ -74,8 +82,17 @@ export interface PolicyStatus {
   graceMs: number;
   mode: AccumulationMode;
   watermark: number | null;
-  lateAccepted: number;
-  dropped: number;
+  /** (event, window) pairs accepted late: an event late for two of the policy's windows counts twice. */
+  lateAcceptedWindowEvents: number;
+  /** Events accepted late into at least one window of the policy. */
+  lateAcceptedEvents: number;
+  /**
+   * (event, window) pairs dropped (one LateRecord each; the pane field `dropped`): an event behind
+   * W + grace for a 10 s and a 60 s window counts twice.
+   */
+  droppedWindowEvents: number;
+  /** Events dropped from at least one window of the policy. */
+  droppedEvents: number;
   bias: PaneBias;
   /** Mean emit delay of on-time panes in log time, ms. */
   emitDelayMs: number | null;
@@ -89,11 +106,14 @@ export interface CoreStatus {
   stateKeys: number;
   /** Estimated heap bytes of window state. */
   stateBytes: number;
-  /** Routes folded into "(other)" by the per-service cap. */
-  routesOverflowed: number;
+  /**
+   * Events folded into "(other)" so far: by the service cap (`services`) and by the per-service
+   * route cap (`routes`). Folded events are still aggregated, under "(other)".
+   */
+  overflow: { services: number; routes: number };
   /** Records fed to the core. */
   eventsTotal: number;
-  /** Non-idle partition with the smallest log time (holding event-time watermarks back), if any. */
+  /** Non-idle partition with the smallest log time (holding event-time watermarks back; one that never spoke first), if any. */
   heldBackBy: number | null;
 }
 
@@ -101,7 +121,6 @@ export interface CoreStatus {
 export interface StreamCore {
   event(partition: number, event: TelemetryEvent, out: CoreOutput): void;
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void;
-  setIdle(partition: number, idle: boolean, out: CoreOutput): void;
   /** End of a recording (offline): finalize every open window with what it holds. */
   finish(out: CoreOutput): void;
   status(): CoreStatus;

@@ -83,4 +83,21 @@ describe("validateCoreConfig", () => {
     ).toBe("config.policies[1]");
     expect(error("x").code).toBe("TM_CONFIG_INVALID");
   });
+
+  it("reads the service cap (default 2000, a whole number from 1 to 1 000 000)", () => {
+    expect(validateCoreConfig({}).serviceCap).toBe(2000);
+    expect(validateCoreConfig({ serviceCap: 5 }).serviceCap).toBe(5);
+    expect(error({ serviceCap: 0 }).message).toBe(
+      "config.serviceCap: expected a whole number from 1 to 1000000, got 0",
+    );
+    expect(error({ serviceCap: 2.5 }).path).toBe("config.serviceCap");
+  });
+
+  it("reads the idle timeout (log time, default 10 s) like the other durations; it must be greater than 0", () => {
+    expect(validateCoreConfig({}).idleTimeoutMs).toBe(10_000);
+    expect(validateCoreConfig({ idleTimeout: "30s" }).idleTimeoutMs).toBe(30_000);
+    expect(validateCoreConfig({ idleTimeoutMs: 2500 }).idleTimeoutMs).toBe(2500);
+    expect(error({ idleTimeout: 0 }).message).toBe("config.idleTimeout: must be greater than 0, got 0");
+    expect(error({ idleTimeout: "soon" }).path).toBe("config.idleTimeout");
+  });
 });

@@ -129,18 +129,31 @@ export function validateCoreConfig(input: unknown, path = "config"): CoreConfig 
     pick(o, ["referenceHorizonMs", "referenceHorizon"]) === undefined
       ? d.referenceHorizonMs
       : duration(pick(o, ["referenceHorizonMs", "referenceHorizon"]), `${path}.referenceHorizon`);
+  const cfg: CoreConfig = {
+    partitions: integer(o.partitions ?? d.partitions, `${path}.partitions`, 1, 4096),
+    windows,
+    policies,
+    referenceHorizonMs: Math.max(horizon, largestLagPlusGrace(policies)),
+    ...stateLimits(o, d, path),
+  };
+  return deepFreeze(cfg);
+}
+
+/** Bias, cardinality, TTL, idleness and sketch settings. */
+function stateLimits(
+  o: Obj,
+  d: CoreConfig,
+  path: string,
+): Omit<CoreConfig, "partitions" | "windows" | "policies" | "referenceHorizonMs"> {
   const acc = o.relativeAccuracy ?? d.relativeAccuracy;
   if (typeof acc !== "number" || !(acc > 0 && acc < 1))
     throw new ConfigError(
       `${path}.relativeAccuracy`,
       `expected a number strictly between 0 and 1, got ${JSON.stringify(acc)}`,
     );
-  const cfg: CoreConfig = {
-    partitions: integer(o.partitions ?? d.partitions, `${path}.partitions`, 1, 4096),
-    windows,
-    policies,
-    referenceHorizonMs: Math.max(horizon, largestLagPlusGrace(policies)),
+  return {
     biasWindows: integer(o.biasWindows ?? d.biasWindows, `${path}.biasWindows`, 1, 100_000),
+    serviceCap: integer(o.serviceCap ?? d.serviceCap, `${path}.serviceCap`, 1, 1_000_000),
     routeCapPerService: integer(
       o.routeCapPerService ?? d.routeCapPerService,
       `${path}.routeCapPerService`,
@@ -148,10 +161,10 @@ export function validateCoreConfig(input: unknown, path = "config"): CoreConfig 
       1_000_000,
     ),
     keyTtlMs: duration(pick(o, ["keyTtlMs", "keyTtl"]) ?? d.keyTtlMs, `${path}.keyTtl`, true),
+    idleTimeoutMs: duration(pick(o, ["idleTimeoutMs", "idleTimeout"]) ?? d.idleTimeoutMs, `${path}.idleTimeout`, true),
     relativeAccuracy: acc,
     hllPrecision: integer(o.hllPrecision ?? d.hllPrecision, `${path}.hllPrecision`, 4, 18),
   };
-  return deepFreeze(cfg);
 }
 
 function deepFreeze<T>(v: T): T {

@@ -2,19 +2,30 @@
  * Watermarks (docs/semantics.md, "Watermarks"). Log time is global (the runtime merges partitions
  * by ingest_ts); arrival-lag and perfect are logTime − lag. Event-time strategies (bounded,
  * percentile) are tracked per partition and combined with the minimum over partitions that are not
- * idle; a partition that has never spoken and is not idle holds them back. Every W is monotone.
+ * idle; a partition that has never spoken and is not idle holds them back. Idleness is a function
+ * of the log (docs/decisions/0010-core-state-and-idleness.md): a partition is idle once its last
+ * record is idleTimeout of log time old. Every W is monotone.
  */
 import type { WatermarkStrategyConfig } from "./types.js";
 
 export interface PartitionClock {
+  /** Largest ingest_ts of the partition (records and heartbeats). */
   logTime: number;
+  /** Largest event time of its records. */
   maxTs: number;
-  idle: boolean;
+  /** Log time at its last record (heartbeats do not count); the first input's log time until then. */
+  lastEventAt: number;
+  /** It showed a record or a heartbeat. */
   spoken: boolean;
 }
 
 export function newPartitionClock(): PartitionClock {
-  return { logTime: -Infinity, maxTs: -Infinity, idle: false, spoken: false };
+  return { logTime: -Infinity, maxTs: -Infinity, lastEventAt: -Infinity, spoken: false };
+}
+
+/** No record for idleTimeout of log time: out of the event-time minimum until its next record. */
+export function isIdle(p: PartitionClock, logTime: number, idleTimeoutMs: number): boolean {
+  return logTime - p.lastEventAt >= idleTimeoutMs;
 }
 
 /** Recent delays (ingest_ts − ts) of one partition, for a percentile watermark. */
@@ -78,18 +89,20 @@ export function isEventTime(s: WatermarkStrategyConfig): boolean {
 }
 
 /**
- * Candidate W of an event-time strategy: min over non-idle partitions; null when held back
- * (a non-idle partition never spoke) or when every partition is idle.
+ * Candidate W of an event-time strategy at log time `logTime`: min over non-idle partitions; null
+ * when held back (a non-idle partition never spoke) or when every partition is idle (W holds).
  */
 export function eventTimeCandidate(
   s: WatermarkStrategyConfig,
-  parts: readonly PartitionClock[],
+  partitions: readonly PartitionClock[],
   samples: readonly DelaySample[] | null,
+  logTime: number,
+  idleTimeoutMs: number,
 ): number | null {
   let min = Infinity;
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i] as PartitionClock;
-    if (p.idle) continue;
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i] as PartitionClock;
+    if (isIdle(p, logTime, idleTimeoutMs)) continue;
     if (!p.spoken) return null;
     const w =
       s.kind === "bounded"

@@ -51,15 +51,16 @@ export const STAGE_FINAL = 2;
 export const STAGE_LATE_PENDING = 4;
 
 export interface Window {
-  wc: number;
+  /** Index of its window config. */
+  configIndex: number;
   /** Tumbling: its one slice belongs to no other window, so slice key nodes may cache tracks. */
   exclusive: boolean;
   start: number;
   end: number;
   slices: Slice[];
-  /** Per policy (and the reference at index P): STAGE_* bits. */
+  /** Per policy, then the reference (the last index): STAGE_* bits. */
   stage: Uint8Array;
-  /** Closers done (policy finals + reference); freed at P + 1. */
+  /** Closers done (policy finals + reference); freed when it reaches stage.length. */
   closed: number;
   /** Per policy: log time of the last late pane. */
   lastLateAt: Float64Array;
@@ -68,6 +69,37 @@ export interface Window {
   ref: Map<string, BiasPoint> | null;
   /** Per policy: the slices' `adds` at its last early tick (not persisted: only saves work). */
   earlyMark: Float64Array;
+}
+
+/** A window with nothing closed yet, for `policies` policies and the reference. */
+export function newWindow(
+  configIndex: number,
+  start: number,
+  sizeMs: number,
+  exclusive: boolean,
+  policies: number,
+): Window {
+  return {
+    configIndex,
+    exclusive,
+    start,
+    end: start + sizeMs,
+    slices: [],
+    stage: new Uint8Array(policies + 1),
+    closed: 0,
+    lastLateAt: new Float64Array(policies).fill(-Infinity),
+    tracks: new Map(),
+    ref: null,
+    earlyMark: new Float64Array(policies).fill(-1),
+  };
+}
+
+/** Adds a slice to a window, keeping the window's slices in start order. */
+export function linkSlice(w: Window, slice: Slice): void {
+  let i = w.slices.length;
+  while (i > 0 && (w.slices[i - 1] as Slice).start > slice.start) i--;
+  w.slices.splice(i, 0, slice);
+  slice.refs++;
 }
 
 /** Sum of the window's slices' adds: changes whenever any of its keys does. */

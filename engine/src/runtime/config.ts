@@ -64,6 +64,7 @@ const CORE_KEYS = [
   "referenceHorizon",
   "biasWindows",
   "routeCapPerService",
+  "serviceCap",
   "keyTtl",
   "relativeAccuracy",
   "hllPrecision",
@@ -147,8 +148,8 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   const idleTimeoutMs = duration(get("idleTimeout"), 10_000);
   const coreInput: Raw = { partitions: partitions.length };
   for (const k of CORE_KEYS) if (file[k] !== undefined) coreInput[k] = file[k];
-  // MERGE(core idleness in log time, docs/decisions/0010): uncomment once the core validator takes `idleTimeout`.
-  // coreInput.idleTimeout = idleTimeoutMs;
+  // Idleness is judged by the core in log time (docs/decisions/0010-core-state-and-idleness.md).
+  coreInput.idleTimeout = idleTimeoutMs;
   const core = validateCoreConfig(coreInput, fileName);
   return Object.freeze({
     worker,

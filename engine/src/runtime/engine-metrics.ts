@@ -50,7 +50,7 @@ export class EngineMetrics {
       registers,
       collect() {
         this.reset();
-        for (const p of view.status().policies) this.inc({ policy: p.name }, p.dropped);
+        for (const p of view.status().policies) this.inc({ policy: p.name }, p.droppedWindowEvents);
       },
     });
     new Counter({

@@ -49,8 +49,8 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
       graceMs: cfg?.graceMs ?? 0,
       mode: cfg?.mode ?? "",
       watermark: p.watermark,
-      lateAccepted: p.lateAccepted,
-      dropped: p.dropped,
+      lateAccepted: p.lateAcceptedWindowEvents,
+      dropped: p.droppedWindowEvents,
       bias: p.bias,
       emitDelayMs: p.emitDelayMs,
     };

@@ -39,7 +39,6 @@ function tapped(core: StreamCore, seen: LateRecord[]): StreamCore {
   return {
     event: (lane, e, out) => core.event(lane, e, tap(out)),
     heartbeat: (lane, ts, out) => core.heartbeat(lane, ts, tap(out)),
-    setIdle: (lane, idle, out) => core.setIdle(lane, idle, tap(out)),
     finish: (out) => core.finish(tap(out)),
     status: () => core.status(),
     snapshot: () => core.snapshot(),

@@ -4,7 +4,7 @@ import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
 import type { TelemetryEvent } from "../../protocol.js";
 import { validateSessionConfig } from "./session-config.js";
 import { SessionOperator } from "./session-operator.js";
-import { decodeSessionSnapshot, encodeSessionSnapshot } from "./session-snapshot.js";
+import { decodeSessionSnapshot } from "./session-snapshot.js";
 import type { SessionStatus } from "./session-status.js";
 
 /** The session operator as its drivers see it: StreamCore with a richer status. */
@@ -16,10 +16,9 @@ function drive(op: SessionOperator): SessionCore {
   return {
     event: (partition: number, e: TelemetryEvent, out: CoreOutput) => op.event(partition, e, out),
     heartbeat: (partition: number, ingestTs: number, out: CoreOutput) => op.heartbeat(partition, ingestTs, out),
-    setIdle: (partition: number, idle: boolean, out: CoreOutput) => op.setIdle(partition, idle, out),
     finish: (out: CoreOutput) => op.finish(out),
     status: () => op.status(),
-    snapshot: () => encodeSessionSnapshot(op),
+    snapshot: () => op.snapshot(),
   };
 }
 
@@ -36,5 +35,7 @@ export function createSessionOperator(config: CoreConfig, sessions: unknown = {}
  * TM_SNAPSHOT_VERSION or TM_SNAPSHOT_CONFIG_MISMATCH.
  */
 export function restoreSessionOperator(config: CoreConfig, sessions: unknown, snapshot: Uint8Array): SessionCore {
-  return drive(decodeSessionSnapshot(validateCoreConfig(config), validateSessionConfig(sessions), snapshot));
+  const core = validateCoreConfig(config);
+  const valid = validateSessionConfig(sessions);
+  return drive(new SessionOperator(core, valid, decodeSessionSnapshot(core, valid, snapshot)));
 }

@@ -9,7 +9,7 @@
  */
 import { measureBias, type BiasPoint } from "../bias.js";
 import type { ByteReader, ByteWriter } from "../byte-codec.js";
-import type { PolicyRuntime } from "../policy-runtime.js";
+import type { PolicyState } from "../policy-state.js";
 import { readBiasSamples, writeBiasSamples } from "../snapshot-parts.js";
 
 export class SessionBias {
@@ -42,12 +42,12 @@ export class SessionBias {
    * Compares the window for every policy that has closed it (`closed(p)`), then forgets it.
    * A window the reference saw no session end in yields no sample.
    */
-  compare(start: number, pols: readonly PolicyRuntime[], closed: (p: PolicyRuntime) => boolean): void {
+  compare(start: number, policies: readonly PolicyState[], closed: (p: PolicyState) => boolean): void {
     const services = this.windows.get(start);
     this.windows.delete(start);
     this.comparedUntil = Math.max(this.comparedUntil, start + this.windowMs);
     if (services === undefined) return;
-    const R = this.slots - 1;
+    const reference = this.slots - 1;
     // Sessions carry no p99 or distinct-users comparison: p99 0 gives p99Pct null, users 0 gives usersPct null.
     const point = (v: Float64Array, i: number): BiasPoint => ({
       count: v[2 * i] as number,
@@ -58,17 +58,17 @@ export class SessionBias {
     const ref = new Map<string, BiasPoint>();
     let total = 0;
     for (const [service, v] of services) {
-      ref.set(service, point(v, R));
-      total += v[2 * R] as number;
+      ref.set(service, point(v, reference));
+      total += v[2 * reference] as number;
     }
     if (total === 0) return;
-    for (const p of pols) {
-      if (p.index === R || !closed(p)) continue;
+    for (const p of policies) {
+      if (p.index === reference || !closed(p)) continue;
       p.bias.push(measureBias(ref, (s) => point(services.get(s) as Float64Array, p.index)));
     }
   }
 
-  encode(w: ByteWriter, pols: readonly PolicyRuntime[]): void {
+  encode(w: ByteWriter, policies: readonly PolicyState[]): void {
     w.f64(this.comparedUntil);
     w.uint(this.windows.size);
     for (const [start, services] of this.windows) {
@@ -79,10 +79,10 @@ export class SessionBias {
         for (const x of v) w.uint(x);
       }
     }
-    for (const p of pols) writeBiasSamples(w, p);
+    for (const p of policies) writeBiasSamples(w, p);
   }
 
-  decode(r: ByteReader, pols: readonly PolicyRuntime[]): void {
+  decode(r: ByteReader, policies: readonly PolicyState[]): void {
     this.comparedUntil = r.f64();
     for (let n = r.uint(); n > 0; n--) {
       const start = r.f64();
@@ -94,6 +94,6 @@ export class SessionBias {
         );
       this.windows.set(start, services);
     }
-    for (const p of pols) readBiasSamples(r, p);
+    for (const p of policies) readBiasSamples(r, p);
   }
 }

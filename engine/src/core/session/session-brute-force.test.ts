@@ -139,7 +139,8 @@ describe("session operator vs an offline sessionizer", { timeout: 30_000 }, () =
     };
     const { panes, late, status } = run(events, [fast]);
     expect(late.length).toBeGreaterThan(0);
-    expect(status.policies[0]?.dropped).toBe(late.length);
+    expect(status.policies[0]?.droppedWindowEvents).toBe(late.length);
+    expect(status.policies[0]?.droppedEvents).toBe(late.length);
     const kept = new Set(events);
     for (const r of late) kept.delete(r.event);
     // Every dropped event is behind W by more than the grace for the session it would have joined.

@@ -74,7 +74,7 @@ describe("session operator", { timeout: 30_000 }, () => {
       ["late", id(0), 3, 1, 0, 25_000, 15_000, "/a", "/b"],
     ]);
     expect(h.op.status().merges).toBe(1);
-    expect(h.op.status().policies[0]?.lateAccepted).toBe(1);
+    expect(h.op.status().policies[0]?.lateAcceptedEvents).toBe(1);
     const seqs = h.panes.map((p) => p.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
 
@@ -89,7 +89,7 @@ describe("session operator", { timeout: 30_000 }, () => {
     expect(
       h.late.map((r) => [r.policy, r.event.ts - T0, r.window.start - T0, r.window.end - T0, r.watermark - T0]),
     ).toEqual([["p", 20_000, 15_000, 25_000, 89_000]]);
-    expect(h.op.status().policies[0]?.dropped).toBe(1);
+    expect(h.op.status().policies[0]).toMatchObject({ droppedEvents: 1, droppedWindowEvents: 1 });
   });
 
   it("a swallowed session that never emitted is not retracted; a new first event renames the session", () => {
@@ -105,6 +105,27 @@ describe("session operator", { timeout: 30_000 }, () => {
       ["retract", id(20_000), 1, 0, 20_000, 30_000, 0, "/a", "/a"],
       ["early", id(12_000), 2, 0, 12_000, 30_000, 8_000, "/b", "/a"],
     ]);
+  });
+
+  it("a session opened already behind W gets no on-time pane: late, then final, and no on-time delay", () => {
+    const pol: PolicyConfig = { ...retracting, mode: "accumulating", graceMs: 20_000 };
+    const h = harness([pol], { gap: "10s" });
+    h.event(ev(0, 100, "/a"));
+    h.beat(11_000); // W = 10 s = end: on-time, 1 s after the end
+    const id = (start: number) => `p|session:api/u|10000|${T0 + start}`;
+    expect(h.panes.map((p) => [p.kind, p.id, p.emitDelayMs])).toEqual([["on-time", id(0), 1_000]]);
+    h.panes.length = 0;
+    h.event(ev(30_000, 45_000, "/b")); // a new session [30 s, 40 s) at W = 44 s: late, within grace
+    h.event(ev(31_000, 45_200, "/c")); // joins it (end 41 s, still behind W); the late-pane rate limit (1 s) holds it back
+    h.beat(46_000); // the late flush: the second late pane
+    h.beat(62_000); // W = 61 s = end + grace: final
+    expect(h.panes.filter((p) => p.id === id(30_000)).map((p) => [p.kind, p.value.count, p.emitDelayMs])).toEqual([
+      ["late", 1, 5_000],
+      ["late", 2, 5_000],
+      ["final", 2, 21_000],
+    ]);
+    expect(h.op.status().policies[0]?.emitDelayMs).toBe(1_000);
+    expect(h.op.status().policies[0]?.lateAcceptedEvents).toBe(2);
   });
 
   it("cuts a session at each multiple of the length cap", () => {
@@ -188,6 +209,30 @@ describe("session operator", { timeout: 30_000 }, () => {
       [1, 0, null],
       [1, 1, 50],
     ]);
+  });
+
+  it("caps services: past serviceCap a service's users share the keys of service (other), counted", () => {
+    const op = createSessionOperator(
+      { ...config([DEFAULT_POLICIES[2] as PolicyConfig]), serviceCap: 1 },
+      { gap: "10s" },
+    );
+    const panes: Pane[] = [];
+    const out = { pane: (p: Pane) => panes.push(p), late: () => undefined };
+    const at = (service: string, ts: number, user: string): TelemetryEvent => ({
+      ...ev(ts, ts, "/r", 200, user),
+      service,
+    });
+    op.event(0, at("api", 0, "u"), out);
+    op.event(0, at("web", 1_000, "u"), out);
+    op.event(0, at("db", 2_000, "u"), out); // web and db fold: one (other) session of user u
+    op.event(0, at("db", 3_000, "v"), out);
+    op.finish(out);
+    expect(panes.map((p) => [p.key.service, p.key.user, p.value.count])).toEqual([
+      ["api", "u", 1],
+      ["(other)", "u", 2],
+      ["(other)", "v", 1],
+    ]);
+    expect(op.status().overflow).toEqual({ services: 3, routes: 0 });
   });
 
   it("rejects bad session settings naming the field", () => {

@@ -2,175 +2,155 @@
  * The session window operator (docs/decisions/0009-session-windows.md): a pure operator with
  * StreamCore's driving interface. Sessions are keyed by (service, user) and kept per policy (a
  * policy's drops change which events bridge, so sessions cannot be shared across policies: cost per
- * event is O(policies), see docs/decisions/0009). SessionClock drives it (inputs, watermarks, due
- * timers); this file places events into sessions and turns timers into panes.
+ * event is O(policies), see docs/decisions/0009). An InputDriver takes the inputs and keeps time
+ * (watermarks, due timers, early ticks), exactly as for the window core; this file places events
+ * into sessions (merging, dropping, retracting); session-triggers.ts turns timers into panes.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
-import { emitsOnTime, hasFinalPane, type PolicyRuntime } from "../policy-runtime.js";
-import { TimerKind, type Timer } from "../timer-queue.js";
-import type { CoreConfig, CoreOutput, PolicyConfig } from "../types.js";
-import { STAGE_LATE_PENDING, STAGE_ON_TIME, keyIdOf } from "../window-state.js";
-import { SessionBias } from "./session-bias.js";
-import { SessionClock } from "./session-clock.js";
+import { InputDriver } from "../input-driver.js";
+import { emitsOnTime, type PolicyState } from "../policy-state.js";
+import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
+import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
-import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
 import {
-  NONE,
   absorb,
   endOf,
   isKeyEmpty,
-  newKeyState,
   newSession,
   touchFrom,
   touchTo,
   type KeyState,
   type Session,
-} from "./session-state.js";
+} from "./session-key.js";
+import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
+import { encodeSessionSnapshot } from "./session-snapshot.js";
+import { dropKey, keyOf, newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
-
-/** Timer kind slot 4 (the core's Reference) purges a key's closed-session bound; sessions have no reference. */
-export const PURGE = TimerKind.Reference;
+import { armCompare, armLateFlush, armPurge, armSession, rearmSession, sessionTimerBefore } from "./session-timer.js";
+import type { SessionTimer } from "./session-timer.js";
+import {
+  compareDue,
+  finishSessions,
+  fireSessionTimer,
+  sessionEarlyTick,
+  type SessionTriggerContext,
+} from "./session-triggers.js";
 
 const NO_SESSIONS: readonly Session[] = Object.freeze([]);
 
-/** The bias reference as a hidden last policy: every event kept to the reference horizon, no panes. */
-function referencePolicy(config: CoreConfig): PolicyConfig {
-  return {
-    name: "(reference)",
-    label: "reference",
-    watermark: { kind: "arrival-lag", lagMs: config.referenceHorizonMs },
-    graceMs: 0,
-    earlyEveryMs: null,
-    lateEveryMs: null,
-    mode: "final-only",
-  };
-}
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
-export class SessionOperator extends SessionClock {
-  readonly bias: SessionBias;
-  /** service → user → key state. */
-  readonly keys = new Map<string, Map<string, KeyState>>();
-  readonly keysById = new Map<number, KeyState>();
-  readonly sessionsById = new Map<number, Session>();
-  readonly seqs: number[];
-  /** Per policy: sessions changed since its last early tick, in order (dead ones skipped). */
-  readonly early: Session[][];
-  /** Events without a user: no session. */
-  anonymous = 0;
-  merges = 0;
-  nextId = 1;
-  private readonly ctxs: SessionEmitContext[];
+export class SessionOperator implements StreamCore {
+  private readonly driver: InputDriver<SessionTimer>;
+  /** The configured policies, then the hidden bias reference (at referenceIndex). */
+  private readonly policies: PolicyState[];
+  private readonly referenceIndex: number;
+  private readonly emitContexts: SessionEmitContext[];
+  private readonly triggers: SessionTriggerContext;
 
   constructor(
-    config: CoreConfig,
+    readonly config: CoreConfig,
     readonly sessions: Readonly<SessionConfig>,
+    readonly state: SessionState = newSessionState(config, sessions),
   ) {
-    super(config, referencePolicy(config));
-    this.bias = new SessionBias(sessions.metricsWindowMs, this.P + 1);
-    this.seqs = this.pols.map(() => 0);
-    this.early = this.pols.map(() => []);
-    const seqs = this.seqs;
-    this.ctxs = this.pols.map((p) => ({
+    this.policies = state.clock.policies;
+    this.referenceIndex = config.policies.length;
+    this.driver = new InputDriver<SessionTimer>(state.clock, config.idleTimeoutMs, sessionTimerBefore, {
+      place: (e, out) => this.place(e, out),
+      earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
+      fire: (t, out) => fireSessionTimer(this.triggers, t, out),
+      advanced: () => state.services.maintain(state.clock.logTime, config.keyTtlMs),
+    });
+    this.emitContexts = this.policies.map((p) => this.newEmitContext(p));
+    this.triggers = {
+      state,
+      settings: sessions,
+      referenceHorizonMs: config.referenceHorizonMs,
+      driver: this.driver,
+      emitContext: (p, out) => this.emitContext(p, out),
+    };
+    this.rearm();
+  }
+
+  private newEmitContext(p: PolicyState): SessionEmitContext {
+    const seqs = this.state.seqs;
+    return {
       policy: p.cfg.name,
       mode: p.cfg.mode,
-      gapMs: sessions.gapMs,
+      gapMs: this.sessions.gapMs,
       watermark: -Infinity,
       logTime: -Infinity,
       dropped: 0,
       bias: p.bias.current(),
       nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1,
       out: NO_OUTPUT,
-    }));
+    };
   }
 
-  /** End of a recording: every open session gets its on-time (if due) and final pane. */
-  finish(out: CoreOutput): void {
-    for (const users of this.keys.values()) {
-      for (const key of users.values()) {
-        for (const p of this.pols) {
-          for (const s of [...(key.sessions[p.index] as Session[])]) {
-            if (emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) this.onTime(p, s, out);
-            if (this.sessionsById.has(s.id)) this.close(p, s, out);
-          }
+  /** Timer queues are derived data: every open session's timers, purges, bias compares (early ticks: the driver's). */
+  private rearm(): void {
+    const gap = this.sessions.gapMs;
+    for (const users of this.state.keys.values()) {
+      for (const k of users.values()) {
+        for (const p of this.policies) {
+          const list = k.sessions[p.index] as Session[];
+          for (const s of list) rearmSession(this.driver, p, s, gap);
+          if (list.length === 0 && Number.isFinite(k.closedUntil[p.index])) armPurge(this.driver, p, k, gap);
         }
       }
     }
-    for (const start of [...this.bias.windows.keys()].sort((a, b) => a - b))
-      this.bias.compare(start, this.pols, () => true);
+    for (const start of this.state.bias.windows.keys())
+      armCompare(this.driver, this.referenceIndex, start, compareDue(this.triggers, start));
+  }
+
+  event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
+    this.driver.event(partition, e, out);
+  }
+
+  heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
+    this.driver.heartbeat(partition, ingestTs, out);
+  }
+
+  finish(out: CoreOutput): void {
+    finishSessions(this.triggers, out);
   }
 
   status(): SessionStatus {
-    return sessionStatus(this);
+    return sessionStatus(this.config, this.state);
   }
 
-  /**
-   * Makes sure a session has its on-time and final timers. At most one of each is pending: when
-   * one fires before the session's (moved) end it re-arms at the current end, so a session that
-   * grows by many events costs few timer pushes. A pending timer acts only at the session's current
-   * due, so a queue rebuilt on restore (timers at current dues) acts identically.
-   */
-  armSession(p: PolicyRuntime, s: Session): void {
-    const end = endOf(s, this.sessions.gapMs);
-    if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME))
-      s.onTimeDue = this.schedule(p, TimerKind.OnTime, end, s.id);
-    // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
-    if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME))
-      s.finalDue = this.schedule(p, TimerKind.Final, end + p.cfg.graceMs, s.id);
+  snapshot(): Uint8Array {
+    return encodeSessionSnapshot(this.config, this.sessions, this.state);
   }
 
-  /** Rebuilds a restored session's timers. */
-  scheduleSession(p: PolicyRuntime, s: Session): void {
-    this.armSession(p, s);
-    if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
-      this.timers.push({
-        due: s.lastLateAt + p.cfg.lateEveryMs,
-        kind: TimerKind.LateFlush,
-        policy: p.index,
-        wc: s.id,
-        start: 0,
-      });
+  /** The policy's emit context, refreshed (one object per policy: no allocation per event). */
+  private emitContext(p: PolicyState, out: CoreOutput): SessionEmitContext {
+    const c = this.emitContexts[p.index] as SessionEmitContext;
+    c.watermark = this.driver.watermarkOf(p);
+    c.logTime = this.state.clock.logTime;
+    c.dropped = p.droppedWindowEvents;
+    c.bias = p.bias.current();
+    c.out = out;
+    return c;
   }
 
-  /**
-   * Purge time of a key's closed-session bound L (when the key has no open session): at
-   * W ≥ L + 3·gap + grace an event within gap of L is late on its own window, and any session
-   * opened from then on starts after L + 2·gap, so nothing accepted can bridge into the closed one.
-   */
-  purgeAt(p: PolicyRuntime, k: KeyState): number {
-    return (k.closedUntil[p.index] as number) + 3 * this.sessions.gapMs + p.cfg.graceMs;
-  }
-
-  schedulePurge(p: PolicyRuntime, k: KeyState): void {
-    this.schedule(p, PURGE, this.purgeAt(p, k), k.id);
-  }
-
-  private keyOf(service: string, user: string): KeyState {
-    let users = this.keys.get(service);
-    if (users === undefined) this.keys.set(service, (users = new Map()));
-    let k = users.get(user);
-    if (k === undefined) {
-      k = newKeyState(this.nextId++, service, user, keyIdOf(service, user), this.pols.length);
-      users.set(user, k);
-      this.keysById.set(k.id, k);
-    }
-    return k;
-  }
-
-  protected assign(e: TelemetryEvent, out: CoreOutput): void {
+  private place(e: TelemetryEvent, out: CoreOutput): void {
     if (e.user === "") {
-      this.anonymous++;
+      this.state.anonymous++;
       return;
     }
-    const k = this.keyOf(e.service, e.user);
+    // Past the service cap, a service's users share the keys of service "(other)" (docs/semantics.md, "Windows").
+    const service = this.state.services.service(e.service, this.state.clock.logTime);
+    const k = keyOf(this.state, service, e.user);
     const period = Math.floor(e.ts / this.sessions.maxLengthMs);
     const error = isError(e.status);
-    for (const p of this.pols) this.place(p, k, e, period, error, out);
-    if (isKeyEmpty(k)) this.dropKey(k);
+    for (const p of this.policies) this.placeFor(p, k, e, period, error, out);
+    if (isKeyEmpty(k)) dropKey(this.state, k);
   }
 
-  private place(
-    p: PolicyRuntime,
+  /** Places the event into the policy's sessions of the key, or drops it for the policy. */
+  private placeFor(
+    p: PolicyState,
     k: KeyState,
     e: TelemetryEvent,
     period: number,
@@ -179,43 +159,56 @@ export class SessionOperator extends SessionClock {
   ): void {
     const gap = this.sessions.gapMs;
     const list = k.sessions[p.index] as Session[];
-    const W = this.watermarkOf(p);
+    const watermark = this.driver.watermarkOf(p);
     const closed = k.closedUntil[p.index] as number;
     // Joining (or bridging to) a closed session would change a result the policy has forgotten.
     if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period)
-      return this.drop(p, k, e, Math.min(e.ts, closed), closed + gap, W, out);
+      return this.drop(p, k, e, Math.min(e.ts, closed), closed + gap, watermark, out);
     const from = touchFrom(list, period, e.ts, gap);
     const to = touchTo(list, from, period, e.ts, gap);
     const first = to > from ? Math.min(e.ts, (list[from] as Session).firstTs) : e.ts;
     const end = (to > from ? Math.max(e.ts, (list[to - 1] as Session).lastTs) : e.ts) + gap;
-    if (end + p.cfg.graceMs <= W) return this.drop(p, k, e, first, end, W, out);
-    let s: Session;
+    if (end + p.cfg.graceMs <= watermark) return this.drop(p, k, e, first, end, watermark, out);
     const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : NO_SESSIONS;
-    if (to === from) {
-      s = newSession(this.nextId++, p.index, k, period, e.ts, e.route, error);
-      list.splice(from, 0, s);
-      this.sessionsById.set(s.id, s);
-    } else {
-      s = list[from] as Session;
-      for (const o of swallowed) {
-        absorb(s, o.firstTs, o.firstRoute, o.lastTs, o.lastRoute, o.count, o.errors);
-        s.lateAccepted += o.lateAccepted;
-      }
-      absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
-    }
-    if (swallowed.length > 0 && p.index < this.P) this.merges++;
-    if (end <= W) {
-      p.lateAccepted++;
+    const s = to === from ? this.open(p, k, list, from, e, period, error, end <= watermark) : (list[from] as Session);
+    if (to !== from) join(s, swallowed, e, error);
+    if (swallowed.length > 0 && p.index < this.referenceIndex) this.state.merges++;
+    if (end <= watermark) {
+      // One session per event and policy: pairs and events are the same count here.
+      p.lateAcceptedWindowEvents++;
+      p.lateAcceptedEvents++;
       s.lateAccepted++;
     }
     this.changed(p, s, swallowed, out);
   }
 
-  private changed(p: PolicyRuntime, s: Session, swallowed: readonly Session[], out: CoreOutput): void {
-    const ctx = this.ctx(p, out);
+  /**
+   * A new session at `from` in the list. Opened already behind W (`late`): no on-time pane, its
+   * panes are late ones (docs/semantics.md, "Late data").
+   */
+  private open(
+    p: PolicyState,
+    k: KeyState,
+    list: Session[],
+    from: number,
+    e: TelemetryEvent,
+    period: number,
+    error: boolean,
+    late: boolean,
+  ): Session {
+    const s = newSession(this.state.nextId++, p.index, k, period, e.ts, e.route, error);
+    if (late && emitsOnTime(p)) s.stage = STAGE_ON_TIME;
+    list.splice(from, 0, s);
+    this.state.sessionsById.set(s.id, s);
+    return s;
+  }
+
+  /** Emits what a change to session s calls for: retractions, a late or early pane, its timers. */
+  private changed(p: PolicyState, s: Session, swallowed: readonly Session[], out: CoreOutput): void {
+    const ctx = this.emitContext(p, out);
     let retracted = false;
     for (const o of swallowed) {
-      this.sessionsById.delete(o.id);
+      this.state.sessionsById.delete(o.id);
       if (retractSession(ctx, o)) retracted = true;
     }
     if (s.last !== null && s.last.start !== s.firstTs) retracted = retractSession(ctx, s) || retracted;
@@ -226,153 +219,51 @@ export class SessionOperator extends SessionClock {
       emitSession(ctx, s, behind ? "late" : "early");
       if (behind) s.stage |= STAGE_ON_TIME;
     } else if (behind && s.stage & STAGE_ON_TIME) this.lateAccepted(p, s);
-    this.armSession(p, s);
+    armSession(this.driver, p, s, this.sessions.gapMs);
     if (s.dirty && !s.queued && p.cfg.earlyEveryMs !== null && emitsOnTime(p)) {
       s.queued = true;
-      (this.early[p.index] as Session[]).push(s);
+      (this.state.early[p.index] as Session[]).push(s);
     }
   }
 
-  private lateAccepted(p: PolicyRuntime, s: Session): void {
+  /** A late event changed a session past its on-time pane: one late flush pending, at most every lateEvery. */
+  private lateAccepted(p: PolicyState, s: Session): void {
     const every = p.cfg.lateEveryMs;
     if (every === null || s.stage & STAGE_LATE_PENDING) return;
     s.stage |= STAGE_LATE_PENDING;
-    this.timers.push({
-      due: Math.max(this.logTime, s.lastLateAt + every),
-      kind: TimerKind.LateFlush,
-      policy: p.index,
-      wc: s.id,
-      start: 0,
-    });
+    armLateFlush(this.driver, p, s, Math.max(this.state.clock.logTime, s.lastLateAt + every));
   }
 
   private drop(
-    p: PolicyRuntime,
+    p: PolicyState,
     k: KeyState,
     e: TelemetryEvent,
     start: number,
     end: number,
-    W: number,
+    watermark: number,
     out: CoreOutput,
   ): void {
-    p.dropped++;
-    if (p.index === this.P) return;
+    p.droppedWindowEvents++;
+    p.droppedEvents++;
+    if (p.index === this.referenceIndex) return;
     const session = sessionId(p.cfg.name, k.keyId, this.sessions.gapMs, start);
     const rec: LateRecord = {
       policy: p.cfg.name,
       reason: "behind-watermark",
       event: e,
       window: { start, end },
-      watermark: W,
+      watermark,
       session,
     };
     out.late(rec);
   }
+}
 
-  /** The policy's emit context, refreshed (one object per policy: no allocation per event). */
-  ctx(p: PolicyRuntime, out: CoreOutput): SessionEmitContext {
-    const c = this.ctxs[p.index] as SessionEmitContext;
-    c.watermark = this.watermarkOf(p);
-    c.logTime = this.logTime;
-    c.dropped = p.dropped;
-    c.bias = p.bias.current();
-    c.out = out;
-    return c;
+/** Folds the swallowed sessions and the event into s. */
+function join(s: Session, swallowed: readonly Session[], e: TelemetryEvent, error: boolean): void {
+  for (const o of swallowed) {
+    absorb(s, o.firstTs, o.firstRoute, o.lastTs, o.lastRoute, o.count, o.errors);
+    s.lateAccepted += o.lateAccepted;
   }
-
-  protected fire(t: Timer, out: CoreOutput): void {
-    const p = this.pols[t.policy] as PolicyRuntime;
-    if (t.kind === TimerKind.Early) return this.earlyTick(p, out);
-    if (t.kind === PURGE) return t.wc === -1 ? this.compare(t.start) : this.purge(p, t);
-    const s = this.sessionsById.get(t.wc);
-    if (s === undefined || s.policy !== p.index) return;
-    const end = endOf(s, this.sessions.gapMs);
-    if (t.kind === TimerKind.LateFlush) return this.lateFlush(p, s, out);
-    if (t.kind === TimerKind.OnTime && t.due === s.onTimeDue) {
-      s.onTimeDue = NONE;
-      if (s.stage & STAGE_ON_TIME) return;
-      if (t.due < end + p.lagMs) return this.armSession(p, s);
-      return this.onTime(p, s, out);
-    }
-    if (t.kind === TimerKind.Final && t.due === s.finalDue) {
-      s.finalDue = NONE;
-      if (t.due < end + p.cfg.graceMs + p.lagMs) return this.armSession(p, s);
-      this.close(p, s, out);
-    }
-  }
-
-  /** Early panes of the sessions changed since the last tick (in the order they changed). */
-  private earlyTick(p: PolicyRuntime, out: CoreOutput): void {
-    const ctx = this.ctx(p, out);
-    const queue = this.early[p.index] as Session[];
-    this.early[p.index] = [];
-    for (const s of queue) {
-      s.queued = false;
-      if (this.sessionsById.get(s.id) !== s) continue;
-      if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, this.sessions.gapMs) > ctx.watermark)
-        emitSession(ctx, s, "early");
-    }
-    this.scheduleEarly(p, this.logTime);
-  }
-
-  private lateFlush(p: PolicyRuntime, s: Session, out: CoreOutput): void {
-    if (!(s.stage & STAGE_LATE_PENDING)) return;
-    s.stage &= ~STAGE_LATE_PENDING;
-    s.lastLateAt = this.logTime;
-    if (s.dirty && s.stage & STAGE_ON_TIME) emitSession(this.ctx(p, out), s, "late");
-  }
-
-  private onTime(p: PolicyRuntime, s: Session, out: CoreOutput): void {
-    s.stage |= STAGE_ON_TIME;
-    emitSession(this.ctx(p, out), s, "on-time");
-    p.emitDelaySum += this.logTime - endOf(s, this.sessions.gapMs);
-    p.emitDelayCount++;
-    if (hasFinalPane(p)) this.armSession(p, s);
-    else this.close(p, s, out);
-  }
-
-  /** The policy's last word on a session: its final pane (if the mode has one), then forget it. */
-  private close(p: PolicyRuntime, s: Session, out: CoreOutput): void {
-    const fresh = this.bias.record(p.index, s.key.service, endOf(s, this.sessions.gapMs), s.errors > 0);
-    if (fresh !== null) this.scheduleCompare(fresh);
-    if (hasFinalPane(p) && p.index < this.P) {
-      emitSession(this.ctx(p, out), s, "final");
-      if (!emitsOnTime(p)) {
-        p.emitDelaySum += this.logTime - endOf(s, this.sessions.gapMs);
-        p.emitDelayCount++;
-      }
-    }
-    const k = s.key;
-    const list = k.sessions[p.index] as Session[];
-    list.splice(list.indexOf(s), 1);
-    this.sessionsById.delete(s.id);
-    if (s.lastTs > (k.closedUntil[p.index] as number)) k.closedUntil[p.index] = s.lastTs;
-    if (list.length === 0) this.schedulePurge(p, k);
-  }
-
-  /** The reference closes a metrics window once W_ref passes its end (timer slot: PURGE, key −1). */
-  scheduleCompare(start: number): void {
-    const due = start + this.sessions.metricsWindowMs + this.config.referenceHorizonMs;
-    this.timers.push({ due, kind: PURGE, policy: this.P, wc: -1, start });
-  }
-
-  private compare(start: number): void {
-    const end = start + this.sessions.metricsWindowMs;
-    this.bias.compare(start, this.pols, (p) => this.watermarkOf(p) >= end + p.cfg.graceMs);
-  }
-
-  private purge(p: PolicyRuntime, t: Timer): void {
-    const k = this.keysById.get(t.wc);
-    if (k === undefined || (k.sessions[p.index] as Session[]).length > 0) return;
-    if (t.due !== this.purgeAt(p, k) + p.lagMs) return;
-    k.closedUntil[p.index] = -Infinity;
-    if (isKeyEmpty(k)) this.dropKey(k);
-  }
-
-  private dropKey(k: KeyState): void {
-    this.keysById.delete(k.id);
-    const users = this.keys.get(k.service);
-    users?.delete(k.user);
-    if (users?.size === 0) this.keys.delete(k.service);
-  }
+  absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
 }

@@ -10,7 +10,7 @@
  */
 import type { Pane, PaneBias, PaneKind, PaneSession, PaneValue } from "../../protocol.js";
 import type { AccumulationMode, CoreOutput } from "../types.js";
-import type { EmittedSession, Session } from "./session-state.js";
+import type { EmittedSession, Session } from "./session-key.js";
 
 export interface SessionEmitContext {
   policy: string;

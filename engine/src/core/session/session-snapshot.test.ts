@@ -5,7 +5,8 @@ import { DEFAULT_POLICIES, defaultCoreConfig } from "../default-config.js";
 import { CoreError } from "../errors.js";
 import { simulate } from "../simulation.js";
 import type { CoreConfig, CoreOutput } from "../types.js";
-import { createSessionOperator, restoreSessionOperator, type SessionCore } from "./index.js";
+import { crc32 } from "../byte-codec.js";
+import { createSessionOperator, restoreSessionOperator, SESSION_SNAPSHOT_VERSION, type SessionCore } from "./index.js";
 
 const SESSIONS = { gap: "15s", maxLength: "2m" };
 
@@ -13,6 +14,7 @@ function config(): CoreConfig {
   return {
     ...defaultCoreConfig(),
     partitions: 3,
+    serviceCap: 2,
     policies: [
       ...DEFAULT_POLICIES.map((p) => ({ ...p })),
       {
@@ -117,5 +119,11 @@ describe("session operator snapshot", { timeout: 30_000 }, () => {
       "TM_SNAPSHOT_CONFIG_MISMATCH",
     );
     expect(codeOf(() => restoreSessionOperator(config(), SESSIONS, bytes))).toBeUndefined();
+    // An older format (2: partitions without the log time of their last record), correctly sealed: refused.
+    expect(bytes[4]).toBe(SESSION_SNAPSHOT_VERSION);
+    const old = bytes.slice();
+    old[4] = 2;
+    new DataView(old.buffer).setUint32(old.length - 4, crc32(old.subarray(0, old.length - 4)), true);
+    expect(codeOf(() => restoreSessionOperator(config(), SESSIONS, old))).toBe("TM_SNAPSHOT_VERSION");
   });
 });

@@ -1,9 +1,10 @@
 /**
- * Snapshot codec of the session operator (docs/semantics.md, "Snapshot"): log time, partition
- * clocks, policy progress, pane sequence counters, every key with its open sessions and
- * closed-session bounds. Timer queues are rebuilt from that state (their order is total), so a
- * restored operator emits byte-identical panes. Layout: "TMSS" · version · config CRC · body ·
- * CRC-32 of all before.
+ * Snapshot codec of the session operator (docs/semantics.md, "Snapshot"): its whole SessionState —
+ * log time, partition clocks, policy progress, pane sequence counters, the service registry, every
+ * key with its open sessions and closed-session bounds, the early queues and bias windows. Timer
+ * queues are not written: the operator rebuilds them from the decoded state (their order is
+ * total), so a restored operator emits byte-identical panes. Layout: "TMSS" · version · config
+ * CRC · body · CRC-32 of all before.
  */
 import type { PaneValue } from "../../protocol.js";
 import { ByteWriter, crc32, type ByteReader } from "../byte-codec.js";
@@ -11,21 +12,26 @@ import { seal, unseal } from "./sealed-bytes.js";
 import { CoreError } from "../errors.js";
 import type { CoreConfig } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
-import { SessionOperator } from "./session-operator.js";
-import { NONE, newKeyState, type EmittedSession, type KeyState, type Session } from "./session-state.js";
+import { NONE, newKeyState, type EmittedSession, type KeyState, type Session } from "./session-key.js";
+import { newSessionState, type SessionState } from "./session-state.js";
 import {
   readDelaySamples,
+  readKeyRegistry,
   readPartitionClocks,
   readPolicyProgress,
   writeDelaySamples,
+  writeKeyRegistry,
   writePartitionClocks,
   writePolicyProgress,
 } from "../snapshot-parts.js";
 import { keyIdOf } from "../window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
-/** 2: bias samples carry usersPct. */
-export const SESSION_SNAPSHOT_VERSION = 2;
+/**
+ * 2: bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness
+ * in log time), and the service registry (service cap) is written.
+ */
+export const SESSION_SNAPSHOT_VERSION = 3;
 const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {
@@ -106,31 +112,45 @@ function readSession(r: ByteReader, policy: number, key: KeyState): Session {
   };
 }
 
-function encode(op: SessionOperator): Uint8Array {
+/** Snapshot bytes of the operator's whole state. */
+export function encodeSessionSnapshot(
+  config: CoreConfig,
+  sessions: Readonly<SessionConfig>,
+  state: SessionState,
+): Uint8Array {
   const w = new ByteWriter();
   for (const b of MAGIC) w.uint(b);
   w.uint(SESSION_SNAPSHOT_VERSION);
-  w.uint(configCrc(op.config, op.sessions));
-  w.f64(op.logTime);
-  for (const x of [op.eventsTotal, op.anonymous, op.merges, op.nextId]) w.uint(x);
-  writePartitionClocks(w, op.parts);
-  for (const p of op.pols) {
+  w.uint(configCrc(config, sessions));
+  const clock = state.clock;
+  w.f64(clock.logTime);
+  for (const x of [clock.eventsTotal, state.anonymous, state.merges, state.nextId]) w.uint(x);
+  writePartitionClocks(w, clock.partitions);
+  for (const p of clock.policies) {
     writePolicyProgress(w, p);
-    w.uint(op.seqs[p.index] as number);
+    w.uint(state.seqs[p.index] as number);
     writeDelaySamples(w, p);
   }
-  for (const q of op.early) {
-    const live = q.filter((s) => op.sessionsById.get(s.id) === s);
+  w.f64(state.services.nextSweep);
+  writeKeyRegistry(w, state.services);
+  for (const q of state.early) {
+    const live = q.filter((s) => state.sessionsById.get(s.id) === s);
     w.uint(live.length);
     for (const s of live) w.uint(s.id);
   }
-  w.uint(op.keysById.size);
-  for (const users of op.keys.values()) {
+  writeKeys(w, state);
+  state.bias.encode(w, clock.policies);
+  return seal(w);
+}
+
+function writeKeys(w: ByteWriter, state: SessionState): void {
+  w.uint(state.keysById.size);
+  for (const users of state.keys.values()) {
     for (const k of users.values()) {
       w.uint(k.id);
       w.string(k.service);
       w.string(k.user);
-      for (const p of op.pols) {
+      for (const p of state.clock.policies) {
         w.f64(k.closedUntil[p.index] as number);
         const list = k.sessions[p.index] as Session[];
         w.uint(list.length);
@@ -138,21 +158,14 @@ function encode(op: SessionOperator): Uint8Array {
       }
     }
   }
-  op.bias.encode(w, op.pols);
-  return seal(w);
 }
 
-/** Snapshot bytes of the operator's whole state. */
-export function encodeSessionSnapshot(op: SessionOperator): Uint8Array {
-  return encode(op);
-}
-
-/** Decodes a snapshot into a fresh operator; throws a coded CoreError on any mismatch. */
+/** Decodes a snapshot into an operator state; throws a coded CoreError on any mismatch. */
 export function decodeSessionSnapshot(
   config: CoreConfig,
   sessions: Readonly<SessionConfig>,
   bytes: Uint8Array,
-): SessionOperator {
+): SessionState {
   const r = unseal(bytes, "session snapshot");
   for (const b of MAGIC) if (r.uint() !== b) throw corrupt("does not start with the tidemark session magic");
   const version = r.uint();
@@ -166,60 +179,57 @@ export function decodeSessionSnapshot(
       "TM_SNAPSHOT_CONFIG_MISMATCH",
       "session snapshot was taken with a different configuration: restore with the same policies, partitions and session settings, or start fresh",
     );
-  const op = new SessionOperator(config, sessions);
-  readState(op, r);
+  const state = newSessionState(config, sessions);
+  readState(state, r);
   if (!r.done) throw corrupt("has trailing bytes");
-  return op;
+  return state;
 }
 
-function readState(op: SessionOperator, r: ByteReader): void {
-  op.logTime = r.f64();
-  op.eventsTotal = r.uint();
-  op.anonymous = r.uint();
-  op.merges = r.uint();
-  op.nextId = r.uint();
-  readPartitionClocks(r, op.parts);
-  for (const p of op.pols) {
+function readState(state: SessionState, r: ByteReader): void {
+  const clock = state.clock;
+  clock.logTime = r.f64();
+  clock.eventsTotal = r.uint();
+  state.anonymous = r.uint();
+  state.merges = r.uint();
+  state.nextId = r.uint();
+  readPartitionClocks(r, clock.partitions);
+  for (const p of clock.policies) {
     readPolicyProgress(r, p);
-    op.seqs[p.index] = r.uint();
+    state.seqs[p.index] = r.uint();
     readDelaySamples(r, p, corrupt);
   }
-  const early = op.early.map(() => Array.from({ length: r.uint() }, () => r.uint()));
-  for (let n = r.uint(); n > 0; n--) readKey(op, r);
+  state.services.nextSweep = r.f64();
+  readKeyRegistry(r, state.services);
+  const early = state.early.map(() => Array.from({ length: r.uint() }, () => r.uint()));
+  for (let n = r.uint(); n > 0; n--) readKey(state, r);
   early.forEach((ids, p) => {
     for (const id of ids) {
-      const s = op.sessionsById.get(id);
+      const s = state.sessionsById.get(id);
       if (s === undefined) throw corrupt("queues a missing session");
       s.queued = true;
-      op.early[p]?.push(s);
+      state.early[p]?.push(s);
     }
   });
-  op.bias.decode(r, op.pols);
-  for (const start of op.bias.windows.keys()) op.scheduleCompare(start);
-  for (const p of op.pols) {
-    if (Number.isFinite(p.nextEarly) && p.cfg.earlyEveryMs !== null)
-      op.timers.push({ due: p.nextEarly, kind: 0, policy: p.index, wc: -1, start: 0 });
-  }
+  state.bias.decode(r, clock.policies);
 }
 
-function readKey(op: SessionOperator, r: ByteReader): void {
+function readKey(state: SessionState, r: ByteReader): void {
   const id = r.uint();
   const service = r.string();
   const user = r.string();
-  const k = newKeyState(id, service, user, keyIdOf(service, user), op.pols.length);
-  let users = op.keys.get(service);
-  if (users === undefined) op.keys.set(service, (users = new Map()));
+  const policies = state.clock.policies;
+  const k = newKeyState(id, service, user, keyIdOf(service, user), policies.length);
+  let users = state.keys.get(service);
+  if (users === undefined) state.keys.set(service, (users = new Map()));
   users.set(user, k);
-  op.keysById.set(id, k);
-  for (const p of op.pols) {
+  state.keysById.set(id, k);
+  for (const p of policies) {
     k.closedUntil[p.index] = r.f64();
     const list = k.sessions[p.index] as Session[];
     for (let m = r.uint(); m > 0; m--) {
       const s = readSession(r, p.index, k);
       list.push(s);
-      op.sessionsById.set(s.id, s);
-      op.scheduleSession(p, s);
+      state.sessionsById.set(s.id, s);
     }
-    if (list.length === 0 && Number.isFinite(k.closedUntil[p.index])) op.schedulePurge(p, k);
   }
 }

@@ -1,158 +1,94 @@
 /**
- * Open session state (docs/semantics.md, "Session windows"). Per (service, user) a KeyState holds,
- * for every policy, its open sessions sorted by first event time; sessions of one key never overlap
- * within a cap period, so the sessions an event touches are one contiguous run of that list.
+ * Everything the session operator holds, as one type (docs/decisions/0010-core-state-and-idleness.md):
+ * the input clock (log time, partitions, the policies' progress with the hidden bias reference
+ * last), the service registry (service cap), every (service, user) key with its open sessions and
+ * closed-session bounds, the pane
+ * sequence counters, the early queues and the bias windows. `status()` and the snapshot codec read
+ * it; restoring decodes one and builds the operator around it. Timer queues are derived from it.
  */
-import type { PaneSession, PaneValue } from "../../protocol.js";
+import { newClockState, type ClockState } from "../clock-state.js";
+import { KeyRegistry } from "../key-registry.js";
+import type { CoreConfig, PolicyConfig } from "../types.js";
+import { SessionBias } from "./session-bias.js";
+import type { SessionConfig } from "./session-config.js";
+import { keyIdOf } from "../window-state.js";
+import { newKeyState, type KeyState, type Session } from "./session-key.js";
 
-/** The last pane emitted for a session: what a retraction takes back. */
-export interface EmittedSession {
-  value: PaneValue;
-  start: number;
-  end: number;
-  session: PaneSession;
+export interface SessionState {
+  /** Policies are the configured ones, then the reference (index = configured count). */
+  readonly clock: ClockState;
+  /** Services that keep their name under the service cap (routes are not keyed here). */
+  readonly services: KeyRegistry;
+  /** service → user → key. */
+  readonly keys: Map<string, Map<string, KeyState>>;
+  /** Keys and open sessions by id: indexes of `keys`, kept in step with it. */
+  readonly keysById: Map<number, KeyState>;
+  readonly sessionsById: Map<number, Session>;
+  /** Per policy: the next pane seq. */
+  readonly seqs: number[];
+  /** Per policy: sessions changed since its last early tick, in order (dead ones skipped). */
+  readonly early: Session[][];
+  /** Events without a user: no session. */
+  anonymous: number;
+  /** Merges of two or more sessions by a bridging event, over the configured policies. */
+  merges: number;
+  /** Next key or session id (one sequence, monotone). */
+  nextId: number;
+  readonly bias: SessionBias;
 }
 
-export interface Session {
-  /** Operator-unique, monotone: names the session in timers. */
-  readonly id: number;
-  readonly policy: number;
-  readonly key: KeyState;
-  /** Cap period: floor(ts / maxLength); sessions of different periods never merge. */
-  readonly period: number;
-  firstTs: number;
-  lastTs: number;
-  count: number;
-  errors: number;
-  firstRoute: string;
-  lastRoute: string;
-  /** STAGE_* bits of the core's window state (on-time fired, late pane pending). */
-  stage: number;
-  lastLateAt: number;
-  /** Changed since its last pane. */
-  dirty: boolean;
-  lateAccepted: number;
-  last: EmittedSession | null;
-  /** Due of the pending on-time / final timer (NONE: none pending); not snapshotted. */
-  onTimeDue: number;
-  finalDue: number;
-  /** In its policy's early queue. */
-  queued: boolean;
-}
-
-/** No timer pending. */
-export const NONE = -Infinity;
-
-export interface KeyState {
-  readonly id: number;
-  readonly service: string;
-  readonly user: string;
-  /** keyIdOf(service, user): the pane-id part. */
-  readonly keyId: string;
-  /** Per policy: open sessions sorted by firstTs. */
-  readonly sessions: Session[][];
-  /** Per policy: largest lastTs of a closed session (−Infinity: none kept). */
-  readonly closedUntil: Float64Array;
-}
-
-export function newKeyState(id: number, service: string, user: string, keyId: string, policies: number): KeyState {
+/** The bias reference as a hidden last policy: every event kept to the reference horizon, no panes. */
+export function referencePolicy(config: CoreConfig): PolicyConfig {
   return {
-    id,
-    service,
-    user,
-    keyId,
-    sessions: Array.from({ length: policies }, () => []),
-    closedUntil: new Float64Array(policies).fill(-Infinity),
+    name: "(reference)",
+    label: "reference",
+    watermark: { kind: "arrival-lag", lagMs: config.referenceHorizonMs },
+    graceMs: 0,
+    earlyEveryMs: null,
+    lateEveryMs: null,
+    mode: "final-only",
   };
 }
 
-export function isKeyEmpty(k: KeyState): boolean {
-  for (let p = 0; p < k.sessions.length; p++) {
-    if ((k.sessions[p] as Session[]).length > 0 || (k.closedUntil[p] as number) > -Infinity) return false;
-  }
-  return true;
-}
-
-export function newSession(
-  id: number,
-  policy: number,
-  key: KeyState,
-  period: number,
-  ts: number,
-  route: string,
-  error: boolean,
-): Session {
+export function newSessionState(config: CoreConfig, sessions: Readonly<SessionConfig>): SessionState {
+  const clock = newClockState(config, [...config.policies, referencePolicy(config)]);
   return {
-    id,
-    policy,
-    key,
-    period,
-    firstTs: ts,
-    lastTs: ts,
-    count: 1,
-    errors: error ? 1 : 0,
-    firstRoute: route,
-    lastRoute: route,
-    stage: 0,
-    lastLateAt: -Infinity,
-    dirty: true,
-    lateAccepted: 0,
-    last: null,
-    onTimeDue: NONE,
-    finalDue: NONE,
-    queued: false,
+    clock,
+    services: new KeyRegistry(config.serviceCap, config.routeCapPerService),
+    keys: new Map(),
+    keysById: new Map(),
+    sessionsById: new Map(),
+    seqs: clock.policies.map(() => 0),
+    early: clock.policies.map(() => []),
+    anonymous: 0,
+    merges: 0,
+    nextId: 1,
+    bias: new SessionBias(sessions.metricsWindowMs, clock.policies.length),
   };
 }
 
-/** Folds another session's facts (or one event's) into s. Ties in ts keep the smaller route. */
-export function absorb(
-  s: Session,
-  firstTs: number,
-  firstRoute: string,
-  lastTs: number,
-  lastRoute: string,
-  count: number,
-  errors: number,
-): void {
-  if (firstTs < s.firstTs || (firstTs === s.firstTs && firstRoute < s.firstRoute)) {
-    s.firstTs = firstTs;
-    s.firstRoute = firstRoute;
-  }
-  if (lastTs > s.lastTs || (lastTs === s.lastTs && lastRoute < s.lastRoute)) {
-    s.lastTs = lastTs;
-    s.lastRoute = lastRoute;
-  }
-  s.count += count;
-  s.errors += errors;
-  s.dirty = true;
+/** Index of the hidden reference policy (= the number of configured policies). */
+export function referenceIndex(state: SessionState): number {
+  return state.clock.policies.length - 1;
 }
 
-/**
- * Start of the run [from, to) of sessions an event at ts (in `period`) joins: those with
- * firstTs − gap < ts < lastTs + gap. When the run is empty, `from` is where a new session goes.
- */
-export function touchFrom(list: readonly Session[], period: number, ts: number, gapMs: number): number {
-  let from = 0;
-  while (from < list.length) {
-    const s = list[from] as Session;
-    if (s.period > period || (s.period === period && s.lastTs + gapMs > ts)) break;
-    from++;
+/** The (service, user) key's state, created (with the next id) on first use. */
+export function keyOf(state: SessionState, service: string, user: string): KeyState {
+  let users = state.keys.get(service);
+  if (users === undefined) state.keys.set(service, (users = new Map()));
+  let k = users.get(user);
+  if (k === undefined) {
+    k = newKeyState(state.nextId++, service, user, keyIdOf(service, user), state.clock.policies.length);
+    users.set(user, k);
+    state.keysById.set(k.id, k);
   }
-  return from;
+  return k;
 }
 
-/** End of that run. */
-export function touchTo(list: readonly Session[], from: number, period: number, ts: number, gapMs: number): number {
-  let to = from;
-  while (to < list.length) {
-    const s = list[to] as Session;
-    if (s.period !== period || s.firstTs - gapMs >= ts) break;
-    to++;
-  }
-  return to;
-}
-
-/** Session end: last event + gap (docs/semantics.md, "Session windows"). */
-export function endOf(s: Session, gapMs: number): number {
-  return s.lastTs + gapMs;
+/** Forgets a key with nothing left (no open session, no closed-session bound). */
+export function dropKey(state: SessionState, k: KeyState): void {
+  state.keysById.delete(k.id);
+  const users = state.keys.get(k.service);
+  users?.delete(k.user);
+  if (users?.size === 0) state.keys.delete(k.service);
 }

@@ -1,7 +1,8 @@
 /** The session operator's status: CoreStatus (so drivers read it alike) plus session counters. */
+import { watermarkOf } from "../clock-state.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "../status-parts.js";
-import type { CoreStatus } from "../types.js";
-import type { SessionOperator } from "./session-operator.js";
+import type { CoreConfig, CoreStatus } from "../types.js";
+import { referenceIndex, type SessionState } from "./session-state.js";
 
 export interface SessionStatus extends CoreStatus {
   /** Open sessions summed over the policies (openWindows also counts the bias reference's). */
@@ -18,24 +19,25 @@ export interface SessionStatus extends CoreStatus {
 const SESSION_BYTES = 160;
 const KEY_BYTES = 120;
 
-export function sessionStatus(op: SessionOperator): SessionStatus {
-  const open = op.sessionsById.size;
+export function sessionStatus(config: CoreConfig, state: SessionState): SessionStatus {
+  const clock = state.clock;
+  const ref = referenceIndex(state);
+  const open = state.sessionsById.size;
   let reference = 0;
-  for (const users of op.keys.values())
-    for (const k of users.values()) reference += (k.sessions[op.P] as unknown[]).length;
+  for (const users of state.keys.values()) for (const k of users.values()) reference += (k.sessions[ref] ?? []).length;
   return {
-    logTime: orNull(op.logTime),
-    partitions: partitionStatuses(op.parts),
-    policies: op.pols.slice(0, op.P).map((p) => policyStatus(p, op.watermarkOf(p))),
+    logTime: orNull(clock.logTime),
+    partitions: partitionStatuses(clock, config.idleTimeoutMs),
+    policies: clock.policies.slice(0, ref).map((p) => policyStatus(p, watermarkOf(clock, p))),
     openWindows: open,
-    stateKeys: op.keysById.size,
-    stateBytes: open * SESSION_BYTES + op.keysById.size * KEY_BYTES,
-    routesOverflowed: 0,
-    eventsTotal: op.eventsTotal,
-    heldBackBy: heldBackBy(op.parts),
+    stateKeys: state.keysById.size,
+    stateBytes: open * SESSION_BYTES + state.keysById.size * KEY_BYTES,
+    overflow: { services: state.services.overflow.services, routes: 0 },
+    eventsTotal: clock.eventsTotal,
+    heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
     openSessions: open - reference,
     referenceSessions: reference,
-    merges: op.merges,
-    anonymousEvents: op.anonymous,
+    merges: state.merges,
+    anonymousEvents: state.anonymous,
   };
 }

@@ -37,10 +37,6 @@ function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
       core.heartbeat(partition, ingestTs, out);
       sessions.heartbeat(partition, ingestTs, out);
     },
-    setIdle(partition: number, idle: boolean, out: CoreOutput): void {
-      core.setIdle(partition, idle, out);
-      sessions.setIdle(partition, idle, out);
-    },
     finish(out: CoreOutput): void {
       core.finish(out);
       sessions.finish(out);
