@@ -2,9 +2,8 @@
 import { compareLabels, signature, type Labels, type Matcher } from "../promql/index.js";
 import { METRICS } from "./metric-catalog.js";
 import type { PaneSamples } from "./pane-samples.js";
-import type { PromParams } from "./prom-params.js";
+import type { PromHandler, PromParams } from "./prom-params.js";
 import { successJson } from "./prom-response.js";
-import type { PromHandler } from "./prom-api.js";
 
 type Route = (path: string, handler: PromHandler, methods?: Array<"GET" | "POST">) => void;
 

@@ -12,10 +12,8 @@ import { biasWarnings } from "./bias-warnings.js";
 import { labelRoutes } from "./label-routes.js";
 import type { PaneSamples } from "./pane-samples.js";
 import type { PaneView } from "./pane-view.js";
-import { PromParams, rangeOf } from "./prom-params.js";
+import { PromParams, rangeOf, type PromHandler } from "./prom-params.js";
 import { errorReply, instantData, matrixData, successJson } from "./prom-response.js";
-
-export type PromHandler = (p: PromParams) => string;
 
 /** Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it). */
 export function promApi(config: DashboardConfig, samples: PaneSamples, now: () => number = Date.now) {

@@ -113,3 +113,6 @@ export function rangeOf(p: PromParams): { startMs: number; endMs: number; stepMs
     );
   return { startMs, endMs, stepMs };
 }
+
+/** One API route's answer: the JSON body for the parsed parameters. */
+export type PromHandler = (p: PromParams) => string;
