@@ -10,7 +10,7 @@ type Field = (typeof FIELDS)[number];
  *
  * The interval half-width of the combination is the window-weighted mean of the two half-widths,
  * as if the two errors were fully correlated: never narrower than what either side measured
- * (docs/decisions/0007-dashboard.md, "A headline is the newest window"). Either side without a
+ * (docs/decisions/0007-dashboard.md, "An interval is never narrowed"). Either side without a
  * spread (an older engine) leaves the combination without one. The result is provisional when
  * either side is, policy-wide when either side is, and keeps the stage and age only when both
  * sides agree. Pure: the server and the app share it.

@@ -27,7 +27,7 @@ export interface FrontierView {
 const SHOWN: readonly BiasStage[] = ["on-time", "late", "final"];
 
 /**
- * The frontier for `windowMs` (docs/websocket-protocol.md, "Server → client"): one point per
+ * The frontier for `windowMs` (docs/websocket-protocol.md, "Frontier panel"): one point per
  * (policy, stage) from the pooled stage biases; with services selected, their own on-time and
  * final biases (combined by window counts) at the pooled stages' emit delays.
  */

@@ -24,7 +24,8 @@ function times(r: number): string {
 /**
  * "late requests of checkout fail 9× more often: dashboard under-reports its error rate by ≈ 1.4 pp":
  * a service whose lateness the engine flags as correlated with errors (docs/semantics.md,
- * "Correlated lateness"), named with the direction and size of its on-time error-rate bias.
+ * "Correlated lateness"), named with the direction and size of its on-time error-rate bias
+ * (docs/websocket-protocol.md, "Bias on screen").
  */
 export function latenessWarning(policy: string, d: ServiceDial): string {
   const l = d.lateness;
