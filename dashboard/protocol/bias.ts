@@ -46,8 +46,3 @@ export function mergeBias(a: PaneBias, b: PaneBias): PaneBias {
 
 const meanOf = (s: PaneBias, f: Field): number | null => s[f];
 const spreadOf = (s: PaneBias, f: Field): number | null => s.spread?.[f] ?? null;
-
-/** A bias with nothing measured yet. */
-export function unmeasuredBias(): PaneBias {
-  return { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 };
-}
