@@ -15,6 +15,7 @@ export interface PaneSpec {
   emitDelayMs?: number;
   pipelineLagMs?: number;
   bias?: Pane["bias"];
+  nowcast?: Pane["nowcast"];
 }
 
 export function testPane(s: PaneSpec = {}): Pane {
@@ -44,5 +45,6 @@ export function testPane(s: PaneSpec = {}): Pane {
     lateAccepted: 0,
     dropped: 0,
     bias: s.bias ?? { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 },
+    ...(s.nowcast ? { nowcast: s.nowcast } : {}),
   };
 }

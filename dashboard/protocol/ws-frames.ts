@@ -4,7 +4,7 @@
  * share, and imports nothing of either). Pane and status bodies are the wire types of
  * `@tidemark/engine/protocol`.
  */
-import type { EngineStatusMessage, Pane, PaneBias } from "@tidemark/engine/protocol";
+import type { EngineStatusMessage, Pane, PaneBias, ServiceDial, StageBias } from "@tidemark/engine/protocol";
 
 /** `sessions` selects the derived session-metrics panes (docs/websocket-protocol.md, "Sessions"); the others, window panes. */
 export type MetricName = "requests" | "errorRate" | "latency" | "users" | "sessions";
@@ -65,11 +65,20 @@ export interface FrontierPoint {
   emitDelayMs: number | null;
   /** Measured pipeline lag (wall clock at emit − log time), ms. */
   pipelineLagMs: number | null;
+  /** The policy's bias as the engine status reports it (its pooled final bias), merged over workers. */
   bias: PaneBias;
   /** "status" when from engine status messages, "panes" when only panes were seen. */
   source: "status" | "panes";
+  /** Pooled bias per (window size, stage[, age]), merged over workers; empty from older engines. */
+  stages: StageBias[];
+  /** Per (service, window size): on-time and final bias and the lateness correlation, merged over workers. */
+  services: ServiceDial[];
 }
 
+/**
+ * An engine worker's status as the dashboard forwards it: its policies without `stages` and
+ * `services` (those are merged over workers into `DashboardStatus.frontier`).
+ */
 export interface WorkerStatus extends EngineStatusMessage {
   /** Wall clock when the dashboard received it, ms. */
   receivedAt: number;

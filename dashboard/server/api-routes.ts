@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseDuration } from "@tidemark/engine/core";
 import { DashboardError } from "./errors.js";
 import type { PaneStore } from "./pane-store.js";
+import { policiesFor } from "./policies-query.js";
 import type { StatusView } from "./status-view.js";
 
-/** REST: `/api/panes`, `/api/sessions`, `/api/policies`, `/api/status` (docs/websocket-protocol.md, REST section). */
+/** REST: `/api/panes`, `/api/sessions`, `/api/policies[?window=]`, `/api/status` (docs/websocket-protocol.md, REST section). */
 export function apiRoutes(app: FastifyInstance, store: PaneStore, status: StatusView): void {
   const panes = (sessions: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const q = req.query as Record<string, string | undefined>;
@@ -25,18 +26,20 @@ export function apiRoutes(app: FastifyInstance, store: PaneStore, status: Status
   app.get("/api/panes", panes(false));
   app.get("/api/sessions", panes(true));
 
-  app.get("/api/policies", async () => ({
-    policies: status.view().frontier.map((p) => ({
-      name: p.policy,
-      label: p.label,
-      strategy: p.strategy,
-      graceMs: p.graceMs,
-      bias: p.bias,
-      emitDelayMs: p.emitDelayMs,
-      pipelineLagMs: p.pipelineLagMs,
-      source: p.source,
-    })),
-  }));
+  app.get("/api/policies", async (req: FastifyRequest, reply: FastifyReply) => {
+    const w = (req.query as Record<string, string | undefined>)["window"];
+    let windowMs: number | null = null;
+    try {
+      if (w !== undefined && w !== "") windowMs = duration(w, "window");
+    } catch (err) {
+      const e = err as DashboardError;
+      return reply.code(400).send({ code: e.code, error: e.message });
+    }
+    const answer = policiesFor(status.view().frontier, windowMs);
+    if (!("invalid" in answer)) return answer;
+    const e = queryError("window", answer.invalid);
+    return reply.code(400).send({ code: e.code, error: e.message });
+  });
 
   app.get("/api/status", async () => status.view());
 }

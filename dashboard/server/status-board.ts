@@ -1,6 +1,7 @@
-import type { EngineStatusMessage, Pane } from "@tidemark/engine/protocol";
+import type { EngineStatusMessage, Pane, ServiceDial, StageBias } from "@tidemark/engine/protocol";
 import { mergeBias } from "../protocol/bias.js";
 import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from "../protocol/ws-frames.js";
+import { maxOf, mergeServices, mergeStages, serviceOrder, stageOrder } from "./dial-merge.js";
 
 /** A worker that sent no status for this long is shown as stale. */
 export const STALE_AFTER_MS = 5000;
@@ -17,20 +18,35 @@ export class StatusBoard {
   }
 
   view(now: number, feed: FeedStatus, newestPanes: Map<string, Pane>): DashboardStatus {
-    const workers: WorkerStatus[] = [...this.workers.values()]
-      .map(({ msg, receivedAt }) => ({ ...msg, receivedAt, stale: now - receivedAt > STALE_AFTER_MS }))
-      .sort((a, b) => a.worker.localeCompare(b.worker));
-    return { serverTime: now, feed: { ...feed }, workers, frontier: frontier(workers, newestPanes) };
+    const messages = [...this.workers.values()].sort((a, b) => a.msg.worker.localeCompare(b.msg.worker));
+    const workers: WorkerStatus[] = messages.map(({ msg, receivedAt }) => ({
+      ...msg,
+      // The per-stage and per-service dials travel once, merged, in the frontier.
+      policies: msg.policies.map(({ stages: _s, services: _d, ...p }) => p),
+      receivedAt,
+      stale: now - receivedAt > STALE_AFTER_MS,
+    }));
+    return {
+      serverTime: now,
+      feed: { ...feed },
+      workers,
+      frontier: frontier(
+        messages.map((m) => m.msg),
+        newestPanes,
+      ),
+    };
   }
 }
 
 /**
  * Per policy: emit delay against measured bias. Engine status is preferred (bias over all keys,
- * merged across workers by their window counts); policies only seen in panes use their newest
- * on-time/late/final pane.
+ * merged across workers by their window counts; stage and service dials likewise); policies only
+ * seen in panes use their newest on-time/late/final pane.
  */
 export function frontier(workers: readonly EngineStatusMessage[], newestPanes: Map<string, Pane>): FrontierPoint[] {
   const points = new Map<string, FrontierPoint>();
+  const stages = new Map<string, Map<string, StageBias>>();
+  const services = new Map<string, Map<string, ServiceDial>>();
   for (const w of workers) {
     for (const p of w.policies) {
       const prev = points.get(p.name);
@@ -43,8 +59,16 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
         pipelineLagMs: maxOf(prev?.pipelineLagMs ?? null, w.pipelineLagMs),
         bias: prev ? mergeBias(prev.bias, p.bias) : { ...p.bias },
         source: "status",
+        stages: [],
+        services: [],
       });
+      mergeStages(getOrAdd(stages, p.name), p.stages);
+      mergeServices(getOrAdd(services, p.name), p.services);
     }
+  }
+  for (const point of points.values()) {
+    point.stages = [...(stages.get(point.policy)?.values() ?? [])].sort(stageOrder);
+    point.services = [...(services.get(point.policy)?.values() ?? [])].sort(serviceOrder);
   }
   for (const [policy, pane] of newestPanes) {
     if (points.has(policy)) continue;
@@ -57,6 +81,8 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
       pipelineLagMs: pane.pipelineLagMs,
       bias: { ...pane.bias },
       source: "panes",
+      stages: [],
+      services: [],
     });
   }
   return [...points.values()].sort(
@@ -64,8 +90,8 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
   );
 }
 
-function maxOf(a: number | null, b: number | null): number | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return Math.max(a, b);
+function getOrAdd<V>(m: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let v = m.get(key);
+  if (!v) m.set(key, (v = new Map()));
+  return v;
 }

@@ -14,11 +14,11 @@ afterEach(() => {
   document.body.innerHTML = "";
 });
 
-function render(panel: Parameters<typeof metricDef>[0], panes: Pane[]) {
-  app = mount(Headline, { target: document.body, props: { def: metricDef(panel), panes } });
+function render(panel: Parameters<typeof metricDef>[0], panes: Pane[], nowcast = false) {
+  app = mount(Headline, { target: document.body, props: { def: metricDef(panel), panes, nowcast } });
   flushSync();
   const text = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.trim();
-  return { value: text("value"), bias: text("bias"), delay: text("delay"), kind: text("kind") };
+  return { value: text("value"), bias: text("bias"), delay: text("delay"), kind: text("kind"), text };
 }
 
 describe("Headline", () => {
@@ -27,9 +27,9 @@ describe("Headline", () => {
       render("errorRate", [
         pane("api", 1000, 29, "on-time", { countPct: 6.4, errorRatePp: -1.5, p99Pct: 2, usersPct: 4, windows: 30 }),
       ]),
-    ).toEqual({
+    ).toMatchObject({
       value: "2.9 %",
-      bias: "bias \u22121.5 pp (30 windows)",
+      bias: "bias \u22121.5 pp, 30 win.",
       delay: "emit 2 s + 35 ms pipeline",
       kind: "on-time",
     });
@@ -41,9 +41,9 @@ describe("Headline", () => {
       pane("web", 500, 0, "early", { countPct: 3, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 10 }),
     ]);
     // (1000 + 500) / 10 s; shortfall (6·30 + 3·10) / 40 = 5.25 % shown as −5.25 %.
-    expect(h).toEqual({
+    expect(h).toMatchObject({
       value: "150 req/s",
-      bias: "bias \u22125.25 % (30 windows)",
+      bias: "bias \u22125.25 %, 30 win.",
       delay: "emit 2 s + 35 ms pipeline",
       kind: "early",
     });
@@ -57,7 +57,7 @@ describe("Headline", () => {
       emittedAt: 3000,
       emitDelayMs: -7000,
     };
-    expect(render("requests", [early])).toEqual({
+    expect(render("requests", [early])).toMatchObject({
       value: "15 req/s",
       bias: "bias not measured yet",
       delay: "emit \u22127 s + 35 ms pipeline",
@@ -70,7 +70,7 @@ describe("Headline", () => {
       render("users", [
         pane("api", 10, 0, "final", { countPct: 1, errorRatePp: 0, p99Pct: 0, usersPct: 12.5, windows: 5 }),
       ]).bias,
-    ).toBe("bias \u221212.5 % (5 windows)");
+    ).toBe("bias \u221212.5 %, 5 win.");
     unmount(app!);
     app = undefined;
     document.body.innerHTML = "";
@@ -79,7 +79,7 @@ describe("Headline", () => {
       pane("api", 10, 0, "final", { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 8, windows: 30 }),
       pane("web", 10, 0, "final", { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 2, windows: 10 }),
     ]);
-    expect(two.bias).toBe("bias \u22126.5 % (30 windows)");
+    expect(two.bias).toBe("bias \u22126.5 %, 30 win.");
     unmount(app!);
     app = undefined;
     document.body.innerHTML = "";
@@ -87,7 +87,7 @@ describe("Headline", () => {
       render("users", [
         pane("api", 10, 0, "final", { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: -3, windows: 1 }),
       ]).bias,
-    ).toBe("bias +3 % (1 window)");
+    ).toBe("bias +3 %, 1 win.");
   });
 
   it("says when a metric has no measured bias, and shows an empty state without panes", () => {
@@ -101,4 +101,63 @@ describe("Headline", () => {
     document.body.innerHTML = "";
     expect(render("p99", [])).toMatchObject({ value: "–", kind: undefined });
   });
+
+  it("shows the bias with its 95 % interval, marks a policy-wide fallback and a provisional lower bound", () => {
+    const spread = { countPct: 0.5, errorRatePp: 0.3, p99Pct: 1, usersPct: 0.4 };
+    const b = { countPct: 1, errorRatePp: -1.4, p99Pct: 2, usersPct: 1, windows: 30, spread };
+    expect(
+      render("errorRate", [pane("checkout", 1000, 29, "on-time", { ...b, stage: "on-time", scope: "service" })]).bias,
+    ).toBe("bias \u22121.4 \u00b1 0.3 pp, 30 win.");
+    reset();
+    expect(
+      render("errorRate", [pane("auth", 1000, 29, "on-time", { ...b, errorRatePp: -0.33, scope: "policy" })]).bias,
+    ).toBe("bias \u22120.33 \u00b1 0.3 pp, 30 win., policy-wide");
+    reset();
+    expect(
+      render("requests", [pane("auth", 1000, 0, "on-time", { ...b, countPct: 0.8, windows: 3, provisional: true })])
+        .bias,
+    ).toBe("bias \u2265 0.8 % under so far (provisional, 3 win.)");
+  });
+
+  it("with the nowcast on, shows the corrected value as an estimate with its interval, the measured value and the nowcast's error", () => {
+    const p = testPane({
+      service: "checkout",
+      count: 1000,
+      errors: 29,
+      kind: "on-time",
+      seq: 1,
+      bias: { countPct: 2, errorRatePp: -1.4, p99Pct: 0, usersPct: 0, windows: 30 },
+      nowcast: {
+        value: { count: 1020, errorRate: 0.043, p99: 420, users: 41 },
+        spread: { count: 10, errorRate: 0.003, p99: 20, users: 2 },
+        error: { countPct: 0.2, errorRatePp: -0.1, p99Pct: 1, usersPct: 0.5, windows: 12 },
+      },
+    });
+    const h = render("errorRate", [p], true);
+    expect([h.value, h.text("interval"), h.text("estimate"), h.text("measured"), h.text("nowcast-error")]).toEqual([
+      "\u2248 4.3 %",
+      "\u00b1 0.3 %",
+      "estimate",
+      "measured 2.9 %",
+      "nowcast error \u22120.1 pp, 12 win.",
+    ]);
+    expect(h.bias).toBe("bias \u22121.4 pp, 30 win.");
+    reset();
+    // Off: the measured value, no estimate.
+    const off = render("errorRate", [p]);
+    expect([off.value, off.text("estimate"), off.text("nowcast")]).toEqual(["2.9 %", undefined, undefined]);
+    reset();
+    // No nowcast on the pane (no bias measured at its stage yet): says so, keeps the measured value.
+    const none = render("errorRate", [{ ...p, nowcast: undefined }], true);
+    expect([none.value, none.text("nowcast-none")]).toEqual([
+      "2.9 %",
+      "no nowcast yet: no bias measured at this stage",
+    ]);
+  });
 });
+
+function reset(): void {
+  if (app) unmount(app);
+  app = undefined;
+  document.body.innerHTML = "";
+}

@@ -1,7 +1,23 @@
-import type { Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
+import type { BiasStage, Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
 import { mergeBias } from "../../protocol/bias.js";
+import type { SeriesPoint } from "./pane-book.js";
 
 const SETTLEDNESS: Record<PaneKind, number> = { early: 0, retract: 1, "on-time": 2, late: 3, final: 4 };
+const STAGE_OF_KIND: Record<PaneKind, BiasStage | "retract"> = {
+  early: "early",
+  "on-time": "on-time",
+  late: "late",
+  final: "final",
+  retract: "retract",
+};
+
+/**
+ * The stage a pane's bias is measured at: its own `bias.stage`, or for panes of older engines the
+ * stage of its kind (a late pane may carry the final's bias when late is not measured).
+ */
+export function stageOf(p: Pane): BiasStage | "retract" {
+  return p.bias.stage ?? STAGE_OF_KIND[p.kind];
+}
 
 /** What a headline over several services' panes of one window shows beside the value. */
 export interface HeadlineFacts {
@@ -12,6 +28,7 @@ export interface HeadlineFacts {
   kind: PaneKind;
 }
 
+/** Panes of one stage only (`headlineWindow` picks them), so their biases may be combined. */
 export function headlineFacts(panes: readonly Pane[]): HeadlineFacts | null {
   const first = panes[0];
   if (!first) return null;
@@ -23,4 +40,41 @@ export function headlineFacts(panes: readonly Pane[]): HeadlineFacts | null {
     pipelineLagMs: Math.max(...panes.map((p) => p.pipelineLagMs)),
     kind,
   };
+}
+
+/** The window a headline shows, and why it is not simply the newest one. */
+export interface HeadlineWindow {
+  t: number;
+  panes: Pane[];
+  /** The newest window's panes are of several stages, so this older window is shown instead. */
+  newerMixed: boolean;
+  /** Services of the window left out because their panes are of a later stage (no window was of one stage). */
+  leftOut: number;
+}
+
+/**
+ * The newest window whose panes (one per service) are all of one stage: services are combined
+ * only within one stage (docs/decisions/0007-dashboard.md, "A headline is the newest window").
+ * When no window is, the newest window's panes of its least settled stage.
+ */
+export function headlineWindow(series: Map<string, SeriesPoint[]>): HeadlineWindow | null {
+  const byWindow = new Map<number, Pane[]>();
+  for (const s of series.values()) for (const p of s) getOrAdd(byWindow, p.t).push(p.pane);
+  const starts = [...byWindow.keys()].sort((a, b) => b - a);
+  const newest = starts[0];
+  if (newest === undefined) return null;
+  for (const t of starts) {
+    const panes = byWindow.get(t) ?? [];
+    if (new Set(panes.map(stageOf)).size === 1) return { t, panes, newerMixed: t !== newest, leftOut: 0 };
+  }
+  const all = byWindow.get(newest) ?? [];
+  const leastSettled = all.reduce((a, p) => (SETTLEDNESS[p.kind] < SETTLEDNESS[a.kind] ? p : a));
+  const panes = all.filter((p) => stageOf(p) === stageOf(leastSettled));
+  return { t: newest, panes, newerMixed: false, leftOut: all.length - panes.length };
+}
+
+function getOrAdd<K, V>(m: Map<K, V[]>, k: K): V[] {
+  let v = m.get(k);
+  if (!v) m.set(k, (v = []));
+  return v;
 }

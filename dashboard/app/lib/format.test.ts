@@ -14,15 +14,38 @@ describe("formatting values, bias and delay", () => {
     expect(formatValue("users", NaN)).toBe("–");
   });
 
-  it("signs the bias with a true minus, in the metric's unit, with the number of windows", () => {
+  it("signs the bias with a true minus, in the metric's unit, with its interval and the number of windows", () => {
     expect(formatSigned(-1.5)).toBe(`${M}1.5`);
     expect(formatSigned(0.25)).toBe("+0.25");
     expect(formatSigned(0)).toBe("0");
     expect(formatSigned(-0.0001)).toBe("0");
-    expect(formatBias({ value: -1.5, unit: "pp" }, 30)).toBe(`bias ${M}1.5 pp (30 windows)`);
-    expect(formatBias({ value: 6.4, unit: "%" }, 1)).toBe("bias +6.4 % (1 window)");
-    expect(formatBias(null, 0)).toBe("bias not measured yet");
-    expect(formatBias(null, 30)).toBe("bias not measured for this metric");
+    const measured = { windows: 30, scope: "service" as const, provisional: false };
+    expect(formatBias({ value: -1.4, unit: "pp", spread: 0.3 }, measured)).toBe(`${M}1.4 \u00b1 0.3 pp, 30 win.`);
+    expect(formatBias({ value: 6.4, unit: "%", spread: 0.25 }, { ...measured, windows: 1 })).toBe(
+      "+6.4 \u00b1 0.25 %, 1 win.",
+    );
+  });
+
+  it("leaves the interval out when the engine sends none or has one sample", () => {
+    // An older engine: no spread, no scope, no provisional flag.
+    expect(formatBias({ value: -1.5, unit: "pp", spread: null }, { windows: 30 })).toBe(`${M}1.5 pp, 30 win.`);
+  });
+
+  it("marks a policy-wide fallback and a provisional lower bound", () => {
+    expect(
+      formatBias({ value: -0.33, unit: "pp", spread: 0.1 }, { windows: 30, scope: "policy", provisional: false }),
+    ).toBe(`${M}0.33 \u00b1 0.1 pp, 30 win., policy-wide`);
+    expect(
+      formatBias({ value: -0.8, unit: "%", spread: 0.5 }, { windows: 3, scope: "service", provisional: true }),
+    ).toBe("\u2265 0.8 % under so far (provisional, 3 win.)");
+    expect(
+      formatBias({ value: 0.2, unit: "pp", spread: null }, { windows: 0, scope: "policy", provisional: true }),
+    ).toBe("\u2265 0.2 pp over so far (provisional, policy-wide)");
+  });
+
+  it("says why there is no bias", () => {
+    expect(formatBias(null, { windows: 0 })).toBe("not measured yet");
+    expect(formatBias(null, { windows: 30 })).toBe("not measured for this metric");
   });
 
   it("writes the emit delay as policy delay plus pipeline lag", () => {

@@ -1,4 +1,4 @@
-import type { PaneKind } from "@tidemark/engine/protocol";
+import type { PaneBias, PaneKind } from "@tidemark/engine/protocol";
 
 const MINUS = "\u2212";
 
@@ -28,10 +28,34 @@ export function formatSigned(v: number): string {
   return `${v < 0 ? MINUS : "+"}${s}`;
 }
 
-/** "bias −1.5 pp (30 windows)", or why there is none yet. */
-export function formatBias(bias: { value: number; unit: "%" | "pp" } | null, windows: number): string {
-  if (bias === null) return windows > 0 ? "bias not measured for this metric" : "bias not measured yet";
-  return `bias ${formatSigned(bias.value)} ${bias.unit} (${windows} ${windows === 1 ? "window" : "windows"})`;
+/** A measured bias in a panel's unit: signed policy − reference, and its 95 % interval half-width. */
+export interface ShownBias {
+  value: number;
+  unit: "%" | "pp";
+  /** Null: fewer than two samples, or an engine that sends no spread. */
+  spread: number | null;
+}
+
+/** What a bias text says besides its number (docs/websocket-protocol.md, "Bias on screen"). */
+export type BiasContext = Pick<PaneBias, "windows" | "provisional" | "scope">;
+
+/**
+ * A pane's bias with its interval: "−1.4 ± 0.3 pp, 30 win."; "+0.2 pp, 1 win." without a spread;
+ * "−0.33 ± 0.1 pp, 30 win., policy-wide" when measured over the policy, not the service;
+ * "≥ 0.8 % under so far (provisional, 3 win.)" before the reference closed a window (a lower bound);
+ * or why there is none.
+ */
+export function formatBias(shown: ShownBias | null, b: BiasContext): string {
+  if (shown === null) return b.windows > 0 ? "not measured for this metric" : "not measured yet";
+  const wide = b.scope === "policy";
+  const n = b.windows > 0 ? `${b.windows} win.` : "";
+  if (b.provisional === true) {
+    const dir = shown.value < 0 ? " under" : shown.value > 0 ? " over" : "";
+    const notes = ["provisional", n, wide ? "policy-wide" : ""].filter((x) => x !== "").join(", ");
+    return `\u2265 ${formatNumber(Math.abs(shown.value))} ${shown.unit}${dir} so far (${notes})`;
+  }
+  const interval = shown.spread === null ? "" : ` \u00b1 ${formatNumber(shown.spread)}`;
+  return `${formatSigned(shown.value)}${interval} ${shown.unit}${n ? `, ${n}` : ""}${wide ? ", policy-wide" : ""}`;
 }
 
 /** A duration: "850 ms", "2 s", "1.5 s", "1 m 40 s". */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WorkerStatus } from "../../protocol/ws-frames.js";
-import { workerHealth } from "./health.js";
+import { lagPercentiles, workerHealth } from "./health.js";
 
 function worker(
   partitions: Array<[number, number | null, boolean]>,
@@ -80,5 +80,15 @@ describe("workerHealth", () => {
     expect(workerHealth(worker([[0, 100_000, false]], null, true), 102_000).alarm).toBe(
       "Engine w0 has not reported for 12 s",
     );
+  });
+});
+
+describe("lagPercentiles", () => {
+  it("reads pipeline-lag p50/p99 when the engine reports them, and nothing from engines that do not", () => {
+    const w = worker([], null);
+    expect(lagPercentiles(w)).toBeNull();
+    expect(lagPercentiles({ ...w, pipelineLag: { p50: 35, p99: 420 } } as WorkerStatus)).toEqual({ p50: 35, p99: 420 });
+    expect(lagPercentiles({ ...w, pipelineLag: { p50: 35 } } as WorkerStatus)).toEqual({ p50: 35, p99: null });
+    expect(lagPercentiles({ ...w, pipelineLag: "fast" } as unknown as WorkerStatus)).toBeNull();
   });
 });

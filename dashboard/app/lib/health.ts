@@ -56,3 +56,17 @@ function alarmOf(w: WorkerStatus, rows: readonly PartitionRow[], now: number): s
   const others = stalled.length > 1 ? ` (${stalled.length} partitions stalled)` : "";
   return `Watermark stalled: partition ${first.partition} ${behind} and holds it back${others}`;
 }
+
+/**
+ * The pipeline-lag percentiles when the engine reports them (a `pipelineLag` block with p50 and
+ * p99, ms); null for engines that send only `pipelineLagMs`. Read tolerantly: any other shape is
+ * treated as absent.
+ */
+export function lagPercentiles(w: WorkerStatus): { p50: number | null; p99: number | null } | null {
+  const lag = (w as { pipelineLag?: unknown }).pipelineLag;
+  if (typeof lag !== "object" || lag === null) return null;
+  const ms = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  const { p50, p99 } = lag as { p50?: unknown; p99?: unknown };
+  if (ms(p50) === null && ms(p99) === null) return null;
+  return { p50: ms(p50), p99: ms(p99) };
+}

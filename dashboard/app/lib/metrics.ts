@@ -1,6 +1,9 @@
 import type { Pane, PaneBias } from "@tidemark/engine/protocol";
 import type { MetricName } from "../../protocol/ws-frames.js";
-import { formatDuration, formatNumber, type MetricUnit } from "./format.js";
+import { formatDuration, formatNumber, type MetricUnit, type ShownBias } from "./format.js";
+
+/** A nowcast's corrected values, and the bias field each one's measured error is in. */
+export type NowcastField = "count" | "errorRate" | "p99" | "users";
 
 export type PanelKind = "requests" | "errorRate" | "p50" | "p95" | "p99" | "users" | "sessions";
 
@@ -23,7 +26,9 @@ export interface MetricDef {
   /** How `combine` reads in the headline's scope line, e.g. "sum of 4 services". */
   readonly combineLabel: "sum" | "max" | "overall";
   /** The measured bias in the panel's unit (signed, policy − reference), or null when not measured. */
-  bias(b: PaneBias): { value: number; unit: "%" | "pp" } | null;
+  bias(b: PaneBias): ShownBias | null;
+  /** Which nowcast value corrects this metric (docs/websocket-protocol.md, "Nowcast"); absent: none does. */
+  readonly nowcast?: NowcastField;
   /** Further figures of the newest window, over the same services (sessions: durations, error share). */
   details?(panes: readonly Pane[]): Detail[];
 }
@@ -40,10 +45,18 @@ const rate = (p: Pane): number => {
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 const max = (xs: readonly number[]): number => (xs.length === 0 ? NaN : Math.max(...xs));
 
+/** A bias field in its unit with its spread, as measured (the sign kept). */
+const measured = (b: PaneBias, f: keyof NonNullable<PaneBias["spread"]>, unit: "%" | "pp"): ShownBias | null => {
+  const v = b[f];
+  return v === null ? null : { value: v, unit, spread: b.spread?.[f] ?? null };
+};
 /** countPct and usersPct are shortfalls (positive = under-counts); shown signed as policy − reference. */
-const shortfall = (v: number | null) => (v === null ? null : { value: -v, unit: "%" as const });
-const countBias = (b: PaneBias) => shortfall(b.countPct);
-const usersBias = (b: PaneBias) => shortfall(b.usersPct);
+const shortfall = (b: PaneBias, f: "countPct" | "usersPct"): ShownBias | null => {
+  const m = measured(b, f, "%");
+  return m === null ? null : { ...m, value: -m.value };
+};
+const countBias = (b: PaneBias) => shortfall(b, "countPct");
+const usersBias = (b: PaneBias) => shortfall(b, "usersPct");
 
 function latency(q: "p50" | "p95" | "p99"): MetricDef {
   return {
@@ -54,7 +67,8 @@ function latency(q: "p50" | "p95" | "p99"): MetricDef {
     value: (p) => p.value[q],
     combine: (ps) => max(ps.map((p) => p.value[q])),
     combineLabel: "max",
-    bias: (b) => (q === "p99" && b.p99Pct !== null ? { value: b.p99Pct, unit: "%" } : null),
+    bias: (b) => (q === "p99" ? measured(b, "p99Pct", "%") : null),
+    ...(q === "p99" ? { nowcast: "p99" as const } : {}),
   };
 }
 
@@ -95,6 +109,7 @@ export const METRICS: readonly MetricDef[] = [
     combine: (ps) => sum(ps.map(rate)),
     combineLabel: "sum",
     bias: countBias,
+    nowcast: "count",
   },
   {
     panel: "errorRate",
@@ -107,7 +122,8 @@ export const METRICS: readonly MetricDef[] = [
       return count === 0 ? 0 : (100 * sum(ps.map((p) => p.value.errors))) / count;
     },
     combineLabel: "overall",
-    bias: (b) => (b.errorRatePp === null ? null : { value: b.errorRatePp, unit: "pp" }),
+    bias: (b) => measured(b, "errorRatePp", "pp"),
+    nowcast: "errorRate",
   },
   {
     panel: "users",
@@ -118,6 +134,7 @@ export const METRICS: readonly MetricDef[] = [
     combine: (ps) => sum(ps.map((p) => p.value.users)),
     combineLabel: "sum",
     bias: usersBias,
+    nowcast: "users",
   },
   latency("p50"),
   latency("p95"),

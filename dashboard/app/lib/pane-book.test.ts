@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
 import { testPane } from "../../protocol/pane.fixture.js";
 import { metricDef } from "./metrics.js";
-import { latestWindow, PaneBook } from "./pane-book.js";
+import { headlineWindow } from "./combine.js";
+import { PaneBook } from "./pane-book.js";
 
 const W = 10_000;
 const p = (service: string, start: number, seq: number, kind: PaneKind, count: number, route?: string): Pane =>
@@ -39,7 +40,7 @@ describe("PaneBook (pane replacement in the browser)", () => {
     );
     const series = book.series(f, 0, 60_000);
     expect([...series.keys()]).toEqual(["api", "web"]);
-    expect(latestWindow(series)?.panes.map((x) => x.value.count)).toEqual([9, 5]);
+    expect(headlineWindow(series)?.panes.map((x) => x.value.count)).toEqual([9, 5]);
     expect(book.series({ ...f, services: ["web"] }, 0, 60_000).size).toBe(1);
     book.reset([f]);
     expect(book.size).toBe(1);
@@ -68,7 +69,7 @@ describe("PaneBook (pane replacement in the browser)", () => {
     expect([...book.series(f, 0, 60_000).values()].flat().map((x) => x.pane.id)).toEqual(["dashboard|api|10000|0"]);
     const s = book.series({ ...f, sessions: true }, 0, 60_000);
     expect([...s.keys()]).toEqual(["api", "web"]);
-    const newest = latestWindow(s)?.panes ?? [];
+    const newest = headlineWindow(s)?.panes ?? [];
     const def = metricDef("sessions");
     expect(def.combine(newest)).toBe(40);
     // 4 of 40 sessions saw an error; durations: the largest over services.

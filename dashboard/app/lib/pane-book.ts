@@ -111,16 +111,3 @@ export function matchesFilter(p: Pane, f: PanelFilter): boolean {
     (f.services.length === 0 || f.services.includes(p.key.service))
   );
 }
-
-/** The newest window present across the series, with each service's pane for it. */
-export function latestWindow(series: Map<string, SeriesPoint[]>): { t: number; panes: Pane[] } | null {
-  let t = -Infinity;
-  for (const s of series.values()) t = Math.max(t, s.at(-1)?.t ?? -Infinity);
-  if (!Number.isFinite(t)) return null;
-  const panes: Pane[] = [];
-  for (const s of series.values()) {
-    const last = s.at(-1);
-    if (last && last.t === t) panes.push(last.pane);
-  }
-  return { t, panes };
-}

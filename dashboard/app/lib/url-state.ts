@@ -15,6 +15,8 @@ export interface ViewState {
   services: string[];
   /** Policy chosen per panel. */
   policies: Partial<Record<PanelKind, string>>;
+  /** Panels showing their newest window corrected (the nowcast); off unless named. */
+  nowcast: Partial<Record<PanelKind, boolean>>;
   frontierBias: "countPct" | "errorRatePp" | "p99Pct" | "usersPct";
   token: string | null;
 }
@@ -27,7 +29,11 @@ export function parseView(search: string): ViewState {
   const q = new URLSearchParams(search);
   const range = (RANGES as readonly string[]).includes(q.get("range") ?? "") ? (q.get("range") as RangeName) : "15m";
   const policies: Partial<Record<PanelKind, string>> = {};
-  for (const [k, v] of q) if (k.startsWith("policy.") && v !== "") policies[k.slice(7) as PanelKind] = v;
+  const nowcast: Partial<Record<PanelKind, boolean>> = {};
+  for (const [k, v] of q) {
+    if (k.startsWith("policy.") && v !== "") policies[k.slice(7) as PanelKind] = v;
+    if (k.startsWith("nowcast.") && v === "1") nowcast[k.slice(8) as PanelKind] = true;
+  }
   const bias = q.get("bias");
   return {
     range,
@@ -37,6 +43,7 @@ export function parseView(search: string): ViewState {
     windowMs: windowOf(q.get("window")),
     services: (q.get("services") ?? "").split(",").filter((s) => s !== ""),
     policies,
+    nowcast,
     frontierBias: bias === "countPct" || bias === "p99Pct" || bias === "usersPct" ? bias : "errorRatePp",
     token: q.get("token"),
   };
@@ -53,6 +60,7 @@ export function viewToSearch(v: ViewState): string {
   q.set("window", `${v.windowMs / 1000}s`);
   if (v.services.length > 0) q.set("services", v.services.join(","));
   for (const [panel, policy] of Object.entries(v.policies)) q.set(`policy.${panel}`, policy);
+  for (const [panel, on] of Object.entries(v.nowcast)) if (on) q.set(`nowcast.${panel}`, "1");
   if (v.frontierBias !== "errorRatePp") q.set("bias", v.frontierBias);
   if (v.token !== null) q.set("token", v.token);
   return `?${q.toString()}`;

@@ -116,19 +116,19 @@ describe("dashboard in a real browser (panes and status published to a real nats
 
     expect(await headline("requests")).toEqual({
       value: "123 req/s",
-      bias: "bias \u22126.4 % (30 windows)",
+      bias: "bias \u22126.4 %, 30 win.",
       delay: "emit 2 s + 40 ms pipeline",
       kind: "early",
     });
     const errorsBefore = await headline("errorRate");
     expect(errorsBefore).toEqual({
       value: "2.92 %",
-      bias: "bias \u22121.5 pp (30 windows)",
+      bias: "bias \u22121.5 pp, 30 win.",
       delay: "emit 2 s + 40 ms pipeline",
       kind: "early",
     });
     // usersPct 3.1 is a shortfall: shown as policy − reference, like the count bias.
-    expect((await headline("users")).bias).toBe("bias \u22123.1 % (30 windows)");
+    expect((await headline("users")).bias).toBe("bias \u22123.1 %, 30 win.");
     await page.waitForTimeout(1500);
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-checkout.png"), fullPage: true });
 
@@ -136,7 +136,7 @@ describe("dashboard in a real browser (panes and status published to a real nats
     await kindShown("requests", "final");
     expect(await headline("requests")).toEqual({
       value: "132 req/s",
-      bias: "bias 0 % (30 windows)",
+      bias: "bias 0 %, 30 win.",
       delay: "emit 1 m 40 s + 40 ms pipeline",
       kind: "final",
     });

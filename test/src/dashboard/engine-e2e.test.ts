@@ -24,7 +24,7 @@ import {
   writeRecording,
 } from "../engine/engine-fixtures.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
-import { closeTo, expectedBias, expectedDelay, shownBias, shownDelay, shownNumber } from "./shown-text.js";
+import { biasExtras, closeTo, expectedBias, expectedDelay, shownBias, shownDelay, shownNumber } from "./shown-text.js";
 
 const W = 10_000;
 /** What the display of a duration rounds away: ms below 1 s, 3 digits of seconds, whole seconds past a minute. */
@@ -118,7 +118,9 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
     // shows exactly it (policy − reference; countPct is the shortfall) and the pane's delays.
     expect(p.bias.countPct, ctx).not.toBeNull();
     expect(p.bias.windows, ctx).toBeGreaterThan(0);
-    expect(h.bias, ctx).toBe(expectedBias(-(p.bias.countPct as number), "%", p.bias.windows));
+    expect(h.bias, ctx).toBe(
+      expectedBias(-(p.bias.countPct as number), "%", p.bias.windows, biasExtras(p.bias, "countPct")),
+    );
     expect(h.delay, ctx).toBe(expectedDelay(p.emitDelayMs, p.pipelineLagMs));
     const bias = shownBias(h.bias);
     expect(bias?.windows, ctx).toBe(p.bias.windows);
@@ -139,7 +141,9 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
     // The distinct-users panel shows the policy's users bias (a shortfall, shown as policy − reference).
     const usersText = (await headline("users")).bias;
     expect(dash0.bias.usersPct, JSON.stringify(dash0.bias)).not.toBeNull();
-    expect(usersText).toBe(expectedBias(-(dash0.bias.usersPct as number), "%", dash0.bias.windows));
+    expect(usersText).toBe(
+      expectedBias(-(dash0.bias.usersPct as number), "%", dash0.bias.windows, biasExtras(dash0.bias, "usersPct")),
+    );
     const usersBias = shownBias(usersText);
     expect(usersBias?.windows).toBe(dash0.bias.windows);
     expect(closeTo(usersBias?.value ?? NaN, -(dash0.bias.usersPct as number)), JSON.stringify(dash0.bias)).toBe(true);

@@ -26,7 +26,7 @@ import {
   writeRecording,
 } from "../engine/engine-fixtures.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
-import { closeTo, expectedBias, expectedDelay, shownDuration, shownNumber } from "./shown-text.js";
+import { biasExtras, closeTo, expectedBias, expectedDelay, shownDuration, shownNumber } from "./shown-text.js";
 
 const W = 60_000;
 const SERVICE = "api";
@@ -148,7 +148,9 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     // exactly as the page writes them; the bias is measured (the session-count shortfall).
     expect(cell.bias.countPct, ctx).not.toBeNull();
     expect(cell.bias.windows, ctx).toBeGreaterThan(0);
-    expect(s.bias, ctx).toBe(expectedBias(-(cell.bias.countPct as number), "%", cell.bias.windows));
+    expect(s.bias, ctx).toBe(
+      expectedBias(-(cell.bias.countPct as number), "%", cell.bias.windows, biasExtras(cell.bias, "countPct")),
+    );
     expect(s.delay, ctx).toBe(expectedDelay(cell.emitDelayMs, cell.pipelineLagMs));
   }
 

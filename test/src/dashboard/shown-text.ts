@@ -2,6 +2,8 @@
  * Reads numbers back from what the dashboard shows, so the browser tests compare against panes
  * without reusing the app's formatting code.
  */
+import type { PaneBias } from "@tidemark/engine/protocol";
+
 const MINUS = "\u2212";
 
 /** "1,234 req/s" → 1234, "−1.5" → -1.5. */
@@ -32,12 +34,47 @@ export function shownDelay(text: string): { emitMs: number; pipelineMs: number }
   return { emitMs: shownDuration(m[1] ?? ""), pipelineMs: shownDuration(m[2] ?? "") };
 }
 
-/** "bias −6.4 % (30 windows)" → { value: -6.4, windows: 30 }; null for "bias not measured …". */
-export function shownBias(text: string): { value: number; unit: string; windows: number } | null {
-  if (/not measured/.test(text)) return null;
-  const m = /^bias (\S+) (%|pp) \((\d+) windows?\)$/.exec(text.trim());
+/** What a shown bias says, read back. */
+export interface ShownBiasText {
+  value: number;
+  unit: string;
+  windows: number;
+  /** The interval half-width; null when none is shown. */
+  spread: number | null;
+  provisional: boolean;
+  policyWide: boolean;
+}
+
+/**
+ * "bias −6.4 ± 0.3 %, 30 win." → { value: -6.4, spread: 0.3, windows: 30, … } (", policy-wide" and
+ * "bias ≥ 0.8 % under so far (provisional, 3 win.)" too); null for "bias not measured …".
+ */
+export function shownBias(text: string): ShownBiasText | null {
+  const t = text.trim();
+  if (/not measured/.test(t)) return null;
+  const prov =
+    /^bias \u2265 (\S+) (%|pp)(?: (under|over))? so far \(provisional(?:, (\d+) win\.)?(, policy-wide)?\)$/.exec(t);
+  if (prov) {
+    const magnitude = shownNumber(prov[1] ?? "");
+    return {
+      value: prov[3] === "under" ? -magnitude : magnitude,
+      unit: prov[2] ?? "",
+      windows: Number(prov[4] ?? 0),
+      spread: null,
+      provisional: true,
+      policyWide: prov[5] !== undefined,
+    };
+  }
+  const m = /^bias (\S+)(?: \u00b1 (\S+))? (%|pp)(?:, (\d+) win\.)?(, policy-wide)?$/.exec(t);
   if (!m) throw new Error(`not a bias: "${text}"`);
-  return { value: shownNumber(m[1] ?? ""), unit: m[2] ?? "", windows: Number(m[3]) };
+  return {
+    value: shownNumber(m[1] ?? ""),
+    unit: m[3] ?? "",
+    windows: Number(m[4] ?? 0),
+    spread: m[2] === undefined ? null : shownNumber(m[2]),
+    provisional: false,
+    policyWide: m[5] !== undefined,
+  };
 }
 
 /** True when `shown` is `expected` rounded to what a 3-significant-digit display keeps. */
@@ -57,11 +94,34 @@ function displayed(v: number): string {
   return v < 0 && text !== "0" ? MINUS + text : text;
 }
 
-/** The text of a measured bias: "bias −6.4 % (30 windows)", "bias +0.12 pp (1 window)". */
-export function expectedBias(value: number, unit: "%" | "pp", windows: number): string {
+/** The extras of a pane's bias for one field, as `expectedBias` takes them. */
+export function biasExtras(
+  b: PaneBias,
+  field: "countPct" | "errorRatePp" | "p99Pct" | "usersPct",
+): { spread: number | null; provisional: boolean; policyWide: boolean } {
+  return { spread: b.spread?.[field] ?? null, provisional: b.provisional === true, policyWide: b.scope === "policy" };
+}
+
+/**
+ * The text of a measured bias: "bias −6.4 %, 30 win.", "bias +0.12 ± 0.05 pp, 1 win., policy-wide",
+ * "bias ≥ 0.8 % under so far (provisional, 3 win.)".
+ */
+export function expectedBias(
+  value: number,
+  unit: "%" | "pp",
+  windows: number,
+  extras: { spread?: number | null; provisional?: boolean; policyWide?: boolean } = {},
+): string {
+  const n = windows > 0 ? `${windows} win.` : "";
+  if (extras.provisional) {
+    const dir = value < 0 ? " under" : value > 0 ? " over" : "";
+    const notes = ["provisional", n, extras.policyWide ? "policy-wide" : ""].filter((x) => x !== "").join(", ");
+    return `bias \u2265 ${displayed(Math.abs(value))} ${unit}${dir} so far (${notes})`;
+  }
   const magnitude = displayed(Math.abs(value));
   const signed = magnitude === "0" ? "0" : `${value < 0 ? MINUS : "+"}${magnitude}`;
-  return `bias ${signed} ${unit} (${windows} ${windows === 1 ? "window" : "windows"})`;
+  const interval = extras.spread === null || extras.spread === undefined ? "" : ` \u00b1 ${displayed(extras.spread)}`;
+  return `bias ${signed}${interval} ${unit}${n ? `, ${n}` : ""}${extras.policyWide ? ", policy-wide" : ""}`;
 }
 
 /** The text of a duration: "850 ms", "2.05 s", "1 m 40 s". */
