@@ -1,17 +1,19 @@
 /**
  * EngineWorker: drives the pure core from the owned partitions of TM_EVENTS (docs/operations.md,
  * "Engine workers"). Sources push messages into the PartitionMerge; a pump releases them to the
- * core in merged order in bounded slices (yielding to I/O between slices); the core's panes and
- * late records go to the PaneSink; every `checkpointEvery` of log time a snapshot (core bytes +
- * offsets) is taken synchronously and written asynchronously once the panes before it are
- * acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
+ * core in merged order in bounded slices (yielding to I/O between slices); what the core emits
+ * for one input item goes to the PaneSink as one message per subject (emit-group.ts,
+ * docs/decisions/0012-batched-transport.md); every `checkpointEvery` of log time a snapshot
+ * (core bytes + offsets) is taken synchronously between two items and written asynchronously
+ * once the panes before it are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { CoreOutput, StreamCore } from "../core/types.js";
-import type { LateRecord, Pane, TelemetryEvent } from "../protocol.js";
+import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint } from "./checkpoint-codec.js";
+import { EmitGroup } from "./emit-group.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
 import { PaneSink } from "./pane-sink.js";
@@ -46,6 +48,7 @@ export class EngineWorker {
   readonly merge: PartitionMerge;
   readonly sink: PaneSink;
   eventsTotal = 0;
+  lateRecords = 0;
   readonly panesEmitted = new Map<string, Map<string, number>>();
   /** Wall clock when the last durable checkpoint's snapshot was taken. */
   lastCheckpointWall: number | null = null;
@@ -61,7 +64,7 @@ export class EngineWorker {
   private waitingRoom = false;
   private closing = false;
   private connectionDown = false;
-  private current = { seq: 0, index: 0 };
+  private readonly group = new EmitGroup(Date.now);
   private readonly out: CoreOutput;
   private readonly mergeSink: MergeSink;
 
@@ -82,15 +85,26 @@ export class EngineWorker {
     this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
       log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
     );
-    this.out = { pane: (p) => this.emitPane(p), late: (r) => this.emitLate(r) };
+    this.out = {
+      pane: (p) => {
+        this.countPane(p);
+        this.group.pane(p);
+      },
+      late: (r) => {
+        this.lateRecords++;
+        this.group.late(r);
+      },
+    };
     this.mergeSink = {
       event: (lane: number, e: TelemetryEvent, seq: number, index: number) => {
-        this.current.seq = seq;
-        this.current.index = index;
         this.eventsTotal++;
         this.core.event(lane, e, this.out);
+        if (!this.group.empty) this.publishGroup(lane, seq, index);
       },
-      heartbeat: (lane: number, ts: number) => this.core.heartbeat(lane, ts, this.out),
+      heartbeat: (lane: number, ts: number, seq: number) => {
+        this.core.heartbeat(lane, ts, this.out);
+        if (!this.group.empty) this.publishGroup(lane, seq, 0);
+      },
     };
   }
 
@@ -193,20 +207,16 @@ export class EngineWorker {
     if (more) this.wake();
   }
 
-  private emitPane(p: Pane): void {
-    p.pipelineLagMs = Date.now() - p.emittedAt;
-    this.sink.pane(p);
+  private countPane(p: Pane): void {
     let kinds = this.panesEmitted.get(p.policy);
     if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
     kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
   }
 
-  private emitLate(r: LateRecord): void {
-    // The event's place in the log and the window it was dropped from fix the id, so a replayed
-    // drop is deduplicated while one event dropped from several windows of a policy (10 s, 60 s,
-    // its session) keeps a record for each.
-    const where = `late|${this.current.seq}|${this.current.index}|${r.policy}|${r.window.start}|${r.window.end}`;
-    this.sink.late(r, r.session === undefined ? where : `${where}|${r.session}`);
+  /** One item's panes and late records, a message per subject, ids from the item's place in the log. */
+  private publishGroup(lane: number, seq: number, index: number): void {
+    const partition = this.config.partitions[lane] as number;
+    for (const m of this.group.seal({ partition, seq, index })) this.sink.publish(m.subject, m.body, m.msgId);
   }
 
   private maybeCheckpoint(): void {

@@ -26,7 +26,7 @@ import type { TelemetryEvent } from "../protocol.js";
 export interface MergeSink {
   /** `event.ingest_ts` is the merged key (equal to the stored one unless that was behind). */
   event(lane: number, event: TelemetryEvent, seq: number, index: number): void;
-  heartbeat(lane: number, ingestTs: number): void;
+  heartbeat(lane: number, ingestTs: number, seq: number): void;
 }
 
 /** Where a lane stands: the resume point of its consumer. */
@@ -219,7 +219,7 @@ export class PartitionMerge {
         const k = this.key(b.heartbeatTs);
         if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
         this.advance(l, k);
-        sink.heartbeat(lane, k);
+        sink.heartbeat(lane, k, b.seq);
         l.finishHead();
         n++;
         continue;
