@@ -51,7 +51,7 @@ export const backfill: Command = {
       const publish = async (m: {
         partition: number;
         msgId: string;
-        body: string;
+        body: Uint8Array;
         heartbeatTs: number | undefined;
         events: number;
       }): Promise<void> => {

@@ -194,7 +194,7 @@ async function throughput(url: string, dir: string, events: readonly TelemetryEv
       rate(events.length, input),
     ),
     row(
-      "  baseline: decoding the same NDJSON batches (in memory)",
+      "  baseline: decoding the same event batches (in memory)",
       `${(decode / 1000).toFixed(2)} s`,
       rate(events.length, decode),
     ),
