@@ -211,13 +211,18 @@ describe("PartitionMerge", () => {
   it("an item whose ingest_ts is behind the log time is released at the log time", () => {
     const merge = new PartitionMerge(2);
     const out = recorder();
+    const behind = ev(1600, "behind");
     merge.push(0, 1, [ev(2000, "a")]);
     merge.push(1, 2, null, 2000);
-    merge.push(1, 3, [ev(1600, "behind")]);
+    merge.push(1, 3, [behind]);
     merge.push(0, 4, null, 3000);
-    merge.drain(out);
+    const seen: TelemetryEvent[] = [];
+    merge.drain({ ...out, event: (lane, e, seq, idx) => (seen.push(e), out.event(lane, e, seq, idx)) });
     expect(out.lines).toEqual(["e 0 1 0 2000 a", "h 1 2000", "e 1 3 0 2000 behind"]);
     expect(merge.logTime).toBe(2000);
+    // Not a copy: the pushed event itself, with its stored ingest_ts back once released.
+    expect(seen[1]).toBe(behind);
+    expect(behind.ingest_ts).toBe(1600);
   });
 
   it("ties on the key go to the lower lane, so a lower lane at the same time still holds a higher one", () => {
