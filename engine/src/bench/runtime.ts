@@ -116,7 +116,7 @@ async function inputPath(url: string, events: number): Promise<number> {
   const js = jetstream(nc);
   const merge = new PartitionMerge(8);
   let released = 0;
-  const sink = { event: () => void released++, heartbeat: () => undefined };
+  const sink = { event: () => void released++, heartbeat: () => undefined, done: () => undefined };
   let done: () => void = () => undefined;
   const finished = new Promise<void>((r) => (done = r));
   const t0 = performance.now();

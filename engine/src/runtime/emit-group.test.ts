@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { paneBatchLines, type LateRecord, type Pane } from "../protocol.js";
-import { EmitGroup, MAX_BATCH_UNITS } from "./emit-group.js";
+import { EmitGroup, MAX_BATCH_UNITS, type EmitGroupState, type GroupMessage } from "./emit-group.js";
 
 function pane(seq: number, over: Partial<Pane> = {}): Pane {
   return {
@@ -32,53 +32,92 @@ const late: LateRecord = {
 
 const session = { durationMs: 9_000, firstRoute: "/a", lastRoute: "/b" };
 
+/** A group of partition 3, message 1207, collecting what it sends. */
+function group(wall: number, restored?: EmitGroupState): { g: EmitGroup; sent: GroupMessage[] } {
+  const sent: GroupMessage[] = [];
+  return {
+    g: new EmitGroup(
+      3,
+      1207,
+      (m) => sent.push(m),
+      () => wall,
+      restored,
+    ),
+    sent,
+  };
+}
+
+const ids = (sent: GroupMessage[]): string[][] =>
+  sent.map((m) => [
+    m.msgId,
+    ...paneBatchLines(m.body).map((l) => `${(JSON.parse(l) as Pane).id}#${(JSON.parse(l) as Pane).seq}`),
+  ]);
+
 describe("EmitGroup", () => {
-  it("makes one message per subject, ids from the item's place, panes as JSON lines in emission order", () => {
-    const g = new EmitGroup(() => 1_040);
-    expect(g.empty).toBe(true);
+  it("makes one message per subject, ids from the input message's place, panes as JSON lines in emission order", () => {
+    const { g, sent } = group(1_040);
     g.pane(pane(0));
     g.pane(pane(1, { id: "dashboard|session:api/u1|60000|0", window: { start: 0, end: 69_000 }, session }));
     g.late(late);
     g.pane(pane(2));
     g.pane(pane(3, { window: { start: 0, end: 60_000 } }));
     g.late({ ...late, window: { start: 0, end: 60_000 } });
-    const out = g.seal({ partition: 3, seq: 1207, index: 41 });
-    expect(out.map((m) => [m.subject, m.msgId, m.records])).toEqual([
-      ["tm.panes.dashboard.10000", "3|1207|41|tm.panes.dashboard.10000|0", 2],
-      ["tm.panes.dashboard.sessions", "3|1207|41|tm.panes.dashboard.sessions|0", 1],
-      ["tm.late.dashboard", "3|1207|41|tm.late.dashboard|0", 2],
-      ["tm.panes.dashboard.60000", "3|1207|41|tm.panes.dashboard.60000|0", 1],
+    expect(sent).toEqual([]);
+    g.seal();
+    expect(sent.map((m) => [m.subject, m.msgId, m.records])).toEqual([
+      ["tm.panes.dashboard.10000", "3|1207|tm.panes.dashboard.10000|0", 2],
+      ["tm.panes.dashboard.sessions", "3|1207|tm.panes.dashboard.sessions|0", 1],
+      ["tm.late.dashboard", "3|1207|tm.late.dashboard|0", 2],
+      ["tm.panes.dashboard.60000", "3|1207|tm.panes.dashboard.60000|0", 1],
     ]);
-    const first = paneBatchLines(out[0]?.body ?? "").map((l) => JSON.parse(l) as Pane);
+    const first = paneBatchLines(sent[0]?.body ?? "").map((l) => JSON.parse(l) as Pane);
     expect(first.map((p) => [p.seq, p.pipelineLagMs])).toEqual([
       [0, 40],
       [2, 40],
     ]);
-    expect(paneBatchLines(out[2]?.body ?? "").map((l) => JSON.parse(l) as LateRecord)).toEqual([
+    expect(paneBatchLines(sent[2]?.body ?? "").map((l) => JSON.parse(l) as LateRecord)).toEqual([
       late,
       { ...late, window: { start: 0, end: 60_000 } },
     ]);
-    expect(g.empty).toBe(true);
-    expect(g.seal({ partition: 3, seq: 1208, index: 0 })).toEqual([]);
+    g.seal();
+    expect(sent).toHaveLength(4);
   });
 
-  it("cuts chunks under the bound at the same panes whatever the wall clock says", () => {
-    const big = (seq: number): Pane => pane(seq, { key: { service: "api", route: "/r".repeat(2_000) } });
+  const big = (seq: number): Pane => pane(seq, { key: { service: "api", route: "/r".repeat(2_000) } });
+
+  it("sends each chunk once full, cut under the bound at the same panes whatever the wall clock says", () => {
     const cut = (wall: number): string[][] => {
-      const g = new EmitGroup(() => wall);
+      const { g, sent } = group(wall);
       for (let i = 0; i < 200; i++) g.pane(big(i));
-      return g.seal({ partition: 0, seq: 9, index: 2 }).map((m) => {
-        expect(m.body.length).toBeLessThanOrEqual(MAX_BATCH_UNITS + 16 * m.records);
-        return [
-          m.msgId,
-          ...paneBatchLines(m.body).map((l) => (JSON.parse(l) as Pane).id + "#" + (JSON.parse(l) as Pane).seq),
-        ];
-      });
+      expect(sent.length).toBeGreaterThan(0);
+      g.seal();
+      for (const m of sent) expect(m.body.length).toBeLessThanOrEqual(MAX_BATCH_UNITS + 16 * m.records);
+      return ids(sent);
     };
     const near = cut(1_001);
     expect(near.length).toBeGreaterThan(1);
-    expect(near.map((c) => c[0])).toEqual(near.map((_, k) => `0|9|2|tm.panes.dashboard.10000|${k}`));
+    expect(near.map((c) => c[0])).toEqual(near.map((_, k) => `3|1207|tm.panes.dashboard.10000|${k}`));
     expect(cut(1_000 + 9_999_999_999)).toEqual(near);
     expect(near.flatMap((c) => c.slice(1))).toHaveLength(200);
+  });
+
+  it("a group carried in a checkpoint at any point and restored sends what the uninterrupted group sends", () => {
+    const emit = (g: EmitGroup, i: number): void => (i % 7 === 3 ? g.late(late) : g.pane(big(i)));
+    const whole = group(1_001);
+    for (let i = 0; i < 120; i++) emit(whole.g, i);
+    whole.g.seal();
+    for (const at of [0, 1, 37, 64, 119]) {
+      const first = group(1_001);
+      for (let i = 0; i < at; i++) emit(first.g, i);
+      const state = first.g.state();
+      first.g.pane(big(999)); // after the checkpoint: not part of it
+      const second = group(1_001, JSON.parse(JSON.stringify(state)) as EmitGroupState);
+      for (let i = at; i < 120; i++) emit(second.g, i);
+      second.g.seal();
+      const sentBefore = first.sent.length;
+      expect([...first.sent.slice(0, sentBefore), ...second.sent].map((m) => [m.msgId, m.body])).toEqual(
+        whole.sent.map((m) => [m.msgId, m.body]),
+      );
+    }
   });
 });

@@ -1,15 +1,17 @@
 /**
- * EmitGroup: what the core emits while handling one merged input item (an event or a heartbeat),
- * as TM_PANES and TM_LATE messages (docs/decisions/0012-batched-transport.md). Panes go to
- * `tm.panes.<policy>.<windowSize>` (session panes to `tm.panes.<policy>.sessions`), late records
- * to `tm.late.<policy>`; per subject the JSON of each, in emission order, one per line
- * (encodePaneBatch), split into chunks of at most MAX_BATCH_UNITS.
+ * EmitGroup: what the core emits while handling the items of one TM_EVENTS message (its events,
+ * or its heartbeat), as TM_PANES and TM_LATE messages (docs/decisions/0012-batched-transport.md).
+ * Panes go to `tm.panes.<policy>.<windowSize>` (session panes to `tm.panes.<policy>.sessions`),
+ * late records to `tm.late.<policy>`; per subject the JSON of each, in emission order, one per
+ * line (encodePaneBatch), cut into chunks of at most MAX_BATCH_UNITS. A chunk goes out when it is
+ * full, the last one of each subject when the message's last item has been handled (`seal`).
  *
- * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<index in batch>|<subject>|<chunk>`:
- * the input item's place in the log, which a replay reaches with the same core state (checkpoints
- * are taken between items), so it emits the same group and the stream deduplicates it. The chunk
- * bound counts a pane's JSON without its one wall-clock field (`pipelineLagMs`), so a replay cuts
- * the same chunks.
+ * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|<chunk>`: the input
+ * message's place in the log. The core is deterministic and the merge's order fixed, so a replay
+ * handles the same items from the same state and emits the same group; a group still open at a
+ * checkpoint travels in it (`state()`, restored by the constructor), so a restore completes it
+ * exactly. The chunk bound counts a pane's JSON without its one wall-clock field
+ * (`pipelineLagMs`), so a replay cuts the same chunks.
  *
  * Pure but for the clock given: stamps `pipelineLagMs` = wall clock − log time at emission.
  */
@@ -32,13 +34,6 @@ export const MAX_BATCH_UNITS = 256 * 1024;
 /** The max_payload a server must allow for the largest chunk (checked at start). */
 export const MIN_MAX_PAYLOAD = 1024 * 1024;
 
-/** Where an input item sits in TM_EVENTS: its partition, its message's stream sequence, its index there (0 for a heartbeat). */
-export interface ItemPlace {
-  partition: number;
-  seq: number;
-  index: number;
-}
-
 export interface GroupMessage {
   subject: string;
   msgId: string;
@@ -47,59 +42,79 @@ export interface GroupMessage {
   records: number;
 }
 
-interface SubjectChunks {
-  readonly closed: string[][];
+/** An open group as a checkpoint keeps it: per subject the next chunk's number and its lines so far. */
+export interface EmitGroupState {
+  partition: number;
+  seq: number;
+  subjects: Array<{ subject: string; chunk: number; lines: string[]; units: number }>;
+}
+
+interface SubjectChunk {
+  chunk: number;
   lines: string[];
   units: number;
 }
 
 export class EmitGroup implements CoreOutput {
-  private readonly subjects = new Map<string, SubjectChunks>();
-  private wall = 0;
+  private readonly subjects = new Map<string, SubjectChunk>();
 
-  constructor(private readonly clock: () => number) {}
-
-  get empty(): boolean {
-    return this.subjects.size === 0;
+  constructor(
+    readonly partition: number,
+    readonly seq: number,
+    private readonly send: (m: GroupMessage) => void,
+    private readonly clock: () => number,
+    restored?: EmitGroupState,
+  ) {
+    for (const s of restored?.subjects ?? [])
+      this.subjects.set(s.subject, { chunk: s.chunk, lines: [...s.lines], units: s.units });
   }
 
   pane(p: Pane): void {
-    if (this.subjects.size === 0) this.wall = this.clock();
-    p.pipelineLagMs = this.wall - p.emittedAt;
+    p.pipelineLagMs = this.clock() - p.emittedAt;
     const json = JSON.stringify(p);
     const subject = p.session ? sessionPanesSubject(p.policy) : panesSubject(p.policy, p.window.end - p.window.start);
     this.add(subject, json, json.length - String(p.pipelineLagMs).length);
   }
 
   late(r: LateRecord): void {
-    if (this.subjects.size === 0) this.wall = this.clock();
     const json = JSON.stringify(r);
     this.add(lateSubject(r.policy), json, json.length);
   }
 
-  /** The group's messages, subjects in order of first emission; the group is empty afterwards. */
-  seal(place: ItemPlace): GroupMessage[] {
-    const out: GroupMessage[] = [];
-    const at = `${place.partition}|${place.seq}|${place.index}|`;
-    for (const [subject, s] of this.subjects) {
-      if (s.lines.length > 0) s.closed.push(s.lines);
-      s.closed.forEach((lines, chunk) =>
-        out.push({ subject, msgId: `${at}${subject}|${chunk}`, body: encodePaneBatch(lines), records: lines.length }),
-      );
-    }
+  /** Sends the last chunk of every subject: the message's last item has been handled. */
+  seal(): void {
+    for (const [subject, s] of this.subjects) if (s.lines.length > 0) this.emit(subject, s);
     this.subjects.clear();
-    return out;
+  }
+
+  /** What a checkpoint keeps of the group while the message is still being handled. */
+  state(): EmitGroupState {
+    return {
+      partition: this.partition,
+      seq: this.seq,
+      // Copies: the checkpoint is encoded later, after more lines may have been added.
+      subjects: [...this.subjects].map(([subject, s]) => ({
+        subject,
+        chunk: s.chunk,
+        lines: [...s.lines],
+        units: s.units,
+      })),
+    };
   }
 
   private add(subject: string, json: string, units: number): void {
     let s = this.subjects.get(subject);
-    if (!s) this.subjects.set(subject, (s = { closed: [], lines: [], units: 0 }));
-    if (s.lines.length > 0 && s.units + units + 1 > MAX_BATCH_UNITS) {
-      s.closed.push(s.lines);
-      s.lines = [];
-      s.units = 0;
-    }
+    if (!s) this.subjects.set(subject, (s = { chunk: 0, lines: [], units: 0 }));
+    if (s.lines.length > 0 && s.units + units + 1 > MAX_BATCH_UNITS) this.emit(subject, s);
     s.lines.push(json);
     s.units += units + 1;
+  }
+
+  private emit(subject: string, s: SubjectChunk): void {
+    const msgId = `${this.partition}|${this.seq}|${subject}|${s.chunk}`;
+    this.send({ subject, msgId, body: encodePaneBatch(s.lines), records: s.lines.length });
+    s.chunk++;
+    s.lines = [];
+    s.units = 0;
   }
 }

@@ -2,22 +2,23 @@
  * EngineWorker: drives the pure core from the owned partitions of TM_EVENTS (docs/operations.md,
  * "Engine workers"). Sources push messages into the PartitionMerge; a pump releases them to the
  * core in merged order in bounded slices (yielding to I/O between slices); what the core emits
- * for one input item goes to the PaneSink as one message per subject (emit-group.ts,
- * docs/decisions/0012-batched-transport.md); every `checkpointEvery` of log time a snapshot
- * (core bytes + offsets) is taken synchronously between two items and written asynchronously
- * once the panes before it are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
+ * for the items of one input message goes to the PaneSink as one message per subject (an
+ * EmitGroup per lane, emit-group.ts, docs/decisions/0012-batched-transport.md); every
+ * `checkpointEvery` of log time a snapshot (core bytes, offsets, the groups still open) is taken
+ * synchronously between two items and written asynchronously once the panes published before it
+ * are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
-import type { Checkpoint } from "./checkpoint-codec.js";
-import { EmitGroup } from "./emit-group.js";
+import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import { LaneGroups } from "./lane-groups.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
 import { PaneSink } from "./pane-sink.js";
-import { PartitionMerge, type LaneOffset, type MergeSink } from "./partition-merge.js";
+import { PartitionMerge, type MergeSink } from "./partition-merge.js";
 import { PartitionSource } from "./partition-source.js";
 
 /** Items released per pump slice before yielding to the event loop, in chunks of CHUNK. */
@@ -64,7 +65,7 @@ export class EngineWorker {
   private waitingRoom = false;
   private closing = false;
   private connectionDown = false;
-  private readonly group = new EmitGroup(Date.now);
+  private readonly groups: LaneGroups;
   private readonly out: CoreOutput;
   private readonly mergeSink: MergeSink;
 
@@ -75,36 +76,40 @@ export class EngineWorker {
     private readonly js: JetStreamClient,
     nc: NatsConnection,
     private readonly log: WorkerLog,
-    restored: readonly LaneOffset[] | undefined,
-    restoredLogTime: number | null,
+    /** The checkpoint restored from: offsets, log time and the groups it carried. */
+    restored: CheckpointHeader | undefined,
   ) {
     const lanes = config.partitions.length;
-    this.merge = new PartitionMerge(lanes, restored);
+    this.merge = new PartitionMerge(lanes, restored?.offsets);
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
-    if (restoredLogTime !== null) this.lastCheckpointLog = restoredLogTime;
+    if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
     this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
       log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
     );
+    const send = (m: { subject: string; body: string; msgId: string }): void =>
+      this.sink.publish(m.subject, m.body, m.msgId);
+    this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending);
     this.out = {
       pane: (p) => {
         this.countPane(p);
-        this.group.pane(p);
+        this.groups.pane(p);
       },
       late: (r) => {
         this.lateRecords++;
-        this.group.late(r);
+        this.groups.late(r);
       },
     };
     this.mergeSink = {
-      event: (lane: number, e: TelemetryEvent, seq: number, index: number) => {
+      event: (lane: number, e: TelemetryEvent, seq: number) => {
+        this.groups.at(lane, seq);
         this.eventsTotal++;
         this.core.event(lane, e, this.out);
-        if (!this.group.empty) this.publishGroup(lane, seq, index);
       },
       heartbeat: (lane: number, ts: number, seq: number) => {
+        this.groups.at(lane, seq);
         this.core.heartbeat(lane, ts, this.out);
-        if (!this.group.empty) this.publishGroup(lane, seq, 0);
       },
+      done: (lane: number, seq: number) => this.groups.done(lane, seq),
     };
   }
 
@@ -213,12 +218,6 @@ export class EngineWorker {
     kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
   }
 
-  /** One item's panes and late records, a message per subject, ids from the item's place in the log. */
-  private publishGroup(lane: number, seq: number, index: number): void {
-    const partition = this.config.partitions[lane] as number;
-    for (const m of this.group.seal({ partition, seq, index })) this.sink.publish(m.subject, m.body, m.msgId);
-  }
-
   private maybeCheckpoint(): void {
     const t = this.merge.logTime;
     if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
@@ -244,6 +243,7 @@ export class EngineWorker {
         offsets: this.merge.offsets(),
         logTime,
         wallTime: Date.now(),
+        ...this.pending(),
       },
       snapshot: this.core.snapshot(),
     };
@@ -251,6 +251,12 @@ export class EngineWorker {
     this.lastSnapshotWall = cp.header.wallTime;
     this.lastSnapshotMs = performance.now() - t0;
     return { cp, t0, snapshotMs: this.lastSnapshotMs };
+  }
+
+  /** The groups still open, for the checkpoint (absent when none, so the file stays version 1). */
+  private pending(): { pending?: CheckpointHeader["pending"] } {
+    const open = this.groups.pending();
+    return open.length > 0 ? { pending: open } : {};
   }
 
   private async persist(cp: Checkpoint, t0: number, snapshotMs: number): Promise<void> {

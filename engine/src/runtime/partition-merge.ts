@@ -32,6 +32,8 @@ export interface MergeSink {
    */
   event(lane: number, event: TelemetryEvent, seq: number, index: number): void;
   heartbeat(lane: number, ingestTs: number, seq: number): void;
+  /** Every item of the message `seq` of `lane` has been released (its last event, or its heartbeat). */
+  done(lane: number, seq: number): void;
 }
 
 /** Where a lane stands: the resume point of its consumer. */
@@ -233,6 +235,7 @@ export class PartitionMerge {
         this.advance(l, k);
         sink.heartbeat(lane, k, b.seq);
         l.finishHead();
+        sink.done(lane, b.seq);
         n++;
         continue;
       }
@@ -248,6 +251,7 @@ export class PartitionMerge {
         if (++n >= budget && l.pos < events.length) return n;
       }
       l.finishHead();
+      sink.done(lane, b.seq);
     }
     return n;
   }

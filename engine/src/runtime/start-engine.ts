@@ -47,8 +47,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const { store, loaded, core } = await restoreEngine(config, opts.cores, log);
   const cp = loaded.checkpoint;
   const nc = await connectEngine(config, cp?.header.offsets ?? [], log);
-  const offsets = cp?.header.offsets;
-  const worker = new EngineWorker(config, core, store, jetstream(nc), nc, log, offsets, cp?.header.logTime ?? null);
+  const worker = new EngineWorker(config, core, store, jetstream(nc), nc, log, cp?.header);
   const served = await serveMetrics(config, worker, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, worker, core, nc, log);
   status.start();
