@@ -276,6 +276,12 @@ export interface EngineStatusMessage {
   logTime: number | null;
   /** wallTime − logTime. */
   pipelineLagMs: number | null;
+  /**
+   * Wall clock − log time as the worker handled each item over the last minute, p50 and p99 in
+   * ms (within 5 %; null with no item in that minute). Absent from engines before it
+   * (docs/decisions/0012-batched-transport.md, "Pipeline lag").
+   */
+  pipelineLag?: { p50: number | null; p99: number | null };
   partitions: Array<{ partition: number; logTime: number | null; idle: boolean; lastSeq: number }>;
   /** Partition holding the global watermark back (smallest log time among non-idle), if any. */
   heldBackBy: number | null;

@@ -15,6 +15,7 @@ import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import { LaneGroups } from "./lane-groups.js";
+import { PipelineLag } from "./pipeline-lag.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
 import { PaneSink } from "./pane-sink.js";
@@ -50,6 +51,8 @@ export class EngineWorker {
   readonly sink: PaneSink;
   eventsTotal = 0;
   lateRecords = 0;
+  /** Wall clock − log time as items are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
+  readonly pipelineLag = new PipelineLag();
   readonly panesEmitted = new Map<string, Map<string, number>>();
   /** Wall clock when the last durable checkpoint's snapshot was taken. */
   lastCheckpointWall: number | null = null;
@@ -198,6 +201,7 @@ export class EngineWorker {
     let more = true;
     while (more && n < SLICE && !this.sink.saturated) {
       const k = this.merge.drain(this.mergeSink, CHUNK);
+      if (k > 0) this.pipelineLag.observe(Date.now(), this.merge.logTime as number, k);
       n += k;
       more = k === CHUNK;
     }

@@ -81,7 +81,7 @@ async function serveMetrics(
       panesEmitted: () => worker.panesEmitted,
       status: () => core.status(),
       partitions: () => config.partitions,
-      now: () => Date.now(),
+      pipelineLag: () => worker.pipelineLag,
     },
     { worker: config.worker },
   );

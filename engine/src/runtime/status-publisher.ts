@@ -55,6 +55,7 @@ export class StatusPublisher {
       offsets: worker.merge.offsets(),
       lastCheckpointWall: worker.lastCheckpointWall,
       eventsTotal: worker.eventsTotal,
+      pipelineLag: worker.pipelineLag.percentiles(Date.now()),
     });
     if (!this.nc.isClosed()) this.nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
   }
