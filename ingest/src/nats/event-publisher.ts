@@ -28,6 +28,8 @@ export class EventPublisher {
     private readonly partitions: number,
     private readonly ackTimeoutMs: number,
     private readonly metrics: IngestMetrics,
+    /** Called once a request's publishes are written, in the same synchronous step (punctuation.ts). */
+    private readonly published: () => void = () => undefined,
   ) {}
 
   partitionOf(service: string): number {
@@ -52,6 +54,7 @@ export class EventPublisher {
       const group = groups[p];
       if (group) this.publishPart({ id: `${requestId}:${p}`, partition: p, group, maxBytes, acks }, 0, group.length);
     }
+    this.published();
     const results = await Promise.allSettled(acks);
     this.metrics.publishLatency.observe(Number(process.hrtime.bigint() - started) / 1e9);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
