@@ -35,8 +35,9 @@ const PULL_EXPIRES_MS = 2000;
 
 /**
  * Reads TM_PANES (replaying the last `replayMs` by publish time, then live; each message a batch
- * of panes, docs/decisions/0012-batched-transport.md) and core NATS `tm.status`. Never fails on a missing stream or an unreachable server: it waits, retries and
- * reports the state ("waiting-for-stream", "disconnected") so the app can show it.
+ * of panes, docs/decisions/0012-batched-transport.md) and core NATS `tm.status`. Never fails on a
+ * missing stream or an unreachable server: it waits, retries and reports the state
+ * ("waiting-for-stream", "disconnected") so the app can show it.
  */
 export function startPaneFeed(
   config: DashboardConfig,
