@@ -13,7 +13,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { decodeCheckpoint, type CheckpointHeader } from "@tidemark/engine/runtime";
 import { startTestNats, waitFor, type TestNats } from "../index.js";
-import { startNatsProxy, type NatsProxy } from "../harness/nats-proxy.js";
+import { isPanesAck, startNatsProxy, type NatsProxy } from "../harness/nats-proxy.js";
 import type { CliProcess } from "../harness/processes.js";
 import { connectNats, startEngine, stopGracefully, tempDir, waitForStatus } from "./engine-fixtures.js";
 import { LogFeed } from "./log-feed.js";
@@ -151,8 +151,7 @@ describe("engine checkpoints", () => {
     await reached(t - 100);
     const panesBefore = await storedPanes();
     const logAtHold = t;
-    proxy.toClient = (f) =>
-      f.op === "MSG" && f.payload.toString("utf8").startsWith('{"stream":"TM_PANES"') ? "hold" : "pass";
+    proxy.toClient = (f) => (isPanesAck(f) ? "hold" : "pass");
     // 3 s of log and wall clock: a checkpoint is due six times over, the wall-clock floor ten.
     await drive(30, 100, 100);
     await reached(t - 100);

@@ -37,6 +37,16 @@ export interface NatsProxy {
 }
 
 const PASS: FrameRule = () => "pass";
+
+/** A PubAck from TM_PANES (server to client). */
+export function isPanesAck(f: NatsFrame): boolean {
+  return f.op === "MSG" && f.payload.toString("utf8").startsWith('{"stream":"TM_PANES"');
+}
+
+/** A publish to a `tm.panes.*` subject (client to server; the engine sends them with headers). */
+export function isPanePublish(f: NatsFrame): boolean {
+  return (f.op === "HPUB" || f.op === "PUB") && (f.line.split(" ")[1] ?? "").startsWith("tm.panes.");
+}
 const WITH_PAYLOAD = new Set(["MSG", "HMSG", "PUB", "HPUB"]);
 
 /** Listens on a free loopback port and forwards each connection to `upstreamPort`. */
