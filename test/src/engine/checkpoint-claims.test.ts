@@ -178,6 +178,26 @@ describe("engine checkpoints", () => {
       expect(w.mtimeMs, w.file).toBeGreaterThanOrEqual(releaseAt - 1);
   });
 
+  it("stops on SIGTERM within its flush deadline while the acks stay held back, with no final checkpoint", async () => {
+    await drive(5, 100, 100);
+    await reached(t - 100);
+    const logAtHold = t;
+    proxy.toClient = (f) => (isPanesAck(f) ? "hold" : "pass");
+    // Past checkpointEvery and checkpointMinWall: a checkpoint is taken and waits for its panes' acks.
+    await drive(10, 100, 100);
+    await reached(t - 100);
+    expect(proxy.held()).toBeGreaterThan(0);
+    const termAt = Date.now();
+    engine.child.kill("SIGTERM");
+    const code = await engine.exited;
+    const tookMs = Date.now() - termAt;
+    // docs/operations.md, "Engine workers": up to 5 s for pending panes, then NATS' drain (3 s at most).
+    expect(code).toBe(0);
+    expect(tookMs).toBeLessThan(5_000 + 3_000 + 2_000);
+    expect(engine.output()).toContain("pending panes were not acknowledged in time");
+    expect(written().filter((w) => (w.header.logTime ?? 0) > logAtHold)).toEqual([]);
+  });
+
   function written(): Written[] {
     if (!existsSync(cpDir)) return [];
     return readdirSync(cpDir)
