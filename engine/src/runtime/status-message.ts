@@ -68,6 +68,7 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
     openWindows: s.core.openWindows,
     stateKeys: s.core.stateKeys,
     stateBytes: s.core.stateBytes,
+    overflow: { ...s.core.overflow },
     checkpointAgeMs: s.lastCheckpointWall === null ? null : s.wallTime - s.lastCheckpointWall,
     eventsTotal: s.eventsTotal,
   };

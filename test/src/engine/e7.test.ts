@@ -54,7 +54,7 @@ describe("E7: a silent partition", () => {
     expect(metricValue(r.metricsBeforeHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(
       0,
     );
-    expect(metricValue(r.metricsAtEnd, "tidemark_engine_late_dropped_total", { policy: "fast" })).toBe(0);
+    expect(metricValue(r.metricsAtEnd, "tidemark_engine_dropped_window_events_total", { policy: "fast" })).toBe(0);
   });
 
   it("with idleness: the watermark moves on after the timeout of log time; the healed backlog is late or dropped and counted", async () => {
@@ -97,7 +97,9 @@ describe("E7: a silent partition", () => {
       1,
     );
     expect(metricValue(r.metricsAfterHeal, "tidemark_engine_partition_idle", { partition: String(E7_SILENT) })).toBe(0);
-    expect(metricValue(r.metricsAtEnd, "tidemark_engine_late_dropped_total", { policy: "fast" })).toBe(r.droppedFast);
+    expect(metricValue(r.metricsAtEnd, "tidemark_engine_dropped_window_events_total", { policy: "fast" })).toBe(
+      r.droppedFast,
+    );
     expect(metricValue(r.metricsAfterHeal, "tidemark_engine_events_total")).toBe(r.sent);
   });
 });

@@ -112,7 +112,11 @@ describe("engine /metrics as documented", () => {
     const samples = await scrape();
     const documented: Record<string, string[]> = {
       tidemark_engine_events_total: [],
-      tidemark_engine_late_dropped_total: ["policy"],
+      tidemark_engine_dropped_window_events_total: ["policy"],
+      tidemark_engine_dropped_events_total: ["policy"],
+      tidemark_engine_late_accepted_window_events_total: ["policy"],
+      tidemark_engine_late_accepted_events_total: ["policy"],
+      tidemark_engine_key_overflow_events_total: ["key"],
       tidemark_engine_panes_emitted_total: ["kind", "policy"],
       tidemark_engine_watermark_lag_seconds: ["policy"],
       tidemark_engine_partition_idle: ["partition"],
@@ -175,7 +179,14 @@ describe("engine /metrics as documented", () => {
         0,
       );
       const name = policy.name;
-      expect(value(samples, "tidemark_engine_late_dropped_total", { policy: name }), name).toBe(drops);
+      // An event is dropped (as an event) when it is dropped from at least one of its windows.
+      const droppedEvents = owned.filter((e) =>
+        cfg.windows.some(
+          (w) => Math.floor(e.ts / w.sizeMs) * w.sizeMs + w.sizeMs + policy.graceMs <= e.ingest_ts - lagMs,
+        ),
+      ).length;
+      expect(value(samples, "tidemark_engine_dropped_window_events_total", { policy: name }), name).toBe(drops);
+      expect(value(samples, "tidemark_engine_dropped_events_total", { policy: name }), name).toBe(droppedEvents);
       expect(late.filter((r) => r.policy === name).length, name).toBe(drops);
       expect(value(samples, "tidemark_engine_watermark_lag_seconds", { policy: name }), name).toBe(lagMs / 1000);
       for (const kind of new Set(panes.filter((p) => p.policy === name).map((p) => p.kind)))
@@ -183,8 +194,13 @@ describe("engine /metrics as documented", () => {
           panes.filter((p) => p.policy === name && p.kind === kind).length,
         );
     }
-    expect(value(samples, "tidemark_engine_late_dropped_total", { policy: "dashboard" })).toBeGreaterThan(0);
-    expect(value(samples, "tidemark_engine_late_dropped_total", { policy: "billing" })).toBe(0);
+    expect(value(samples, "tidemark_engine_dropped_window_events_total", { policy: "dashboard" })).toBeGreaterThan(0);
+    expect(value(samples, "tidemark_engine_dropped_window_events_total", { policy: "billing" })).toBe(0);
+    // Fewer dropped events than (event, window) pairs: a late event misses its 10 s and its 60 s window.
+    expect(value(samples, "tidemark_engine_dropped_events_total", { policy: "dashboard" })).toBeLessThan(
+      value(samples, "tidemark_engine_dropped_window_events_total", { policy: "dashboard" }) ?? 0,
+    );
+    expect(value(samples, "tidemark_engine_key_overflow_events_total", { key: "service" })).toBe(0);
 
     // Idle flags by partition id (4-7, not lanes 0-3), as the worker's status says.
     const idle = only(samples, "tidemark_engine_partition_idle");
