@@ -158,6 +158,10 @@ describe("dashboard REST API", () => {
       emitDelayMs: 4321,
       pipelineLagMs: 77,
       source: "panes",
+      // No engine reports sizes, stages or services yet (docs/websocket-protocol.md, REST).
+      windowMs: null,
+      services: [],
+      stages: [],
     });
 
     // Workers report "fallback": status wins; the largest emit delay and lag, bias weighted by windows.
@@ -193,6 +197,10 @@ describe("dashboard REST API", () => {
         emitDelayMs: 2100,
         pipelineLagMs: 90,
         source: "status",
+        // These workers report no stages or services (older engines): none are invented.
+        windowMs: null,
+        services: [],
+        stages: [],
       });
     } finally {
       clearInterval(tick);
