@@ -4,7 +4,7 @@
  * states, and keeps the recent history. Pure: the panes' own times are the only clock.
  */
 import type { Pane } from "@tidemark/engine/protocol";
-import type { ActiveAlert, AlertEvent, AlertEventKind, AlertsView } from "../../protocol/alerts.js";
+import type { ActiveAlert, AlertEvent, AlertEventKind, AlertRuleCounts, AlertsView } from "../../protocol/alerts.js";
 import { DEFAULT_LOOKBACK_MS, type Queryable } from "../promql/index.js";
 import type { AlertRule } from "./alert-text.js";
 import { PaneLedger } from "./pane-ledger.js";
@@ -111,11 +111,12 @@ export class AlertBook {
           });
         }
     active.sort((a, b) => (a.state === b.state ? a.activeAt - b.activeAt : a.state === "firing" ? -1 : 1));
-    return {
-      active,
-      history: [...this.history],
-      rules: this.scopes.flatMap((s) => s.runs.map((r) => ({ ...r.counts }))),
-    };
+    return { active, history: [...this.history], rules: this.counts() };
+  }
+
+  /** Per rule: alerts fired, retracted, resolved, and firing and pending now. */
+  counts(): AlertRuleCounts[] {
+    return this.scopes.flatMap((s) => s.runs.map((r) => ({ ...r.counts })));
   }
 
   private scopeOf(rules: readonly AlertRule[]): Scope {

@@ -15,9 +15,7 @@ describe("SeriesAlert: pending, firing, retracted, resolved", () => {
     const ts = [a.record(v(10, true, false)), a.record(v(10, true, true)), a.record(v(20, false, true))];
     expect(kinds(ts)).toEqual(["fired", "-", "resolved"]);
     expect(a.state).toBe("inactive");
-    const end = ts[2] as Extract<Transition<Verdict>, { kind: "resolved" }>;
-    expect(end.by).toEqual(v(20, false, true));
-    expect(end.at).toBe(22_000);
+    expect(ts[2]).toMatchObject({ by: v(20, false, true), at: 22_000 });
   });
 
   it("retracts an alert raised on an early pane when the on-time pane of that window does not cross", () => {
@@ -110,5 +108,15 @@ describe("SeriesAlert: pending, firing, retracted, resolved", () => {
     a.record(v(10, true, false));
     expect(a.record(v(10, false, true))?.kind).toBe("retracted");
     expect(a.record(v(10, true, true))?.kind).toBe("fired");
+  });
+});
+
+describe("SeriesAlert: an early pane never ends an alert", () => {
+  it("keeps the crossing of a window whose newer early pane is below, until its settled pane", () => {
+    const a = new SeriesAlert<Verdict>(0, STALE);
+    a.record(v(10, true, false));
+    expect(a.record(v(10, false, false, 13))).toBeUndefined();
+    expect(a.state).toBe("firing");
+    expect(a.record(v(10, false, true, 14))?.kind).toBe("retracted");
   });
 });

@@ -4,8 +4,9 @@
  *
  * - A window's verdict is crossed or not, and early or settled (on-time, late, final).
  * - A crossed window, early or settled, makes the alert active; a settled window that does not
- *   cross ends the run; an early window that does not cross changes nothing (an early pane can
- *   raise an alert, never end one). Windows more than `staleMs` apart do not make one run.
+ *   cross ends the run; an early window that does not cross changes nothing, not even an earlier
+ *   early pane of its window that crossed (an early pane can raise an alert, never end one).
+ *   Windows more than `staleMs` apart do not make one run.
  * - Pending until the run spans `forMs` between window ends, then firing; once fired it stays
  *   firing while a run holds.
  * - A firing alert ends as **retracted** when no window that raised it is settled-crossed and the
@@ -68,8 +69,7 @@ export class SeriesAlert<V extends Verdict> {
 
   /** Takes the verdict of a window (replacing any earlier one of the same window). */
   record(v: V): Transition<V> | undefined {
-    if (v.end <= this.floor) return undefined;
-    this.upsert(v);
+    if (v.end <= this.floor || !this.upsert(v)) return undefined;
     return this.judge(v);
   }
 
@@ -91,12 +91,16 @@ export class SeriesAlert<V extends Verdict> {
     if (k > 0) this.verdicts.splice(0, k);
   }
 
-  private upsert(v: V): void {
+  /** Keeps v as its window's verdict, unless it is an early pane below a window that crossed (early panes never end). */
+  private upsert(v: V): boolean {
     const vs = this.verdicts;
     let i = vs.length;
     while (i > 0 && (vs[i - 1] as V).end > v.end) i--;
-    if (i > 0 && (vs[i - 1] as V).end === v.end) vs[i - 1] = v;
+    const held = i > 0 && (vs[i - 1] as V).end === v.end ? (vs[i - 1] as V) : undefined;
+    if (held && held.crossed && !v.crossed && !v.settled) return false;
+    if (held) vs[i - 1] = v;
     else vs.splice(i, 0, v);
+    return true;
   }
 
   private judge(v: V): Transition<V> | undefined {
