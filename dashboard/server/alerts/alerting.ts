@@ -17,6 +17,8 @@ import type { AlertsConfig } from "./alerts-config.js";
 
 const HISTORY = 200;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Retries of a down Alertmanager back off to this at most (or resendEvery when shorter). */
+const MAX_BACKOFF_MS = 10_000;
 
 export interface Alerting {
   /** A pane offered to the store. */
@@ -40,7 +42,7 @@ export function startAlerting(
     (url) =>
       new AlertmanagerTarget(
         url,
-        { queueSize: config.queueSize, maxBackoffMs: config.resendMs },
+        { queueSize: config.queueSize, maxBackoffMs: Math.min(config.resendMs, MAX_BACKOFF_MS) },
         httpPost,
         metrics.target(url, (reason) => log.warn({ alertmanager: url, reason }, "alertmanager: delivery failed")),
         { setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
