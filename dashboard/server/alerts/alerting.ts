@@ -1,8 +1,9 @@
 /**
  * Alert rules on the dashboard server (docs/decisions/0014-alerts.md): every pane the store is
- * offered goes to the alert book; the book is flushed once per burst of panes (after the Prometheus
- * series took them), so rules are evaluated on pane updates, not by polling. Delivery to the
- * Alertmanagers starts once the replay of TM_PANES has rebuilt the state.
+ * offered goes to the alert book; the book is flushed once per burst of panes — FLUSH_AFTER_MS
+ * after the first pane a rule reads, the Prometheus series having taken them — so rules are
+ * evaluated on pane updates, never by polling. Delivery to the Alertmanagers starts once the
+ * replay of TM_PANES has rebuilt the state.
  */
 import type { Pane } from "@tidemark/engine/protocol";
 import type { Logger } from "pino";
@@ -16,6 +17,8 @@ import { AlertmanagerTarget, type Post } from "./alertmanager-target.js";
 import type { AlertsConfig } from "./alerts-config.js";
 
 const HISTORY = 200;
+/** A burst of panes (a retract and the pane replacing it, a batch) is judged together. */
+const FLUSH_AFTER_MS = 20;
 const REQUEST_TIMEOUT_MS = 10_000;
 /** Retries of a down Alertmanager back off to this at most (or resendEvery when shorter). */
 const MAX_BACKOFF_MS = 10_000;
@@ -54,9 +57,10 @@ export function startAlerting(
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
   const listeners: Array<() => void> = [];
-  let scheduled = false;
+  let scheduled: NodeJS.Timeout | undefined;
   const flush = (): void => {
-    scheduled = false;
+    clearTimeout(scheduled);
+    scheduled = undefined;
     book.flush(samples);
     metrics.rules(book.counts());
     if (book.takeChanged()) for (const fn of listeners) fn();
@@ -64,17 +68,20 @@ export function startAlerting(
   return {
     offer(pane) {
       if (book.empty || !book.offer(pane) || scheduled) return;
-      scheduled = true;
-      setImmediate(flush);
+      scheduled = setTimeout(flush, FLUSH_AFTER_MS);
     },
     feedChanged(state) {
       if (state !== "live") return;
+      // The replay's last panes are judged before anything is sent.
       if (scheduled) flush();
       delivery.start();
     },
     view: () => book.view(),
     onChange: (fn) => void listeners.push(fn),
-    close: () => delivery.close(),
+    close: () => {
+      clearTimeout(scheduled);
+      delivery.close();
+    },
   };
 }
 

@@ -70,7 +70,8 @@ describe("alerts in the dashboard app", () => {
     await expect
       .poll(() => panel.getByTestId("panel-alert").textContent(), { timeout: 15_000 })
       .toContain("firing: HighErrorRate · checkout 0.06 > 0.05 (early pane) · may flip: bias \u22121.4 \u00b1 0.3 pp");
-    expect(await panel.getByTestId("policy").inputValue()).toBe("alerting");
+    // The policy list fills as panes of the policy arrive: the select shows it once they did.
+    await expect.poll(() => panel.getByTestId("policy").inputValue()).toBe("alerting");
     // Only the panel of the alert's metric is marked.
     expect(await page.getByTestId("panel-requests").getByTestId("panel-alert").count()).toBe(0);
     const list = page.getByTestId("panel-alerts");
