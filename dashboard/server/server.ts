@@ -113,8 +113,10 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   alerting.current = alerts;
   // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).
   fanout.store.observe((pane) => alerts.offer(pane));
-  fanout.hub.showAlerts(() => alerts.view());
-  alerts.onChange(() => fanout.hub.alertsChanged());
+  if (config.alerts.rules.length > 0) {
+    fanout.hub.showAlerts(() => alerts.view());
+    alerts.onChange(() => fanout.hub.alertsChanged());
+  }
   // The feed starts once the server listens, so every alert links to the URL it really serves.
   const feed = startPaneFeed(config, log.child({ component: "feed" }), {
     ...fanout.sink,
