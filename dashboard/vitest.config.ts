@@ -3,14 +3,13 @@ import { svelte } from "@sveltejs/vite-plugin-svelte";
 
 export default defineConfig({
   test: {
-    // Component tests under jsdom can take longer than 5 s on a loaded 2-core machine.
-    testTimeout: 30_000,
     projects: [
-      { test: { name: "server", include: ["server/**/*.test.ts"], environment: "node" } },
+      { test: { name: "server", include: ["server/**/*.test.ts"], environment: "node", testTimeout: 30_000 } },
       {
         plugins: [svelte()],
         resolve: { conditions: ["browser"] },
-        test: { name: "app", include: ["app/**/*.test.ts"], environment: "jsdom" },
+        // Component tests under jsdom can take longer than 5 s on a loaded 2-core machine.
+        test: { name: "app", include: ["app/**/*.test.ts"], environment: "jsdom", testTimeout: 30_000 },
       },
     ],
   },
