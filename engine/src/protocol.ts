@@ -277,7 +277,7 @@ export interface EngineStatusMessage {
   /** wallTime − logTime. */
   pipelineLagMs: number | null;
   /**
-   * Wall clock − log time as the worker handled each item over the last minute, p50 and p99 in
+   * Wall clock − log time as the worker handled each event over the last minute, p50 and p99 in
    * ms (within 5 %; null with no item in that minute). Absent from engines before it
    * (docs/decisions/0012-batched-transport.md, "Pipeline lag").
    */

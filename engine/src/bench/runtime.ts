@@ -6,11 +6,15 @@
  *    users: the core benchmark's density) pre-published to TM_EVENTS (batches of 500, heartbeats, the
  *    end-of-recording heartbeat), then one in-process engine from an empty checkpoint dir until
  *    every event is through the core and every pane is acknowledged by TM_PANES. Baselines in the
- *    same run: the core alone on the same decoded events, and decoding the same batches.
+ *    same run: the core alone on the same decoded events, the input path alone (consumers, decode,
+ *    merge), a bare read (the same 8 ordered consumers decoding, nothing else), decoding the same
+ *    batches in memory; publishes per event.
+ * 1b. Pipeline lag p50/p99 of a fresh engine fed live (runtime-lag.ts) at the demo's rate and at
+ *    half the capacity measured in 1.
  * 2. Checkpoints with ~100k open (window, key) states: snapshot (the synchronous part), the full
  *    write (encode, checksum, write, fsync, rename, fsync dir), bytes, restore time, and the
  *    event-loop delay p99 while checkpointing every 200 ms vs the same ticker without.
- * Bounded: ~60 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N.
+ * Bounded: ~90 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,9 +23,16 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { connect, headers } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { createCore, defaultCoreConfig, restoreCore, simulate, type CoreConfig } from "../core/index.js";
-import { HEARTBEAT_HEADER, decodeEventBatch, eventsSubject, partitionOf, type TelemetryEvent } from "../protocol.js";
+import {
+  HEARTBEAT_HEADER,
+  STREAM_EVENTS,
+  decodeEventBatch,
+  eventsSubject,
+  partitionOf,
+  type TelemetryEvent,
+} from "../protocol.js";
 import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
 import { CheckpointStore } from "../runtime/checkpoint-store.js";
 import { PaneSink } from "../runtime/pane-sink.js";
@@ -30,6 +41,7 @@ import { PartitionMerge } from "../runtime/partition-merge.js";
 import { PartitionSource } from "../runtime/partition-source.js";
 import { startEngine } from "../runtime/start-engine.js";
 import { ensureStream, eventsStreamSpec } from "../nats/index.js";
+import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 /**
@@ -39,6 +51,9 @@ const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
  * ~3.7 panes per event and measures the pane sink, not the engine.
  */
 const EVENTS_PER_LOG_SECOND = 50_000;
+/** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
+const DEMO_RATE = 500;
+const LAG_RUN_MS = 10_000;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -141,6 +156,39 @@ async function inputPath(url: string, events: number): Promise<number> {
   return ms;
 }
 
+/**
+ * The bare read: the same 8 ordered consumers (same filter and pull size as PartitionSource) over
+ * the same messages, each event batch decoded, nothing else: what any reader of TM_EVENTS pays.
+ */
+async function bareRead(url: string, events: number): Promise<number> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const js = jetstream(nc);
+  let decoded = 0;
+  const t0 = performance.now();
+  const readers = Array.from({ length: 8 }, async (_, p) => {
+    const consumer = await js.consumers.get(STREAM_EVENTS, {
+      filter_subjects: eventsSubject(p),
+      deliver_policy: DeliverPolicy.All,
+    });
+    const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
+    return {
+      messages,
+      done: (async () => {
+        for await (const m of messages) {
+          if (!m.headers?.get(HEARTBEAT_HEADER)) decoded += decodeEventBatch(m.data).length;
+          if (decoded >= events) break;
+        }
+      })(),
+    };
+  });
+  const open = await Promise.all(readers);
+  await Promise.race(open.map((r) => r.done));
+  const ms = performance.now() - t0;
+  await Promise.all(open.map((r) => r.messages.close().catch(() => undefined)));
+  await nc.close();
+  return ms;
+}
+
 function decodeOnly(messages: readonly BackfillMessage[]): number {
   const t0 = performance.now();
   let n = 0;
@@ -149,7 +197,11 @@ function decodeOnly(messages: readonly BackfillMessage[]): number {
   return performance.now() - t0;
 }
 
-async function throughput(url: string, dir: string, events: readonly TelemetryEvent[]): Promise<string[]> {
+async function throughput(
+  url: string,
+  dir: string,
+  events: readonly TelemetryEvent[],
+): Promise<{ lines: string[]; eventsPerSecond: number }> {
   const core = defaultCoreConfig();
   const messages = await publish(url, events, core);
   const endTs = messages.at(-1)?.heartbeatTs ?? 0;
@@ -171,8 +223,9 @@ async function throughput(url: string, dir: string, events: readonly TelemetryEv
   const alone = coreAlone(events, core, endTs);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
+  const bare = await bareRead(url, events.length);
   const rate = (n: number, t: number): string => `${Math.round(n / (t / 1000)).toLocaleString("en-US")} events/s`;
-  return [
+  const lines = [
     row(
       `engine: TM_EVENTS → core → TM_PANES acked (${events.length} events at ${EVENTS_PER_LOG_SECOND / 1000}k/s of log time; ${(panes / events.length).toFixed(3)} panes/event)`,
       `${(ms / 1000).toFixed(2)} s`,
@@ -194,12 +247,41 @@ async function throughput(url: string, dir: string, events: readonly TelemetryEv
       rate(events.length, input),
     ),
     row(
+      "  baseline: bare read, the same 8 ordered consumers reading and decoding, nothing else",
+      `${(bare / 1000).toFixed(2)} s`,
+      rate(events.length, bare),
+    ),
+    row(
       "  baseline: decoding the same event batches (in memory)",
       `${(decode / 1000).toFixed(2)} s`,
       rate(events.length, decode),
     ),
     row("  engine / core alone", `${(alone.ms / ms).toFixed(2)}×`, "of the core's rate reaches panes on NATS"),
+    row("  engine / bare read", `${(bare / ms).toFixed(2)}×`, "of a bare reader's rate"),
+    row("  input path / bare read", `${(bare / input).toFixed(2)}×`, ""),
+    row(
+      "  publishes per event (pane and late batches)",
+      (published / events.length).toFixed(4),
+      `${published} messages for ${panes + lateRecords} panes and late records`,
+    ),
   ];
+  return { lines, eventsPerSecond: events.length / (ms / 1000) };
+}
+
+/** Pipeline lag of a live run at the demo's rate and at half the engine's measured capacity. */
+async function lagRows(url: string, dir: string, capacity: number): Promise<string[]> {
+  const runs: Array<[string, LagRun]> = [
+    ["the demo's rate", await liveLag(url, dir, DEMO_RATE, LAG_RUN_MS)],
+    ["half the engine's capacity above", await liveLag(url, dir, Math.round(capacity / 2 / 1000) * 1000, LAG_RUN_MS)],
+  ];
+  const ms = (v: number | null): string => (v === null ? "none" : `${v} ms`);
+  return runs.map(([what, r]) =>
+    row(
+      `pipeline lag p50 / p99, live ${LAG_RUN_MS / 1000} s at ${r.rate.toLocaleString("en-US")} events/s (${what})`,
+      `${ms(r.p50)} / ${ms(r.p99)}`,
+      `fed ${r.sent.toLocaleString("en-US")} events/s; ${r.publishesPerEvent.toFixed(4)} publishes per event`,
+    ),
+  );
 }
 
 /** Pane publishing: PaneSink (reply inbox, batched acks) vs js.publish, 1024 in flight each. */
@@ -350,19 +432,15 @@ function record(lines: readonly string[]): void {
     file,
     `${kept}\n${marker}\nRegenerated by \`node dist/bench/runtime.js\` (part of \`npm run bench -w engine\`; engine/src/bench/runtime.ts). ` +
       `Load average at the end: ${load}. Ratios and baselines are measured in the same run.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n\n` +
-      `How to read it: every pane and every late record is one JetStream publish; the engine's CPU per event beyond ` +
-      `the core-alone and input-path baselines is that publishing (JSON, headers, acks), which the pane-sink rows measure alone.\n`,
+      `How to read it: panes and late records travel in batches, one message per input message and subject ` +
+      `(docs/decisions/0012-batched-transport.md); the engine's CPU per event beyond the core-alone and input-path ` +
+      `baselines is that publishing (JSON, headers, acks), which the pane-sink rows measure alone. The lag rows run ` +
+      `a fresh engine while a worker thread publishes fresh events the way ingest does (bench/live-feed.ts).\n`,
   );
 }
 
 function row(a: string, b: string, c: string): string {
   return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
-}
-
-function silentLogger(): never {
-  const noop = (): void => undefined;
-  const l = { info: noop, warn: noop, error: noop, debug: noop, flush: noop };
-  return l as never;
 }
 
 async function main(): Promise<void> {
@@ -373,7 +451,9 @@ async function main(): Promise<void> {
     const lines = [
       `engine runtime benchmark (real nats-server ${nats.url}, 8 partitions, default policies and windows)`,
     ];
-    lines.push(...(await throughput(nats.url, dir, events)));
+    const t = await throughput(nats.url, dir, events);
+    lines.push(...t.lines);
+    lines.push(...(await lagRows(nats.url, dir, t.eventsPerSecond)));
     lines.push(...(await sinkRates(nats.url)));
     lines.push(...(await checkpoints(dir)));
     process.stdout.write(lines.join("\n") + "\n");

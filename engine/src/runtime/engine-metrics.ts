@@ -25,7 +25,7 @@ export interface EngineMetricsView {
   status(): CoreStatus;
   /** Owned partition ids, in lane order. */
   partitions(): readonly number[];
-  /** Pipeline lag observed per item (pipeline-lag.ts). */
+  /** Pipeline lag observed per event (pipeline-lag.ts). */
   pipelineLag(): PipelineLag;
 }
 
@@ -133,7 +133,7 @@ export class EngineMetrics {
     r.registerMetric(
       new LagHistogram(view.pipelineLag, {
         name: "tidemark_engine_pipeline_lag_seconds",
-        help: "Wall clock minus log time as the core handles each item (event or heartbeat): how long after ingest stamped it.",
+        help: "Wall clock minus log time as the core handles each event: how long after ingest stamped it.",
         buckets: LAG_BUCKETS_S,
       }),
     );
@@ -212,7 +212,7 @@ function gauge(r: Registry, name: string, help: string, read: () => number): voi
 }
 
 /**
- * A histogram whose counts are kept by PipelineLag, weighted by items: observing each item through
+ * A histogram whose counts are kept by PipelineLag, weighted by events: observing each event through
  * prom-client would cost a call per event in the hot path. Exported as any histogram is.
  */
 class LagHistogram extends Histogram {

@@ -51,7 +51,7 @@ export class EngineWorker {
   readonly sink: PaneSink;
   eventsTotal = 0;
   lateRecords = 0;
-  /** Wall clock − log time as items are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
+  /** Wall clock − log time as events are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
   readonly pipelineLag = new PipelineLag();
   readonly panesEmitted = new Map<string, Map<string, number>>();
   /** Wall clock when the last durable checkpoint's snapshot was taken. */
@@ -200,8 +200,12 @@ export class EngineWorker {
     let n = 0;
     let more = true;
     while (more && n < SLICE && !this.sink.saturated) {
+      const before = this.eventsTotal;
       const k = this.merge.drain(this.mergeSink, CHUNK);
-      if (k > 0) this.pipelineLag.observe(Date.now(), this.merge.logTime as number, k);
+      // Per event: a heartbeat waits for the next item of the partitions before it (the merge's
+      // tie rule), which says nothing about how fresh the panes are (pipeline-lag.ts).
+      const events = this.eventsTotal - before;
+      if (events > 0) this.pipelineLag.observe(Date.now(), this.merge.logTime as number, events);
       n += k;
       more = k === CHUNK;
     }

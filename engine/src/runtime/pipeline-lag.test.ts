@@ -7,7 +7,7 @@ const T = 1_767_225_600_000;
 describe("PipelineLag", () => {
   it("weights each observation by its items, in the Prometheus buckets and the minute's percentiles", () => {
     const lag = new PipelineLag();
-    lag.observe(T + 5, T, 98); // 5 ms, 98 items
+    lag.observe(T + 5, T, 98); // 5 ms, 98 events
     lag.observe(T + 1_000 + 200, T + 1_000, 1); // 200 ms, one item
     lag.observe(T + 2_000 + 3_000, T + 2_000, 1); // 3 s, one item
     expect(lag.count).toBe(100);
@@ -43,7 +43,15 @@ describe("PipelineLag", () => {
       {
         eventsTotal: () => 4,
         panesEmitted: () => new Map(),
-        status: () => ({ policies: [], partitions: [], logTime: null, stateKeys: 0, stateBytes: 0 }) as never,
+        status: () =>
+          ({
+            policies: [],
+            partitions: [],
+            logTime: null,
+            stateKeys: 0,
+            stateBytes: 0,
+            overflow: { services: 0, routes: 0 },
+          }) as never,
         partitions: () => [0],
         pipelineLag: () => lag,
       },

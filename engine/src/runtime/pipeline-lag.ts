@@ -1,7 +1,9 @@
 /**
- * Pipeline lag (docs/operations.md, "Metrics"): wall clock − log time as the core handles items,
+ * Pipeline lag (docs/operations.md, "Metrics"): wall clock − log time as the core handles events,
  * i.e. how long after ingest stamped them. The pump observes it once per drained chunk, weighted
- * by the items in it, so the distribution is per item, not per chunk. Kept twice: cumulative
+ * by the events in it, so the distribution is per event, not per chunk. Heartbeats are not
+ * counted: the last partitions' punctuation waits in the merge for the next item of the ones
+ * before it (docs/decisions/0012-batched-transport.md, "Punctuation"), and that wait delays no pane. Kept twice: cumulative
  * counts in the Prometheus buckets (`tidemark_engine_pipeline_lag_seconds`), and per second of
  * wall clock in fine buckets (5 % apart) for the last minute's p50 and p99 in `tm.status`.
  *
