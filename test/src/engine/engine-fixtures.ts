@@ -69,6 +69,7 @@ export interface BackfillSummary {
   heartbeats: number;
   duplicates: number;
   endOfRecordingTs: number;
+  runId: string;
 }
 
 /** Runs `tidemark backfill` to completion and returns its summary line. */
