@@ -59,8 +59,8 @@ export const backfill: Command = {
     try {
       await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
       const js = jetstream(nc);
-      // One publish in flight per partition, a lost one sent again before the partition's next:
-      // TM_EVENTS holds each partition's messages in the plan's order across a reconnect too.
+      // In the plan's order, pipelined, but never past an unacknowledged message of the same
+      // partition, a lost one sent again first: each partition stays in order across a reconnect.
       const publisher = new OrderedPublisher<BackfillMessage>({
         send: (m) => {
           const h = headers();

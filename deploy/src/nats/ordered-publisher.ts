@@ -1,10 +1,12 @@
 /**
- * OrderedPublisher: the backfill's writer to TM_EVENTS (docs/operations.md, "Backfill"). Each
- * partition's messages are stored in the order they are given, whatever happens to the connection:
- * a partition has one publish in flight, and its next message goes only once JetStream has
- * acknowledged the previous one. A publish lost with the connection (a nats-server restart) times
- * out and is sent again with the same message id before anything after it on that partition;
- * partitions are published side by side, so P publishes are in flight.
+ * OrderedPublisher: the backfill's writer to TM_EVENTS (docs/decisions/0006-engine-runtime.md,
+ * "Backfill"). Messages go out in the order given, pipelined, with one rule: a message waits while
+ * an earlier message of its partition is unacknowledged, and so does everything after it. So each
+ * partition is stored in the order given whatever happens to the connection — a publish lost with
+ * it (a nats-server restart) times out and is sent again with the same message id before anything
+ * after it on that partition — and, when nothing is lost, the stream receives the messages in the
+ * order given, as one pipelined connection would send them: a re-run on a fresh stream stores
+ * every message at the same sequence.
  *
  * Why: with every message pipelined, the publishes lost in a disconnect leave a gap while the ones
  * sent after the reconnect are stored, and a re-run fills the gap at the end of the partition. The
@@ -35,11 +37,13 @@ export interface OrderedPublisherOptions<M extends OrderedMessage> {
 }
 
 export class OrderedPublisher<M extends OrderedMessage> {
-  private readonly queues = new Map<number, M[]>();
-  private readonly running = new Map<number, Promise<void>>();
-  private queued = 0;
+  /** Messages not sent yet, in the order given, from `head`. */
+  private waiting: M[] = [];
+  private head = 0;
+  /** Partitions with a publish in flight. */
+  private readonly busy = new Set<number>();
   private failure: Error | undefined;
-  private roomWaiters: Array<() => void> = [];
+  private waiters: Array<() => void> = [];
   /** Acknowledged messages the stream already had (a re-run, or a resend whose first copy was stored). */
   duplicates = 0;
   /** Sends repeated after a retryable failure. */
@@ -47,39 +51,49 @@ export class OrderedPublisher<M extends OrderedMessage> {
 
   constructor(private readonly opts: OrderedPublisherOptions<M>) {}
 
-  /** Queues `m` behind the earlier messages of its partition; resolves once there is room for more. */
+  /** Messages given and not yet acknowledged. */
+  get queued(): number {
+    return this.waiting.length - this.head + this.busy.size;
+  }
+
+  /** Queues `m` after the messages given before it; resolves once there is room for more. */
   async publish(m: M): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
-    let q = this.queues.get(m.partition);
-    if (!q) this.queues.set(m.partition, (q = []));
-    q.push(m);
-    this.queued++;
-    if (!this.running.has(m.partition)) this.running.set(m.partition, this.run(m.partition, q));
-    while (this.queued >= this.opts.maxQueued && this.failure === undefined)
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    this.waiting.push(m);
+    this.pump();
+    while (this.queued >= this.opts.maxQueued && this.failure === undefined) await this.change();
     if (this.failure !== undefined) throw this.failure;
   }
 
   /** Resolves once every message is acknowledged; rejects with the first failure. */
   async drain(): Promise<void> {
-    while (this.running.size > 0) await Promise.all(this.running.values());
+    while (this.queued > 0 && this.failure === undefined) await this.change();
     if (this.failure !== undefined) throw this.failure;
   }
 
-  private async run(partition: number, q: M[]): Promise<void> {
-    while (q.length > 0 && this.failure === undefined) {
-      try {
-        await this.untilAcked(q[0] as M);
-      } catch (err) {
-        this.failure ??= this.opts.failed(q[0] as M, err);
-        this.wakeAll();
-        break;
-      }
-      q.shift();
-      this.queued--;
-      this.wakeAll();
+  /** Sends, in order, every waiting message up to the first whose partition is busy. */
+  private pump(): void {
+    while (this.head < this.waiting.length && this.failure === undefined) {
+      const m = this.waiting[this.head] as M;
+      if (this.busy.has(m.partition)) break;
+      this.head++;
+      this.busy.add(m.partition);
+      this.untilAcked(m).then(
+        () => {
+          this.busy.delete(m.partition);
+          this.pump();
+          this.wake();
+        },
+        (err: unknown) => {
+          this.failure ??= this.opts.failed(m, err);
+          this.wake();
+        },
+      );
     }
-    this.running.delete(partition);
+    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+      this.waiting = this.waiting.slice(this.head);
+      this.head = 0;
+    }
   }
 
   private async untilAcked(m: M): Promise<void> {
@@ -97,9 +111,13 @@ export class OrderedPublisher<M extends OrderedMessage> {
     }
   }
 
-  private wakeAll(): void {
-    const waiters = this.roomWaiters;
-    this.roomWaiters = [];
+  private change(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
     for (const w of waiters) w();
   }
 }
