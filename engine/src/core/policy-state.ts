@@ -3,7 +3,8 @@
  * schedules"): its watermark, counters, bias samples and next early tick. Its timer queue is not
  * state: the operator rebuilds it from the windows or sessions (docs/decisions/0010).
  */
-import { BiasTracker } from "./bias.js";
+import { BiasTracker, type BiasLabel } from "./bias.js";
+import { LABELS, SLOT_FINAL } from "./stage-slot.js";
 import type { CoreConfig, PolicyConfig } from "./types.js";
 import { DelaySample, isEventTime } from "./watermark.js";
 
@@ -47,7 +48,7 @@ export function newPolicyState(cfg: PolicyConfig, index: number, partitions: num
     droppedEvents: 0,
     lateAcceptedWindowEvents: 0,
     lateAcceptedEvents: 0,
-    bias: new BiasTracker(biasWindows),
+    bias: new BiasTracker(biasWindows, LABELS.policy[SLOT_FINAL] as BiasLabel),
     emitDelaySum: 0,
     emitDelayCount: 0,
     nextEarly: Infinity,

@@ -128,8 +128,9 @@ export function readNullable(r: ByteReader): number | null {
 
 /** A policy's bias samples: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
 export function writeBiasSamples(w: ByteWriter, p: PolicyState): void {
-  w.uint(p.bias.samples.length);
-  for (const s of p.bias.samples) {
+  const samples = p.bias.samples();
+  w.uint(samples.length);
+  for (const s of samples) {
     writeNullable(w, s.countPct);
     writeNullable(w, s.errorRatePp);
     writeNullable(w, s.p99Pct);
