@@ -7,6 +7,7 @@
  */
 import { newClockState, type ClockState } from "./clock-state.js";
 import { KeyRegistry } from "./key-registry.js";
+import { newPolicyDial, type PolicyDial } from "./policy-dial.js";
 import type { CoreConfig } from "./types.js";
 import { windowSpec, type WindowSpec } from "./window-assigner.js";
 import type { Slice, Window } from "./window-state.js";
@@ -21,6 +22,8 @@ export interface WindowConfigState {
   readonly windows: Map<number, Window>;
   /** The slice the last event went to (most events land in the current one); a cache, not persisted. */
   lastSlice: Slice | undefined;
+  /** Per policy: its measured dial for this window size (docs/semantics.md, "Measured bias"). */
+  readonly dials: PolicyDial[];
 }
 
 export interface CoreState {
@@ -40,6 +43,7 @@ export function newCoreState(config: CoreConfig): CoreState {
       slices: new Map(),
       windows: new Map(),
       lastSlice: undefined,
+      dials: config.policies.map(() => newPolicyDial(w.sizeMs, config.biasWindows, config.serviceCap)),
     })),
   };
 }

@@ -10,6 +10,8 @@ import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
 import type { KeyRegistry } from "./key-registry.js";
 import type { PolicyState } from "./policy-state.js";
+import { newStagePoints, POINT_FIELDS, type StagePoints } from "./stage-points.js";
+import { SLOTS } from "./stage-slot.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
 
@@ -159,8 +161,31 @@ export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): v
     if (t.lastAgg) w.bytes(t.lastAgg.encode());
     w.uint(t.lateAccepted);
     w.bool(t.lateDirty);
-    writePoint(w, t.final);
+    writeStagePoints(w, t.points);
+    w.uint(t.lastSlot + 1);
   }
+}
+
+/** A track's stage values: the slot mask, then per set slot its numbers (NaN: no nowcast). */
+function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
+  w.uint(p === null ? 0 : p.mask + 1);
+  if (p === null) return;
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (!(p.mask & (1 << slot))) continue;
+    for (let f = 0; f < POINT_FIELDS; f++) w.f64(p.v[slot * POINT_FIELDS + f] as number);
+  }
+}
+
+function readStagePoints(r: ByteReader): StagePoints | null {
+  const m = r.uint();
+  if (m === 0) return null;
+  const p = newStagePoints();
+  p.mask = m - 1;
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (!(p.mask & (1 << slot))) continue;
+    for (let f = 0; f < POINT_FIELDS; f++) p.v[slot * POINT_FIELDS + f] = r.f64();
+  }
+  return p;
 }
 
 export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
@@ -174,7 +199,10 @@ export function readTracks(r: ByteReader, policies: number, kind: AggregateKind)
     const lastCount = r.uint();
     const lastValue = readValue(r);
     const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
-    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted: r.uint(), lateDirty: r.bool(), final: readPoint(r) });
+    const lateAccepted = r.uint();
+    const lateDirty = r.bool();
+    const points = readStagePoints(r);
+    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 });
   }
   return out;
 }

@@ -10,6 +10,7 @@ import type { AggregateKind } from "./aggregate.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
 import { InputDriver } from "./input-driver.js";
+import type { PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { encodeCoreSnapshot } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
@@ -45,6 +46,10 @@ class CoreTriggers implements TriggerContext {
 
   free(w: Window): void {
     freeWindow(this.configs[w.configIndex] as WindowConfigState, w);
+  }
+
+  dialOf(p: PolicyState, configIndex: number): PolicyDial {
+    return (this.configs[configIndex] as WindowConfigState).dials[p.index] as PolicyDial;
   }
 }
 

@@ -2,6 +2,7 @@
 import type { PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
+import type { StagePoints } from "./stage-points.js";
 
 /** One key's aggregate in a slice; a service node also holds its routes. */
 export interface KeyNode {
@@ -33,8 +34,10 @@ export interface PaneTrack {
   lastAgg: Aggregate | null;
   lateAccepted: number;
   lateDirty: boolean;
-  /** Service-level keys: the value at the policy's final close (bias). */
-  final: BiasPoint | null;
+  /** Service-level keys: what the policy showed at each stage (measured when the reference closes). */
+  points: StagePoints | null;
+  /** Slot of the last pane (retracting mode: a retract carries the bias of the pane it retracts); -1 before. */
+  lastSlot: number;
   /** The pane id, built on first use (not persisted). */
   id?: string;
 }
@@ -110,7 +113,16 @@ export function addsOf(w: Window): number {
 }
 
 export function newTrack(): PaneTrack {
-  return { seq: 0, lastCount: 0, lastValue: null, lastAgg: null, lateAccepted: 0, lateDirty: false, final: null };
+  return {
+    seq: 0,
+    lastCount: 0,
+    lastValue: null,
+    lastAgg: null,
+    lateAccepted: 0,
+    lateDirty: false,
+    points: null,
+    lastSlot: -1,
+  };
 }
 
 /** Pane-id key encoding (docs/semantics.md): URI-escaped parts, "/" between service and route. */

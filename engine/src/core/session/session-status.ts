@@ -28,7 +28,9 @@ export function sessionStatus(config: CoreConfig, state: SessionState): SessionS
   return {
     logTime: orNull(clock.logTime),
     partitions: partitionStatuses(clock, config.idleTimeoutMs),
-    policies: clock.policies.slice(0, ref).map((p) => policyStatus(p, watermarkOf(clock, p))),
+    policies: clock.policies
+      .slice(0, ref)
+      .map((p) => policyStatus(p, watermarkOf(clock, p), { bias: p.bias.current(), stages: [], services: [] })),
     openWindows: open,
     stateKeys: state.keysById.size,
     stateBytes: open * SESSION_BYTES + state.keysById.size * KEY_BYTES,

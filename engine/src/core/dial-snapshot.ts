@@ -1,0 +1,84 @@
+/**
+ * Snapshot pieces of the measured dial (docs/semantics.md, "Snapshot"): bias trackers (their
+ * samples, oldest first) and one policy's dial for one window size — per slot the pooled tracker
+ * and emit delays, then every service with its trackers.
+ */
+import { BiasTracker, type BiasLabel } from "./bias.js";
+import type { ByteReader, ByteWriter } from "./byte-codec.js";
+import { newServiceStages, type PolicyDial } from "./policy-dial.js";
+import { readNullable, writeNullable } from "./snapshot-parts.js";
+import { LABELS, SLOTS } from "./stage-slot.js";
+
+/** A tracker or its absence: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
+export function writeTracker(w: ByteWriter, t: BiasTracker | undefined): void {
+  if (t === undefined) return w.uint(0);
+  const samples = t.samples();
+  w.uint(samples.length + 1);
+  for (const s of samples) {
+    writeNullable(w, s.countPct);
+    writeNullable(w, s.errorRatePp);
+    writeNullable(w, s.p99Pct);
+    writeNullable(w, s.usersPct);
+  }
+}
+
+export function readTracker(r: ByteReader, size: number, label: BiasLabel): BiasTracker | undefined {
+  const n = r.uint();
+  if (n === 0) return undefined;
+  const t = new BiasTracker(size, label);
+  for (let k = n - 1; k > 0; k--)
+    t.push({
+      countPct: readNullable(r),
+      errorRatePp: readNullable(r),
+      p99Pct: readNullable(r),
+      usersPct: readNullable(r),
+    });
+  return t;
+}
+
+/** Per-slot trackers (each present or not). */
+export function writeTrackers(w: ByteWriter, ts: readonly (BiasTracker | undefined)[]): void {
+  for (let slot = 0; slot < SLOTS; slot++) writeTracker(w, ts[slot]);
+}
+
+export function readTrackers(
+  r: ByteReader,
+  into: (BiasTracker | undefined)[],
+  size: number,
+  labels: readonly BiasLabel[],
+): void {
+  for (let slot = 0; slot < SLOTS; slot++) into[slot] = readTracker(r, size, labels[slot] as BiasLabel);
+}
+
+export function writePolicyDial(w: ByteWriter, dial: PolicyDial): void {
+  w.uint(dial.closedWindows);
+  for (let slot = 0; slot < SLOTS; slot++) {
+    w.f64(dial.emitDelaySum[slot] as number);
+    w.uint(dial.emitDelayCount[slot] as number);
+  }
+  writeTrackers(w, dial.pooled);
+  w.uint(dial.services.size);
+  for (const [service, s] of dial.services) {
+    w.string(service);
+    w.f64(s.lastSeen);
+    w.uint(s.seenWindow);
+    writeTrackers(w, s.bias);
+  }
+}
+
+export function readPolicyDial(r: ByteReader, dial: PolicyDial): void {
+  dial.closedWindows = r.uint();
+  for (let slot = 0; slot < SLOTS; slot++) {
+    dial.emitDelaySum[slot] = r.f64();
+    dial.emitDelayCount[slot] = r.uint();
+  }
+  readTrackers(r, dial.pooled, dial.size, LABELS.policy);
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    const s = newServiceStages();
+    s.lastSeen = r.f64();
+    s.seenWindow = r.uint();
+    readTrackers(r, s.bias, dial.size, LABELS.service);
+    dial.services.set(service, s);
+  }
+}
