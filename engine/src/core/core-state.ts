@@ -24,6 +24,8 @@ export interface WindowConfigState {
   lastSlice: Slice | undefined;
   /** Per policy: its measured dial for this window size (docs/semantics.md, "Measured bias"). */
   readonly dials: PolicyDial[];
+  /** The smallest window size (the first, on ties): its windows count late events per service. */
+  readonly countsLateness: boolean;
 }
 
 export interface CoreState {
@@ -34,6 +36,7 @@ export interface CoreState {
 }
 
 export function newCoreState(config: CoreConfig): CoreState {
+  const smallest = smallestWindow(config);
   return {
     clock: newClockState(config),
     keys: new KeyRegistry(config.serviceCap, config.routeCapPerService),
@@ -44,6 +47,16 @@ export function newCoreState(config: CoreConfig): CoreState {
       windows: new Map(),
       lastSlice: undefined,
       dials: config.policies.map(() => newPolicyDial(w.sizeMs, config.biasWindows, config.serviceCap)),
+      countsLateness: index === smallest,
     })),
   };
+}
+
+/** Index of the smallest window size (the first of equals). */
+export function smallestWindow(config: CoreConfig): number {
+  let best = 0;
+  config.windows.forEach((w, i) => {
+    if (w.sizeMs < (config.windows[best]?.sizeMs ?? Infinity)) best = i;
+  });
+  return best;
 }

@@ -5,6 +5,7 @@
  */
 import { BiasTracker, type BiasLabel } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
+import { LatenessWindow } from "./lateness.js";
 import { newServiceStages, type PolicyDial } from "./policy-dial.js";
 import { readNullable, writeNullable } from "./snapshot-parts.js";
 import { LABELS, SLOTS } from "./stage-slot.js";
@@ -63,6 +64,7 @@ export function writePolicyDial(w: ByteWriter, dial: PolicyDial): void {
     w.f64(s.lastSeen);
     w.uint(s.seenWindow);
     writeTrackers(w, s.bias);
+    writeLateness(w, s.lateness);
   }
 }
 
@@ -79,6 +81,23 @@ export function readPolicyDial(r: ByteReader, dial: PolicyDial): void {
     s.lastSeen = r.f64();
     s.seenWindow = r.uint();
     readTrackers(r, s.bias, dial.size, LABELS.service);
+    s.lateness = readLateness(r, dial.size);
     dial.services.set(service, s);
   }
+}
+
+/** A lateness window or its absence: rows oldest first, each on-time events, errors, late events, errors. */
+function writeLateness(w: ByteWriter, l: LatenessWindow | null): void {
+  if (l === null) return w.uint(0);
+  const rows = l.rows();
+  w.uint(rows.length + 1);
+  for (const row of rows) for (const x of row) w.uint(x);
+}
+
+function readLateness(r: ByteReader, size: number): LatenessWindow | null {
+  const n = r.uint();
+  if (n === 0) return null;
+  const l = new LatenessWindow(size);
+  for (let k = n - 1; k > 0; k--) l.push(r.uint(), r.uint(), r.uint(), r.uint());
+  return l;
 }

@@ -6,6 +6,7 @@
  * biasWindows windows of the size (at most the service cap).
  */
 import type { LatenessCorrelation, PaneBias, ServiceDial, StageBias } from "../protocol.js";
+import { NO_LATENESS } from "./lateness.js";
 import { biasFor, emitDelayOf, pooledBias, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { ageOfSlot, SLOT_FINAL, SLOT_ON_TIME, SLOTS, stageOfSlot } from "./stage-slot.js";
@@ -17,23 +18,12 @@ export interface PolicyDialStatus {
   services: ServiceDial[];
 }
 
-const NO_LATENESS: LatenessCorrelation = Object.freeze({
-  onTimeEvents: 0,
-  onTimeErrors: 0,
-  lateEvents: 0,
-  lateErrors: 0,
-  z: null,
-  p: null,
-  ratio: null,
-  flagged: false,
-});
-
 /** `dials`: the policy's dial per window config, the smallest size first. */
 export function dialStatus(p: PolicyState, dials: readonly PolicyDial[]): PolicyDialStatus {
   return {
     bias: pooledBias(dials[0] as PolicyDial, SLOT_FINAL),
     stages: dials.flatMap((d) => stagesOf(d)),
-    services: dials.flatMap((d) => servicesOf(p, d)),
+    services: dials.flatMap((d) => servicesOf(p, d, dials[0] as PolicyDial)),
   };
 }
 
@@ -55,7 +45,8 @@ function stagesOf(dial: PolicyDial): StageBias[] {
   return out;
 }
 
-function servicesOf(p: PolicyState, dial: PolicyDial): ServiceDial[] {
+/** `lateness`: the dial of the smallest size, which holds the services' lateness correlations. */
+function servicesOf(p: PolicyState, dial: PolicyDial, lateness: PolicyDial): ServiceDial[] {
   const out: ServiceDial[] = [];
   const onTimeSlot = emitsOnTime(p) ? SLOT_ON_TIME : SLOT_FINAL;
   for (const [service, s] of dial.services) {
@@ -65,8 +56,12 @@ function servicesOf(p: PolicyState, dial: PolicyDial): ServiceDial[] {
       windowMs: dial.windowMs,
       onTime: biasFor(dial, service, onTimeSlot),
       final: biasFor(dial, service, SLOT_FINAL),
-      lateness: NO_LATENESS,
+      lateness: latenessOf(lateness, service),
     });
   }
   return out;
+}
+
+function latenessOf(dial: PolicyDial, service: string): LatenessCorrelation {
+  return dial.services.get(service)?.lateness?.correlation() ?? NO_LATENESS;
 }

@@ -6,6 +6,7 @@
  */
 import type { PaneBias } from "../protocol.js";
 import { BiasTracker, unmeasured } from "./bias.js";
+import type { LatenessWindow } from "./lateness.js";
 import { LABELS, SLOT_FINAL, SLOT_LATE, SLOTS } from "./stage-slot.js";
 
 /** One service's trackers under a policy and window size. */
@@ -16,6 +17,8 @@ export interface ServiceStages {
   lastSeen: number;
   /** The dial's `closedWindows` at its last sample (status lists services seen in the last N windows). */
   seenWindow: number;
+  /** Smallest window size only: late vs on-time events and errors (docs/semantics.md, "Correlated lateness"). */
+  lateness: LatenessWindow | null;
 }
 
 export interface PolicyDial {
@@ -48,7 +51,12 @@ export function newPolicyDial(windowMs: number, biasWindows: number, serviceCap:
 }
 
 export function newServiceStages(): ServiceStages {
-  return { bias: new Array<BiasTracker | undefined>(SLOTS).fill(undefined), lastSeen: -Infinity, seenWindow: 0 };
+  return {
+    bias: new Array<BiasTracker | undefined>(SLOTS).fill(undefined),
+    lastSeen: -Infinity,
+    seenWindow: 0,
+    lateness: null,
+  };
 }
 
 /** The service's trackers, created on first use; past the cap the least recently seen is forgotten. */

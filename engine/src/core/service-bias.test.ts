@@ -75,6 +75,10 @@ describe("bias per service and stage", () => {
     expect(of("a")?.onTime).toMatchObject({ windows: 1, countPct: close(200 / 12), stage: "on-time" });
     expect(of("b")?.final).toMatchObject({ windows: 1, countPct: 0, errorRatePp: 0 });
     expect(of("c")).toBeUndefined();
+    // a's two late events both failed, none of its 10 on-time ones did: flagged; b had nothing late.
+    expect(of("a")?.lateness).toMatchObject({ onTimeEvents: 10, onTimeErrors: 0, lateEvents: 2, lateErrors: 2 });
+    expect(of("a")?.lateness).toMatchObject({ z: close(Math.sqrt(12)), ratio: null, flagged: true });
+    expect(of("b")?.lateness).toMatchObject({ onTimeEvents: 10, lateEvents: 0, z: null, flagged: false });
     // pooled over services (the old measure): 20 of 22 shown, 0 of 2 errors.
     const policy = core.status().policies[0];
     expect(policy?.bias).toMatchObject({ windows: 1, countPct: close(200 / 22), errorRatePp: close(-200 / 22) });

@@ -70,6 +70,13 @@ function writeWindow(w: ByteWriter, win: Window, policies: number): void {
       writePoint(w, v);
     }
   }
+  // The smallest size's late counts: per service, [events, errors] per policy.
+  if (win.lateness === null) return;
+  w.uint(win.lateness.size);
+  for (const [service, v] of win.lateness) {
+    w.string(service);
+    for (const x of v) w.uint(x);
+  }
 }
 
 function writeClockAndKeys(w: ByteWriter, state: CoreState): void {
@@ -183,7 +190,7 @@ function readWindowConfig(r: ByteReader, c: WindowConfigState, policies: number,
 
 function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): Window {
   const spec = c.spec;
-  const win = newWindow(c.index, r.f64(), spec.sizeMs, spec.slideMs === spec.sizeMs, policies);
+  const win = newWindow(c.index, r.f64(), spec.sizeMs, spec.slideMs === spec.sizeMs, policies, c.countsLateness);
   const stage = r.bytes();
   if (stage.length !== policies + 1) throw corrupt("holds a window with the wrong policy count");
   win.stage.set(stage);
@@ -215,5 +222,11 @@ function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind:
     win.ref = new Map();
     for (let m = r.uint(); m > 0; m--) win.ref.set(r.string(), readPoint(r) as BiasPoint);
   }
+  if (win.lateness !== null)
+    for (let m = r.uint(); m > 0; m--)
+      win.lateness.set(
+        r.string(),
+        Float64Array.from({ length: 2 * policies }, () => r.uint()),
+      );
   return win;
 }

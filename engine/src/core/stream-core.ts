@@ -10,7 +10,7 @@ import type { AggregateKind } from "./aggregate.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
 import { InputDriver } from "./input-driver.js";
-import type { PolicyDial } from "./policy-dial.js";
+import { sweepDial, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { encodeCoreSnapshot } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
@@ -135,10 +135,12 @@ export class EventTimeCore implements StreamCore {
     return this.driver.watermarkOf(p);
   }
 
-  /** After time moved: the fast-path bound, and the key registry's TTL sweep. */
+  /** After time moved: the fast-path bound, and the TTL sweep of the key registry and the dials. */
   private advanced(): void {
     this.updateMaxWatermark();
-    this.state.keys.maintain(this.logTime, this.config.keyTtlMs);
+    if (!this.state.keys.maintain(this.logTime, this.config.keyTtlMs)) return;
+    const cutoff = this.logTime - this.config.keyTtlMs;
+    for (const c of this.state.windowConfigs) for (const dial of c.dials) sweepDial(dial, cutoff);
   }
 
   private updateMaxWatermark(): void {
@@ -260,6 +262,7 @@ export class EventTimeCore implements StreamCore {
         if (end > watermark) continue;
         if (end + p.cfg.graceMs <= watermark || w === undefined) this.drop(p, e, { start, end }, watermark, out);
         else this.acceptLate(p, w, serviceKey, routeKey);
+        if (w !== undefined && w.lateness !== null && w.ref === null) this.countLate(w.lateness, p, e);
       }
     }
   }
@@ -276,6 +279,18 @@ export class EventTimeCore implements StreamCore {
     if (firstFor(this.dropStamps, p.index, this.state.clock.eventsTotal)) p.droppedEvents++;
     const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window, watermark };
     out.late(rec);
+  }
+
+  /**
+   * The event missed the policy's on-time pane of a window of the smallest size the reference
+   * still has open: counted for its service (docs/semantics.md, "Correlated lateness").
+   */
+  private countLate(lateness: Map<string, Float64Array>, p: PolicyState, e: TelemetryEvent): void {
+    const service = this.names.service as string;
+    let v = lateness.get(service);
+    if (v === undefined) lateness.set(service, (v = new Float64Array(2 * this.referenceIndex)));
+    v[2 * p.index] = (v[2 * p.index] as number) + 1;
+    if (isError(e.status)) v[2 * p.index + 1] = (v[2 * p.index + 1] as number) + 1;
   }
 
   /** Late but within grace: counted, and its keys marked for the policy's late panes. */

@@ -19,7 +19,7 @@ import { biasPoint, type BiasPoint } from "./bias.js";
 import { emitWindow } from "./pane-emitter.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
 import type { TriggerContext } from "./trigger-context.js";
-import { measureWindow } from "./window-measure.js";
+import { measureLateness, measureWindow } from "./window-measure.js";
 import { WindowTimerKind } from "./window-timer.js";
 import {
   addsOf,
@@ -109,7 +109,9 @@ export function referenceClose(ctx: TriggerContext, w: Window, policies: readonl
   w.stage[w.stage.length - 1] = STAGE_FINAL;
   w.closed++;
   for (const p of policies) {
-    if ((w.stage[p.index] as number) & STAGE_FINAL) measureWindow(ctx.dialOf(p, w.configIndex), p, w, ctx.logTime);
+    const dial = ctx.dialOf(p, w.configIndex);
+    if (w.lateness !== null) measureLateness(dial, p, w, ctx.logTime);
+    if ((w.stage[p.index] as number) & STAGE_FINAL) measureWindow(dial, p, w, ctx.logTime);
   }
   if (w.closed === w.stage.length) ctx.free(w);
 }

@@ -7,6 +7,7 @@
  * the service had a pane.
  */
 import { PooledSum, type BiasPoint } from "./bias.js";
+import { LatenessWindow } from "./lateness.js";
 import { pooledTracker, serviceStages, serviceTracker, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { pointAt, type StagePoints } from "./stage-points.js";
@@ -36,6 +37,23 @@ export function compareOne(r: BiasPoint, v: BiasPoint): ReturnType<PooledSum["sa
   one.reset();
   one.add(r, v);
   return one.sample();
+}
+
+/**
+ * The reference closed a window of the smallest size: each service's on-time and late events and
+ * errors under the policy join its lateness correlation (docs/semantics.md, "Correlated lateness").
+ */
+export function measureLateness(dial: PolicyDial, p: PolicyState, w: Window, logTime: number): void {
+  const ref = w.ref as ReadonlyMap<string, BiasPoint>;
+  const lateness = w.lateness as ReadonlyMap<string, Float64Array>;
+  for (const [service, r] of ref) {
+    const v = lateness.get(service);
+    const late = v === undefined ? 0 : (v[2 * p.index] as number);
+    const lateErrors = v === undefined ? 0 : (v[2 * p.index + 1] as number);
+    const stages = serviceStages(dial, service);
+    stages.lastSeen = logTime;
+    (stages.lateness ??= new LatenessWindow(dial.size)).push(r.count - late, r.errors - lateErrors, late, lateErrors);
+  }
 }
 
 /** Pushes the window's samples into the policy's dial (the window's `ref` is set). */

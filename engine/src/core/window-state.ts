@@ -72,6 +72,11 @@ export interface Window {
   ref: Map<string, BiasPoint> | null;
   /** Per policy: the slices' `adds` at its last early tick (not persisted: only saves work). */
   earlyMark: Float64Array;
+  /**
+   * Smallest window size only (else null): per service, per policy, the events that missed the
+   * policy's on-time pane (late or dropped) and their errors, as [events, errors] pairs.
+   */
+  lateness: Map<string, Float64Array> | null;
 }
 
 /** A window with nothing closed yet, for `policies` policies and the reference. */
@@ -81,6 +86,7 @@ export function newWindow(
   sizeMs: number,
   exclusive: boolean,
   policies: number,
+  countsLateness = false,
 ): Window {
   return {
     configIndex,
@@ -94,6 +100,7 @@ export function newWindow(
     tracks: new Map(),
     ref: null,
     earlyMark: new Float64Array(policies).fill(-1),
+    lateness: countsLateness ? new Map() : null,
   };
 }
 
