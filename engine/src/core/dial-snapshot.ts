@@ -58,12 +58,14 @@ export function writePolicyDial(w: ByteWriter, dial: PolicyDial): void {
     w.uint(dial.emitDelayCount[slot] as number);
   }
   writeTrackers(w, dial.pooled);
+  writeTrackers(w, dial.pooledNowcastError);
   w.uint(dial.services.size);
   for (const [service, s] of dial.services) {
     w.string(service);
     w.f64(s.lastSeen);
     w.uint(s.seenWindow);
     writeTrackers(w, s.bias);
+    writeTrackers(w, s.nowcastError);
     writeLateness(w, s.lateness);
   }
 }
@@ -75,12 +77,14 @@ export function readPolicyDial(r: ByteReader, dial: PolicyDial): void {
     dial.emitDelayCount[slot] = r.uint();
   }
   readTrackers(r, dial.pooled, dial.size, LABELS.policy);
+  readTrackers(r, dial.pooledNowcastError, dial.size, LABELS.policy);
   for (let n = r.uint(); n > 0; n--) {
     const service = r.string();
     const s = newServiceStages();
     s.lastSeen = r.f64();
     s.seenWindow = r.uint();
     readTrackers(r, s.bias, dial.size, LABELS.service);
+    readTrackers(r, s.nowcastError, dial.size, LABELS.service);
     s.lateness = readLateness(r, dial.size);
     dial.services.set(service, s);
   }

@@ -6,7 +6,8 @@
  */
 import type { Pane, PaneBias, PaneKind, PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
-import { biasFor, type PolicyDial } from "./policy-dial.js";
+import { nowcastOf, type NowcastError } from "./nowcast.js";
+import { biasFor, nowcastErrorFor, type PolicyDial } from "./policy-dial.js";
 import { hasFinalPane, type PolicyState } from "./policy-state.js";
 import { newStagePoints, recordPoint } from "./stage-points.js";
 import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "./stage-slot.js";
@@ -41,6 +42,8 @@ interface Emission {
   /** The service whose bias `bias` is (route panes carry their service's). */
   service: string | undefined;
   bias: PaneBias | undefined;
+  /** The measured error of that service's nowcasts at this slot. */
+  nowcastError: NowcastError | undefined;
 }
 
 /** The policy's panes of `kind` for the window's keys, read from the shared aggregates now. */
@@ -63,6 +66,7 @@ export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, 
     out: ctx.out,
     service: undefined,
     bias: undefined,
+    nowcastError: undefined,
   };
   forEachKey(w, (service, route, key) => {
     const node = trackToEmit(w, policy.index, kind, service, route, key);
@@ -75,13 +79,12 @@ function recordEmitDelay(dial: PolicyDial, slot: number, delayMs: number): void 
   dial.emitDelayCount[slot] = (dial.emitDelayCount[slot] as number) + 1;
 }
 
-/** The bias of the emission's panes of `service` (looked up once per service). */
-function biasOf(e: Emission, service: string): PaneBias {
-  if (e.service !== service || e.bias === undefined) {
-    e.service = service;
-    e.bias = biasFor(e.dial, service, e.slot);
-  }
-  return e.bias;
+/** The emission's bias and nowcast error for `service` (looked up once per service). */
+function lookUp(e: Emission, service: string): void {
+  if (e.service === service && e.bias !== undefined) return;
+  e.service = service;
+  e.bias = biasFor(e.dial, service, e.slot);
+  e.nowcastError = nowcastErrorFor(e.dial, service, e.slot);
 }
 
 /**
@@ -120,29 +123,36 @@ function emitKey(
   const policy = e.policy;
   t.lateDirty = false;
   const full = agg.value();
-  const bias = biasOf(e, service);
+  lookUp(e, service);
+  const bias = e.bias as PaneBias;
+  // In discarding mode too the nowcast is of the whole window (what the reference will say), not of the delta.
+  const nowcast = nowcastOf(full, bias, e.nowcastError as NowcastError);
   if (route === undefined) {
     const points = (t.points ??= newStagePoints());
-    recordPoint(points, e.slot, full, null);
-    if (e.alsoFinal) recordPoint(points, SLOT_FINAL, full, null);
+    recordPoint(points, e.slot, full, nowcast?.value ?? null);
+    if (e.alsoFinal) recordPoint(points, SLOT_FINAL, full, nowcast?.value ?? null);
   }
   const id = (t.id ??= `${policy.cfg.name}|${node.keyId}|${e.sizeMs}|${e.window.start}`);
-  const pane = (kind: PaneKind, value: PaneValue, paneBias: PaneBias): Pane => ({
-    id,
-    seq: t.seq++,
-    kind,
-    policy: policy.cfg.name,
-    key: route === undefined ? { service } : { service, route },
-    window: e.window,
-    value,
-    watermark: e.watermark,
-    emittedAt: e.logTime,
-    emitDelayMs: e.logTime - e.window.end,
-    pipelineLagMs: 0,
-    lateAccepted: t.lateAccepted,
-    dropped: policy.droppedWindowEvents,
-    bias: paneBias,
-  });
+  const pane = (kind: PaneKind, value: PaneValue, paneBias: PaneBias): Pane => {
+    const p: Pane = {
+      id,
+      seq: t.seq++,
+      kind,
+      policy: policy.cfg.name,
+      key: route === undefined ? { service } : { service, route },
+      window: e.window,
+      value,
+      watermark: e.watermark,
+      emittedAt: e.logTime,
+      emitDelayMs: e.logTime - e.window.end,
+      pipelineLagMs: 0,
+      lateAccepted: t.lateAccepted,
+      dropped: policy.droppedWindowEvents,
+      bias: paneBias,
+    };
+    if (nowcast !== null && kind !== "retract") p.nowcast = nowcast;
+    return p;
+  };
   if (policy.cfg.mode === "discarding") {
     const delta = agg.clone();
     if (t.lastAgg) delta.subtract(t.lastAgg);

@@ -5,14 +5,17 @@
  * registry's sweep, and at most serviceCap + 1 services (with "(other)") are kept.
  */
 import type { PaneBias } from "../protocol.js";
-import { BiasTracker, unmeasured } from "./bias.js";
+import { BiasTracker, unmeasured, type BiasLabel } from "./bias.js";
 import type { LatenessWindow } from "./lateness.js";
+import { UNMEASURED_ERROR, type NowcastError } from "./nowcast.js";
 import { LABELS, SLOT_FINAL, SLOT_LATE, SLOTS } from "./stage-slot.js";
 
 /** One service's trackers under a policy and window size. */
 export interface ServiceStages {
   /** Per slot (created with its first sample). */
   readonly bias: (BiasTracker | undefined)[];
+  /** Per slot: the error of the nowcasts published there (nowcast − reference). */
+  readonly nowcastError: (BiasTracker | undefined)[];
   /** Log time of its last sample. */
   lastSeen: number;
   /** The dial's `closedWindows` at its last sample (status lists services seen in the last N windows). */
@@ -29,6 +32,8 @@ export interface PolicyDial {
   readonly serviceCap: number;
   /** Per slot: bias summed over services (created with its first sample). */
   readonly pooled: (BiasTracker | undefined)[];
+  /** Per slot: the nowcasts' error summed over services. */
+  readonly pooledNowcastError: (BiasTracker | undefined)[];
   /** Per slot: emit delays of the policy's emissions there (log time − window end). */
   readonly emitDelaySum: Float64Array;
   readonly emitDelayCount: Float64Array;
@@ -43,6 +48,7 @@ export function newPolicyDial(windowMs: number, biasWindows: number, serviceCap:
     size: biasWindows,
     serviceCap: serviceCap + 1,
     pooled: new Array<BiasTracker | undefined>(SLOTS).fill(undefined),
+    pooledNowcastError: new Array<BiasTracker | undefined>(SLOTS).fill(undefined),
     emitDelaySum: new Float64Array(SLOTS),
     emitDelayCount: new Float64Array(SLOTS),
     services: new Map(),
@@ -53,6 +59,7 @@ export function newPolicyDial(windowMs: number, biasWindows: number, serviceCap:
 export function newServiceStages(): ServiceStages {
   return {
     bias: new Array<BiasTracker | undefined>(SLOTS).fill(undefined),
+    nowcastError: new Array<BiasTracker | undefined>(SLOTS).fill(undefined),
     lastSeen: -Infinity,
     seenWindow: 0,
     lateness: null,
@@ -79,12 +86,14 @@ function evictOldest(dial: PolicyDial): void {
   if (oldest !== undefined) dial.services.delete(oldest);
 }
 
-export function serviceTracker(dial: PolicyDial, s: ServiceStages, slot: number): BiasTracker {
-  return (s.bias[slot] ??= new BiasTracker(dial.size, LABELS.service[slot] as (typeof LABELS.service)[number]));
-}
-
-export function pooledTracker(dial: PolicyDial, slot: number): BiasTracker {
-  return (dial.pooled[slot] ??= new BiasTracker(dial.size, LABELS.policy[slot] as (typeof LABELS.policy)[number]));
+/** The tracker of `slot` in `trackers` (a service's or the pooled ones), created on first use. */
+export function trackerOf(
+  dial: PolicyDial,
+  trackers: (BiasTracker | undefined)[],
+  slot: number,
+  scope: "service" | "policy",
+): BiasTracker {
+  return (trackers[slot] ??= new BiasTracker(dial.size, LABELS[scope][slot] as BiasLabel));
 }
 
 /** Forgets services last sampled before `cutoff` (log time). */
@@ -118,6 +127,17 @@ export function biasFor(dial: PolicyDial, service: string | null, slot: number):
     if (f !== null) return f;
   }
   return UNMEASURED[slot] as PaneBias;
+}
+
+/**
+ * The measured error of the nowcasts of `service` at `slot` (the pane's own stage and age), else
+ * of the slot pooled over services, else unmeasured.
+ */
+export function nowcastErrorFor(dial: PolicyDial, service: string, slot: number): NowcastError {
+  const own = dial.services.get(service)?.nowcastError[slot];
+  if (own !== undefined && own.windows > 0) return own.summary();
+  const pooled = dial.pooledNowcastError[slot];
+  return pooled !== undefined && pooled.windows > 0 ? pooled.summary() : UNMEASURED_ERROR;
 }
 
 /** The pooled bias of the slot alone (no fallback to another stage): the frontier's point. */

@@ -131,6 +131,12 @@ describe("bias per service and stage", () => {
       }
     }
     expect(later.some((p) => p.key.service === "c")).toBe(true);
+    // Measured panes carry a nowcast from their own bias: the count corrected by its completeness.
+    for (const p of later.filter((q) => q.bias.windows > 0)) {
+      expect(p.nowcast?.value.count).toBeCloseTo(p.value.count / (1 - (p.bias.countPct as number) / 100), 9);
+      expect(p.nowcast?.error.windows).toBe(0); // no window it was published for has closed yet
+    }
+    for (const p of later.filter((q) => q.bias.windows === 0)) expect(p.nowcast).toBeUndefined();
     expect(later.some((p) => p.kind === "early" && p.key.service === "a" && (p.bias.countPct ?? 0) > 50)).toBe(true);
     expect(later.some((p) => p.kind === "early" && p.bias.windows === 1)).toBe(true);
   });

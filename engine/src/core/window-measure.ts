@@ -8,9 +8,10 @@
  */
 import { PooledSum, type BiasPoint } from "./bias.js";
 import { LatenessWindow } from "./lateness.js";
-import { pooledTracker, serviceStages, serviceTracker, type PolicyDial } from "./policy-dial.js";
+import { NowcastSum, nowcastError } from "./nowcast.js";
+import { serviceStages, trackerOf, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
-import { pointAt, type StagePoints } from "./stage-points.js";
+import { nowcastAt, pointAt, type StagePoints } from "./stage-points.js";
 import { SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "./stage-slot.js";
 import type { Window } from "./window-state.js";
 
@@ -30,6 +31,7 @@ export function pointsOf(w: Window, policy: number, service: string): StagePoint
 
 /** Scratch sums, one per slot, and one for a single service (reset at each use). */
 const sums = Array.from({ length: SLOTS }, () => new PooledSum());
+const nowcastSums = Array.from({ length: SLOTS }, () => new NowcastSum());
 const one = new PooledSum();
 
 /** Compares one service's shown value with the reference. */
@@ -62,6 +64,7 @@ export function measureWindow(dial: PolicyDial, p: PolicyState, w: Window, logTi
   const onTime = emitsOnTime(p);
   dial.closedWindows++;
   for (const s of sums) s.reset();
+  for (const s of nowcastSums) s.reset();
   for (const [service, r] of ref) {
     const points = pointsOf(w, p.index, service);
     const stages = serviceStages(dial, service);
@@ -70,12 +73,18 @@ export function measureWindow(dial: PolicyDial, p: PolicyState, w: Window, logTi
     for (let slot = 0; slot < SLOTS; slot++) {
       const v = shownAt(points, slot, onTime);
       if (v === null) continue;
-      serviceTracker(dial, stages, slot).push(compareOne(r, v));
+      trackerOf(dial, stages.bias, slot, "service").push(compareOne(r, v));
       (sums[slot] as PooledSum).add(r, v);
+      const nc = nowcastAt(points, slot);
+      if (nc === null) continue;
+      trackerOf(dial, stages.nowcastError, slot, "service").push(nowcastError(r, nc));
+      (nowcastSums[slot] as NowcastSum).add(r, nc);
     }
   }
   for (let slot = 0; slot < SLOTS; slot++) {
     const sum = sums[slot] as PooledSum;
-    if (sum.services > 0) pooledTracker(dial, slot).push(sum.sample());
+    if (sum.services > 0) trackerOf(dial, dial.pooled, slot, "policy").push(sum.sample());
+    const nowcasts = nowcastSums[slot] as NowcastSum;
+    if (nowcasts.services > 0) trackerOf(dial, dial.pooledNowcastError, slot, "policy").push(nowcasts.sample());
   }
 }
