@@ -6,7 +6,7 @@
 import { BiasTracker, type BiasLabel } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import { LatenessWindow } from "./lateness.js";
-import { newServiceStages, type PolicyDial } from "./policy-dial.js";
+import { newProvisionalDial, newServiceStages, type PolicyDial, type ProvisionalDial } from "./policy-dial.js";
 import { readNullable, writeNullable } from "./snapshot-parts.js";
 import { LABELS, SLOTS } from "./stage-slot.js";
 
@@ -68,6 +68,32 @@ export function writePolicyDial(w: ByteWriter, dial: PolicyDial): void {
     writeTrackers(w, s.nowcastError);
     writeLateness(w, s.lateness);
   }
+  writeProvisional(w, dial.provisional);
+}
+
+/** The provisional trackers while kept: pooled per slot, then per service. */
+function writeProvisional(w: ByteWriter, prov: ProvisionalDial | null): void {
+  w.bool(prov !== null);
+  if (prov === null) return;
+  writeTrackers(w, prov.pooled);
+  w.uint(prov.services.size);
+  for (const [service, ts] of prov.services) {
+    w.string(service);
+    writeTrackers(w, ts);
+  }
+}
+
+function readProvisional(r: ByteReader, size: number): ProvisionalDial | null {
+  if (!r.bool()) return null;
+  const prov = newProvisionalDial();
+  readTrackers(r, prov.pooled, size, LABELS.provisionalPolicy);
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    const ts = new Array<BiasTracker | undefined>(SLOTS).fill(undefined);
+    readTrackers(r, ts, size, LABELS.provisionalService);
+    prov.services.set(service, ts);
+  }
+  return prov;
 }
 
 export function readPolicyDial(r: ByteReader, dial: PolicyDial): void {
@@ -88,6 +114,7 @@ export function readPolicyDial(r: ByteReader, dial: PolicyDial): void {
     s.lateness = readLateness(r, dial.size);
     dial.services.set(service, s);
   }
+  dial.provisional = readProvisional(r, dial.size);
 }
 
 /** A lateness window or its absence: rows oldest first, each on-time events, errors, late events, errors. */

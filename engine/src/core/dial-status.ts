@@ -51,15 +51,22 @@ function servicesOf(p: PolicyState, dial: PolicyDial, lateness: PolicyDial): Ser
   const onTimeSlot = emitsOnTime(p) ? SLOT_ON_TIME : SLOT_FINAL;
   for (const [service, s] of dial.services) {
     if (dial.closedWindows - s.seenWindow >= dial.size) continue;
-    out.push({
-      service,
-      windowMs: dial.windowMs,
-      onTime: biasFor(dial, service, onTimeSlot),
-      final: biasFor(dial, service, SLOT_FINAL),
-      lateness: latenessOf(lateness, service),
-    });
+    out.push(serviceDial(dial, service, onTimeSlot, lateness));
   }
+  // Before the first measured window: the services with provisional figures.
+  for (const service of dial.provisional?.services.keys() ?? [])
+    if (!dial.services.has(service)) out.push(serviceDial(dial, service, onTimeSlot, lateness));
   return out;
+}
+
+function serviceDial(dial: PolicyDial, service: string, onTimeSlot: number, lateness: PolicyDial): ServiceDial {
+  return {
+    service,
+    windowMs: dial.windowMs,
+    onTime: biasFor(dial, service, onTimeSlot),
+    final: biasFor(dial, service, SLOT_FINAL),
+    lateness: latenessOf(lateness, service),
+  };
 }
 
 function latenessOf(dial: PolicyDial, service: string): LatenessCorrelation {

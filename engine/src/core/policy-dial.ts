@@ -24,6 +24,19 @@ export interface ServiceStages {
   lateness: LatenessWindow | null;
 }
 
+/**
+ * Provisional trackers (provisional.ts) of one policy and window size, per slot pooled and per
+ * service; kept only until the reference closes the first window of the size.
+ */
+export interface ProvisionalDial {
+  readonly pooled: (BiasTracker | undefined)[];
+  readonly services: Map<string, (BiasTracker | undefined)[]>;
+}
+
+export function newProvisionalDial(): ProvisionalDial {
+  return { pooled: new Array<BiasTracker | undefined>(SLOTS).fill(undefined), services: new Map() };
+}
+
 export interface PolicyDial {
   readonly windowMs: number;
   /** biasWindows: samples kept per tracker. */
@@ -40,6 +53,8 @@ export interface PolicyDial {
   readonly services: Map<string, ServiceStages>;
   /** Windows measured against the reference so far. */
   closedWindows: number;
+  /** Until the first window is measured: lower bounds against what the reference holds so far. */
+  provisional: ProvisionalDial | null;
 }
 
 export function newPolicyDial(windowMs: number, biasWindows: number, serviceCap: number): PolicyDial {
@@ -53,6 +68,7 @@ export function newPolicyDial(windowMs: number, biasWindows: number, serviceCap:
     emitDelayCount: new Float64Array(SLOTS),
     services: new Map(),
     closedWindows: 0,
+    provisional: newProvisionalDial(),
   };
 }
 
@@ -113,18 +129,26 @@ function measured(dial: PolicyDial, service: string | null, slot: number): PaneB
   return pooled !== undefined && pooled.windows > 0 ? pooled.current() : null;
 }
 
+/** The service's provisional figure of the slot, else the pooled provisional one, else null. */
+function provisional(dial: PolicyDial, service: string | null, slot: number): PaneBias | null {
+  const prov = dial.provisional;
+  if (prov === null) return null;
+  const own = service === null ? undefined : prov.services.get(service)?.[slot];
+  if (own !== undefined && own.windows > 0) return own.current();
+  const pooled = prov.pooled[slot];
+  return pooled !== undefined && pooled.windows > 0 ? pooled.current() : null;
+}
+
 /**
  * The bias a pane of `service` at `slot` carries (docs/semantics.md, "Measured bias"): its
  * service's, else the pooled one of the slot (scope "policy"); a late pane without a late
- * measurement carries the final one; unmeasured (windows 0) when nothing is. `service` null: the
- * pooled figure only.
+ * measurement carries the final one; before any reference close the provisional figure in the
+ * same order; unmeasured (windows 0) when nothing is. `service` null: the pooled figures only.
  */
 export function biasFor(dial: PolicyDial, service: string | null, slot: number): PaneBias {
-  const b = measured(dial, service, slot);
-  if (b !== null) return b;
-  if (slot === SLOT_LATE) {
-    const f = measured(dial, service, SLOT_FINAL);
-    if (f !== null) return f;
+  for (const source of [measured, provisional]) {
+    const b = source(dial, service, slot) ?? (slot === SLOT_LATE ? source(dial, service, SLOT_FINAL) : null);
+    if (b !== null) return b;
   }
   return UNMEASURED[slot] as PaneBias;
 }
@@ -140,10 +164,9 @@ export function nowcastErrorFor(dial: PolicyDial, service: string, slot: number)
   return pooled !== undefined && pooled.windows > 0 ? pooled.summary() : UNMEASURED_ERROR;
 }
 
-/** The pooled bias of the slot alone (no fallback to another stage): the frontier's point. */
+/** The pooled bias of the slot alone (no fallback to another stage, provisional before any close): the frontier's point. */
 export function pooledBias(dial: PolicyDial, slot: number): PaneBias {
-  const pooled = dial.pooled[slot];
-  return pooled !== undefined && pooled.windows > 0 ? pooled.current() : (UNMEASURED[slot] as PaneBias);
+  return measured(dial, null, slot) ?? provisional(dial, null, slot) ?? (UNMEASURED[slot] as PaneBias);
 }
 
 /** Mean emit delay of the policy's emissions at the slot, ms (null: none yet). */

@@ -57,7 +57,12 @@ describe("bias per service and stage", () => {
   const events = stream();
   const core = createCore(config);
   const out = capture();
-  for (const e of events) core.event(0, e, out);
+  // status() just before the first input at or past T + 39 s (the reference closes window 0 at T + 40 s).
+  let statusBefore: ReturnType<typeof core.status> | undefined;
+  for (const e of events) {
+    if (e.ingest_ts >= T + 39 * S) statusBefore ??= core.status();
+    core.event(0, e, out);
+  }
   const services = (p: Pane) => p.key.route === undefined;
 
   it("each service is measured on its own: the one whose late events failed shows its own shortfall, the other none", () => {
@@ -141,12 +146,33 @@ describe("bias per service and stage", () => {
     expect(later.some((p) => p.kind === "early" && p.bias.windows === 1)).toBe(true);
   });
 
-  it("before any reference close, panes say nothing is measured, labelled with their own stage", () => {
-    const first = out.panes.filter((p) => p.emittedAt < T + 40 * S + 400);
-    expect(first.length).toBeGreaterThan(0);
-    for (const p of first) {
-      expect(p.bias.windows).toBe(0);
+  it("before the first reference close, panes carry provisional lower bounds (windows compared so far)", () => {
+    const closedAt = Math.min(...out.panes.map((p) => p.emittedAt).filter((t) => t >= T + 40 * S));
+    const before = out.panes.filter((p) => p.emittedAt < closedAt);
+    // Checks run every 10 s of log time (the slice): the first at the first input, the second at
+    // the first input at or after T + 10 s, the third at or after T + 20 s, which sees window 0's
+    // on-time pane (T + 12 s) against the reference's aggregate with a's late events in it.
+    const third = Math.min(...events.map((e) => e.ingest_ts).filter((t) => t >= T + 20 * S));
+    for (const p of before) {
       expect(p.bias.stage).toBe(p.kind === "early" ? "early" : "on-time");
+      if (p.bias.windows === 0) expect(p.bias.provisional).toBe(false);
+      else expect([p.bias.provisional, p.nowcast?.error.windows]).toEqual([true, 0]);
+      if (p.emittedAt > third) expect(p.bias.windows).toBeGreaterThan(0);
     }
+    const onTime = before.filter((p) => services(p) && p.kind === "on-time" && p.emittedAt > third);
+    expect(onTime.length).toBeGreaterThan(0);
+    for (const p of onTime) {
+      // a: window 0's on-time pane showed 10 of the 12 events the reference holds by then, b all 10.
+      const want = p.key.service === "a" ? 200 / 12 : 0;
+      expect([p.key.service, p.bias.scope, p.bias.windows]).toEqual([p.key.service, "service", expect.any(Number)]);
+      expect(p.bias.countPct).toBeLessThanOrEqual(want + 1e-9);
+    }
+    expect(onTime.some((p) => p.key.service === "a" && Math.abs((p.bias.countPct ?? 0) - 200 / 12) < 1e-9)).toBe(true);
+    // status() says so too, before the close: a provisional pooled final and per-service dials.
+    expect(statusBefore?.policies[0]?.bias).toMatchObject({ provisional: true, scope: "policy", stage: "final" });
+    expect(statusBefore?.policies[0]?.services.map((d) => [d.service, d.onTime.provisional])).toEqual([
+      ["a", true],
+      ["b", true],
+    ]);
   });
 });

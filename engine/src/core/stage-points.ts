@@ -21,7 +21,7 @@ export interface StagePoints {
 export type NowcastValue = PaneNowcast["value"];
 
 export function newStagePoints(): StagePoints {
-  return { mask: 0, v: new Float64Array(SLOTS * POINT_FIELDS).fill(NaN) };
+  return { mask: 0, v: new Float64Array(SLOTS * POINT_FIELDS) };
 }
 
 /** Records the value (and nowcast, if any) shown at `slot`, replacing an earlier one. */

@@ -12,6 +12,7 @@ import { coreStatus } from "./core-status.js";
 import { InputDriver } from "./input-driver.js";
 import { sweepDial, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
+import { measureProvisional } from "./provisional.js";
 import { encodeCoreSnapshot } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
@@ -70,6 +71,9 @@ export class EventTimeCore implements StreamCore {
   /** Per policy: the record (by its number) last counted dropped / late, so an event counts once. */
   private readonly dropStamps: Float64Array;
   private readonly lateStamps: Float64Array;
+  /** Provisional bias is checked every smallest slice of log time (provisional.ts). */
+  private readonly provisionalEveryMs: number;
+  private nextProvisionalCheck: number;
 
   constructor(
     readonly config: CoreConfig,
@@ -89,6 +93,11 @@ export class EventTimeCore implements StreamCore {
     this.triggers = new CoreTriggers(this.driver, state.windowConfigs);
     this.dropStamps = new Float64Array(policies.length).fill(-1);
     this.lateStamps = new Float64Array(policies.length).fill(-1);
+    this.provisionalEveryMs = Math.min(...state.windowConfigs.map((c) => c.spec.sliceMs));
+    const t = state.clock.logTime;
+    this.nextProvisionalCheck = Number.isFinite(t)
+      ? Math.floor(t / this.provisionalEveryMs) * this.provisionalEveryMs + this.provisionalEveryMs
+      : -Infinity;
     // Timer queues are derived data: every window's pending timers (early ticks: the driver's).
     const horizon = config.referenceHorizonMs;
     for (const c of state.windowConfigs) for (const w of c.windows.values()) scheduleWindow(this.driver, horizon, w);
@@ -135,12 +144,28 @@ export class EventTimeCore implements StreamCore {
     return this.driver.watermarkOf(p);
   }
 
-  /** After time moved: the fast-path bound, and the TTL sweep of the key registry and the dials. */
+  /** After time moved: the fast-path bound, provisional bias checks, the TTL sweep of the key registry and the dials. */
   private advanced(): void {
     this.updateMaxWatermark();
+    if (this.logTime >= this.nextProvisionalCheck) this.checkProvisional();
     if (!this.state.keys.maintain(this.logTime, this.config.keyTtlMs)) return;
     const cutoff = this.logTime - this.config.keyTtlMs;
     for (const c of this.state.windowConfigs) for (const dial of c.dials) sweepDial(dial, cutoff);
+  }
+
+  /**
+   * Every `provisionalEveryMs` of log time (at the first input of each step), while a policy and
+   * window size has no measured window yet, its provisional figures are recomputed (provisional.ts).
+   * The next check is derived from log time, so a restored core checks when the original did.
+   */
+  private checkProvisional(): void {
+    const step = this.provisionalEveryMs;
+    this.nextProvisionalCheck = Math.floor(this.logTime / step) * step + step;
+    for (const c of this.state.windowConfigs)
+      for (const p of this.state.clock.policies) {
+        const dial = c.dials[p.index] as PolicyDial;
+        if (dial.provisional !== null) measureProvisional(dial.provisional, p, c, this.config.biasWindows);
+      }
   }
 
   private updateMaxWatermark(): void {

@@ -63,6 +63,7 @@ export function measureWindow(dial: PolicyDial, p: PolicyState, w: Window, logTi
   const ref = w.ref as ReadonlyMap<string, BiasPoint>;
   const onTime = emitsOnTime(p);
   dial.closedWindows++;
+  dial.provisional = null;
   for (const s of sums) s.reset();
   for (const s of nowcastSums) s.reset();
   for (const [service, r] of ref) {
