@@ -128,27 +128,6 @@ export function readNullable(r: ByteReader): number | null {
   return Number.isNaN(v) ? null : v;
 }
 
-/** A policy's bias samples: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
-export function writeBiasSamples(w: ByteWriter, p: PolicyState): void {
-  const samples = p.bias.samples();
-  w.uint(samples.length);
-  for (const s of samples) {
-    writeNullable(w, s.countPct);
-    writeNullable(w, s.errorRatePp);
-    writeNullable(w, s.p99Pct);
-    writeNullable(w, s.usersPct);
-  }
-}
-export function readBiasSamples(r: ByteReader, p: PolicyState): void {
-  for (let n = r.uint(); n > 0; n--)
-    p.bias.push({
-      countPct: readNullable(r),
-      errorRatePp: readNullable(r),
-      p99Pct: readNullable(r),
-      usersPct: readNullable(r),
-    });
-}
-
 export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
   for (let i = 0; i < policies; i++) {
     const t = node.tracks[i];
@@ -166,13 +145,24 @@ export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): v
   }
 }
 
-/** A track's stage values: the slot mask, then per set slot its numbers (NaN: no nowcast). */
+/**
+ * A track's stage values: the slot mask, then per set slot the value (count, errors and users as
+ * integers, p99) and the nowcast if one was published (a flag, then its four numbers).
+ */
 function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
   w.uint(p === null ? 0 : p.mask + 1);
   if (p === null) return;
   for (let slot = 0; slot < SLOTS; slot++) {
     if (!(p.mask & (1 << slot))) continue;
-    for (let f = 0; f < POINT_FIELDS; f++) w.f64(p.v[slot * POINT_FIELDS + f] as number);
+    const at = slot * POINT_FIELDS;
+    const v = p.v;
+    w.uint(v[at] as number);
+    w.uint(v[at + 1] as number);
+    w.f64(v[at + 2] as number);
+    w.uint(v[at + 3] as number);
+    const nowcast = !Number.isNaN(v[at + 4]);
+    w.bool(nowcast);
+    if (nowcast) for (let f = 4; f < POINT_FIELDS; f++) w.f64(v[at + f] as number);
   }
 }
 
@@ -183,7 +173,14 @@ function readStagePoints(r: ByteReader): StagePoints | null {
   p.mask = m - 1;
   for (let slot = 0; slot < SLOTS; slot++) {
     if (!(p.mask & (1 << slot))) continue;
-    for (let f = 0; f < POINT_FIELDS; f++) p.v[slot * POINT_FIELDS + f] = r.f64();
+    const at = slot * POINT_FIELDS;
+    const v = p.v;
+    v[at] = r.uint();
+    v[at + 1] = r.uint();
+    v[at + 2] = r.f64();
+    v[at + 3] = r.uint();
+    const nowcast = r.bool();
+    for (let f = 4; f < POINT_FIELDS; f++) v[at + f] = nowcast ? r.f64() : NaN;
   }
   return p;
 }
