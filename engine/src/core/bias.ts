@@ -120,7 +120,7 @@ function labelFields(label: BiasLabel): Pick<PaneBias, "stage" | "age" | "scope"
 }
 
 /**
- * The last `size` samples in a ring (4 numbers each, NaN for null, allocated on the first push)
+ * The last `size` samples in a ring (4 numbers each, NaN for null; room for 4, doubling up to `size`)
  * and their summary, cached until the next push.
  */
 export class BiasTracker {
@@ -140,16 +140,33 @@ export class BiasTracker {
   }
 
   push(s: BiasSample): void {
-    const ring = (this.ring ??= new Float64Array(FIELDS * this.size));
+    if (this.ring === null || (this.n === this.ring.length / FIELDS && this.n < this.size)) this.grow();
+    const ring = this.ring as Float64Array;
+    const capacity = ring.length / FIELDS;
     const at = FIELDS * this.next;
     ring[at] = s.countPct ?? NaN;
     ring[at + 1] = s.errorRatePp ?? NaN;
     ring[at + 2] = s.p99Pct ?? NaN;
     ring[at + 3] = s.usersPct ?? NaN;
-    this.next = (this.next + 1) % this.size;
-    if (this.n < this.size) this.n++;
+    this.next = (this.next + 1) % capacity;
+    if (this.n < capacity) this.n++;
     this.summaryCache = null;
     this.biasCache = null;
+  }
+
+  /** Room for more samples: 4 at first, doubling up to `size` (the held ones linearized, oldest first). */
+  private grow(): void {
+    const old = this.ring;
+    const capacity = Math.min(this.size, old === null ? 4 : (2 * old.length) / FIELDS);
+    const ring = new Float64Array(FIELDS * capacity);
+    if (old !== null) {
+      const held = old.length / FIELDS;
+      const first = (this.next - this.n + held) % held;
+      for (let k = 0; k < this.n; k++)
+        ring.set(old.subarray(FIELDS * ((first + k) % held), FIELDS * ((first + k) % held) + FIELDS), FIELDS * k);
+    }
+    this.ring = ring;
+    this.next = this.n % capacity;
   }
 
   /** Forgets every sample. */
@@ -165,9 +182,10 @@ export class BiasTracker {
     const out: BiasSample[] = [];
     const ring = this.ring;
     if (ring === null) return out;
-    const first = (this.next - this.n + this.size) % this.size;
+    const capacity = ring.length / FIELDS;
+    const first = (this.next - this.n + capacity) % capacity;
     for (let k = 0; k < this.n; k++) {
-      const at = FIELDS * ((first + k) % this.size);
+      const at = FIELDS * ((first + k) % capacity);
       out.push({
         countPct: orNull(ring[at] as number),
         errorRatePp: orNull(ring[at + 1] as number),
@@ -227,11 +245,12 @@ export class BiasTracker {
   private field(f: number): [number | null, number | null] {
     const ring = this.ring;
     if (ring === null || this.n === 0) return [null, null];
-    const first = (this.next - this.n + this.size) % this.size;
+    const capacity = ring.length / FIELDS;
+    const first = (this.next - this.n + capacity) % capacity;
     let sum = 0;
     let k = 0;
     for (let i = 0; i < this.n; i++) {
-      const v = ring[FIELDS * ((first + i) % this.size) + f] as number;
+      const v = ring[FIELDS * ((first + i) % capacity) + f] as number;
       if (v === v) {
         sum += v;
         k++;
@@ -242,7 +261,7 @@ export class BiasTracker {
     if (k < 2) return [mean, null];
     let ss = 0;
     for (let i = 0; i < this.n; i++) {
-      const v = ring[FIELDS * ((first + i) % this.size) + f] as number;
+      const v = ring[FIELDS * ((first + i) % capacity) + f] as number;
       if (v === v) ss += (v - mean) * (v - mean);
     }
     return [mean, (studentT975(k - 1) * Math.sqrt(ss / (k - 1))) / Math.sqrt(k)];

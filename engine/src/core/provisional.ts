@@ -26,12 +26,26 @@ function tracker(
 
 const sums = Array.from({ length: SLOTS }, () => new PooledSum());
 
-/** Recomputes the provisional figures of policy `p` for window config `c` (size: biasWindows). */
-export function measureProvisional(prov: ProvisionalDial, p: PolicyState, c: WindowConfigState, size: number): void {
-  for (const t of prov.pooled) t?.clear();
-  prov.services.clear();
+/**
+ * Recomputes the provisional figures for window config `c` of every policy still without a
+ * measured window (size: biasWindows). Each window's aggregate is read once for all of them.
+ */
+export function measureProvisional(c: WindowConfigState, policies: readonly PolicyState[], size: number): void {
+  const pending = policies.filter((p) => c.dials[p.index]?.provisional != null);
+  if (pending.length === 0) return;
+  for (const p of pending) {
+    const prov = c.dials[p.index]?.provisional as ProvisionalDial;
+    for (const t of prov.pooled) t?.clear();
+    prov.services.clear();
+  }
   const open = [...c.windows.values()].filter((w) => w.ref === null).sort((a, b) => a.start - b.start);
-  for (const w of open) compareWindow(prov, p, w, size);
+  for (const w of open) {
+    const now = new Map<string, BiasPoint>();
+    forEachKey(w, (service, route, node) => {
+      if (route === undefined) now.set(service, biasPoint(node.agg.value()));
+    });
+    for (const p of pending) compareWindow(c.dials[p.index]?.provisional as ProvisionalDial, p, w, now, size);
+  }
 }
 
 /** The slots that count for the window under the policy: recorded ones, and on-time / final once passed. */
@@ -40,11 +54,14 @@ function passed(w: Window, p: PolicyState): { onTime: boolean; final: boolean } 
   return { onTime: emitsOnTime(p) && (stage & STAGE_ON_TIME) !== 0, final: (stage & STAGE_FINAL) !== 0 };
 }
 
-function compareWindow(prov: ProvisionalDial, p: PolicyState, w: Window, size: number): void {
-  const now = new Map<string, BiasPoint>();
-  forEachKey(w, (service, route, node) => {
-    if (route === undefined) now.set(service, biasPoint(node.agg.value()));
-  });
+/** Compares the policy's recorded stage values of a window with its aggregate `now` (per service). */
+function compareWindow(
+  prov: ProvisionalDial,
+  p: PolicyState,
+  w: Window,
+  now: ReadonlyMap<string, BiasPoint>,
+  size: number,
+): void {
   const { onTime, final } = passed(w, p);
   for (const s of sums) s.reset();
   for (const [service, r] of now) {

@@ -161,11 +161,7 @@ export class EventTimeCore implements StreamCore {
   private checkProvisional(): void {
     const step = this.provisionalEveryMs;
     this.nextProvisionalCheck = Math.floor(this.logTime / step) * step + step;
-    for (const c of this.state.windowConfigs)
-      for (const p of this.state.clock.policies) {
-        const dial = c.dials[p.index] as PolicyDial;
-        if (dial.provisional !== null) measureProvisional(dial.provisional, p, c, this.config.biasWindows);
-      }
+    for (const c of this.state.windowConfigs) measureProvisional(c, this.state.clock.policies, this.config.biasWindows);
   }
 
   private updateMaxWatermark(): void {
