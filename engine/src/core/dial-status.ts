@@ -2,7 +2,7 @@
  * The measured dial in `status()` (docs/semantics.md, "Measured bias"): per policy, the pooled
  * bias of every stage it emitted at, per window size, with the stage's mean emit delay (the
  * frontier's points), and per service its on-time and final bias with its lateness correlation.
- * A final-only policy's on-time is its final. Services listed: those measured in the last
+ * A final-only policy's on-time is its final. Services listed (by name): those measured in the last
  * biasWindows windows of the size (at most the service cap).
  */
 import type { LatenessCorrelation, PaneBias, ServiceDial, StageBias } from "../protocol.js";
@@ -56,7 +56,7 @@ function servicesOf(p: PolicyState, dial: PolicyDial, lateness: PolicyDial): Ser
   // Before the first measured window: the services with provisional figures.
   for (const service of dial.provisional?.services.keys() ?? [])
     if (!dial.services.has(service)) out.push(serviceDial(dial, service, onTimeSlot, lateness));
-  return out;
+  return out.sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
 }
 
 function serviceDial(dial: PolicyDial, service: string, onTimeSlot: number, lateness: PolicyDial): ServiceDial {

@@ -3,7 +3,9 @@
  * A partition's `idle` is the core's judgement (log time, docs/semantics.md, "Watermarks");
  * `heldBackBy` is the partition the merge waits for when it waits (one that sent nothing, not
  * even a heartbeat: a fault, see partition-merge.ts), else the non-idle partition with the
- * smallest log time, which holds the event-time watermarks back.
+ * smallest log time, which holds the event-time watermarks back. Each policy carries the core's
+ * measured dial: pooled bias per window size and stage, and per service (docs/semantics.md,
+ * "Measured bias").
  */
 import { formatDuration } from "../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
@@ -53,6 +55,8 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
       dropped: p.droppedWindowEvents,
       bias: p.bias,
       emitDelayMs: p.emitDelayMs,
+      stages: p.stages,
+      services: p.services,
     };
   });
   const logTime = s.core.logTime;
