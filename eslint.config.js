@@ -1,8 +1,9 @@
 // Flat ESLint config. The import blocks enforce docs/architecture.md, "Allowed imports": the pure
-// core, the sketches and the dashboard's PromQL engine import no node:*, NATS or fastify, and never read Date.now() or
-// process.env; each package reaches another only through its entry points, and never its files
-// by relative path. Every file glob below gets exactly one no-restricted-imports block (flat
-// config replaces a rule's options rather than merging them), composed from the sets here.
+// core, the sketches and the dashboard's PromQL engine and alert rules import no node:*, NATS or
+// fastify, and never read Date.now() or process.env; each package reaches another only through
+// its entry points, and never its files by relative path. Every file glob below gets exactly one
+// no-restricted-imports block (flat config replaces a rule's options rather than merging them),
+// composed from the sets here.
 import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
@@ -13,6 +14,7 @@ export const PURE_FILES = [
   "engine/src/protocol.ts",
   "sketches/src/**/*.ts",
   "dashboard/server/promql/**/*.ts",
+  "dashboard/server/rules/**/*.ts",
 ];
 export const PURE_EXEMPT = ["**/*.test.ts", "**/bench/**"];
 

@@ -5,6 +5,7 @@
  * `@tidemark/engine/protocol`.
  */
 import type { EngineStatusMessage, Pane, PaneBias, ServiceDial, StageBias } from "@tidemark/engine/protocol";
+import type { AlertsView } from "./alerts.js";
 
 /** `sessions` selects the derived session-metrics panes (docs/websocket-protocol.md, "Sessions"); the others, window panes. */
 export type MetricName = "requests" | "errorRate" | "latency" | "users" | "sessions";
@@ -98,5 +99,6 @@ export type ServerFrame =
   | { type: "snapshot"; panels: string[]; reset: boolean; rev: number; panes: PaneEnvelope[] }
   | { type: "panes"; panes: PaneEnvelope[] }
   | { type: "status"; status: DashboardStatus }
+  | { type: "alerts"; alerts: AlertsView }
   | { type: "pong" }
   | { type: "error"; code: string; message: string };

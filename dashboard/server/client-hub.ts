@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { AlertsView } from "../protocol/alerts.js";
 import type { DashboardStatus } from "../protocol/ws-frames.js";
 import { ClientSession, type ClientSocket } from "./client-session.js";
 import type { DashboardConfig } from "./config.js";
@@ -19,6 +20,8 @@ export class ClientHub {
   readonly epoch = randomUUID();
   private readonly sessions = new Set<ClientSession>();
   private statusTimer: NodeJS.Timeout | undefined;
+  private alertsTimer: NodeJS.Timeout | undefined;
+  private alerts: (() => AlertsView) | undefined;
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
@@ -52,7 +55,24 @@ export class ClientHub {
     this.sessions.add(session);
     this.metrics.clients.set(this.sessions.size);
     session.sendControl(frame({ type: "hello", epoch: this.epoch, rev: this.store.rev, status: this.view() }));
+    if (this.alerts) session.sendControl(frame({ type: "alerts", alerts: this.alerts() }));
     return session;
+  }
+
+  /** From now on every client gets an `alerts` frame after hello and when they change. */
+  showAlerts(view: () => AlertsView): void {
+    this.alerts = view;
+  }
+
+  /** Sends an alerts frame within STATUS_EVERY_MS, one for everything that changed meanwhile. */
+  alertsChanged(): void {
+    if (this.alertsTimer || this.sessions.size === 0 || !this.alerts) return;
+    const view = this.alerts;
+    this.alertsTimer = setTimeout(() => {
+      this.alertsTimer = undefined;
+      const json = frame({ type: "alerts", alerts: view() });
+      for (const s of this.sessions) s.sendControl(json);
+    }, STATUS_EVERY_MS);
   }
 
   detach(session: ClientSession): void {
@@ -73,6 +93,7 @@ export class ClientHub {
 
   close(): void {
     clearTimeout(this.statusTimer);
+    clearTimeout(this.alertsTimer);
     clearInterval(this.heartbeat);
     for (const s of this.sessions) s.close();
     this.sessions.clear();

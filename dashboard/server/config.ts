@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseDuration, validateCoreConfig } from "@tidemark/engine/core";
+import {
+  isAlertsConfig,
+  NO_ALERTS,
+  parseAlerts,
+  scopeOf,
+  withAlertOverrides,
+  type AlertsConfig,
+} from "./alerts/alerts-config.js";
 import { DashboardError } from "./errors.js";
 
 /**
@@ -46,10 +54,20 @@ export interface DashboardConfig {
    * up): from the config file's top-level `policies`, as the engine reads them.
    */
   readonly discardingPolicies: readonly string[];
+  /**
+   * Alert rules and Alertmanagers: the config file's top-level `alerts` (docs/operations.md,
+   * "Alerts"), validated against its policies and windows; Alertmanagers and the external URL
+   * also from TIDEMARK_ALERTMANAGERS / TIDEMARK_ALERTS_EXTERNAL_URL and `--alertmanager`.
+   */
+  readonly alerts: AlertsConfig;
 }
 
+/** Layer keys that are not settings of their own: they override a part of `alerts`. */
+const ALERT_OVERRIDES = ["alertmanagers", "alertsExternalUrl"] as const;
+type InputKey = keyof DashboardConfig | (typeof ALERT_OVERRIDES)[number];
+
 /** What each layer may set; values are strings (env, flags) or JSON values (file). */
-export type DashboardConfigInput = Partial<Record<keyof DashboardConfig, unknown>>;
+export type DashboardConfigInput = Partial<Record<InputKey, unknown>>;
 
 const DEFAULTS: DashboardConfig = {
   host: "127.0.0.1",
@@ -72,10 +90,11 @@ const DEFAULTS: DashboardConfig = {
   appDir: fileURLToPath(new URL("../app", import.meta.url)),
   logLevel: "info",
   discardingPolicies: [],
+  alerts: NO_ALERTS,
 };
 
 /** Env names, in increasing precedence where two set the same setting. */
-const ENV: Record<string, keyof DashboardConfig> = {
+const ENV: Record<string, InputKey> = {
   TIDEMARK_DASHBOARD_HOST: "host",
   TIDEMARK_DASHBOARD_PORT: "port",
   TIDEMARK_NATS: "nats",
@@ -87,11 +106,14 @@ const ENV: Record<string, keyof DashboardConfig> = {
   TIDEMARK_DASHBOARD_ORIGINS: "allowedOrigins",
   TIDEMARK_DASHBOARD_TOKEN: "readToken",
   TIDEMARK_LOG_LEVEL: "logLevel",
+  TIDEMARK_ALERTMANAGERS: "alertmanagers",
+  TIDEMARK_ALERTS_EXTERNAL_URL: "alertsExternalUrl",
 };
 
 /**
- * Reads the `dashboard` section of a JSON config file (tidemark.config.json), and the NATS URL
- * from its top-level `nats` (`{ "url": … }`, or a plain URL string).
+ * Reads the `dashboard` section of a JSON config file (tidemark.config.json), the NATS URL from
+ * its top-level `nats` (`{ "url": … }`, or a plain URL string), and its top-level `alerts`,
+ * validated against the file's `policies` and `windows`.
  */
 export function readConfigFile(path: string): DashboardConfigInput {
   let json: unknown;
@@ -109,12 +131,17 @@ export function readConfigFile(path: string): DashboardConfigInput {
         "may not be set in a file",
         "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN",
       );
+  for (const key of ["alerts", ...ALERT_OVERRIDES])
+    if (key in section)
+      bad(key, "belongs in the file's top-level alerts section", 'write "alerts": { … } at the top level');
+  const alerts = root["alerts"] === undefined ? undefined : parseAlerts(root["alerts"], scopeOf(root, path), path);
   const nats = root["nats"];
   const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
   const discarding = discardingIn(root["policies"], path);
   return {
     ...(url === undefined ? {} : { nats: url }),
     ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }),
+    ...(alerts === undefined ? {} : { alerts }),
     ...section,
   };
 }
@@ -144,7 +171,9 @@ export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
 export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfig {
   const merged: Record<string, unknown> = { ...DEFAULTS };
   for (const layer of layers) for (const [k, v] of Object.entries(layer)) if (v !== undefined) merged[k] = v;
-  const unknown = Object.keys(merged).filter((k) => !(k in DEFAULTS));
+  const unknown = Object.keys(merged).filter(
+    (k) => !(k in DEFAULTS) && !(ALERT_OVERRIDES as readonly string[]).includes(k),
+  );
   if (unknown.length > 0) bad(unknown[0] ?? "", "is not a dashboard setting", Object.keys(DEFAULTS).join(", "));
   return Object.freeze({
     host: str(merged, "host"),
@@ -167,7 +196,19 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     appDir: str(merged, "appDir"),
     logLevel: str(merged, "logLevel"),
     discardingPolicies: Object.freeze(list(merged, "discardingPolicies")),
+    alerts: alertsOf(merged),
   });
+}
+
+/** The validated `alerts` (raw JSON from code is validated against the default policies and windows), overrides on top. */
+function alertsOf(merged: Record<string, unknown>): AlertsConfig {
+  const given = merged["alerts"];
+  const alerts = isAlertsConfig(given) ? given : parseAlerts(given, scopeOf({}, "config"), "config");
+  return withAlertOverrides(
+    alerts,
+    { alertmanagers: merged["alertmanagers"], externalUrl: merged["alertsExternalUrl"] },
+    "TIDEMARK_ALERTMANAGERS / TIDEMARK_ALERTS_EXTERNAL_URL / --alertmanager",
+  );
 }
 
 /** Flags that set a setting, so an error names what the user typed. */

@@ -8,6 +8,8 @@ export type DashboardErrorCode =
   | "TM_DASHBOARD_ORIGIN_REJECTED"
   | "TM_DASHBOARD_APP_MISSING"
   | "TM_DASHBOARD_LISTEN_FAILED"
+  // The unified config's sections the dashboard validates (docs/operations.md, "Alerts").
+  | "TM_CONFIG_INVALID"
   // The Prometheus query API (docs/prometheus-api.md, "Errors").
   | "TM_PROMQL_PARSE"
   | "TM_PROMQL_UNSUPPORTED"

@@ -4,3 +4,4 @@ export { resolveConfig, readConfigFile, envConfig, type DashboardConfig, type Da
 export { DashboardError, type DashboardErrorCode } from "./errors.js";
 export { CLOSE_TOO_SLOW } from "./client-session.js";
 export type * from "../protocol/ws-frames.js";
+export type * from "../protocol/alerts.js";

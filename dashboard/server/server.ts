@@ -4,6 +4,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import { pino, type Logger } from "pino";
+import { alertMetrics } from "./alerts/alert-metrics.js";
+import { alertRoutes } from "./alerts/alert-routes.js";
+import { startAlerting, type Alerting } from "./alerts/alerting.js";
 import { apiRoutes } from "./api-routes.js";
 import { guard } from "./auth.js";
 import { parseClientFrame } from "./client-frame.js";
@@ -41,6 +44,8 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     discardingPolicies: config.discardingPolicies,
   });
   fanout.store.observe((pane) => samples.apply(pane));
+  /** Set up once the server listens (alerts link to its URL), before the feed starts. */
+  const alerting: { current?: Alerting } = {};
   const app = Fastify({ loggerInstance: log.child({ component: "http" }, { level: "warn" }) as FastifyBaseLogger });
   await app.register(fastifyWebsocket, { options: { maxPayload: 1 << 20 } });
 
@@ -51,6 +56,9 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   app.register(async (api) => {
     api.addHook("preValidation", guard(config, false));
     apiRoutes(api, fanout.store, fanout.status);
+    alertRoutes(api, {
+      view: () => alerting.current?.view() ?? { active: [], history: [], rules: [] },
+    });
   });
   app.register(promApi(config, samples));
   app.register(async (ws) => {
@@ -79,11 +87,9 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   });
   await serveApp(app, config, log);
 
-  const feed = startPaneFeed(config, log.child({ component: "feed" }), fanout.sink);
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    await feed.close();
     await app.close();
     throw new DashboardError(
       "TM_DASHBOARD_LISTEN_FAILED",
@@ -93,13 +99,43 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  log.info({ url, nats: config.nats, replayMs: config.replayMs }, "dashboard listening");
+  const alerts = startAlerting(
+    config.alerts,
+    config.alerts.externalUrl ?? url,
+    samples,
+    alertMetrics(
+      metrics.registry,
+      config.alerts.rules.map((r) => r.alert),
+      config.alerts.alertmanagers,
+    ),
+    log.child({ component: "alerts" }),
+  );
+  alerting.current = alerts;
+  // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).
+  fanout.store.observe((pane) => alerts.offer(pane));
+  if (config.alerts.rules.length > 0) {
+    fanout.hub.showAlerts(() => alerts.view());
+    alerts.onChange(() => fanout.hub.alertsChanged());
+  }
+  // The feed starts once the server listens, so every alert links to the URL it really serves.
+  const feed = startPaneFeed(config, log.child({ component: "feed" }), {
+    ...fanout.sink,
+    feedChanged: (f) => {
+      fanout.sink.feedChanged(f);
+      alerts.feedChanged(f.state);
+    },
+  });
+  log.info(
+    { url, nats: config.nats, replayMs: config.replayMs, alertRules: config.alerts.rules.length },
+    "dashboard listening",
+  );
   return {
     url,
     fanout,
     async close() {
       fanout.close();
       await feed.close();
+      alerts.close();
       await app.close();
     },
   };

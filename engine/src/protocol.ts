@@ -316,6 +316,11 @@ export interface EngineStatusMessage {
   openWindows: number;
   stateKeys: number;
   stateBytes: number;
+  /**
+   * Events folded into `(other)` by the cardinality caps since the engine started (serviceCap,
+   * routeCapPerService; docs/semantics.md, "Configuration"): counted, never refused. Absent from older engines.
+   */
+  overflow?: { services: number; routes: number };
   checkpointAgeMs: number | null;
   eventsTotal: number;
 }

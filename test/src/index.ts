@@ -1,2 +1,11 @@
 export { startTestNats, type TestNats } from "./harness/nats.js";
 export { spawnTidemark, isAlive, waitFor, TIDEMARK_BIN, type CliProcess } from "./harness/processes.js";
+export {
+  startNatsProxy,
+  isPanesAck,
+  isPanePublish,
+  type NatsProxy,
+  type NatsFrame,
+  type FrameRule,
+  type FrameVerdict,
+} from "./harness/nats-proxy.js";

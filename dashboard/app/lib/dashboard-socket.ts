@@ -1,3 +1,4 @@
+import type { AlertsView } from "../../protocol/alerts.js";
 import type { ClientFrame, DashboardStatus, PanelSubscription, ServerFrame } from "../../protocol/ws-frames.js";
 import { PaneBook } from "./pane-book.js";
 
@@ -7,6 +8,7 @@ export interface SocketEvents {
   /** Panes changed (snapshot or live). */
   panes(): void;
   status(s: DashboardStatus): void;
+  alerts(a: AlertsView): void;
   connection(c: Connection, detail: string): void;
   error(code: string, message: string): void;
 }
@@ -85,6 +87,9 @@ export class DashboardSocket {
         return;
       case "status":
         this.events.status(f.status);
+        return;
+      case "alerts":
+        this.events.alerts(f.alerts);
         return;
       case "error":
         this.events.error(f.code, f.message);

@@ -1,3 +1,4 @@
+import type { AlertsView } from "../../protocol/alerts.js";
 import type { DashboardStatus } from "../../protocol/ws-frames.js";
 import type { Connection } from "./dashboard-socket.js";
 
@@ -5,6 +6,8 @@ import type { Connection } from "./dashboard-socket.js";
 export const live = $state({
   version: 0,
   status: null as DashboardStatus | null,
+  /** Active alerts and their history (the server's `alerts` frame). */
+  alerts: null as AlertsView | null,
   connection: "connecting" as Connection,
   detail: "",
   error: null as { code: string; message: string } | null,

@@ -6,7 +6,9 @@ import { stopRequested } from "../stop-request.js";
 /** `tidemark dashboard`: the WebSocket fan-out server and the Svelte app (docs/websocket-protocol.md). */
 export const dashboard: Command = {
   summary: "serve the live dashboard (panes from TM_PANES, status from tm.status)",
-  usage: "tidemark dashboard [--port 3000] [--host 127.0.0.1] [--nats URL] [--config FILE] [--replay 1h] [--token T]",
+  usage:
+    "tidemark dashboard [--port 3000] [--host 127.0.0.1] [--nats URL] [--config FILE] [--replay 1h] [--token T]\n" +
+    "                   [--alertmanager URL[,URL]]",
   async run(flags: Flags): Promise<number> {
     const { envConfig, readConfigFile, resolveConfig, startDashboard } = await import("@tidemark/dashboard");
     const file = flags.get("config");
@@ -16,6 +18,7 @@ export const dashboard: Command = {
       nats: flags.get("nats"),
       replayMs: flags.get("replay"),
       readToken: flags.get("token"),
+      alertmanagers: flags.get("alertmanager"),
     });
     const server = await startDashboard(config);
     process.stdout.write(readyLine({ dashboard: server.url }) + "\n");

@@ -25,6 +25,12 @@ describe("tidemark.config.example.json", () => {
         ["ingest", { maxAge: "forever" }, /ingest\.maxAge/, "TM_INGEST_CONFIG"],
         ["engine", { idleTimeout: "soon" }, /engine\.idleTimeout/, "TM_ENGINE_BAD_CONFIG"],
         ["dashboard", { maxWindowsPerSeries: -1 }, /maxWindowsPerSeries/, "TM_DASHBOARD_CONFIG_INVALID"],
+        [
+          "alerts",
+          { rules: [{ alert: "Typo", expr: 'tidemark_error_ratio{policy="alertng", window="10s"} > 0.05' }] },
+          /\$\.alerts\.rules\[0\] \("Typo"\)\.expr unknown policy "alertng"/,
+          "TM_CONFIG_INVALID",
+        ],
       ];
       for (const [section, patch, message, code] of cases) {
         const file = join(dir, `${section}.json`);

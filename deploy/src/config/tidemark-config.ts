@@ -9,7 +9,9 @@
  * - `policies`, `windows`, `referenceHorizon`, … : the core's settings, validated by the core's own
  *   `validateCoreConfig` (with `partitions` = the count);
  * - `ingest`, `engine`, `dashboard`: each role's section, validated by that role's config module,
- *   which also layers its TIDEMARK_* env and flags on top (see role-configs.ts).
+ *   which also layers its TIDEMARK_* env and flags on top (see role-configs.ts);
+ * - `alerts`: the alert rules and Alertmanagers, validated by the dashboard's config module (it
+ *   runs them) against the file's policies and windows.
  *
  * Errors are TM_CONFIG_INVALID and name the file, the JSON path of the bad field and what is allowed.
  */
@@ -36,7 +38,18 @@ export const CORE_KEYS = [
   "hllPrecision",
 ] as const;
 export const ROLE_KEYS = ["ingest", "engine", "dashboard"] as const;
-export const TOP_KEYS = ["$schema", "data", "partitionCount", "nats", "demo", ...ROLE_KEYS, ...CORE_KEYS] as const;
+/** Top-level sections a role validates itself: `alerts`, the dashboard's alert rules (docs/operations.md, "Alerts"). */
+export const ROLE_OWNED_KEYS = ["alerts"] as const;
+export const TOP_KEYS = [
+  "$schema",
+  "data",
+  "partitionCount",
+  "nats",
+  "demo",
+  ...ROLE_KEYS,
+  ...ROLE_OWNED_KEYS,
+  ...CORE_KEYS,
+] as const;
 
 export type RoleName = (typeof ROLE_KEYS)[number];
 

@@ -41,12 +41,17 @@ export function policyStatus(p: PolicyState, watermark: number, dial: PolicyDial
   };
 }
 
-/** Non-idle partition with the smallest log time (a silent one first), or null. */
+/**
+ * The non-idle partition holding watermarks back, or null. With an event-time policy (bounded,
+ * percentile) it is the one with the smallest event time seen (one without events first), since the
+ * minimum over partitions pins W there; otherwise the one with the smallest log time (a silent one first).
+ */
 export function heldBackBy(clock: ClockState, idleTimeoutMs: number): number | null {
+  const eventTime = clock.policies.some((p) => p.eventTime);
   let best: number | null = null;
   let min = Infinity;
   clock.partitions.forEach((p, i) => {
-    const t = p.spoken ? p.logTime : -Infinity;
+    const t = eventTime ? p.maxTs : p.spoken ? p.logTime : -Infinity;
     if (!isIdle(p, clock.logTime, idleTimeoutMs) && (best === null || t < min)) {
       best = i;
       min = t;

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { CoreStatus } from "../core/types.js";
+import type { CoreStatus, PolicyStatus } from "../core/types.js";
 
 /** What the metrics read from the engine at scrape time. */
 export interface EngineMetricsView {
@@ -43,16 +43,34 @@ export class EngineMetrics {
         this.inc(view.eventsTotal());
       },
     });
-    new Counter({
-      name: "tidemark_engine_late_dropped_total",
-      help: "Events dropped for a policy (behind watermark + grace); each is published to TM_LATE.",
-      labelNames: ["policy"],
-      registers,
-      collect() {
-        this.reset();
-        for (const p of view.status().policies) this.inc({ policy: p.name }, p.droppedWindowEvents);
-      },
-    });
+    perPolicy(
+      r,
+      () => view.status(),
+      "tidemark_engine_dropped_window_events_total",
+      "(event, window) pairs dropped for a policy (behind watermark + grace); each is one record on TM_LATE.",
+      (p) => p.droppedWindowEvents,
+    );
+    perPolicy(
+      r,
+      () => view.status(),
+      "tidemark_engine_dropped_events_total",
+      "Events dropped for a policy from at least one of their windows.",
+      (p) => p.droppedEvents,
+    );
+    perPolicy(
+      r,
+      () => view.status(),
+      "tidemark_engine_late_accepted_window_events_total",
+      "(event, window) pairs a policy accepted late (behind its watermark, within grace).",
+      (p) => p.lateAcceptedWindowEvents,
+    );
+    perPolicy(
+      r,
+      () => view.status(),
+      "tidemark_engine_late_accepted_events_total",
+      "Events a policy accepted late into at least one of their windows.",
+      (p) => p.lateAcceptedEvents,
+    );
     new Counter({
       name: "tidemark_engine_panes_emitted_total",
       help: "Panes emitted, by policy and kind.",
@@ -86,6 +104,18 @@ export class EngineMetrics {
         const ids = view.partitions();
         for (const p of view.status().partitions)
           this.set({ partition: String(ids[p.partition] ?? p.partition) }, p.idle ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "tidemark_engine_key_overflow_events_total",
+      help: "Events folded into service or route (other) by serviceCap / routeCapPerService; counted, never refused.",
+      labelNames: ["key"],
+      registers,
+      collect() {
+        this.reset();
+        const o = view.status().overflow;
+        this.inc({ key: "service" }, o.services);
+        this.inc({ key: "route" }, o.routes);
       },
     });
     gauge(r, "tidemark_engine_state_keys", "Open (window, key) states.", () => view.status().stateKeys);
@@ -135,6 +165,26 @@ export class EngineMetrics {
     const addr = server.address();
     return { server, port: typeof addr === "object" && addr ? addr.port : port };
   }
+}
+
+/** A counter per policy, read from the core's status at scrape time. */
+function perPolicy(
+  r: Registry,
+  status: () => CoreStatus,
+  name: string,
+  help: string,
+  read: (p: PolicyStatus) => number,
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames: ["policy"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const p of status().policies) this.inc({ policy: p.name }, read(p));
+    },
+  });
 }
 
 function gauge(r: Registry, name: string, help: string, read: () => number): void {

@@ -115,13 +115,13 @@ export class EngineWorker {
     // Release consumers paused by backpressure first, or they could not see the stop.
     for (const w of this.spaceWaiters) w?.();
     await Promise.all(this.sources.map((s) => s.stop()));
-    await this.writing;
-    const taken = this.snapshot();
-    const flushed = await Promise.race([
-      this.sink.flush().then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), flushTimeoutMs).unref()),
-    ]);
-    if (flushed) await this.persist(taken.cp, taken.t0, taken.snapshotMs);
+    // One deadline for everything that waits on acks: a checkpoint in progress waits for its panes'
+    // acks too, and with TM_PANES unreachable they never come (docs/operations.md, "Engine workers").
+    const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
+    const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
+    const taken = before ? this.snapshot() : undefined;
+    const flushed = taken !== undefined && (await Promise.race([this.sink.flush().then(() => true), deadline]));
+    if (taken && flushed) await this.persist(taken.cp, taken.t0, taken.snapshotMs);
     else this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
     this.sink.close();
   }

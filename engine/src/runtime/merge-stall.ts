@@ -8,6 +8,11 @@
 
 /** Ten missed heartbeats. */
 export const STALL_MS = 10_000;
+/**
+ * Two missed heartbeats: from then on the partition the merge waits for is the one holding everything
+ * back (status `heldBackBy`); shorter waits are the merge's normal rhythm (each lane's next message).
+ */
+export const HOLD_MS = 2_000;
 
 export class MergeStallWatch {
   private readonly times: Array<number | null>;
@@ -38,6 +43,11 @@ export class MergeStallWatch {
     if (this.reported === waitingFor) return null;
     this.reported = waitingFor;
     return waitingFor;
+  }
+
+  /** The lane the merge has waited on for at least HOLD_MS (its time not moving), else null. */
+  holding(waitingFor: number | null, now: number): number | null {
+    return waitingFor !== null && now - (this.movedAt[waitingFor] ?? now) >= HOLD_MS ? waitingFor : null;
   }
 
   /** A reconnect restarts the clocks: silence while disconnected was ours. */

@@ -1,11 +1,11 @@
 /**
  * Builds the `tm.status` message (EngineStatusMessage, protocol.ts) from the core and the merge.
  * A partition's `idle` is the core's judgement (log time, docs/semantics.md, "Watermarks");
- * `heldBackBy` is the partition the merge waits for when it waits (one that sent nothing, not
- * even a heartbeat: a fault, see partition-merge.ts), else the non-idle partition with the
- * smallest log time, which holds the event-time watermarks back. Each policy carries the core's
- * measured dial: pooled bias per window size and stage, and per service (docs/semantics.md,
- * "Measured bias").
+ * `heldBackBy` is the partition the merge has waited for for two missed heartbeats (one that sent
+ * nothing, not even a heartbeat: a fault, see partition-merge.ts and merge-stall.ts), else the core's: the non-idle partition
+ * holding the watermarks back (smallest event time with an event-time policy, else smallest log time).
+ * Each policy carries the core's measured dial: pooled bias per window size and stage, and per
+ * service (docs/semantics.md, "Measured bias").
  */
 import { formatDuration } from "../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
@@ -21,7 +21,7 @@ export interface StatusInputs {
   partitions: readonly number[];
   /** Largest ingest_ts shown by each lane (received, released or not). */
   laneTimes: ReadonlyArray<number | null>;
-  /** The lane the merge waits for (PartitionMerge.waitingFor), null when it does not wait. */
+  /** The lane the merge has waited for for HOLD_MS (merge-stall.ts), null when it does not wait that long. */
   waitingFor: number | null;
   offsets: readonly LaneOffset[];
   lastCheckpointWall: number | null;
@@ -40,7 +40,8 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
     idle: s.core.partitions[lane]?.idle ?? false,
     lastSeq: s.offsets[lane]?.lastSeq ?? 0,
   }));
-  const heldBackBy = s.waitingFor === null ? slowestActive(partitions) : (s.partitions[s.waitingFor] ?? null);
+  const lane = s.waitingFor ?? s.core.heldBackBy;
+  const heldBackBy = lane === null ? null : (s.partitions[lane] ?? null);
   const byName = new Map(s.policies.map((p) => [p.name, p]));
   const policies: PolicyStatusWire[] = s.core.policies.map((p) => {
     const cfg = byName.get(p.name);
@@ -71,22 +72,8 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
     openWindows: s.core.openWindows,
     stateKeys: s.core.stateKeys,
     stateBytes: s.core.stateBytes,
+    overflow: { ...s.core.overflow },
     checkpointAgeMs: s.lastCheckpointWall === null ? null : s.wallTime - s.lastCheckpointWall,
     eventsTotal: s.eventsTotal,
   };
-}
-
-/** The non-idle partition with the smallest log time (one that showed nothing counts as the smallest). */
-function slowestActive(partitions: ReadonlyArray<{ partition: number; logTime: number | null; idle: boolean }>) {
-  let heldBackBy: number | null = null;
-  let least = Infinity;
-  for (const p of partitions) {
-    if (p.idle) continue;
-    const t = p.logTime ?? -Infinity;
-    if (t < least) {
-      least = t;
-      heldBackBy = p.partition;
-    }
-  }
-  return heldBackBy;
 }

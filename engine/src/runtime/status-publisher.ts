@@ -43,7 +43,8 @@ export class StatusPublisher {
     const { config, worker } = this;
     const laneTimes = config.partitions.map((_, lane) => worker.merge.laneTime(lane));
     const waitingFor = worker.merge.waitingFor();
-    if (!worker.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, Date.now()));
+    const now = Date.now();
+    if (!worker.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
     const msg = buildStatusMessage({
       worker: config.worker,
       wallTime: Date.now(),
@@ -51,7 +52,7 @@ export class StatusPublisher {
       policies: config.core.policies,
       partitions: config.partitions,
       laneTimes,
-      waitingFor,
+      waitingFor: this.stalls.holding(waitingFor, now),
       offsets: worker.merge.offsets(),
       lastCheckpointWall: worker.lastCheckpointWall,
       eventsTotal: worker.eventsTotal,

@@ -2,6 +2,7 @@ import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { ensureStream, panesStreamSpec } from "@tidemark/engine/nats";
 import { panesSubject, type Pane, type PaneKind } from "@tidemark/engine/protocol";
+import { keyIdOf } from "@tidemark/engine/core";
 import WebSocket from "ws";
 import {
   resolveConfig,
@@ -39,12 +40,11 @@ export interface PaneSpec {
 
 /** A Pane exactly as the engine publishes it (engine/src/protocol.ts). */
 export function pane(s: PaneSpec): Pane {
-  const key = s.route === undefined ? s.service : `${s.service}|${s.route}`;
   const errors = s.errors ?? 0;
   const end = s.start + s.windowMs;
   const emitDelayMs = s.emitDelayMs ?? 2000;
   return {
-    id: `${s.policy}|${key}|${s.windowMs}|${s.start}`,
+    id: `${s.policy}|${keyIdOf(s.service, s.route)}|${s.windowMs}|${s.start}`,
     seq: s.seq,
     kind: s.kind,
     policy: s.policy,

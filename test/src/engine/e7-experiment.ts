@@ -1,13 +1,17 @@
 /**
  * E7 — the partition experiment (the seed's E7; docs/semantics.md, "Watermarks"). The experiment
  * acts as ingest for 4 partitions: live events and a heartbeat each second to every partition. Then
- * one partition goes silent (no data, no heartbeats; its events are held back, as behind a network
- * partition), and later heals, dumping the held-back events with their original ingest_ts.
+ * one partition goes silent — its events are held back, as behind a network partition of the
+ * service that writes it, while ingest's heartbeats keep reaching every partition — and later heals,
+ * dumping the held-back events with their original ts and ingest_ts.
  *
- * Without idleness the watermark stalls for as long as the silence lasts and no on-time pane
- * fires (status names the partition holding it back); the backlog is then exact. With idleness
+ * The policies track event time (bounded out-of-orderness), so the minimum over partitions is what
+ * the silent partition pins. Without idleness the watermark stalls for as long as the silence lasts
+ * and no on-time pane fires (status names the partition holding it back); the backlog is then exact.
+ * With idleness — a partition with no event for the idle timeout of log time leaves the minimum —
  * the watermark moves on after the timeout; the backlog's events are behind it and are late or
- * dropped — and counted (metrics, TM_LATE), never silently lost.
+ * dropped, and counted (metrics, TM_LATE), never silently lost. Idleness is a function of log time,
+ * so the timeline below is read by log time, not by the wall clock.
  */
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
@@ -35,7 +39,7 @@ import {
 
 export const E7_PARTITIONS = 4;
 export const E7_SILENT = 2;
-/** A 2 s window; "fast": arrival-lag 500 ms, no grace; "slow": arrival-lag 1 s, grace 3 s. */
+/** A 2 s window; "fast": bounded 500 ms, no grace; "slow": bounded 1 s, grace 3 s. */
 export const E7_CONFIG = {
   partitionCount: E7_PARTITIONS,
   windows: ["2s"],
@@ -44,14 +48,14 @@ export const E7_CONFIG = {
     {
       name: "fast",
       label: "fast: 0.5 s",
-      watermark: { kind: "arrival-lag", lag: "500ms" },
+      watermark: { kind: "bounded", lag: "500ms" },
       grace: 0,
       mode: "accumulating",
     },
     {
       name: "slow",
       label: "slow: 1 s + 3 s",
-      watermark: { kind: "arrival-lag", lag: "1s" },
+      watermark: { kind: "bounded", lag: "1s" },
       grace: "3s",
       mode: "accumulating",
     },
@@ -83,6 +87,10 @@ export interface E7Sample {
 
 export interface E7Result {
   samples: E7Sample[];
+  /** ingest_ts of the silent partition's last event before the silence (its idle clock starts there). */
+  silentSinceTs: number;
+  /** ingest_ts stamped on the heartbeats just before the backlog was published. */
+  healTs: number;
   sent: number;
   heldBack: number;
   /** Events counted in the final fast panes (service level). */
@@ -94,7 +102,15 @@ export interface E7Result {
   lateRecordsSlow: number;
   /** The engine's /metrics just before the heal and at the end. */
   metricsBeforeHeal: string;
+  /** The engine's /metrics once the last live input is processed (before the end-of-run heartbeat). */
+  metricsAfterHeal: string;
   metricsAtEnd: string;
+  /**
+   * Log time of the end of the run: one closing event per partition with ts = ingest_ts = endTs moves
+   * every event-time watermark past every window of the run (they are not counted in `sent`, and
+   * their own windows are left out of the accounting).
+   */
+  endTs: number;
 }
 
 /** One service per partition, so each partition carries its own traffic. */
@@ -163,26 +179,37 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
       await feed.tick(silent ? E7_SILENT : -1);
       if (t - lastBeat >= 1000) {
         lastBeat = t;
-        await feed.heartbeats(silent ? E7_SILENT : -1, Date.now());
+        await feed.heartbeats(Date.now());
       }
       await new Promise((r) => setTimeout(r, 200));
     }
     // End of the experiment: time moves past every window's horizon on every partition.
+    const lastLive = Date.now();
+    await feed.heartbeats(lastLive);
+    await waitForStatus(nc, (st) => st.logTime !== null && st.logTime >= lastLive, 30_000, "the last live heartbeat");
+    const metricsAfterHeal = await scrape(await engine.ready);
     const endTs = Date.now() + 20_000;
-    await feed.heartbeats(-1, endTs);
-    await waitForStatus(nc, (s) => s.logTime !== null && s.logTime >= endTs, 30_000, "the end-of-experiment heartbeat");
+    await feed.close(endTs);
+    // Every partition's closing event is in: both event-time watermarks are past the run's windows.
+    const closed = (s: EngineStatusMessage): boolean =>
+      s.policies.every((p) => p.watermark !== null && p.watermark >= endTs - 1000);
+    await waitForStatus(nc, closed, 30_000, "the closing events moving both watermarks");
     await new Promise((r) => setTimeout(r, 300));
     panes.unsubscribe();
     status.unsubscribe();
     const metricsAtEnd = await scrape(await engine.ready);
     await stopGracefully(engine);
-    const result = { ...(await account(nc, samples, feed)), metricsBeforeHeal, metricsAtEnd };
+    const result = { ...(await account(nc, samples, feed)), metricsBeforeHeal, metricsAfterHeal, metricsAtEnd, endTs };
     for (const line of timeline(samples)) log(line);
     log(
       `sent ${result.sent} events (${result.heldBack} held back); fast: ${result.countedFast} counted + ${result.droppedFast} dropped ` +
         `(${result.lateRecordsFast} on TM_LATE); slow: ${result.countedSlow} counted + ${result.droppedSlow} dropped`,
     );
     return result;
+  } catch (err) {
+    // The engine's own log says why a wait timed out.
+    (err as Error).message += `\nengine output (last 3000 chars):\n${engine.output().slice(-3000)}`;
+    throw err;
   } finally {
     if (engine.child.exitCode === null) engine.child.kill("SIGKILL");
     await nc.close();
@@ -193,16 +220,18 @@ async function account(
   nc: NatsConnection,
   samples: E7Sample[],
   feed: Feed,
-): Promise<Omit<E7Result, "metricsBeforeHeal" | "metricsAtEnd">> {
+): Promise<Omit<E7Result, "metricsBeforeHeal" | "metricsAfterHeal" | "metricsAtEnd" | "endTs">> {
   const last = lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values());
   const counted = (policy: string): number =>
     [...last.values()]
-      .filter((p) => p.policy === policy && p.key.route === undefined)
+      .filter((p) => p.policy === policy && p.key.route === undefined && p.window.end <= feed.closedAt - 5000)
       .reduce((a, p) => a + p.value.count, 0);
   const late = (await readStream(nc, "TM_LATE")).map((b) => JSON.parse(b) as { policy: string });
   const final = samples.at(-1);
   return {
     samples,
+    silentSinceTs: feed.silentSinceTs,
+    healTs: feed.healTs,
     sent: feed.sent,
     heldBack: feed.heldBackTotal,
     countedFast: counted("fast"),
@@ -215,14 +244,18 @@ async function account(
 }
 
 export function timeline(samples: readonly E7Sample[]): string[] {
-  const lines = ["  t(s)  fast W(s)  heldBackBy  idle      on-time panes  dropped fast/slow  late accepted slow"];
+  const lines = [
+    "  t(s)  log(s)  fast W(s)  heldBackBy  idle      on-time panes  dropped fast/slow  late accepted slow",
+  ];
+  const t0 = samples.find((s) => s.logTime !== null)?.logTime ?? 0;
   let lastT = -Infinity;
   for (const s of samples) {
     if (s.t - lastT < 500) continue;
     lastT = s.t;
     const w = s.watermark === null ? "-" : (s.watermark / 1000).toFixed(1);
     lines.push(
-      `${(s.t / 1000).toFixed(1).padStart(6)}  ${w.padStart(9)}  ${String(s.heldBackBy ?? "-").padStart(10)}  ` +
+      `${(s.t / 1000).toFixed(1).padStart(6)}  ${(((s.logTime ?? t0) - t0) / 1000).toFixed(1).padStart(6)}  ` +
+        `${w.padStart(9)}  ${String(s.heldBackBy ?? "-").padStart(10)}  ` +
         `${s.idle
           .map((i) => (i ? "I" : "."))
           .join("")
@@ -238,6 +271,9 @@ class Feed {
   sent = 0;
   heldBackTotal = 0;
   heldBack: TelemetryEvent[] = [];
+  silentSinceTs = -Infinity;
+  healTs = -Infinity;
+  closedAt = Infinity;
   private lastTs = 0;
   private n = 0;
   private readonly run = Date.now().toString(36);
@@ -253,18 +289,47 @@ class Feed {
       if (p === silent) {
         this.heldBack.push(...batch);
         this.heldBackTotal += batch.length;
-      } else await this.publish(p, batch);
+      } else {
+        await this.publish(p, batch);
+        if (p === E7_SILENT && this.heldBackTotal === 0)
+          this.silentSinceTs = Math.max(...batch.map((e) => e.ingest_ts));
+      }
     }
   }
 
   async heal(p: number): Promise<void> {
+    this.healTs = Math.max(this.lastTs, Date.now());
+    await this.heartbeats(this.healTs);
     for (let i = 0; i < this.heldBack.length; i += 50) await this.publish(p, this.heldBack.slice(i, i + 50));
     this.heldBack = [];
   }
 
-  async heartbeats(silent: number, ts: number): Promise<void> {
+  /**
+   * One closing event per partition at `ts` (not counted in `sent`), then a heartbeat a second later
+   * on every partition: the merge releases items of equal log time in partition order, so each lane
+   * must show something newer before the next lane's item at `ts` can go (docs/semantics.md,
+   * "Input contract").
+   */
+  async close(ts: number): Promise<void> {
+    this.closedAt = ts;
     for (let p = 0; p < this.services.length; p++) {
-      if (p === silent) continue;
+      const e = {
+        ts,
+        ingest_ts: ts,
+        service: this.services[p] as string,
+        route: "/",
+        status: 200,
+        latency_ms: 1,
+        user: "",
+      };
+      await this.js.publish(eventsSubject(p), encodeEventBatch([e]), { msgID: `e7-${this.run}-${this.n++}` });
+    }
+    await this.heartbeats(ts + 1000);
+  }
+
+  /** A heartbeat to every partition, the silent one included: ingest still reaches it. */
+  async heartbeats(ts: number): Promise<void> {
+    for (let p = 0; p < this.services.length; p++) {
       const h = headers();
       h.set(HEARTBEAT_HEADER, String(ts));
       await this.js.publish(eventsSubject(p), "", { headers: h, msgID: `e7-${this.run}-${this.n++}` });

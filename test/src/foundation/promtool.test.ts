@@ -5,6 +5,7 @@
  * promtool's stdin. Nothing is skipped: without promtool the test fails naming the package.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
@@ -45,11 +46,16 @@ describe("promtool check metrics on every role's /metrics", () => {
           `or run npm test, whose pretest step (deploy/scripts/setup.mjs --prometheus) does`,
       );
     nats = await startTestNats();
-    const data = join(tempDir("promtool"), "data");
+    const dir = tempDir("promtool");
+    const data = join(dir, "data");
     const common = ["--nats", nats.url, "--partition-count", "2"];
+    // An alert rule and an (unreachable) Alertmanager, so the alert metrics have series too.
+    const config = join(dir, "tidemark.config.json");
+    const rule = { alert: "HighErrorRate", expr: 'tidemark_error_ratio{policy="alerting", window="10s"} > 0.05' };
+    writeFileSync(config, JSON.stringify({ alerts: { alertmanagers: ["http://127.0.0.1:9"], rules: [rule] } }));
     const engine = spawnTidemark(["engine", ...common, "--data", data, "--metrics-port", "0"]);
     const ingest = spawnTidemark(["ingest", ...common, "--port", "0"], { env: { TIDEMARK_INGEST_TOKENS: TOKEN } });
-    const dashboard = spawnTidemark(["dashboard", "--nats", nats.url, "--port", "0"]);
+    const dashboard = spawnTidemark(["dashboard", "--nats", nats.url, "--port", "0", "--config", config]);
     roles.push(engine, ingest, dashboard);
     const [e, i, d] = await Promise.all([engine.ready, ingest.ready, dashboard.ready]);
     urls.engine = String((e.engine as { metrics: string }).metrics);
@@ -84,6 +90,7 @@ describe("promtool check metrics on every role's /metrics", () => {
     it(`${role}: exit 0 and no warning`, async () => {
       const body = await metricsOf(urls[role]);
       expect(body).toContain(`tidemark_${role}_`);
+      if (role === "dashboard") expect(body).toContain('tidemark_alerts_fired_total{alertname="HighErrorRate"} 0');
       const verdict = await promtoolCheck(body);
       expect(verdict.output.trim().split("\n").filter(Boolean)).toEqual([]);
       expect(verdict.code).toBe(0);

@@ -21,6 +21,15 @@ describe("tidemark up with an invalid tidemark.config.json", () => {
       /\[TM_ENGINE_BAD_CONFIG\] .*engine\.idleTimeout must be a duration/,
     ],
     ["the ingest section", { ingest: { port: "http" } }, /\[TM_INGEST_CONFIG\] .*ingest\.port/],
+    [
+      "an alert rule",
+      {
+        alerts: {
+          rules: [{ alert: "HighErrorRate", expr: 'tidemark_error_ratio{policy="alerting", window="15s"} > 0.05' }],
+        },
+      },
+      /\[TM_CONFIG_INVALID\] .*: \$\.alerts\.rules\[0\] \("HighErrorRate"\)\.expr unknown window "15s"/,
+    ],
   ];
 
   it.each(cases)("stops before starting anything, naming the bad field in %s", async (_what, doc, message) => {

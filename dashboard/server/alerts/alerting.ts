@@ -1,0 +1,97 @@
+/**
+ * Alert rules on the dashboard server (docs/decisions/0014-alerts.md): every pane the store is
+ * offered goes to the alert book; the book is flushed once per burst of panes — FLUSH_AFTER_MS
+ * after the first pane a rule reads, the Prometheus series having taken them — so rules are
+ * evaluated on pane updates, never by polling. Delivery to the Alertmanagers starts once the
+ * replay of TM_PANES has rebuilt the state.
+ */
+import type { Pane } from "@tidemark/engine/protocol";
+import type { Logger } from "pino";
+import type { AlertsView } from "../../protocol/alerts.js";
+import type { FeedState } from "../../protocol/ws-frames.js";
+import type { Queryable } from "../promql/index.js";
+import { AlertBook } from "../rules/index.js";
+import { AlertDelivery } from "./alert-delivery.js";
+import type { AlertMetrics } from "./alert-metrics.js";
+import { AlertmanagerTarget, type Post } from "./alertmanager-target.js";
+import type { AlertsConfig } from "./alerts-config.js";
+
+const HISTORY = 200;
+/** A burst of panes (a retract and the pane replacing it, a batch) is judged together. */
+const FLUSH_AFTER_MS = 20;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** Retries of a down Alertmanager back off to this at most (or resendEvery when shorter). */
+const MAX_BACKOFF_MS = 10_000;
+
+export interface Alerting {
+  /** A pane offered to the store. */
+  offer(pane: Pane): void;
+  /** The TM_PANES feed's state: delivery starts at the first "live". */
+  feedChanged(state: FeedState): void;
+  view(): AlertsView;
+  /** Called (at most once per flush) when the active alerts or the history changed. */
+  onChange(fn: () => void): void;
+  close(): void;
+}
+
+export function startAlerting(
+  config: AlertsConfig,
+  dashboardUrl: string,
+  samples: Queryable,
+  metrics: AlertMetrics,
+  log: Logger,
+): Alerting {
+  const targets = config.alertmanagers.map(
+    (url) =>
+      new AlertmanagerTarget(
+        url,
+        { queueSize: config.queueSize, maxBackoffMs: Math.min(config.resendMs, MAX_BACKOFF_MS) },
+        httpPost,
+        metrics.target(url, (reason) => log.warn({ alertmanager: url, reason }, "alertmanager: delivery failed")),
+        { setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+      ),
+  );
+  const delivery = new AlertDelivery(targets, config, Date.now, {
+    setInterval: (fn, ms) => setInterval(fn, ms).unref(),
+    clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
+  });
+  const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
+  const listeners: Array<() => void> = [];
+  let scheduled: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    clearTimeout(scheduled);
+    scheduled = undefined;
+    book.flush(samples);
+    metrics.rules(book.counts());
+    if (book.takeChanged()) for (const fn of listeners) fn();
+  };
+  return {
+    offer(pane) {
+      if (book.empty || !book.offer(pane) || scheduled) return;
+      scheduled = setTimeout(flush, FLUSH_AFTER_MS);
+    },
+    feedChanged(state) {
+      if (state !== "live") return;
+      // The replay's last panes are judged before anything is sent.
+      if (scheduled) flush();
+      delivery.start();
+    },
+    view: () => book.view(),
+    onChange: (fn) => void listeners.push(fn),
+    close: () => {
+      clearTimeout(scheduled);
+      delivery.close();
+    },
+  };
+}
+
+const httpPost: Post = async (url, body) => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  await res.arrayBuffer().catch(() => undefined);
+  return res.status;
+};

@@ -1,0 +1,51 @@
+/**
+ * Where an alert points: the dashboard panel that draws its metric, opened on the alert's policy,
+ * window size and service through the app's URL state (dashboard/app/lib/url-state.ts).
+ */
+import type { AlertPanel } from "../../protocol/alerts.js";
+import type { RuleShape } from "./rule-shape.js";
+
+const BY_METRIC: Record<string, AlertPanel> = {
+  tidemark_requests: "requests",
+  tidemark_request_rate: "requests",
+  tidemark_errors: "errorRate",
+  tidemark_error_ratio: "errorRate",
+  tidemark_users: "users",
+  tidemark_sessions: "sessions",
+  tidemark_session_errors: "sessions",
+  tidemark_session_error_ratio: "sessions",
+  tidemark_session_duration_ms: "sessions",
+  tidemark_session_users: "sessions",
+};
+const BY_QUANTILE: Record<string, AlertPanel> = {
+  "0.5": "p50",
+  "0.9": "p95",
+  "0.95": "p95",
+  "0.99": "p99",
+  "0.999": "p99",
+};
+
+/** The panel of the rule's metric, or null (bias and emit-delay metrics have none). */
+export function panelOf(shape: Pick<RuleShape, "metric" | "quantile">): AlertPanel | null {
+  if (shape.metric === "tidemark_latency_ms") return BY_QUANTILE[shape.quantile ?? "0.99"] ?? "p99";
+  return (shape.metric && BY_METRIC[shape.metric]) || null;
+}
+
+/**
+ * `<dashboard>/?range=1h&window=10s&services=checkout&policy.errorRate=alerting#errorRate`: the
+ * app scrolls to the panel named after `#`. The read token is never put in it (Alertmanager shows
+ * the URL to everyone who sees the alert).
+ */
+export function generatorUrl(
+  dashboardUrl: string,
+  shape: Pick<RuleShape, "metric" | "quantile" | "policy" | "windowMs">,
+  service: string | null,
+): string {
+  const panel = panelOf(shape);
+  const q = new URLSearchParams();
+  q.set("range", "1h");
+  q.set("window", `${shape.windowMs / 1000}s`);
+  if (service !== null) q.set("services", service);
+  if (panel !== null) q.set(`policy.${panel}`, shape.policy);
+  return `${dashboardUrl.replace(/\/+$/, "")}/?${q.toString()}${panel === null ? "" : `#${panel}`}`;
+}

@@ -1,0 +1,228 @@
+/**
+ * docs/operations.md, "Checkpoints": one is written every `checkpointEvery` of log time, at least
+ * `checkpointMinWall` of wall clock apart, and only after the panes emitted before it are stored in
+ * TM_PANES. A real engine process reads a real nats-server through a protocol-aware proxy
+ * (harness/nats-proxy.ts) that can hold back the PubAcks TM_PANES sends it; the test drives log
+ * time itself (log-feed.ts) and reads every checkpoint's header (its log time and the wall clock of
+ * its snapshot) from disk.
+ */
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { decodeCheckpoint, type CheckpointHeader } from "@tidemark/engine/runtime";
+import { startTestNats, waitFor, type TestNats } from "../index.js";
+import { isPanesAck, startNatsProxy, type NatsProxy } from "../harness/nats-proxy.js";
+import type { CliProcess } from "../harness/processes.js";
+import { connectNats, startEngine, stopGracefully, tempDir, waitForStatus } from "./engine-fixtures.js";
+import { LogFeed } from "./log-feed.js";
+
+const EVERY_MS = 500;
+const MIN_WALL_MS = 300;
+const WORKER = "ck";
+const T0 = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
+/** Early panes every 100 ms of log time: every step of the feed below emits panes. */
+const CONFIG = {
+  windows: ["1s"],
+  referenceHorizon: "5s",
+  policies: [
+    {
+      name: "tick",
+      label: "tick: 200 ms",
+      watermark: { kind: "arrival-lag", lag: "200ms" },
+      grace: 0,
+      earlyEvery: "100ms",
+      mode: "accumulating",
+    },
+  ],
+};
+
+interface Written {
+  file: string;
+  header: CheckpointHeader;
+  mtimeMs: number;
+}
+
+describe("engine checkpoints", () => {
+  let nats: TestNats;
+  let proxy: NatsProxy;
+  let nc: NatsConnection;
+  let engine: CliProcess;
+  let cpDir: string;
+  let feed: LogFeed;
+  /** Log time the feed has reached. */
+  let t = T0;
+
+  beforeAll(async () => {
+    nats = await startTestNats();
+    proxy = await startNatsProxy(nats.port);
+    nc = await connectNats(nats.url);
+    const data = tempDir("checkpoint-claims");
+    cpDir = join(data, "checkpoints", WORKER);
+    feed = new LogFeed(() => nc, 2);
+    const config = join(data, "tidemark.config.json");
+    writeFileSync(config, JSON.stringify(CONFIG));
+    engine = startEngine(proxy.url, data, [
+      "--config",
+      config,
+      "--worker",
+      WORKER,
+      "--partition-count",
+      "2",
+      "--checkpoint-every",
+      `${EVERY_MS}ms`,
+      "--checkpoint-min-wall",
+      `${MIN_WALL_MS}ms`,
+      "--keep-checkpoints",
+      "1000",
+    ]);
+    await engine.ready;
+  });
+  afterAll(async () => {
+    if (engine && engine.child.exitCode === null) {
+      proxy.toClient = () => "pass";
+      proxy.release();
+      await stopGracefully(engine);
+    }
+    await nc?.close();
+    await proxy?.close();
+    await nats?.stop();
+  });
+
+  /** Advances log time by `stepMs` every `wallMs` of wall clock, `steps` times. */
+  async function drive(steps: number, stepMs: number, wallMs: number): Promise<void> {
+    for (let i = 0; i < steps; i++) {
+      const due = Date.now() + wallMs;
+      t += stepMs;
+      await feed.events(t, 2);
+      const left = due - Date.now();
+      if (left > 0) await new Promise((r) => setTimeout(r, left));
+    }
+  }
+
+  async function reached(logTime: number): Promise<void> {
+    await waitForStatus(nc, (s) => s.worker === WORKER && (s.logTime ?? -1) >= logTime, 30_000, `log time ${logTime}`);
+  }
+
+  it("writes one every checkpointEvery of log time, and at least checkpointMinWall of wall clock apart", async () => {
+    // Slow log time (half the wall clock's pace): the log-time cadence decides.
+    const slowFrom = t;
+    await drive(60, 50, 100);
+    const slowTo = t;
+    // Fast log time (a catch-up: 20× the wall clock): the wall-clock floor decides.
+    const fastFrom = t;
+    const fastStart = Date.now();
+    await drive(120, 500, 25);
+    const fastWallMs = Date.now() - fastStart;
+    const fastTo = t;
+    // A checkpoint is considered when log time moves: keep it moving until one lands past the fast phase.
+    await waitFor(
+      async () => {
+        await drive(1, 100, 100);
+        return written().some((w) => (w.header.logTime ?? 0) > fastTo);
+      },
+      30_000,
+      "a checkpoint after the fast phase",
+    );
+
+    const all = written();
+    const slow = all.filter((w) => within(w, slowFrom + 1000, slowTo));
+    const fast = all.filter((w) => within(w, fastFrom + 1000, fastTo));
+    const ctx = JSON.stringify(all.map((w) => [w.header.logTime, w.header.wallTime]));
+    // Slow phase: one per 500 ms of log time (log time moves in 50 ms steps), ~1 s of wall apart.
+    expect(slow.length, ctx).toBeGreaterThanOrEqual(3);
+    for (const [a, b] of pairs(slow)) {
+      expect(logGap(a, b), ctx).toBeGreaterThanOrEqual(EVERY_MS);
+      expect(logGap(a, b), ctx).toBeLessThanOrEqual(EVERY_MS + 150);
+      expect(b.header.wallTime - a.header.wallTime, ctx).toBeGreaterThanOrEqual(MIN_WALL_MS);
+    }
+    // Fast phase: log time allowed a checkpoint every 25 ms of wall clock; the floor spaces them.
+    expect(fast.length, ctx).toBeGreaterThanOrEqual(3);
+    expect(fast.length, ctx).toBeLessThanOrEqual(Math.ceil(fastWallMs / MIN_WALL_MS) + 1);
+    for (const [a, b] of pairs(fast)) {
+      expect(b.header.wallTime - a.header.wallTime, ctx).toBeGreaterThanOrEqual(MIN_WALL_MS);
+      expect(logGap(a, b), ctx).toBeGreaterThanOrEqual(EVERY_MS);
+    }
+  });
+
+  it("writes none while TM_PANES's acknowledgements are held back, and the one due right after they arrive", async () => {
+    await drive(10, 100, 100);
+    await reached(t - 100);
+    const panesBefore = await storedPanes();
+    const logAtHold = t;
+    proxy.toClient = (f) => (isPanesAck(f) ? "hold" : "pass");
+    // 3 s of log and wall clock: a checkpoint is due six times over, the wall-clock floor ten.
+    await drive(30, 100, 100);
+    await reached(t - 100);
+    const releaseAt = Date.now();
+    // Every step after logAtHold was published during the hold and emitted panes whose acks are held.
+    const duringHold = written().filter((w) => (w.header.logTime ?? 0) > logAtHold);
+    const heldAcks = proxy.held();
+    const panesStored = (await storedPanes()) - panesBefore;
+    proxy.toClient = () => "pass";
+    proxy.release();
+
+    // The engine kept working (log time moved 3 s, panes reached the stream) but got no PubAck.
+    expect(t - logAtHold).toBeGreaterThanOrEqual(6 * EVERY_MS);
+    expect(panesStored).toBeGreaterThan(0);
+    expect(heldAcks).toBeGreaterThan(0);
+    expect(duringHold.map((w) => w.file)).toEqual([]);
+    // Once the acks arrive, the checkpoint whose snapshot was taken during the hold is written.
+    await waitFor(
+      () => written().some((w) => (w.header.logTime ?? 0) > logAtHold),
+      15_000,
+      "a checkpoint after the release",
+    );
+    for (const w of written().filter((x) => (x.header.logTime ?? 0) > logAtHold))
+      expect(w.mtimeMs, w.file).toBeGreaterThanOrEqual(releaseAt - 1);
+  });
+
+  it("stops on SIGTERM within its flush deadline while the acks stay held back, with no final checkpoint", async () => {
+    await drive(5, 100, 100);
+    await reached(t - 100);
+    const logAtHold = t;
+    proxy.toClient = (f) => (isPanesAck(f) ? "hold" : "pass");
+    // Past checkpointEvery and checkpointMinWall: a checkpoint is taken and waits for its panes' acks.
+    await drive(10, 100, 100);
+    await reached(t - 100);
+    expect(proxy.held()).toBeGreaterThan(0);
+    const termAt = Date.now();
+    engine.child.kill("SIGTERM");
+    const code = await engine.exited;
+    const tookMs = Date.now() - termAt;
+    // docs/operations.md, "Engine workers": up to 5 s for pending panes, then NATS' drain (3 s at most).
+    expect(code).toBe(0);
+    expect(tookMs).toBeLessThan(5_000 + 3_000 + 2_000);
+    expect(engine.output()).toContain("pending panes were not acknowledged in time");
+    expect(written().filter((w) => (w.header.logTime ?? 0) > logAtHold)).toEqual([]);
+  });
+
+  function written(): Written[] {
+    if (!existsSync(cpDir)) return [];
+    return readdirSync(cpDir)
+      .filter((n) => /^checkpoint-\d+\.tmck$/.test(n))
+      .sort()
+      .map((n) => {
+        const file = join(cpDir, n);
+        return { file, header: decodeCheckpoint(readFileSync(file), n).header, mtimeMs: statSync(file).mtimeMs };
+      });
+  }
+
+  async function storedPanes(): Promise<number> {
+    return (await (await jetstreamManager(nc)).streams.info("TM_PANES")).state.messages;
+  }
+});
+
+function within(w: Written, from: number, to: number): boolean {
+  const lt = w.header.logTime;
+  return lt !== null && lt >= from && lt <= to;
+}
+
+function pairs<T>(xs: readonly T[]): Array<[T, T]> {
+  return xs.slice(1).map((x, i) => [xs[i] as T, x]);
+}
+
+function logGap(a: Written, b: Written): number {
+  return (b.header.logTime ?? 0) - (a.header.logTime ?? 0);
+}
