@@ -67,7 +67,7 @@ describe("engine /metrics as documented", () => {
     "--worker",
     WORKER,
     "--checkpoint-every",
-    "2s",
+    "1s",
     "--checkpoint-min-wall",
     "50ms",
     "--keep-checkpoints",
@@ -82,8 +82,9 @@ describe("engine /metrics as documented", () => {
     writeFileSync(configFile, JSON.stringify({ referenceHorizon: "1h" }));
     engine = startEngine(nats.url, data, flags());
     metricsUrl = ((await engine.ready).engine as { metrics: string }).metrics;
-    // Paced, so the worker goes through several checkpoints on the way.
-    end = (await runBackfill(nats.url, writeRecording(data, events), ["--rate", "1500"])).endOfRecordingTs;
+    // Paced (about 5 s of wall time over 60 s of log time, a checkpoint due every 1 s of it), so the
+    // worker goes through several checkpoints on the way even when acks and fsyncs are slow.
+    end = (await runBackfill(nats.url, writeRecording(data, events), ["--rate", "600"])).endOfRecordingTs;
     await waitForStatus(nc, (s) => s.worker === WORKER && (s.logTime ?? 0) >= end, 60_000, "the end of the recording");
   }, 120_000);
   afterAll(async () => {
