@@ -188,13 +188,18 @@ export interface PaneNowcast {
   value: { count: number; errorRate: number; p99: number; users: number };
   /** 95 % interval half-widths of the corrected values (null when the bias has no spread yet). */
   spread: { count: number | null; errorRate: number | null; p99: number | null; users: number | null };
-  /** The nowcast's own measured error against the reference at this stage and age (nowcast − reference). */
+  /**
+   * The nowcast's own measured error against the reference at this stage and age (nowcast −
+   * reference, signed, every field: countPct > 0 means the nowcast over-counts), with its 95 %
+   * interval half-widths (`spread`, absent from engines that do not send it).
+   */
   error: {
     countPct: number | null;
     errorRatePp: number | null;
     p99Pct: number | null;
     usersPct: number | null;
     windows: number;
+    spread?: BiasSpread;
   };
 }
 

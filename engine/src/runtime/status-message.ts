@@ -4,6 +4,8 @@
  * `heldBackBy` is the partition the merge has waited for for two missed heartbeats (one that sent
  * nothing, not even a heartbeat: a fault, see partition-merge.ts and merge-stall.ts), else the core's: the non-idle partition
  * holding the watermarks back (smallest event time with an event-time policy, else smallest log time).
+ * Each policy carries the core's measured dial: pooled bias per window size and stage, and per
+ * service (docs/semantics.md, "Measured bias").
  */
 import { formatDuration } from "../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
@@ -54,6 +56,8 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
       dropped: p.droppedWindowEvents,
       bias: p.bias,
       emitDelayMs: p.emitDelayMs,
+      stages: p.stages,
+      services: p.services,
     };
   });
   const logTime = s.core.logTime;
