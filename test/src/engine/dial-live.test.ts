@@ -15,6 +15,7 @@ import {
 } from "@tidemark/engine/core";
 import { partitionOf, type EngineStatusMessage, type Pane, type ServiceDial } from "@tidemark/engine/protocol";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { launchBrowser } from "../dashboard/browser.js";
 import {
   connectNats,
   dedupePanes,
@@ -30,8 +31,10 @@ import {
 
 const W = 10_000;
 const CULPRIT = "c";
+const START_MS = 1_699_999_980_000;
+const SPAN_MS = 600_000;
 const EVENTS = withCorrelatedFailures(
-  simulate({ seed: 7, events: 24_000, spanMs: 600_000, services: 4, startMs: 1_699_999_980_000 }),
+  simulate({ seed: 7, events: 24_000, spanMs: SPAN_MS, services: 4, startMs: START_MS }),
   { service: CULPRIT, minDelayMs: 2_000, failRate: 0.3, seed: 8 },
 );
 
@@ -62,7 +65,7 @@ describe("the dial through nats-server, tidemark engine and tidemark dashboard",
     await nats?.stop();
   });
 
-  it("the correlated service's panes carry its own bias, tm.status and /api/policies name it flagged", async () => {
+  it("the correlated service's panes carry its own bias, tm.status, /api/policies and the page name it flagged", async () => {
     nats = await startTestNats();
     const dir = tempDir("dial-live");
     const nc = await connectNats(nats.url);
@@ -134,6 +137,31 @@ describe("the dial through nats-server, tidemark engine and tidemark dashboard",
       expect(culprit?.final.errorRatePp).toBeLessThan(-1);
       expect(culprit?.onTime.stage).toBe("on-time");
       expect(listed?.services?.filter((d) => d.lateness.flagged).map((d) => d.service)).toEqual([CULPRIT]);
+
+      // Chromium on that dashboard: the culprit's panels warn with the engine's measured ratio and
+      // on-time bias (as the page rounds them); another service's panels do not.
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.context.newPage();
+        // The recording's own time range (its windows are years before the wall clock).
+        const range = `range=custom&from=${START_MS - 60_000}&to=${START_MS + SPAN_MS + 60_000}&live=0&window=10s`;
+        await page.goto(`${url}/?services=${CULPRIT}&${range}`);
+        const warning = page.getByTestId("panel-errorRate").getByTestId("lateness-warning");
+        await warning.waitFor({ timeout: 30_000 });
+        const said = ((await warning.textContent()) ?? "").trim();
+        const m =
+          /^\u26a0 late requests of c fail ([\d.]+)\u00d7 more often: dashboard under-reports its error rate by \u2248 ([\d.]+) pp$/.exec(
+            said,
+          );
+        expect(m, said).not.toBeNull();
+        expect(Math.abs(Number(m?.[1]) - (culprit?.lateness.ratio as number)), said).toBeLessThanOrEqual(0.051);
+        expect(Math.abs(Number(m?.[2]) + (culprit?.onTime.errorRatePp as number)), said).toBeLessThanOrEqual(0.051);
+        await page.goto(`${url}/?services=a&${range}`);
+        await page.getByTestId("panel-errorRate").getByTestId("legend-bias").first().waitFor({ timeout: 30_000 });
+        expect(await page.getByTestId("lateness-warning").count()).toBe(0);
+      } finally {
+        await browser.close();
+      }
     } finally {
       await nc.close();
     }
