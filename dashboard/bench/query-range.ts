@@ -16,7 +16,7 @@ import { promApi } from "../server/prom/prom-api.js";
 import { PaneSamples } from "../server/prom/pane-samples.js";
 import { biasWarnings } from "../server/prom/bias-warnings.js";
 import type { PaneView } from "../server/prom/pane-view.js";
-import { matrixData, successJson } from "../server/prom/prom-response.js";
+import { matrixBody } from "../server/prom/prom-response.js";
 import { evaluateRange, parsePromql, type Matcher } from "../server/promql/index.js";
 
 const SERVICES = 50;
@@ -77,7 +77,7 @@ function queryRange(samples: PaneSamples, query: string, stepMs: number): number
   };
   const range = { startMs: T0 + WINDOW_MS, endMs: T0 + WINDOWS * WINDOW_MS, stepMs };
   const series = evaluateRange(parsePromql(query), source, range);
-  return Buffer.byteLength(successJson(matrixData(series), biasWarnings(views)));
+  return matrixBody(series, biasWarnings(views)).length;
 }
 
 const TOKEN = "bench";
