@@ -165,7 +165,7 @@ class Evaluation {
     const at = t - e.offsetMs;
     const out: Sample[] = [];
     for (const c of this.columns(e)) {
-      const j = c.upperBound(at) - 1;
+      const j = c.seek(1, at) - 1;
       if (j < 0 || (c.times[j] as number) <= at - this.lookback(c.view)) continue;
       const i = c.rows[j] as number;
       c.view.touch(i);
@@ -222,8 +222,8 @@ class Evaluation {
     const out: Sample[] = [];
     const values: number[] = [];
     for (const c of this.columns(arg.selector, arg.rangeMs)) {
-      const lo = c.upperBound(at - arg.rangeMs);
-      const hi = c.upperBound(at);
+      const lo = c.seek(0, at - arg.rangeMs);
+      const hi = c.seek(1, at);
       c.touch(lo, hi);
       const sums = fn === "rate" || fn === "increase" ? c.exactSums() : null;
       let v: number | undefined;

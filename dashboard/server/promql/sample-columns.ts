@@ -14,6 +14,8 @@ export class SampleColumns {
   /** Samples up to this index were touched (a query's steps ascend, so its ranges only move forward). */
   touchedTo = 0;
   private sums: Float64Array | null | undefined;
+  /** Where seek() last stopped, per cursor. */
+  private readonly cursors = [0, 0];
 
   /** The present samples of `view` with a time in (fromMs, toMs]. */
   constructor(
@@ -27,21 +29,33 @@ export class SampleColumns {
     this.times = new Float64Array(size);
     this.values = new Float64Array(size);
     this.rows = new Int32Array(size);
-    let n = 0;
-    for (let i = lo; i < hi; i++) {
-      if (!view.present(i)) continue;
-      this.times[n] = view.time(i);
-      this.values[n] = view.value(i);
-      this.rows[n] = i;
-      n++;
-    }
-    this.length = n;
+    this.length = view.readPresent
+      ? view.readPresent(lo, hi, this.times, this.values, this.rows)
+      : readOneByOne(view, lo, hi, this.times, this.values, this.rows);
   }
 
-  /** First sample index whose time is greater than t. */
-  upperBound(t: number): number {
+  /**
+   * upperBound(t) for a caller whose t mostly ascends (a range query's steps): cursor k walks on
+   * from where it last stopped, a few samples linearly, then by binary search; a t that went back
+   * searches from the start.
+   */
+  seek(k: 0 | 1, t: number): number {
     const times = this.times;
-    let lo = 0;
+    let j = this.cursors[k] as number;
+    if (j > 0 && (times[j - 1] as number) > t) j = this.upperBound(t);
+    else {
+      const end = Math.min(this.length, j + 8);
+      while (j < end && (times[j] as number) <= t) j++;
+      if (j === end) j = this.upperBound(t, j);
+    }
+    this.cursors[k] = j;
+    return j;
+  }
+
+  /** First sample index at or after `from` whose time is greater than t. */
+  upperBound(t: number, from = 0): number {
+    const times = this.times;
+    let lo = from;
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
@@ -74,4 +88,23 @@ export class SampleColumns {
     for (let j = hi - 1; j >= Math.max(lo, this.touchedTo); j--) this.view.touch(this.rows[j] as number);
     if (hi > this.touchedTo) this.touchedTo = hi;
   }
+}
+
+function readOneByOne(
+  view: SeriesView,
+  lo: number,
+  hi: number,
+  times: Float64Array,
+  values: Float64Array,
+  rows: Int32Array,
+): number {
+  let n = 0;
+  for (let i = lo; i < hi; i++) {
+    if (!view.present(i)) continue;
+    times[n] = view.time(i);
+    values[n] = view.value(i);
+    rows[n] = i;
+    n++;
+  }
+  return n;
 }
