@@ -296,8 +296,13 @@ export interface PolicyStatusWire {
   emitDelayMs: number | null;
   /** Pooled bias per window size and stage (absent from engines before per-stage bias). */
   stages?: StageBias[];
-  /** Per service: on-time and final bias and the lateness correlation (bounded by the service cap). */
+  /**
+   * Per service: on-time and final bias and the lateness correlation; at most 100 per window size
+   * (flagged first, then the busiest), the rest counted in `servicesOmitted`.
+   */
   services?: ServiceDial[];
+  /** Services measured but not listed in `services` (absent when none). */
+  servicesOmitted?: number;
 }
 
 /** Published by each engine worker on core NATS `tm.status` once a second (docs/decisions/0006-engine-runtime.md). */
