@@ -4,19 +4,9 @@
  * encoding: JSON.stringify of the whole body with every value through formatValue.
  */
 import { describe, expect, it } from "vitest";
+import { prng } from "../prng.fixture.js";
 import { formatValue, type RangeSeries } from "../promql/index.js";
 import { matrixBody, matrixData } from "./prom-response.js";
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SPECIAL = [NaN, Infinity, -Infinity, -0, 0, 1e21, -1e21, 1.5e-7, -2.5e-10, 1e300, 5e-324, 2 ** 53, 0.1];
 

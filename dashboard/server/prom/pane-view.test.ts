@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { prng } from "../prng.fixture.js";
 import type { Pane } from "@tidemark/engine/protocol";
 import { testPane } from "../../protocol/pane.fixture.js";
 import { matcher, type Matcher } from "../promql/index.js";
 import { PaneSamples } from "./pane-samples.js";
 import { KINDS } from "./pane-series.js";
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("PaneView.readPresent", () => {
   for (const seed of [1, 2, 3, 4]) {

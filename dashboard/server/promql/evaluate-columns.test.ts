@@ -5,6 +5,7 @@
  * over the raw points (docs/prometheus-api.md, "Semantics").
  */
 import { describe, expect, it } from "vitest";
+import { prng } from "../prng.fixture.js";
 import { evaluateRange } from "./evaluate.js";
 import { signature, type Labels } from "./labels.js";
 import { parsePromql } from "./parse.js";
@@ -13,18 +14,6 @@ import type { RangeSeries } from "./values.js";
 
 const KINDS = ["early", "on-time", "late", "final"];
 const LOOKBACK_MS = 5 * 60_000;
-
-/** A small deterministic PRNG (mulberry32), so a failure names its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Point {
   ms: number;

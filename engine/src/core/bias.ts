@@ -40,8 +40,12 @@ export function measureBias(
   return sum.sample();
 }
 
-/** A pooled comparison built up service by service (measureBias without the map). */
-export class PooledSum {
+/**
+ * Reference and compared totals summed over services: a pooled comparison (PooledSum) or the
+ * nowcasts' (NowcastSum, nowcast.ts). Counts, errors and users are summed like counts; p99 is the
+ * mean of the services' relative differences.
+ */
+export abstract class ComparisonSums {
   refCount = 0;
   refErrors = 0;
   refUsers = 0;
@@ -52,34 +56,52 @@ export class PooledSum {
   p99N = 0;
   services = 0;
 
-  add(r: BiasPoint, v: BiasPoint | null): void {
+  protected addReference(r: BiasPoint): void {
     this.services++;
     this.refCount += r.count;
     this.refErrors += r.errors;
     this.refUsers += r.users;
-    if (v === null) return;
-    this.count += v.count;
-    this.errors += v.errors;
-    this.users += v.users;
-    if (r.p99 > 0 && v.count > 0) {
-      this.p99Sum += (100 * (v.p99 - r.p99)) / r.p99;
+  }
+
+  /** `p99` null: the compared value has no latency to compare. */
+  protected addCompared(r: BiasPoint, count: number, errors: number, users: number, p99: number | null): void {
+    this.count += count;
+    this.errors += errors;
+    this.users += users;
+    if (r.p99 > 0 && p99 !== null) {
+      this.p99Sum += (100 * (p99 - r.p99)) / r.p99;
       this.p99N++;
     }
   }
 
-  sample(): BiasSample {
+  /** countPct and usersPct as the shortfall (reference − compared) or the excess (compared − reference). */
+  protected figures(shortfall: boolean): BiasSample {
     const { refCount, refErrors, refUsers, count, errors, users } = this;
+    const pct = (ref: number, v: number): number | null =>
+      ref > 0 ? (100 * (shortfall ? ref - v : v - ref)) / ref : null;
     return {
-      countPct: refCount > 0 ? (100 * (refCount - count)) / refCount : null,
+      countPct: pct(refCount, count),
       errorRatePp: refCount > 0 && count > 0 ? 100 * (errors / count - refErrors / refCount) : null,
       p99Pct: this.p99N > 0 ? this.p99Sum / this.p99N : null,
-      usersPct: refUsers > 0 ? (100 * (refUsers - users)) / refUsers : null,
+      usersPct: pct(refUsers, users),
     };
   }
 
   reset(): void {
     this.refCount = this.refErrors = this.refUsers = this.count = this.errors = this.users = 0;
     this.p99Sum = this.p99N = this.services = 0;
+  }
+}
+
+/** A pooled comparison built up service by service (measureBias without the map). */
+export class PooledSum extends ComparisonSums {
+  add(r: BiasPoint, v: BiasPoint | null): void {
+    this.addReference(r);
+    if (v !== null) this.addCompared(r, v.count, v.errors, v.users, v.count > 0 ? v.p99 : null);
+  }
+
+  sample(): BiasSample {
+    return this.figures(true);
   }
 }
 

@@ -6,7 +6,7 @@
  * method) and the nowcast's own measured error (nowcast − reference) at that stage and age.
  */
 import type { BiasSpread, PaneBias, PaneNowcast, PaneValue } from "../protocol.js";
-import type { BiasPoint, BiasSample } from "./bias.js";
+import { ComparisonSums, type BiasPoint, type BiasSample } from "./bias.js";
 import type { NowcastValue } from "./stage-points.js";
 
 /** A correction factor (completeness, or 1 + relative error) kept within [1/100, 100]. */
@@ -66,43 +66,14 @@ export function nowcastError(r: BiasPoint, nc: NowcastValue): BiasSample {
 }
 
 /** The nowcasts of several services against the reference, summed like counts (nowcastError pooled). */
-export class NowcastSum {
-  refCount = 0;
-  refErrors = 0;
-  refUsers = 0;
-  count = 0;
-  errors = 0;
-  users = 0;
-  p99Sum = 0;
-  p99N = 0;
-  services = 0;
-
+export class NowcastSum extends ComparisonSums {
   add(r: BiasPoint, nc: NowcastValue): void {
-    this.services++;
-    this.refCount += r.count;
-    this.refErrors += r.errors;
-    this.refUsers += r.users;
-    this.count += nc.count;
-    this.errors += nc.errorRate * nc.count;
-    this.users += nc.users;
-    if (r.p99 > 0) {
-      this.p99Sum += (100 * (nc.p99 - r.p99)) / r.p99;
-      this.p99N++;
-    }
+    this.addReference(r);
+    this.addCompared(r, nc.count, nc.errorRate * nc.count, nc.users, nc.p99);
   }
 
+  /** Signed nowcast − reference for every field. */
   sample(): BiasSample {
-    const { refCount, refErrors, refUsers, count } = this;
-    return {
-      countPct: refCount > 0 ? (100 * (count - refCount)) / refCount : null,
-      errorRatePp: refCount > 0 && count > 0 ? 100 * (this.errors / count - refErrors / refCount) : null,
-      p99Pct: this.p99N > 0 ? this.p99Sum / this.p99N : null,
-      usersPct: refUsers > 0 ? (100 * (this.users - refUsers)) / refUsers : null,
-    };
-  }
-
-  reset(): void {
-    this.refCount = this.refErrors = this.refUsers = this.count = this.errors = this.users = 0;
-    this.p99Sum = this.p99N = this.services = 0;
+    return this.figures(false);
   }
 }
