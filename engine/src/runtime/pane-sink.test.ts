@@ -20,6 +20,12 @@ class Wire implements AckPublisher {
     const text = JSON.stringify(ack);
     this.cb(null, { subject: s.reply, string: () => text } as Msg);
   }
+  /** What nats-server sends to the reply subject of a publish no one listens to: a 503 status, no body. */
+  noResponders(i: number): void {
+    const s = this.sent[i];
+    if (!s || !this.cb) throw new Error(`no publish ${i}`);
+    this.cb(null, { subject: s.reply, string: () => "", headers: { code: 503 } } as unknown as Msg);
+  }
 }
 
 function pane(seq: number): Pane {
@@ -119,6 +125,27 @@ describe("PaneSink", () => {
     await f;
     expect([sink.acked, sink.inFlight, sink.retries]).toEqual([2, 0, 3]);
     expect(errors.length).toBeGreaterThanOrEqual(2);
+    sink.close();
+  });
+
+  it("takes a 503 no-responders status (no stream listening yet) for no ack, and sends the publish again", async () => {
+    vi.useFakeTimers();
+    const wire = new Wire();
+    const errors: string[] = [];
+    const sink = new PaneSink(wire, 10, (why) => errors.push(why), 1000);
+    sink.pane(pane(0));
+    let flushed = false;
+    const f = sink.flush().then(() => (flushed = true));
+    wire.noResponders(0);
+    await Promise.resolve();
+    expect([flushed, sink.acked, sink.inFlight]).toEqual([false, 0, 1]);
+    expect(wire.sent).toHaveLength(1); // not at once: a stream down for a while is retried at the ack timeout
+    vi.advanceTimersByTime(1300);
+    expect(errors).toEqual(["1 publishes unacknowledged after 1000 ms; sending them again"]);
+    expect(wire.sent.map((s) => s.msgID)).toEqual([`${pane(0).id}#${pane(0).seq}`, `${pane(0).id}#${pane(0).seq}`]);
+    wire.answer(1, { stream: "TM_PANES", seq: 1 });
+    await f;
+    expect([flushed, sink.acked, sink.inFlight, sink.retries]).toEqual([true, 1, 0, 1]);
     sink.close();
   });
 

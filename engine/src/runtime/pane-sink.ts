@@ -8,9 +8,10 @@
  * one wildcard inbox, and one subscription counts the stream's PubAcks as they come back — no
  * promise or timer per message (about 3× the rate of awaiting `js.publish` one by one here; see
  * docs/decisions/0006-engine-runtime.md). A publish not acknowledged within `ackTimeoutMs` (the
- * server restarted, the connection dropped) or answered with an error is sent again with the
- * same message id; the stream deduplicates. `flush()` resolves once everything published before
- * it is acknowledged: a checkpoint waits for it, so it is never durable ahead of its panes.
+ * server restarted, the connection dropped, or only a status came back, such as 503 "no responders"
+ * while no stream listens) or answered with an error is sent again with the same message id; the
+ * stream deduplicates. `flush()` resolves once everything published before it is acknowledged: a
+ * checkpoint waits for it, so it is never durable ahead of its panes.
  */
 import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
 import { lateSubject, panesSubject, sessionPanesSubject, type LateRecord, type Pane } from "../protocol.js";
@@ -120,8 +121,14 @@ export class PaneSink {
     const token = Number(msg.subject.slice(this.inbox.length + 1));
     const p = this.pending.get(token);
     if (!p) return; // an ack for a publish already resent under a newer token
-    this.pending.delete(token);
     const text = msg.string();
+    if (text === "" || (msg.headers?.code ?? 0) >= 300) {
+      // A status reply, not a PubAck: 503 "no responders" when no stream listens on the subject
+      // (a nats-server starting or stopping). Nothing was stored: it stays pending, and the sweep
+      // sends it again (and says so) once stale: one resend per ack timeout while the stream is away.
+      return;
+    }
+    this.pending.delete(token);
     if (text.includes('"error"')) {
       this.onError(`stream refused the publish: ${text}`, p.subject);
       this.retries++;
