@@ -160,13 +160,18 @@ export interface PaneNowcast {
   value: { count: number; errorRate: number; p99: number; users: number };
   /** 95 % interval half-widths of the corrected values (null when the bias has no spread yet). */
   spread: { count: number | null; errorRate: number | null; p99: number | null; users: number | null };
-  /** The nowcast's own measured error against the reference at this stage and age (nowcast − reference). */
+  /**
+   * The nowcast's own measured error against the reference at this stage and age (nowcast −
+   * reference, signed, every field: countPct > 0 means the nowcast over-counts), with its 95 %
+   * interval half-widths (`spread`, absent from engines that do not send it).
+   */
   error: {
     countPct: number | null;
     errorRatePp: number | null;
     p99Pct: number | null;
     usersPct: number | null;
     windows: number;
+    spread?: BiasSpread;
   };
 }
 
@@ -263,8 +268,13 @@ export interface PolicyStatusWire {
   emitDelayMs: number | null;
   /** Pooled bias per window size and stage (absent from engines before per-stage bias). */
   stages?: StageBias[];
-  /** Per service: on-time and final bias and the lateness correlation (bounded by the service cap). */
+  /**
+   * Per service: on-time and final bias and the lateness correlation; at most 100 per window size
+   * (flagged first, then the busiest), the rest counted in `servicesOmitted`.
+   */
   services?: ServiceDial[];
+  /** Services measured but not listed in `services` (absent when none). */
+  servicesOmitted?: number;
 }
 
 /** Published by each engine worker on core NATS `tm.status` once a second (docs/decisions/0006-engine-runtime.md). */

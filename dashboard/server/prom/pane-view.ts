@@ -53,6 +53,23 @@ export class PaneView implements SeriesView {
     return (this.byKind[k] ??= { ...this.labels, [PANE_KIND]: KINDS[k] as string });
   }
 
+  readPresent(lo: number, hi: number, times: Float64Array, values: Float64Array, rows: Int32Array): number {
+    const s = this.series;
+    const value = this.def.value;
+    const kindOk = this.kindOk;
+    let n = 0;
+    for (let i = lo; i < hi; i++) {
+      if (kindOk[s.kind(i)] !== true) continue;
+      const v = value(s, i);
+      if (Number.isNaN(v)) continue;
+      times[n] = s.end(i);
+      values[n] = v;
+      rows[n] = i;
+      n++;
+    }
+    return n;
+  }
+
   touch(i: number): void {
     if (i > this.newestTouched) this.newestTouched = i;
   }

@@ -13,7 +13,7 @@ import { labelRoutes } from "./label-routes.js";
 import type { PaneSamples } from "./pane-samples.js";
 import type { PaneView } from "./pane-view.js";
 import { PromParams, rangeOf, type PromHandler } from "./prom-params.js";
-import { errorReply, instantData, matrixData, successJson } from "./prom-response.js";
+import { errorReply, instantData, matrixBody, successJson } from "./prom-response.js";
 
 /** Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it). */
 export function promApi(config: DashboardConfig, samples: PaneSamples, now: () => number = Date.now) {
@@ -70,7 +70,7 @@ function basicToken(header: string | undefined): string | undefined {
   return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
-async function send(reply: FastifyReply, body: () => string): Promise<FastifyReply> {
+async function send(reply: FastifyReply, body: () => string | Buffer): Promise<FastifyReply> {
   try {
     return reply.type("application/json").send(body());
   } catch (err) {
@@ -98,10 +98,10 @@ function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number): strin
   return successJson(instantData(value, timeMs), biasWarnings(source.views));
 }
 
-function rangeQuery(p: PromParams, samples: PaneSamples): string {
+function rangeQuery(p: PromParams, samples: PaneSamples): Buffer {
   const expr = parsePromql(p.required("query", "query=tidemark_requests"));
   const range = rangeOf(p);
   const source = new Recorder(samples);
   const series = evaluateRange(expr, source, range, { lookbackMs: p.duration("lookback_delta", 300_000) });
-  return successJson(matrixData(series), biasWarnings(source.views));
+  return matrixBody(series, biasWarnings(source.views));
 }

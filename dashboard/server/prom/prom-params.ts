@@ -115,4 +115,4 @@ export function rangeOf(p: PromParams): { startMs: number; endMs: number; stepMs
 }
 
 /** One API route's answer: the JSON body for the parsed parameters. */
-export type PromHandler = (p: PromParams) => string;
+export type PromHandler = (p: PromParams) => string | Buffer;

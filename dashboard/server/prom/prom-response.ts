@@ -1,6 +1,8 @@
 /** Prometheus response bodies: `{status, data, warnings?}` and `{status:"error", errorType, error}`. */
 import type { DashboardError } from "../errors.js";
 import { formatValue, type RangeSeries, type Value } from "../promql/index.js";
+import { BodyWriter } from "./body-writer.js";
+import { writeMatrix } from "./matrix-body.js";
 
 export type ErrorType = "bad_data" | "execution" | "not_found" | "unauthorized" | "internal";
 
@@ -27,10 +29,13 @@ export function errorReply(err: unknown): ErrorReply {
   };
 }
 
-/** The JSON text of a success body; built by hand for range results (the bulk of the bytes). */
+/** The JSON text of a success body. */
 export function successJson(data: string, warnings: readonly string[]): string {
-  const w = warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : "";
-  return `{"status":"success","data":${data}${w}}`;
+  return `{"status":"success","data":${data}${warningsJson(warnings)}}`;
+}
+
+function warningsJson(warnings: readonly string[]): string {
+  return warnings.length > 0 ? `,"warnings":${JSON.stringify(warnings)}` : "";
 }
 
 const sec = (ms: number): number => ms / 1000;
@@ -53,15 +58,20 @@ export function instantData(v: Value, timeMs: number): string {
   }
 }
 
-/** `data` of a range query (and of an instant query of a range selector). */
+/** `data` of an instant query of a range selector. */
 export function matrixData(series: readonly RangeSeries[]): string {
-  let out = '{"resultType":"matrix","result":[';
-  series.forEach((s, n) => {
-    out += `${n === 0 ? "" : ","}{"metric":${JSON.stringify(s.labels)},"values":[`;
-    const { times, values } = s;
-    for (let i = 0; i < times.length; i++)
-      out += (i === 0 ? "[" : ",[") + sec(times[i] as number) + ',"' + formatValue(values[i] as number) + '"]';
-    out += "]}";
-  });
-  return `${out}]}`;
+  const w = new BodyWriter();
+  writeMatrix(w, series);
+  return w.bytes().toString("utf8");
+}
+
+/** The success body of a range query, as bytes: written straight into a buffer (the bulk of the bytes). */
+export function matrixBody(series: readonly RangeSeries[], warnings: readonly string[]): Buffer {
+  let points = 0;
+  for (const s of series) points += s.times.length;
+  const w = new BodyWriter(points * 48 + series.length * 256 + 1024);
+  w.ascii('{"status":"success","data":');
+  writeMatrix(w, series);
+  w.text(`${warningsJson(warnings)}}`);
+  return w.bytes();
 }

@@ -23,6 +23,12 @@ export interface SeriesView {
   readonly stepMs: number;
   /** The engine used sample i (the warnings read the bias of what a query touched). */
   touch(i: number): void;
+  /**
+   * Optional, for speed: writes the present samples among indices [lo, hi) — their times, values and
+   * indices — into the arrays from 0 and returns how many: what present(), time() and value() give
+   * one by one (docs/prometheus-api.md, "Sizing").
+   */
+  readPresent?(lo: number, hi: number, times: Float64Array, values: Float64Array, rows: Int32Array): number;
 }
 
 export interface Queryable {

@@ -18,13 +18,10 @@ export function overRange(
   rangeMs: number,
   text: string,
 ): number | undefined {
-  if (fn === "rate" || fn === "increase") checkCounts(fn, view, rangeMs, text);
+  if (fn === "rate" || fn === "increase")
+    return countsOverRange(fn, view, kahanSum(values), values.length, rangeMs, text);
   if (values.length === 0) return undefined;
   switch (fn) {
-    case "increase":
-      return kahanSum(values);
-    case "rate":
-      return kahanSum(values) / (rangeMs / 1000);
     case "avg_over_time":
       return kahanSum(values) / values.length;
     case "max_over_time":
@@ -34,6 +31,20 @@ export function overRange(
       return best;
     }
   }
+}
+
+/** `increase` or `rate` of `n` window counts that add up to `sum` (undefined when n is 0). */
+export function countsOverRange(
+  fn: "rate" | "increase",
+  view: SeriesView,
+  sum: number,
+  n: number,
+  rangeMs: number,
+  text: string,
+): number | undefined {
+  checkCounts(fn, view, rangeMs, text);
+  if (n === 0) return undefined;
+  return fn === "increase" ? sum : sum / (rangeMs / 1000);
 }
 
 function checkCounts(fn: RangeFunction, view: SeriesView, rangeMs: number, text: string): void {

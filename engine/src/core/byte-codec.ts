@@ -150,19 +150,42 @@ export class ByteReader {
   }
 }
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
+/** Slicing-by-4 tables: T[0] is the byte table, T[k][n] the CRC of n followed by k zero bytes. */
+const CRC_TABLES = (() => {
+  const t = Array.from({ length: 4 }, () => new Uint32Array(256));
+  const t0 = t[0] as Uint32Array;
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
+    t0[n] = c >>> 0;
   }
-  return t;
+  for (let k = 1; k < 4; k++) {
+    const prev = t[k - 1] as Uint32Array;
+    const cur = t[k] as Uint32Array;
+    for (let n = 0; n < 256; n++) cur[n] = (t0[(prev[n] as number) & 0xff] as number) ^ ((prev[n] as number) >>> 8);
+  }
+  return t as [Uint32Array, Uint32Array, Uint32Array, Uint32Array];
 })();
 
-/** CRC-32 (IEEE) of a byte range. */
+/** CRC-32 (IEEE) of a byte range, four bytes per step (slicing-by-4, the same value as byte by byte). */
 export function crc32(bytes: Uint8Array): number {
+  const [t0, t1, t2, t3] = CRC_TABLES;
   let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = (CRC_TABLE[(c ^ (bytes[i] ?? 0)) & 0xff] ?? 0) ^ (c >>> 8);
+  const n = bytes.length;
+  const whole = n - (n % 4);
+  let i = 0;
+  for (; i < whole; i += 4) {
+    c ^=
+      (bytes[i] as number) |
+      ((bytes[i + 1] as number) << 8) |
+      ((bytes[i + 2] as number) << 16) |
+      ((bytes[i + 3] as number) << 24);
+    c =
+      (t3[c & 0xff] as number) ^
+      (t2[(c >>> 8) & 0xff] as number) ^
+      (t1[(c >>> 16) & 0xff] as number) ^
+      (t0[c >>> 24] as number);
+  }
+  for (; i < n; i++) c = (t0[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }

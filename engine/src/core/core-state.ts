@@ -7,6 +7,7 @@
  */
 import { newClockState, type ClockState } from "./clock-state.js";
 import { KeyRegistry } from "./key-registry.js";
+import { newPolicyDial, type PolicyDial } from "./policy-dial.js";
 import type { CoreConfig } from "./types.js";
 import { windowSpec, type WindowSpec } from "./window-assigner.js";
 import type { Slice, Window } from "./window-state.js";
@@ -21,6 +22,10 @@ export interface WindowConfigState {
   readonly windows: Map<number, Window>;
   /** The slice the last event went to (most events land in the current one); a cache, not persisted. */
   lastSlice: Slice | undefined;
+  /** Per policy: its measured dial for this window size (docs/semantics.md, "Measured bias"). */
+  readonly dials: PolicyDial[];
+  /** The smallest window size (the first, on ties): its windows count late events per service. */
+  readonly countsLateness: boolean;
 }
 
 export interface CoreState {
@@ -31,6 +36,7 @@ export interface CoreState {
 }
 
 export function newCoreState(config: CoreConfig): CoreState {
+  const smallest = smallestWindow(config);
   return {
     clock: newClockState(config),
     keys: new KeyRegistry(config.serviceCap, config.routeCapPerService),
@@ -40,6 +46,17 @@ export function newCoreState(config: CoreConfig): CoreState {
       slices: new Map(),
       windows: new Map(),
       lastSlice: undefined,
+      dials: config.policies.map(() => newPolicyDial(w.sizeMs, config.biasWindows, config.serviceCap)),
+      countsLateness: index === smallest,
     })),
   };
+}
+
+/** Index of the smallest window size (the first of equals). */
+export function smallestWindow(config: CoreConfig): number {
+  let best = 0;
+  config.windows.forEach((w, i) => {
+    if (w.sizeMs < (config.windows[best]?.sizeMs ?? Infinity)) best = i;
+  });
+  return best;
 }

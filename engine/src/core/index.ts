@@ -21,10 +21,12 @@ export type {
 } from "./types.js";
 export {
   simulate,
+  withCorrelatedFailures,
   serviceName,
   DEFAULT_SIMULATION,
   SIMULATION_START_MS,
   type SimulationOptions,
+  type CorrelatedFailures,
 } from "./simulation.js";
 export { Prng } from "./prng.js";
 export {

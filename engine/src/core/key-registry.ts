@@ -70,11 +70,12 @@ export class KeyRegistry {
     return route;
   }
 
-  /** Every keyTtl/4 of log time: forgets names last seen more than keyTtl ago. */
-  maintain(now: number, keyTtlMs: number): void {
-    if (now < this.nextSweep) return;
+  /** Every keyTtl/4 of log time: forgets names last seen more than keyTtl ago; true when it swept. */
+  maintain(now: number, keyTtlMs: number): boolean {
+    if (now < this.nextSweep) return false;
     this.sweep(now - keyTtlMs);
     this.nextSweep = now + Math.max(1, Math.floor(keyTtlMs / 4));
+    return true;
   }
 
   /** Forgets routes last seen before `cutoff`, and services too once none of their routes is left. */

@@ -117,6 +117,11 @@ describe("late data: boundaries", () => {
       p99Pct: 0,
       usersPct: 0,
       windows: 1,
+      // one sample: no interval yet
+      spread: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null },
+      stage: "final",
+      scope: "policy",
+      provisional: false,
     });
   });
 

@@ -6,8 +6,11 @@
  */
 import type { Pane, PaneBias, PaneKind, PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
-import { biasPoint, type BiasPoint } from "./bias.js";
-import type { PolicyState } from "./policy-state.js";
+import { nowcastOf, type NowcastError } from "./nowcast.js";
+import { biasFor, nowcastErrorFor, type PolicyDial } from "./policy-dial.js";
+import { hasFinalPane, type PolicyState } from "./policy-state.js";
+import { newStagePoints, recordPoint } from "./stage-points.js";
+import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "./stage-slot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import type { CoreOutput } from "./types.js";
 import {
@@ -26,30 +29,62 @@ type Emitted = Exclude<PaneKind, "retract">;
 interface Emission {
   readonly policy: PolicyState;
   readonly kind: Emitted;
+  /** The stage slot of this emission (early: the age bucket at emission). */
+  readonly slot: number;
+  /** An on-time pane that is also the final one (grace 0): recorded in both slots. */
+  readonly alsoFinal: boolean;
+  readonly dial: PolicyDial;
   readonly window: { start: number; end: number };
   readonly sizeMs: number;
   readonly watermark: number;
   readonly logTime: number;
-  readonly bias: PaneBias;
   readonly out: CoreOutput;
+  /** The service whose bias `bias` is (route panes carry their service's). */
+  service: string | undefined;
+  bias: PaneBias | undefined;
+  /** The measured error of that service's nowcasts at this slot. */
+  nowcastError: NowcastError | undefined;
 }
 
 /** The policy's panes of `kind` for the window's keys, read from the shared aggregates now. */
 export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, kind: Emitted): void {
+  const slot = slotOf(kind, w.start, w.end, ctx.logTime);
+  const dial = ctx.dialOf(policy, w.configIndex);
+  const alsoFinal = slot === SLOT_ON_TIME && !hasFinalPane(policy);
+  recordEmitDelay(dial, slot, ctx.logTime - w.end);
+  if (alsoFinal) recordEmitDelay(dial, SLOT_FINAL, ctx.logTime - w.end);
   const emission: Emission = {
     policy,
     kind,
+    slot,
+    alsoFinal,
+    dial,
     window: { start: w.start, end: w.end },
     sizeMs: w.end - w.start,
     watermark: ctx.watermarkOf(policy),
     logTime: ctx.logTime,
-    bias: policy.bias.current(),
     out: ctx.out,
+    service: undefined,
+    bias: undefined,
+    nowcastError: undefined,
   };
   forEachKey(w, (service, route, key) => {
     const node = trackToEmit(w, policy.index, kind, service, route, key);
     if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks[policy.index] as PaneTrack, node);
   });
+}
+
+function recordEmitDelay(dial: PolicyDial, slot: number, delayMs: number): void {
+  dial.emitDelaySum[slot] = (dial.emitDelaySum[slot] as number) + delayMs;
+  dial.emitDelayCount[slot] = (dial.emitDelayCount[slot] as number) + 1;
+}
+
+/** The emission's bias and nowcast error for `service` (looked up once per service). */
+function lookUp(e: Emission, service: string): void {
+  if (e.service === service && e.bias !== undefined) return;
+  e.service = service;
+  e.bias = biasFor(e.dial, service, e.slot);
+  e.nowcastError = nowcastErrorFor(e.dial, service, e.slot);
 }
 
 /**
@@ -88,40 +123,49 @@ function emitKey(
   const policy = e.policy;
   t.lateDirty = false;
   const full = agg.value();
-  if (route === undefined && (e.kind === "on-time" || e.kind === "final")) t.final = biasPoint(full);
+  lookUp(e, service);
+  const bias = e.bias as PaneBias;
+  // In discarding mode too the nowcast is of the whole window (what the reference will say), not of the delta.
+  const nowcast = nowcastOf(full, bias, e.nowcastError as NowcastError);
+  if (route === undefined) {
+    const points = (t.points ??= newStagePoints());
+    recordPoint(points, e.slot, full, nowcast?.value ?? null);
+    if (e.alsoFinal) recordPoint(points, SLOT_FINAL, full, nowcast?.value ?? null);
+  }
   const id = (t.id ??= `${policy.cfg.name}|${node.keyId}|${e.sizeMs}|${e.window.start}`);
-  const pane = (kind: PaneKind, value: PaneValue): Pane => ({
-    id,
-    seq: t.seq++,
-    kind,
-    policy: policy.cfg.name,
-    key: route === undefined ? { service } : { service, route },
-    window: e.window,
-    value,
-    watermark: e.watermark,
-    emittedAt: e.logTime,
-    emitDelayMs: e.logTime - e.window.end,
-    pipelineLagMs: 0,
-    lateAccepted: t.lateAccepted,
-    dropped: policy.droppedWindowEvents,
-    bias: e.bias,
-  });
+  const pane = (kind: PaneKind, value: PaneValue, paneBias: PaneBias): Pane => {
+    const p: Pane = {
+      id,
+      seq: t.seq++,
+      kind,
+      policy: policy.cfg.name,
+      key: route === undefined ? { service } : { service, route },
+      window: e.window,
+      value,
+      watermark: e.watermark,
+      emittedAt: e.logTime,
+      emitDelayMs: e.logTime - e.window.end,
+      pipelineLagMs: 0,
+      lateAccepted: t.lateAccepted,
+      dropped: policy.droppedWindowEvents,
+      bias: paneBias,
+    };
+    if (nowcast !== null && kind !== "retract") p.nowcast = nowcast;
+    return p;
+  };
   if (policy.cfg.mode === "discarding") {
     const delta = agg.clone();
     if (t.lastAgg) delta.subtract(t.lastAgg);
     t.lastAgg = agg.clone();
-    e.out.pane(pane(e.kind, delta.value()));
+    e.out.pane(pane(e.kind, delta.value(), bias));
   } else if (policy.cfg.mode === "retracting") {
-    if (t.lastValue) e.out.pane(pane("retract", t.lastValue));
-    e.out.pane(pane(e.kind, full));
+    // A retract carries the bias of the stage (and age) of the pane it retracts, as measured now.
+    if (t.lastValue) e.out.pane(pane("retract", t.lastValue, biasFor(e.dial, service, t.lastSlot)));
+    e.out.pane(pane(e.kind, full, bias));
     t.lastValue = full;
   } else {
-    e.out.pane(pane(e.kind, full));
+    e.out.pane(pane(e.kind, full, bias));
   }
+  t.lastSlot = e.slot;
   t.lastCount = agg.count;
-}
-
-/** The final value of the policy for a service, or null if it never emitted it. */
-export function finalOf(w: Window, policy: number, service: string): BiasPoint | null {
-  return w.tracks.get(service)?.tracks[policy]?.final ?? null;
 }

@@ -1,9 +1,8 @@
 /**
  * A policy's progress, part of the operator's state (docs/semantics.md, "Policies are snapshot
- * schedules"): its watermark, counters, bias samples and next early tick. Its timer queue is not
+ * schedules"): its watermark, counters and next early tick (its measured bias is the operator's dials). Its timer queue is not
  * state: the operator rebuilds it from the windows or sessions (docs/decisions/0010).
  */
-import { BiasTracker } from "./bias.js";
 import type { CoreConfig, PolicyConfig } from "./types.js";
 import { DelaySample, isEventTime } from "./watermark.js";
 
@@ -26,14 +25,13 @@ export interface PolicyState {
   lateAcceptedWindowEvents: number;
   /** Events accepted late into at least one window. */
   lateAcceptedEvents: number;
-  readonly bias: BiasTracker;
   emitDelaySum: number;
   emitDelayCount: number;
   /** Log time of the next early tick; Infinity when none is scheduled. */
   nextEarly: number;
 }
 
-export function newPolicyState(cfg: PolicyConfig, index: number, partitions: number, biasWindows: number): PolicyState {
+export function newPolicyState(cfg: PolicyConfig, index: number, partitions: number): PolicyState {
   const s = cfg.watermark;
   const eventTime = isEventTime(s);
   return {
@@ -47,7 +45,6 @@ export function newPolicyState(cfg: PolicyConfig, index: number, partitions: num
     droppedEvents: 0,
     lateAcceptedWindowEvents: 0,
     lateAcceptedEvents: 0,
-    bias: new BiasTracker(biasWindows),
     emitDelaySum: 0,
     emitDelayCount: 0,
     nextEarly: Infinity,
@@ -56,7 +53,7 @@ export function newPolicyState(cfg: PolicyConfig, index: number, partitions: num
 
 /** The policies of a config (plus any appended, e.g. the session operator's hidden reference). */
 export function policyStates(config: CoreConfig, policies: readonly PolicyConfig[] = config.policies): PolicyState[] {
-  return policies.map((cfg, index) => newPolicyState(cfg, index, config.partitions, config.biasWindows));
+  return policies.map((cfg, index) => newPolicyState(cfg, index, config.partitions));
 }
 
 /** True when the policy emits panes before its final (every mode but final-only). */

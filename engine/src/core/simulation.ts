@@ -79,3 +79,25 @@ export function simulate(options: Partial<SimulationOptions> = {}): TelemetryEve
     .sort((x, y) => x.e.ingest_ts - y.e.ingest_ts || x.i - y.i)
     .map((x) => x.e);
 }
+
+/** One service whose late events fail far more often (docs/semantics.md, "Correlated lateness"). */
+export interface CorrelatedFailures {
+  /** The service whose delayed events fail more often. */
+  service: string;
+  /** Events of it delayed (ingest_ts − ts) by at least this much fail with `failRate`. */
+  minDelayMs: number;
+  failRate: number;
+  seed: number;
+}
+
+/**
+ * `events` with the failures of one service's delayed events redrawn at `failRate` (a second PRNG,
+ * so the arrival pattern is the simulation's own). The others keep the base error rate.
+ */
+export function withCorrelatedFailures(events: readonly TelemetryEvent[], c: CorrelatedFailures): TelemetryEvent[] {
+  const rng = new Prng(c.seed);
+  return events.map((e) => {
+    if (e.service !== c.service || e.ingest_ts - e.ts < c.minDelayMs) return e;
+    return { ...e, status: rng.next() < c.failRate ? 503 : 200 };
+  });
+}

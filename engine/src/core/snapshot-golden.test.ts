@@ -82,19 +82,19 @@ describe("core snapshot golden bytes", () => {
 
 const GOLDEN = {
   core: {
-    version: 3,
+    version: 4,
     bytes: {
-      length: 3001,
-      head: "544d435303b4",
-      sha256: "cbc99f19f80c49d2903759e1e8d0cb3d1a7b2d7698a45d2ef4520d5345c83c72",
+      length: 5308,
+      head: "544d435304b4",
+      sha256: "424a1e43bb2943dbc7b38fb5c74f423250aeaf7a98fe7f1736f6a7393377435f",
     },
   },
   sessions: {
-    version: 3,
+    version: 4,
     bytes: {
-      length: 4517,
-      head: "544d575301b9",
-      sha256: "ea8df2b46f90f2e7a2255189ab8ef622411cc7811f355bb2aac8d0dd85dede5c",
+      length: 6930,
+      head: "544d575301bc",
+      sha256: "42b6831ec7b114feefef863101b21fdfa4bf31a9a511f2ff97d732305fe53b0d",
     },
   },
 };

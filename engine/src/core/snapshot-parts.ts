@@ -10,6 +10,8 @@ import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
 import type { KeyRegistry } from "./key-registry.js";
 import type { PolicyState } from "./policy-state.js";
+import { newStagePoints, POINT_FIELDS, type StagePoints } from "./stage-points.js";
+import { SLOTS } from "./stage-slot.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
 
@@ -126,26 +128,6 @@ export function readNullable(r: ByteReader): number | null {
   return Number.isNaN(v) ? null : v;
 }
 
-/** A policy's bias samples: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
-export function writeBiasSamples(w: ByteWriter, p: PolicyState): void {
-  w.uint(p.bias.samples.length);
-  for (const s of p.bias.samples) {
-    writeNullable(w, s.countPct);
-    writeNullable(w, s.errorRatePp);
-    writeNullable(w, s.p99Pct);
-    writeNullable(w, s.usersPct);
-  }
-}
-export function readBiasSamples(r: ByteReader, p: PolicyState): void {
-  for (let n = r.uint(); n > 0; n--)
-    p.bias.push({
-      countPct: readNullable(r),
-      errorRatePp: readNullable(r),
-      p99Pct: readNullable(r),
-      usersPct: readNullable(r),
-    });
-}
-
 export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
   for (let i = 0; i < policies; i++) {
     const t = node.tracks[i];
@@ -158,8 +140,49 @@ export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): v
     if (t.lastAgg) w.bytes(t.lastAgg.encode());
     w.uint(t.lateAccepted);
     w.bool(t.lateDirty);
-    writePoint(w, t.final);
+    writeStagePoints(w, t.points);
+    w.uint(t.lastSlot + 1);
   }
+}
+
+/**
+ * A track's stage values: the slot mask, then per set slot the value (count, errors and users as
+ * integers, p99) and the nowcast if one was published (a flag, then its four numbers).
+ */
+function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
+  w.uint(p === null ? 0 : p.mask + 1);
+  if (p === null) return;
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (!(p.mask & (1 << slot))) continue;
+    const at = slot * POINT_FIELDS;
+    const v = p.v;
+    w.uint(v[at] as number);
+    w.uint(v[at + 1] as number);
+    w.f64(v[at + 2] as number);
+    w.uint(v[at + 3] as number);
+    const nowcast = !Number.isNaN(v[at + 4]);
+    w.bool(nowcast);
+    if (nowcast) for (let f = 4; f < POINT_FIELDS; f++) w.f64(v[at + f] as number);
+  }
+}
+
+function readStagePoints(r: ByteReader): StagePoints | null {
+  const m = r.uint();
+  if (m === 0) return null;
+  const p = newStagePoints();
+  p.mask = m - 1;
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (!(p.mask & (1 << slot))) continue;
+    const at = slot * POINT_FIELDS;
+    const v = p.v;
+    v[at] = r.uint();
+    v[at + 1] = r.uint();
+    v[at + 2] = r.f64();
+    v[at + 3] = r.uint();
+    const nowcast = r.bool();
+    for (let f = 4; f < POINT_FIELDS; f++) v[at + f] = nowcast ? r.f64() : NaN;
+  }
+  return p;
 }
 
 export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
@@ -173,7 +196,10 @@ export function readTracks(r: ByteReader, policies: number, kind: AggregateKind)
     const lastCount = r.uint();
     const lastValue = readValue(r);
     const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
-    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted: r.uint(), lateDirty: r.bool(), final: readPoint(r) });
+    const lateAccepted = r.uint();
+    const lateDirty = r.bool();
+    const points = readStagePoints(r);
+    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 });
   }
   return out;
 }

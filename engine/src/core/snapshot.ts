@@ -1,7 +1,7 @@
 /**
  * Snapshot codec of the window core (docs/semantics.md, "Snapshot"): the whole CoreState — log
  * time, partitions, policy progress, the key registry, slices with their aggregates, windows with
- * pane sequence numbers and bias points. Timer queues are not written: the core rebuilds them from
+ * pane sequence numbers and the values shown per stage, each policy's dial per window size. Timer queues are not written: the core rebuilds them from
  * the decoded state, and their order is total, so a restored core emits byte-identical panes.
  * Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
  */
@@ -12,8 +12,8 @@ import { newCoreState, type CoreState, type WindowConfigState } from "./core-sta
 import { CoreError } from "./errors.js";
 import type { CoreConfig } from "./types.js";
 import { firstWindowStart } from "./window-assigner.js";
+import { readPolicyDial, writePolicyDial } from "./dial-snapshot.js";
 import {
-  readBiasSamples,
   readDelaySamples,
   readKeys,
   readKeyRegistry,
@@ -21,7 +21,6 @@ import {
   readPoint,
   readPolicyProgress,
   readTracks,
-  writeBiasSamples,
   writeDelaySamples,
   writeKeyRegistry,
   writeKeys,
@@ -36,8 +35,10 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
 /**
  * 2: bias points carry distinct users, bias samples carry usersPct. 3: partitions carry the log time
  * of their last record (idleness in log time); the key registry carries services (service cap).
+ * 4: bias per (policy, window size, service, stage): pane tracks carry the values shown at each
+ * stage, each window config its policies' dials (docs/decisions/0013-bias-per-service-stage-age.md).
  */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));
@@ -69,6 +70,13 @@ function writeWindow(w: ByteWriter, win: Window, policies: number): void {
       writePoint(w, v);
     }
   }
+  // The smallest size's late counts: per service, [events, errors] per policy.
+  if (win.lateness === null) return;
+  w.uint(win.lateness.size);
+  for (const [service, v] of win.lateness) {
+    w.string(service);
+    for (const x of v) w.uint(x);
+  }
 }
 
 function writeClockAndKeys(w: ByteWriter, state: CoreState): void {
@@ -79,7 +87,6 @@ function writeClockAndKeys(w: ByteWriter, state: CoreState): void {
   writePartitionClocks(w, clock.partitions);
   for (const p of clock.policies) {
     writePolicyProgress(w, p);
-    writeBiasSamples(w, p);
     writeDelaySamples(w, p);
   }
   writeKeyRegistry(w, state.keys);
@@ -101,6 +108,7 @@ export function encodeCoreSnapshot(config: CoreConfig, state: CoreState): Uint8A
     }
     w.uint(c.windows.size);
     for (const win of c.windows.values()) writeWindow(w, win, policies);
+    for (const dial of c.dials) writePolicyDial(w, dial);
   }
   w.u32(crc32(w.view()));
   return w.view();
@@ -156,7 +164,6 @@ function readClockAndKeys(r: ByteReader, state: CoreState): void {
   readPartitionClocks(r, clock.partitions);
   for (const p of clock.policies) {
     readPolicyProgress(r, p);
-    readBiasSamples(r, p);
     readDelaySamples(r, p, corrupt);
   }
   readKeyRegistry(r, state.keys);
@@ -178,11 +185,12 @@ function readWindowConfig(r: ByteReader, c: WindowConfigState, policies: number,
     const win = readWindow(r, c, policies, kind);
     c.windows.set(win.start, win);
   }
+  for (const dial of c.dials) readPolicyDial(r, dial);
 }
 
 function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): Window {
   const spec = c.spec;
-  const win = newWindow(c.index, r.f64(), spec.sizeMs, spec.slideMs === spec.sizeMs, policies);
+  const win = newWindow(c.index, r.f64(), spec.sizeMs, spec.slideMs === spec.sizeMs, policies, c.countsLateness);
   const stage = r.bytes();
   if (stage.length !== policies + 1) throw corrupt("holds a window with the wrong policy count");
   win.stage.set(stage);
@@ -214,5 +222,11 @@ function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind:
     win.ref = new Map();
     for (let m = r.uint(); m > 0; m--) win.ref.set(r.string(), readPoint(r) as BiasPoint);
   }
+  if (win.lateness !== null)
+    for (let m = r.uint(); m > 0; m--)
+      win.lateness.set(
+        r.string(),
+        Float64Array.from({ length: 2 * policies }, () => r.uint()),
+      );
   return win;
 }

@@ -2,6 +2,7 @@
  * Status pieces shared by the window core (core-status.ts) and the session operator
  * (session/session-status.ts): partitions, one policy's row, and the partition holding back.
  */
+import type { PolicyDialStatus } from "./dial-status.js";
 import type { PolicyState } from "./policy-state.js";
 import type { PartitionStatus, PolicyStatus } from "./types.js";
 import type { ClockState } from "./clock-state.js";
@@ -20,8 +21,8 @@ export function partitionStatuses(clock: ClockState, idleTimeoutMs: number): Par
   }));
 }
 
-/** One policy's row; `watermark` is its current W in event time. */
-export function policyStatus(p: PolicyState, watermark: number): PolicyStatus {
+/** One policy's row; `watermark` is its current W in event time, `dial` its measured bias. */
+export function policyStatus(p: PolicyState, watermark: number, dial: PolicyDialStatus): PolicyStatus {
   return {
     name: p.cfg.name,
     label: p.cfg.label,
@@ -33,8 +34,10 @@ export function policyStatus(p: PolicyState, watermark: number): PolicyStatus {
     lateAcceptedEvents: p.lateAcceptedEvents,
     droppedWindowEvents: p.droppedWindowEvents,
     droppedEvents: p.droppedEvents,
-    bias: p.bias.current(),
+    bias: dial.bias,
     emitDelayMs: p.emitDelayCount === 0 ? null : p.emitDelaySum / p.emitDelayCount,
+    stages: dial.stages,
+    services: dial.services,
   };
 }
 

@@ -10,7 +10,9 @@ import type { AggregateKind } from "./aggregate.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
 import { InputDriver } from "./input-driver.js";
+import { sweepDial, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
+import { measureProvisional } from "./provisional.js";
 import { encodeCoreSnapshot } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
@@ -46,6 +48,10 @@ class CoreTriggers implements TriggerContext {
   free(w: Window): void {
     freeWindow(this.configs[w.configIndex] as WindowConfigState, w);
   }
+
+  dialOf(p: PolicyState, configIndex: number): PolicyDial {
+    return (this.configs[configIndex] as WindowConfigState).dials[p.index] as PolicyDial;
+  }
 }
 
 export class EventTimeCore implements StreamCore {
@@ -65,6 +71,9 @@ export class EventTimeCore implements StreamCore {
   /** Per policy: the record (by its number) last counted dropped / late, so an event counts once. */
   private readonly dropStamps: Float64Array;
   private readonly lateStamps: Float64Array;
+  /** Provisional bias is checked every smallest slice of log time (provisional.ts). */
+  private readonly provisionalEveryMs: number;
+  private nextProvisionalCheck: number;
 
   constructor(
     readonly config: CoreConfig,
@@ -84,6 +93,11 @@ export class EventTimeCore implements StreamCore {
     this.triggers = new CoreTriggers(this.driver, state.windowConfigs);
     this.dropStamps = new Float64Array(policies.length).fill(-1);
     this.lateStamps = new Float64Array(policies.length).fill(-1);
+    this.provisionalEveryMs = Math.min(...state.windowConfigs.map((c) => c.spec.sliceMs));
+    const t = state.clock.logTime;
+    this.nextProvisionalCheck = Number.isFinite(t)
+      ? Math.floor(t / this.provisionalEveryMs) * this.provisionalEveryMs + this.provisionalEveryMs
+      : -Infinity;
     // Timer queues are derived data: every window's pending timers (early ticks: the driver's).
     const horizon = config.referenceHorizonMs;
     for (const c of state.windowConfigs) for (const w of c.windows.values()) scheduleWindow(this.driver, horizon, w);
@@ -130,10 +144,24 @@ export class EventTimeCore implements StreamCore {
     return this.driver.watermarkOf(p);
   }
 
-  /** After time moved: the fast-path bound, and the key registry's TTL sweep. */
+  /** After time moved: the fast-path bound, provisional bias checks, the TTL sweep of the key registry and the dials. */
   private advanced(): void {
     this.updateMaxWatermark();
-    this.state.keys.maintain(this.logTime, this.config.keyTtlMs);
+    if (this.logTime >= this.nextProvisionalCheck) this.checkProvisional();
+    if (!this.state.keys.maintain(this.logTime, this.config.keyTtlMs)) return;
+    const cutoff = this.logTime - this.config.keyTtlMs;
+    for (const c of this.state.windowConfigs) for (const dial of c.dials) sweepDial(dial, cutoff);
+  }
+
+  /**
+   * Every `provisionalEveryMs` of log time (at the first input of each step), while a policy and
+   * window size has no measured window yet, its provisional figures are recomputed (provisional.ts).
+   * The next check is derived from log time, so a restored core checks when the original did.
+   */
+  private checkProvisional(): void {
+    const step = this.provisionalEveryMs;
+    this.nextProvisionalCheck = Math.floor(this.logTime / step) * step + step;
+    for (const c of this.state.windowConfigs) measureProvisional(c, this.state.clock.policies, this.config.biasWindows);
   }
 
   private updateMaxWatermark(): void {
@@ -255,6 +283,7 @@ export class EventTimeCore implements StreamCore {
         if (end > watermark) continue;
         if (end + p.cfg.graceMs <= watermark || w === undefined) this.drop(p, e, { start, end }, watermark, out);
         else this.acceptLate(p, w, serviceKey, routeKey);
+        if (w !== undefined && w.lateness !== null && w.ref === null) this.countLate(w.lateness, p, e);
       }
     }
   }
@@ -271,6 +300,18 @@ export class EventTimeCore implements StreamCore {
     if (firstFor(this.dropStamps, p.index, this.state.clock.eventsTotal)) p.droppedEvents++;
     const rec: LateRecord = { policy: p.cfg.name, reason: "behind-watermark", event: e, window, watermark };
     out.late(rec);
+  }
+
+  /**
+   * The event missed the policy's on-time pane of a window of the smallest size the reference
+   * still has open: counted for its service (docs/semantics.md, "Correlated lateness").
+   */
+  private countLate(lateness: Map<string, Float64Array>, p: PolicyState, e: TelemetryEvent): void {
+    const service = this.names.service as string;
+    let v = lateness.get(service);
+    if (v === undefined) lateness.set(service, (v = new Float64Array(2 * this.referenceIndex)));
+    v[2 * p.index] = (v[2 * p.index] as number) + 1;
+    if (isError(e.status)) v[2 * p.index + 1] = (v[2 * p.index + 1] as number) + 1;
   }
 
   /** Late but within grace: counted, and its keys marked for the policy's late panes. */

@@ -1,9 +1,10 @@
 /**
  * What a trigger may touch of the operator that runs it (docs/decisions/0010-core-state-and-idleness.md,
  * "Triggers through a narrow context"): log time, a policy's watermark, the timer queue, the output,
- * and releasing a window. Triggers never see the operator or its state beyond the window and the
+ * releasing a window, and the policy's measured dial. Triggers never see the operator or its state beyond the window and the
  * policy they are handed.
  */
+import type { PolicyDial } from "./policy-dial.js";
 import type { PolicyState } from "./policy-state.js";
 import type { CoreOutput } from "./types.js";
 import type { WindowTimer } from "./window-timer.js";
@@ -20,4 +21,6 @@ export interface TriggerContext {
   readonly out: CoreOutput;
   /** Releases a window every closer is done with, and the slices only it still held. */
   free(w: Window): void;
+  /** The policy's measured dial for a window config (its panes' bias; what closing a window measures). */
+  dialOf(p: PolicyState, configIndex: number): PolicyDial;
 }

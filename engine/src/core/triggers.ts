@@ -10,15 +10,16 @@
  * (the add happens before triggers run) and, by the monotone watermark, that what its policy keeps
  * of the window is a prefix of that: its pane is a snapshot of the shared aggregate, now.
  * A trigger may update only the window and policy it is handed (stage bits, pane tracks, late
- * marks, emit-delay and bias counters), emit only through `ctx.out`, arm timers only through
+ * marks, emit-delay counters, its dial), emit only through `ctx.out`, arm timers only through
  * `ctx.schedule`, and release a window only through `ctx.free`, once every closer has closed it.
  * It must not add to or remove from an aggregate, move log time or a watermark, read a clock, or
  * touch any other window; a window a policy has closed (STAGE_FINAL) gets no more of its panes.
  */
-import { biasPoint, measureBias, type BiasPoint } from "./bias.js";
-import { emitWindow, finalOf } from "./pane-emitter.js";
+import { biasPoint, type BiasPoint } from "./bias.js";
+import { emitWindow } from "./pane-emitter.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
 import type { TriggerContext } from "./trigger-context.js";
+import { measureLateness, measureWindow } from "./window-measure.js";
 import { WindowTimerKind } from "./window-timer.js";
 import {
   addsOf,
@@ -94,7 +95,7 @@ export function finalPane(ctx: TriggerContext, p: PolicyState, w: Window): void 
 function close(ctx: TriggerContext, p: PolicyState, w: Window): void {
   w.stage[p.index] = ((w.stage[p.index] as number) | STAGE_ON_TIME | STAGE_FINAL) & ~STAGE_LATE_PENDING;
   w.closed++;
-  if (w.ref) p.bias.push(measureBias(w.ref, (s) => finalOf(w, p.index, s)));
+  if (w.ref) measureWindow(ctx.dialOf(p, w.configIndex), p, w, ctx.logTime);
   if (w.closed === w.stage.length) ctx.free(w);
 }
 
@@ -108,7 +109,9 @@ export function referenceClose(ctx: TriggerContext, w: Window, policies: readonl
   w.stage[w.stage.length - 1] = STAGE_FINAL;
   w.closed++;
   for (const p of policies) {
-    if ((w.stage[p.index] as number) & STAGE_FINAL) p.bias.push(measureBias(ref, (s) => finalOf(w, p.index, s)));
+    const dial = ctx.dialOf(p, w.configIndex);
+    if (w.lateness !== null) measureLateness(dial, p, w, ctx.logTime);
+    if ((w.stage[p.index] as number) & STAGE_FINAL) measureWindow(dial, p, w, ctx.logTime);
   }
   if (w.closed === w.stage.length) ctx.free(w);
 }

@@ -2,7 +2,7 @@
  * The contract between the pure core and everything that drives it (runtime, frontier, tests). See
  * docs/semantics.md. The core never reads a clock: log time is the largest ingest_ts it was fed.
  */
-import type { LateRecord, Pane, PaneBias, TelemetryEvent } from "../protocol.js";
+import type { LateRecord, Pane, PaneBias, ServiceDial, StageBias, TelemetryEvent } from "../protocol.js";
 
 /** How a policy's watermark W is computed (docs/semantics.md, "Watermarks"). */
 export type WatermarkStrategyConfig =
@@ -93,9 +93,14 @@ export interface PolicyStatus {
   droppedWindowEvents: number;
   /** Events dropped from at least one window of the policy. */
   droppedEvents: number;
+  /** The pooled final bias of the smallest window size (docs/semantics.md, "Measured bias"). */
   bias: PaneBias;
   /** Mean emit delay of on-time panes in log time, ms. */
   emitDelayMs: number | null;
+  /** Pooled bias per window size and stage the policy emitted at, with the stage's mean emit delay. */
+  stages: StageBias[];
+  /** Per window size and service: on-time and final bias, lateness correlation (bounded by the service cap). */
+  services: ServiceDial[];
 }
 
 export interface CoreStatus {

@@ -95,7 +95,18 @@ describe("measured bias of distinct users", () => {
     const [fast, all] = core.status().policies;
     expect(fast?.bias.windows).toBe(2);
     expect(fast?.bias.usersPct).toBeCloseTo((shortfall[0]! + shortfall[1]!) / 2, 9);
-    expect(all?.bias).toEqual({ countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 2 });
+    expect(all?.bias).toEqual({
+      countPct: 0,
+      errorRatePp: 0,
+      p99Pct: 0,
+      usersPct: 0,
+      windows: 2,
+      // two equal samples: an interval of width 0
+      spread: { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0 },
+      stage: "final",
+      scope: "policy",
+      provisional: false,
+    });
 
     // with so few users the sparse HyperLogLog is exact: the panes' users equal the true distinct counts.
     for (const p of out.panes.filter((q) => q.key.route === undefined && q.kind === "final")) {

@@ -57,7 +57,7 @@ function openWindow(
 ): Window | undefined {
   const spec = c.spec;
   const policies = driver.clock.policies;
-  const w = newWindow(c.index, start, spec.sizeMs, spec.slideMs === spec.sizeMs, policies.length);
+  const w = newWindow(c.index, start, spec.sizeMs, spec.slideMs === spec.sizeMs, policies.length, c.countsLateness);
   for (const p of policies) {
     const watermark = driver.watermarkOf(p);
     if (w.end + p.cfg.graceMs <= watermark) {

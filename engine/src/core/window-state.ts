@@ -2,6 +2,7 @@
 import type { PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
+import type { StagePoints } from "./stage-points.js";
 
 /** One key's aggregate in a slice; a service node also holds its routes. */
 export interface KeyNode {
@@ -33,8 +34,10 @@ export interface PaneTrack {
   lastAgg: Aggregate | null;
   lateAccepted: number;
   lateDirty: boolean;
-  /** Service-level keys: the value at the policy's final close (bias). */
-  final: BiasPoint | null;
+  /** Service-level keys: what the policy showed at each stage (measured when the reference closes). */
+  points: StagePoints | null;
+  /** Slot of the last pane (retracting mode: a retract carries the bias of the pane it retracts); -1 before. */
+  lastSlot: number;
   /** The pane id, built on first use (not persisted). */
   id?: string;
 }
@@ -69,6 +72,11 @@ export interface Window {
   ref: Map<string, BiasPoint> | null;
   /** Per policy: the slices' `adds` at its last early tick (not persisted: only saves work). */
   earlyMark: Float64Array;
+  /**
+   * Smallest window size only (else null): per service, per policy, the events that missed the
+   * policy's on-time pane (late or dropped) and their errors, as [events, errors] pairs.
+   */
+  lateness: Map<string, Float64Array> | null;
 }
 
 /** A window with nothing closed yet, for `policies` policies and the reference. */
@@ -78,6 +86,7 @@ export function newWindow(
   sizeMs: number,
   exclusive: boolean,
   policies: number,
+  countsLateness = false,
 ): Window {
   return {
     configIndex,
@@ -91,6 +100,7 @@ export function newWindow(
     tracks: new Map(),
     ref: null,
     earlyMark: new Float64Array(policies).fill(-1),
+    lateness: countsLateness ? new Map() : null,
   };
 }
 
@@ -110,7 +120,16 @@ export function addsOf(w: Window): number {
 }
 
 export function newTrack(): PaneTrack {
-  return { seq: 0, lastCount: 0, lastValue: null, lastAgg: null, lateAccepted: 0, lateDirty: false, final: null };
+  return {
+    seq: 0,
+    lastCount: 0,
+    lastValue: null,
+    lastAgg: null,
+    lateAccepted: 0,
+    lateDirty: false,
+    points: null,
+    lastSlot: -1,
+  };
 }
 
 /** Pane-id key encoding (docs/semantics.md): URI-escaped parts, "/" between service and route. */

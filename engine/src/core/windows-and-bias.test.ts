@@ -107,7 +107,17 @@ describe("sliding windows, percentile watermarks and measured bias", () => {
     expect(exact?.bias).toMatchObject({ countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 4 });
     // panes carry the bias measured so far: it starts unknown and fills in as the reference closes windows.
     const fastPanes = out.panes.filter((p) => p.policy === "fast");
-    expect(fastPanes[0]?.bias).toEqual({ countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 });
+    expect(fastPanes[0]?.bias).toEqual({
+      countPct: null,
+      errorRatePp: null,
+      p99Pct: null,
+      usersPct: null,
+      windows: 0,
+      spread: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null },
+      stage: "final",
+      scope: "policy",
+      provisional: false,
+    });
     const seen = fastPanes.map((p) => p.bias.windows);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1] as number);
     expect(fastPanes.some((p) => (p.bias.countPct ?? 0) > 3)).toBe(true);

@@ -4,12 +4,16 @@
  * `heldBackBy` is the partition the merge has waited for for two missed heartbeats (one that sent
  * nothing, not even a heartbeat: a fault, see partition-merge.ts and merge-stall.ts), else the core's: the non-idle partition
  * holding the watermarks back (smallest event time with an event-time policy, else smallest log time).
+ * Each policy carries the core's measured dial: pooled bias per window size and stage, and per
+ * service (docs/semantics.md, "Measured bias"), at most STATUS_MAX_SERVICES services per window size
+ * (status-services.ts).
  */
 import { formatDuration } from "../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
 import type { EngineStatusMessage, PolicyStatusWire } from "../protocol.js";
 import type { LaneOffset } from "./partition-merge.js";
 import type { LagPercentiles } from "./pipeline-lag.js";
+import { boundServices } from "./status-services.js";
 
 export interface StatusInputs {
   worker: string;
@@ -46,6 +50,7 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
   const byName = new Map(s.policies.map((p) => [p.name, p]));
   const policies: PolicyStatusWire[] = s.core.policies.map((p) => {
     const cfg = byName.get(p.name);
+    const { services, omitted } = boundServices(p.services);
     return {
       name: p.name,
       label: p.label,
@@ -57,6 +62,9 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
       dropped: p.droppedWindowEvents,
       bias: p.bias,
       emitDelayMs: p.emitDelayMs,
+      stages: p.stages,
+      services,
+      ...(omitted > 0 ? { servicesOmitted: omitted } : {}),
     };
   });
   const logTime = s.core.logTime;

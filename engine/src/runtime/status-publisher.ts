@@ -58,7 +58,14 @@ export class StatusPublisher {
       eventsTotal: worker.eventsTotal,
       pipelineLag: worker.pipelineLag.percentiles(Date.now()),
     });
-    if (!this.nc.isClosed()) this.nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
+    if (this.nc.isClosed()) return;
+    try {
+      this.nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
+    } catch (err) {
+      // A status is information, not state: one that cannot go out (e.g. over max_payload) is
+      // logged and the next one tried, never a crash of the worker.
+      this.log.error({ err: (err as Error).message }, "engine status not published");
+    }
   }
 
   private reportStall(lane: number | null): void {

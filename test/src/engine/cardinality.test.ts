@@ -1,7 +1,8 @@
 /**
  * Unbounded key cardinality meets a bound that is counted and visible, never an out-of-memory
  * (docs/semantics.md, "Configuration": serviceCap). 100,000 requests, each from a service of its
- * own (a bug or a hostile client), go through a real engine: every event is processed within 60 s,
+ * own (a bug or a hostile client), go through a real engine: every event is processed (about 4 s on
+ * an idle machine; the bound is 180 s, which a 2-core machine at load 17 needed more than 60 s of),
  * the engine's peak resident memory stays under 450 MB, the first `serviceCap` services keep their
  * names and the rest fold into `(other)`, counted in tm.status and on /metrics — and every event is
  * still in a pane.
@@ -36,6 +37,8 @@ const SERVICES = 100_000;
 const CAP = 2000;
 const PARTITIONS = 8;
 const T0 = Math.floor((Date.now() - 3_600_000) / 10_000) * 10_000;
+/** How long processing every event may take (wall clock, the machine may be loaded). */
+const BOUND_MS = 180_000;
 /** Event times over 4 s: one 10 s window, one 60 s window per service. */
 const SPAN_MS = 4_000;
 
@@ -56,40 +59,46 @@ describe("100,000 distinct services", () => {
     await nats?.stop();
   });
 
-  it("are all processed within 60 s under 450 MB; past serviceCap they fold into (other), counted", async () => {
-    const started = Date.now();
-    await publish(nc);
-    const end = T0 + SPAN_MS + 400_000;
-    const status = await waitForStatus(
-      nc,
-      (s) => s.eventsTotal === SERVICES && (s.logTime ?? 0) >= end,
-      60_000 - (Date.now() - started),
-      "every event processed",
-    );
-    const tookMs = Date.now() - started;
-    const peakRss = peakRssBytes(engine.child.pid as number);
-    const metrics = await scrape(await engine.ready);
+  it(
+    "are all processed under 450 MB; past serviceCap they fold into (other), counted",
+    async () => {
+      const started = Date.now();
+      await publish(nc);
+      const end = T0 + SPAN_MS + 400_000;
+      const status = await waitForStatus(
+        nc,
+        (s) => s.eventsTotal === SERVICES && (s.logTime ?? 0) >= end,
+        BOUND_MS - (Date.now() - started),
+        "every event processed",
+      );
+      const tookMs = Date.now() - started;
+      const peakRss = peakRssBytes(engine.child.pid as number);
+      const metrics = await scrape(await engine.ready);
 
-    expect(tookMs).toBeLessThan(60_000);
-    expect(peakRss).toBeLessThan(450 * 1024 * 1024);
-    // Folded events, not services: the first CAP services keep their names.
-    expect(status.overflow).toEqual({ services: SERVICES - CAP, routes: 0 });
-    expect(metricValue(metrics, "tidemark_engine_key_overflow_events_total", { key: "service" })).toBe(SERVICES - CAP);
+      expect(tookMs).toBeLessThan(BOUND_MS);
+      expect(peakRss).toBeLessThan(450 * 1024 * 1024);
+      // Folded events, not services: the first CAP services keep their names.
+      expect(status.overflow).toEqual({ services: SERVICES - CAP, routes: 0 });
+      expect(metricValue(metrics, "tidemark_engine_key_overflow_events_total", { key: "service" })).toBe(
+        SERVICES - CAP,
+      );
 
-    // Nothing refused: every event is in a final pane of billing (exact), named or (other).
-    await stopGracefully(engine);
-    const finals = [...dedupePanes(await readStream(nc, "TM_PANES")).values()].filter(
-      (p) =>
-        p.policy === "billing" &&
-        p.kind === "final" &&
-        p.key.route === undefined &&
-        p.window.end - p.window.start === 10_000,
-    );
-    const other = finals.filter((p) => p.key.service === "(other)");
-    expect(finals.reduce((n, p) => n + p.value.count, 0)).toBe(SERVICES);
-    expect(new Set(finals.map((p) => p.key.service)).size).toBe(CAP + 1);
-    expect(other.reduce((n, p) => n + p.value.count, 0)).toBe(SERVICES - CAP);
-  });
+      // Nothing refused: every event is in a final pane of billing (exact), named or (other).
+      await stopGracefully(engine);
+      const finals = [...dedupePanes(await readStream(nc, "TM_PANES")).values()].filter(
+        (p) =>
+          p.policy === "billing" &&
+          p.kind === "final" &&
+          p.key.route === undefined &&
+          p.window.end - p.window.start === 10_000,
+      );
+      const other = finals.filter((p) => p.key.service === "(other)");
+      expect(finals.reduce((n, p) => n + p.value.count, 0)).toBe(SERVICES);
+      expect(new Set(finals.map((p) => p.key.service)).size).toBe(CAP + 1);
+      expect(other.reduce((n, p) => n + p.value.count, 0)).toBe(SERVICES - CAP);
+    },
+    BOUND_MS + 60_000,
+  );
 });
 
 /** One request per service, in batches per partition, then heartbeats far past every horizon. */

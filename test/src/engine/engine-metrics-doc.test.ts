@@ -70,7 +70,7 @@ describe("engine /metrics as documented", () => {
     "--worker",
     WORKER,
     "--checkpoint-every",
-    "2s",
+    "1s",
     "--checkpoint-min-wall",
     "50ms",
     "--keep-checkpoints",
@@ -86,8 +86,12 @@ describe("engine /metrics as documented", () => {
     startedAt = Date.now();
     engine = startEngine(nats.url, data, flags());
     metricsUrl = ((await engine.ready).engine as { metrics: string }).metrics;
-    // Paced, so the worker goes through several checkpoints on the way.
-    end = (await runBackfill(nats.url, writeRecording(data, events), ["--rate", "1500"])).endOfRecordingTs;
+    // Paced in small messages (25 events: 120 messages over about 5 s of wall time and 60 s of log
+    // time, a checkpoint due every 1 s of it), so the worker goes through several checkpoints on the
+    // way: a checkpoint waits for the acks of what came before it, and in one 500-event message per
+    // partition the whole recording could pass before the first checkpoint's acks returned.
+    end = (await runBackfill(nats.url, writeRecording(data, events), ["--rate", "600", "--batch", "25"]))
+      .endOfRecordingTs;
     await waitForStatus(nc, (s) => s.worker === WORKER && (s.logTime ?? 0) >= end, 60_000, "the end of the recording");
   }, 120_000);
   afterAll(async () => {

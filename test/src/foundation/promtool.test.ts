@@ -90,7 +90,8 @@ describe("promtool check metrics on every role's /metrics", () => {
     it(`${role}: exit 0 and no warning`, async () => {
       const body = await metricsOf(urls[role]);
       expect(body).toContain(`tidemark_${role}_`);
-      if (role === "dashboard") expect(body).toContain('tidemark_alerts_fired_total{alertname="HighErrorRate"} 0');
+      // The rule's series exist whatever the traffic made it do (random errors may fire it).
+      if (role === "dashboard") expect(body).toMatch(/^tidemark_alerts_fired_total\{alertname="HighErrorRate"\} \d+$/m);
       const verdict = await promtoolCheck(body);
       expect(verdict.output.trim().split("\n").filter(Boolean)).toEqual([]);
       expect(verdict.code).toBe(0);

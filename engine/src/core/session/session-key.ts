@@ -8,6 +8,8 @@ import type { PaneSession, PaneValue } from "../../protocol.js";
 /** The last pane emitted for a session: what a retraction takes back. */
 export interface EmittedSession {
   value: PaneValue;
+  /** Stage slot of the pane (stage-slot.ts; -1: early): a retraction carries that stage's bias. */
+  slot: number;
   start: number;
   end: number;
   session: PaneSession;
@@ -39,6 +41,12 @@ export interface Session {
   /** In its policy's early queue. */
   queued: boolean;
 }
+
+/**
+ * Session stage bit beside the core's STAGE_* bits: the session (or one it swallowed) was counted at
+ * its first on-time pane for the on-time bias (session-bias.ts); it counts there once.
+ */
+export const COUNTED_ON_TIME = 8;
 
 /** No timer pending. */
 export const NONE = -Infinity;

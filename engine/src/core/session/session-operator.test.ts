@@ -201,6 +201,10 @@ describe("session operator", { timeout: 30_000 }, () => {
       p99Pct: null,
       usersPct: null,
       windows: 1,
+      spread: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null },
+      stage: "final",
+      scope: "policy",
+      provisional: false,
     });
     expect(op.status().referenceSessions).toBe(0);
     op.event(0, ev(100_000, 100_000, "/a", 200, "u"), out);

@@ -14,6 +14,7 @@ import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
 import {
   absorb,
+  COUNTED_ON_TIME,
   endOf,
   isKeyEmpty,
   newSession,
@@ -59,7 +60,10 @@ export class SessionOperator implements StreamCore {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
       fire: (t, out) => fireSessionTimer(this.triggers, t, out),
-      advanced: () => state.services.maintain(state.clock.logTime, config.keyTtlMs),
+      advanced: () => {
+        if (state.services.maintain(state.clock.logTime, config.keyTtlMs))
+          state.bias.sweep(state.clock.logTime - config.keyTtlMs);
+      },
     });
     this.emitContexts = this.policies.map((p) => this.newEmitContext(p));
     this.triggers = {
@@ -81,7 +85,7 @@ export class SessionOperator implements StreamCore {
       watermark: -Infinity,
       logTime: -Infinity,
       dropped: 0,
-      bias: p.bias.current(),
+      biasOf: (service, slot) => this.state.bias.biasOf(p.index, service, slot),
       nextSeq: () => (seqs[p.index] = (seqs[p.index] as number) + 1) - 1,
       out: NO_OUTPUT,
     };
@@ -129,7 +133,6 @@ export class SessionOperator implements StreamCore {
     c.watermark = this.driver.watermarkOf(p);
     c.logTime = this.state.clock.logTime;
     c.dropped = p.droppedWindowEvents;
-    c.bias = p.bias.current();
     c.out = out;
     return c;
   }
@@ -264,6 +267,8 @@ function join(s: Session, swallowed: readonly Session[], e: TelemetryEvent, erro
   for (const o of swallowed) {
     absorb(s, o.firstTs, o.firstRoute, o.lastTs, o.lastRoute, o.count, o.errors);
     s.lateAccepted += o.lateAccepted;
+    // The merged session was shown on time once already (as the swallowed one): it is not counted again.
+    s.stage |= o.stage & COUNTED_ON_TIME;
   }
   absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
 }

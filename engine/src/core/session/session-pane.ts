@@ -9,6 +9,7 @@
  * first event moved earlier) gets a `retract` of its last pane in every mode.
  */
 import type { Pane, PaneBias, PaneKind, PaneSession, PaneValue } from "../../protocol.js";
+import { SLOT_FINAL, SLOT_LATE, SLOT_ON_TIME } from "../stage-slot.js";
 import type { AccumulationMode, CoreOutput } from "../types.js";
 import type { EmittedSession, Session } from "./session-key.js";
 
@@ -19,10 +20,16 @@ export interface SessionEmitContext {
   watermark: number;
   logTime: number;
   dropped: number;
-  bias: PaneBias;
+  /** The policy's measured bias of a service at a stage slot (-1: early). */
+  biasOf(service: string, slot: number): PaneBias;
   /** Next pane seq of the policy (monotone per policy, hence per id). */
   nextSeq(): number;
   out: CoreOutput;
+}
+
+/** The stage slot of a session pane (-1: early, which sessions do not measure). */
+function slotOfKind(kind: Exclude<PaneKind, "retract">): number {
+  return kind === "early" ? -1 : kind === "on-time" ? SLOT_ON_TIME : kind === "late" ? SLOT_LATE : SLOT_FINAL;
 }
 
 /** A session's id (its panes' id, and a late record's `session`): `<policy>|session:<keyId>|<gapMs>|<first ts>`. */
@@ -49,7 +56,7 @@ function pane(ctx: SessionEmitContext, s: Session, kind: PaneKind, e: EmittedSes
     pipelineLagMs: 0,
     lateAccepted: s.lateAccepted,
     dropped: ctx.dropped,
-    bias: ctx.bias,
+    bias: ctx.biasOf(s.key.service, kind === "retract" ? e.slot : slotOfKind(kind)),
     session: e.session,
   };
 }
@@ -69,6 +76,7 @@ export function emitSession(ctx: SessionEmitContext, s: Session, kind: Exclude<P
   const session: PaneSession = { durationMs: s.lastTs - s.firstTs, firstRoute: s.firstRoute, lastRoute: s.lastRoute };
   const now: EmittedSession = {
     value: valueOf(s.count, s.errors, 1),
+    slot: slotOfKind(kind),
     start: s.firstTs,
     end: s.lastTs + ctx.gapMs,
     session,

@@ -29,9 +29,10 @@ import { keyIdOf } from "../window-state.js";
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
 /**
  * 2: bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness
- * in log time), and the service registry (service cap) is written.
+ * in log time), and the service registry (service cap) is written. 4: bias per service and stage
+ * (on-time and final counts per metrics window, each policy's dial; a pane's stage slot).
  */
-export const SESSION_SNAPSHOT_VERSION = 3;
+export const SESSION_SNAPSHOT_VERSION = 4;
 const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {
@@ -46,6 +47,7 @@ function writeEmitted(w: ByteWriter, e: EmittedSession | null): void {
   w.bool(e !== null);
   if (e === null) return;
   for (const f of VALUE_FIELDS) w.f64(e.value[f]);
+  w.uint(e.slot + 1);
   w.f64(e.start);
   w.f64(e.end);
   w.f64(e.session.durationMs);
@@ -59,6 +61,7 @@ function readEmitted(r: ByteReader): EmittedSession | null {
   for (const f of VALUE_FIELDS) value[f] = r.f64();
   return {
     value,
+    slot: r.uint() - 1,
     start: r.f64(),
     end: r.f64(),
     session: { durationMs: r.f64(), firstRoute: r.string(), lastRoute: r.string() },
@@ -139,7 +142,7 @@ export function encodeSessionSnapshot(
     for (const s of live) w.uint(s.id);
   }
   writeKeys(w, state);
-  state.bias.encode(w, clock.policies);
+  state.bias.encode(w);
   return seal(w);
 }
 
@@ -210,7 +213,7 @@ function readState(state: SessionState, r: ByteReader): void {
       state.early[p]?.push(s);
     }
   });
-  state.bias.decode(r, clock.policies);
+  state.bias.decode(r);
 }
 
 function readKey(state: SessionState, r: ByteReader): void {

@@ -63,7 +63,7 @@ export function newSessionState(config: CoreConfig, sessions: Readonly<SessionCo
     anonymous: 0,
     merges: 0,
     nextId: 1,
-    bias: new SessionBias(sessions.metricsWindowMs, clock.policies.length),
+    bias: new SessionBias(sessions.metricsWindowMs, clock.policies.length, config.biasWindows, config.serviceCap),
   };
 }
 

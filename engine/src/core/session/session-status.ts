@@ -1,5 +1,7 @@
 /** The session operator's status: CoreStatus (so drivers read it alike) plus session counters. */
 import { watermarkOf } from "../clock-state.js";
+import { dialStatus } from "../dial-status.js";
+import type { PolicyDial } from "../policy-dial.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "../status-parts.js";
 import type { CoreConfig, CoreStatus } from "../types.js";
 import { referenceIndex, type SessionState } from "./session-state.js";
@@ -28,7 +30,9 @@ export function sessionStatus(config: CoreConfig, state: SessionState): SessionS
   return {
     logTime: orNull(clock.logTime),
     partitions: partitionStatuses(clock, config.idleTimeoutMs),
-    policies: clock.policies.slice(0, ref).map((p) => policyStatus(p, watermarkOf(clock, p))),
+    policies: clock.policies
+      .slice(0, ref)
+      .map((p) => policyStatus(p, watermarkOf(clock, p), dialStatus(p, [state.bias.dials[p.index] as PolicyDial]))),
     openWindows: open,
     stateKeys: state.keysById.size,
     stateBytes: open * SESSION_BYTES + state.keysById.size * KEY_BYTES,

@@ -13,9 +13,10 @@ import type { DriverView } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
 import { TimerKind } from "../timer-queue.js";
 import type { CoreOutput } from "../types.js";
+import { SLOT_FINAL, SLOT_ON_TIME } from "../stage-slot.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
-import { endOf, isKeyEmpty, NONE, type Session } from "./session-key.js";
+import { COUNTED_ON_TIME, endOf, isKeyEmpty, NONE, type Session } from "./session-key.js";
 import { emitSession, type SessionEmitContext } from "./session-pane.js";
 import { dropKey, type SessionState } from "./session-state.js";
 import {
@@ -89,8 +90,17 @@ function lateFlush(ctx: SessionTriggerContext, p: PolicyState, s: Session, out: 
 function onTime(ctx: SessionTriggerContext, p: PolicyState, s: Session, out: CoreOutput): void {
   s.stage |= STAGE_ON_TIME;
   emitSession(ctx.emitContext(p, out), s, "on-time");
-  p.emitDelaySum += ctx.state.clock.logTime - endOf(s, ctx.settings.gapMs);
+  const end = endOf(s, ctx.settings.gapMs);
+  const delay = ctx.state.clock.logTime - end;
+  p.emitDelaySum += delay;
   p.emitDelayCount++;
+  ctx.state.bias.emitted(p.index, SLOT_ON_TIME, delay);
+  // What the first on-time pane showed counts once, in the metrics window of the session's end then.
+  if (!(s.stage & COUNTED_ON_TIME)) {
+    s.stage |= COUNTED_ON_TIME;
+    const fresh = ctx.state.bias.record(p.index, s.key.service, end, s.errors > 0, SLOT_ON_TIME);
+    if (fresh !== null) armCompare(ctx.driver, ctx.state.clock.policies.length - 1, fresh, compareDue(ctx, fresh));
+  }
   if (hasFinalPane(p)) armSession(ctx.driver, p, s, ctx.settings.gapMs);
   else close(ctx, p, s, out);
 }
@@ -100,8 +110,9 @@ function close(ctx: SessionTriggerContext, p: PolicyState, s: Session, out: Core
   const state = ctx.state;
   const reference = state.clock.policies.length - 1;
   const end = endOf(s, ctx.settings.gapMs);
-  const fresh = state.bias.record(p.index, s.key.service, end, s.errors > 0);
+  const fresh = state.bias.record(p.index, s.key.service, end, s.errors > 0, SLOT_FINAL);
   if (fresh !== null) armCompare(ctx.driver, reference, fresh, compareDue(ctx, fresh));
+  state.bias.emitted(p.index, SLOT_FINAL, state.clock.logTime - end);
   if (hasFinalPane(p) && p.index < reference) {
     emitSession(ctx.emitContext(p, out), s, "final");
     if (!emitsOnTime(p)) {
@@ -125,7 +136,13 @@ export function compareDue(ctx: SessionTriggerContext, start: number): number {
 function compare(ctx: SessionTriggerContext, start: number): void {
   const end = start + ctx.settings.metricsWindowMs;
   const driver = ctx.driver;
-  ctx.state.bias.compare(start, ctx.state.clock.policies, (p) => driver.watermarkOf(p) >= end + p.cfg.graceMs);
+  const state = ctx.state;
+  state.bias.compare(
+    start,
+    state.clock.policies,
+    (p) => driver.watermarkOf(p) >= end + p.cfg.graceMs,
+    state.clock.logTime,
+  );
 }
 
 function purge(ctx: SessionTriggerContext, p: PolicyState, t: PurgeTimer): void {
@@ -151,5 +168,5 @@ export function finishSessions(ctx: SessionTriggerContext, out: CoreOutput): voi
     }
   }
   for (const start of [...state.bias.windows.keys()].sort((a, b) => a - b))
-    state.bias.compare(start, policies, () => true);
+    state.bias.compare(start, policies, () => true, state.clock.logTime);
 }
