@@ -4,7 +4,7 @@ import { SketchError, corrupt, invalidOption } from "./errors.js";
 import { DenseRegisters } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
-import { LIST_MAX, RANK_BITS, sparseEntries, sparseInsert, sparseSize } from "./sparse-set.js";
+import { RANK_BITS, sparseEntries, sparseInsert, sparseSize, type SparseSet } from "./sparse-set.js";
 
 export interface HyperLogLogOptions {
   /** Precision p ∈ [4, 18]: 2^p registers, standard error 1.04/√2^p. Default 14. */
@@ -27,8 +27,8 @@ const MODE_DENSE = 1;
  */
 export class HyperLogLog {
   readonly precision: number;
-  /** Empty (null), sparse (a number[] set, see sparse-set.ts) or dense (registers + histogram): one field, 8 bytes less per sketch. */
-  private state: number[] | DenseRegisters | null = null;
+  /** Empty (null), sparse (a list or table, see sparse-set.ts) or dense (registers + histogram): one field, 8 bytes less per sketch. */
+  private state: SparseSet | DenseRegisters | null = null;
 
   constructor(options: HyperLogLogOptions = {}) {
     const p = options.precision ?? DEFAULT_PRECISION;
@@ -87,18 +87,18 @@ export class HyperLogLog {
   clone(): HyperLogLog {
     const c = new HyperLogLog({ precision: this.precision });
     const s = this.state;
-    c.state = s === null ? null : Array.isArray(s) ? s.slice() : s.clone();
+    c.state = s === null ? null : s instanceof DenseRegisters ? s.clone() : s.slice();
     return c;
   }
 
   private get registers(): DenseRegisters | null {
     const s = this.state;
-    return s === null || Array.isArray(s) ? null : s;
+    return s instanceof DenseRegisters ? s : null;
   }
 
-  private get table(): number[] | null {
+  private get table(): SparseSet | null {
     const s = this.state;
-    return Array.isArray(s) ? s : null;
+    return s instanceof DenseRegisters ? null : s;
   }
 
   /** True while the sketch holds its sparse form. */
@@ -110,7 +110,8 @@ export class HyperLogLog {
   heapBytes(): number {
     const s = this.state;
     if (s === null) return 40;
-    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + s.heapBytes();
+    if (s instanceof DenseRegisters) return 40 + s.heapBytes();
+    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 200 + 4 * s.length;
   }
 
   encode(): Uint8Array {
@@ -255,7 +256,7 @@ export class HyperLogLog {
     w.varint(n);
     if (set === null) return;
     let prev = 0;
-    if (set.length <= LIST_MAX) {
+    if (Array.isArray(set)) {
       for (let k = 0; k < n; k++) {
         let next = Infinity;
         for (let i = 0; i < n; i++) {
