@@ -40,7 +40,7 @@ class SketchAggregate implements Aggregate {
     const count = a.count;
     if (this.cached !== null && this.cachedCount === count) return this.cached;
     this.cachedCount = count;
-    const qs = a.latency.quantiles(PANE_QUANTILES);
+    const qs = a.quantiles(PANE_QUANTILES);
     return (this.cached = Object.freeze({
       count,
       errors: a.errors,
@@ -50,7 +50,7 @@ class SketchAggregate implements Aggregate {
       p95: finite(qs[2]),
       p99: finite(qs[3]),
       p999: finite(qs[4]),
-      users: Math.round(a.users.estimate()),
+      users: Math.round(a.distinctUsers()),
     }));
   }
   encode(): Uint8Array {
