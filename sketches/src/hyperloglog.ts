@@ -242,7 +242,7 @@ export class HyperLogLog {
       counts[d] = (counts[d] as number) + 1;
     }
     for (let r = maxRank + 1; r < 64; r++) if (counts[r] !== 0) throw corrupt("HyperLogLog (register out of range)");
-    this.state = DenseRegisters.of(regs, counts.slice(0, maxRank + 1));
+    this.state = DenseRegisters.of(regs, Uint32Array.from(counts.subarray(0, maxRank + 1)));
   }
 
   /** Sparse capacity limit: beyond it the table would outweigh 2^p one-byte registers. */

@@ -82,11 +82,11 @@ describe("core snapshot golden bytes", () => {
 
 const GOLDEN = {
   core: {
-    version: 3,
+    version: 4,
     bytes: {
       length: 3001,
-      head: "544d435303b4",
-      sha256: "cbc99f19f80c49d2903759e1e8d0cb3d1a7b2d7698a45d2ef4520d5345c83c72",
+      head: "544d435304b4",
+      sha256: "c262ee1c11edb1877bbb561c553e272214872126ce0c9c3b8bf5dfd5888e6d27",
     },
   },
   sessions: {
@@ -94,7 +94,7 @@ const GOLDEN = {
     bytes: {
       length: 4517,
       head: "544d575301b9",
-      sha256: "ea8df2b46f90f2e7a2255189ab8ef622411cc7811f355bb2aac8d0dd85dede5c",
+      sha256: "1d89f68101bd6b7e35a3344216bfd9e193d18e95741bcbfefa982ca2836240a3",
     },
   },
 };

@@ -36,8 +36,10 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
 /**
  * 2: bias points carry distinct users, bias samples carry usersPct. 3: partitions carry the log time
  * of their last record (idleness in log time); the key registry carries services (service cap).
+ * 4: route keys' aggregates hold a HyperLogLog of precision hllPrecision − 4 (routeHllPrecision,
+ * docs/decisions/0015-light-state.md); a version-3 slice would mix precisions in a merge.
  */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));
