@@ -23,10 +23,12 @@ interface Spec extends Required<RequestAggregateOptions> {
   readonly entryLimit: number;
 }
 const specs = new Map<string, Spec>();
-const known = new WeakSet<object>();
+/** Frozen options objects seen (and specs themselves) → their spec: an engine passes one object for every key. */
+const seen = new WeakMap<object, Spec>();
 
 function specOf(options: RequestAggregateOptions): Spec {
-  if (known.has(options)) return options as Spec;
+  const cached = seen.get(options);
+  if (cached !== undefined) return cached;
   const relativeAccuracy = options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY;
   const hllPrecision = options.hllPrecision ?? DEFAULT_PRECISION;
   const id = `${relativeAccuracy}/${hllPrecision}`;
@@ -39,10 +41,12 @@ function specOf(options: RequestAggregateOptions): Spec {
       HyperLogLog.sparseLimit(new HyperLogLog({ precision: hllPrecision }).precision),
     );
     spec = Object.freeze({ relativeAccuracy, hllPrecision, entryLimit });
-    known.add(spec);
+    seen.set(spec, spec);
     // Bounded: decoding arbitrary options must not grow it without limit.
     if (specs.size < 64) specs.set(id, spec);
   }
+  // Only a frozen options object can be remembered: another could change under the cache.
+  if (Object.isFrozen(options)) seen.set(options, spec);
   return spec;
 }
 

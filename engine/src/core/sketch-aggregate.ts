@@ -75,8 +75,9 @@ export function routeHllPrecision(hllPrecision: number): number {
 
 /** Aggregates with the configured DDSketch accuracy and HyperLogLog precision (routes: routeHllPrecision). */
 export function sketchAggregates(relativeAccuracy: number, hllPrecision: number): AggregateKind {
-  const service = { relativeAccuracy, hllPrecision };
-  const route = { relativeAccuracy, hllPrecision: routeHllPrecision(hllPrecision) };
+  // Frozen: RequestAggregate remembers a frozen options object's checked form (no lookup per key).
+  const service = Object.freeze({ relativeAccuracy, hllPrecision });
+  const route = Object.freeze({ relativeAccuracy, hllPrecision: routeHllPrecision(hllPrecision) });
   return {
     create: (isRoute) => new SketchAggregate(new RequestAggregate(isRoute === true ? route : service)),
     decode: (bytes) => new SketchAggregate(RequestAggregate.decode(bytes)),
