@@ -225,8 +225,7 @@ export class DDSketch {
     if (collapsed) w.zigzag(b.floor);
     if (n === 0) return;
     if (b === null) {
-      w.varint(n);
-      for (let i = 0; i < n; i++) w.float64((this.values as number[])[i] as number);
+      writeExact(w, this.values as number[], n);
       return;
     }
     w.varint(b.zeroCount);
@@ -234,6 +233,32 @@ export class DDSketch {
     w.float64(b.min);
     w.float64(b.max);
     encodeBins(b, w);
+  }
+
+  /**
+   * @internal What encodeTo writes for a sketch of accuracy `alpha` holding exactly `values`
+   * (sorted-values form, at most EXACT_LIMIT): RequestAggregate's small form encodes as this.
+   */
+  static encodeExactTo(w: ByteWriter, alpha: number, values: number[] | null): void {
+    const n = sizeOf(values);
+    const custom = alpha !== DEFAULT_RELATIVE_ACCURACY;
+    w.byte(VERSION);
+    w.byte(TAG);
+    w.byte((n > 0 ? FLAG_NON_EMPTY : 0) | (custom ? FLAG_CUSTOM_ACCURACY : 0) | FLAG_EXACT);
+    if (custom) w.float64(alpha);
+    if (n > 0) writeExact(w, values as number[], n);
+  }
+
+  /** @internal A sketch holding exactly `values` (sorted-values form, at most EXACT_LIMIT; copied). */
+  static ofExact(alpha: number, values: number[] | null): DDSketch {
+    const s = new DDSketch({ relativeAccuracy: alpha });
+    s.values = values === null ? null : values.slice();
+    return s;
+  }
+
+  /** @internal The sorted values while exact (owned by the sketch: copy before changing), else null. */
+  exactValues(): number[] | null {
+    return this.binned === null ? this.values : null;
   }
 
   /** @internal */
@@ -298,6 +323,11 @@ export class DDSketch {
       );
     }
   }
+}
+
+function writeExact(w: ByteWriter, values: number[], n: number): void {
+  w.varint(n);
+  for (let i = 0; i < n; i++) w.float64(values[i] as number);
 }
 
 /** What a decoded binned sketch must satisfy to be one that add/merge/subtract could produce. */

@@ -82,11 +82,11 @@ describe("core snapshot golden bytes", () => {
 
 const GOLDEN = {
   core: {
-    version: 4,
+    version: 5,
     bytes: {
       length: 5308,
-      head: "544d435304b4",
-      sha256: "424a1e43bb2943dbc7b38fb5c74f423250aeaf7a98fe7f1736f6a7393377435f",
+      head: "544d435305b4",
+      sha256: "6439733e90a01931eb9cdeb4148365e4f85b72e39764ef59d9dacccbd130cb37",
     },
   },
   sessions: {
@@ -94,7 +94,7 @@ const GOLDEN = {
     bytes: {
       length: 6930,
       head: "544d575301bc",
-      sha256: "42b6831ec7b114feefef863101b21fdfa4bf31a9a511f2ff97d732305fe53b0d",
+      sha256: "b4f587ac4c653e90bd57e6ba92f281c3afca09d26c93dd403da8c32a49e90a91",
     },
   },
 };

@@ -37,8 +37,10 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
  * of their last record (idleness in log time); the key registry carries services (service cap).
  * 4: bias per (policy, window size, service, stage): pane tracks carry the values shown at each
  * stage, each window config its policies' dials (docs/decisions/0013-bias-per-service-stage-age.md).
+ * 5: route keys' aggregates hold a HyperLogLog of precision hllPrecision − 4 (routeHllPrecision,
+ * docs/decisions/0015-light-state.md); a version-4 slice would mix precisions in a merge.
  */
-export const SNAPSHOT_VERSION = 4;
+export const SNAPSHOT_VERSION = 5;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));

@@ -259,7 +259,7 @@ export class EventTimeCore implements StreamCore {
     const names = this.names;
     const route = (names.route ??= this.state.keys.route(names.service as string, e.route, this.logTime));
     node = routes.get(route);
-    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(), routes: null }));
+    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(true), routes: null }));
     return node;
   }
 
