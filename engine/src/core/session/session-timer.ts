@@ -2,7 +2,8 @@
  * The session operator's timers (docs/decisions/0009-session-windows.md, decision 8): a policy's
  * early tick; a session's late flush, on-time or final (naming the session); the purge of a key's
  * closed-session bound (naming the key); the reference's bias compare of a metrics window (naming
- * the window's start). Total order: (due, kind, policy, target). Below: how the operator arms them.
+ * the window's start). Total order: (due, kind, policy, target id). A timer holds its session or
+ * key itself; one whose target is no longer live does nothing. Below: how the operator arms them.
  */
 import type { DriverView } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
@@ -14,12 +15,12 @@ export const SessionTimerKind = { ...TimerKind, Compare: 4, Purge: 5 } as const;
 
 export interface SessionTrigger extends Timer {
   readonly kind: typeof TimerKind.LateFlush | typeof TimerKind.OnTime | typeof TimerKind.Final;
-  readonly session: number;
+  readonly session: Session;
 }
 
 export interface PurgeTimer extends Timer {
   readonly kind: typeof SessionTimerKind.Purge;
-  readonly key: number;
+  readonly key: KeyState;
 }
 
 export interface CompareTimer extends Timer {
@@ -36,11 +37,11 @@ function targetOf(t: SessionTimer | EarlyTimer): number {
     case TimerKind.Early:
       return 0;
     case SessionTimerKind.Purge:
-      return t.key;
+      return t.key.id;
     case SessionTimerKind.Compare:
       return t.metricsWindow;
     default:
-      return t.session;
+      return t.session.id;
   }
 }
 
@@ -59,18 +60,18 @@ export function armSession(driver: DriverView<SessionTimer>, p: PolicyState, s: 
   const end = endOf(s, gapMs);
   if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) {
     s.onTimeDue = driver.dueAt(p, end);
-    driver.atWatermark(p, { due: s.onTimeDue, kind: TimerKind.OnTime, policy: p.index, session: s.id });
+    driver.atWatermark(p, { due: s.onTimeDue, kind: TimerKind.OnTime, policy: p.index, session: s });
   }
   // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
   if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME)) {
     s.finalDue = driver.dueAt(p, end + p.cfg.graceMs);
-    driver.atWatermark(p, { due: s.finalDue, kind: TimerKind.Final, policy: p.index, session: s.id });
+    driver.atWatermark(p, { due: s.finalDue, kind: TimerKind.Final, policy: p.index, session: s });
   }
 }
 
 /** Arms a late flush at log time `due`. */
 export function armLateFlush(driver: DriverView<SessionTimer>, p: PolicyState, s: Session, due: number): void {
-  driver.atLogTime({ due, kind: TimerKind.LateFlush, policy: p.index, session: s.id });
+  driver.atLogTime({ due, kind: TimerKind.LateFlush, policy: p.index, session: s });
 }
 
 /** Rebuilds a restored session's timers. */
@@ -91,7 +92,7 @@ export function purgeAt(p: PolicyState, k: KeyState, gapMs: number): number {
 
 export function armPurge(driver: DriverView<SessionTimer>, p: PolicyState, k: KeyState, gapMs: number): void {
   const due = driver.dueAt(p, purgeAt(p, k, gapMs));
-  driver.atWatermark(p, { due, kind: SessionTimerKind.Purge, policy: p.index, key: k.id });
+  driver.atWatermark(p, { due, kind: SessionTimerKind.Purge, policy: p.index, key: k });
 }
 
 /** The reference compares a metrics window once its W passes the window's end (`due`). */
