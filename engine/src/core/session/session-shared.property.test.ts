@@ -198,7 +198,7 @@ describe("shared session store vs one sessionizer per policy", { timeout: 120_00
       mode: "discarding",
     };
     const cfg = config([fast, slow]);
-    const at = (x: number, delay: number) => ({
+    const at = (x: number, delay: number): RawEvent => ({
       service: "a",
       user: "u1",
       ts: T0 + x,
@@ -231,7 +231,7 @@ describe("shared session store vs one sessionizer per policy", { timeout: 120_00
       { kind: "arrival-lag", lag: 2_000, grace: 5_000, early: 1_000, late: null, mode: "retracting" },
     ]);
     const op = new SessionOperator(validateCoreConfig(cfg), validateSessionConfig(SESSIONS));
-    const raw = [0, 1, 30].map((x) => ({
+    const raw = [0, 1, 30].map((x): RawEvent => ({
       service: "a",
       user: "u1",
       ts: T0 + x * 1_000,

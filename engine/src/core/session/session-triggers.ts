@@ -43,7 +43,7 @@ export interface SessionTriggerContext {
 
 export function fireSessionTimer(ctx: SessionTriggerContext, t: SessionTimer, out: CoreOutput): void {
   const p = ctx.state.clock.policies[t.policy] as PolicyState;
-  if (t.kind === SessionTimerKind.Compare) return compare(ctx, t.metricsWindow);
+  if (t.kind === SessionTimerKind.Compare) return compare(ctx, t.target);
   if (t.kind === SessionTimerKind.Purge) return purge(ctx, p, t);
   const s = t.session;
   if (!s.live) return;
