@@ -7,7 +7,7 @@
  * an event touches are one contiguous run of the lane's list. A policy whose view of an event
  * differs from its lane's (it drops what the others keep) moves to a lane of its own.
  */
-import type { PaneSession, PaneValue } from "../../protocol.js";
+import type { PaneKey, PaneSession, PaneValue } from "../../protocol.js";
 
 /** The last pane emitted for a session: what a retraction takes back. */
 export interface EmittedSession {
@@ -16,8 +16,8 @@ export interface EmittedSession {
   value: PaneValue;
   /** Stage slot of the pane (stage-slot.ts; -1: early): a retraction carries that stage's bias. */
   slot: number;
-  start: number;
-  end: number;
+  /** The pane's window (shared with the pane and its retraction). */
+  window: { readonly start: number; readonly end: number };
   session: PaneSession;
 }
 
@@ -83,6 +83,8 @@ export interface KeyState {
   readonly user: string;
   /** keyIdOf(service, user): the pane-id part. */
   readonly keyId: string;
+  /** `{ service, user }`: the key of every pane of the key's sessions (one object, never changed). */
+  readonly paneKey: PaneKey;
   /** Usually one lane holding every policy; more while the policies' views differ. */
   readonly lanes: Lane[];
   /** Per policy: largest lastTs of a closed session (−Infinity: none kept). */
@@ -102,7 +104,8 @@ export function newKeyState(id: number, service: string, user: string, keyId: st
     closedUntil.push(-Infinity);
     open.push(0);
   }
-  return { id, service, user, keyId, lanes: [{ sessions: [], policies: all }], closedUntil, open, live: true };
+  const paneKey = { service, user };
+  return { id, service, user, keyId, paneKey, lanes: [{ sessions: [], policies: all }], closedUntil, open, live: true };
 }
 
 export function isKeyEmpty(k: KeyState): boolean {

@@ -47,12 +47,12 @@ function pane(ctx: SessionEmitContext, s: Session, kind: PaneKind, e: EmittedSes
     seq: ctx.nextSeq(),
     kind,
     policy: ctx.policy,
-    key: { service: s.key.service, user: s.key.user },
-    window: { start: e.start, end: e.end },
+    key: s.key.paneKey,
+    window: e.window,
     value,
     watermark: ctx.watermark,
     emittedAt: ctx.logTime,
-    emitDelayMs: ctx.logTime - e.end,
+    emitDelayMs: ctx.logTime - e.window.end,
     pipelineLagMs: 0,
     lateAccepted: s.lateAccepted,
     dropped: ctx.dropped,
@@ -73,7 +73,7 @@ export function retractSession(ctx: SessionEmitContext, s: Session): boolean {
 /** Emits the session's current state as a pane of `kind`, per the policy's mode. */
 export function emitSession(ctx: SessionEmitContext, s: Session, kind: Exclude<PaneKind, "retract">): void {
   const f = s.facts;
-  if (s.last !== null && s.last.start !== f.firstTs) retractSession(ctx, s);
+  if (s.last !== null && s.last.window.start !== f.firstTs) retractSession(ctx, s);
   const last = s.last;
   const session: PaneSession = { durationMs: f.lastTs - f.firstTs, firstRoute: f.firstRoute, lastRoute: f.lastRoute };
   const now: EmittedSession = {
@@ -81,8 +81,7 @@ export function emitSession(ctx: SessionEmitContext, s: Session, kind: Exclude<P
     id: last !== null ? last.id : sessionId(ctx.policy, s.key.keyId, ctx.gapMs, f.firstTs),
     value: valueOf(f.count, f.errors, 1),
     slot: slotOfKind(kind),
-    start: f.firstTs,
-    end: f.lastTs + ctx.gapMs,
+    window: { start: f.firstTs, end: f.lastTs + ctx.gapMs },
     session,
   };
   if (ctx.mode === "discarding") {

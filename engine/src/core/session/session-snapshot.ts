@@ -61,8 +61,8 @@ function writeEmitted(w: ByteWriter, e: EmittedSession | null): void {
   if (e === null) return;
   for (const f of VALUE_FIELDS) w.f64(e.value[f]);
   w.uint(e.slot + 1);
-  w.f64(e.start);
-  w.f64(e.end);
+  w.f64(e.window.start);
+  w.f64(e.window.end);
   w.f64(e.session.durationMs);
   w.string(e.session.firstRoute);
   w.string(e.session.lastRoute);
@@ -79,8 +79,7 @@ function readEmitted(r: ByteReader, idOf: (start: number) => string): EmittedSes
     id: idOf(start),
     value,
     slot,
-    start,
-    end: r.f64(),
+    window: { start, end: r.f64() },
     session: { durationMs: r.f64(), firstRoute: r.string(), lastRoute: r.string() },
   };
 }
