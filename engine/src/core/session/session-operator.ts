@@ -19,18 +19,16 @@ import {
   endOf,
   isKeyEmpty,
   newSession,
-  touchFrom,
-  touchTo,
   type KeyState,
   type Lane,
   type Session,
-  type SessionFacts,
 } from "./session-key.js";
-import { forkLane, mergeEvent, tidyLanes, type Merge } from "./session-lanes.js";
+import { tidyLanes, type Merge } from "./session-lanes.js";
 import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
 import { encodeSessionSnapshot } from "./session-snapshot.js";
 import { dropKey, keyOf, newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
+import { SessionVerdicts } from "./session-verdicts.js";
 import { armCompare, armLateFlush, armPurge, armSession, rearmSession, sessionTimerBefore } from "./session-timer.js";
 import type { SessionTimer } from "./session-timer.js";
 import {
@@ -43,9 +41,6 @@ import {
 
 const NO_SESSIONS: readonly Session[] = Object.freeze([]);
 
-/** Marks a policy that keeps the event until its lane's merge is known. */
-const KEEP: Merge = Object.freeze({ target: null as unknown as SessionFacts, swallowed: NO_SESSIONS as never });
-
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
 export class SessionOperator implements StreamCore {
@@ -55,11 +50,8 @@ export class SessionOperator implements StreamCore {
   private readonly referenceIndex: number;
   private readonly emitContexts: SessionEmitContext[];
   private readonly triggers: SessionTriggerContext;
-  /** Per policy, for the event being placed: its W, its merge (KEEP while judged; null: dropped) or drop window. */
-  private readonly watermarks: Float64Array;
-  private readonly merged: (Merge | null)[];
-  private readonly dropStart: Float64Array;
-  private readonly dropEnd: Float64Array;
+  /** Each policy's verdict on the event being placed. */
+  private readonly verdicts: SessionVerdicts;
 
   constructor(
     readonly config: CoreConfig,
@@ -68,10 +60,7 @@ export class SessionOperator implements StreamCore {
   ) {
     this.policies = state.clock.policies;
     this.referenceIndex = config.policies.length;
-    this.watermarks = new Float64Array(this.policies.length);
-    this.merged = this.policies.map(() => null);
-    this.dropStart = new Float64Array(this.policies.length);
-    this.dropEnd = new Float64Array(this.policies.length);
+    this.verdicts = new SessionVerdicts(this.policies, sessions);
     this.driver = new InputDriver<SessionTimer>(state.clock, config.idleTimeoutMs, sessionTimerBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
@@ -166,88 +155,38 @@ export class SessionOperator implements StreamCore {
     const k = keyOf(this.state, service, e.user);
     const period = Math.floor(e.ts / this.sessions.maxLengthMs);
     const error = isError(e.status);
-    for (const p of this.policies) this.watermarks[p.index] = this.driver.watermarkOf(p);
+    const verdicts = this.verdicts;
+    for (const p of this.policies) verdicts.watermarks[p.index] = this.driver.watermarkOf(p);
     const lanes = k.lanes.length;
-    for (let i = 0; i < lanes; i++) this.judge(k, k.lanes[i] as Lane, e, period, error);
+    for (let i = 0; i < lanes; i++) verdicts.judge(k, k.lanes[i] as Lane, e, period, error);
     if (k.lanes.length > 1) tidyLanes(k);
     // Panes and late records in policy order, as if each policy had placed the event alone.
     for (const p of this.policies) {
       const i = p.index;
-      const m = this.merged[i];
+      const m = verdicts.merged[i];
       if (m === null || m === undefined)
-        this.drop(p, k, e, this.dropStart[i] as number, this.dropEnd[i] as number, this.watermarks[i] as number, out);
+        this.drop(
+          p,
+          k,
+          e,
+          verdicts.dropStart[i] as number,
+          verdicts.dropEnd[i] as number,
+          verdicts.watermarks[i] as number,
+          out,
+        );
       else {
-        this.merged[i] = null;
+        verdicts.merged[i] = null;
         this.accept(p, k, m, out);
       }
     }
     if (isKeyEmpty(k)) dropKey(this.state, k);
   }
 
-  /**
-   * Each policy of the lane judges the event on its own view (docs/semantics.md, "Session windows":
-   * a closed bound, or the union's end + grace ≤ W, drops it); then the event is merged once into
-   * the lane for the policies that keep it and see the whole run it touches. A policy that keeps it
-   * but has only part of that run open, or drops it while having part of the run open, first moves
-   * to a lane of its own (docs/decisions/0018-shared-sessions.md).
-   */
-  private judge(k: KeyState, lane: Lane, e: TelemetryEvent, period: number, error: boolean): void {
-    const gap = this.sessions.gapMs;
-    const list = lane.sessions;
-    const ts = e.ts;
-    const from = touchFrom(list, period, ts, gap);
-    const to = touchTo(list, from, period, ts, gap);
-    let keeping = 0;
-    let partial: number[] | null = null;
-    let dropping: number[] | null = null;
-    for (const i of lane.policies) {
-      let first = ts;
-      let last = ts;
-      let full = true;
-      let some = false;
-      for (let j = from; j < to; j++) {
-        const f = list[j] as SessionFacts;
-        if (f.views[i] === null) full = false;
-        else {
-          some = true;
-          if (f.firstTs < first) first = f.firstTs;
-          if (f.lastTs > last) last = f.lastTs;
-        }
-      }
-      const closed = k.closedUntil[i] as number;
-      // Joining (or bridging to) a closed session would change a result the policy has forgotten.
-      if (ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period) {
-        this.dropStart[i] = Math.min(ts, closed);
-        this.dropEnd[i] = closed + gap;
-      } else if (last + gap + (this.policies[i] as PolicyState).cfg.graceMs <= (this.watermarks[i] as number)) {
-        this.dropStart[i] = first;
-        this.dropEnd[i] = last + gap;
-      } else {
-        if (full) keeping++;
-        else (partial ??= []).push(i);
-        this.merged[i] = KEEP;
-        continue;
-      }
-      this.merged[i] = null;
-      if (some) (dropping ??= []).push(i);
-    }
-    if (partial !== null) for (const i of partial) this.merge(forkLane(k, lane, [i]), [i], e, period, error);
-    if (keeping === 0) return;
-    if (dropping !== null) forkLane(k, lane, dropping);
-    this.merge(lane, lane.policies, e, period, error);
-  }
-
-  /** Merges the event into the lane once, for those of `policies` that keep it. */
-  private merge(lane: Lane, policies: readonly number[], e: TelemetryEvent, period: number, error: boolean): void {
-    const m = mergeEvent(lane, this.policies.length, period, e.ts, e.route, error, this.sessions.gapMs);
-    for (const i of policies) if (this.merged[i] !== null) this.merged[i] = m;
-  }
-
   /** The policy keeps the event: its view of the merged session, its late-accepted counts, its panes. */
   private accept(p: PolicyState, k: KeyState, m: Merge, out: CoreOutput): void {
     const i = p.index;
     const f = m.target;
-    const behind = f.lastTs + this.sessions.gapMs <= (this.watermarks[i] as number);
+    const behind = f.lastTs + this.sessions.gapMs <= (this.verdicts.watermarks[i] as number);
     let s = f.views[i] ?? null;
     if (s === null) {
       // A new session. Opened already behind W: no on-time pane, its panes are late ones (docs/semantics.md, "Late data").
