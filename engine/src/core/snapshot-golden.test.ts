@@ -90,11 +90,11 @@ const GOLDEN = {
     },
   },
   sessions: {
-    version: 4,
+    version: 5,
     bytes: {
-      length: 6930,
+      length: 6790,
       head: "544d575301bc",
-      sha256: "b4f587ac4c653e90bd57e6ba92f281c3afca09d26c93dd403da8c32a49e90a91",
+      sha256: "5f25681e1c3d6fe5f3b1f806a2ef36f52a7b0942fc3f991b9bcff022eec72af5",
     },
   },
 };
