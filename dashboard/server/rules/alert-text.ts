@@ -5,7 +5,8 @@
  * the threshold. Retracted and resolved alerts say which pane ended them.
  */
 import type { Labels } from "../promql/index.js";
-import { biasText, figure, formatDuration, formatSample, shownBias } from "./bias-text.js";
+import { formatDuration } from "../../protocol/number-text.js";
+import { biasText, figure, formatSample, shownBias } from "./bias-text.js";
 import type { Reading } from "./rule-reading.js";
 import { holds, type RuleShape } from "./rule-shape.js";
 import { windowLabel } from "../prom/pane-samples.js";

@@ -4,9 +4,8 @@
  * metric's unit, `−1.4 ± 0.3 pp, 30 win.`, `policy-wide`, `≥ … so far (provisional, …)`.
  */
 import type { PaneBias } from "@tidemark/engine/protocol";
+import { formatNumber, formatSigned } from "../../protocol/number-text.js";
 import type { BiasField } from "../prom/metric-catalog.js";
-
-export const MINUS = "\u2212";
 
 /** A bias field's figure as shown: signed policy − reference (shortfalls negated), unit, half-width. */
 export interface ShownBias {
@@ -22,33 +21,9 @@ const WHAT: Record<BiasField, string> = {
   usersPct: "distinct users",
 };
 
-/** Significant digits that read well: 1234 → "1,234", 12.34 → "12.3", 0.1234 → "0.123". */
-export function formatNumber(v: number): string {
-  if (!Number.isFinite(v)) return String(v);
-  const a = Math.abs(v);
-  const digits = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
-  return v.toLocaleString("en-US", { minimumFractionDigits: 0, maximumFractionDigits: digits }).replace("-", MINUS);
-}
-
 /** A sample value, four significant digits, as Prometheus-style plain text: "0.08333", "1250". */
 export function formatSample(v: number): string {
   return Number.isFinite(v) ? String(Number(v.toPrecision(4))) : String(v);
-}
-
-export function formatSigned(v: number): string {
-  const s = formatNumber(Math.abs(v));
-  return s === "0" ? "0" : `${v < 0 ? MINUS : "+"}${s}`;
-}
-
-/** "850 ms", "2 s", "1 m 40 s". */
-export function formatDuration(ms: number): string {
-  const a = Math.abs(ms);
-  const sign = ms < 0 ? MINUS : "";
-  if (a < 1000) return `${sign}${Math.round(a)} ms`;
-  if (a < 60_000) return `${sign}${formatNumber(a / 1000)} s`;
-  const m = Math.floor(a / 60_000);
-  const s = Math.round((a % 60_000) / 1000);
-  return `${sign}${m} m${s > 0 ? ` ${s} s` : ""}`;
 }
 
 /** The bias field as the app shows it, or null when not measured. */

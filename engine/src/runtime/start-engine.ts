@@ -88,7 +88,7 @@ async function serveMetrics(
   metrics.checkpointsCorrupt.inc(corruptCheckpoints);
   worker.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes);
-    log.debug?.(e, "checkpoint written");
+    log.info(e, "checkpoint written");
   };
   const port = config.metricsPort ?? (await preferred(config.metricsHost));
   return metrics.serve(config.metricsHost, port);

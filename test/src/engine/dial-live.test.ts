@@ -165,5 +165,6 @@ describe("the dial through nats-server, tidemark engine and tidemark dashboard",
     } finally {
       await nc.close();
     }
-  });
+    // Its own waits (the recording's end, /api/policies, the page) add up to more than the default 60 s.
+  }, 300_000);
 });
