@@ -14,6 +14,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import type { GroupMessage } from "./emit-group.js";
 import { LaneGroups } from "./lane-groups.js";
 import { PipelineLag } from "./pipeline-lag.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
@@ -89,8 +90,7 @@ export class EngineWorker {
     this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
       log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
     );
-    const send = (m: { subject: string; body: string; msgId: string }): void =>
-      this.sink.publish(m.subject, m.body, m.msgId);
+    const send = (m: GroupMessage): void => this.sink.publish(m.subject, m.body, m.msgId);
     this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending);
     this.out = {
       pane: (p) => {

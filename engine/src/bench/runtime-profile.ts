@@ -1,0 +1,119 @@
+/**
+ * `node dist/bench/runtime-profile.js [out.cpuprofile]` (default: tidemark-engine.cpuprofile in the temp dir): the engine part of the runtime benchmark
+ * (runtime.ts, "Throughput") under the V8 CPU profiler, and where its time goes. Publishes the same
+ * recording to a nats-server of its own, then profiles one in-process engine from an empty
+ * checkpoint dir until every event is through the core and every pane acknowledged; prints the
+ * phases (start, events through, acks), the self time per area (core, runtime, protocol, NATS
+ * client, node, GC, idle) and the heaviest functions, and writes the profile (Chrome DevTools
+ * opens it). TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultCoreConfig } from "../core/index.js";
+import { parseEngineConfig } from "../runtime/config.js";
+import { startEngine } from "../runtime/start-engine.js";
+import { silentLogger } from "./runtime-lag.js";
+import { natsServer, publish, recording } from "./runtime-setup.js";
+
+const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** The area a function's source belongs to. */
+function area(url: string, name: string): string {
+  if (name === "(garbage collector)") return "GC";
+  if (name === "(idle)") return "idle";
+  if (name === "(program)") return "program (V8 outside JS)";
+  if (url.includes("/dist/core/")) return "engine core";
+  if (url.includes("/dist/runtime/")) return "engine runtime";
+  if (url.includes("/dist/protocol")) return "engine protocol";
+  if (url.includes("@nats-io")) return "NATS client";
+  if (url.startsWith("node:") || url === "") return "node / builtins";
+  return "other";
+}
+
+function summarize(p: Profile): string[] {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  const areas = new Map<string, number>();
+  const fns = new Map<string, number>();
+  let total = 0;
+  for (const [id, us] of self) {
+    const f = (byId.get(id) as ProfileNode).callFrame;
+    total += us;
+    const a = area(f.url, f.functionName);
+    areas.set(a, (areas.get(a) ?? 0) + us);
+    const where = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(dist|node_modules)\//, "")}:${f.lineNumber + 1}`;
+    fns.set(where, (fns.get(where) ?? 0) + us);
+  }
+  const ms = (us: number): string =>
+    `${(us / 1000).toFixed(0).padStart(6)} ms ${((us / total) * 100).toFixed(1).padStart(5)} %`;
+  const top = (m: Map<string, number>, n: number): string[] =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `  ${ms(us)}  ${k}`);
+  return [
+    `self time by area (total ${(total / 1000).toFixed(0)} ms):`,
+    ...top(areas, 20),
+    "heaviest functions (self):",
+    ...top(fns, 40),
+  ];
+}
+
+async function main(): Promise<void> {
+  const out = process.argv[2] ?? join(tmpdir(), "tidemark-engine.cpuprofile");
+  const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-profile-"));
+  const nats = await natsServer(dir);
+  const session = new Session();
+  session.connect();
+  try {
+    const events = recording(EVENTS);
+    const messages = await publish(nats.url, events, defaultCoreConfig());
+    const endTs = messages.at(-1)?.heartbeatTs ?? 0;
+    const config = parseEngineConfig({ flags: { nats: nats.url, data: join(dir, "data"), "metrics-port": "0" } });
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 200 });
+    await session.post("Profiler.start");
+    const t0 = performance.now();
+    const running = await startEngine(config, { logger: silentLogger() });
+    const started = performance.now();
+    const w = running.engine;
+    let through = 0;
+    while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0)) {
+      if (!through && w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs) through = performance.now();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const end = performance.now();
+    const { profile } = (await session.post("Profiler.stop")) as unknown as { profile: Profile };
+    await running.close();
+    writeFileSync(out, JSON.stringify(profile));
+    const s = (t: number): string => `${((t - t0) / 1000).toFixed(3)} s`;
+    const lines = [
+      `${events.length} events: started ${s(started)}, every event through the core ${s(through || end)}, every pane acked ${s(end)}`,
+      ...summarize(profile),
+      `profile written to ${out}`,
+    ];
+    process.stdout.write(lines.join("\n") + "\n");
+  } finally {
+    session.disconnect();
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main();
