@@ -5,7 +5,8 @@
  * checkpoint dir until every event is through the core and every pane acknowledged; prints the
  * phases (start, events through, acks), the self time per area (core, runtime, protocol, NATS
  * client, node, GC, idle) and the heaviest functions, and writes the profile (Chrome DevTools
- * opens it). TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
+ * opens it; it holds the main thread only). `--panes-on-main-thread` publishes from the main thread
+ * instead of the pane publisher thread. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -76,7 +77,9 @@ function summarize(p: Profile): string[] {
 }
 
 async function main(): Promise<void> {
-  const out = process.argv[2] ?? join(tmpdir(), "tidemark-engine.cpuprofile");
+  const args = process.argv.slice(2);
+  const mainThread = args.includes("--panes-on-main-thread");
+  const out = args.find((a) => !a.startsWith("--")) ?? join(tmpdir(), "tidemark-engine.cpuprofile");
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-profile-"));
   const nats = await natsServer(dir);
   const session = new Session();
@@ -90,7 +93,7 @@ async function main(): Promise<void> {
     await session.post("Profiler.setSamplingInterval", { interval: 200 });
     await session.post("Profiler.start");
     const t0 = performance.now();
-    const running = await startEngine(config, { logger: silentLogger() });
+    const running = await startEngine(config, { logger: silentLogger(), panesOnMainThread: mainThread });
     const started = performance.now();
     const w = running.engine;
     let through = 0;
@@ -103,8 +106,9 @@ async function main(): Promise<void> {
     await running.close();
     writeFileSync(out, JSON.stringify(profile));
     const s = (t: number): string => `${((t - t0) / 1000).toFixed(3)} s`;
+    const where = mainThread ? "panes published on the main thread" : "panes published by the pane publisher thread";
     const lines = [
-      `${events.length} events: started ${s(started)}, every event through the core ${s(through || end)}, every pane acked ${s(end)}`,
+      `${events.length} events, ${where}: started ${s(started)}, every event through the core ${s(through || end)}, every pane acked ${s(end)}`,
       ...summarize(profile),
       `profile written to ${out}`,
     ];

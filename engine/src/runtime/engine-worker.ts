@@ -10,7 +10,6 @@
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
@@ -19,7 +18,6 @@ import { LaneGroups } from "./lane-groups.js";
 import { PipelineLag } from "./pipeline-lag.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
-import { PaneSink } from "./pane-sink.js";
 import { PartitionMerge, type MergeSink } from "./partition-merge.js";
 import { PartitionSource } from "./partition-source.js";
 
@@ -37,6 +35,17 @@ export interface WorkerLog {
   error(obj: object, msg: string): void;
 }
 
+/** What the worker needs of a pane sink (PaneSink, PaneThreadSink). */
+export interface EngineSink {
+  publish(subject: string, body: Uint8Array, msgId: string): void;
+  readonly saturated: boolean;
+  readonly inFlight: number;
+  readonly acked: number;
+  room(): Promise<void>;
+  flush(): Promise<void>;
+  close(): void;
+}
+
 export interface CheckpointEvent {
   file: string;
   bytes: number;
@@ -49,7 +58,7 @@ export interface CheckpointEvent {
 
 export class EngineWorker {
   readonly merge: PartitionMerge;
-  readonly sink: PaneSink;
+  readonly sink: EngineSink;
   eventsTotal = 0;
   lateRecords = 0;
   /** Wall clock − log time as events are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
@@ -78,7 +87,8 @@ export class EngineWorker {
     private readonly core: StreamCore,
     private readonly store: CheckpointStore,
     private readonly js: JetStreamClient,
-    nc: NatsConnection,
+    /** Where the pane and late batches go: the pane publisher thread (PaneThreadSink) or a PaneSink here. */
+    sink: EngineSink,
     private readonly log: WorkerLog,
     /** The checkpoint restored from: offsets, log time and the groups it carried. */
     restored: CheckpointHeader | undefined,
@@ -87,9 +97,7 @@ export class EngineWorker {
     this.merge = new PartitionMerge(lanes, restored?.offsets);
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
     if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
-    this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
-      log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
-    );
+    this.sink = sink;
     const send = (m: GroupMessage): void => this.sink.publish(m.subject, m.body, m.msgId);
     this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending);
     this.out = {

@@ -49,6 +49,8 @@ export class PaneSink {
   duplicates = 0;
   /** Publishes sent again after a timeout or an error reply. */
   retries = 0;
+  /** Called for each publish the stream acknowledges, with its body's length (pane-thread-sink.ts counts them). */
+  onAcked: (bodyLength: number) => void = () => undefined;
 
   constructor(
     private readonly nc: AckPublisher,
@@ -138,6 +140,7 @@ export class PaneSink {
     this.acked++;
     this.units -= p.body.length;
     this.settle(p.epoch);
+    this.onAcked(p.body.length);
   }
 
   private settle(epoch: number): void {
