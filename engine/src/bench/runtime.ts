@@ -26,6 +26,8 @@ import { createCore, defaultCoreConfig, restoreCore, type CoreConfig } from "../
 import {
   HEARTBEAT_HEADER,
   STREAM_EVENTS,
+  STREAM_LATE,
+  STREAM_PANES,
   decodeEventBatch,
   eventsSubject,
   partitionOf,
@@ -133,6 +135,46 @@ function decodeOnly(messages: readonly BackfillMessage[]): number {
   return performance.now() - t0;
 }
 
+interface EngineRun {
+  ms: number;
+  cpuMs: number;
+  published: number;
+  lateRecords: number;
+  panes: number;
+}
+
+/**
+ * One in-process engine from an empty checkpoint dir until every event is through the core and
+ * every pane acknowledged. TM_PANES and TM_LATE are deleted first, so no run's publishes are
+ * duplicates of an earlier run's (which the server would not store).
+ */
+async function engineRun(
+  url: string,
+  data: string,
+  events: number,
+  endTs: number,
+  onMain: boolean,
+): Promise<EngineRun> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const jsm = await jetstreamManager(nc);
+  for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
+  await nc.close();
+  const config = parseEngineConfig({ flags: { nats: url, data, "metrics-port": "0" } });
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const running = await startEngine(config, { logger: silentLogger(), panesOnMainThread: onMain });
+  const w = running.engine;
+  while (!(w.eventsTotal >= events && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
+    await new Promise((r) => setTimeout(r, 20));
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  let panes = 0;
+  for (const kinds of w.panesEmitted.values()) for (const n of kinds.values()) panes += n;
+  const run = { ms, cpuMs: (cpu.user + cpu.system) / 1000, published: w.sink.acked, lateRecords: w.lateRecords, panes };
+  await running.close();
+  return run;
+}
+
 async function throughput(
   url: string,
   dir: string,
@@ -141,21 +183,9 @@ async function throughput(
   const core = defaultCoreConfig();
   const messages = await publish(url, events, core);
   const endTs = messages.at(-1)?.heartbeatTs ?? 0;
-  const config = parseEngineConfig({ flags: { nats: url, data: join(dir, "data"), "metrics-port": "0" } });
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const running = await startEngine(config, { logger: silentLogger() });
-  const w = running.engine;
-  while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
-    await new Promise((r) => setTimeout(r, 20));
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  const cpuMs = (cpu.user + cpu.system) / 1000;
-  const published = w.sink.acked;
-  const lateRecords = w.lateRecords;
-  let panes = 0;
-  for (const kinds of w.panesEmitted.values()) for (const n of kinds.values()) panes += n;
-  await running.close();
+  const run = await engineRun(url, join(dir, "data"), events.length, endTs, false);
+  const { ms, cpuMs, published, lateRecords, panes } = run;
+  const onMain = await engineRun(url, join(dir, "data-main"), events.length, endTs, true);
   const alone = coreAlone(events, core, endTs);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
@@ -171,6 +201,11 @@ async function throughput(
       "  engine process CPU (user + system, all its threads) during that run",
       `${(cpuMs / 1000).toFixed(2)} s`,
       `${((cpuMs * 1e6) / events.length).toFixed(0)} ns/event, ${((cpuMs / ms) * 100).toFixed(0)}% of one core`,
+    ),
+    row(
+      "  the same engine publishing panes from its main thread (no pane publisher thread)",
+      `${(onMain.ms / 1000).toFixed(2)} s`,
+      `${rate(events.length, onMain.ms)}; CPU ${(onMain.cpuMs / 1000).toFixed(2)} s`,
     ),
     row(
       "  baseline: the core alone on the same decoded events (no NATS, no-op sink)",

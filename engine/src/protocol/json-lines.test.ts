@@ -242,4 +242,46 @@ describe("JsonLines", () => {
     w.add(a);
     expectSame(w.body(), expected([a]).bytes, "after reset");
   });
+
+  it("hands bodies over without copying and never writes into a buffer it handed over", () => {
+    const given: ArrayBuffer[] = [];
+    const taken: ArrayBuffer[] = [];
+    const pool = {
+      take: (bytes: number): Uint8Array => {
+        const reused = given.findIndex((b) => b.byteLength >= bytes);
+        const b = reused >= 0 ? (given.splice(reused, 1)[0] as ArrayBuffer) : new ArrayBuffer(bytes);
+        taken.push(b);
+        return new Uint8Array(b);
+      },
+      give: (b: ArrayBuffer): void => void given.push(b),
+    };
+    const w = new JsonLines(32, pool);
+    const records = Array.from({ length: 30 }, (_, i) => randomPane(100 + i));
+    const bodies: Array<{ bytes: Uint8Array; copy: Uint8Array; records: Pane[] }> = [];
+    let open: Pane[] = [];
+    records.forEach((r, i) => {
+      const mark = w.length;
+      const units = w.add(r);
+      open.push(r);
+      if (i % 7 === 6) {
+        const head = w.cut(mark, units, 1);
+        bodies.push({ bytes: head, copy: head.slice(), records: open.slice(0, -1) });
+        open = [r];
+      } else if (i % 5 === 4) {
+        const body = w.take();
+        bodies.push({ bytes: body, copy: body.slice(), records: open });
+        open = [];
+      }
+    });
+    w.release();
+    expect(given.length).toBeGreaterThan(0);
+    for (const b of bodies) {
+      expect(b.bytes.byteOffset).toBe(0);
+      expectSame(b.copy, expected(b.records).bytes, "as handed over");
+      expectSame(b.bytes, b.copy, "untouched after");
+    }
+    // What was handed over is the caller's: never given back to be taken again.
+    for (const b of bodies) expect(given.includes(b.bytes.buffer as ArrayBuffer)).toBe(false);
+    expect(taken.length).toBeGreaterThan(bodies.length);
+  });
 });

@@ -19,7 +19,18 @@ const COLON = 0x3a;
 const NEWLINE = 0x0a;
 const utf8 = new TextEncoder();
 
+/** Where a writer takes its buffers from and gives back the ones it outgrew (by default: new ones, dropped). */
+export interface LineBuffers {
+  /** A buffer of at least `bytes` (its contents are not read). */
+  take(bytes: number): Uint8Array;
+  give(buffer: ArrayBuffer): void;
+}
+
+const EMPTY = new Uint8Array(0);
+const FRESH: LineBuffers = { take: (bytes) => new Uint8Array(bytes), give: () => undefined };
+
 export class JsonLines {
+  /** EMPTY until the first byte of a body is written (then a buffer from `buffers`). */
   private buf: Uint8Array;
   private pos = 0;
   /** UTF-16 units of the JSON text written so far (newlines included). */
@@ -27,8 +38,15 @@ export class JsonLines {
   /** Lines (records) written so far. */
   lines = 0;
 
-  constructor(initialBytes = 4096) {
-    this.buf = new Uint8Array(initialBytes);
+  /** Bytes of the first buffer taken for a body. */
+  private initial: number;
+
+  constructor(
+    initialBytes = 4096,
+    private readonly buffers: LineBuffers = FRESH,
+  ) {
+    this.initial = initialBytes;
+    this.buf = EMPTY;
   }
 
   /** Bytes written so far. */
@@ -64,15 +82,39 @@ export class JsonLines {
     return this.buf.slice(0, this.pos);
   }
 
-  /** A copy of the body up to `bytes`, then only what follows it (its newline dropped) is kept. */
+  /**
+   * Hands over the body so far without copying it (a view at offset 0 of the writer's buffer,
+   * which is the caller's from now on) and starts empty on a buffer from `buffers`.
+   */
+  take(): Uint8Array {
+    const body = this.buf.subarray(0, this.pos);
+    this.buf = EMPTY;
+    this.reset();
+    return body;
+  }
+
+  /**
+   * Hands over the body up to `bytes` as `take()` does; what follows it (its newline dropped) is
+   * kept, as the start of the next body, with its units and lines.
+   */
   cut(bytes: number, keptUnits: number, keptLines: number): Uint8Array {
-    const head = this.buf.slice(0, bytes);
-    const from = this.pos > bytes && this.buf[bytes] === NEWLINE ? bytes + 1 : bytes;
-    this.buf.copyWithin(0, from, this.pos);
-    this.pos -= from;
+    const old = this.buf;
+    const from = this.pos > bytes && old[bytes] === NEWLINE ? bytes + 1 : bytes;
+    const kept = this.pos - from;
+    this.buf = this.buffers.take(Math.max(old.length, kept));
+    this.initial = old.length;
+    this.buf.set(old.subarray(from, this.pos));
+    this.pos = kept;
     this.units = keptUnits;
     this.lines = keptLines;
-    return head;
+    return old.subarray(0, bytes);
+  }
+
+  /** Gives the buffer back to `buffers`; written to again, the writer takes a new one. */
+  release(): void {
+    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
+    this.buf = EMPTY;
+    this.reset();
   }
 
   /** Empties the writer; the buffer is kept for the next body. */
@@ -84,8 +126,9 @@ export class JsonLines {
 
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
+    const grown = this.buffers.take(Math.max(this.buf.length * 2, this.initial, this.pos + n));
     grown.set(this.buf.subarray(0, this.pos));
+    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
     this.buf = grown;
   }
 

@@ -20,6 +20,7 @@ import type { CoreOutput } from "../core/types.js";
 import {
   JsonLines,
   lateSubject,
+  type LineBuffers,
   paneBatchLines,
   panesSubject,
   sessionPanesSubject,
@@ -36,13 +37,13 @@ export const MAX_BATCH_UNITS = 256 * 1024;
 /** The max_payload a server must allow for the largest chunk (checked at start). */
 export const MIN_MAX_PAYLOAD = 1024 * 1024;
 
-/** Writers kept for reuse (each up to ~1 MiB, the largest chunk): about the subjects open at once. */
-const MAX_SPARE = 32;
+/** A body's first buffer: most bodies (one TM_EVENTS message's panes on one subject) fit. */
+const WRITER_BYTES = 64 * 1024;
 
 export interface GroupMessage {
   subject: string;
   msgId: string;
-  /** UTF-8 NDJSON (pane-batch.ts), written straight as bytes (JsonLines). */
+  /** UTF-8 NDJSON (pane-batch.ts), written straight as bytes (JsonLines); the receiver owns its buffer. */
   body: Uint8Array;
   /** Panes or late records in the body. */
   records: number;
@@ -71,8 +72,8 @@ export class EmitGroup implements CoreOutput {
     private readonly send: (m: GroupMessage) => void,
     private readonly clock: () => number,
     restored?: EmitGroupState,
-    /** Writers of sealed groups, reused for their grown buffers (LaneGroups shares one list among its groups). */
-    private readonly spare: JsonLines[] = [],
+    /** Where the bodies' buffers come from (BodyBuffers: reused once their message is acknowledged). */
+    private readonly buffers?: LineBuffers,
   ) {
     for (const s of restored?.subjects ?? []) {
       const lines = this.writer();
@@ -94,9 +95,9 @@ export class EmitGroup implements CoreOutput {
   /** Sends the last chunk of every subject: the message's last item has been handled. */
   seal(): void {
     for (const [subject, s] of this.subjects) {
-      if (s.lines.lines > 0) this.emit(subject, s, s.lines.body(), s.lines.lines);
-      s.lines.reset();
-      if (this.spare.length < MAX_SPARE) this.spare.push(s.lines);
+      const records = s.lines.lines;
+      if (records > 0) this.emit(subject, s, s.lines.take(), records);
+      s.lines.release();
     }
     this.subjects.clear();
   }
@@ -131,7 +132,7 @@ export class EmitGroup implements CoreOutput {
   }
 
   private writer(): JsonLines {
-    return this.spare.pop() ?? new JsonLines();
+    return new JsonLines(WRITER_BYTES, this.buffers);
   }
 
   private emit(subject: string, s: SubjectChunk, body: Uint8Array, records: number): void {

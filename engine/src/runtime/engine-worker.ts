@@ -13,6 +13,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import { BodyBuffers } from "./body-buffers.js";
 import type { GroupMessage } from "./emit-group.js";
 import { LaneGroups } from "./lane-groups.js";
 import { PipelineLag } from "./pipeline-lag.js";
@@ -41,6 +42,8 @@ export interface EngineSink {
   readonly saturated: boolean;
   readonly inFlight: number;
   readonly acked: number;
+  /** Set by the worker: where the buffers of acknowledged bodies go (BodyBuffers). */
+  onReturned: (buffer: ArrayBuffer) => void;
   room(): Promise<void>;
   flush(): Promise<void>;
   close(): void;
@@ -98,8 +101,10 @@ export class EngineWorker {
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
     if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
     this.sink = sink;
+    const buffers = new BodyBuffers();
+    sink.onReturned = (b) => buffers.give(b);
     const send = (m: GroupMessage): void => this.sink.publish(m.subject, m.body, m.msgId);
-    this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending);
+    this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending, buffers);
     this.out = {
       pane: (p) => {
         this.countPane(p);

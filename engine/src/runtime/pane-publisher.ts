@@ -18,7 +18,7 @@ export type ToPublisher =
 
 /** Publisher → main thread. */
 export type FromPublisher =
-  | { t: "acked"; n: number; bytes: number }
+  | { t: "acked"; n: number; bytes: number; buffers: ArrayBuffer[] }
   | { t: "flushed"; id: number }
   | { t: "error"; why: string; subject: string }
   | { t: "closed" };
@@ -31,7 +31,7 @@ export interface PublisherOptions {
 
 /** Minimal port: a worker's parentPort or one end of a MessageChannel. */
 export interface PanePort {
-  postMessage(m: FromPublisher): void;
+  postMessage(m: FromPublisher, transfer?: ArrayBuffer[]): void;
   on(event: "message", listener: (m: ToPublisher) => void): void;
 }
 
@@ -51,27 +51,34 @@ export function servePanePort(port: PanePort, nc: AckPublisher, opts: PublisherO
   );
   let n = 0;
   let bytes = 0;
+  let buffers: ArrayBuffer[] = [];
+  // Acknowledged bodies' buffers go back with the count, for the main thread's next bodies.
   const report = (): void => {
-    port.postMessage({ t: "acked", n, bytes });
+    if (n === 0) return;
+    port.postMessage({ t: "acked", n, bytes, buffers }, buffers);
     n = 0;
     bytes = 0;
+    buffers = [];
   };
-  sink.onAcked = (length) => {
+  sink.onAcked = (body) => {
     if (n === 0) setImmediate(report);
     n++;
-    bytes += length;
+    bytes += body.length;
+  };
+  sink.onReturned = (buffer) => {
+    if (buffer.byteLength > 0 && !buffers.includes(buffer)) buffers.push(buffer);
   };
   return new Promise((resolve) => {
     port.on("message", (m) => {
       if (m.t === "publish") sink.publish(m.subject, m.body, m.msgId);
       else if (m.t === "flush")
         void sink.flush().then(() => {
-          if (n > 0) report(); // the acks before the flush are counted first
+          report(); // the acks before the flush are counted first
           port.postMessage({ t: "flushed", id: m.id });
         });
       else {
         sink.close();
-        if (n > 0) report();
+        report();
         port.postMessage({ t: "closed" });
         resolve();
       }

@@ -49,8 +49,10 @@ export class PaneSink {
   duplicates = 0;
   /** Publishes sent again after a timeout or an error reply. */
   retries = 0;
-  /** Called for each publish the stream acknowledges, with its body's length (pane-thread-sink.ts counts them). */
-  onAcked: (bodyLength: number) => void = () => undefined;
+  /** Called for each publish the stream acknowledges, with its body, done with (pane-publisher.ts counts them). */
+  onAcked: (body: string | Uint8Array) => void = () => undefined;
+  /** The buffer of each acknowledged byte body, free for the next body (BodyBuffers). */
+  onReturned: (buffer: ArrayBuffer) => void = () => undefined;
 
   constructor(
     private readonly nc: AckPublisher,
@@ -140,7 +142,8 @@ export class PaneSink {
     this.acked++;
     this.units -= p.body.length;
     this.settle(p.epoch);
-    this.onAcked(p.body.length);
+    this.onAcked(p.body);
+    if (typeof p.body !== "string") this.onReturned(p.body.buffer as ArrayBuffer);
   }
 
   private settle(epoch: number): void {

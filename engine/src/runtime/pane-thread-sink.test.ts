@@ -56,10 +56,15 @@ describe("PaneThreadSink over the pane publisher protocol", () => {
       ["tm.panes.dashboard.10000", id(0), new TextDecoder().decode(body(0))],
       ["tm.late.dashboard", id(1), new TextDecoder().decode(body(1))],
     ]);
-    // A view into a larger buffer is copied, so the rest of that buffer stays the caller's.
-    const big = new Uint8Array(64);
-    sink.publish("tm.panes.dashboard.10000", big.subarray(8, 16), id(2));
-    expect(big.byteLength).toBe(64);
+    // A body at offset 0 of a larger buffer takes the buffer along (JsonLines' bodies); one further in is copied.
+    const front = new Uint8Array(64);
+    sink.publish("tm.panes.dashboard.10000", front.subarray(0, 16), id(2));
+    expect(front.byteLength).toBe(0);
+    const inner = new Uint8Array(64);
+    sink.publish("tm.panes.dashboard.10000", inner.subarray(8, 16), id(3));
+    expect(inner.byteLength).toBe(64);
+    await turns();
+    expect(wire.sent.map((s) => s.body.length)).toEqual([body(0).length, body(1).length, 16, 8]);
     sink.close();
     await served;
   });
@@ -79,9 +84,12 @@ describe("PaneThreadSink over the pane publisher protocol", () => {
     wire.answer(0);
     await f;
     expect([flushed, sink.inFlight, sink.acked]).toEqual([true, 1, 2]);
+    const returned: number[] = [];
+    sink.onReturned = (b) => returned.push(b.byteLength);
     wire.answer(2);
     await turns();
     expect([sink.inFlight, sink.acked]).toEqual([0, 3]);
+    expect(returned).toEqual([body(2).length]); // the acknowledged body's buffer, back for reuse
     await sink.flush(); // nothing pending: at once
     sink.close();
     await served;

@@ -27,6 +27,8 @@ export class PaneThreadSink {
   private closed = false;
   /** Publishes acknowledged (duplicates included). */
   acked = 0;
+  /** The buffer of each acknowledged body, back from the thread, free for the next body (BodyBuffers). */
+  onReturned: (buffer: ArrayBuffer) => void = () => undefined;
 
   constructor(
     private readonly port: PublisherPort,
@@ -67,12 +69,15 @@ export class PaneThreadSink {
     return this.pending >= this.maxInFlight || this.units >= this.maxInFlightUnits;
   }
 
-  /** Hands one message to the thread (the body's buffer is transferred when the body owns it whole). */
+  /**
+   * Hands one message to the thread. The body's buffer goes with it (transferred, not copied: a
+   * body at offset 0 of its buffer is taken to own it, as JsonLines' bodies do); a body further
+   * into a buffer is copied.
+   */
   publish(subject: string, body: Uint8Array, msgId: string): void {
     this.pending++;
     this.units += body.length;
-    const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-    const own = whole && body.buffer instanceof ArrayBuffer ? body : body.slice();
+    const own = body.byteOffset === 0 && body.buffer instanceof ArrayBuffer ? body : body.slice();
     this.port.postMessage({ t: "publish", subject, msgId, body: own }, [own.buffer as ArrayBuffer]);
   }
 
@@ -109,6 +114,7 @@ export class PaneThreadSink {
       this.pending -= m.n;
       this.units -= m.bytes;
       this.acked += m.n;
+      for (const b of m.buffers) this.onReturned(b);
       if (this.roomWaiters.length > 0 && this.roomy) {
         const waiters = this.roomWaiters;
         this.roomWaiters = [];
