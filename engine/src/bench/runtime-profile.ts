@@ -24,6 +24,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -38,7 +39,7 @@ function area(url: string, name: string): string {
   if (name === "(garbage collector)") return "GC";
   if (name === "(idle)") return "idle";
   if (name === "(program)") return "program (V8 outside JS)";
-  if (url.includes("/dist/core/")) return "engine core";
+  if (url.includes("/dist/core/") || url.includes("/sketches/")) return "engine core (and sketches)";
   if (url.includes("/dist/runtime/")) return "engine runtime";
   if (url.includes("/dist/protocol")) return "engine protocol";
   if (url.includes("@nats-io")) return "NATS client";
@@ -46,12 +47,29 @@ function area(url: string, name: string): string {
   return "other";
 }
 
+/** What the engine was doing, from a sample's whole stack: the first rule any frame matches. */
+const ACTIVITIES: Array<[string, (url: string, name: string) => boolean]> = [
+  ["the profiler itself (its stop, after the run)", (u) => u === "node:inspector"],
+  ["checkpoint (snapshot, encode, write)", (u) => /checkpoint-|\/core\/snapshot/.test(u)],
+  ["status and metrics", (u) => /status-|engine-metrics/.test(u)],
+  ["publish (sink, NATS framing, socket, acks)", (u) => /pane-sink|pane-thread-sink|pane-publisher/.test(u)],
+  ["late records as JSON", (u, n) => u.includes("emit-group") && n === "late"],
+  ["panes as JSON (JsonLines, EmitGroup)", (u) => /json-lines|emit-group|lane-groups|body-buffers/.test(u)],
+  ["core", (u) => u.includes("/dist/core/") || u.includes("/sketches/")],
+  ["merge and pump", (u) => /partition-merge|engine-worker/.test(u)],
+  ["input (consumers, decode)", (u) => /partition-source|event-batch/.test(u)],
+  ["NATS client, reading", (u) => u.includes("@nats-io")],
+];
+
 function summarize(p: Profile): string[] {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
   p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
   const areas = new Map<string, number>();
   const fns = new Map<string, number>();
+  const doing = new Map<string, number>();
   let total = 0;
   for (const [id, us] of self) {
     const f = (byId.get(id) as ProfileNode).callFrame;
@@ -60,6 +78,8 @@ function summarize(p: Profile): string[] {
     areas.set(a, (areas.get(a) ?? 0) + us);
     const where = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(dist|node_modules)\//, "")}:${f.lineNumber + 1}`;
     fns.set(where, (fns.get(where) ?? 0) + us);
+    const d = ["GC", "idle", "program (V8 outside JS)"].includes(a) ? a : activity(id, byId, parent);
+    doing.set(d, (doing.get(d) ?? 0) + us);
   }
   const ms = (us: number): string =>
     `${(us / 1000).toFixed(0).padStart(6)} ms ${((us / total) * 100).toFixed(1).padStart(5)} %`;
@@ -69,11 +89,23 @@ function summarize(p: Profile): string[] {
       .slice(0, n)
       .map(([k, us]) => `  ${ms(us)}  ${k}`);
   return [
-    `self time by area (total ${(total / 1000).toFixed(0)} ms):`,
+    `main thread by activity (whole stack; total ${(total / 1000).toFixed(0)} ms):`,
+    ...top(doing, 20),
+    "self time by area:",
     ...top(areas, 20),
     "heaviest functions (self):",
-    ...top(fns, 40),
+    ...top(fns, 30),
   ];
+}
+
+function activity(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): string {
+  const stack: Array<{ url: string; name: string }> = [];
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const f = (byId.get(at) as ProfileNode).callFrame;
+    stack.push({ url: f.url, name: f.functionName });
+  }
+  for (const [what, match] of ACTIVITIES) if (stack.some((f) => match(f.url, f.name))) return what;
+  return "other (timers, event loop, bench)";
 }
 
 async function main(): Promise<void> {
