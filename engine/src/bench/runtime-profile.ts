@@ -6,7 +6,7 @@
  * phases (start, events through, acks), the self time per area (core, runtime, protocol, NATS
  * client, node, GC, idle) and the heaviest functions, and writes the profile (Chrome DevTools
  * opens it; it holds the main thread only). `--panes-on-main-thread` publishes from the main thread
- * instead of the pane publisher thread. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
+ * instead of the pane publisher thread; `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -111,6 +111,7 @@ function activity(id: number, byId: Map<number, ProfileNode>, parent: Map<number
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const mainThread = args.includes("--panes-on-main-thread");
+  const profiling = !args.includes("--no-profile");
   const out = args.find((a) => !a.startsWith("--")) ?? join(tmpdir(), "tidemark-engine.cpuprofile");
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-profile-"));
   const nats = await natsServer(dir);
@@ -121,9 +122,12 @@ async function main(): Promise<void> {
     const messages = await publish(nats.url, events, defaultCoreConfig());
     const endTs = messages.at(-1)?.heartbeatTs ?? 0;
     const config = parseEngineConfig({ flags: { nats: nats.url, data: join(dir, "data"), "metrics-port": "0" } });
-    await session.post("Profiler.enable");
-    await session.post("Profiler.setSamplingInterval", { interval: 200 });
-    await session.post("Profiler.start");
+    if (profiling) {
+      await session.post("Profiler.enable");
+      await session.post("Profiler.setSamplingInterval", { interval: 200 });
+      await session.post("Profiler.start");
+    }
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const running = await startEngine(config, { logger: silentLogger(), panesOnMainThread: mainThread });
     const started = performance.now();
@@ -134,15 +138,18 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 5));
     }
     const end = performance.now();
-    const { profile } = (await session.post("Profiler.stop")) as unknown as { profile: Profile };
+    const published = w.sink.acked;
+    const cpu = process.cpuUsage(cpu0);
+    const profile = profiling
+      ? ((await session.post("Profiler.stop")) as unknown as { profile: Profile }).profile
+      : null;
     await running.close();
-    writeFileSync(out, JSON.stringify(profile));
+    if (profile) writeFileSync(out, JSON.stringify(profile));
     const s = (t: number): string => `${((t - t0) / 1000).toFixed(3)} s`;
     const where = mainThread ? "panes published on the main thread" : "panes published by the pane publisher thread";
     const lines = [
-      `${events.length} events, ${where}: started ${s(started)}, every event through the core ${s(through || end)}, every pane acked ${s(end)}`,
-      ...summarize(profile),
-      `profile written to ${out}`,
+      `${events.length} events, ${where}: started ${s(started)}, every event through the core ${s(through || end)}, every pane acked ${s(end)} (${published} messages); process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s`,
+      ...(profile ? [...summarize(profile), `profile written to ${out}`] : []),
     ];
     process.stdout.write(lines.join("\n") + "\n");
   } finally {
