@@ -5,8 +5,8 @@
  * checkpoint dir until every event is through the core and every pane acknowledged; prints the
  * phases (start, events through, acks), the self time per area (core, runtime, protocol, NATS
  * client, node, GC, idle) and the heaviest functions, and writes the profile (Chrome DevTools
- * opens it; it holds the main thread only). `--panes-on-main-thread` publishes from the main thread
- * instead of the pane publisher thread; `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
+ * opens it; it holds the main thread only). `--pane-thread` publishes from the pane publisher thread
+ * instead of the main thread; `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -110,7 +110,7 @@ function activity(id: number, byId: Map<number, ProfileNode>, parent: Map<number
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const mainThread = args.includes("--panes-on-main-thread");
+  const thread = args.includes("--pane-thread");
   const profiling = !args.includes("--no-profile");
   const out = args.find((a) => !a.startsWith("--")) ?? join(tmpdir(), "tidemark-engine.cpuprofile");
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-profile-"));
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     }
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const running = await startEngine(config, { logger: silentLogger(), panesOnMainThread: mainThread });
+    const running = await startEngine(config, { logger: silentLogger(), paneThread: thread });
     const started = performance.now();
     const w = running.engine;
     let through = 0;
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     await running.close();
     if (profile) writeFileSync(out, JSON.stringify(profile));
     const s = (t: number): string => `${((t - t0) / 1000).toFixed(3)} s`;
-    const where = mainThread ? "panes published on the main thread" : "panes published by the pane publisher thread";
+    const where = thread ? "panes published by the pane publisher thread" : "panes published on the main thread";
     const lines = [
       `${events.length} events, ${where}: started ${s(started)}, every event through the core ${s(through || end)}, every pane acked ${s(end)} (${published} messages); process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s`,
       ...(profile ? [...summarize(profile), `profile written to ${out}`] : []),

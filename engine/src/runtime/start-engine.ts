@@ -41,10 +41,11 @@ export interface StartEngineOptions {
   cores?: CoreFactory;
   logger?: Logger;
   /**
-   * Publish panes from the main thread over the engine's connection instead of the pane publisher
-   * thread (docs/decisions/0017-engine-throughput.md); the benchmark compares the two.
+   * Publish panes from a pane publisher thread with its own connection instead of the main thread
+   * (docs/decisions/0017-engine-throughput.md: measured slower on a busy two-core machine, so not
+   * the default); the benchmark compares the two.
    */
-  panesOnMainThread?: boolean;
+  paneThread?: boolean;
 }
 
 const PREFERRED_METRICS_PORT = 9464;
@@ -54,7 +55,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const { store, loaded, core } = await restoreEngine(config, opts.cores, log);
   const cp = loaded.checkpoint;
   const nc = await connectEngine(config, cp?.header.offsets ?? [], log);
-  const sink = paneSink(config, nc, log, opts.panesOnMainThread === true);
+  const sink = paneSink(config, nc, log, opts.paneThread === true);
   const worker = new EngineWorker(config, core, store, jetstream(nc), sink, log, cp?.header);
   const served = await serveMetrics(config, worker, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, worker, core, nc, log);
@@ -75,11 +76,11 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   };
 }
 
-/** The pane publisher thread with its own connection, or (on request) a PaneSink on the engine's. */
-function paneSink(config: EngineConfig, nc: NatsConnection, log: Logger, mainThread: boolean): EngineSink {
+/** A PaneSink on the engine's connection, or (on request) the pane publisher thread with its own. */
+function paneSink(config: EngineConfig, nc: NatsConnection, log: Logger, thread: boolean): EngineSink {
   const onError = (why: string, subject: string): void =>
     log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id");
-  if (mainThread) return new PaneSink(nc, config.maxInFlight, onError);
+  if (!thread) return new PaneSink(nc, config.maxInFlight, onError);
   return PaneThreadSink.start({ natsUrl: config.natsUrl, maxInFlight: config.maxInFlight }, onError);
 }
 
