@@ -1,12 +1,14 @@
 /**
- * `node dist/bench/runtime-profile.js [out.cpuprofile]` (default: tidemark-engine.cpuprofile in the temp dir): the engine part of the runtime benchmark
- * (runtime.ts, "Throughput") under the V8 CPU profiler, and where its time goes. Publishes the same
- * recording to a nats-server of its own, then profiles one in-process engine from an empty
- * checkpoint dir until every event is through the core and every pane acknowledged; prints the
- * phases (start, events through, acks), the self time per area (core, runtime, protocol, NATS
- * client, node, GC, idle) and the heaviest functions, and writes the profile (Chrome DevTools
- * opens it; it holds the main thread only). `--pane-thread` publishes from the pane publisher thread
- * instead of the main thread; `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
+ * `node dist/bench/runtime-profile.js [out.cpuprofile] [--pane-thread] [--no-profile]`: the engine
+ * part of the runtime benchmark (runtime.ts, "Throughput") under the V8 CPU profiler, and where its
+ * time goes (docs/decisions/0017-engine-throughput.md). Publishes the same recording to a
+ * nats-server of its own, then profiles one in-process engine from an empty checkpoint dir until
+ * every event is through the core and every pane acknowledged; prints the phases, the messages and
+ * the process CPU, the main thread's samples grouped by activity (whole stack: core, pane JSON,
+ * publish, input, merge, checkpoint, status, GC), by area and the heaviest functions, and writes
+ * the profile (default: tidemark-engine.cpuprofile in the temp dir; Chrome DevTools opens it; it
+ * holds the main thread only). `--pane-thread` publishes from the pane publisher thread;
+ * `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
