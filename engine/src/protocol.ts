@@ -63,6 +63,7 @@ export {
   isCompactEventBatch,
 } from "./protocol/event-batch.js";
 export { encodePaneBatch, paneBatchLines } from "./protocol/pane-batch.js";
+export { JsonLines, type LineBuffers } from "./protocol/json-lines.js";
 
 /** Kinds of pane (docs/semantics.md, "Policies are snapshot schedules"). */
 export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";

@@ -5,7 +5,9 @@
  * 1. Throughput: N simulated events (50k per second of log time, 20 services × 20 routes, 20k
  *    users: the core benchmark's density) pre-published to TM_EVENTS (batches of 500, heartbeats, the
  *    end-of-recording heartbeat), then one in-process engine from an empty checkpoint dir until
- *    every event is through the core and every pane is acknowledged by TM_PANES. Baselines in the
+ *    every event is through the core and every pane is acknowledged by TM_PANES, then the same
+ *    with a pane publisher thread (docs/decisions/0017-engine-throughput.md), each on fresh
+ *    TM_PANES/TM_LATE. Baselines in the
  *    same run: the core alone on the same decoded events, the input path alone (consumers, decode,
  *    merge), a bare read (the same 8 ordered consumers decoding, nothing else), decoding the same
  *    batches in memory; publishes per event.
@@ -16,99 +18,37 @@
  *    event-loop delay p99 while checkpointing every 200 ms vs the same ticker without.
  * Bounded: ~90 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { connect, headers } from "@nats-io/transport-node";
+import { connect } from "@nats-io/transport-node";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { createCore, defaultCoreConfig, restoreCore, simulate, type CoreConfig } from "../core/index.js";
+import { createCore, defaultCoreConfig, restoreCore, type CoreConfig } from "../core/index.js";
 import {
   HEARTBEAT_HEADER,
   STREAM_EVENTS,
+  STREAM_LATE,
+  STREAM_PANES,
   decodeEventBatch,
   eventsSubject,
   partitionOf,
   type TelemetryEvent,
 } from "../protocol.js";
-import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
+import type { BackfillMessage } from "../runtime/backfill-plan.js";
 import { CheckpointStore } from "../runtime/checkpoint-store.js";
 import { PaneSink } from "../runtime/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config.js";
 import { PartitionMerge } from "../runtime/partition-merge.js";
 import { PartitionSource } from "../runtime/partition-source.js";
 import { startEngine } from "../runtime/start-engine.js";
-import { ensureStream, eventsStreamSpec } from "../nats/index.js";
 import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
+import { EVENTS_PER_LOG_SECOND, natsServer, publish, recording } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
-/**
- * Events per second of log time: the core benchmark's busy system (run.ts, 50k/s) with its key
- * space (20 services × 20 routes, 20k users). Panes are per key and trigger tick, not per event,
- * so this sets panes per event: a sparser stream (100k events over 300 s here before: 333/s) makes
- * ~3.7 panes per event and measures the pane sink, not the engine.
- */
-const EVENTS_PER_LOG_SECOND = 50_000;
 /** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
 const DEMO_RATE = 500;
 const LAG_RUN_MS = 10_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
-
-async function natsServer(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn("nats-server", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", join(dir, "js")], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let log = "";
-    child.once("error", reject);
-    child.stderr?.on("data", (b: Buffer) => {
-      log += b.toString();
-      if (log.includes("Server is ready")) resolve();
-    });
-  });
-  const exited = new Promise((r) => child.once("exit", r));
-  return { url: `nats://127.0.0.1:${port}`, stop: async () => void (child.kill("SIGTERM"), await exited) };
-}
-
-function recording(n: number): TelemetryEvent[] {
-  const spanMs = Math.max(1, Math.round((n / EVENTS_PER_LOG_SECOND) * 1000));
-  const events = simulate({ seed: 3, events: n, spanMs, services: 20, routes: 20, users: 20_000 });
-  return events.sort((a, b) => a.ingest_ts - b.ingest_ts);
-}
-
-async function publish(url: string, events: readonly TelemetryEvent[], core: CoreConfig): Promise<BackfillMessage[]> {
-  const nc = await connect({ servers: url, noAsyncTraces: true });
-  await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
-  const js = jetstream(nc);
-  const plan = new BackfillPlan({ partitions: 8, runId: "bench" });
-  const messages = [...events.flatMap((e) => plan.push(e)), ...plan.end(core)];
-  const inFlight = new Set<Promise<unknown>>();
-  for (const m of messages) {
-    const h = headers();
-    if (m.heartbeatTs !== undefined) h.set(HEARTBEAT_HEADER, String(m.heartbeatTs));
-    const p: Promise<unknown> = js
-      .publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h })
-      .then(() => inFlight.delete(p));
-    inFlight.add(p);
-    if (inFlight.size >= 256) await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
-  await nc.drain();
-  return messages;
-}
 
 function coreAlone(
   events: readonly TelemetryEvent[],
@@ -197,6 +137,46 @@ function decodeOnly(messages: readonly BackfillMessage[]): number {
   return performance.now() - t0;
 }
 
+interface EngineRun {
+  ms: number;
+  cpuMs: number;
+  published: number;
+  lateRecords: number;
+  panes: number;
+}
+
+/**
+ * One in-process engine from an empty checkpoint dir until every event is through the core and
+ * every pane acknowledged. TM_PANES and TM_LATE are deleted first, so no run's publishes are
+ * duplicates of an earlier run's (which the server would not store).
+ */
+async function engineRun(
+  url: string,
+  data: string,
+  events: number,
+  endTs: number,
+  thread: boolean,
+): Promise<EngineRun> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const jsm = await jetstreamManager(nc);
+  for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
+  await nc.close();
+  const config = parseEngineConfig({ flags: { nats: url, data, "metrics-port": "0" } });
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const running = await startEngine(config, { logger: silentLogger(), paneThread: thread });
+  const w = running.engine;
+  while (!(w.eventsTotal >= events && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
+    await new Promise((r) => setTimeout(r, 20));
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  let panes = 0;
+  for (const kinds of w.panesEmitted.values()) for (const n of kinds.values()) panes += n;
+  const run = { ms, cpuMs: (cpu.user + cpu.system) / 1000, published: w.sink.acked, lateRecords: w.lateRecords, panes };
+  await running.close();
+  return run;
+}
+
 async function throughput(
   url: string,
   dir: string,
@@ -205,21 +185,9 @@ async function throughput(
   const core = defaultCoreConfig();
   const messages = await publish(url, events, core);
   const endTs = messages.at(-1)?.heartbeatTs ?? 0;
-  const config = parseEngineConfig({ flags: { nats: url, data: join(dir, "data"), "metrics-port": "0" } });
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const running = await startEngine(config, { logger: silentLogger() });
-  const w = running.engine;
-  while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
-    await new Promise((r) => setTimeout(r, 20));
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  const cpuMs = (cpu.user + cpu.system) / 1000;
-  const published = w.sink.acked;
-  const lateRecords = w.lateRecords;
-  let panes = 0;
-  for (const kinds of w.panesEmitted.values()) for (const n of kinds.values()) panes += n;
-  await running.close();
+  const run = await engineRun(url, join(dir, "data"), events.length, endTs, false);
+  const { ms, cpuMs, published, lateRecords, panes } = run;
+  const threaded = await engineRun(url, join(dir, "data-thread"), events.length, endTs, true);
   const alone = coreAlone(events, core, endTs);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
@@ -235,6 +203,11 @@ async function throughput(
       "  engine process CPU (user + system, all its threads) during that run",
       `${(cpuMs / 1000).toFixed(2)} s`,
       `${((cpuMs * 1e6) / events.length).toFixed(0)} ns/event, ${((cpuMs / ms) * 100).toFixed(0)}% of one core`,
+    ),
+    row(
+      "  the same engine with a pane publisher thread (second run: its core code warm)",
+      `${(threaded.ms / 1000).toFixed(2)} s`,
+      `${rate(events.length, threaded.ms)}; CPU ${(threaded.cpuMs / 1000).toFixed(2)} s`,
     ),
     row(
       "  baseline: the core alone on the same decoded events (no NATS, no-op sink)",
@@ -433,8 +406,11 @@ function record(lines: readonly string[]): void {
     `${kept}\n${marker}\nRegenerated by \`node dist/bench/runtime.js\` (part of \`npm run bench -w engine\`; engine/src/bench/runtime.ts). ` +
       `Load average at the end: ${load}. Ratios and baselines are measured in the same run.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n\n` +
       `How to read it: panes and late records travel in batches, one message per input message and subject ` +
-      `(docs/decisions/0012-batched-transport.md); the engine's CPU per event beyond the core-alone and input-path ` +
-      `baselines is that publishing (JSON, headers, acks), which the pane-sink rows measure alone. The lag rows run ` +
+      `(docs/decisions/0012-batched-transport.md), their JSON written straight as bytes ` +
+      `(docs/decisions/0017-engine-throughput.md; the thread row publishes them from a thread of their own). What the engine spends beyond the core-alone and ` +
+      `input-path baselines, and on what (pane JSON, publishing, GC, checkpoints, status), is measured by ` +
+      `\`node dist/bench/runtime-profile.js\` (the same engine run under the CPU profiler, grouped by activity); ` +
+      `the breakdown before and after is in ADR 0017. The pane-sink rows measure publishing alone. The lag rows run ` +
       `a fresh engine while a worker thread publishes fresh events the way ingest does (bench/live-feed.ts).\n`,
   );
 }

@@ -4,6 +4,8 @@
  * message written before batching holds one JSON object and no newline: a batch of one, read the
  * same way. JSON text never holds a raw newline (strings escape it), so a line is a whole pane.
  *
+ * The engine writes bodies straight as bytes (json-lines.ts), the same text.
+ *
  * Pure: no node:* imports, no clock, no env.
  */
 
@@ -12,8 +14,11 @@ export function encodePaneBatch(lines: readonly string[]): string {
   return lines.join("\n");
 }
 
-/** The JSON of each pane (or late record) of a message body, in order; empty lines are skipped. */
-export function paneBatchLines(body: string): string[] {
+const utf8 = new TextDecoder();
+
+/** The JSON of each pane (or late record) of a message body (text or UTF-8 bytes), in order; empty lines are skipped. */
+export function paneBatchLines(message: string | Uint8Array): string[] {
+  const body = typeof message === "string" ? message : utf8.decode(message);
   const out: string[] = [];
   let start = 0;
   while (start < body.length) {

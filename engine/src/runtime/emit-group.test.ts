@@ -47,6 +47,8 @@ function group(wall: number, restored?: EmitGroupState): { g: EmitGroup; sent: G
   };
 }
 
+const text = (body: Uint8Array): string => new TextDecoder().decode(body);
+
 const ids = (sent: GroupMessage[]): string[][] =>
   sent.map((m) => [
     m.msgId,
@@ -115,9 +117,49 @@ describe("EmitGroup", () => {
       for (let i = at; i < 120; i++) emit(second.g, i);
       second.g.seal();
       const sentBefore = first.sent.length;
-      expect([...first.sent.slice(0, sentBefore), ...second.sent].map((m) => [m.msgId, m.body])).toEqual(
-        whole.sent.map((m) => [m.msgId, m.body]),
+      expect([...first.sent.slice(0, sentBefore), ...second.sent].map((m) => [m.msgId, text(m.body)])).toEqual(
+        whole.sent.map((m) => [m.msgId, text(m.body)]),
       );
     }
+  });
+
+  it("sends the bytes and cuts the chunks the JSON.stringify path did (unicode keys and lines near the bound included)", () => {
+    const records: Array<Pane | LateRecord> = [];
+    for (let i = 0; i < 400; i++) {
+      const service = ["api", "zahlung-ü", "服务", "🚀", 'q"\\'][i % 5] as string;
+      const route = "/r".repeat((i * 37) % 900) + (i % 3 ? "" : "\u2028\ud800");
+      records.push(i % 9 === 4 ? { ...late, event: { ...late.event, service } } : pane(i, { key: { service, route } }));
+    }
+    const { g, sent } = group(1_000 + 123_456_789);
+    for (const r of records)
+      if ("reason" in r) g.late(r);
+      else g.pane(r);
+    g.seal();
+    // The path before JsonLines: per subject, JSON.stringify lines, cut before the line that passes the bound.
+    const want: Array<[string, string]> = [];
+    const open = new Map<string, { chunk: number; lines: string[]; units: number }>();
+    const flush = (subject: string, c: { chunk: number; lines: string[]; units: number }): void => {
+      want.push([`3|1207|${subject}|${c.chunk}`, c.lines.join("\n")]);
+      c.chunk++;
+      c.lines = [];
+      c.units = 0;
+    };
+    for (const r of records) {
+      const isPane = !("reason" in r);
+      if (isPane) r.pipelineLagMs = 1_000 + 123_456_789 - r.emittedAt;
+      const subject = isPane ? "tm.panes.dashboard.10000" : "tm.late.dashboard";
+      const json = JSON.stringify(r);
+      const units = json.length - (isPane ? String(r.pipelineLagMs).length : 0);
+      let c = open.get(subject);
+      if (!c) open.set(subject, (c = { chunk: 0, lines: [], units: 0 }));
+      if (c.lines.length > 0 && c.units + units + 1 > MAX_BATCH_UNITS) flush(subject, c);
+      c.lines.push(json);
+      c.units += units + 1;
+    }
+    for (const [subject, c] of open) if (c.lines.length > 0) flush(subject, c);
+    const got = sent.map((m) => [m.msgId, text(m.body)]);
+    expect(got.length).toBeGreaterThan(2);
+    expect(got.sort()).toEqual(want.sort());
+    for (const m of sent) expect(Buffer.from(m.body).equals(Buffer.from(text(m.body), "utf8"))).toBe(true);
   });
 });

@@ -3,7 +3,8 @@
  * or its heartbeat), as TM_PANES and TM_LATE messages (docs/decisions/0012-batched-transport.md).
  * Panes go to `tm.panes.<policy>.<windowSize>` (session panes to `tm.panes.<policy>.sessions`),
  * late records to `tm.late.<policy>`; per subject the JSON of each, in emission order, one per
- * line (encodePaneBatch), cut into chunks of at most MAX_BATCH_UNITS. A chunk goes out when it is
+ * line (pane-batch.ts), written straight as UTF-8 bytes (JsonLines,
+ * docs/decisions/0017-engine-throughput.md), cut into chunks of at most MAX_BATCH_UNITS. A chunk goes out when it is
  * full, the last one of each subject when the message's last item has been handled (`seal`).
  *
  * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|<chunk>`: the input
@@ -17,8 +18,10 @@
  */
 import type { CoreOutput } from "../core/types.js";
 import {
-  encodePaneBatch,
+  JsonLines,
   lateSubject,
+  type LineBuffers,
+  paneBatchLines,
   panesSubject,
   sessionPanesSubject,
   type LateRecord,
@@ -34,10 +37,14 @@ export const MAX_BATCH_UNITS = 256 * 1024;
 /** The max_payload a server must allow for the largest chunk (checked at start). */
 export const MIN_MAX_PAYLOAD = 1024 * 1024;
 
+/** A body's first buffer: most bodies (one TM_EVENTS message's panes on one subject) fit. */
+const WRITER_BYTES = 64 * 1024;
+
 export interface GroupMessage {
   subject: string;
   msgId: string;
-  body: string;
+  /** UTF-8 NDJSON (pane-batch.ts), written straight as bytes (JsonLines); the receiver owns its buffer. */
+  body: Uint8Array;
   /** Panes or late records in the body. */
   records: number;
 }
@@ -51,7 +58,8 @@ export interface EmitGroupState {
 
 interface SubjectChunk {
   chunk: number;
-  lines: string[];
+  lines: JsonLines;
+  /** The bound's count: each line's UTF-16 units without the wall-clock field, plus one. */
   units: number;
 }
 
@@ -64,26 +72,33 @@ export class EmitGroup implements CoreOutput {
     private readonly send: (m: GroupMessage) => void,
     private readonly clock: () => number,
     restored?: EmitGroupState,
+    /** Where the bodies' buffers come from (BodyBuffers: reused once their message is acknowledged). */
+    private readonly buffers?: LineBuffers,
   ) {
-    for (const s of restored?.subjects ?? [])
-      this.subjects.set(s.subject, { chunk: s.chunk, lines: [...s.lines], units: s.units });
+    for (const s of restored?.subjects ?? []) {
+      const lines = this.writer();
+      for (const json of s.lines) lines.addJson(json);
+      this.subjects.set(s.subject, { chunk: s.chunk, lines, units: s.units });
+    }
   }
 
   pane(p: Pane): void {
     p.pipelineLagMs = this.clock() - p.emittedAt;
-    const json = JSON.stringify(p);
     const subject = p.session ? sessionPanesSubject(p.policy) : panesSubject(p.policy, p.window.end - p.window.start);
-    this.add(subject, json, json.length - String(p.pipelineLagMs).length);
+    this.add(subject, p, String(p.pipelineLagMs).length);
   }
 
   late(r: LateRecord): void {
-    const json = JSON.stringify(r);
-    this.add(lateSubject(r.policy), json, json.length);
+    this.add(lateSubject(r.policy), r, 0);
   }
 
   /** Sends the last chunk of every subject: the message's last item has been handled. */
   seal(): void {
-    for (const [subject, s] of this.subjects) if (s.lines.length > 0) this.emit(subject, s);
+    for (const [subject, s] of this.subjects) {
+      const records = s.lines.lines;
+      if (records > 0) this.emit(subject, s, s.lines.take(), records);
+      s.lines.release();
+    }
     this.subjects.clear();
   }
 
@@ -96,25 +111,34 @@ export class EmitGroup implements CoreOutput {
       subjects: [...this.subjects].map(([subject, s]) => ({
         subject,
         chunk: s.chunk,
-        lines: [...s.lines],
+        lines: paneBatchLines(s.lines.body()),
         units: s.units,
       })),
     };
   }
 
-  private add(subject: string, json: string, units: number): void {
+  /** Writes the record's line; a line that would take the chunk past the bound starts the next chunk. */
+  private add(subject: string, record: Pane | LateRecord, exempt: number): void {
     let s = this.subjects.get(subject);
-    if (!s) this.subjects.set(subject, (s = { chunk: 0, lines: [], units: 0 }));
-    if (s.lines.length > 0 && s.units + units + 1 > MAX_BATCH_UNITS) this.emit(subject, s);
-    s.lines.push(json);
+    if (!s) this.subjects.set(subject, (s = { chunk: 0, lines: this.writer(), units: 0 }));
+    const mark = s.lines.length;
+    const full = s.lines.add(record);
+    const units = full - exempt;
+    if (s.lines.lines > 1 && s.units + units + 1 > MAX_BATCH_UNITS) {
+      const records = s.lines.lines - 1;
+      this.emit(subject, s, s.lines.cut(mark, full, 1), records);
+    }
     s.units += units + 1;
   }
 
-  private emit(subject: string, s: SubjectChunk): void {
+  private writer(): JsonLines {
+    return new JsonLines(WRITER_BYTES, this.buffers);
+  }
+
+  private emit(subject: string, s: SubjectChunk, body: Uint8Array, records: number): void {
     const msgId = `${this.partition}|${this.seq}|${subject}|${s.chunk}`;
-    this.send({ subject, msgId, body: encodePaneBatch(s.lines), records: s.lines.length });
+    this.send({ subject, msgId, body, records });
     s.chunk++;
-    s.lines = [];
     s.units = 0;
   }
 }

@@ -10,15 +10,15 @@
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import { BodyBuffers } from "./body-buffers.js";
+import type { GroupMessage } from "./emit-group.js";
 import { LaneGroups } from "./lane-groups.js";
 import { PipelineLag } from "./pipeline-lag.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
-import { PaneSink } from "./pane-sink.js";
 import { PartitionMerge, type MergeSink } from "./partition-merge.js";
 import { PartitionSource } from "./partition-source.js";
 
@@ -36,6 +36,19 @@ export interface WorkerLog {
   error(obj: object, msg: string): void;
 }
 
+/** What the worker needs of a pane sink (PaneSink, PaneThreadSink). */
+export interface EngineSink {
+  publish(subject: string, body: Uint8Array, msgId: string): void;
+  readonly saturated: boolean;
+  readonly inFlight: number;
+  readonly acked: number;
+  /** Set by the worker: where the buffers of acknowledged bodies go (BodyBuffers). */
+  onReturned: (buffer: ArrayBuffer) => void;
+  room(): Promise<void>;
+  flush(): Promise<void>;
+  close(): void;
+}
+
 export interface CheckpointEvent {
   file: string;
   bytes: number;
@@ -48,7 +61,7 @@ export interface CheckpointEvent {
 
 export class EngineWorker {
   readonly merge: PartitionMerge;
-  readonly sink: PaneSink;
+  readonly sink: EngineSink;
   eventsTotal = 0;
   lateRecords = 0;
   /** Wall clock − log time as events are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
@@ -77,7 +90,8 @@ export class EngineWorker {
     private readonly core: StreamCore,
     private readonly store: CheckpointStore,
     private readonly js: JetStreamClient,
-    nc: NatsConnection,
+    /** Where the pane and late batches go: the pane publisher thread (PaneThreadSink) or a PaneSink here. */
+    sink: EngineSink,
     private readonly log: WorkerLog,
     /** The checkpoint restored from: offsets, log time and the groups it carried. */
     restored: CheckpointHeader | undefined,
@@ -86,12 +100,11 @@ export class EngineWorker {
     this.merge = new PartitionMerge(lanes, restored?.offsets);
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
     if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
-    this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
-      log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
-    );
-    const send = (m: { subject: string; body: string; msgId: string }): void =>
-      this.sink.publish(m.subject, m.body, m.msgId);
-    this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending);
+    this.sink = sink;
+    const buffers = new BodyBuffers();
+    sink.onReturned = (b) => buffers.give(b);
+    const send = (m: GroupMessage): void => this.sink.publish(m.subject, m.body, m.msgId);
+    this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending, buffers);
     this.out = {
       pane: (p) => {
         this.countPane(p);

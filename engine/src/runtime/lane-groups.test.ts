@@ -101,7 +101,7 @@ describe("LaneGroups", () => {
       const pending = JSON.parse(JSON.stringify(first.g.pending())) as EmitGroupState[];
       const second = lanes(pending);
       play(second.g, k, steps.length);
-      const ids = (m: GroupMessage[]): string[] => m.map((x) => `${x.msgId} ${x.body}`);
+      const ids = (m: GroupMessage[]): string[] => m.map((x) => `${x.msgId} ${new TextDecoder().decode(x.body)}`);
       expect(ids([...first.sent, ...second.sent]), `stopped after step ${k}`).toEqual(ids(whole.sent));
     }
   });

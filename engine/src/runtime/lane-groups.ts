@@ -6,7 +6,7 @@
  * constructor takes it back on restore.
  */
 import type { CoreOutput } from "../core/types.js";
-import type { LateRecord, Pane } from "../protocol.js";
+import type { LateRecord, LineBuffers, Pane } from "../protocol.js";
 import { EmitGroup, type EmitGroupState, type GroupMessage } from "./emit-group.js";
 
 export class LaneGroups implements CoreOutput {
@@ -21,11 +21,13 @@ export class LaneGroups implements CoreOutput {
     private readonly send: (m: GroupMessage) => void,
     private readonly clock: () => number,
     restored: readonly EmitGroupState[] = [],
+    /** Where the bodies' buffers come from (BodyBuffers), else new ones. */
+    private readonly buffers?: LineBuffers,
   ) {
     this.groups = new Array<EmitGroup | undefined>(partitions.length).fill(undefined);
     for (const g of restored) {
       const lane = partitions.indexOf(g.partition);
-      if (lane >= 0) this.groups[lane] = new EmitGroup(g.partition, g.seq, send, clock, g);
+      if (lane >= 0) this.groups[lane] = new EmitGroup(g.partition, g.seq, send, clock, g, buffers);
     }
   }
 
@@ -61,7 +63,7 @@ export class LaneGroups implements CoreOutput {
     if (g?.seq === this.seq) return g;
     // A group of an earlier message that never finished (its rest gone from the log): what it has goes out.
     g?.seal();
-    g = new EmitGroup(this.partitions[this.lane] as number, this.seq, this.send, this.clock);
+    g = new EmitGroup(this.partitions[this.lane] as number, this.seq, this.send, this.clock, undefined, this.buffers);
     this.groups[this.lane] = g;
     return g;
   }

@@ -18,16 +18,16 @@ import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from 
 
 /** The two NATS calls the sink needs (NatsConnection satisfies it). */
 export interface AckPublisher {
-  publish(subject: string, payload: string, opts: { reply: string; headers: MsgHdrs }): void;
+  publish(subject: string, payload: string | Uint8Array, opts: { reply: string; headers: MsgHdrs }): void;
   subscribe(subject: string, opts: { callback: (err: Error | null, msg: Msg) => void }): Subscription;
 }
 
-/** Unacknowledged bytes (UTF-16 units of the bodies) at which the sink is saturated. */
+/** Unacknowledged body length (bytes; UTF-16 units for a body given as text) at which the sink is saturated. */
 export const MAX_IN_FLIGHT_UNITS = 64 * 1024 * 1024;
 
 interface Pending {
   subject: string;
-  body: string;
+  body: string | Uint8Array;
   msgID: string;
   sentAt: number;
   epoch: number;
@@ -49,6 +49,10 @@ export class PaneSink {
   duplicates = 0;
   /** Publishes sent again after a timeout or an error reply. */
   retries = 0;
+  /** Called for each publish the stream acknowledges, with its body, done with (pane-publisher.ts counts them). */
+  onAcked: (body: string | Uint8Array) => void = () => undefined;
+  /** The buffer of each acknowledged byte body, free for the next body (BodyBuffers). */
+  onReturned: (buffer: ArrayBuffer) => void = () => undefined;
 
   constructor(
     private readonly nc: AckPublisher,
@@ -72,7 +76,7 @@ export class PaneSink {
   }
 
   /** Publishes one message; it is sent again with the same id until the stream acknowledges it. */
-  publish(subject: string, body: string, msgID: string): void {
+  publish(subject: string, body: string | Uint8Array, msgID: string): void {
     const p: Pending = { subject, body, msgID, sentAt: 0, epoch: this.epoch };
     this.perEpoch.set(p.epoch, (this.perEpoch.get(p.epoch) ?? 0) + 1);
     this.units += body.length;
@@ -138,6 +142,8 @@ export class PaneSink {
     this.acked++;
     this.units -= p.body.length;
     this.settle(p.epoch);
+    this.onAcked(p.body);
+    if (typeof p.body !== "string") this.onReturned(p.body.buffer as ArrayBuffer);
   }
 
   private settle(epoch: number): void {
