@@ -169,11 +169,25 @@ const CRC_TABLES = (() => {
 
 /** CRC-32 (IEEE) of a byte range, four bytes per step (slicing-by-4, the same value as byte by byte). */
 export function crc32(bytes: Uint8Array): number {
+  return crc32Final(crc32Update(CRC32_START, bytes, 0, bytes.length));
+}
+
+/** The running value before any byte (crc32Update's first `c`). */
+export const CRC32_START = 0xffffffff;
+
+/** The CRC-32 of what crc32Update has seen, from its running value. */
+export function crc32Final(c: number): number {
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * Feeds bytes[start, end) to a running CRC-32 value `c` (CRC32_START at first): a checksum taken
+ * in pieces (a snapshot encoded across event-loop turns) equals crc32 of the whole.
+ */
+export function crc32Update(c: number, bytes: Uint8Array, start: number, end: number): number {
   const [t0, t1, t2, t3] = CRC_TABLES;
-  let c = 0xffffffff;
-  const n = bytes.length;
-  const whole = n - (n % 4);
-  let i = 0;
+  const whole = start + (end - start - ((end - start) % 4));
+  let i = start;
   for (; i < whole; i += 4) {
     c ^=
       (bytes[i] as number) |
@@ -186,6 +200,6 @@ export function crc32(bytes: Uint8Array): number {
       (t1[(c >>> 16) & 0xff] as number) ^
       (t0[c >>> 24] as number);
   }
-  for (; i < n; i++) c = (t0[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  for (; i < end; i++) c = (t0[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  return c;
 }

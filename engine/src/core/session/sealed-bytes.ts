@@ -1,12 +1,19 @@
 /** A byte body sealed with its CRC-32 (little-endian, appended), as the core's snapshots are. */
 import { ByteReader, crc32, type ByteWriter } from "../byte-codec.js";
+import { allSteps, crc32Steps } from "../snapshot-steps.js";
 import { CoreError } from "../errors.js";
 
 export function seal(w: ByteWriter): Uint8Array {
-  const body = w.finish();
+  return allSteps(sealSteps(w));
+}
+
+/** The same in steps: the checksum a piece at a time (docs/decisions/0016-checkpoints-without-pause.md). */
+export function* sealSteps(w: ByteWriter): Generator<void, Uint8Array, void> {
+  const body = w.view();
   const out = new Uint8Array(body.length + 4);
   out.set(body);
-  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
+  const crc = yield* crc32Steps(body);
+  new DataView(out.buffer).setUint32(body.length, crc, true);
   return out;
 }
 

@@ -9,7 +9,7 @@
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
 import { InputDriver } from "../input-driver.js";
 import { emitsOnTime, type PolicyState } from "../policy-state.js";
-import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
+import type { CoreConfig, CoreOutput, SnapshotSteps, StreamCore } from "../types.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
 import {
@@ -24,7 +24,7 @@ import {
   type Session,
 } from "./session-key.js";
 import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
-import { encodeSessionSnapshot } from "./session-snapshot.js";
+import { encodeSessionSnapshot, encodeSessionSnapshotSteps } from "./session-snapshot.js";
 import { dropKey, keyOf, newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 import { armCompare, armLateFlush, armPurge, armSession, rearmSession, sessionTimerBefore } from "./session-timer.js";
@@ -125,6 +125,10 @@ export class SessionOperator implements StreamCore {
 
   snapshot(): Uint8Array {
     return encodeSessionSnapshot(this.config, this.sessions, this.state);
+  }
+
+  snapshotSteps(): SnapshotSteps {
+    return encodeSessionSnapshotSteps(this.config, this.sessions, this.state);
   }
 
   /** The policy's emit context, refreshed (one object per policy: no allocation per event). */
