@@ -4,19 +4,35 @@ import { CoreError } from "./errors.js";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** Past this size the writer adds chunks instead of doubling: a big snapshot is never copied to grow. */
+const CHUNK_BYTES = 1 << 20;
+
 export class ByteWriter {
-  private buf = new Uint8Array(1024);
-  private view32 = new DataView(this.buf.buffer);
-  length = 0;
+  private buf: Uint8Array = new Uint8Array(1024);
+  private view32: DataView = new DataView(this.buf.buffer);
+  /** Full chunks before `buf`. */
+  private full: Uint8Array[] = [];
+  /** Bytes written into `buf`. */
+  private length = 0;
 
   private reserve(n: number): void {
     if (this.length + n <= this.buf.length) return;
+    if (this.buf.length >= CHUNK_BYTES) {
+      this.full.push(this.buf.subarray(0, this.length));
+      this.use(new Uint8Array(Math.max(CHUNK_BYTES, n)), 0);
+      return;
+    }
     let size = this.buf.length * 2;
     while (size < this.length + n) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
-    this.view32 = new DataView(next.buffer);
+    this.use(next, this.length);
+  }
+
+  private use(buf: Uint8Array, length: number): void {
+    this.buf = buf;
+    this.view32 = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.length = length;
   }
 
   /** Unsigned integer up to 2^53. */
@@ -51,6 +67,11 @@ export class ByteWriter {
 
   bytes(b: Uint8Array): void {
     this.uint(b.length);
+    this.raw(b);
+  }
+
+  /** The bytes as they are, no length prefix. */
+  raw(b: Uint8Array): void {
     this.reserve(b.length);
     this.buf.set(b, this.length);
     this.length += b.length;
@@ -82,14 +103,34 @@ export class ByteWriter {
     this.length += 4;
   }
 
-  /** The bytes written so far (a view: valid until the next write). */
+  /** The bytes written so far, in pieces (views: valid until the next write). */
+  chunks(): Uint8Array[] {
+    return [...this.full, this.buf.subarray(0, this.length)];
+  }
+
+  /** The bytes written so far, contiguous (a view: valid until the next write). */
   view(): Uint8Array {
+    if (this.full.length > 0) {
+      const all = joinChunks(this.chunks());
+      this.full = [];
+      this.use(all, all.length);
+    }
     return this.buf.subarray(0, this.length);
   }
 
   finish(): Uint8Array {
-    return this.buf.slice(0, this.length);
+    return this.view().slice();
   }
+}
+
+function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 export class ByteReader {

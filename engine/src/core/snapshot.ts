@@ -10,7 +10,7 @@ import type { BiasPoint } from "./bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { CoreError } from "./errors.js";
-import { allSteps, crc32Steps } from "./snapshot-steps.js";
+import { allSteps, crc32Steps, joinSteps } from "./snapshot-steps.js";
 import type { CoreConfig, SnapshotSteps } from "./types.js";
 import { firstWindowStart } from "./window-assigner.js";
 import { readPolicyDial, writePolicyDial } from "./dial-snapshot.js";
@@ -126,8 +126,8 @@ export function* encodeCoreSnapshotSteps(config: CoreConfig, state: CoreState): 
       yield;
     }
   }
-  w.u32(yield* crc32Steps(w.view()));
-  return w.view();
+  w.u32(yield* crc32Steps(w.chunks()));
+  return yield* joinSteps(w.chunks());
 }
 
 function corrupt(what: string): CoreError {

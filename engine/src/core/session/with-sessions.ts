@@ -13,7 +13,7 @@ import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } fr
 import { createSessionOperator, restoreSessionOperator, type SessionCore } from "./create-session-operator.js";
 import { validateSessionConfig } from "./session-config.js";
 import { sealSteps, unseal } from "./sealed-bytes.js";
-import { allSteps, snapshotStepsOf } from "../snapshot-steps.js";
+import { allSteps, snapshotStepsOf, writeBytesSteps } from "../snapshot-steps.js";
 import type { SessionStatus } from "./session-status.js";
 
 const MAGIC = [0x54, 0x4d, 0x57, 0x53];
@@ -54,10 +54,8 @@ function* snapshotSteps(core: StreamCore, sessions: SessionCore): SnapshotSteps 
   const w = new ByteWriter();
   for (const b of MAGIC) w.uint(b);
   w.uint(WITH_SESSIONS_SNAPSHOT_VERSION);
-  w.bytes(yield* snapshotStepsOf(core));
-  yield;
-  w.bytes(yield* sessions.snapshotSteps());
-  yield;
+  yield* writeBytesSteps(w, yield* snapshotStepsOf(core));
+  yield* writeBytesSteps(w, yield* sessions.snapshotSteps());
   return yield* sealSteps(w);
 }
 
