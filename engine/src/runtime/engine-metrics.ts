@@ -17,6 +17,11 @@ import {
 import type { CoreStatus, PolicyStatus } from "../core/types.js";
 import { LAG_BUCKETS_S, type PipelineLag } from "./pipeline-lag.js";
 
+/** Bucket bounds of tidemark_engine_checkpoint_pause_seconds, seconds. */
+export const CHECKPOINT_PAUSE_BUCKETS_S: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+];
+
 /** What the metrics read from the engine at scrape time. */
 export interface EngineMetricsView {
   eventsTotal(): number;
@@ -148,7 +153,7 @@ export class EngineMetrics {
     this.checkpointPause = new Histogram({
       name: "tidemark_engine_checkpoint_pause_seconds",
       help: "Time the input was held for one checkpoint: from the cut until the snapshot is encoded (in slices, the event loop serving between them).",
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      buckets: [...CHECKPOINT_PAUSE_BUCKETS_S],
       registers,
     });
     this.checkpointBytes = new Gauge({
