@@ -133,8 +133,18 @@ function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** Slots of a reader's cache of short ASCII strings (a power of two). */
+const NAME_SLOTS = 4096;
+/** Strings up to this many bytes go through the cache. */
+const NAME_MAX = 64;
+
 export class ByteReader {
   private readonly view: DataView;
+  /**
+   * Short ASCII strings read so far, by a hash of their bytes: a snapshot names each service and
+   * route once per slice and window, and a hit returns the string already made (no allocation).
+   */
+  private readonly names: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS);
   pos = 0;
   constructor(private readonly buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -178,8 +188,19 @@ export class ByteReader {
   }
 
   string(): string {
+    const n = this.uint();
+    this.need(n);
+    const at = this.pos;
+    if (n <= NAME_MAX) {
+      const name = this.asciiName(at, n);
+      if (name !== undefined) {
+        this.pos = at + n;
+        return name;
+      }
+    }
+    this.pos = at + n;
     try {
-      return decoder.decode(this.bytes());
+      return decoder.decode(this.buf.subarray(at, at + n));
     } catch (e) {
       if (e instanceof CoreError) throw e;
       throw new CoreError("TM_SNAPSHOT_CORRUPT", "snapshot holds invalid UTF-8");
@@ -188,6 +209,27 @@ export class ByteReader {
 
   get done(): boolean {
     return this.pos === this.buf.length;
+  }
+
+  /** buf[at, at + n) as a string when it is ASCII (from the cache when seen before), else undefined. */
+  private asciiName(at: number, n: number): string | undefined {
+    const buf = this.buf;
+    let h = 0x811c9dc5 ^ n;
+    for (let i = at; i < at + n; i++) {
+      const b = buf[i] as number;
+      if (b >= 0x80) return undefined;
+      h = Math.imul(h ^ b, 0x01000193);
+    }
+    const slot = (h >>> 0) & (NAME_SLOTS - 1);
+    const hit = this.names[slot];
+    if (hit !== undefined && hit.length === n) {
+      let same = true;
+      for (let i = 0; i < n && same; i++) same = hit.charCodeAt(i) === buf[at + i];
+      if (same) return hit;
+    }
+    const s = String.fromCharCode.apply(null, buf.subarray(at, at + n) as unknown as number[]);
+    this.names[slot] = s;
+    return s;
   }
 }
 
