@@ -16,13 +16,14 @@ import { simulate } from "./simulation.js";
 import { allSteps, crc32Steps, snapshotStepsOf } from "./snapshot-steps.js";
 import { crc32 } from "./byte-codec.js";
 import type { CoreConfig, StreamCore } from "./types.js";
+import { validateCoreConfig } from "./validate-config.js";
 
 const PARTS = 3;
-const config: CoreConfig = {
+const config: CoreConfig = validateCoreConfig({
   ...defaultCoreConfig(),
   partitions: PARTS,
   windows: ["10s", "60s", { kind: "sliding", size: "30s", slide: "10s" }],
-};
+});
 const sessions = withSessions({ gap: "20s" });
 
 /** Steps driven one at a time, the status read every 16th; the bytes and the number of steps. */
