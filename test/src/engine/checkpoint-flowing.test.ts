@@ -104,11 +104,16 @@ describe("checkpoints cut while events flow", () => {
   it("each checkpoint restores to the state at its cut: fed the rest, it emits the straight run's panes", async () => {
     nats = await startTestNats();
     const dir = tempDir("checkpoint-flowing");
-    const services = Array.from({ length: 600 }, (_, i) => `svc-${i}`);
-    const events = makeRecording({ events: 24_000, seed: 29, services });
+    const services = Array.from({ length: 300 }, (_, i) => `svc-${i}`);
+    const events = makeRecording({ events: 12_000, seed: 29, services });
     const file = writeRecording(dir, events);
     const configFile = join(dir, "tidemark.config.json");
-    const doc = { windows: ["10s", "60s"] };
+    // Many keys (so a snapshot spans turns) but few panes (so replaying the rest stays quick).
+    const doc = {
+      windows: ["10s", "60s"],
+      policies: [{ name: "final", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "30s", mode: "final-only" }],
+      referenceHorizon: "2m",
+    };
     writeFileSync(configFile, JSON.stringify(doc));
     const config = parseEngineConfig({
       file: doc,
@@ -141,15 +146,17 @@ describe("checkpoints cut while events flow", () => {
     }
     const t = tap as ReturnType<typeof recorded>;
 
-    // The test has teeth: a snapshot big enough to span event-loop turns, cut mid-stream.
-    expect(t.cuts.length).toBeGreaterThan(3);
-    expect(t.cuts.filter((c) => c.turned && c.inputs > 0 && c.inputs < t.inputs.length).length).toBeGreaterThan(0);
+    // The test has teeth: snapshots big enough to span event-loop turns, cut mid-stream (checkpoints
+    // are spaced by 20× the last pause, so a loaded machine sees fewer of them).
+    const seen = t.cuts.map((c) => ({ inputs: c.inputs, turned: c.turned }));
+    const midStream = t.cuts.filter((c) => c.turned && c.inputs > 0 && c.inputs < t.inputs.length);
+    expect(midStream.length, `${t.inputs.length} inputs; cuts ${JSON.stringify(seen)}`).toBeGreaterThan(0);
     expect(t.cuts.map((c) => c.fedDuring)).toEqual(t.cuts.map(() => 0));
     // The straight run is what a fresh core fed the same inputs emits.
     expect(feed(createCore(config.core), t.inputs)).toEqual(t.panes);
 
     const files = readdirSync(config.checkpointDir).filter((n) => /^checkpoint-\d+\.tmck$/.test(n));
-    expect(files.length).toBeGreaterThan(3);
+    expect(files.length).toBe(t.cuts.length);
     for (const name of files) {
       const cp = decodeCheckpoint(readFileSync(join(config.checkpointDir, name)), name);
       const cut = t.cuts.find((c) => c.bytes !== undefined && Buffer.from(c.bytes).equals(Buffer.from(cp.snapshot)));
@@ -159,5 +166,5 @@ describe("checkpoints cut while events flow", () => {
       expect(rest.length, name).toBe(t.panes.length - c.panes);
       expect(rest, name).toEqual(t.panes.slice(c.panes));
     }
-  }, 180_000);
+  }, 300_000);
 });
