@@ -15,7 +15,8 @@
  *    the pause (input held while the snapshot encodes across event-loop turns, as the engine
  *    worker does, docs/decisions/0016-checkpoints-without-pause.md), the full write (encode,
  *    checksum, write, fsync, rename, fsync dir), bytes, restore time, the event-loop delay p99
- *    while checkpointing every 200 ms vs the same ticker without, and the pause histogram's p99.
+ *    while checkpointing every 200 ms vs the same with the synchronous snapshot and hash (the way
+ *    before ADR 0016) and vs the same ticker without, and the pause histogram's p99.
  * Bounded: ~90 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
  * runs part 2 alone and prints it (engine/BENCHMARKS.md is left as it is).
  */
@@ -44,6 +45,7 @@ import {
   type TelemetryEvent,
 } from "../protocol.js";
 import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
+import { encodeCheckpoint } from "../runtime/checkpoint-codec.js";
 import { CheckpointStore } from "../runtime/checkpoint-store.js";
 import { CHECKPOINT_PAUSE_BUCKETS_S } from "../runtime/engine-metrics.js";
 import { encodeAcrossTurns } from "../runtime/snapshot-turns.js";
@@ -406,6 +408,8 @@ async function checkpoints(dir: string): Promise<string[]> {
     if (restored.status().stateKeys !== keys) throw new Error("restore lost state");
   }
   const idle = await loopDelay(async () => undefined);
+  // Before ADR 0016: the snapshot and the file's SHA-256 on the event loop in one piece.
+  const before = await loopDelay(async () => void encodeCheckpoint({ header, snapshot: c.snapshot() }));
   pauses.length = 0;
   slices.length = 0;
   const busy = await loopDelay(checkpoint);
@@ -439,6 +443,11 @@ async function checkpoints(dir: string): Promise<string[]> {
       "  tidemark_engine_checkpoint_pause_seconds p99 over those checkpoints",
       `${(pause99 * 1000).toFixed(1)} ms`,
       `${pauses.length} checkpoints; bucket le=${bucket}`,
+    ),
+    row(
+      "  event-loop delay p99 (max), the same with snapshot() + SHA-256 in one piece (before ADR 0016)",
+      `${before.p99.toFixed(1)} ms`,
+      `max ${before.max.toFixed(1)} ms`,
     ),
     row(
       "  event-loop delay p99 (max), same ticker without checkpoints, 3 s",

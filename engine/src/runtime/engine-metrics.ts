@@ -19,7 +19,7 @@ import { LAG_BUCKETS_S, type PipelineLag } from "./pipeline-lag.js";
 
 /** Bucket bounds of tidemark_engine_checkpoint_pause_seconds, seconds. */
 export const CHECKPOINT_PAUSE_BUCKETS_S: readonly number[] = [
-  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
 /** What the metrics read from the engine at scrape time. */
