@@ -485,7 +485,8 @@ function record(lines: readonly string[]): void {
       `How to read it: panes and late records travel in batches, one message per input message and subject ` +
       `(docs/decisions/0012-batched-transport.md); the engine's CPU per event beyond the core-alone and input-path ` +
       `baselines is that publishing (JSON, headers, acks), which the pane-sink rows measure alone. The lag rows run ` +
-      `a fresh engine while a worker thread publishes fresh events the way ingest does (bench/live-feed.ts).\n`,
+      `a fresh engine while a worker thread publishes fresh events the way ingest does (bench/live-feed.ts). ` +
+      `The checkpoint rows: the pause is the time the input is held while the snapshot encodes in ~4 ms slices across event-loop turns (docs/decisions/0016-checkpoints-without-pause.md); the event loop is blocked at most a slice (plus garbage collection), and the row before ADR 0016 takes the same checkpoints the old way in the same run.\n`,
   );
 }
 
