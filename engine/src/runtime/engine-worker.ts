@@ -45,7 +45,7 @@ const SLICE = 4096;
 const CHUNK = 128;
 /** Messages queued per partition before its consumer pauses. */
 const MAX_QUEUED = 64;
-/** Checkpoints are spaced by at least this many times the last one's pause (input held). */
+/** Checkpoints are spaced by at least this many times the last snapshot's encoding work (its slices summed). */
 const SNAPSHOT_DUTY = 20;
 
 export interface WorkerLog {
@@ -82,7 +82,7 @@ export class EngineWorker {
   private readonly spaceWaiters: Array<(() => void) | undefined>;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
-  private lastPauseMs = 0;
+  private lastWorkMs = 0;
   private writing: Promise<void> | undefined;
   /** From a checkpoint's cut until its snapshot is encoded: the pump releases nothing meanwhile. */
   private holding = false;
@@ -252,7 +252,7 @@ export class EngineWorker {
     const t = this.merge.logTime;
     if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
     const now = Date.now();
-    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastPauseMs);
+    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastWorkMs);
     if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < gap) return;
     const cut = this.cut();
     // The acks of the panes published before the cut are awaited while the snapshot encodes.
@@ -285,9 +285,9 @@ export class EngineWorker {
   private async encode(cut: Cut): Promise<Taken> {
     try {
       const s = await encodeAcrossTurns(cut.steps);
-      this.lastPauseMs = performance.now() - cut.t0;
+      this.lastWorkMs = s.workMs;
       const cp = { header: cut.header, snapshot: s.bytes };
-      return { cp, t0: cut.t0, pauseMs: this.lastPauseMs, longestSliceMs: s.longestSliceMs };
+      return { cp, t0: cut.t0, pauseMs: performance.now() - cut.t0, longestSliceMs: s.longestSliceMs };
     } finally {
       this.holding = false;
       this.wake();
