@@ -4,7 +4,7 @@ import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidCount, invalidOption, invalidValue } from "./errors.js";
 import { LogMapping } from "./log-mapping.js";
-import { containsAll, countOf, insertSorted, removeSorted, sizeOf, sumOf } from "./sorted-values.js";
+import { containsAll, countOf, insertSorted, removeSorted, sizeOf, sortedOfSize, sumOf } from "./sorted-values.js";
 
 export { MAX_BINS } from "./bin-store.js";
 
@@ -295,14 +295,17 @@ export class DDSketch {
   private decodeExact(r: ByteReader): void {
     const n = r.varint();
     if (n < 1 || n > EXACT_LIMIT) throw corrupt("DDSketch (exact value count out of range)");
+    // Sorted already: the array insertSorted would have grown to, filled in order (no copies).
+    const values = sortedOfSize(n);
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const v = r.float64();
       if (!(v >= prev && v < Infinity) || Object.is(v, -0))
         throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
-      this.values = insertSorted(this.values, v, 1);
+      values[i] = v;
       prev = v;
     }
+    this.values = values;
   }
 
   /** Switches to the binned form (idempotent) and returns it. */

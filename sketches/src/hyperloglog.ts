@@ -4,7 +4,7 @@ import { SketchError, corrupt, invalidOption } from "./errors.js";
 import { DenseRegisters } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
-import { RANK_BITS, sparseEntries, sparseInsert, sparseSize, type SparseSet } from "./sparse-set.js";
+import { LIST_MAX, RANK_BITS, sparseEntries, sparseInsert, sparseSize, type SparseSet } from "./sparse-set.js";
 
 export interface HyperLogLogOptions {
   /** Precision p ∈ [4, 18]: 2^p registers, standard error 1.04/√2^p. Default 14. */
@@ -202,6 +202,10 @@ export class HyperLogLog {
   private decodeSparse(r: ByteReader): void {
     const n = r.varint();
     if (n > this.maxSparse()) throw corrupt("HyperLogLog (too many sparse entries)");
+    // A short list is built as inserting the entries would build it (strictly ascending indexes:
+    // no duplicates; 2 slots more each time it fills, 0 for an idle slot), without the inserts'
+    // copies: restoring a checkpoint decodes one per (slice, key).
+    const list = n > 0 && n <= LIST_MAX ? new Array<number>(Math.max(2, n + (n % 2))).fill(0) : null;
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const e = prev + r.varint();
@@ -214,9 +218,11 @@ export class HyperLogLog {
       ) {
         throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
       }
-      this.insertEntry(e);
+      if (list !== null) list[i] = e;
+      else this.insertEntry(e);
       prev = e;
     }
+    if (list !== null) this.state = list;
   }
 
   private decodeDense(r: ByteReader): void {

@@ -1,5 +1,5 @@
 import { decodeWith } from "./byte-reader.js";
-import { encodeInPlace, encodeWith, type ByteWriter } from "./byte-writer.js";
+import { encodeWith, lendWriter, returnWriter, type ByteWriter } from "./byte-writer.js";
 import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js";
 import { SketchError, corrupt, invalidValue } from "./errors.js";
 import { DEFAULT_PRECISION, HyperLogLog, sparseEntryOf } from "./hyperloglog.js";
@@ -223,7 +223,14 @@ export class RequestAggregate {
    * call: no copy or allocation for a caller that copies them into its own buffer.
    */
   encodeInto(use: (buf: Uint8Array, length: number) => void): void {
-    encodeInPlace((w) => this.writeTo(w), use);
+    // No closure or writer per call: a checkpoint encodes every open aggregate this way.
+    const w = lendWriter();
+    try {
+      this.writeTo(w);
+      use(w.target, w.written);
+    } finally {
+      returnWriter(w);
+    }
   }
 
   private writeTo(w: ByteWriter): void {

@@ -11,6 +11,7 @@ import {
   CHECKPOINT_VERSION_PENDING,
   decodeCheckpoint,
   encodeCheckpoint,
+  encodeCheckpointOffLoop,
   type Checkpoint,
 } from "./checkpoint-codec.js";
 import { RuntimeError } from "./errors.js";
@@ -43,6 +44,12 @@ describe("checkpoint envelope golden bytes", () => {
   it("encodes the fixed checkpoint to the committed bytes", () => {
     expect(CHECKPOINT_VERSION).toBe(1);
     expect(encodeCheckpoint(fixed).toString("hex")).toBe(golden);
+  });
+
+  it("hashing off the event loop writes the same bytes (the store's path)", async () => {
+    expect((await encodeCheckpointOffLoop(fixed)).toString("hex")).toBe(golden);
+    const big = { ...fixed, snapshot: Uint8Array.from({ length: 3_000_001 }, (_, i) => (i * 31) & 0xff) };
+    expect((await encodeCheckpointOffLoop(big)).equals(encodeCheckpoint(big))).toBe(true);
   });
 
   it("the committed bytes follow the documented layout: TMCK, u32 version, header JSON, snapshot, SHA-256", () => {

@@ -17,6 +17,11 @@ import {
 import type { CoreStatus, PolicyStatus } from "../core/types.js";
 import { LAG_BUCKETS_S, type PipelineLag } from "./pipeline-lag.js";
 
+/** Bucket bounds of tidemark_engine_checkpoint_pause_seconds, seconds. */
+export const CHECKPOINT_PAUSE_BUCKETS_S: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
 /** What the metrics read from the engine at scrape time. */
 export interface EngineMetricsView {
   eventsTotal(): number;
@@ -32,6 +37,7 @@ export interface EngineMetricsView {
 export class EngineMetrics {
   readonly registry = new Registry();
   private readonly checkpointDuration: Histogram;
+  private readonly checkpointPause: Histogram;
   private readonly checkpointBytes: Gauge;
   readonly checkpointsCorrupt: Counter;
 
@@ -143,6 +149,13 @@ export class EngineMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
+    // The pause alone (docs/decisions/0016-checkpoints-without-pause.md): the duration above includes ack waits.
+    this.checkpointPause = new Histogram({
+      name: "tidemark_engine_checkpoint_pause_seconds",
+      help: "Time the input was held for one checkpoint: from the cut until the snapshot is encoded (in slices, the event loop serving between them).",
+      buckets: [...CHECKPOINT_PAUSE_BUCKETS_S],
+      registers,
+    });
     this.checkpointBytes = new Gauge({
       name: "tidemark_engine_checkpoint_bytes",
       help: "Size of the last checkpoint.",
@@ -155,8 +168,9 @@ export class EngineMetrics {
     });
   }
 
-  checkpointWritten(seconds: number, bytes: number): void {
+  checkpointWritten(seconds: number, bytes: number, pauseSeconds: number): void {
     this.checkpointDuration.observe(seconds);
+    this.checkpointPause.observe(pauseSeconds);
     this.checkpointBytes.set(bytes);
   }
 

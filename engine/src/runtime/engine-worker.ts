@@ -4,13 +4,15 @@
  * core in merged order in bounded slices (yielding to I/O between slices); what the core emits
  * for the items of one input message goes to the PaneSink as one message per subject (an
  * EmitGroup per lane, emit-group.ts, docs/decisions/0012-batched-transport.md); every
- * `checkpointEvery` of log time a snapshot (core bytes, offsets, the groups still open) is taken
- * synchronously between two items and written asynchronously once the panes published before it
- * are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
+ * `checkpointEvery` of log time a checkpoint is cut between two items (offsets, the groups still
+ * open), the core's snapshot is encoded in slices across event-loop turns while the pump releases
+ * nothing (docs/decisions/0016-checkpoints-without-pause.md), and the file is written once the panes
+ * published before the cut are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { CoreOutput, StreamCore } from "../core/types.js";
+import { snapshotStepsOf } from "../core/snapshot-steps.js";
+import type { CoreOutput, SnapshotSteps, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import { BodyBuffers } from "./body-buffers.js";
@@ -21,13 +23,30 @@ import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
 import { PartitionMerge, type MergeSink } from "./partition-merge.js";
 import { PartitionSource } from "./partition-source.js";
+import { encodeAcrossTurns } from "./snapshot-turns.js";
+
+/** A checkpoint cut: its header is taken, its snapshot still to encode (input held meanwhile). */
+interface Cut {
+  header: CheckpointHeader;
+  steps: SnapshotSteps;
+  t0: number;
+}
+
+/** A cut with its snapshot encoded. */
+interface Taken {
+  cp: Checkpoint;
+  t0: number;
+  pauseMs: number;
+  longestSliceMs: number;
+  workMs: number;
+}
 
 /** Items released per pump slice before yielding to the event loop, in chunks of CHUNK. */
 const SLICE = 4096;
 const CHUNK = 128;
 /** Messages queued per partition before its consumer pauses. */
 const MAX_QUEUED = 64;
-/** Checkpoints are spaced by at least this many times the last snapshot's (synchronous) cost. */
+/** Checkpoints are spaced by at least this many times the last snapshot's encoding work (its slices summed). */
 const SNAPSHOT_DUTY = 20;
 
 export interface WorkerLog {
@@ -52,8 +71,12 @@ export interface EngineSink {
 export interface CheckpointEvent {
   file: string;
   bytes: number;
-  /** Synchronous part: core snapshot + offsets, ms. */
-  snapshotMs: number;
+  /** The pause: input held from the cut until the snapshot was encoded, ms. */
+  pauseMs: number;
+  /** The longest synchronous slice of that encoding, ms. */
+  longestSliceMs: number;
+  /** The encoding's own work, the sum of its slices, ms: the next checkpoint comes no sooner than 20× this. */
+  workMs: number;
   /** Snapshot to durable file, including waiting for pane acks, ms. */
   totalMs: number;
   logTime: number | null;
@@ -75,8 +98,10 @@ export class EngineWorker {
   private readonly spaceWaiters: Array<(() => void) | undefined>;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
-  private lastSnapshotMs = 0;
+  private lastWorkMs = 0;
   private writing: Promise<void> | undefined;
+  /** From a checkpoint's cut until its snapshot is encoded: the pump releases nothing meanwhile. */
+  private holding = false;
   private scheduled = false;
   private waitingRoom = false;
   private closing = false;
@@ -154,9 +179,9 @@ export class EngineWorker {
     // acks too, and with TM_PANES unreachable they never come (docs/operations.md, "Engine workers").
     const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
     const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
-    const taken = before ? this.snapshot() : undefined;
+    const taken = before ? await this.encode(this.cut()) : undefined;
     const flushed = taken !== undefined && (await Promise.race([this.sink.flush().then(() => true), deadline]));
-    if (taken && flushed) await this.persist(taken.cp, taken.t0, taken.snapshotMs);
+    if (taken && flushed) await this.persist(taken);
     else this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
     this.sink.close();
   }
@@ -198,7 +223,7 @@ export class EngineWorker {
 
   private pump(): void {
     this.scheduled = false;
-    if (this.closing) return;
+    if (this.closing || this.holding) return;
     if (this.sink.saturated) {
       if (!this.waitingRoom) {
         this.waitingRoom = true;
@@ -243,35 +268,47 @@ export class EngineWorker {
     const t = this.merge.logTime;
     if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
     const now = Date.now();
-    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastSnapshotMs);
+    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastWorkMs);
     if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < gap) return;
-    const taken = this.snapshot();
-    this.writing = this.sink
-      .flush()
-      .then(() => this.persist(taken.cp, taken.t0, taken.snapshotMs))
+    const cut = this.cut();
+    // The acks of the panes published before the cut are awaited while the snapshot encodes.
+    this.writing = Promise.all([this.encode(cut), this.sink.flush()])
+      .then(([taken]) => this.persist(taken))
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => (this.writing = undefined));
   }
 
-  private snapshot(): { cp: Checkpoint; t0: number; snapshotMs: number } {
+  /** Cuts a checkpoint between two items: offsets, log time and open groups now; input held from here. */
+  private cut(): Cut {
     const t0 = performance.now();
     const logTime = this.merge.logTime;
-    const cp: Checkpoint = {
-      header: {
-        worker: this.config.worker,
-        partitionCount: this.config.partitionCount,
-        partitions: [...this.config.partitions],
-        offsets: this.merge.offsets(),
-        logTime,
-        wallTime: Date.now(),
-        ...this.pending(),
-      },
-      snapshot: this.core.snapshot(),
+    const header: CheckpointHeader = {
+      worker: this.config.worker,
+      partitionCount: this.config.partitionCount,
+      partitions: [...this.config.partitions],
+      offsets: this.merge.offsets(),
+      logTime,
+      wallTime: Date.now(),
+      ...this.pending(),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
-    this.lastSnapshotWall = cp.header.wallTime;
-    this.lastSnapshotMs = performance.now() - t0;
-    return { cp, t0, snapshotMs: this.lastSnapshotMs };
+    this.lastSnapshotWall = header.wallTime;
+    this.holding = true;
+    return { header, steps: snapshotStepsOf(this.core), t0 };
+  }
+
+  /** Encodes the cut's snapshot across event-loop turns, then releases the input. */
+  private async encode(cut: Cut): Promise<Taken> {
+    try {
+      const s = await encodeAcrossTurns(cut.steps);
+      this.lastWorkMs = s.workMs;
+      const cp = { header: cut.header, snapshot: s.bytes };
+      const pauseMs = performance.now() - cut.t0;
+      return { cp, t0: cut.t0, pauseMs, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
+    } finally {
+      this.holding = false;
+      this.wake();
+    }
   }
 
   /** The groups still open, for the checkpoint (absent when none, so the file stays version 1). */
@@ -280,13 +317,16 @@ export class EngineWorker {
     return open.length > 0 ? { pending: open } : {};
   }
 
-  private async persist(cp: Checkpoint, t0: number, snapshotMs: number): Promise<void> {
+  private async persist(taken: Taken): Promise<void> {
+    const { cp, t0 } = taken;
     const w = await this.store.write(cp);
     this.lastCheckpointWall = cp.header.wallTime;
     this.onCheckpoint({
       file: w.file,
       bytes: w.bytes,
-      snapshotMs,
+      pauseMs: taken.pauseMs,
+      longestSliceMs: taken.longestSliceMs,
+      workMs: taken.workMs,
       totalMs: performance.now() - t0,
       logTime: cp.header.logTime,
     });

@@ -104,7 +104,7 @@ async function serveMetrics(
   );
   metrics.checkpointsCorrupt.inc(corruptCheckpoints);
   worker.onCheckpoint = (e) => {
-    metrics.checkpointWritten(e.totalMs / 1000, e.bytes);
+    metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };
   const port = config.metricsPort ?? (await preferred(config.metricsHost));

@@ -131,6 +131,8 @@ describe("engine /metrics as documented", () => {
       tidemark_engine_state_keys: [],
       tidemark_engine_state_bytes: [],
       tidemark_engine_checkpoint_duration_seconds_count: [],
+      tidemark_engine_checkpoint_pause_seconds_bucket: ["le"],
+      tidemark_engine_checkpoint_pause_seconds_count: [],
       tidemark_engine_checkpoint_bytes: [],
       tidemark_engine_checkpoints_corrupt_total: [],
       tidemark_engine_pipeline_lag_seconds_bucket: ["le"],
@@ -229,6 +231,13 @@ describe("engine /metrics as documented", () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
     expect(value(samples, "tidemark_engine_checkpoint_bytes")).toBe(statSync(files.at(-1) as string).size);
     expect(value(samples, "tidemark_engine_checkpoints_corrupt_total")).toBe(0);
+    // One pause per checkpoint written, each within that checkpoint's duration (which adds ack waits and the write).
+    const pauses = value(samples, "tidemark_engine_checkpoint_pause_seconds_count") as number;
+    expect(pauses).toBe(value(samples, "tidemark_engine_checkpoint_duration_seconds_count"));
+    expect(value(samples, "tidemark_engine_checkpoint_pause_seconds_sum")).toBeGreaterThan(0);
+    expect(value(samples, "tidemark_engine_checkpoint_pause_seconds_sum")).toBeLessThanOrEqual(
+      value(samples, "tidemark_engine_checkpoint_duration_seconds_sum") as number,
+    );
 
     // A histogram over the events handled: each was handled after the engine started and before
     // the scrape, at a log time within the recording's ingest_ts.

@@ -11,7 +11,7 @@
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
 import { InputDriver } from "../input-driver.js";
 import { emitsOnTime, type PolicyState } from "../policy-state.js";
-import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
+import type { CoreConfig, CoreOutput, SnapshotSteps, StreamCore } from "../types.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
 import {
@@ -25,7 +25,7 @@ import {
 } from "./session-key.js";
 import { tidyLanes, type Merge } from "./session-lanes.js";
 import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
-import { encodeSessionSnapshot } from "./session-snapshot.js";
+import { encodeSessionSnapshot, encodeSessionSnapshotSteps } from "./session-snapshot.js";
 import { dropKey, keyOf, newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 import { SessionVerdicts } from "./session-verdicts.js";
@@ -133,6 +133,10 @@ export class SessionOperator implements StreamCore {
 
   snapshot(): Uint8Array {
     return encodeSessionSnapshot(this.config, this.sessions, this.state);
+  }
+
+  snapshotSteps(): SnapshotSteps {
+    return encodeSessionSnapshotSteps(this.config, this.sessions, this.state);
   }
 
   /** The policy's emit context, refreshed (one object per policy: no allocation per event). */

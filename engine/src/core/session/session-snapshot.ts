@@ -9,9 +9,10 @@
  */
 import type { PaneValue } from "../../protocol.js";
 import { ByteWriter, crc32, type ByteReader } from "../byte-codec.js";
-import { seal, unseal } from "./sealed-bytes.js";
+import { sealSteps, unseal } from "./sealed-bytes.js";
+import { allSteps } from "../snapshot-steps.js";
 import { CoreError } from "../errors.js";
-import type { CoreConfig } from "../types.js";
+import type { CoreConfig, SnapshotSteps } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
 import {
   newKeyState,
@@ -46,6 +47,8 @@ const MAGIC = [0x54, 0x4d, 0x53, 0x53];
  * (docs/decisions/0018-shared-sessions.md).
  */
 export const SESSION_SNAPSHOT_VERSION = 5;
+/** (service, user) keys written per step: a key holds a few sessions per policy. */
+const KEYS_PER_STEP = 64;
 const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {
@@ -139,6 +142,19 @@ export function encodeSessionSnapshot(
   sessions: Readonly<SessionConfig>,
   state: SessionState,
 ): Uint8Array {
+  return allSteps(encodeSessionSnapshotSteps(config, sessions, state));
+}
+
+/**
+ * The same bytes in steps (a yield after each service of the registry, every KEYS_PER_STEP keys and
+ * each piece of the checksum); the state must not change until the last step
+ * (docs/decisions/0016-checkpoints-without-pause.md).
+ */
+export function* encodeSessionSnapshotSteps(
+  config: CoreConfig,
+  sessions: Readonly<SessionConfig>,
+  state: SessionState,
+): SnapshotSteps {
   const w = new ByteWriter();
   for (const b of MAGIC) w.uint(b);
   w.uint(SESSION_SNAPSHOT_VERSION);
@@ -153,21 +169,23 @@ export function encodeSessionSnapshot(
     writeDelaySamples(w, p);
   }
   w.f64(state.services.nextSweep);
-  writeKeyRegistry(w, state.services);
+  yield* writeKeyRegistry(w, state.services);
   for (const q of state.early) {
     const live = q.filter((s) => s.live);
     w.uint(live.length);
     for (const s of live) w.uint(s.id);
   }
-  writeKeys(w, state);
+  yield* writeKeys(w, state);
   state.bias.encode(w);
-  return seal(w);
+  return yield* sealSteps(w);
 }
 
-function writeKeys(w: ByteWriter, state: SessionState): void {
+function* writeKeys(w: ByteWriter, state: SessionState): Generator<void, void, void> {
   w.uint(state.keyCount);
+  let n = 0;
   for (const users of state.keys.values()) {
     for (const k of users.values()) {
+      if (++n % KEYS_PER_STEP === 0) yield;
       w.uint(k.id);
       w.string(k.service);
       w.string(k.user);
