@@ -28,14 +28,7 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { connect } from "@nats-io/transport-node";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import {
-  createCore,
-  defaultCoreConfig,
-  restoreCore,
-  simulate,
-  type CoreConfig,
-  type SnapshotSteps,
-} from "../core/index.js";
+import { createCore, defaultCoreConfig, restoreCore, type CoreConfig, type SnapshotSteps } from "../core/index.js";
 import {
   HEARTBEAT_HEADER,
   STREAM_EVENTS,
@@ -46,7 +39,7 @@ import {
   partitionOf,
   type TelemetryEvent,
 } from "../protocol.js";
-import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
+import type { BackfillMessage } from "../runtime/backfill-plan.js";
 import { encodeCheckpoint } from "../runtime/checkpoint-codec.js";
 import { CheckpointStore } from "../runtime/checkpoint-store.js";
 import { CHECKPOINT_PAUSE_BUCKETS_S } from "../runtime/engine-metrics.js";
