@@ -42,6 +42,7 @@ import {
 import type { BackfillMessage } from "../runtime/backfill-plan.js";
 import { encodeCheckpoint } from "../runtime/checkpoint-codec.js";
 import { CheckpointStore } from "../runtime/checkpoint-store.js";
+import { openStates } from "./open-states.js";
 import { CHECKPOINT_PAUSE_BUCKETS_S } from "../runtime/engine-metrics.js";
 import { encodeAcrossTurns } from "../runtime/snapshot-turns.js";
 import { PaneSink } from "../runtime/pane-sink.js";
@@ -307,31 +308,9 @@ async function sinkRates(url: string): Promise<string[]> {
   ];
 }
 
-/** A core holding ~200k open (window, key) states: 1000 services × 100 routes in both window sizes, one open slice. */
-function bigState(core: CoreConfig): ReturnType<typeof createCore> {
-  const c = createCore(core);
-  const out = { pane: () => {}, late: () => {} };
-  const t = 1_700_000_000_000;
-  let i = 0;
-  for (let s = 0; s < 1000; s++)
-    for (let r = 0; r < 100; r++, i++) {
-      const e = {
-        ts: t + (i % 5000),
-        ingest_ts: t + 5000,
-        service: `svc-${s}`,
-        route: `/route/${r}`,
-        status: i % 50 ? 200 : 500,
-        latency_ms: 5 + (i % 300),
-        user: `u${i % 5000}`,
-      };
-      c.event(partitionOf(e.service, core.partitions), e, out);
-    }
-  return c;
-}
-
 async function checkpoints(dir: string): Promise<string[]> {
   const core = { ...defaultCoreConfig(), routeCapPerService: 200 };
-  const c = bigState(core);
+  const c = openStates(core, 1000); // ~200k open (window, key) states: both window sizes, service + route
   const keys = c.status().stateKeys;
   const store = new CheckpointStore(join(dir, "ckpt"), 3);
   await store.open();

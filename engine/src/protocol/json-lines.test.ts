@@ -2,17 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { LateRecord, Pane } from "../protocol.js";
 import { JsonLines } from "./json-lines.js";
 import { encodePaneBatch } from "./pane-batch.js";
+import { Prng } from "../core/prng.js";
 
-/** Deterministic PRNG (mulberry32), so a failure names its seed. */
+/** Deterministic (the core's PRNG), so a failure names its seed. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const p = new Prng(seed);
+  return () => p.next();
 }
 
 const SPECIAL_NUMBERS = [

@@ -6,36 +6,16 @@
  * far more than that, so an encoder that did not slice would fail here.
  */
 import { describe, expect, it } from "vitest";
-import { createCore } from "../core/create-core.js";
 import { defaultCoreConfig } from "../core/default-config.js";
 import type { SnapshotSteps, StreamCore } from "../core/types.js";
-import { partitionOf } from "../protocol.js";
+import { openStates } from "../bench/open-states.js";
 import { encodeAcrossTurns, SNAPSHOT_SLICE_MS } from "./snapshot-turns.js";
 
 const BOUND_MS = 50;
 const config = { ...defaultCoreConfig(), partitions: 8, routeCapPerService: 200 };
 
 /** 500 services × 100 routes, one event each, all in the first slice of every window. */
-function manyStates(): StreamCore {
-  const core = createCore(config);
-  const out = { pane: () => undefined, late: () => undefined };
-  const t = 1_700_000_000_000;
-  let i = 0;
-  for (let s = 0; s < 500; s++)
-    for (let r = 0; r < 100; r++, i++) {
-      const e = {
-        ts: t + (i % 5000),
-        ingest_ts: t + 5000,
-        service: `svc-${s}`,
-        route: `/route/${r}`,
-        status: i % 50 ? 200 : 500,
-        latency_ms: 5 + (i % 300),
-        user: `u${i % 5000}`,
-      };
-      core.event(partitionOf(e.service, config.partitions), e, out);
-    }
-  return core;
-}
+const manyStates = (): StreamCore => openStates(config, 500);
 
 /**
  * Gaps between turns of a setImmediate chain, until stop(): the one that took the most CPU time of
