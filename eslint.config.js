@@ -12,6 +12,7 @@ import globals from "globals";
 export const PURE_FILES = [
   "engine/src/core/**/*.ts",
   "engine/src/protocol.ts",
+  "engine/src/protocol/**/*.ts",
   "sketches/src/**/*.ts",
   "dashboard/server/promql/**/*.ts",
   "dashboard/server/rules/**/*.ts",

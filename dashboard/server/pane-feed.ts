@@ -7,7 +7,13 @@ import {
   type ConsumerMessages,
   type JsMsg,
 } from "@nats-io/jetstream";
-import { STREAM_PANES, SUBJECT_STATUS, type EngineStatusMessage, type Pane } from "@tidemark/engine/protocol";
+import {
+  STREAM_PANES,
+  SUBJECT_STATUS,
+  paneBatchLines,
+  type EngineStatusMessage,
+  type Pane,
+} from "@tidemark/engine/protocol";
 import { natsConnectOptions } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 import type { DashboardConfig } from "./config.js";
@@ -28,9 +34,10 @@ export interface PaneFeed {
 const PULL_EXPIRES_MS = 2000;
 
 /**
- * Reads TM_PANES (replaying the last `replayMs` by publish time, then live) and core NATS
- * `tm.status`. Never fails on a missing stream or an unreachable server: it waits, retries and
- * reports the state ("waiting-for-stream", "disconnected") so the app can show it.
+ * Reads TM_PANES (replaying the last `replayMs` by publish time, then live; each message a batch
+ * of panes, docs/decisions/0012-batched-transport.md) and core NATS `tm.status`. Never fails on a
+ * missing stream or an unreachable server: it waits, retries and reports the state
+ * ("waiting-for-stream", "disconnected") so the app can show it.
  */
 export function startPaneFeed(
   config: DashboardConfig,
@@ -198,22 +205,24 @@ class PaneFeedLoop implements PaneFeed {
     }
   }
 
+  /** A TM_PANES message: a batch of panes, one JSON per line (a message written before batching holds one). */
   private onPane(m: JsMsg): void {
     if (m.seq <= this.feed.lastSeq) return;
     this.feed.lastSeq = m.seq;
-    const json = m.string();
-    let pane: Pane;
-    try {
-      pane = parsePane(json);
-    } catch (err) {
-      this.log.warn(
-        { seq: m.seq, subject: m.subject, err: (err as Error).message },
-        "skipping a TM_PANES message that is not a pane",
-      );
-      return;
+    for (const json of paneBatchLines(m.string())) {
+      let pane: Pane;
+      try {
+        pane = parsePane(json);
+      } catch (err) {
+        this.log.warn(
+          { seq: m.seq, subject: m.subject, err: (err as Error).message },
+          "skipping a TM_PANES line that is not a pane",
+        );
+        continue;
+      }
+      this.feed.applied++;
+      this.sink.pane(pane, json);
     }
-    this.feed.applied++;
-    this.sink.pane(pane, json);
     if (this.feed.state === "replaying" && (m.info.pending === 0 || m.seq >= (this.feed.replayTarget ?? 0)))
       this.set({ state: "live" });
   }

@@ -10,7 +10,8 @@ export type DeployErrorCode =
   | "TM_CONFIG_NOT_FOUND"
   | "TM_CONFIG_INVALID"
   | "TM_ROLE_START_FAILED"
-  | "TM_DEMO_REFUSED";
+  | "TM_DEMO_REFUSED"
+  | "TM_BACKFILL_NOT_STORED";
 
 export class DeployError extends Error {
   constructor(

@@ -3,26 +3,14 @@
  *
  * This is the one module that ingest, engine and dashboard all import
  * (`@tidemark/engine/protocol`). It holds types, subject names and the
- * event-batch codec; nothing else is shared by copy.
+ * batch codecs (protocol/event-batch.ts, protocol/pane-batch.ts); nothing else is shared by copy.
  *
  * Pure: no node:* imports, no clock, no env.
  */
 
-/** A normalized telemetry event as stored in TM_EVENTS and in recordings (docs/semantics.md, "Input contract"). */
-export interface TelemetryEvent {
-  /** Event time, ms since epoch (clamped by ingest). */
-  ts: number;
-  /** Ingestion time, ms since epoch, stamped by ingest; monotonic per ingest instance. */
-  ingest_ts: number;
-  service: string;
-  /** Normalized route (query string cut). Empty string when the client gave none. */
-  route: string;
-  /** HTTP status; error = status >= 500. */
-  status: number;
-  latency_ms: number;
-  /** Distinct-user identity. Empty string when the client gave none. */
-  user: string;
-}
+import type { TelemetryEvent } from "./protocol/telemetry-event.js";
+
+export type { TelemetryEvent };
 
 /** True when the event counts as an error (docs/ingest.md, "`POST /v1/events`"). */
 export function isError(status: number): boolean {
@@ -64,33 +52,18 @@ export function partitionOf(service: string, partitions: number): number {
   return (h >>> 0) % partitions;
 }
 
-/**
- * A TM_EVENTS message body is NDJSON: one TelemetryEvent per line, fields in
- * the fixed order of the recording format. See docs/decisions/0002-event-batch-format.md.
- */
-export function encodeEventBatch(events: readonly TelemetryEvent[]): string {
-  let out = "";
-  for (const e of events) {
-    out +=
-      `{"ts":${e.ts},"ingest_ts":${e.ingest_ts},"service":${JSON.stringify(e.service)},` +
-      `"route":${JSON.stringify(e.route)},"status":${e.status},"latency_ms":${e.latency_ms},` +
-      `"user":${JSON.stringify(e.user)}}\n`;
-  }
-  return out;
-}
-
-/** Decodes an event batch written by encodeEventBatch. Throws on a malformed line. */
-export function decodeEventBatch(body: string): TelemetryEvent[] {
-  const out: TelemetryEvent[] = [];
-  let start = 0;
-  while (start < body.length) {
-    let end = body.indexOf("\n", start);
-    if (end < 0) end = body.length;
-    if (end > start) out.push(JSON.parse(body.slice(start, end)) as TelemetryEvent);
-    start = end + 1;
-  }
-  return out;
-}
+export {
+  COMPACT_BATCH_MAGIC,
+  COMPACT_BATCH_VERSION,
+  compactEncodable,
+  decodeEventBatch,
+  encodeCompactEventBatch,
+  encodeEventBatch,
+  encodeEventBatchBody,
+  isCompactEventBatch,
+} from "./protocol/event-batch.js";
+export { encodePaneBatch, paneBatchLines } from "./protocol/pane-batch.js";
+export { JsonLines, type LineBuffers } from "./protocol/json-lines.js";
 
 /** Kinds of pane (docs/semantics.md, "Policies are snapshot schedules"). */
 export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";
@@ -314,6 +287,12 @@ export interface EngineStatusMessage {
   logTime: number | null;
   /** wallTime − logTime. */
   pipelineLagMs: number | null;
+  /**
+   * Wall clock − log time as the worker handled each event over the last minute, p50 and p99 in
+   * ms (within 5 %; null with no item in that minute). Absent from engines before it
+   * (docs/decisions/0012-batched-transport.md, "Pipeline lag").
+   */
+  pipelineLag?: { p50: number | null; p99: number | null };
   partitions: Array<{ partition: number; logTime: number | null; idle: boolean; lastSeq: number }>;
   /** Partition holding the global watermark back (smallest log time among non-idle), if any. */
   heldBackBy: number | null;

@@ -33,6 +33,8 @@ export interface IngestConfig {
   /** Seconds sent in Retry-After with 429 and 503. */
   readonly retryAfterS: number;
   readonly heartbeatMs: number;
+  /** Least time between two punctuation rounds after published events; 0: none (nats/punctuation.ts). */
+  readonly punctuationMs: number;
   readonly logLevel: string;
 }
 
@@ -53,6 +55,7 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   ackTimeoutMs: 5_000,
   retryAfterS: 1,
   heartbeatMs: 1_000,
+  punctuationMs: 100,
   logLevel: "info",
 });
 
@@ -71,6 +74,7 @@ const FILE_KEYS: Record<string, keyof IngestConfig> = {
   ackTimeout: "ackTimeoutMs",
   retryAfter: "retryAfterS",
   heartbeatInterval: "heartbeatMs",
+  punctuationInterval: "punctuationMs",
   logLevel: "logLevel",
 };
 const ENV_KEYS: Record<string, keyof IngestConfig> = {
@@ -252,6 +256,7 @@ const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   ackTimeoutMs: duration(10),
   retryAfterS: int(1, 3600),
   heartbeatMs: duration(10),
+  punctuationMs: duration(0),
   logLevel: text(
     /^(fatal|error|warn|info|debug|trace|silent)$/,
     "must be one of fatal, error, warn, info, debug, trace, silent",

@@ -16,6 +16,7 @@ import { WritePipeline } from "./http/write-pipeline.js";
 import { createIngestMetrics } from "./metrics.js";
 import { EventPublisher } from "./nats/event-publisher.js";
 import { Heartbeat } from "./nats/heartbeat.js";
+import { Punctuation } from "./nats/punctuation.js";
 import { NatsLink } from "./nats/nats-link.js";
 
 /** In-flight requests get this long to finish on close() before their sockets are cut. */
@@ -40,7 +41,18 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const metrics = createIngestMetrics(() => budget.bytes);
   const clock = new IngestClock();
   const heartbeat = new Heartbeat(link, clock, config.partitionCount, config.ackTimeoutMs, metrics, log);
-  const publisher = new EventPublisher(link, config.partitionCount, config.ackTimeoutMs, metrics);
+  const punctuation = new Punctuation(
+    link,
+    clock,
+    config.partitionCount,
+    config.punctuationMs,
+    config.ackTimeoutMs,
+    metrics,
+    log,
+  );
+  const publisher = new EventPublisher(link, config.partitionCount, config.ackTimeoutMs, metrics, () =>
+    punctuation.published(),
+  );
   const auth = new BearerAuth(config.tokens);
   if (auth.open) log.warn("no bearer tokens configured: writes are open (loopback only)");
 
@@ -92,6 +104,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
         const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS).unref();
         await app.close();
         clearTimeout(force);
+        punctuation.stop();
         await heartbeat.stop();
         await link.close();
         log.info("ingest closed");

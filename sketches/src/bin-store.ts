@@ -1,7 +1,11 @@
 import { SketchError } from "./errors.js";
 import { approxLog2, type LogMapping } from "./log-mapping.js";
 
-const EMPTY = new Float64Array(0);
+/** Bin counts: the narrowest array that holds the largest count (see `widen`). */
+type Counts = Uint8Array | Uint16Array | Uint32Array | Float64Array;
+const EMPTY: Counts = new Uint8Array(0);
+/** Largest count each width holds; past 2^32 − 1 counts are doubles (exact to 2^53). */
+const WIDTH_LIMITS = [0xff, 0xffff, 0xffffffff, Infinity];
 /** Key sentinels (small integers, so V8 keeps them unboxed); real keys stay within ±4·10^6. */
 export const NO_KEY_HIGH = 2 ** 30;
 export const NO_KEY_LOW = -(2 ** 30);
@@ -9,12 +13,17 @@ export const NO_KEY_LOW = -(2 ** 30);
 export const MAX_BINS = 2048;
 
 /**
- * The binned form of a DDSketch: dense counts of consecutive keys in a Float64Array (at most
- * MAX_BINS wide; beyond, the lowest bins collapse into `floor`), a zero count, and the exact
- * count, sum, min and max beside them.
+ * The binned form of a DDSketch: dense counts of consecutive keys (at most MAX_BINS wide; beyond,
+ * the lowest bins collapse into `floor`), a zero count, and the exact count, sum, min and max
+ * beside them. Counts start one byte each and widen (2, 4, then 8 bytes) the first time a bin
+ * outgrows its width: a window's key sees a few events per bin, so most stores stay one byte a bin
+ * (docs/decisions/0015-light-state.md).
  */
 export class BinStore {
-  private counts: Float64Array = EMPTY;
+  private counts: Counts = EMPTY;
+  /** Index into WIDTH_LIMITS of the counts' width; `limit` is its largest count. */
+  private width = 0;
+  private limit = WIDTH_LIMITS[0] as number;
   /** Key of counts[0]. */
   private offset = 0;
   private readonly multiplier: number;
@@ -61,7 +70,9 @@ export class BinStore {
       key = this.grow(key);
       i = key - this.offset;
     }
-    this.counts[i] = (this.counts[i] as number) + n;
+    const c = (this.counts[i] as number) + n;
+    if (c > this.limit) this.widen(c);
+    this.counts[i] = c;
     this.total += n;
     if (key < this.minKey) this.minKey = key;
     if (key > this.maxKey) this.maxKey = key;
@@ -166,6 +177,8 @@ export class BinStore {
   clone(): BinStore {
     const c = new BinStore(this.mapping);
     c.counts = this.total === 0 ? EMPTY : this.counts.slice();
+    c.width = this.total === 0 ? 0 : this.width;
+    c.limit = WIDTH_LIMITS[c.width] as number;
     c.offset = this.offset;
     c.minKey = this.minKey;
     c.maxKey = this.maxKey;
@@ -223,13 +236,26 @@ export class BinStore {
     if (folded === 0) return;
     if (floor - this.offset >= this.counts.length)
       this.reallocate(floor, Math.min(MAX_BINS, Math.max(16, this.maxKey - floor + 1)));
-    this.counts[floor - this.offset] = (this.counts[floor - this.offset] as number) + folded;
+    const c = (this.counts[floor - this.offset] as number) + folded;
+    if (c > this.limit) this.widen(c);
+    this.counts[floor - this.offset] = c;
     this.minKey = floor;
     if (this.maxKey < floor) this.maxKey = floor;
   }
 
+  /** Re-allocates the counts at the narrowest width holding `count` (same keys, same offset). */
+  private widen(count: number): void {
+    let width = this.width;
+    while ((WIDTH_LIMITS[width] as number) < count) width++;
+    this.width = width;
+    this.limit = WIDTH_LIMITS[width] as number;
+    const next = allocate(width, this.counts.length);
+    next.set(this.counts);
+    this.counts = next;
+  }
+
   private reallocate(offset: number, len: number): void {
-    const next = new Float64Array(len);
+    const next = allocate(this.width, len);
     for (let k = Math.max(this.minKey, offset); k <= this.maxKey && k < offset + len; k++) {
       next[k - offset] = this.counts[k - this.offset] as number;
     }
@@ -266,6 +292,12 @@ export class BinStore {
       else this.max = this.min;
     }
   }
+}
+
+function allocate(width: number, len: number): Counts {
+  if (width === 0) return new Uint8Array(len);
+  if (width === 1) return new Uint16Array(len);
+  return width === 2 ? new Uint32Array(len) : new Float64Array(len);
 }
 
 export function notSubset(detail: string): SketchError {

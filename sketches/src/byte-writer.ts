@@ -13,10 +13,11 @@ export class ByteWriter {
   private pos = 0;
   private borrowed: boolean;
 
-  constructor() {
-    this.borrowed = scratch !== null;
-    this.buf = scratch ?? new Uint8Array(256);
-    scratch = null;
+  /** `own`: a buffer of its own (the writer lendWriter reuses), else the shared scratch when free. */
+  constructor(own?: Uint8Array) {
+    this.borrowed = own === undefined && scratch !== null;
+    this.buf = own ?? scratch ?? new Uint8Array(256);
+    if (this.borrowed) scratch = null;
   }
 
   byte(b: number): void {
@@ -68,6 +69,16 @@ export class ByteWriter {
     return this.buf.slice(0, this.pos);
   }
 
+  /** True when the writer holds the shared scratch (give it back with release). */
+  get borrowsScratch(): boolean {
+    return this.borrowed;
+  }
+
+  /** Empties the writer, keeping its buffer. */
+  rewind(): void {
+    this.pos = 0;
+  }
+
   /** Gives the shared scratch back (the writer must not be used afterwards). */
   release(): void {
     if (this.borrowed) scratch = this.buf;
@@ -82,19 +93,24 @@ export class ByteWriter {
   }
 }
 
+/** The writer lendWriter hands out, emptied; null while lent (a nested call gets a fresh one). */
+let lendable: ByteWriter | null = new ByteWriter(new Uint8Array(4096));
+
 /**
- * Runs a codec's writing half and hands `use` the writer's buffer and the length written: the
- * bytes are `buf[0 … length)`, valid only during the call. No copy, no typed-array view: for a
- * caller that copies them into its own buffer anyway (a checkpoint of every open aggregate).
+ * An empty writer with a buffer of its own, the same one each time it is given back: encoding
+ * every aggregate of a checkpoint allocates no writer per aggregate (RequestAggregate.encodeInto:
+ * the bytes are the writer's `target[0 … written)`, valid until it is given back with returnWriter).
  */
-export function encodeInPlace(write: (w: ByteWriter) => void, use: (buf: Uint8Array, length: number) => void): void {
-  const w = new ByteWriter();
-  try {
-    write(w);
-    use(w.target, w.written);
-  } finally {
-    w.release();
-  }
+export function lendWriter(): ByteWriter {
+  const w = lendable ?? new ByteWriter();
+  lendable = null;
+  return w;
+}
+
+export function returnWriter(w: ByteWriter): void {
+  if (w.borrowsScratch) return w.release();
+  w.rewind();
+  lendable = w;
 }
 
 /** Runs a codec's writing half and returns the bytes. */

@@ -301,3 +301,26 @@ describe("DDSketch forms", () => {
     expect(DDSketch.decode(s.encode()).count).toBe(1);
   });
 });
+
+describe("DDSketch bin counts widen as they grow (docs/decisions/0015-light-state.md)", () => {
+  it("holds counts past 1, 2 and 4 bytes exactly, in merge, subtract and the codec", () => {
+    const s = new DDSketch();
+    for (let i = 0; i < 40; i++) s.add(10 + i);
+    const counts = [200, 300, 70_000, 5_000_000_000];
+    let total = 40;
+    for (const c of counts) {
+      s.add(25, c);
+      total += c;
+      expect(s.count).toBe(total);
+      expect(DDSketch.decode(s.encode()).bins()).toEqual(s.bins());
+    }
+    const bin = s.bins().find(([, c]) => c > 5_000_000_000);
+    expect(bin?.[1]).toBe(1 + 200 + 300 + 70_000 + 5_000_000_000);
+    const copy = s.clone();
+    copy.merge(s);
+    expect(copy.count).toBe(2 * total);
+    copy.subtract(s);
+    expect(copy.bins()).toEqual(s.bins());
+    expect(copy.quantile(0.5)).toBe(s.quantile(0.5));
+  });
+});

@@ -4,7 +4,7 @@ import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidCount, invalidOption, invalidValue } from "./errors.js";
 import { LogMapping } from "./log-mapping.js";
-import { containsAll, countOf, insertSorted, removeSorted, sizeOf, sumOf } from "./sorted-values.js";
+import { containsAll, countOf, insertSorted, removeSorted, sizeOf, sortedOfSize, sumOf } from "./sorted-values.js";
 
 export { MAX_BINS } from "./bin-store.js";
 
@@ -225,8 +225,7 @@ export class DDSketch {
     if (collapsed) w.zigzag(b.floor);
     if (n === 0) return;
     if (b === null) {
-      w.varint(n);
-      for (let i = 0; i < n; i++) w.float64((this.values as number[])[i] as number);
+      writeExact(w, this.values as number[], n);
       return;
     }
     w.varint(b.zeroCount);
@@ -234,6 +233,32 @@ export class DDSketch {
     w.float64(b.min);
     w.float64(b.max);
     encodeBins(b, w);
+  }
+
+  /**
+   * @internal What encodeTo writes for a sketch of accuracy `alpha` holding exactly `values`
+   * (sorted-values form, at most EXACT_LIMIT): RequestAggregate's small form encodes as this.
+   */
+  static encodeExactTo(w: ByteWriter, alpha: number, values: number[] | null): void {
+    const n = sizeOf(values);
+    const custom = alpha !== DEFAULT_RELATIVE_ACCURACY;
+    w.byte(VERSION);
+    w.byte(TAG);
+    w.byte((n > 0 ? FLAG_NON_EMPTY : 0) | (custom ? FLAG_CUSTOM_ACCURACY : 0) | FLAG_EXACT);
+    if (custom) w.float64(alpha);
+    if (n > 0) writeExact(w, values as number[], n);
+  }
+
+  /** @internal A sketch holding exactly `values` (sorted-values form, at most EXACT_LIMIT; copied). */
+  static ofExact(alpha: number, values: number[] | null): DDSketch {
+    const s = new DDSketch({ relativeAccuracy: alpha });
+    s.values = values === null ? null : values.slice();
+    return s;
+  }
+
+  /** @internal The sorted values while exact (owned by the sketch: copy before changing), else null. */
+  exactValues(): number[] | null {
+    return this.binned === null ? this.values : null;
   }
 
   /** @internal */
@@ -270,14 +295,17 @@ export class DDSketch {
   private decodeExact(r: ByteReader): void {
     const n = r.varint();
     if (n < 1 || n > EXACT_LIMIT) throw corrupt("DDSketch (exact value count out of range)");
+    // Sorted already: the array insertSorted would have grown to, filled in order (no copies).
+    const values = sortedOfSize(n);
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const v = r.float64();
       if (!(v >= prev && v < Infinity) || Object.is(v, -0))
         throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
-      this.values = insertSorted(this.values, v, 1);
+      values[i] = v;
       prev = v;
     }
+    this.values = values;
   }
 
   /** Switches to the binned form (idempotent) and returns it. */
@@ -298,6 +326,11 @@ export class DDSketch {
       );
     }
   }
+}
+
+function writeExact(w: ByteWriter, values: number[], n: number): void {
+  w.varint(n);
+  for (let i = 0; i < n; i++) w.float64(values[i] as number);
 }
 
 /** What a decoded binned sketch must satisfy to be one that add/merge/subtract could produce. */

@@ -6,20 +6,20 @@
 export class DenseRegisters {
   private constructor(
     readonly regs: Uint8Array,
-    /** hist[k] = number of registers holding k, for k = 0 … q + 1 (q = 53 − p). */
-    readonly hist: Float64Array,
+    /** hist[k] = number of registers holding k, for k = 0 … q + 1 (q = 53 − p); ≤ 2^18, so 4 bytes each. */
+    readonly hist: Uint32Array,
   ) {}
 
   /** All registers 0. */
   static empty(precision: number): DenseRegisters {
     const m = 1 << precision;
-    const hist = new Float64Array(55 - precision);
+    const hist = new Uint32Array(55 - precision);
     hist[0] = m;
     return new DenseRegisters(new Uint8Array(m), hist);
   }
 
   /** Takes ownership of `regs` and of `hist`, their histogram (length 55 − p; the decoder counts while unpacking). */
-  static of(regs: Uint8Array, hist: Float64Array): DenseRegisters {
+  static of(regs: Uint8Array, hist: Uint32Array): DenseRegisters {
     return new DenseRegisters(regs, hist);
   }
 
@@ -44,6 +44,6 @@ export class DenseRegisters {
 
   /** Bytes held: the registers, the histogram, two typed-array headers and this object. */
   heapBytes(): number {
-    return 200 + this.regs.length + 200 + 8 * this.hist.length + 32;
+    return 200 + this.regs.length + 200 + 4 * this.hist.length + 32;
   }
 }

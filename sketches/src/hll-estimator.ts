@@ -3,7 +3,7 @@
  * sketches", 2017, Algorithm 6): no bias correction tables, no small-range switch, accurate from 0
  * to the hash limit. `histogram[k]` = number of registers holding k, for k = 0 … q+1.
  */
-export function ertlEstimate(histogram: Float64Array | number[], m: number, q: number): number {
+export function ertlEstimate(histogram: ArrayLike<number>, m: number, q: number): number {
   let z = m * tau(1 - (histogram[q + 1] as number) / m);
   for (let k = q; k >= 1; k--) z = 0.5 * (z + (histogram[k] as number));
   z += m * sigma((histogram[0] as number) / m);

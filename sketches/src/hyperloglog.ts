@@ -4,7 +4,7 @@ import { SketchError, corrupt, invalidOption } from "./errors.js";
 import { DenseRegisters } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
-import { LIST_MAX, RANK_BITS, sparseEntries, sparseInsert, sparseSize } from "./sparse-set.js";
+import { LIST_MAX, RANK_BITS, sparseEntries, sparseInsert, sparseSize, type SparseSet } from "./sparse-set.js";
 
 export interface HyperLogLogOptions {
   /** Precision p ∈ [4, 18]: 2^p registers, standard error 1.04/√2^p. Default 14. */
@@ -25,10 +25,19 @@ const MODE_DENSE = 1;
  * estimator for dense (from a register histogram kept up to date, see dense-registers.ts), linear
  * counting on 2^25 buckets for sparse.
  */
+/** The sparse entry of a hash: its top 25 bits (the index) · 32 + the rank of the rest. */
+export function sparseEntryOf(hash: number): number {
+  const hi = (hash / HASH_LO_SCALE) >>> 0;
+  const lo = hash - hi * HASH_LO_SCALE;
+  const w = hi << SPARSE_P;
+  const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - SPARSE_P + (lo === 0 ? 22 : Math.clz32(lo) - 10);
+  return (hi >>> (32 - SPARSE_P)) * 32 + rank;
+}
+
 export class HyperLogLog {
   readonly precision: number;
-  /** Empty (null), sparse (a number[] set, see sparse-set.ts) or dense (registers + histogram): one field, 8 bytes less per sketch. */
-  private state: number[] | DenseRegisters | null = null;
+  /** Empty (null), sparse (a list or table, see sparse-set.ts) or dense (registers + histogram): one field, 8 bytes less per sketch. */
+  private state: SparseSet | DenseRegisters | null = null;
 
   constructor(options: HyperLogLogOptions = {}) {
     const p = options.precision ?? DEFAULT_PRECISION;
@@ -47,26 +56,55 @@ export class HyperLogLog {
   }
 
   addHash(hash: number): void {
-    const hi = (hash / HASH_LO_SCALE) >>> 0;
-    const lo = hash - hi * HASH_LO_SCALE;
     const dense = this.registers;
     if (dense !== null) {
+      const hi = (hash / HASH_LO_SCALE) >>> 0;
+      const lo = hash - hi * HASH_LO_SCALE;
       const p = this.precision;
       const w = hi << p;
       const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - p + (lo === 0 ? 22 : Math.clz32(lo) - 10);
       dense.raise(hi >>> (32 - p), rank);
       return;
     }
-    const w = hi << SPARSE_P;
-    const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - SPARSE_P + (lo === 0 ? 22 : Math.clz32(lo) - 10);
-    this.insertEntry((hi >>> (32 - SPARSE_P)) * 32 + rank);
+    this.insertEntry(sparseEntryOf(hash));
+  }
+
+  /** @internal Adds a sparse entry (sparseEntryOf of a hash), as addHash would. */
+  addSparseEntry(e: number): void {
+    this.insertEntry(e);
+  }
+
+  /** @internal The sparse list while the sketch is one (≤ LIST_MAX slots; owned: copy before changing), else null. */
+  sparseList(): number[] | null {
+    const s = this.state;
+    return Array.isArray(s) ? s : null;
+  }
+
+  /** @internal How many sparse entries a sketch of precision p holds before it turns dense. */
+  static sparseLimit(precision: number): number {
+    return Math.max(12, ((1 << precision) >>> 3) * 0.75);
+  }
+
+  /** @internal The estimate of a sparse sketch holding `entries` entries (linear counting on 2^25 buckets). */
+  static sparseEstimate(entries: number): number {
+    const m = 2 ** SPARSE_P;
+    return -m * Math.log1p(-entries / m);
+  }
+
+  /**
+   * @internal What encodeTo writes for a sparse sketch of precision p holding the entries of
+   * `list` (a sparse-set list): RequestAggregate's small form encodes as this.
+   */
+  static encodeListTo(w: ByteWriter, precision: number, list: number[] | null): void {
+    w.byte(VERSION);
+    w.byte(TAG);
+    w.byte(precision);
+    w.byte(MODE_SPARSE);
+    encodeSparse(w, list);
   }
 
   estimate(): number {
-    if (this.registers === null) {
-      const m = 2 ** SPARSE_P;
-      return -m * Math.log1p(-sparseSize(this.table) / m);
-    }
+    if (this.registers === null) return HyperLogLog.sparseEstimate(sparseSize(this.table));
     return ertlEstimate(this.registers.hist, this.registers.regs.length, 53 - this.precision);
   }
 
@@ -87,18 +125,18 @@ export class HyperLogLog {
   clone(): HyperLogLog {
     const c = new HyperLogLog({ precision: this.precision });
     const s = this.state;
-    c.state = s === null ? null : Array.isArray(s) ? s.slice() : s.clone();
+    c.state = s === null ? null : s instanceof DenseRegisters ? s.clone() : s.slice();
     return c;
   }
 
   private get registers(): DenseRegisters | null {
     const s = this.state;
-    return s === null || Array.isArray(s) ? null : s;
+    return s instanceof DenseRegisters ? s : null;
   }
 
-  private get table(): number[] | null {
+  private get table(): SparseSet | null {
     const s = this.state;
-    return Array.isArray(s) ? s : null;
+    return s instanceof DenseRegisters ? null : s;
   }
 
   /** True while the sketch holds its sparse form. */
@@ -110,7 +148,8 @@ export class HyperLogLog {
   heapBytes(): number {
     const s = this.state;
     if (s === null) return 40;
-    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + s.heapBytes();
+    if (s instanceof DenseRegisters) return 40 + s.heapBytes();
+    return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 200 + 4 * s.length;
   }
 
   encode(): Uint8Array {
@@ -128,7 +167,7 @@ export class HyperLogLog {
     w.byte(this.precision);
     if (this.registers === null) {
       w.byte(MODE_SPARSE);
-      this.encodeSparse(w);
+      encodeSparse(w, this.table);
       return;
     }
     w.byte(MODE_DENSE);
@@ -163,6 +202,10 @@ export class HyperLogLog {
   private decodeSparse(r: ByteReader): void {
     const n = r.varint();
     if (n > this.maxSparse()) throw corrupt("HyperLogLog (too many sparse entries)");
+    // A short list is built as inserting the entries would build it (strictly ascending indexes:
+    // no duplicates; 2 slots more each time it fills, 0 for an idle slot), without the inserts'
+    // copies: restoring a checkpoint decodes one per (slice, key).
+    const list = n > 0 && n <= LIST_MAX ? new Array<number>(Math.max(2, n + (n % 2))).fill(0) : null;
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const e = prev + r.varint();
@@ -175,9 +218,11 @@ export class HyperLogLog {
       ) {
         throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
       }
-      this.insertEntry(e);
+      if (list !== null) list[i] = e;
+      else this.insertEntry(e);
       prev = e;
     }
+    if (list !== null) this.state = list;
   }
 
   private decodeDense(r: ByteReader): void {
@@ -203,12 +248,12 @@ export class HyperLogLog {
       counts[d] = (counts[d] as number) + 1;
     }
     for (let r = maxRank + 1; r < 64; r++) if (counts[r] !== 0) throw corrupt("HyperLogLog (register out of range)");
-    this.state = DenseRegisters.of(regs, counts.slice(0, maxRank + 1));
+    this.state = DenseRegisters.of(regs, Uint32Array.from(counts.subarray(0, maxRank + 1)));
   }
 
   /** Sparse capacity limit: beyond it the table would outweigh 2^p one-byte registers. */
   private maxSparse(): number {
-    return Math.max(12, ((1 << this.precision) >>> 3) * 0.75);
+    return HyperLogLog.sparseLimit(this.precision);
   }
 
   private insertEntry(e: number): void {
@@ -243,37 +288,36 @@ export class HyperLogLog {
     const rank = mid !== 0 ? Math.clz32(mid) - (32 - extra) + 1 : extra + (e & 31);
     return [key >>> extra, rank];
   }
+}
 
-  /**
-   * Entries in ascending order as delta varints. A list (≤ LIST_MAX entries, the common case in a
-   * checkpoint: most keys see few users) is walked in order by picking the next larger entry each
-   * time, allocating nothing; a table is copied into a typed array, which sorts without a comparator.
-   */
-  private encodeSparse(w: ByteWriter): void {
-    const set = this.table;
-    const n = sparseSize(set);
-    w.varint(n);
-    if (set === null) return;
-    let prev = 0;
-    if (set.length <= LIST_MAX) {
-      for (let k = 0; k < n; k++) {
-        let next = Infinity;
-        for (let i = 0; i < n; i++) {
-          const e = set[i] as number;
-          if (e > prev && e < next) next = e;
-        }
-        w.varint(next - prev);
-        prev = next;
+/**
+ * Entries in ascending order as delta varints. A list (≤ LIST_MAX entries, the common case in a
+ * checkpoint: most keys see few users) is walked in order by picking the next larger entry each
+ * time, allocating nothing; a table is copied into a typed array, which sorts without a comparator.
+ */
+function encodeSparse(w: ByteWriter, set: SparseSet | null): void {
+  const n = sparseSize(set);
+  w.varint(n);
+  if (set === null) return;
+  let prev = 0;
+  if (Array.isArray(set)) {
+    for (let k = 0; k < n; k++) {
+      let next = Infinity;
+      for (let i = 0; i < n; i++) {
+        const e = set[i] as number;
+        if (e > prev && e < next) next = e;
       }
-      return;
+      w.varint(next - prev);
+      prev = next;
     }
-    const sorted = new Uint32Array(n);
-    for (let i = 1, j = 0; i < set.length; i++) if (set[i] !== 0) sorted[j++] = set[i] as number;
-    sorted.sort();
-    for (let i = 0; i < n; i++) {
-      const e = sorted[i] as number;
-      w.varint(e - prev);
-      prev = e;
-    }
+    return;
+  }
+  const sorted = new Uint32Array(n);
+  for (let i = 1, j = 0; i < set.length; i++) if (set[i] !== 0) sorted[j++] = set[i] as number;
+  sorted.sort();
+  for (let i = 0; i < n; i++) {
+    const e = sorted[i] as number;
+    w.varint(e - prev);
+    prev = e;
   }
 }

@@ -61,14 +61,24 @@ export function approxExp2(l: number): number {
   return Math.pow(2, e) * (1 + s);
 }
 
+/**
+ * Keys memoized per mapping: at α = 0.01 (35 keys per octave) ±4096 keys span values from 2^-117
+ * to 2^117 ms, every latency there is; 64 KiB per accuracy in use.
+ */
+const MEMO_KEYS = 4096;
+
 export class LogMapping {
   readonly relativeAccuracy: number;
   /** Keys per unit of interpolated log2. */
   readonly multiplier: number;
 
+  /** value(key) of keys in ±MEMO_KEYS, computed once each (NaN: not yet): a pane asks for five. */
+  private readonly memo: Float64Array;
+
   private constructor(relativeAccuracy: number) {
     this.relativeAccuracy = relativeAccuracy;
     this.multiplier = K / Math.log((1 + relativeAccuracy) / (1 - relativeAccuracy));
+    this.memo = new Float64Array(2 * MEMO_KEYS + 1).fill(NaN);
   }
 
   private static readonly cache = new Map<number, LogMapping>();
@@ -94,6 +104,16 @@ export class LogMapping {
 
   /** The value reported for a key: within α of everything its bin holds. */
   value(key: number): number {
+    const i = key + MEMO_KEYS;
+    if (i >= 0 && i < this.memo.length) {
+      const v = this.memo[i] as number;
+      if (v === v) return v;
+      return (this.memo[i] = this.compute(key));
+    }
+    return this.compute(key);
+  }
+
+  private compute(key: number): number {
     const lo = approxExp2((key - 1) / this.multiplier);
     const hi = Math.min(Number.MAX_VALUE, approxExp2(key / this.multiplier));
     // 2·lo·hi/(lo+hi), written so that neither the product nor a reciprocal overflows.

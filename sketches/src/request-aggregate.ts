@@ -1,8 +1,11 @@
 import { decodeWith } from "./byte-reader.js";
-import { encodeInPlace, encodeWith, type ByteWriter } from "./byte-writer.js";
-import { DDSketch } from "./ddsketch.js";
-import { SketchError, corrupt } from "./errors.js";
-import { HyperLogLog } from "./hyperloglog.js";
+import { encodeWith, lendWriter, returnWriter, type ByteWriter } from "./byte-writer.js";
+import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js";
+import { SketchError, corrupt, invalidValue } from "./errors.js";
+import { DEFAULT_PRECISION, HyperLogLog, sparseEntryOf } from "./hyperloglog.js";
+import { containsAll, insertSorted, removeSorted, sizeOf } from "./sorted-values.js";
+import { LIST_MAX, sparseInsert, sparseSize } from "./sparse-set.js";
+import { notSubset } from "./bin-store.js";
 
 export interface RequestAggregateOptions {
   /** DDSketch relative accuracy (default 0.01). */
@@ -14,30 +17,104 @@ export interface RequestAggregateOptions {
 const VERSION = 1;
 const TAG = 0x41; // "A"
 
+/** The options, checked, as one shared object per (accuracy, precision): an aggregate holds a reference. */
+interface Spec extends Required<RequestAggregateOptions> {
+  /** Sparse entries the small form holds: a sparse-set list (≤ 16) within the HyperLogLog's sparse limit. */
+  readonly entryLimit: number;
+}
+const specs = new Map<string, Spec>();
+/** Frozen options objects seen (and specs themselves) → their spec: an engine passes one object for every key. */
+const seen = new WeakMap<object, Spec>();
+
+function specOf(options: RequestAggregateOptions): Spec {
+  const cached = seen.get(options);
+  if (cached !== undefined) return cached;
+  const relativeAccuracy = options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY;
+  const hllPrecision = options.hllPrecision ?? DEFAULT_PRECISION;
+  const id = `${relativeAccuracy}/${hllPrecision}`;
+  let spec = specs.get(id);
+  if (spec === undefined) {
+    // Throws, as the sketches do, on a bad accuracy or precision.
+    new DDSketch({ relativeAccuracy });
+    const entryLimit = Math.min(
+      LIST_MAX,
+      HyperLogLog.sparseLimit(new HyperLogLog({ precision: hllPrecision }).precision),
+    );
+    spec = Object.freeze({ relativeAccuracy, hllPrecision, entryLimit });
+    seen.set(spec, spec);
+    // Bounded: decoding arbitrary options must not grow it without limit.
+    if (specs.size < 64) specs.set(id, spec);
+  }
+  // Only a frozen options object can be remembered: another could change under the cache.
+  if (Object.isFrozen(options)) seen.set(options, spec);
+  return spec;
+}
+
 /**
- * What the engine keeps per (window, key): request count, error count, a latency DDSketch and a
- * distinct-users HyperLogLog. `count` is the latency sketch's count (one latency per request).
+ * What the engine keeps per (window, key): request count, error count, latency quantiles
+ * (DDSketch) and distinct users (HyperLogLog). `count` is the latency count (one per request).
+ *
+ * Small form (docs/decisions/0015-light-state.md): while it holds at most EXACT_LIMIT latencies
+ * they sit in one sorted array inline (the DDSketch's own exact form: quantiles exact), and while
+ * at most 16 users' sparse entries, those sit in one list inline (the HyperLogLog's own sparse
+ * list: the same estimate); the DDSketch and the HyperLogLog objects are built only past that.
+ * Values and bytes are those of the sketches it stands for, in either form.
  */
 export class RequestAggregate {
-  readonly latency: DDSketch;
-  readonly users: HyperLogLog;
-  private _errors: number;
+  private readonly spec: Spec;
 
-  /** The last three arguments are internal (clone, decode): pass only options. */
-  constructor(options: RequestAggregateOptions = {}, latency?: DDSketch, users?: HyperLogLog, errors = 0) {
-    this.latency =
-      latency ??
-      new DDSketch(options.relativeAccuracy === undefined ? {} : { relativeAccuracy: options.relativeAccuracy });
-    this.users =
-      users ?? new HyperLogLog(options.hllPrecision === undefined ? {} : { precision: options.hllPrecision });
-    this._errors = errors;
+  private _errors = 0;
+  /** Latencies while few (sorted-values form); null once `sketch` holds them (or none came). */
+  private values: number[] | null = null;
+  private sketch: DDSketch | null = null;
+  /** Users' sparse entries while few (sparse-set list form); null once `hll` holds them (or none came). */
+  private entries: number[] | null = null;
+  private hll: HyperLogLog | null = null;
+
+  constructor(options: RequestAggregateOptions = {}) {
+    this.spec = specOf(options);
   }
 
   get count(): number {
-    return this.latency.count;
+    return this.sketch !== null ? this.sketch.count : sizeOf(this.values);
   }
   get errors(): number {
     return this._errors;
+  }
+
+  /** The latencies as a DDSketch: the sketch itself, or a copy of the small form (read it, do not change it). */
+  get latency(): DDSketch {
+    return this.sketch ?? DDSketch.ofExact(this.spec.relativeAccuracy, this.values);
+  }
+
+  /** The users as a HyperLogLog: the sketch itself, or one built from the small form (read it, do not change it). */
+  get users(): HyperLogLog {
+    if (this.hll !== null) return this.hll;
+    const h = new HyperLogLog({ precision: this.spec.hllPrecision });
+    this.forEachEntry((e) => h.addSparseEntry(e));
+    return h;
+  }
+
+  /** quantile(q) of the latencies for each of `qs` (DDSketch.quantiles; exact in the small form). */
+  quantiles(qs: readonly number[]): number[] {
+    if (this.sketch !== null) return this.sketch.quantiles(qs);
+    const values = this.values;
+    const n = sizeOf(values);
+    const out = new Array<number>(qs.length);
+    for (let i = 0; i < qs.length; i++) {
+      const q = qs[i] as number;
+      // Validation as DDSketch.quantile's.
+      out[i] =
+        n === 0 || !(q >= 0 && q <= 1)
+          ? this.latency.quantile(q)
+          : ((values as number[])[Math.floor(q * (n - 1))] as number);
+    }
+    return out;
+  }
+
+  /** Distinct users (HyperLogLog.estimate, the same number in either form). */
+  distinctUsers(): number {
+    return this.hll !== null ? this.hll.estimate() : HyperLogLog.sparseEstimate(sparseSize(this.entries));
   }
 
   /** One request. Throws (changing nothing) on a negative or non-finite latency. */
@@ -47,14 +124,42 @@ export class RequestAggregate {
 
   /** One request whose user was hashed once with HyperLogLog.hash. */
   addHashed(latencyMs: number, error: boolean, userHash: number): void {
-    this.latency.add(latencyMs);
+    this.addLatency(latencyMs);
     if (error) this._errors++;
-    this.users.addHash(userHash);
+    if (this.hll !== null) this.hll.addHash(userHash);
+    else this.addEntry(sparseEntryOf(userHash));
+  }
+
+  private addLatency(latencyMs: number): void {
+    const sketch = this.sketch;
+    if (sketch !== null) return sketch.add(latencyMs);
+    if (!(latencyMs >= 0 && latencyMs < Infinity)) throw invalidValue("value", latencyMs);
+    if (sizeOf(this.values) < EXACT_LIMIT) this.values = insertSorted(this.values, latencyMs + 0, 1);
+    else this.toSketch().add(latencyMs);
+  }
+
+  private addEntry(e: number): void {
+    const list = sparseInsert(this.entries, e, this.spec.entryLimit);
+    if (Array.isArray(list)) this.entries = list;
+    else this.toHll().addSparseEntry(e);
+  }
+
+  private addUser(e: number): void {
+    if (this.hll !== null) this.hll.addSparseEntry(e);
+    else this.addEntry(e);
   }
 
   merge(other: RequestAggregate): void {
-    this.latency.merge(other.latency);
-    this.users.merge(other.users);
+    if (other === this) other = this.clone();
+    this.checkCompatible(other);
+    if (other.sketch !== null) this.toSketch().merge(other.sketch);
+    else {
+      const theirs = other.values;
+      const n = sizeOf(theirs);
+      for (let i = 0; i < n; i++) this.addLatency((theirs as number[])[i] as number);
+    }
+    if (other.hll !== null) this.toHll().merge(other.hll);
+    else other.forEachEntry((e) => this.addUser(e));
     this._errors += other._errors;
   }
 
@@ -70,17 +175,43 @@ export class RequestAggregate {
         `cannot subtract ${prefix._errors} errors from ${this._errors}; subtract only an aggregate merged in before`,
       );
     }
-    this.latency.subtract(prefix.latency);
+    if (prefix === this) prefix = this.clone();
+    this.checkCompatible(prefix);
+    if (this.sketch === null && prefix.sketch === null) {
+      const theirs = prefix.values;
+      if (theirs !== null) {
+        if (!containsAll(this.values, theirs)) throw notSubset("a value of the prefix is missing");
+        const n = sizeOf(theirs);
+        for (let i = 0; i < n; i++) removeSorted(this.values as number[], theirs[i] as number, 1);
+      }
+    } else {
+      // Atomic: DDSketch.subtract changes nothing when it throws (this.latency is a copy while small).
+      const rest = this.latency;
+      rest.subtract(prefix.latency);
+      this.sketch = rest;
+      this.values = null;
+    }
     this._errors -= prefix._errors;
   }
 
   clone(): RequestAggregate {
-    return new RequestAggregate({}, this.latency.clone(), this.users.clone(), this._errors);
+    const c = new RequestAggregate(this.spec);
+    c._errors = this._errors;
+    c.values = this.values === null ? null : this.values.slice();
+    c.sketch = this.sketch === null ? null : this.sketch.clone();
+    c.entries = this.entries === null ? null : this.entries.slice();
+    c.hll = this.hll === null ? null : this.hll.clone();
+    return c;
   }
 
   /** Honest estimate of the heap bytes this aggregate holds (engine's state_bytes metric). */
   heapBytes(): number {
-    return 48 + this.latency.heapBytes() + this.users.heapBytes();
+    let n = 72;
+    if (this.values !== null) n += 48 + 8 * this.values.length;
+    if (this.entries !== null) n += 48 + 8 * this.entries.length;
+    if (this.sketch !== null) n += this.sketch.heapBytes();
+    if (this.hll !== null) n += this.hll.heapBytes();
+    return n;
   }
 
   encode(): Uint8Array {
@@ -92,15 +223,24 @@ export class RequestAggregate {
    * call: no copy or allocation for a caller that copies them into its own buffer.
    */
   encodeInto(use: (buf: Uint8Array, length: number) => void): void {
-    encodeInPlace((w) => this.writeTo(w), use);
+    // No closure or writer per call: a checkpoint encodes every open aggregate this way.
+    const w = lendWriter();
+    try {
+      this.writeTo(w);
+      use(w.target, w.written);
+    } finally {
+      returnWriter(w);
+    }
   }
 
   private writeTo(w: ByteWriter): void {
     w.byte(VERSION);
     w.byte(TAG);
     w.varint(this._errors);
-    this.latency.encodeTo(w);
-    this.users.encodeTo(w);
+    if (this.sketch !== null) this.sketch.encodeTo(w);
+    else DDSketch.encodeExactTo(w, this.spec.relativeAccuracy, this.values);
+    if (this.hll !== null) this.hll.encodeTo(w);
+    else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.entries);
   }
 
   static decode(bytes: Uint8Array): RequestAggregate {
@@ -110,7 +250,54 @@ export class RequestAggregate {
       const latency = DDSketch.decodeFrom(r);
       const users = HyperLogLog.decodeFrom(r);
       if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
-      return new RequestAggregate({}, latency, users, errors);
+      const a = new RequestAggregate({ relativeAccuracy: latency.relativeAccuracy, hllPrecision: users.precision });
+      a._errors = errors;
+      if (latency.isExact) a.values = latency.exactValues();
+      else a.sketch = latency;
+      const list = users.sparseList();
+      if (list !== null && sparseSize(list) <= a.spec.entryLimit) a.entries = list;
+      else if (!(users.isSparse && users.estimate() === 0)) a.hll = users;
+      return a;
     });
+  }
+
+  /** Calls fn for each sparse entry of the small form (none once `hll` holds the users). */
+  private forEachEntry(fn: (e: number) => void): void {
+    const list = this.entries;
+    if (list === null) return;
+    for (let i = 0; i < list.length && list[i] !== 0; i++) fn(list[i] as number);
+  }
+
+  /** Moves the latencies into a DDSketch (idempotent) and returns it. */
+  private toSketch(): DDSketch {
+    if (this.sketch !== null) return this.sketch;
+    const s = (this.sketch = DDSketch.ofExact(this.spec.relativeAccuracy, this.values));
+    this.values = null;
+    return s;
+  }
+
+  /** Moves the users into a HyperLogLog (idempotent) and returns it. */
+  private toHll(): HyperLogLog {
+    if (this.hll !== null) return this.hll;
+    const h = new HyperLogLog({ precision: this.spec.hllPrecision });
+    this.forEachEntry((e) => h.addSparseEntry(e));
+    this.hll = h;
+    this.entries = null;
+    return h;
+  }
+
+  private checkCompatible(other: RequestAggregate): void {
+    if (other.spec.relativeAccuracy !== this.spec.relativeAccuracy) {
+      throw new SketchError(
+        "TM_SKETCH_MISMATCH",
+        `cannot combine DDSketches of relativeAccuracy ${this.spec.relativeAccuracy} and ${other.spec.relativeAccuracy}; use one accuracy`,
+      );
+    }
+    if (other.spec.hllPrecision !== this.spec.hllPrecision) {
+      throw new SketchError(
+        "TM_SKETCH_MISMATCH",
+        `cannot merge HyperLogLogs of precision ${this.spec.hllPrecision} and ${other.spec.hllPrecision}; use one precision`,
+      );
+    }
   }
 }

@@ -27,11 +27,16 @@ function lowerBound(items: number[], size: number, value: number): number {
   return lo;
 }
 
+/** An empty array with room for n values, the size insertSorted grows to for n (fill it in order). */
+export function sortedOfSize(n: number): number[] {
+  return new Array<number>(Math.ceil(n / GROWTH) * GROWTH).fill(NaN);
+}
+
 /** Inserts `copies` of value in order; returns the array (a larger copy when it was full). */
 export function insertSorted(items: number[] | null, value: number, copies: number): number[] {
   const size = sizeOf(items);
   if (items === null || size + copies > items.length) {
-    const next = new Array<number>(Math.ceil((size + copies) / GROWTH) * GROWTH).fill(NaN);
+    const next = sortedOfSize(size + copies);
     for (let i = 0; i < size; i++) next[i] = (items as number[])[i] as number;
     items = next;
   }

@@ -1,23 +1,27 @@
 /**
  * The sparse form of a HyperLogLog: a set of entries (25-bit index · 32 + rank, never 0) keyed
- * by index, keeping the highest rank. Kept in one plain array (8 bytes a slot, no wrapper):
- * - a list while it holds at most LIST_MAX entries: scanned linearly, idle slots hold 0, and it
- *   grows by 2 slots, so 10 users take 10 slots;
- * - then an open-addressed hash table: slot 0 counts the entries, 2^k slots follow, load ≤ 3/4.
+ * by index, keeping the highest rank. Kept in one array, no wrapper:
+ * - a list while it holds at most LIST_MAX entries: a plain array (8 bytes a slot, no typed-array
+ *   headers) scanned linearly, idle slots hold 0, growing by 2 slots, so 10 users take 10 slots;
+ * - then an open-addressed hash table in a Uint32Array (entries are < 2^30; 4 bytes a slot): slot
+ *   0 counts the entries, 2^k slots follow, load ≤ 3/4.
  */
 export const LIST_MAX = 16;
 export const RANK_BITS = 5;
+
+/** A list (plain array, ≤ LIST_MAX slots) or a hash table (Uint32Array, more slots). */
+export type SparseSet = number[] | Uint32Array;
 
 /**
  * Adds an entry; returns the set (a new array when it grew), or null when a new entry would take
  * it past `limit` entries (the caller turns dense instead).
  */
-export function sparseInsert(set: number[] | null, e: number, limit: number): number[] | null {
+export function sparseInsert(set: SparseSet | null, e: number, limit: number): SparseSet | null {
   if (set === null) set = [0, 0];
-  return set.length <= LIST_MAX ? listInsert(set, e, limit) : hashInsert(set, e, limit);
+  return Array.isArray(set) ? listInsert(set, e, limit) : hashInsert(set, e, limit);
 }
 
-export function sparseSize(set: number[] | null): number {
+export function sparseSize(set: SparseSet | null): number {
   if (set === null) return 0;
   if (set.length > LIST_MAX) return set[0] as number;
   let n = 0;
@@ -26,7 +30,7 @@ export function sparseSize(set: number[] | null): number {
 }
 
 /** The entries, unordered. */
-export function sparseEntries(set: number[] | null): number[] {
+export function sparseEntries(set: SparseSet | null): number[] {
   if (set === null) return [];
   const out: number[] = [];
   for (let i = set.length > LIST_MAX ? 1 : 0; i < set.length; i++) {
@@ -36,7 +40,7 @@ export function sparseEntries(set: number[] | null): number[] {
   return out;
 }
 
-function listInsert(list: number[], e: number, limit: number): number[] | null {
+function listInsert(list: number[], e: number, limit: number): SparseSet | null {
   const key = e >>> RANK_BITS;
   let i = 0;
   for (; i < list.length; i++) {
@@ -58,7 +62,7 @@ function listInsert(list: number[], e: number, limit: number): number[] | null {
   return list;
 }
 
-function hashInsert(table: number[], e: number, limit: number): number[] | null {
+function hashInsert(table: Uint32Array, e: number, limit: number): Uint32Array | null {
   const key = e >>> RANK_BITS;
   const mask = table.length - 2;
   for (let i = key & mask; ; i = (i + 1) & mask) {
@@ -77,8 +81,8 @@ function hashInsert(table: number[], e: number, limit: number): number[] | null 
   }
 }
 
-function rehash(set: number[], slots: number): number[] {
-  const table = new Array<number>(slots + 1).fill(0);
+function rehash(set: SparseSet, slots: number): Uint32Array {
+  const table = new Uint32Array(slots + 1);
   for (const e of sparseEntries(set)) hashInsert(table, e, Infinity);
   return table;
 }

@@ -1,17 +1,29 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
+import type { BackfillMessage } from "@tidemark/engine/runtime";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { loadTidemarkConfig } from "../config/tidemark-config.js";
 import { refuseCountAsPartitions } from "../partition-count.js";
 import { DeployError } from "../errors.js";
+import { OrderedPublisher } from "../nats/ordered-publisher.js";
+
+/** How long JetStream has to acknowledge one publish before it is sent again (as the engine's pane sink). */
+const ACK_TIMEOUT_MS = 5_000;
+/** How long one message is sent again (a nats-server restarting) before the run fails. */
+const RETRY_FOR_MS = 60_000;
+const RETRY_DELAY_MS = 250;
+/** Messages queued across partitions before reading the recording waits. */
+const MAX_QUEUED = 256;
 
 /**
  * `tidemark backfill --input rec.ndjson`: publishes a recording into TM_EVENTS directly over
  * NATS, partitioned and batched like ingest, with heartbeats synthesized from its ingest_ts and
  * an end-of-recording heartbeat (BackfillPlan), so the engine computes what it would have live.
- * Message ids are derived from the file and the options: a re-run is deduplicated.
+ * Message ids are derived from the file and the options: a re-run is deduplicated. Each partition is
+ * stored in the plan's order, across a dropped connection too (OrderedPublisher;
+ * docs/decisions/0006-engine-runtime.md, "Backfill").
  */
 export const backfill: Command = {
   summary: "publish a recording (with its own ts and ingest_ts) into TM_EVENTS, heartbeats included",
@@ -43,31 +55,43 @@ export const backfill: Command = {
     const plan = new BackfillPlan({ partitions: config.partitionCount, runId, batchSize: batch });
 
     const nc = await connectNats(config.natsUrl);
-    const stats = { events: 0, messages: 0, heartbeats: 0, duplicates: 0 };
+    const stats = { events: 0, messages: 0, heartbeats: 0 };
     try {
       await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
       const js = jetstream(nc);
-      const inFlight = new Set<Promise<void>>();
-      const publish = async (m: {
-        partition: number;
-        msgId: string;
-        body: string;
-        heartbeatTs: number | undefined;
-        events: number;
-      }): Promise<void> => {
-        const h = headers();
-        if (m.heartbeatTs !== undefined) h.set(HEARTBEAT_HEADER, String(m.heartbeatTs));
-        const p = js
-          .publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h, timeout: 10_000 })
-          .then((ack) => {
-            if (ack.duplicate) stats.duplicates++;
-            inFlight.delete(p);
+      // In the plan's order, pipelined, but never past an unacknowledged message of the same
+      // partition, a lost one sent again first: each partition stays in order across a reconnect.
+      const publisher = new OrderedPublisher<BackfillMessage>({
+        send: (m) => {
+          const h = headers();
+          if (m.heartbeatTs !== undefined) h.set(HEARTBEAT_HEADER, String(m.heartbeatTs));
+          return js.publish(eventsSubject(m.partition), m.body, {
+            msgID: m.msgId,
+            headers: h,
+            timeout: ACK_TIMEOUT_MS,
           });
-        inFlight.add(p);
+        },
+        retryable: transientPublishError,
+        maxQueued: MAX_QUEUED,
+        retryForMs: RETRY_FOR_MS,
+        retryDelayMs: RETRY_DELAY_MS,
+        onRetry: (m, err) =>
+          process.stderr.write(
+            `tidemark backfill: message ${m.msgId} to partition ${m.partition} not acknowledged (${(err as Error).message}); sending it again\n`,
+          ),
+        failed: (m, err) =>
+          new DeployError(
+            "TM_BACKFILL_NOT_STORED",
+            `message ${m.msgId} to partition ${m.partition} was not acknowledged for ${RETRY_FOR_MS / 1000} s ` +
+              `(${(err as Error).message}); every partition is stored in order up to where it stopped: ` +
+              `run the same backfill again once NATS is back (a re-run is deduplicated)`,
+          ),
+      });
+      const publish = async (m: BackfillMessage): Promise<void> => {
         stats.messages++;
         if (m.heartbeatTs !== undefined) stats.heartbeats++;
         stats.events += m.events;
-        if (inFlight.size >= 256) await Promise.race(inFlight);
+        await publisher.publish(m);
       };
       const started = Date.now();
       let lastProgress = started;
@@ -85,9 +109,11 @@ export const backfill: Command = {
         }
       }
       for (const m of plan.end(config.core)) await publish(m);
-      await Promise.all(inFlight);
+      await publisher.drain();
       const summary = {
         ...stats,
+        duplicates: publisher.duplicates,
+        retries: publisher.retries,
         eventsRead: plan.eventsSeen,
         outOfOrder: plan.outOfOrder,
         endOfRecordingTs: plan.eventsSeen > 0 ? plan.endOfRecordingTs(config.core) : null,
@@ -105,6 +131,14 @@ export const backfill: Command = {
     return 0;
   },
 };
+
+/** A lost or unanswered publish (connection dropped, server restarting, JetStream not up yet), worth sending again. */
+function transientPublishError(err: unknown): boolean {
+  const name = (err as Error | undefined)?.name;
+  return (
+    name === "TimeoutError" || name === "RequestError" || name === "NoResponders" || name === "JetStreamNotEnabled"
+  );
+}
 
 /** The non-empty lines of a recording with their place (`file:line`). */
 async function* recordingLines(file: string): AsyncGenerator<[string, string]> {

@@ -5,95 +5,58 @@
  * 1. Throughput: N simulated events (50k per second of log time, 20 services × 20 routes, 20k
  *    users: the core benchmark's density) pre-published to TM_EVENTS (batches of 500, heartbeats, the
  *    end-of-recording heartbeat), then one in-process engine from an empty checkpoint dir until
- *    every event is through the core and every pane is acknowledged by TM_PANES. Baselines in the
- *    same run: the core alone on the same decoded events, and decoding the same batches.
- * 2. Checkpoints with ~100k open (window, key) states: snapshot (the synchronous part), the full
- *    write (encode, checksum, write, fsync, rename, fsync dir), bytes, restore time, and the
- *    event-loop delay p99 while checkpointing every 200 ms vs the same ticker without.
- * Bounded: ~60 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N.
+ *    every event is through the core and every pane is acknowledged by TM_PANES, then the same
+ *    with a pane publisher thread (docs/decisions/0017-engine-throughput.md), each on fresh
+ *    TM_PANES/TM_LATE. Baselines in the
+ *    same run: the core alone on the same decoded events, the input path alone (consumers, decode,
+ *    merge), a bare read (the same 8 ordered consumers decoding, nothing else), decoding the same
+ *    batches in memory; publishes per event.
+ * 1b. Pipeline lag p50/p99 of a fresh engine fed live (runtime-lag.ts) at the demo's rate and at
+ *    half the capacity measured in 1.
+ * 2. Checkpoints with ~200k open (window, key) states: the synchronous snapshot() for comparison,
+ *    the pause (input held while the snapshot encodes across event-loop turns, as the engine
+ *    worker does, docs/decisions/0016-checkpoints-without-pause.md), the full write (encode,
+ *    checksum, write, fsync, rename, fsync dir), bytes, restore time, the event-loop delay p99
+ *    while checkpointing every 200 ms vs the same with the synchronous snapshot and hash (the way
+ *    before ADR 0016) and vs the same ticker without, and the pause histogram's p99.
+ * Bounded: ~90 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
+ * runs part 2 alone and prints it (engine/BENCHMARKS.md is left as it is).
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { connect, headers } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { createCore, defaultCoreConfig, restoreCore, simulate, type CoreConfig } from "../core/index.js";
-import { HEARTBEAT_HEADER, decodeEventBatch, eventsSubject, partitionOf, type TelemetryEvent } from "../protocol.js";
-import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
+import { connect } from "@nats-io/transport-node";
+import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { createCore, defaultCoreConfig, restoreCore, type CoreConfig, type SnapshotSteps } from "../core/index.js";
+import {
+  HEARTBEAT_HEADER,
+  STREAM_EVENTS,
+  STREAM_LATE,
+  STREAM_PANES,
+  decodeEventBatch,
+  eventsSubject,
+  partitionOf,
+  type TelemetryEvent,
+} from "../protocol.js";
+import type { BackfillMessage } from "../runtime/backfill-plan.js";
+import { encodeCheckpoint } from "../runtime/checkpoint-codec.js";
 import { CheckpointStore } from "../runtime/checkpoint-store.js";
+import { openStates } from "./open-states.js";
+import { CHECKPOINT_PAUSE_BUCKETS_S } from "../runtime/engine-metrics.js";
+import { encodeAcrossTurns } from "../runtime/snapshot-turns.js";
 import { PaneSink } from "../runtime/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config.js";
 import { PartitionMerge } from "../runtime/partition-merge.js";
 import { PartitionSource } from "../runtime/partition-source.js";
 import { startEngine } from "../runtime/start-engine.js";
-import { ensureStream, eventsStreamSpec } from "../nats/index.js";
+import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
+import { EVENTS_PER_LOG_SECOND, natsServer, publish, recording } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
-/**
- * Events per second of log time: the core benchmark's busy system (run.ts, 50k/s) with its key
- * space (20 services × 20 routes, 20k users). Panes are per key and trigger tick, not per event,
- * so this sets panes per event: a sparser stream (100k events over 300 s here before: 333/s) makes
- * ~3.7 panes per event and measures the pane sink, not the engine.
- */
-const EVENTS_PER_LOG_SECOND = 50_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
-
-async function natsServer(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn("nats-server", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", join(dir, "js")], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let log = "";
-    child.once("error", reject);
-    child.stderr?.on("data", (b: Buffer) => {
-      log += b.toString();
-      if (log.includes("Server is ready")) resolve();
-    });
-  });
-  const exited = new Promise((r) => child.once("exit", r));
-  return { url: `nats://127.0.0.1:${port}`, stop: async () => void (child.kill("SIGTERM"), await exited) };
-}
-
-function recording(n: number): TelemetryEvent[] {
-  const spanMs = Math.max(1, Math.round((n / EVENTS_PER_LOG_SECOND) * 1000));
-  const events = simulate({ seed: 3, events: n, spanMs, services: 20, routes: 20, users: 20_000 });
-  return events.sort((a, b) => a.ingest_ts - b.ingest_ts);
-}
-
-async function publish(url: string, events: readonly TelemetryEvent[], core: CoreConfig): Promise<BackfillMessage[]> {
-  const nc = await connect({ servers: url, noAsyncTraces: true });
-  await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
-  const js = jetstream(nc);
-  const plan = new BackfillPlan({ partitions: 8, runId: "bench" });
-  const messages = [...events.flatMap((e) => plan.push(e)), ...plan.end(core)];
-  const inFlight = new Set<Promise<unknown>>();
-  for (const m of messages) {
-    const h = headers();
-    if (m.heartbeatTs !== undefined) h.set(HEARTBEAT_HEADER, String(m.heartbeatTs));
-    const p: Promise<unknown> = js
-      .publish(eventsSubject(m.partition), m.body, { msgID: m.msgId, headers: h })
-      .then(() => inFlight.delete(p));
-    inFlight.add(p);
-    if (inFlight.size >= 256) await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
-  await nc.drain();
-  return messages;
-}
+/** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
+const DEMO_RATE = 500;
+const LAG_RUN_MS = 10_000;
 
 function coreAlone(
   events: readonly TelemetryEvent[],
@@ -116,7 +79,7 @@ async function inputPath(url: string, events: number): Promise<number> {
   const js = jetstream(nc);
   const merge = new PartitionMerge(8);
   let released = 0;
-  const sink = { event: () => void released++, heartbeat: () => undefined };
+  const sink = { event: () => void released++, heartbeat: () => undefined, done: () => undefined };
   let done: () => void = () => undefined;
   const finished = new Promise<void>((r) => (done = r));
   const t0 = performance.now();
@@ -141,6 +104,39 @@ async function inputPath(url: string, events: number): Promise<number> {
   return ms;
 }
 
+/**
+ * The bare read: the same 8 ordered consumers (same filter and pull size as PartitionSource) over
+ * the same messages, each event batch decoded, nothing else: what any reader of TM_EVENTS pays.
+ */
+async function bareRead(url: string, events: number): Promise<number> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const js = jetstream(nc);
+  let decoded = 0;
+  const t0 = performance.now();
+  const readers = Array.from({ length: 8 }, async (_, p) => {
+    const consumer = await js.consumers.get(STREAM_EVENTS, {
+      filter_subjects: eventsSubject(p),
+      deliver_policy: DeliverPolicy.All,
+    });
+    const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
+    return {
+      messages,
+      done: (async () => {
+        for await (const m of messages) {
+          if (!m.headers?.get(HEARTBEAT_HEADER)) decoded += decodeEventBatch(m.data).length;
+          if (decoded >= events) break;
+        }
+      })(),
+    };
+  });
+  const open = await Promise.all(readers);
+  await Promise.race(open.map((r) => r.done));
+  const ms = performance.now() - t0;
+  await Promise.all(open.map((r) => r.messages.close().catch(() => undefined)));
+  await nc.close();
+  return ms;
+}
+
 function decodeOnly(messages: readonly BackfillMessage[]): number {
   const t0 = performance.now();
   let n = 0;
@@ -149,38 +145,77 @@ function decodeOnly(messages: readonly BackfillMessage[]): number {
   return performance.now() - t0;
 }
 
-async function throughput(url: string, dir: string, events: readonly TelemetryEvent[]): Promise<string[]> {
-  const core = defaultCoreConfig();
-  const messages = await publish(url, events, core);
-  const endTs = messages.at(-1)?.heartbeatTs ?? 0;
-  const config = parseEngineConfig({ flags: { nats: url, data: join(dir, "data"), "metrics-port": "0" } });
+interface EngineRun {
+  ms: number;
+  cpuMs: number;
+  published: number;
+  lateRecords: number;
+  panes: number;
+}
+
+/**
+ * One in-process engine from an empty checkpoint dir until every event is through the core and
+ * every pane acknowledged. TM_PANES and TM_LATE are deleted first, so no run's publishes are
+ * duplicates of an earlier run's (which the server would not store).
+ */
+async function engineRun(
+  url: string,
+  data: string,
+  events: number,
+  endTs: number,
+  thread: boolean,
+): Promise<EngineRun> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const jsm = await jetstreamManager(nc);
+  for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
+  await nc.close();
+  const config = parseEngineConfig({ flags: { nats: url, data, "metrics-port": "0" } });
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const running = await startEngine(config, { logger: silentLogger() });
+  const running = await startEngine(config, { logger: silentLogger(), paneThread: thread });
   const w = running.engine;
-  while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
+  while (!(w.eventsTotal >= events && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
     await new Promise((r) => setTimeout(r, 20));
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const cpuMs = (cpu.user + cpu.system) / 1000;
-  const published = w.sink.acked;
   let panes = 0;
   for (const kinds of w.panesEmitted.values()) for (const n of kinds.values()) panes += n;
+  const run = { ms, cpuMs: (cpu.user + cpu.system) / 1000, published: w.sink.acked, lateRecords: w.lateRecords, panes };
   await running.close();
+  return run;
+}
+
+async function throughput(
+  url: string,
+  dir: string,
+  events: readonly TelemetryEvent[],
+): Promise<{ lines: string[]; eventsPerSecond: number }> {
+  const core = defaultCoreConfig();
+  const messages = await publish(url, events, core);
+  const endTs = messages.at(-1)?.heartbeatTs ?? 0;
+  const run = await engineRun(url, join(dir, "data"), events.length, endTs, false);
+  const { ms, cpuMs, published, lateRecords, panes } = run;
+  const threaded = await engineRun(url, join(dir, "data-thread"), events.length, endTs, true);
   const alone = coreAlone(events, core, endTs);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
+  const bare = await bareRead(url, events.length);
   const rate = (n: number, t: number): string => `${Math.round(n / (t / 1000)).toLocaleString("en-US")} events/s`;
-  return [
+  const lines = [
     row(
       `engine: TM_EVENTS → core → TM_PANES acked (${events.length} events at ${EVENTS_PER_LOG_SECOND / 1000}k/s of log time; ${(panes / events.length).toFixed(3)} panes/event)`,
       `${(ms / 1000).toFixed(2)} s`,
-      `${rate(events.length, ms)}; ${panes} panes + ${published - panes} late records acked, ${Math.round(published / (ms / 1000)).toLocaleString("en-US")} publishes/s`,
+      `${rate(events.length, ms)}; ${panes} panes + ${lateRecords} late records acked in ${published} messages`,
     ),
     row(
       "  engine process CPU (user + system, all its threads) during that run",
       `${(cpuMs / 1000).toFixed(2)} s`,
       `${((cpuMs * 1e6) / events.length).toFixed(0)} ns/event, ${((cpuMs / ms) * 100).toFixed(0)}% of one core`,
+    ),
+    row(
+      "  the same engine with a pane publisher thread (second run: its core code warm)",
+      `${(threaded.ms / 1000).toFixed(2)} s`,
+      `${rate(events.length, threaded.ms)}; CPU ${(threaded.cpuMs / 1000).toFixed(2)} s`,
     ),
     row(
       "  baseline: the core alone on the same decoded events (no NATS, no-op sink)",
@@ -193,12 +228,41 @@ async function throughput(url: string, dir: string, events: readonly TelemetryEv
       rate(events.length, input),
     ),
     row(
-      "  baseline: decoding the same NDJSON batches (in memory)",
+      "  baseline: bare read, the same 8 ordered consumers reading and decoding, nothing else",
+      `${(bare / 1000).toFixed(2)} s`,
+      rate(events.length, bare),
+    ),
+    row(
+      "  baseline: decoding the same event batches (in memory)",
       `${(decode / 1000).toFixed(2)} s`,
       rate(events.length, decode),
     ),
     row("  engine / core alone", `${(alone.ms / ms).toFixed(2)}×`, "of the core's rate reaches panes on NATS"),
+    row("  engine / bare read", `${(bare / ms).toFixed(2)}×`, "of a bare reader's rate"),
+    row("  input path / bare read", `${(bare / input).toFixed(2)}×`, ""),
+    row(
+      "  publishes per event (pane and late batches)",
+      (published / events.length).toFixed(4),
+      `${published} messages for ${panes + lateRecords} panes and late records`,
+    ),
   ];
+  return { lines, eventsPerSecond: events.length / (ms / 1000) };
+}
+
+/** Pipeline lag of a live run at the demo's rate and at half the engine's measured capacity. */
+async function lagRows(url: string, dir: string, capacity: number): Promise<string[]> {
+  const runs: Array<[string, LagRun]> = [
+    ["the demo's rate", await liveLag(url, dir, DEMO_RATE, LAG_RUN_MS)],
+    ["half the engine's capacity above", await liveLag(url, dir, Math.round(capacity / 2 / 1000) * 1000, LAG_RUN_MS)],
+  ];
+  const ms = (v: number | null): string => (v === null ? "none" : `${v} ms`);
+  return runs.map(([what, r]) =>
+    row(
+      `pipeline lag p50 / p99, live ${LAG_RUN_MS / 1000} s at ${r.rate.toLocaleString("en-US")} events/s (${what})`,
+      `${ms(r.p50)} / ${ms(r.p99)}`,
+      `fed ${r.sent.toLocaleString("en-US")} events/s; ${r.publishesPerEvent.toFixed(4)} publishes per event`,
+    ),
+  );
 }
 
 /** Pane publishing: PaneSink (reply inbox, batched acks) vs js.publish, 1024 in flight each. */
@@ -223,26 +287,11 @@ async function sinkRates(url: string): Promise<string[]> {
   }
   await Promise.all(inFlight);
   const jsMs = performance.now() - t0;
-  const sink = new PaneSink(
-    {
-      publish: (_subject, payload, opts) => nc.publish("bench.sink", payload, opts),
-      subscribe: (s, o) => nc.subscribe(s, o),
-    },
-    1024,
-  );
+  const sink = new PaneSink(nc, 1024);
   const t1 = performance.now();
   for (let i = 0; i < N; i++) {
     if (sink.saturated) await sink.room();
-    sink.late(
-      {
-        policy: "x",
-        reason: "behind-watermark",
-        event: { pad: body } as unknown as TelemetryEvent,
-        window: { start: 0, end: 0 },
-        watermark: 0,
-      },
-      `sink-${i}`,
-    );
+    sink.publish("bench.sink", body, `sink-${i}`);
   }
   await sink.flush();
   const sinkMs = performance.now() - t1;
@@ -259,31 +308,9 @@ async function sinkRates(url: string): Promise<string[]> {
   ];
 }
 
-/** A core holding ~100k open (window, key) states: 1000 services × 100 routes, one open slice. */
-function bigState(core: CoreConfig): ReturnType<typeof createCore> {
-  const c = createCore(core);
-  const out = { pane: () => {}, late: () => {} };
-  const t = 1_700_000_000_000;
-  let i = 0;
-  for (let s = 0; s < 1000; s++)
-    for (let r = 0; r < 100; r++, i++) {
-      const e = {
-        ts: t + (i % 5000),
-        ingest_ts: t + 5000,
-        service: `svc-${s}`,
-        route: `/route/${r}`,
-        status: i % 50 ? 200 : 500,
-        latency_ms: 5 + (i % 300),
-        user: `u${i % 5000}`,
-      };
-      c.event(partitionOf(e.service, core.partitions), e, out);
-    }
-  return c;
-}
-
 async function checkpoints(dir: string): Promise<string[]> {
   const core = { ...defaultCoreConfig(), routeCapPerService: 200 };
-  const c = bigState(core);
+  const c = openStates(core, 1000); // ~200k open (window, key) states: both window sizes, service + route
   const keys = c.status().stateKeys;
   const store = new CheckpointStore(join(dir, "ckpt"), 3);
   await store.open();
@@ -295,41 +322,77 @@ async function checkpoints(dir: string): Promise<string[]> {
     logTime: null,
     wallTime: 0,
   };
-  const snaps: number[] = [];
+  const syncs: number[] = [];
+  const pauses: number[] = [];
+  const slices: number[] = [];
   const writes: number[] = [];
   let bytes = 0;
   let snapshot: Uint8Array = new Uint8Array();
+  // As the engine worker does (engine-worker.ts): the snapshot encoded across event-loop turns
+  // while the input is held (the pause), then the file written (SHA-256 off the loop).
+  const checkpoint = async (): Promise<void> => {
+    const t0 = performance.now();
+    const s = await encodeAcrossTurns(c.snapshotSteps?.() as SnapshotSteps);
+    pauses.push(performance.now() - t0);
+    slices.push(s.longestSliceMs);
+    snapshot = s.bytes;
+    bytes = (await store.write({ header, snapshot })).bytes;
+    writes.push(performance.now() - t0);
+  };
   for (let k = 0; k < 5; k++) {
     const t0 = performance.now();
-    snapshot = c.snapshot();
-    const t1 = performance.now();
-    bytes = (await store.write({ header, snapshot })).bytes;
-    snaps.push(t1 - t0);
-    writes.push(performance.now() - t0);
+    c.snapshot();
+    syncs.push(performance.now() - t0);
+    await checkpoint();
   }
-  const r0 = performance.now();
-  const restored = restoreCore(core, snapshot);
-  const restoreMs = performance.now() - r0;
-  if (restored.status().stateKeys !== keys) throw new Error("restore lost state");
+  const restores: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    const r0 = performance.now();
+    const restored = restoreCore(core, snapshot);
+    restores.push(performance.now() - r0);
+    if (restored.status().stateKeys !== keys) throw new Error("restore lost state");
+  }
   const idle = await loopDelay(async () => undefined);
-  const busy = await loopDelay(async () => void (await store.write({ header, snapshot: c.snapshot() })));
+  // Before ADR 0016: the snapshot and the file's SHA-256 on the event loop in one piece.
+  const before = await loopDelay(async () => void encodeCheckpoint({ header, snapshot: c.snapshot() }));
+  pauses.length = 0;
+  slices.length = 0;
+  const busy = await loopDelay(checkpoint);
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.ceil(0.99 * xs.length) - 1] ?? NaN;
+  const pause99 = p99(pauses) / 1000;
+  const bucket = CHECKPOINT_PAUSE_BUCKETS_S.find((le) => pause99 <= le) ?? "+Inf";
   return [
     row(
-      `checkpoint with ${keys.toLocaleString("en-US")} open (window, key) states: snapshot (synchronous)`,
-      `${med(snaps).toFixed(1)} ms`,
+      `checkpoint with ${keys.toLocaleString("en-US")} open (window, key) states: snapshot() synchronous, for comparison`,
+      `${med(syncs).toFixed(1)} ms`,
       "median of 5",
     ),
     row(
-      "  full write: snapshot + encode + sha256 + write + fsync + rename + fsync dir",
+      "  pause: input held while the snapshot encodes across event-loop turns",
+      `${med(pauses).toFixed(1)} ms`,
+      `median of 5; longest synchronous slice ${Math.max(...slices).toFixed(1)} ms`,
+    ),
+    row(
+      "  full write: pause + encode + sha256 (off the loop) + write + fsync + rename + fsync dir",
       `${med(writes).toFixed(1)} ms`,
       `${(bytes / 1e6).toFixed(2)} MB`,
     ),
-    row("  restore from that checkpoint", `${restoreMs.toFixed(1)} ms`, ""),
+    row("  restore from that checkpoint", `${med(restores).toFixed(1)} ms`, "median of 3"),
     row(
       "  event-loop delay p99 (max), checkpoint every 200 ms, 3 s",
       `${busy.p99.toFixed(1)} ms`,
-      `max ${busy.max.toFixed(1)} ms`,
+      `max ${busy.max.toFixed(1)} ms; longest slice ${Math.max(...slices).toFixed(1)} ms`,
+    ),
+    row(
+      "  tidemark_engine_checkpoint_pause_seconds p99 over those checkpoints",
+      `${(pause99 * 1000).toFixed(1)} ms`,
+      `${pauses.length} checkpoints; bucket le=${bucket}`,
+    ),
+    row(
+      "  event-loop delay p99 (max), the same with snapshot() + SHA-256 in one piece (before ADR 0016)",
+      `${before.p99.toFixed(1)} ms`,
+      `max ${before.max.toFixed(1)} ms`,
     ),
     row(
       "  event-loop delay p99 (max), same ticker without checkpoints, 3 s",
@@ -364,8 +427,14 @@ function record(lines: readonly string[]): void {
     file,
     `${kept}\n${marker}\nRegenerated by \`node dist/bench/runtime.js\` (part of \`npm run bench -w engine\`; engine/src/bench/runtime.ts). ` +
       `Load average at the end: ${load}. Ratios and baselines are measured in the same run.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n\n` +
-      `How to read it: every pane and every late record is one JetStream publish; the engine's CPU per event beyond ` +
-      `the core-alone and input-path baselines is that publishing (JSON, headers, acks), which the pane-sink rows measure alone.\n`,
+      `How to read it: panes and late records travel in batches, one message per input message and subject ` +
+      `(docs/decisions/0012-batched-transport.md), their JSON written straight as bytes ` +
+      `(docs/decisions/0017-engine-throughput.md; the thread row publishes them from a thread of their own). What the engine spends beyond the core-alone and ` +
+      `input-path baselines, and on what (pane JSON, publishing, GC, checkpoints, status), is measured by ` +
+      `\`node dist/bench/runtime-profile.js\` (the same engine run under the CPU profiler, grouped by activity); ` +
+      `the breakdown before and after is in ADR 0017. The pane-sink rows measure publishing alone. The lag rows run ` +
+      `a fresh engine while a worker thread publishes fresh events the way ingest does (bench/live-feed.ts). ` +
+      `The checkpoint rows: the pause is the time the input is held while the snapshot encodes in ~4 ms slices across event-loop turns (docs/decisions/0016-checkpoints-without-pause.md); the event loop is blocked at most a slice (plus garbage collection), and the row before ADR 0016 takes the same checkpoints the old way in the same run.\n`,
   );
 }
 
@@ -373,21 +442,22 @@ function row(a: string, b: string, c: string): string {
   return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
 }
 
-function silentLogger(): never {
-  const noop = (): void => undefined;
-  const l = { info: noop, warn: noop, error: noop, debug: noop, flush: noop };
-  return l as never;
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-runtime-"));
+  if (process.env.TM_BENCH_RUNTIME_PART === "checkpoints") {
+    process.stdout.write((await checkpoints(dir)).join("\n") + "\n");
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   const nats = await natsServer(dir);
   try {
     const events = recording(EVENTS);
     const lines = [
       `engine runtime benchmark (real nats-server ${nats.url}, 8 partitions, default policies and windows)`,
     ];
-    lines.push(...(await throughput(nats.url, dir, events)));
+    const t = await throughput(nats.url, dir, events);
+    lines.push(...t.lines);
+    lines.push(...(await lagRows(nats.url, dir, t.eventsPerSecond)));
     lines.push(...(await sinkRates(nats.url)));
     lines.push(...(await checkpoints(dir)));
     process.stdout.write(lines.join("\n") + "\n");

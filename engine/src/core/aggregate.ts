@@ -24,7 +24,8 @@ export interface Aggregate {
 }
 
 export interface AggregateKind {
-  create(): Aggregate;
+  /** An empty aggregate for a service key, or (`route`) for a (service, route) key. */
+  create(route?: boolean): Aggregate;
   decode(bytes: Uint8Array): Aggregate;
   hashUser(user: string): UserHash;
 }

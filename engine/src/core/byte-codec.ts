@@ -4,19 +4,35 @@ import { CoreError } from "./errors.js";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** Past this size the writer adds chunks instead of doubling: a big snapshot is never copied to grow. */
+const CHUNK_BYTES = 1 << 20;
+
 export class ByteWriter {
-  private buf = new Uint8Array(1024);
-  private view32 = new DataView(this.buf.buffer);
-  length = 0;
+  private buf: Uint8Array = new Uint8Array(1024);
+  private view32: DataView = new DataView(this.buf.buffer);
+  /** Full chunks before `buf`. */
+  private full: Uint8Array[] = [];
+  /** Bytes written into `buf`. */
+  private length = 0;
 
   private reserve(n: number): void {
     if (this.length + n <= this.buf.length) return;
+    if (this.buf.length >= CHUNK_BYTES) {
+      this.full.push(this.buf.subarray(0, this.length));
+      this.use(new Uint8Array(Math.max(CHUNK_BYTES, n)), 0);
+      return;
+    }
     let size = this.buf.length * 2;
     while (size < this.length + n) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
-    this.view32 = new DataView(next.buffer);
+    this.use(next, this.length);
+  }
+
+  private use(buf: Uint8Array, length: number): void {
+    this.buf = buf;
+    this.view32 = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.length = length;
   }
 
   /** Unsigned integer up to 2^53. */
@@ -51,6 +67,11 @@ export class ByteWriter {
 
   bytes(b: Uint8Array): void {
     this.uint(b.length);
+    this.raw(b);
+  }
+
+  /** The bytes as they are, no length prefix. */
+  raw(b: Uint8Array): void {
     this.reserve(b.length);
     this.buf.set(b, this.length);
     this.length += b.length;
@@ -82,18 +103,48 @@ export class ByteWriter {
     this.length += 4;
   }
 
-  /** The bytes written so far (a view: valid until the next write). */
+  /** The bytes written so far, in pieces (views: valid until the next write). */
+  chunks(): Uint8Array[] {
+    return [...this.full, this.buf.subarray(0, this.length)];
+  }
+
+  /** The bytes written so far, contiguous (a view: valid until the next write). */
   view(): Uint8Array {
+    if (this.full.length > 0) {
+      const all = joinChunks(this.chunks());
+      this.full = [];
+      this.use(all, all.length);
+    }
     return this.buf.subarray(0, this.length);
   }
 
   finish(): Uint8Array {
-    return this.buf.slice(0, this.length);
+    return this.view().slice();
   }
 }
 
+function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** Slots of a reader's cache of short ASCII strings (a power of two). */
+const NAME_SLOTS = 4096;
+/** Strings up to this many bytes go through the cache. */
+const NAME_MAX = 64;
+
 export class ByteReader {
   private readonly view: DataView;
+  /**
+   * Short ASCII strings read so far, by a hash of their bytes: a snapshot names each service and
+   * route once per slice and window, and a hit returns the string already made (no allocation).
+   */
+  private readonly names: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS);
   pos = 0;
   constructor(private readonly buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -137,8 +188,19 @@ export class ByteReader {
   }
 
   string(): string {
+    const n = this.uint();
+    this.need(n);
+    const at = this.pos;
+    if (n <= NAME_MAX) {
+      const name = this.asciiName(at, n);
+      if (name !== undefined) {
+        this.pos = at + n;
+        return name;
+      }
+    }
+    this.pos = at + n;
     try {
-      return decoder.decode(this.bytes());
+      return decoder.decode(this.buf.subarray(at, at + n));
     } catch (e) {
       if (e instanceof CoreError) throw e;
       throw new CoreError("TM_SNAPSHOT_CORRUPT", "snapshot holds invalid UTF-8");
@@ -147,6 +209,27 @@ export class ByteReader {
 
   get done(): boolean {
     return this.pos === this.buf.length;
+  }
+
+  /** buf[at, at + n) as a string when it is ASCII (from the cache when seen before), else undefined. */
+  private asciiName(at: number, n: number): string | undefined {
+    const buf = this.buf;
+    let h = 0x811c9dc5 ^ n;
+    for (let i = at; i < at + n; i++) {
+      const b = buf[i] as number;
+      if (b >= 0x80) return undefined;
+      h = Math.imul(h ^ b, 0x01000193);
+    }
+    const slot = (h >>> 0) & (NAME_SLOTS - 1);
+    const hit = this.names[slot];
+    if (hit !== undefined && hit.length === n) {
+      let same = true;
+      for (let i = 0; i < n && same; i++) same = hit.charCodeAt(i) === buf[at + i];
+      if (same) return hit;
+    }
+    const s = String.fromCharCode.apply(null, buf.subarray(at, at + n) as unknown as number[]);
+    this.names[slot] = s;
+    return s;
   }
 }
 
@@ -169,11 +252,25 @@ const CRC_TABLES = (() => {
 
 /** CRC-32 (IEEE) of a byte range, four bytes per step (slicing-by-4, the same value as byte by byte). */
 export function crc32(bytes: Uint8Array): number {
+  return crc32Final(crc32Update(CRC32_START, bytes, 0, bytes.length));
+}
+
+/** The running value before any byte (crc32Update's first `c`). */
+export const CRC32_START = 0xffffffff;
+
+/** The CRC-32 of what crc32Update has seen, from its running value. */
+export function crc32Final(c: number): number {
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * Feeds bytes[start, end) to a running CRC-32 value `c` (CRC32_START at first): a checksum taken
+ * in pieces (a snapshot encoded across event-loop turns) equals crc32 of the whole.
+ */
+export function crc32Update(c: number, bytes: Uint8Array, start: number, end: number): number {
   const [t0, t1, t2, t3] = CRC_TABLES;
-  let c = 0xffffffff;
-  const n = bytes.length;
-  const whole = n - (n % 4);
-  let i = 0;
+  const whole = start + (end - start - ((end - start) % 4));
+  let i = start;
   for (; i < whole; i += 4) {
     c ^=
       (bytes[i] as number) |
@@ -186,6 +283,6 @@ export function crc32(bytes: Uint8Array): number {
       (t1[(c >>> 16) & 0xff] as number) ^
       (t0[c >>> 24] as number);
   }
-  for (; i < n; i++) c = (t0[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  for (; i < end; i++) c = (t0[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  return c;
 }

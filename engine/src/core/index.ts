@@ -7,6 +7,7 @@ export { CoreError, ConfigError, type CoreErrorCode } from "./errors.js";
 export { keyIdOf } from "./window-state.js";
 export { OTHER_ROUTE, OTHER_SERVICE } from "./key-registry.js";
 export { SNAPSHOT_VERSION } from "./snapshot.js";
+export { allSteps, snapshotStepsOf } from "./snapshot-steps.js";
 export type {
   AccumulationMode,
   CoreConfig,
@@ -15,6 +16,7 @@ export type {
   PartitionStatus,
   PolicyConfig,
   PolicyStatus,
+  SnapshotSteps,
   StreamCore,
   WatermarkStrategyConfig,
   WindowConfig,

@@ -130,8 +130,9 @@ describe("snapshot and restore", () => {
     version[4] = 99;
     expect(code(() => restoreCore(config, version))).toBe("TM_SNAPSHOT_VERSION");
     // a checkpoint of an older format (1: bias without distinct users; 2: partitions without the log time
-    // of their last record), correctly sealed, is refused, not misread.
-    for (const v of [1, 2]) {
+    // of their last record; 3: one dial per policy; 4: route users at the configured precision, ADR 0015),
+    // correctly sealed, is refused, not misread.
+    for (const v of [1, 2, 3, 4]) {
       const old = snap.slice();
       expect(old[4]).toBe(SNAPSHOT_VERSION);
       old[4] = v;

@@ -82,19 +82,19 @@ describe("core snapshot golden bytes", () => {
 
 const GOLDEN = {
   core: {
-    version: 4,
+    version: 5,
     bytes: {
       length: 5308,
-      head: "544d435304b4",
-      sha256: "424a1e43bb2943dbc7b38fb5c74f423250aeaf7a98fe7f1736f6a7393377435f",
+      head: "544d435305b4",
+      sha256: "6439733e90a01931eb9cdeb4148365e4f85b72e39764ef59d9dacccbd130cb37",
     },
   },
   sessions: {
-    version: 4,
+    version: 5,
     bytes: {
-      length: 6930,
+      length: 6790,
       head: "544d575301bc",
-      sha256: "42b6831ec7b114feefef863101b21fdfa4bf31a9a511f2ff97d732305fe53b0d",
+      sha256: "5f25681e1c3d6fe5f3b1f806a2ef36f52a7b0942fc3f991b9bcff022eec72af5",
     },
   },
 };

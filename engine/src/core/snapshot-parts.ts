@@ -204,7 +204,8 @@ export function readTracks(r: ByteReader, policies: number, kind: AggregateKind)
   return out;
 }
 
-export function writeKeys(w: ByteWriter, services: Map<string, KeyNode>): void {
+/** Keyed aggregates, a step per service (with its routes). */
+export function* writeKeys(w: ByteWriter, services: Map<string, KeyNode>): Generator<void, void, void> {
   // Each aggregate's bytes are copied from the sketches' scratch buffer (no Uint8Array per aggregate).
   const put = (buf: Uint8Array, length: number): void => w.bytesOf(buf, length);
   w.uint(services.size);
@@ -213,10 +214,12 @@ export function writeKeys(w: ByteWriter, services: Map<string, KeyNode>): void {
     node.agg.encodeInto(put);
     const routes = node.routes as Map<string, KeyNode>;
     w.uint(routes.size);
-    for (const [route, rn] of routes) {
+    // forEach: no [key, value] pair allocated per route (a checkpoint visits every one).
+    routes.forEach((rn, route) => {
       w.string(route);
       rn.agg.encodeInto(put);
-    }
+    });
+    yield;
   }
 }
 
@@ -231,8 +234,11 @@ export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNod
   return services;
 }
 
-/** The key registry: next sweep is the caller's; folded-event counters, then each service (last seen) with its routes. */
-export function writeKeyRegistry(w: ByteWriter, keys: KeyRegistry): void {
+/**
+ * The key registry: next sweep is the caller's; folded-event counters, then each service (last
+ * seen) with its routes; a step per service.
+ */
+export function* writeKeyRegistry(w: ByteWriter, keys: KeyRegistry): Generator<void, void, void> {
   w.uint(keys.overflow.services);
   w.uint(keys.overflow.routes);
   w.uint(keys.services.size);
@@ -244,6 +250,7 @@ export function writeKeyRegistry(w: ByteWriter, keys: KeyRegistry): void {
       w.string(route);
       w.f64(seen.at);
     }
+    yield;
   }
 }
 

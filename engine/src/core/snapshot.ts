@@ -10,7 +10,8 @@ import type { BiasPoint } from "./bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { CoreError } from "./errors.js";
-import type { CoreConfig } from "./types.js";
+import { allSteps, crc32Steps, joinSteps } from "./snapshot-steps.js";
+import type { CoreConfig, SnapshotSteps } from "./types.js";
 import { firstWindowStart } from "./window-assigner.js";
 import { readPolicyDial, writePolicyDial } from "./dial-snapshot.js";
 import {
@@ -37,14 +38,16 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
  * of their last record (idleness in log time); the key registry carries services (service cap).
  * 4: bias per (policy, window size, service, stage): pane tracks carry the values shown at each
  * stage, each window config its policies' dials (docs/decisions/0013-bias-per-service-stage-age.md).
+ * 5: route keys' aggregates hold a HyperLogLog of precision hllPrecision − 4 (routeHllPrecision,
+ * docs/decisions/0015-light-state.md); a version-4 slice would mix precisions in a merge.
  */
-export const SNAPSHOT_VERSION = 4;
+export const SNAPSHOT_VERSION = 5;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));
 }
 
-function writeWindow(w: ByteWriter, win: Window, policies: number): void {
+function* writeWindow(w: ByteWriter, win: Window, policies: number): Generator<void, void, void> {
   w.f64(win.start);
   w.bytes(win.stage);
   w.uint(win.closed);
@@ -61,6 +64,7 @@ function writeWindow(w: ByteWriter, win: Window, policies: number): void {
       w.string(route);
       writeTracks(w, routeNode, policies);
     }
+    yield;
   }
   w.bool(win.ref !== null);
   if (win.ref) {
@@ -79,7 +83,7 @@ function writeWindow(w: ByteWriter, win: Window, policies: number): void {
   }
 }
 
-function writeClockAndKeys(w: ByteWriter, state: CoreState): void {
+function* writeClockAndKeys(w: ByteWriter, state: CoreState): Generator<void, void, void> {
   const clock = state.clock;
   w.f64(clock.logTime);
   w.f64(state.keys.nextSweep);
@@ -89,29 +93,41 @@ function writeClockAndKeys(w: ByteWriter, state: CoreState): void {
     writePolicyProgress(w, p);
     writeDelaySamples(w, p);
   }
-  writeKeyRegistry(w, state.keys);
+  yield* writeKeyRegistry(w, state.keys);
 }
 
 /** Snapshot bytes of the core's whole state. */
 export function encodeCoreSnapshot(config: CoreConfig, state: CoreState): Uint8Array {
+  return allSteps(encodeCoreSnapshotSteps(config, state));
+}
+
+/**
+ * The same bytes in steps: a yield after each key (a service with its routes) of a slice, a window
+ * or the key registry, after each dial and each piece of the checksum. The state must not change
+ * until the last step (docs/decisions/0016-checkpoints-without-pause.md).
+ */
+export function* encodeCoreSnapshotSteps(config: CoreConfig, state: CoreState): SnapshotSteps {
   const w = new ByteWriter();
   for (const b of MAGIC) w.uint(b);
   w.uint(SNAPSHOT_VERSION);
   w.uint(configCrc(config));
-  writeClockAndKeys(w, state);
+  yield* writeClockAndKeys(w, state);
   const policies = state.clock.policies.length;
   for (const c of state.windowConfigs) {
     w.uint(c.slices.size);
     for (const s of c.slices.values()) {
       w.f64(s.start);
-      writeKeys(w, s.services);
+      yield* writeKeys(w, s.services);
     }
     w.uint(c.windows.size);
-    for (const win of c.windows.values()) writeWindow(w, win, policies);
-    for (const dial of c.dials) writePolicyDial(w, dial);
+    for (const win of c.windows.values()) yield* writeWindow(w, win, policies);
+    for (const dial of c.dials) {
+      writePolicyDial(w, dial);
+      yield;
+    }
   }
-  w.u32(crc32(w.view()));
-  return w.view();
+  w.u32(yield* crc32Steps(w.chunks()));
+  return yield* joinSteps(w.chunks());
 }
 
 function corrupt(what: string): CoreError {

@@ -13,10 +13,10 @@ import { InputDriver } from "./input-driver.js";
 import { sweepDial, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { measureProvisional } from "./provisional.js";
-import { encodeCoreSnapshot } from "./snapshot.js";
+import { encodeCoreSnapshot, encodeCoreSnapshotSteps } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
-import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "./types.js";
+import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "./types.js";
 import { windowStartsOf } from "./window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
 import { STAGE_FINAL, STAGE_ON_TIME, trackNode, type KeyNode, type Slice, type Window } from "./window-state.js";
@@ -134,6 +134,10 @@ export class EventTimeCore implements StreamCore {
 
   snapshot(): Uint8Array {
     return encodeCoreSnapshot(this.config, this.state);
+  }
+
+  snapshotSteps(): SnapshotSteps {
+    return encodeCoreSnapshotSteps(this.config, this.state);
   }
 
   private get logTime(): number {
@@ -259,7 +263,7 @@ export class EventTimeCore implements StreamCore {
     const names = this.names;
     const route = (names.route ??= this.state.keys.route(names.service as string, e.route, this.logTime));
     node = routes.get(route);
-    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(), routes: null }));
+    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(true), routes: null }));
     return node;
   }
 

@@ -122,6 +122,14 @@ export interface CoreStatus {
   heldBackBy: number | null;
 }
 
+/**
+ * A snapshot encoded in steps (docs/decisions/0016-checkpoints-without-pause.md): each `next()`
+ * encodes a bounded piece of the state (a key with its routes, a window's key, a piece of the
+ * checksum); the last returns the bytes `snapshot()` would have returned when the first step ran.
+ * No input may reach the core until then; `status()` may.
+ */
+export type SnapshotSteps = Generator<void, Uint8Array, void>;
+
 /** The pure engine. Feed it in merged arrival order (ingest_ts non-decreasing across calls). */
 export interface StreamCore {
   event(partition: number, event: TelemetryEvent, out: CoreOutput): void;
@@ -131,4 +139,6 @@ export interface StreamCore {
   status(): CoreStatus;
   /** Versioned, checksummed; restoring it and continuing gives byte-identical panes. */
   snapshot(): Uint8Array;
+  /** The same snapshot in steps (absent: the runtime takes `snapshot()` in one step). */
+  snapshotSteps?(): SnapshotSteps;
 }

@@ -1,7 +1,7 @@
 /**
  * BackfillPlan: turns a recording (arrival order; docs/operations.md, "Backfill") into the
  * TM_EVENTS messages ingest would have written: events partitioned by `partitionOf(service)`,
- * batched per partition, and a heartbeat to every partition each `heartbeatEveryMs` of the
+ * batched per partition in the compact batch (docs/decisions/0012-batched-transport.md), and a heartbeat to every partition each `heartbeatEveryMs` of the
  * recording's ingest_ts, so quiet partitions advance exactly as they would have live. The heartbeat
  * carries the ingest_ts of the event that crossed the boundary, which no later event of the
  * recording precedes.
@@ -14,13 +14,15 @@
  * same ids, so a re-run is deduplicated by TM_EVENTS.
  */
 import type { CoreConfig } from "../core/types.js";
-import { encodeEventBatch, partitionOf, type TelemetryEvent } from "../protocol.js";
+import { encodeEventBatchBody, partitionOf, type TelemetryEvent } from "../protocol.js";
+
+const EMPTY = new Uint8Array(0);
 
 export interface BackfillMessage {
   partition: number;
   msgId: string;
-  /** NDJSON batch, or "" for a heartbeat. */
-  body: string;
+  /** An event batch as ingest writes it (the compact batch, ADR 0012), or empty for a heartbeat. */
+  body: Uint8Array;
   /** Heartbeat time (ms) or undefined for an event batch. */
   heartbeatTs: number | undefined;
   events: number;
@@ -99,7 +101,7 @@ export class BackfillPlan {
 
   private heartbeats(ts: number, out: BackfillMessage[]): void {
     for (let p = 0; p < this.opts.partitions; p++)
-      out.push({ partition: p, msgId: this.id(), body: "", heartbeatTs: ts, events: 0 });
+      out.push({ partition: p, msgId: this.id(), body: EMPTY, heartbeatTs: ts, events: 0 });
   }
 
   private flushAll(out: BackfillMessage[]): void {
@@ -112,7 +114,7 @@ export class BackfillPlan {
     out.push({
       partition: p,
       msgId: this.id(),
-      body: encodeEventBatch(buf),
+      body: encodeEventBatchBody(buf),
       heartbeatTs: undefined,
       events: buf.length,
     });

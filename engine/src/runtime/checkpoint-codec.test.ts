@@ -6,7 +6,14 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { CHECKPOINT_VERSION, decodeCheckpoint, encodeCheckpoint, type Checkpoint } from "./checkpoint-codec.js";
+import {
+  CHECKPOINT_VERSION,
+  CHECKPOINT_VERSION_PENDING,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  encodeCheckpointOffLoop,
+  type Checkpoint,
+} from "./checkpoint-codec.js";
 import { RuntimeError } from "./errors.js";
 
 const fixed: Checkpoint = {
@@ -39,6 +46,12 @@ describe("checkpoint envelope golden bytes", () => {
     expect(encodeCheckpoint(fixed).toString("hex")).toBe(golden);
   });
 
+  it("hashing off the event loop writes the same bytes (the store's path)", async () => {
+    expect((await encodeCheckpointOffLoop(fixed)).toString("hex")).toBe(golden);
+    const big = { ...fixed, snapshot: Uint8Array.from({ length: 3_000_001 }, (_, i) => (i * 31) & 0xff) };
+    expect((await encodeCheckpointOffLoop(big)).equals(encodeCheckpoint(big))).toBe(true);
+  });
+
   it("the committed bytes follow the documented layout: TMCK, u32 version, header JSON, snapshot, SHA-256", () => {
     const buf = Buffer.from(golden, "hex");
     expect(buf.toString("latin1", 0, 4)).toBe("TMCK");
@@ -69,5 +82,23 @@ describe("checkpoint envelope golden bytes", () => {
     }
     expect(caught instanceof RuntimeError && caught.code).toBe("TM_CHECKPOINT_CORRUPT");
     expect((caught as Error).message).toMatch(/checkpoint golden is unusable: checksum mismatch/);
+  });
+
+  it("is version 2 when the header carries pending batches, which round-trip; without them version 1", () => {
+    const pending = [
+      {
+        partition: 5,
+        seq: 10,
+        subjects: [{ subject: "tm.late.dashboard", chunk: 1, lines: ['{"a":"b\\n"}'], units: 12 }],
+      },
+    ];
+    const buf = encodeCheckpoint({ ...fixed, header: { ...fixed.header, pending } });
+    expect(buf.readUInt32BE(4)).toBe(CHECKPOINT_VERSION_PENDING);
+    expect(decodeCheckpoint(buf, "v2").header).toEqual({ ...fixed.header, pending });
+    expect(encodeCheckpoint(fixed).readUInt32BE(4)).toBe(1);
+    const v3 = Buffer.from(buf);
+    v3.writeUInt32BE(3, 4);
+    const rehashed = Buffer.concat([v3.subarray(0, -32), createHash("sha256").update(v3.subarray(0, -32)).digest()]);
+    expect(() => decodeCheckpoint(rehashed, "v3")).toThrow(/version 3, this engine reads versions 1 and 2/);
   });
 });

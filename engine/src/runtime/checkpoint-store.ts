@@ -6,7 +6,7 @@
  */
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from "./checkpoint-codec.js";
+import { decodeCheckpoint, encodeCheckpointOffLoop, type Checkpoint } from "./checkpoint-codec.js";
 import { RuntimeError } from "./errors.js";
 
 const NAME = /^checkpoint-(\d{12})\.tmck$/;
@@ -56,7 +56,7 @@ export class CheckpointStore {
 
   /** Writes atomically and durably, then prunes to the newest `keep`. */
   async write(cp: Checkpoint): Promise<WrittenCheckpoint> {
-    const bytes = encodeCheckpoint(cp);
+    const bytes = await encodeCheckpointOffLoop(cp);
     const name = `checkpoint-${String(this.next++).padStart(12, "0")}.tmck`;
     const tmp = join(this.dir, `.${name}.tmp`);
     const file = join(this.dir, name);

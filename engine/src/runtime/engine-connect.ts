@@ -1,5 +1,6 @@
 /**
- * The engine's NATS step: connect (reconnecting for ever afterwards), make sure TM_EVENTS,
+ * The engine's NATS step: connect (reconnecting for ever afterwards), check that the server takes
+ * the largest pane batch (emit-group.ts), make sure TM_EVENTS,
  * TM_PANES and TM_LATE exist and match (`ensureStream`), and say in the log when retention has
  * removed messages between a checkpoint's offsets and the start of TM_EVENTS.
  */
@@ -9,6 +10,8 @@ import type { Logger } from "pino";
 import { connectNats, ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
 import { STREAM_EVENTS } from "../protocol.js";
 import type { EngineConfig } from "./config.js";
+import { MIN_MAX_PAYLOAD } from "./emit-group.js";
+import { RuntimeError } from "./errors.js";
 import type { LaneOffset } from "./partition-merge.js";
 
 export async function connectEngine(
@@ -18,6 +21,7 @@ export async function connectEngine(
 ): Promise<NatsConnection> {
   const nc = await connectNats(config.natsUrl, { maxReconnectAttempts: -1 });
   try {
+    checkMaxPayload(nc, config.natsUrl);
     const jsm = await jetstreamManager(nc);
     for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
     await checkRetention(jsm, offsets, log);
@@ -36,5 +40,16 @@ async function checkRetention(jsm: JetStreamManager, offsets: readonly LaneOffse
   log.error(
     { firstSeq: first, resumeAt: behind.map((o) => o.lastSeq + 1) },
     "TM_EVENTS now starts past where this checkpoint resumes: messages of these partitions stored in between were removed by retention and are lost",
+  );
+}
+
+/** A pane batch is up to MIN_MAX_PAYLOAD bytes (emit-group.ts): a server allowing less would refuse it for ever. */
+function checkMaxPayload(nc: NatsConnection, url: string): void {
+  const max = nc.info?.max_payload;
+  if (max === undefined || max >= MIN_MAX_PAYLOAD) return;
+  throw new RuntimeError(
+    "TM_ENGINE_MAX_PAYLOAD",
+    `nats-server at ${url} takes messages of at most ${max} bytes (max_payload), but the engine's pane batches ` +
+      `need ${MIN_MAX_PAYLOAD}: set max_payload to 1MB or more in the server's configuration`,
   );
 }

@@ -4,8 +4,23 @@
  * only bumps plain numbers. Served on a small HTTP server at /metrics.
  */
 import { createServer, type Server } from "node:http";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type MetricObjectWithValues,
+  type MetricType,
+  type MetricValueWithName,
+} from "prom-client";
 import type { CoreStatus, PolicyStatus } from "../core/types.js";
+import { LAG_BUCKETS_S, type PipelineLag } from "./pipeline-lag.js";
+
+/** Bucket bounds of tidemark_engine_checkpoint_pause_seconds, seconds. */
+export const CHECKPOINT_PAUSE_BUCKETS_S: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /** What the metrics read from the engine at scrape time. */
 export interface EngineMetricsView {
@@ -15,13 +30,14 @@ export interface EngineMetricsView {
   status(): CoreStatus;
   /** Owned partition ids, in lane order. */
   partitions(): readonly number[];
-  /** Wall clock now, ms. */
-  now(): number;
+  /** Pipeline lag observed per event (pipeline-lag.ts). */
+  pipelineLag(): PipelineLag;
 }
 
 export class EngineMetrics {
   readonly registry = new Registry();
   private readonly checkpointDuration: Histogram;
+  private readonly checkpointPause: Histogram;
   private readonly checkpointBytes: Gauge;
   readonly checkpointsCorrupt: Counter;
 
@@ -120,14 +136,24 @@ export class EngineMetrics {
     });
     gauge(r, "tidemark_engine_state_keys", "Open (window, key) states.", () => view.status().stateKeys);
     gauge(r, "tidemark_engine_state_bytes", "Estimated heap bytes of window state.", () => view.status().stateBytes);
-    gauge(r, "tidemark_engine_pipeline_lag_seconds", "Wall clock minus log time.", () => {
-      const t = view.status().logTime;
-      return t === null ? 0 : (view.now() - t) / 1000;
-    });
+    r.registerMetric(
+      new LagHistogram(view.pipelineLag, {
+        name: "tidemark_engine_pipeline_lag_seconds",
+        help: "Wall clock minus log time as the core handles each event: how long after ingest stamped it.",
+        buckets: LAG_BUCKETS_S,
+      }),
+    );
     this.checkpointDuration = new Histogram({
       name: "tidemark_engine_checkpoint_duration_seconds",
       help: "Time to write one checkpoint (snapshot, wait for pane acks, write, fsync, rename).",
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    // The pause alone (docs/decisions/0016-checkpoints-without-pause.md): the duration above includes ack waits.
+    this.checkpointPause = new Histogram({
+      name: "tidemark_engine_checkpoint_pause_seconds",
+      help: "Time the input was held for one checkpoint: from the cut until the snapshot is encoded (in slices, the event loop serving between them).",
+      buckets: [...CHECKPOINT_PAUSE_BUCKETS_S],
       registers,
     });
     this.checkpointBytes = new Gauge({
@@ -142,8 +168,9 @@ export class EngineMetrics {
     });
   }
 
-  checkpointWritten(seconds: number, bytes: number): void {
+  checkpointWritten(seconds: number, bytes: number, pauseSeconds: number): void {
     this.checkpointDuration.observe(seconds);
+    this.checkpointPause.observe(pauseSeconds);
     this.checkpointBytes.set(bytes);
   }
 
@@ -196,4 +223,45 @@ function gauge(r: Registry, name: string, help: string, read: () => number): voi
       this.set(read());
     },
   });
+}
+
+/**
+ * A histogram whose counts are kept by PipelineLag, weighted by events: observing each event through
+ * prom-client would cost a call per event in the hot path. Exported as any histogram is.
+ */
+class LagHistogram extends Histogram {
+  private readonly metricName: string;
+  private readonly metricHelp: string;
+
+  constructor(
+    private readonly lag: () => PipelineLag,
+    config: { name: string; help: string; buckets: number[] },
+  ) {
+    super({ ...config, registers: [] });
+    this.metricName = config.name;
+    this.metricHelp = config.help;
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    return this.getForPromString();
+  }
+
+  async getForPromString(): Promise<MetricObjectWithValues<MetricValueWithName<string>>> {
+    const l = this.lag();
+    const name = this.metricName;
+    const bucket = `${name}_bucket`;
+    let acc = 0;
+    const values: Array<MetricValueWithName<string>> = LAG_BUCKETS_S.map((le, i) => {
+      acc += l.counts[i] as number;
+      return { labels: { le }, value: acc, metricName: bucket };
+    });
+    values.push(
+      { labels: { le: "+Inf" }, value: l.count, metricName: bucket },
+      { labels: {}, value: l.sumSeconds, metricName: `${name}_sum` },
+      { labels: {}, value: l.count, metricName: `${name}_count` },
+    );
+    // The runtime's type is the string; prom-client's typings declare a numeric enum.
+    const type = "histogram" as unknown as MetricType;
+    return { name, help: this.metricHelp, type, values, aggregator: "sum", collect: () => undefined };
+  }
 }

@@ -1,29 +1,52 @@
 /**
  * EngineWorker: drives the pure core from the owned partitions of TM_EVENTS (docs/operations.md,
  * "Engine workers"). Sources push messages into the PartitionMerge; a pump releases them to the
- * core in merged order in bounded slices (yielding to I/O between slices); the core's panes and
- * late records go to the PaneSink; every `checkpointEvery` of log time a snapshot (core bytes +
- * offsets) is taken synchronously and written asynchronously once the panes before it are
- * acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
+ * core in merged order in bounded slices (yielding to I/O between slices); what the core emits
+ * for the items of one input message goes to the PaneSink as one message per subject (an
+ * EmitGroup per lane, emit-group.ts, docs/decisions/0012-batched-transport.md); every
+ * `checkpointEvery` of log time a checkpoint is cut between two items (offsets, the groups still
+ * open), the core's snapshot is encoded in slices across event-loop turns while the pump releases
+ * nothing (docs/decisions/0016-checkpoints-without-pause.md), and the file is written once the panes
+ * published before the cut are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
-import type { CoreOutput, StreamCore } from "../core/types.js";
-import type { LateRecord, Pane, TelemetryEvent } from "../protocol.js";
-import type { Checkpoint } from "./checkpoint-codec.js";
+import { snapshotStepsOf } from "../core/snapshot-steps.js";
+import type { CoreOutput, SnapshotSteps, StreamCore } from "../core/types.js";
+import type { Pane, TelemetryEvent } from "../protocol.js";
+import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import { BodyBuffers } from "./body-buffers.js";
+import type { GroupMessage } from "./emit-group.js";
+import { LaneGroups } from "./lane-groups.js";
+import { PipelineLag } from "./pipeline-lag.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
-import { PaneSink } from "./pane-sink.js";
-import { PartitionMerge, type LaneOffset, type MergeSink } from "./partition-merge.js";
+import { PartitionMerge, type MergeSink } from "./partition-merge.js";
 import { PartitionSource } from "./partition-source.js";
+import { encodeAcrossTurns } from "./snapshot-turns.js";
+
+/** A checkpoint cut: its header is taken, its snapshot still to encode (input held meanwhile). */
+interface Cut {
+  header: CheckpointHeader;
+  steps: SnapshotSteps;
+  t0: number;
+}
+
+/** A cut with its snapshot encoded. */
+interface Taken {
+  cp: Checkpoint;
+  t0: number;
+  pauseMs: number;
+  longestSliceMs: number;
+  workMs: number;
+}
 
 /** Items released per pump slice before yielding to the event loop, in chunks of CHUNK. */
 const SLICE = 4096;
 const CHUNK = 128;
 /** Messages queued per partition before its consumer pauses. */
 const MAX_QUEUED = 64;
-/** Checkpoints are spaced by at least this many times the last snapshot's (synchronous) cost. */
+/** Checkpoints are spaced by at least this many times the last snapshot's encoding work (its slices summed). */
 const SNAPSHOT_DUTY = 20;
 
 export interface WorkerLog {
@@ -32,11 +55,28 @@ export interface WorkerLog {
   error(obj: object, msg: string): void;
 }
 
+/** What the worker needs of a pane sink (PaneSink, PaneThreadSink). */
+export interface EngineSink {
+  publish(subject: string, body: Uint8Array, msgId: string): void;
+  readonly saturated: boolean;
+  readonly inFlight: number;
+  readonly acked: number;
+  /** Set by the worker: where the buffers of acknowledged bodies go (BodyBuffers). */
+  onReturned: (buffer: ArrayBuffer) => void;
+  room(): Promise<void>;
+  flush(): Promise<void>;
+  close(): void;
+}
+
 export interface CheckpointEvent {
   file: string;
   bytes: number;
-  /** Synchronous part: core snapshot + offsets, ms. */
-  snapshotMs: number;
+  /** The pause: input held from the cut until the snapshot was encoded, ms. */
+  pauseMs: number;
+  /** The longest synchronous slice of that encoding, ms. */
+  longestSliceMs: number;
+  /** The encoding's own work, the sum of its slices, ms: the next checkpoint comes no sooner than 20× this. */
+  workMs: number;
   /** Snapshot to durable file, including waiting for pane acks, ms. */
   totalMs: number;
   logTime: number | null;
@@ -44,8 +84,11 @@ export interface CheckpointEvent {
 
 export class EngineWorker {
   readonly merge: PartitionMerge;
-  readonly sink: PaneSink;
+  readonly sink: EngineSink;
   eventsTotal = 0;
+  lateRecords = 0;
+  /** Wall clock − log time as events are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
+  readonly pipelineLag = new PipelineLag();
   readonly panesEmitted = new Map<string, Map<string, number>>();
   /** Wall clock when the last durable checkpoint's snapshot was taken. */
   lastCheckpointWall: number | null = null;
@@ -55,13 +98,15 @@ export class EngineWorker {
   private readonly spaceWaiters: Array<(() => void) | undefined>;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
-  private lastSnapshotMs = 0;
+  private lastWorkMs = 0;
   private writing: Promise<void> | undefined;
+  /** From a checkpoint's cut until its snapshot is encoded: the pump releases nothing meanwhile. */
+  private holding = false;
   private scheduled = false;
   private waitingRoom = false;
   private closing = false;
   private connectionDown = false;
-  private current = { seq: 0, index: 0 };
+  private readonly groups: LaneGroups;
   private readonly out: CoreOutput;
   private readonly mergeSink: MergeSink;
 
@@ -70,27 +115,42 @@ export class EngineWorker {
     private readonly core: StreamCore,
     private readonly store: CheckpointStore,
     private readonly js: JetStreamClient,
-    nc: NatsConnection,
+    /** Where the pane and late batches go: the pane publisher thread (PaneThreadSink) or a PaneSink here. */
+    sink: EngineSink,
     private readonly log: WorkerLog,
-    restored: readonly LaneOffset[] | undefined,
-    restoredLogTime: number | null,
+    /** The checkpoint restored from: offsets, log time and the groups it carried. */
+    restored: CheckpointHeader | undefined,
   ) {
     const lanes = config.partitions.length;
-    this.merge = new PartitionMerge(lanes, restored);
+    this.merge = new PartitionMerge(lanes, restored?.offsets);
     this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
-    if (restoredLogTime !== null) this.lastCheckpointLog = restoredLogTime;
-    this.sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
-      log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
-    );
-    this.out = { pane: (p) => this.emitPane(p), late: (r) => this.emitLate(r) };
+    if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
+    this.sink = sink;
+    const buffers = new BodyBuffers();
+    sink.onReturned = (b) => buffers.give(b);
+    const send = (m: GroupMessage): void => this.sink.publish(m.subject, m.body, m.msgId);
+    this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending, buffers);
+    this.out = {
+      pane: (p) => {
+        this.countPane(p);
+        this.groups.pane(p);
+      },
+      late: (r) => {
+        this.lateRecords++;
+        this.groups.late(r);
+      },
+    };
     this.mergeSink = {
-      event: (lane: number, e: TelemetryEvent, seq: number, index: number) => {
-        this.current.seq = seq;
-        this.current.index = index;
+      event: (lane: number, e: TelemetryEvent, seq: number) => {
+        this.groups.at(lane, seq);
         this.eventsTotal++;
         this.core.event(lane, e, this.out);
       },
-      heartbeat: (lane: number, ts: number) => this.core.heartbeat(lane, ts, this.out),
+      heartbeat: (lane: number, ts: number, seq: number) => {
+        this.groups.at(lane, seq);
+        this.core.heartbeat(lane, ts, this.out);
+      },
+      done: (lane: number, seq: number) => this.groups.done(lane, seq),
     };
   }
 
@@ -119,9 +179,9 @@ export class EngineWorker {
     // acks too, and with TM_PANES unreachable they never come (docs/operations.md, "Engine workers").
     const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
     const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
-    const taken = before ? this.snapshot() : undefined;
+    const taken = before ? await this.encode(this.cut()) : undefined;
     const flushed = taken !== undefined && (await Promise.race([this.sink.flush().then(() => true), deadline]));
-    if (taken && flushed) await this.persist(taken.cp, taken.t0, taken.snapshotMs);
+    if (taken && flushed) await this.persist(taken);
     else this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
     this.sink.close();
   }
@@ -163,7 +223,7 @@ export class EngineWorker {
 
   private pump(): void {
     this.scheduled = false;
-    if (this.closing) return;
+    if (this.closing || this.holding) return;
     if (this.sink.saturated) {
       if (!this.waitingRoom) {
         this.waitingRoom = true;
@@ -178,7 +238,12 @@ export class EngineWorker {
     let n = 0;
     let more = true;
     while (more && n < SLICE && !this.sink.saturated) {
+      const before = this.eventsTotal;
       const k = this.merge.drain(this.mergeSink, CHUNK);
+      // Per event: a heartbeat waits for the next item of the partitions before it (the merge's
+      // tie rule), which says nothing about how fresh the panes are (pipeline-lag.ts).
+      const events = this.eventsTotal - before;
+      if (events > 0) this.pipelineLag.observe(Date.now(), this.merge.logTime as number, events);
       n += k;
       more = k === CHUNK;
     }
@@ -193,63 +258,75 @@ export class EngineWorker {
     if (more) this.wake();
   }
 
-  private emitPane(p: Pane): void {
-    p.pipelineLagMs = Date.now() - p.emittedAt;
-    this.sink.pane(p);
+  private countPane(p: Pane): void {
     let kinds = this.panesEmitted.get(p.policy);
     if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
     kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
-  }
-
-  private emitLate(r: LateRecord): void {
-    // The event's place in the log and the window it was dropped from fix the id, so a replayed
-    // drop is deduplicated while one event dropped from several windows of a policy (10 s, 60 s,
-    // its session) keeps a record for each.
-    const where = `late|${this.current.seq}|${this.current.index}|${r.policy}|${r.window.start}|${r.window.end}`;
-    this.sink.late(r, r.session === undefined ? where : `${where}|${r.session}`);
   }
 
   private maybeCheckpoint(): void {
     const t = this.merge.logTime;
     if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
     const now = Date.now();
-    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastSnapshotMs);
+    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastWorkMs);
     if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < gap) return;
-    const taken = this.snapshot();
-    this.writing = this.sink
-      .flush()
-      .then(() => this.persist(taken.cp, taken.t0, taken.snapshotMs))
+    const cut = this.cut();
+    // The acks of the panes published before the cut are awaited while the snapshot encodes.
+    this.writing = Promise.all([this.encode(cut), this.sink.flush()])
+      .then(([taken]) => this.persist(taken))
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => (this.writing = undefined));
   }
 
-  private snapshot(): { cp: Checkpoint; t0: number; snapshotMs: number } {
+  /** Cuts a checkpoint between two items: offsets, log time and open groups now; input held from here. */
+  private cut(): Cut {
     const t0 = performance.now();
     const logTime = this.merge.logTime;
-    const cp: Checkpoint = {
-      header: {
-        worker: this.config.worker,
-        partitionCount: this.config.partitionCount,
-        partitions: [...this.config.partitions],
-        offsets: this.merge.offsets(),
-        logTime,
-        wallTime: Date.now(),
-      },
-      snapshot: this.core.snapshot(),
+    const header: CheckpointHeader = {
+      worker: this.config.worker,
+      partitionCount: this.config.partitionCount,
+      partitions: [...this.config.partitions],
+      offsets: this.merge.offsets(),
+      logTime,
+      wallTime: Date.now(),
+      ...this.pending(),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
-    this.lastSnapshotWall = cp.header.wallTime;
-    this.lastSnapshotMs = performance.now() - t0;
-    return { cp, t0, snapshotMs: this.lastSnapshotMs };
+    this.lastSnapshotWall = header.wallTime;
+    this.holding = true;
+    return { header, steps: snapshotStepsOf(this.core), t0 };
   }
 
-  private async persist(cp: Checkpoint, t0: number, snapshotMs: number): Promise<void> {
+  /** Encodes the cut's snapshot across event-loop turns, then releases the input. */
+  private async encode(cut: Cut): Promise<Taken> {
+    try {
+      const s = await encodeAcrossTurns(cut.steps);
+      this.lastWorkMs = s.workMs;
+      const cp = { header: cut.header, snapshot: s.bytes };
+      const pauseMs = performance.now() - cut.t0;
+      return { cp, t0: cut.t0, pauseMs, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
+    } finally {
+      this.holding = false;
+      this.wake();
+    }
+  }
+
+  /** The groups still open, for the checkpoint (absent when none, so the file stays version 1). */
+  private pending(): { pending?: CheckpointHeader["pending"] } {
+    const open = this.groups.pending();
+    return open.length > 0 ? { pending: open } : {};
+  }
+
+  private async persist(taken: Taken): Promise<void> {
+    const { cp, t0 } = taken;
     const w = await this.store.write(cp);
     this.lastCheckpointWall = cp.header.wallTime;
     this.onCheckpoint({
       file: w.file,
       bytes: w.bytes,
-      snapshotMs,
+      pauseMs: taken.pauseMs,
+      longestSliceMs: taken.longestSliceMs,
+      workMs: taken.workMs,
       totalMs: performance.now() - t0,
       logTime: cp.header.logTime,
     });

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Msg, MsgHdrs, Subscription } from "@nats-io/transport-node";
-import type { Pane } from "../protocol.js";
 import { PaneSink, type AckPublisher } from "./pane-sink.js";
 
 /** A transport that records publishes and lets the test answer each with a PubAck (or not). */
@@ -28,23 +27,13 @@ class Wire implements AckPublisher {
   }
 }
 
-function pane(seq: number): Pane {
-  return {
-    id: `dashboard|api|10000|${1000 * seq}`,
-    seq,
-    kind: "early",
-    policy: "dashboard",
-    key: { service: "api" },
-    window: { start: 0, end: 10_000 },
-    value: { count: seq, errors: 0, errorRate: 0, p50: 1, p90: 1, p95: 1, p99: 1, p999: 1, users: 1 },
-    watermark: 0,
-    emittedAt: 0,
-    emitDelayMs: 0,
-    pipelineLagMs: 0,
-    lateAccepted: 0,
-    dropped: 0,
-    bias: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 0 },
-  };
+/** A message as the worker hands one to the sink (emit-group.ts). */
+function message(i: number): [string, string, string] {
+  return [
+    "tm.panes.dashboard.10000",
+    `{"id":"dashboard|api|10000|${1000 * i}","seq":${i}}`,
+    `0|${10 + i}|0|tm.panes.dashboard.10000|0`,
+  ];
 }
 
 afterEach(() => {
@@ -52,45 +41,15 @@ afterEach(() => {
 });
 
 describe("PaneSink", () => {
-  it("publishes session panes to tm.panes.<policy>.sessions, whatever their length", () => {
+  it("publishes each message to its subject with its Nats-Msg-Id; flush waits only for earlier publishes", async () => {
     const wire = new Wire();
     const sink = new PaneSink(wire, 10);
-    const session = { durationMs: 9_000, firstRoute: "/a", lastRoute: "/b" };
-    sink.pane({
-      ...pane(0),
-      id: "dashboard|session:api/u1|60000|0",
-      key: { service: "api", user: "u1" },
-      window: { start: 0, end: 69_000 },
-      session,
-    });
-    sink.pane({
-      ...pane(1),
-      id: "dashboard|session:api/u2|60000|0",
-      key: { service: "api", user: "u2" },
-      window: { start: 0, end: 60_000 },
-      session,
-    });
-    sink.pane(pane(2));
-    expect(wire.sent.map((s) => s.subject)).toEqual([
-      "tm.panes.dashboard.sessions",
-      "tm.panes.dashboard.sessions",
-      "tm.panes.dashboard.10000",
-    ]);
-    sink.close();
-  });
-
-  it("publishes each pane to its subject with Nats-Msg-Id id#seq; flush waits only for earlier publishes", async () => {
-    const wire = new Wire();
-    const sink = new PaneSink(wire, 10);
-    sink.pane(pane(0));
-    sink.pane(pane(1));
-    expect(wire.sent.map((s) => [s.subject, s.msgID])).toEqual([
-      ["tm.panes.dashboard.10000", "dashboard|api|10000|0#0"],
-      ["tm.panes.dashboard.10000", "dashboard|api|10000|1000#1"],
-    ]);
+    sink.publish(...message(0));
+    sink.publish(...message(1));
+    expect(wire.sent.map((s) => [s.subject, s.body, s.msgID])).toEqual([message(0), message(1)]);
     let flushed = false;
     const f = sink.flush().then(() => (flushed = true));
-    sink.pane(pane(2)); // after the flush: not waited for
+    sink.publish(...message(2)); // after the flush: not waited for
     wire.answer(1, { stream: "TM_PANES", seq: 2 });
     await Promise.resolve();
     expect(flushed).toBe(false);
@@ -105,8 +64,8 @@ describe("PaneSink", () => {
     const wire = new Wire();
     const errors: string[] = [];
     const sink = new PaneSink(wire, 10, (why) => errors.push(why), 1000);
-    sink.pane(pane(0));
-    sink.pane(pane(1));
+    sink.publish(...message(0));
+    sink.publish(...message(1));
     wire.answer(0, { error: { code: 503, description: "no quorum" } });
     expect(wire.sent.length).toBe(3);
     expect(wire.sent[2]?.msgID).toBe(wire.sent[0]?.msgID);
@@ -133,7 +92,7 @@ describe("PaneSink", () => {
     const wire = new Wire();
     const errors: string[] = [];
     const sink = new PaneSink(wire, 10, (why) => errors.push(why), 1000);
-    sink.pane(pane(0));
+    sink.publish(...message(0));
     let flushed = false;
     const f = sink.flush().then(() => (flushed = true));
     wire.noResponders(0);
@@ -142,7 +101,7 @@ describe("PaneSink", () => {
     expect(wire.sent).toHaveLength(1); // not at once: a stream down for a while is retried at the ack timeout
     vi.advanceTimersByTime(1300);
     expect(errors).toEqual(["1 publishes unacknowledged after 1000 ms; sending them again"]);
-    expect(wire.sent.map((s) => s.msgID)).toEqual([`${pane(0).id}#${pane(0).seq}`, `${pane(0).id}#${pane(0).seq}`]);
+    expect(wire.sent.map((s) => s.msgID)).toEqual([message(0)[2], message(0)[2]]);
     wire.answer(1, { stream: "TM_PANES", seq: 1 });
     await f;
     expect([flushed, sink.acked, sink.inFlight, sink.retries]).toEqual([true, 1, 0, 1]);
@@ -152,7 +111,7 @@ describe("PaneSink", () => {
   it("is saturated at maxInFlight and makes room once half is acknowledged", async () => {
     const wire = new Wire();
     const sink = new PaneSink(wire, 4);
-    for (let i = 0; i < 4; i++) sink.pane(pane(i));
+    for (let i = 0; i < 4; i++) sink.publish(...message(i));
     expect(sink.saturated).toBe(true);
     let room = false;
     const r = sink.room().then(() => (room = true));
@@ -163,6 +122,20 @@ describe("PaneSink", () => {
     wire.answer(2, { seq: 3 });
     await r;
     expect([room, sink.saturated]).toEqual([true, false]);
+    sink.close();
+  });
+
+  it("is saturated by unacknowledged bytes too, and makes room once they are under half", async () => {
+    const wire = new Wire();
+    const sink = new PaneSink(wire, 100, undefined, 5_000, 1000);
+    sink.publish("tm.panes.x.10000", "x".repeat(600), "a");
+    expect(sink.saturated).toBe(false);
+    sink.publish("tm.panes.x.10000", "x".repeat(400), "b");
+    expect(sink.saturated).toBe(true);
+    const r = sink.room();
+    wire.answer(0, { seq: 1 });
+    await r;
+    expect([sink.saturated, sink.inFlight]).toEqual([false, 1]);
     sink.close();
   });
 });

@@ -1,8 +1,8 @@
 /**
- * The idempotent sinks (docs/semantics.md, "Policies are snapshot schedules"): panes to TM_PANES
- * `tm.panes.<policy>.<windowSize>` (session panes to `tm.panes.<policy>.sessions`) with
- * `Nats-Msg-Id = id#seq`, late records to TM_LATE `tm.late.<policy>` with a message id fixed by the
- * event's place in the log and the window the event was dropped from.
+ * The idempotent sinks (docs/semantics.md, "Policies are snapshot schedules"): TM_PANES and TM_LATE
+ * messages, each a batch of what the core emitted for one input item on one subject, with a
+ * `Nats-Msg-Id` fixed by that item's place in the log (emit-group.ts,
+ * docs/decisions/0012-batched-transport.md).
  *
  * Publishes are pipelined with batched acks: each message goes out with a reply subject under
  * one wildcard inbox, and one subscription counts the stream's PubAcks as they come back — no
@@ -10,21 +10,24 @@
  * docs/decisions/0006-engine-runtime.md). A publish not acknowledged within `ackTimeoutMs` (the
  * server restarted, the connection dropped, or only a status came back, such as 503 "no responders"
  * while no stream listens) or answered with an error is sent again with the same message id; the
- * stream deduplicates. `flush()` resolves once everything published before it is acknowledged: a
- * checkpoint waits for it, so it is never durable ahead of its panes.
+ * stream deduplicates. `flush()` resolves once everything published before
+ * it is acknowledged: a checkpoint waits for it, so it is never durable ahead of its panes. What
+ * is unacknowledged is bounded in messages and in bytes.
  */
 import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
-import { lateSubject, panesSubject, sessionPanesSubject, type LateRecord, type Pane } from "../protocol.js";
 
 /** The two NATS calls the sink needs (NatsConnection satisfies it). */
 export interface AckPublisher {
-  publish(subject: string, payload: string, opts: { reply: string; headers: MsgHdrs }): void;
+  publish(subject: string, payload: string | Uint8Array, opts: { reply: string; headers: MsgHdrs }): void;
   subscribe(subject: string, opts: { callback: (err: Error | null, msg: Msg) => void }): Subscription;
 }
 
+/** Unacknowledged body length (bytes; UTF-16 units for a body given as text) at which the sink is saturated. */
+export const MAX_IN_FLIGHT_UNITS = 64 * 1024 * 1024;
+
 interface Pending {
   subject: string;
-  body: string;
+  body: string | Uint8Array;
   msgID: string;
   sentAt: number;
   epoch: number;
@@ -38,6 +41,7 @@ export class PaneSink {
   private readonly sweeper: NodeJS.Timeout;
   private next = 0;
   private epoch = 0;
+  private units = 0;
   private flushWaiters: Array<{ epoch: number; resolve: () => void }> = [];
   private roomWaiters: Array<() => void> = [];
   /** Publishes acknowledged (duplicates included). */
@@ -45,12 +49,17 @@ export class PaneSink {
   duplicates = 0;
   /** Publishes sent again after a timeout or an error reply. */
   retries = 0;
+  /** Called for each publish the stream acknowledges, with its body, done with (pane-publisher.ts counts them). */
+  onAcked: (body: string | Uint8Array) => void = () => undefined;
+  /** The buffer of each acknowledged byte body, free for the next body (BodyBuffers). */
+  onReturned: (buffer: ArrayBuffer) => void = () => undefined;
 
   constructor(
     private readonly nc: AckPublisher,
     private readonly maxInFlight: number,
     private readonly onError: (why: string, subject: string) => void = () => undefined,
     private readonly ackTimeoutMs = 5_000,
+    private readonly maxInFlightUnits = MAX_IN_FLIGHT_UNITS,
   ) {
     this.sub = nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.onAck(msg) });
     this.sweeper = setInterval(() => this.resendStale(), Math.max(100, ackTimeoutMs / 4));
@@ -63,24 +72,20 @@ export class PaneSink {
 
   /** True when the engine should stop producing until `room()` resolves. */
   get saturated(): boolean {
-    return this.pending.size >= this.maxInFlight;
+    return this.pending.size >= this.maxInFlight || this.units >= this.maxInFlightUnits;
   }
 
-  /** Window panes to `tm.panes.<policy>.<size>`; session panes (no fixed size) to `tm.panes.<policy>.sessions`. */
-  pane(pane: Pane): void {
-    const subject = pane.session
-      ? sessionPanesSubject(pane.policy)
-      : panesSubject(pane.policy, pane.window.end - pane.window.start);
-    this.send(subject, JSON.stringify(pane), `${pane.id}#${pane.seq}`);
+  /** Publishes one message; it is sent again with the same id until the stream acknowledges it. */
+  publish(subject: string, body: string | Uint8Array, msgID: string): void {
+    const p: Pending = { subject, body, msgID, sentAt: 0, epoch: this.epoch };
+    this.perEpoch.set(p.epoch, (this.perEpoch.get(p.epoch) ?? 0) + 1);
+    this.units += body.length;
+    this.transmit(p);
   }
 
-  late(record: LateRecord, msgID: string): void {
-    this.send(lateSubject(record.policy), JSON.stringify(record), msgID);
-  }
-
-  /** Resolves once fewer than half of maxInFlight publishes are pending. */
+  /** Resolves once fewer than half of the bounds (messages and bytes) are pending. */
   room(): Promise<void> {
-    if (this.pending.size < this.maxInFlight / 2) return Promise.resolve();
+    if (this.roomy) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
@@ -97,10 +102,8 @@ export class PaneSink {
     this.sub.unsubscribe();
   }
 
-  private send(subject: string, body: string, msgID: string): void {
-    const p: Pending = { subject, body, msgID, sentAt: 0, epoch: this.epoch };
-    this.perEpoch.set(p.epoch, (this.perEpoch.get(p.epoch) ?? 0) + 1);
-    this.transmit(p);
+  private get roomy(): boolean {
+    return this.pending.size < this.maxInFlight / 2 && this.units < this.maxInFlightUnits / 2;
   }
 
   private transmit(p: Pending): void {
@@ -137,14 +140,17 @@ export class PaneSink {
     }
     if (text.includes('"duplicate":true')) this.duplicates++;
     this.acked++;
+    this.units -= p.body.length;
     this.settle(p.epoch);
+    this.onAcked(p.body);
+    if (typeof p.body !== "string") this.onReturned(p.body.buffer as ArrayBuffer);
   }
 
   private settle(epoch: number): void {
     const left = (this.perEpoch.get(epoch) ?? 1) - 1;
     if (left === 0) this.perEpoch.delete(epoch);
     else this.perEpoch.set(epoch, left);
-    if (this.roomWaiters.length > 0 && this.pending.size < this.maxInFlight / 2) {
+    if (this.roomWaiters.length > 0 && this.roomy) {
       const waiters = this.roomWaiters;
       this.roomWaiters = [];
       for (const w of waiters) w();

@@ -14,14 +14,46 @@ function ev(ingest: number, tag: string): TelemetryEvent {
   return { ts: ingest - 5, ingest_ts: ingest, service: tag, route: "/", status: 200, latency_ms: 1, user: "" };
 }
 
-/** Records every release as a line: "e lane seq idx key service" or "h lane key". */
-function recorder(): MergeSink & { lines: string[] } {
+/**
+ * Records every release as a line: "e lane seq idx key service" or "h lane key"; and in `log`,
+ * those with "d lane seq" when a message is done, [lane, seq] for each item.
+ */
+function recorder(): MergeSink & { lines: string[]; log: Array<[string, number, number]> } {
   const lines: string[] = [];
+  const log: Array<[string, number, number]> = [];
   return {
     lines,
-    event: (lane, e, seq, idx) => void lines.push(`e ${lane} ${seq} ${idx} ${e.ingest_ts} ${e.service}`),
-    heartbeat: (lane, ts) => void lines.push(`h ${lane} ${ts}`),
+    log,
+    event: (lane, e, seq, idx) => {
+      lines.push(`e ${lane} ${seq} ${idx} ${e.ingest_ts} ${e.service}`);
+      log.push(["item", lane, seq]);
+    },
+    heartbeat: (lane, ts, seq) => {
+      lines.push(`h ${lane} ${ts}`);
+      log.push(["item", lane, seq]);
+    },
+    done: (lane, seq) => void log.push(["done", lane, seq]),
   };
+}
+
+/** Each message is done once, right after its last item, and only once all of its items are out. */
+function expectDoneAfterLastItem(out: ReturnType<typeof recorder>, msgs: readonly Msg[]): void {
+  const items = new Map<string, number>();
+  for (const m of msgs) items.set(`${m.lane} ${m.seq}`, m.events?.length ?? 1);
+  const seen = new Map<string, number>();
+  const done = new Set<string>();
+  for (const [what, lane, seq] of out.log) {
+    const k = `${lane} ${seq}`;
+    if (what === "item") {
+      expect(done.has(k), `item of ${k} after its done`).toBe(false);
+      seen.set(k, (seen.get(k) ?? 0) + 1);
+    } else {
+      expect(done.has(k), `${k} done twice`).toBe(false);
+      expect(seen.get(k), `${k} done with items left`).toBe(items.get(k));
+      done.add(k);
+    }
+  }
+  for (const [k, n] of seen) if (n === items.get(k)) expect(done.has(k), `${k} released whole, never done`).toBe(true);
 }
 
 /**
@@ -147,6 +179,7 @@ describe("PartitionMerge", () => {
         merge.drain(out);
         expect(out.lines).toEqual(want.lines);
         expect(merge.waitingFor()).toBe(want.waitingFor);
+        expectDoneAfterLastItem(out, msgs);
       }),
       { numRuns: 500 },
     );
@@ -211,13 +244,18 @@ describe("PartitionMerge", () => {
   it("an item whose ingest_ts is behind the log time is released at the log time", () => {
     const merge = new PartitionMerge(2);
     const out = recorder();
+    const behind = ev(1600, "behind");
     merge.push(0, 1, [ev(2000, "a")]);
     merge.push(1, 2, null, 2000);
-    merge.push(1, 3, [ev(1600, "behind")]);
+    merge.push(1, 3, [behind]);
     merge.push(0, 4, null, 3000);
-    merge.drain(out);
+    const seen: TelemetryEvent[] = [];
+    merge.drain({ ...out, event: (lane, e, seq, idx) => (seen.push(e), out.event(lane, e, seq, idx)) });
     expect(out.lines).toEqual(["e 0 1 0 2000 a", "h 1 2000", "e 1 3 0 2000 behind"]);
     expect(merge.logTime).toBe(2000);
+    // Not a copy: the pushed event itself, with its stored ingest_ts back once released.
+    expect(seen[1]).toBe(behind);
+    expect(behind.ingest_ts).toBe(1600);
   });
 
   it("ties on the key go to the lower lane, so a lower lane at the same time still holds a higher one", () => {

@@ -18,15 +18,22 @@
  * but no events, is the core's judgement in log time (docs/semantics.md, "Watermarks"), made on
  * the items this merge releases; the merge itself knows no idleness and reads no clock.
  *
- * Pure: no I/O, no clock. Lanes are dense indices 0..n-1, the core's partition numbers.
+ * Pure: no I/O, no clock. Lanes are dense indices 0..n-1, the core's partition numbers. Nothing
+ * is allocated per released item: one pass over the lanes finds the next lane and its bound.
  */
 import type { TelemetryEvent } from "../protocol.js";
 
 /** Receives the released items, in merged order. */
 export interface MergeSink {
-  /** `event.ingest_ts` is the merged key (equal to the stored one unless that was behind). */
+  /**
+   * `event.ingest_ts` is the merged key (equal to the stored one unless that was behind). The
+   * merge sets it on the pushed event for the duration of the call, rather than copy the event,
+   * and puts the stored value back after: keep what you need of the event, not the event.
+   */
   event(lane: number, event: TelemetryEvent, seq: number, index: number): void;
-  heartbeat(lane: number, ingestTs: number): void;
+  heartbeat(lane: number, ingestTs: number, seq: number): void;
+  /** Every item of the message `seq` of `lane` has been released (its last event, or its heartbeat). */
+  done(lane: number, seq: number): void;
 }
 
 /** Where a lane stands: the resume point of its consumer. */
@@ -85,6 +92,10 @@ class Lane {
 export class PartitionMerge {
   private readonly lanes: Lane[];
   private time = -Infinity;
+  /** What `scan()` found: the lane whose head comes first (-1: none queued) and the bound of the others. */
+  private best = -1;
+  private boundKey = Infinity;
+  private boundLane = Infinity;
 
   constructor(laneCount: number, restored?: readonly LaneOffset[]) {
     this.lanes = Array.from({ length: laneCount }, () => new Lane());
@@ -151,10 +162,9 @@ export class PartitionMerge {
   drain(sink: MergeSink, budget = Infinity): number {
     let released = 0;
     while (released < budget) {
-      const best = this.bestLane();
-      if (best < 0) break;
-      const bound = this.boundFor(best);
-      const n = this.releaseFrom(best, bound.key, bound.lane, sink, budget - released);
+      this.scan();
+      if (this.best < 0) break;
+      const n = this.releaseFrom(this.best, this.boundKey, this.boundLane, sink, budget - released);
       if (n === 0) break;
       released += n;
     }
@@ -166,47 +176,51 @@ export class PartitionMerge {
    * before the first queued item of the others. Null when nothing queued is held back.
    */
   waitingFor(): number | null {
-    const best = this.bestLane();
-    if (best < 0) return null;
-    const bound = this.boundFor(best);
-    const k = this.key((this.lanes[best] as Lane).headTs());
-    return k > bound.key || (k === bound.key && best > bound.lane) ? bound.lane : null;
+    this.scan();
+    if (this.best < 0) return null;
+    const k = this.key((this.lanes[this.best] as Lane).headTs());
+    return k > this.boundKey || (k === this.boundKey && this.best > this.boundLane) ? this.boundLane : null;
   }
 
   private key(ts: number): number {
     return ts > this.time ? ts : this.time;
   }
 
-  /** The lane whose head item comes first, or -1. */
-  private bestLane(): number {
+  /**
+   * One pass over the lanes: `best`, the queued lane whose head comes first, and the smallest
+   * (key, lane) any other lane may still deliver — its head when it has items queued, else
+   * (max(the largest ingest_ts it showed, log time), lane) — as `boundKey`, `boundLane`.
+   */
+  private scan(): void {
     let best = -1;
     let bestKey = Infinity;
-    for (let i = 0; i < this.lanes.length; i++) {
-      const l = this.lanes[i] as Lane;
-      if (l.queued === 0) continue;
-      const k = this.key(l.headTs());
-      if (best < 0 || k < bestKey) {
+    let k1 = Infinity;
+    let l1 = Infinity;
+    let k2 = Infinity;
+    let l2 = Infinity;
+    const lanes = this.lanes;
+    for (let i = 0; i < lanes.length; i++) {
+      const l = lanes[i] as Lane;
+      const queued = l.queued > 0;
+      const k = this.key(queued ? l.headTs() : l.received);
+      if (queued && k < bestKey) {
         best = i;
         bestKey = k;
       }
-    }
-    return best;
-  }
-
-  /** The smallest (key, lane) any other lane may still deliver. */
-  private boundFor(lane: number): { key: number; lane: number } {
-    let key = Infinity;
-    let at = Infinity;
-    for (let i = 0; i < this.lanes.length; i++) {
-      if (i === lane) continue;
-      const l = this.lanes[i] as Lane;
-      const k = this.key(l.queued > 0 ? l.headTs() : l.received);
-      if (k < key || (k === key && i < at)) {
-        key = k;
-        at = i;
+      // The two smallest (key, lane): lanes are visited in order, so a tie keeps the lower lane.
+      if (k < k1) {
+        k2 = k1;
+        l2 = l1;
+        k1 = k;
+        l1 = i;
+      } else if (k < k2) {
+        k2 = k;
+        l2 = i;
       }
     }
-    return { key, lane: at };
+    this.best = best;
+    this.boundKey = l1 === best ? k2 : k1;
+    this.boundLane = l1 === best ? l2 : l1;
   }
 
   /** Releases items of `lane` while they come before (boundKey, boundLane); returns how many. */
@@ -219,8 +233,9 @@ export class PartitionMerge {
         const k = this.key(b.heartbeatTs);
         if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
         this.advance(l, k);
-        sink.heartbeat(lane, k);
+        sink.heartbeat(lane, k, b.seq);
         l.finishHead();
+        sink.done(lane, b.seq);
         n++;
         continue;
       }
@@ -230,11 +245,13 @@ export class PartitionMerge {
         const k = e.ingest_ts > this.time ? e.ingest_ts : this.time;
         if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
         this.advance(l, k);
-        sink.event(lane, k === e.ingest_ts ? e : { ...e, ingest_ts: k }, b.seq, l.pos);
+        if (k === e.ingest_ts) sink.event(lane, e, b.seq, l.pos);
+        else released(sink, lane, e, k, b.seq, l.pos);
         l.pos++;
         if (++n >= budget && l.pos < events.length) return n;
       }
       l.finishHead();
+      sink.done(lane, b.seq);
     }
     return n;
   }
@@ -242,5 +259,16 @@ export class PartitionMerge {
   private advance(l: Lane, k: number): void {
     this.time = k;
     l.released = k;
+  }
+}
+
+/** An event behind the log time goes out with the merged key as its ingest_ts, then gets its own back. */
+function released(sink: MergeSink, lane: number, e: TelemetryEvent, key: number, seq: number, index: number): void {
+  const stored = e.ingest_ts;
+  e.ingest_ts = key;
+  try {
+    sink.event(lane, e, seq, index);
+  } finally {
+    e.ingest_ts = stored;
   }
 }

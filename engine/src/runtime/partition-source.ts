@@ -1,12 +1,20 @@
 /**
  * The source of one owned partition: an ordered consumer of TM_EVENTS filtered to
  * `tm.events.<p>`, started at the checkpointed sequence + 1 (the engine owns its offsets; there
- * is no server-side ack state). Event batches are decoded; heartbeats (header `Tm-Heartbeat`,
- * empty body) are passed on with their time. When the consumer fails (the server restarted,
+ * is no server-side ack state). Event batches (compact or NDJSON, docs/decisions/0012-batched-transport.md)
+ * are decoded from the message bytes; heartbeats (header `Tm-Heartbeat`, empty body) are passed on
+ * with their time. When the consumer fails (the server restarted,
  * the connection dropped) it is created again from the last sequence seen + 1.
  */
 import { DeliverPolicy, type ConsumerMessages, type JetStreamClient } from "@nats-io/jetstream";
-import { HEARTBEAT_HEADER, STREAM_EVENTS, decodeEventBatch, eventsSubject, type TelemetryEvent } from "../protocol.js";
+import {
+  HEARTBEAT_HEADER,
+  STREAM_EVENTS,
+  decodeEventBatch,
+  eventsSubject,
+  isCompactEventBatch,
+  type TelemetryEvent,
+} from "../protocol.js";
 
 export interface PartitionSourceHandlers {
   /** One message, in stream order: events, or null with the heartbeat time. */
@@ -68,8 +76,11 @@ export class PartitionSource {
     }
   }
 
-  /** The batch's well-formed events; a malformed batch or event is reported and skipped, never fed to the core. */
-  private decode(seq: number, body: string): TelemetryEvent[] {
+  /**
+   * The batch's well-formed events; a malformed batch or event is reported and skipped, never fed
+   * to the core. A compact batch that decodes holds only well-formed events (its decoder checks).
+   */
+  private decode(seq: number, body: Uint8Array): TelemetryEvent[] {
     let events: TelemetryEvent[];
     try {
       events = decodeEventBatch(body);
@@ -77,7 +88,7 @@ export class PartitionSource {
       this.on.problem(`partition ${this.partition} seq ${seq}: undecodable event batch; skipped`, err);
       return [];
     }
-    if (events.every(wellFormed)) return events;
+    if (isCompactEventBatch(body) || events.every(wellFormed)) return events;
     const kept = events.filter(wellFormed);
     this.on.problem(
       `partition ${this.partition} seq ${seq}: ${events.length - kept.length} malformed events skipped`,
@@ -131,7 +142,7 @@ export class PartitionSource {
             undefined,
           );
       } else {
-        this.on.message(m.seq, this.decode(m.seq, m.string()), 0);
+        this.on.message(m.seq, this.decode(m.seq, m.data), 0);
       }
       const wait = this.on.backpressure();
       if (wait) await wait;

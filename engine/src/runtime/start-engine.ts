@@ -14,7 +14,9 @@ import type { EngineConfig } from "./config.js";
 import { connectEngine } from "./engine-connect.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { restoreEngine, type CoreFactory } from "./engine-restore.js";
-import { EngineWorker } from "./engine-worker.js";
+import { EngineWorker, type EngineSink } from "./engine-worker.js";
+import { PaneSink } from "./pane-sink.js";
+import { PaneThreadSink } from "./pane-thread-sink.js";
 import { StatusPublisher } from "./status-publisher.js";
 
 export type { CoreFactory } from "./engine-restore.js";
@@ -38,6 +40,12 @@ export interface StartEngineOptions {
    */
   cores?: CoreFactory;
   logger?: Logger;
+  /**
+   * Publish panes from a pane publisher thread with its own connection instead of the main thread
+   * (docs/decisions/0017-engine-throughput.md: measured slower on a busy two-core machine, so not
+   * the default); the benchmark compares the two.
+   */
+  paneThread?: boolean;
 }
 
 const PREFERRED_METRICS_PORT = 9464;
@@ -47,8 +55,8 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const { store, loaded, core } = await restoreEngine(config, opts.cores, log);
   const cp = loaded.checkpoint;
   const nc = await connectEngine(config, cp?.header.offsets ?? [], log);
-  const offsets = cp?.header.offsets;
-  const worker = new EngineWorker(config, core, store, jetstream(nc), nc, log, offsets, cp?.header.logTime ?? null);
+  const sink = paneSink(config, nc, log, opts.paneThread === true);
+  const worker = new EngineWorker(config, core, store, jetstream(nc), sink, log, cp?.header);
   const served = await serveMetrics(config, worker, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, worker, core, nc, log);
   status.start();
@@ -68,6 +76,14 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   };
 }
 
+/** A PaneSink on the engine's connection, or (on request) the pane publisher thread with its own. */
+function paneSink(config: EngineConfig, nc: NatsConnection, log: Logger, thread: boolean): EngineSink {
+  const onError = (why: string, subject: string): void =>
+    log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id");
+  if (!thread) return new PaneSink(nc, config.maxInFlight, onError);
+  return PaneThreadSink.start({ natsUrl: config.natsUrl, maxInFlight: config.maxInFlight }, onError);
+}
+
 /** /metrics on the configured port, else 9464 when free, else any. */
 async function serveMetrics(
   config: EngineConfig,
@@ -82,13 +98,13 @@ async function serveMetrics(
       panesEmitted: () => worker.panesEmitted,
       status: () => core.status(),
       partitions: () => config.partitions,
-      now: () => Date.now(),
+      pipelineLag: () => worker.pipelineLag,
     },
     { worker: config.worker },
   );
   metrics.checkpointsCorrupt.inc(corruptCheckpoints);
   worker.onCheckpoint = (e) => {
-    metrics.checkpointWritten(e.totalMs / 1000, e.bytes);
+    metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };
   const port = config.metricsPort ?? (await preferred(config.metricsHost));

@@ -21,7 +21,9 @@ describe("tm.status message", () => {
       offsets: [],
       lastCheckpointWall: null,
       eventsTotal: status.eventsTotal,
+      pipelineLag: { p50: 12, p99: 40 },
     });
+    expect(msg.pipelineLag).toEqual({ p50: 12, p99: 40 });
     const dashboard = msg.policies.find((p) => p.name === "dashboard");
     expect(dashboard?.stages).toEqual(status.policies[0]?.stages);
     expect(dashboard?.services).toEqual(status.policies[0]?.services);

@@ -12,6 +12,7 @@ import { formatDuration } from "../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
 import type { EngineStatusMessage, PolicyStatusWire } from "../protocol.js";
 import type { LaneOffset } from "./partition-merge.js";
+import type { LagPercentiles } from "./pipeline-lag.js";
 import { boundServices } from "./status-services.js";
 
 export interface StatusInputs {
@@ -28,6 +29,8 @@ export interface StatusInputs {
   offsets: readonly LaneOffset[];
   lastCheckpointWall: number | null;
   eventsTotal: number;
+  /** The last minute's pipeline lag percentiles (PipelineLag.percentiles). */
+  pipelineLag: LagPercentiles;
 }
 
 export function strategyText(w: WatermarkStrategyConfig): string {
@@ -70,6 +73,7 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
     wallTime: s.wallTime,
     logTime,
     pipelineLagMs: logTime === null ? null : s.wallTime - logTime,
+    pipelineLag: s.pipelineLag,
     partitions,
     heldBackBy: partitions.length > 1 ? heldBackBy : null,
     policies,

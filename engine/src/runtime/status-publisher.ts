@@ -56,6 +56,7 @@ export class StatusPublisher {
       offsets: worker.merge.offsets(),
       lastCheckpointWall: worker.lastCheckpointWall,
       eventsTotal: worker.eventsTotal,
+      pipelineLag: worker.pipelineLag.percentiles(Date.now()),
     });
     if (this.nc.isClosed()) return;
     try {

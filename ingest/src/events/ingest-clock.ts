@@ -13,4 +13,11 @@ export class IngestClock {
     if (t > this.last) this.last = t;
     return this.last;
   }
+
+  /** An ingest_ts strictly greater than every value returned before (a punctuation's). */
+  next(): number {
+    const t = this.wall();
+    this.last = t > this.last ? t : this.last + 1;
+    return this.last;
+  }
 }

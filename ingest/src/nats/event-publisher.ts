@@ -1,6 +1,7 @@
 /**
- * Publishes one request's events to TM_EVENTS: one NDJSON batch message per partition touched
- * (ADR 0002), `Nats-Msg-Id` = `<request id>:<partition>` so a client retry is deduplicated, and
+ * Publishes one request's events to TM_EVENTS: one event batch message per partition touched, in
+ * the compact encoding (docs/decisions/0012-batched-transport.md; NDJSON, ADR 0002, for a batch
+ * with a string UTF-8 cannot carry), `Nats-Msg-Id` = `<request id>:<partition>` so a client retry is deduplicated, and
  * resolves only after every JetStream ack. Any failure is a 503: nothing is acknowledged that
  * JetStream has not stored.
  *
@@ -8,7 +9,7 @@
  * split by event position (ADR 0005): each part's id is `<request id>:<partition>:<offset of its
  * first event in the group>`, so a retry of the same body splits identically and dedupes.
  */
-import { encodeEventBatch, eventsSubject, partitionOf, type TelemetryEvent } from "@tidemark/engine/protocol";
+import { encodeEventBatchBody, eventsSubject, partitionOf, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { IngestError } from "../errors.js";
 import type { IngestMetrics } from "../metrics.js";
 import type { NatsLink } from "./nats-link.js";
@@ -17,7 +18,6 @@ const PARTITION_CACHE_LIMIT = 10_000;
 export const MAX_EVENTS_PER_MESSAGE = 1000;
 /** Room left under max_payload for headers. */
 const HEADER_ROOM = 1024;
-const utf8 = new TextEncoder();
 
 export class EventPublisher {
   /** service → partition; bounded, cleared when full (services are few, hashing is cheap). */
@@ -28,6 +28,8 @@ export class EventPublisher {
     private readonly partitions: number,
     private readonly ackTimeoutMs: number,
     private readonly metrics: IngestMetrics,
+    /** Called once a request's publishes are written, in the same synchronous step (punctuation.ts). */
+    private readonly published: () => void = () => undefined,
   ) {}
 
   partitionOf(service: string): number {
@@ -52,6 +54,7 @@ export class EventPublisher {
       const group = groups[p];
       if (group) this.publishPart({ id: `${requestId}:${p}`, partition: p, group, maxBytes, acks }, 0, group.length);
     }
+    this.published();
     const results = await Promise.allSettled(acks);
     this.metrics.publishLatency.observe(Number(process.hrtime.bigint() - started) / 1e9);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -66,7 +69,7 @@ export class EventPublisher {
     const whole = count === part.group.length;
     let body: Uint8Array | undefined;
     if (count <= MAX_EVENTS_PER_MESSAGE) {
-      body = utf8.encode(encodeEventBatch(whole ? part.group : part.group.slice(from, to)));
+      body = encodeEventBatchBody(whole ? part.group : part.group.slice(from, to));
       if (body.length > part.maxBytes && count > 1) body = undefined;
     }
     if (!body) {

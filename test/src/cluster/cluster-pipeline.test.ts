@@ -6,6 +6,7 @@ import { connect, type NatsConnection, type Subscription } from "@nats-io/transp
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
   decodeEventBatch,
+  paneBatchLines,
   partitionOf,
   STREAM_EVENTS,
   STREAM_PANES,
@@ -49,8 +50,9 @@ function billingTruth(stored: readonly TelemetryEvent[]): Map<string, { count: n
 /** Billing's latest service-level pane per window, read back from TM_PANES. */
 async function billingPanes(nc: NatsConnection): Promise<Pane[]> {
   const latest = new Map<string, Pane>();
-  for (const m of await readStream(nc, STREAM_PANES)) {
-    const p = JSON.parse(m.body) as Pane;
+  // Each message is a batch of panes, one JSON per line (docs/decisions/0012-batched-transport.md).
+  for (const json of (await readStream(nc, STREAM_PANES)).flatMap((m) => paneBatchLines(m.body))) {
+    const p = JSON.parse(json) as Pane;
     if (p.policy !== "billing" || p.key.route !== undefined || p.window.end - p.window.start !== WINDOW_MS) continue;
     const prev = latest.get(p.id);
     if (!prev || prev.seq < p.seq) latest.set(p.id, p);

@@ -1,7 +1,7 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { ensureStream, panesStreamSpec } from "@tidemark/engine/nats";
-import { panesSubject, type Pane, type PaneKind } from "@tidemark/engine/protocol";
+import { encodePaneBatch, panesSubject, type Pane, type PaneKind } from "@tidemark/engine/protocol";
 import { keyIdOf } from "@tidemark/engine/core";
 import WebSocket from "ws";
 import {
@@ -81,6 +81,19 @@ export async function publishPanes(nc: NatsConnection, panes: readonly Pane[]): 
       return js.publish(panesSubject(p.policy, p.window.end - p.window.start), JSON.stringify(p), { headers: h });
     }),
   );
+}
+
+/**
+ * Publishes panes of one subject to TM_PANES as ONE message, a batch (one JSON per line), the way
+ * the engine writes them (docs/decisions/0012-batched-transport.md, "Pane batches").
+ */
+export async function publishPaneBatch(nc: NatsConnection, msgId: string, panes: readonly Pane[]): Promise<void> {
+  const first = panes[0];
+  if (!first) throw new Error("a pane batch holds at least one pane");
+  const h = headers();
+  h.set("Nats-Msg-Id", msgId);
+  const body = encodePaneBatch(panes.map((p) => JSON.stringify(p)));
+  await jetstream(nc).publish(panesSubject(first.policy, first.window.end - first.window.start), body, { headers: h });
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   connectWs,
   createPanesStream,
   pane,
+  publishPaneBatch,
   publishPanes,
   publishPanesAround,
   receivedPanes,
@@ -143,6 +144,30 @@ describe("dashboard server against a real nats-server", () => {
     ]);
     expect(live.panes[0]?.rev).toBeGreaterThan(hello.rev);
     await ws.close();
+  });
+
+  it("reads a TM_PANES message holding a batch of panes pane by pane, in order, beside single-pane messages", async () => {
+    const b = (service: string, seq: number, count: number): Pane =>
+      pane({ policy: "batch", service, windowMs: W, start: T0, seq, kind: seq === 0 ? "early" : "on-time", count });
+    // One message as the engine writes it: three panes, one of them superseded within the batch.
+    await publishPaneBatch(rig.nc, "p3:41:0:tm.panes.batch.60000:0", [
+      b("checkout", 0, 5),
+      b("search", 0, 6),
+      b("checkout", 1, 8),
+    ]);
+    await publishPanes(rig.nc, [b("cart", 0, 2)]);
+    await waitFor(
+      async () =>
+        (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=batch&window=60s`)).panes.length === 3,
+      WAIT_MS,
+      "three batch panes",
+    );
+    const { panes } = await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=batch&window=60s`);
+    expect(panes.map((p) => [p.key.service, p.seq, p.value.count]).sort()).toEqual([
+      ["cart", 0, 2],
+      ["checkout", 1, 8],
+      ["search", 0, 6],
+    ]);
   });
 
   it("resumes after a reconnect with only what changed, and survives a nats-server restart without duplicates", async () => {

@@ -19,6 +19,7 @@ import {
   HEARTBEAT_HEADER,
   encodeEventBatch,
   eventsSubject,
+  paneBatchLines,
   partitionOf,
   type EngineStatusMessage,
   type TelemetryEvent,
@@ -148,7 +149,11 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
     const samples: E7Sample[] = [];
     let onTime = 0;
     const panes = nc.subscribe("tm.panes.fast.>", {
-      callback: (_e, m) => void (m.json<{ kind: string }>().kind === "on-time" && onTime++),
+      // A message is a batch of panes, one JSON line each (docs/decisions/0012-batched-transport.md).
+      callback: (_e, m) => {
+        for (const line of paneBatchLines(m.string()))
+          if ((JSON.parse(line) as { kind: string }).kind === "on-time") onTime++;
+      },
     });
     const start = Date.now();
     const status = nc.subscribe("tm.status", {

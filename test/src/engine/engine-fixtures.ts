@@ -8,7 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import type { EngineStatusMessage, Pane, TelemetryEvent } from "@tidemark/engine/protocol";
+import {
+  STREAM_LATE,
+  STREAM_PANES,
+  paneBatchLines,
+  type EngineStatusMessage,
+  type Pane,
+  type TelemetryEvent,
+} from "@tidemark/engine/protocol";
 import { spawnTidemark, type CliProcess } from "../harness/processes.js";
 
 export const SERVICES = ["api", "web", "auth", "billing", "search", "cart", "media", "mail"];
@@ -62,6 +69,7 @@ export interface BackfillSummary {
   heartbeats: number;
   duplicates: number;
   endOfRecordingTs: number;
+  runId: string;
 }
 
 /** Runs `tidemark backfill` to completion and returns its summary line. */
@@ -91,19 +99,36 @@ export function connectNats(url: string): Promise<NatsConnection> {
   return connect({ servers: url, noAsyncTraces: true });
 }
 
-/** Every message body of a stream, in stream order. */
-export async function readStream(nc: NatsConnection, stream: string): Promise<string[]> {
+/** One stored message: its subject, Nats-Msg-Id and body. */
+export interface StoredMessage {
+  seq: number;
+  subject: string;
+  msgId: string | undefined;
+  body: string;
+}
+
+/** Every message of a stream, in stream order. */
+export async function readMessages(nc: NatsConnection, stream: string): Promise<StoredMessage[]> {
   const jsm = await jetstreamManager(nc);
   const last = (await jsm.streams.info(stream)).state.last_seq;
-  const out: string[] = [];
+  const out: StoredMessage[] = [];
   if (last === 0) return out;
   const consumer = await jetstream(nc).consumers.get(stream, { deliver_policy: DeliverPolicy.All });
   const messages = await consumer.consume({ max_messages: 512 });
   for await (const m of messages) {
-    out.push(m.string());
+    out.push({ seq: m.seq, subject: m.subject, msgId: m.headers?.get("Nats-Msg-Id") || undefined, body: m.string() });
     if (m.seq >= last) break;
   }
   return out;
+}
+
+/**
+ * Every message body of a stream, in stream order; for TM_PANES and TM_LATE every pane or late
+ * record, each message being a batch of them, one JSON per line (docs/decisions/0012-batched-transport.md).
+ */
+export async function readStream(nc: NatsConnection, stream: string): Promise<string[]> {
+  const bodies = (await readMessages(nc, stream)).map((m) => m.body);
+  return stream === STREAM_PANES || stream === STREAM_LATE ? bodies.flatMap(paneBatchLines) : bodies;
 }
 
 /** Panes deduplicated on (id, seq), as the idempotent sinks see them; throws if a replay differs. */

@@ -28,6 +28,8 @@ import {
 } from "./engine-fixtures.js";
 
 const WORKER = "metrics-4-7";
+/** The histogram's finite bucket bounds, seconds (docs/operations.md: 10 ms … 300 s). */
+const PIPELINE_LAG_LE = ["0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60", "300"];
 const OWNED = [4, 5, 6, 7];
 const events = makeRecording({ events: 3000, seed: 11 });
 const owned = events.filter((e) => OWNED.includes(partitionOf(e.service, 8)));
@@ -58,6 +60,7 @@ describe("engine /metrics as documented", () => {
   let engine: CliProcess;
   let metricsUrl: string;
   let end: number;
+  let startedAt: number;
 
   const flags = (): string[] => [
     "--config",
@@ -80,6 +83,7 @@ describe("engine /metrics as documented", () => {
     data = tempDir("engine-metrics");
     configFile = join(data, "tidemark.config.json");
     writeFileSync(configFile, JSON.stringify({ referenceHorizon: "1h" }));
+    startedAt = Date.now();
     engine = startEngine(nats.url, data, flags());
     metricsUrl = ((await engine.ready).engine as { metrics: string }).metrics;
     // Paced in small messages (25 events: 120 messages over about 5 s of wall time and 60 s of log
@@ -127,9 +131,13 @@ describe("engine /metrics as documented", () => {
       tidemark_engine_state_keys: [],
       tidemark_engine_state_bytes: [],
       tidemark_engine_checkpoint_duration_seconds_count: [],
+      tidemark_engine_checkpoint_pause_seconds_bucket: ["le"],
+      tidemark_engine_checkpoint_pause_seconds_count: [],
       tidemark_engine_checkpoint_bytes: [],
       tidemark_engine_checkpoints_corrupt_total: [],
-      tidemark_engine_pipeline_lag_seconds: [],
+      tidemark_engine_pipeline_lag_seconds_bucket: ["le"],
+      tidemark_engine_pipeline_lag_seconds_count: [],
+      tidemark_engine_pipeline_lag_seconds_sum: [],
     };
     for (const [name, labels] of Object.entries(documented)) {
       const got = only(samples, name);
@@ -223,9 +231,28 @@ describe("engine /metrics as documented", () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
     expect(value(samples, "tidemark_engine_checkpoint_bytes")).toBe(statSync(files.at(-1) as string).size);
     expect(value(samples, "tidemark_engine_checkpoints_corrupt_total")).toBe(0);
+    // One pause per checkpoint written, each within that checkpoint's duration (which adds ack waits and the write).
+    const pauses = value(samples, "tidemark_engine_checkpoint_pause_seconds_count") as number;
+    expect(pauses).toBe(value(samples, "tidemark_engine_checkpoint_duration_seconds_count"));
+    expect(value(samples, "tidemark_engine_checkpoint_pause_seconds_sum")).toBeGreaterThan(0);
+    expect(value(samples, "tidemark_engine_checkpoint_pause_seconds_sum")).toBeLessThanOrEqual(
+      value(samples, "tidemark_engine_checkpoint_duration_seconds_sum") as number,
+    );
 
-    const lag = value(samples, "tidemark_engine_pipeline_lag_seconds") as number;
-    expect(Math.abs(lag - (scrapedAt - end) / 1000)).toBeLessThan(10);
+    // A histogram over the events handled: each was handled after the engine started and before
+    // the scrape, at a log time within the recording's ingest_ts.
+    const count = value(samples, "tidemark_engine_pipeline_lag_seconds_count") as number;
+    expect(count).toBe(owned.length);
+    const buckets = only(samples, "tidemark_engine_pipeline_lag_seconds_bucket");
+    expect(buckets.map((b) => b.labels.le)).toEqual([...PIPELINE_LAG_LE, "+Inf"]);
+    expect(buckets.at(-1)?.value).toBe(count);
+    // The recording's ingest_ts lie years in the past: every item's lag is above the last bound.
+    expect(startedAt - end).toBeGreaterThan(300_000);
+    expect(buckets.slice(0, -1).map((b) => b.value)).toEqual(PIPELINE_LAG_LE.map(() => 0));
+    const mean = (value(samples, "tidemark_engine_pipeline_lag_seconds_sum") as number) / count;
+    const first = Math.min(...owned.map((e) => e.ingest_ts));
+    expect(mean).toBeGreaterThanOrEqual((startedAt - end) / 1000);
+    expect(mean).toBeLessThanOrEqual((scrapedAt - first) / 1000);
   });
 
   it("counts the corrupt checkpoint files it skipped at start", async () => {

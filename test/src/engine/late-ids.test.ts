@@ -3,9 +3,10 @@
  * can be dropped for one policy from several windows at once (a 10 s and a 60 s window, and its
  * session). The real engine runs in-process with sessions on, over a real nats-server, fed by the
  * real `tidemark backfill`; a tap between the runtime and the core counts the late records the core
- * reports. TM_LATE, deduplicated on Nats-Msg-Id, must hold exactly that many messages — with
- * message ids that lacked the window, all but the first record of each (event, policy) were dropped
- * as duplicates.
+ * reports. TM_LATE, deduplicated on Nats-Msg-Id, must hold exactly that many records — with
+ * message ids that did not tell the records (or, batched, the input messages) apart, some would be
+ * dropped as duplicates. Each TM_LATE message is a batch: one input message's records for one policy
+ * (docs/decisions/0012-batched-transport.md).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -88,9 +89,12 @@ describe("TM_LATE message ids", () => {
         seen.some((r) => r.window.end - r.window.start !== 10_000 && r.window.end - r.window.start !== 60_000),
       ).toBe(true);
 
-      const stored = (await jetstreamManager(nc).then((m) => m.streams.info("TM_LATE"))).state.messages;
-      expect(stored).toBe(seen.length);
+      const messages = (await jetstreamManager(nc).then((m) => m.streams.info("TM_LATE"))).state.messages;
       const bodies = (await readStream(nc, "TM_LATE")).map((b) => JSON.parse(b) as LateRecord);
+      expect(bodies.length).toBe(seen.length);
+      // Batched: fewer messages than records, one input message's records for a policy in each.
+      expect(messages).toBeGreaterThan(0);
+      expect(messages).toBeLessThan(seen.length);
       const key = (r: LateRecord): string => `${JSON.stringify(r.event)}|${r.policy}|${r.window.start}|${r.window.end}`;
       expect(bodies.map(key).sort()).toEqual(seen.map(key).sort());
     } finally {

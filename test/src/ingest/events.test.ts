@@ -76,20 +76,21 @@ describe("POST /v1/events against a real nats-server", () => {
   });
 
   it("halves a message that would exceed the server's max_payload, keeping ids by event position", async () => {
-    // Control characters are stored escaped (\u0001, 6 bytes): ~3 KB per event, 1000 events ≈ 3 MB
-    // > 1 MiB, so the message is halved twice: four messages of 250 events.
-    const wide = "\u0001".repeat(256);
+    // A route and a user of 254 characters, 3 bytes of UTF-8 each, distinct per event (the compact
+    // batch stores a repeated string once, docs/decisions/0012-batched-transport.md): ~1.5 KB per
+    // event, 1000 events ≈ 1.5 MB > 1 MiB, so the message is halved: two messages of 500 events.
+    const wide = (c: string, i: number): string => c.repeat(250) + String(i).padStart(4, "0");
     const body = Array.from({ length: 1000 }, (_, i) =>
-      JSON.stringify({ service: "wide", route: wide, user: wide, latency_ms: i }),
+      JSON.stringify({ service: "wide", route: wide("\u0800", i), user: wide("\u0801", i), latency_ms: i }),
     ).join("\n");
     const res = await fx.post("/v1/events", body, "application/x-ndjson", { "x-request-id": "wide-1" });
     expect(await res.json()).toMatchObject({ accepted: 1000 });
     const stored = await newEvents();
     expect(stored.map((e) => e.latency_ms)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
-    expect(stored.every((e) => e.route === wide && e.user === wide)).toBe(true);
+    expect(stored.every((e, i) => e.route === wide("\u0800", i) && e.user === wide("\u0801", i))).toBe(true);
     const p = partitionOf("wide", 4);
     const ids = [...new Set(stored.map((e) => e.msgId))];
-    expect(ids).toEqual([0, 250, 500, 750].map((offset) => `wide-1:${p}:${offset}`));
+    expect(ids).toEqual([0, 500].map((offset) => `wide-1:${p}:${offset}`));
   });
 
   it("accepts a JSON array, { events: [...] }, RFC 3339 ts and gzip; ignores unknown fields", async () => {

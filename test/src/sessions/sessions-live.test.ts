@@ -10,10 +10,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DEFAULT_POLICIES } from "@tidemark/engine/core";
-import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
+import { paneBatchLines, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { parseEngineConfig, startEngine, type RunningEngine } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
 import {
@@ -21,7 +20,7 @@ import {
   dedupePanes,
   makeRecording,
   normalized,
-  readStream,
+  readMessages,
   runBackfill,
   tempDir,
   waitForStatus,
@@ -119,8 +118,9 @@ describe("session windows in the live engine", () => {
   const configFile = join(dir, "tidemark.config.json");
   writeFileSync(configFile, JSON.stringify({ windows: ["10s"] }));
 
+  /** Panes stored per TM_PANES subject. */
   let subjects: Record<string, number> = {};
-  let sessionMessages = 0;
+  let sessionPaneCount = 0;
 
   async function run(name: string, stopAt: number | null): Promise<Map<string, Pane>> {
     const nats = await startTestNats();
@@ -159,10 +159,13 @@ describe("session windows in the live engine", () => {
       "end of recording",
     );
     await engine.close();
-    const bodies = await readStream(nc, "TM_PANES");
-    subjects =
-      (await (await jetstreamManager(nc)).streams.info("TM_PANES", { subjects_filter: ">" })).state.subjects ?? {};
-    sessionMessages = bodies.filter((b) => (JSON.parse(b) as Pane).session !== undefined).length;
+    // Each TM_PANES message is a batch of one subject's panes (docs/decisions/0012-batched-transport.md):
+    // count the panes on each subject.
+    const messages = await readMessages(nc, "TM_PANES");
+    const bodies = messages.flatMap((m) => paneBatchLines(m.body));
+    subjects = {};
+    for (const m of messages) subjects[m.subject] = (subjects[m.subject] ?? 0) + paneBatchLines(m.body).length;
+    sessionPaneCount = bodies.filter((b) => (JSON.parse(b) as Pane).session !== undefined).length;
     return dedupePanes(bodies);
   }
 
@@ -178,7 +181,7 @@ describe("session windows in the live engine", () => {
     expect(onSessionSubjects.map(([s]) => s).sort()).toEqual(
       DEFAULT_POLICIES.map((p) => `tm.panes.${p.name}.sessions`).sort(),
     );
-    expect(onSessionSubjects.reduce((n, [, c]) => n + c, 0)).toBe(sessionMessages);
+    expect(onSessionSubjects.reduce((n, [, c]) => n + c, 0)).toBe(sessionPaneCount);
     expect(
       Object.keys(subjects)
         .filter((s) => !s.endsWith(".sessions"))

@@ -1,6 +1,6 @@
 /** Entry points of the session operator: fresh, or restored from a snapshot. */
 import { validateCoreConfig } from "../validate-config.js";
-import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
+import type { CoreConfig, CoreOutput, SnapshotSteps, StreamCore } from "../types.js";
 import type { TelemetryEvent } from "../../protocol.js";
 import { validateSessionConfig } from "./session-config.js";
 import { SessionOperator } from "./session-operator.js";
@@ -10,6 +10,7 @@ import type { SessionStatus } from "./session-status.js";
 /** The session operator as its drivers see it: StreamCore with a richer status. */
 export interface SessionCore extends StreamCore {
   status(): SessionStatus;
+  snapshotSteps(): SnapshotSteps;
 }
 
 function drive(op: SessionOperator): SessionCore {
@@ -19,6 +20,7 @@ function drive(op: SessionOperator): SessionCore {
     finish: (out: CoreOutput) => op.finish(out),
     status: () => op.status(),
     snapshot: () => op.snapshot(),
+    snapshotSteps: () => op.snapshotSteps(),
   };
 }
 

@@ -1,13 +1,16 @@
 /** A byte body sealed with its CRC-32 (little-endian, appended), as the core's snapshots are. */
 import { ByteReader, crc32, type ByteWriter } from "../byte-codec.js";
+import { allSteps, crc32Steps, joinSteps } from "../snapshot-steps.js";
 import { CoreError } from "../errors.js";
 
 export function seal(w: ByteWriter): Uint8Array {
-  const body = w.finish();
-  const out = new Uint8Array(body.length + 4);
-  out.set(body);
-  new DataView(out.buffer).setUint32(body.length, crc32(body), true);
-  return out;
+  return allSteps(sealSteps(w));
+}
+
+/** The same in steps: the checksum a piece at a time (docs/decisions/0016-checkpoints-without-pause.md). */
+export function* sealSteps(w: ByteWriter): Generator<void, Uint8Array, void> {
+  w.u32(yield* crc32Steps(w.chunks()));
+  return yield* joinSteps(w.chunks());
 }
 
 /** A reader over the body; throws TM_SNAPSHOT_CORRUPT (naming `what`) when short or the CRC fails. */

@@ -1,25 +1,28 @@
 /**
- * Sessions of one key (docs/semantics.md, "Session windows"). Per (service, user) a KeyState holds,
- * for every policy, its open sessions sorted by first event time; sessions of one key never overlap
- * within a cap period, so the sessions an event touches are one contiguous run of that list.
+ * Sessions of one key (docs/semantics.md, "Session windows"; docs/decisions/0018-shared-sessions.md).
+ * Per (service, user) a KeyState holds lanes: a lane is one sorted list of SessionFacts (the
+ * boundaries, counts and routes of a session, computed once) shared by a set of policies. Each
+ * policy is in exactly one lane of the key and has a Session (its view: triggers, panes, lateness)
+ * on the facts it still has open. Facts of one lane never overlap within a cap period, so the facts
+ * an event touches are one contiguous run of the lane's list. A policy whose view of an event
+ * differs from its lane's (it drops what the others keep) moves to a lane of its own.
  */
-import type { PaneSession, PaneValue } from "../../protocol.js";
+import type { PaneKey, PaneSession, PaneValue } from "../../protocol.js";
 
 /** The last pane emitted for a session: what a retraction takes back. */
 export interface EmittedSession {
+  /** The pane id (derived from start; not snapshotted). */
+  id: string;
   value: PaneValue;
   /** Stage slot of the pane (stage-slot.ts; -1: early): a retraction carries that stage's bias. */
   slot: number;
-  start: number;
-  end: number;
+  /** The pane's window (shared with the pane and its retraction). */
+  window: { readonly start: number; readonly end: number };
   session: PaneSession;
 }
 
-export interface Session {
-  /** Operator-unique, monotone: names the session in timers. */
-  readonly id: number;
-  readonly policy: number;
-  readonly key: KeyState;
+/** A session's event facts, shared by the policies of its lane that have it open. */
+export interface SessionFacts {
   /** Cap period: floor(ts / maxLength); sessions of different periods never merge. */
   readonly period: number;
   firstTs: number;
@@ -28,6 +31,22 @@ export interface Session {
   errors: number;
   firstRoute: string;
   lastRoute: string;
+  lane: Lane;
+  /** Per policy index: its open view of these facts, or null. */
+  readonly views: (Session | null)[];
+  /** Number of non-null views. */
+  viewers: number;
+}
+
+/** A policy's open session: its view of shared facts. */
+export interface Session {
+  /** Operator-unique, monotone: orders the session's timers. */
+  readonly id: number;
+  readonly policy: number;
+  readonly key: KeyState;
+  facts: SessionFacts;
+  /** False once closed or swallowed: its pending timers and queue entries do nothing. */
+  live: boolean;
   /** STAGE_* bits of the core's window state (on-time fired, late pane pending). */
   stage: number;
   lastLateAt: number;
@@ -40,6 +59,13 @@ export interface Session {
   finalDue: number;
   /** In its policy's early queue. */
   queued: boolean;
+}
+
+/** Policies that see the same sessions of a key: one sorted facts list for all of them. */
+export interface Lane {
+  readonly sessions: SessionFacts[];
+  /** Policy indexes, ascending. */
+  policies: number[];
 }
 
 /**
@@ -57,43 +83,46 @@ export interface KeyState {
   readonly user: string;
   /** keyIdOf(service, user): the pane-id part. */
   readonly keyId: string;
-  /** Per policy: open sessions sorted by firstTs. */
-  readonly sessions: Session[][];
+  /** `{ service, user }`: the key of every pane of the key's sessions (one object, never changed). */
+  readonly paneKey: PaneKey;
+  /** Usually one lane holding every policy; more while the policies' views differ. */
+  readonly lanes: Lane[];
   /** Per policy: largest lastTs of a closed session (−Infinity: none kept). */
-  readonly closedUntil: Float64Array;
+  readonly closedUntil: number[];
+  /** Per policy: its open sessions of the key. */
+  readonly open: number[];
+  /** False once the key is forgotten: its pending purge timers do nothing. */
+  live: boolean;
 }
 
 export function newKeyState(id: number, service: string, user: string, keyId: string, policies: number): KeyState {
-  return {
-    id,
-    service,
-    user,
-    keyId,
-    sessions: Array.from({ length: policies }, () => []),
-    closedUntil: new Float64Array(policies).fill(-Infinity),
-  };
+  const all: number[] = [];
+  const closedUntil: number[] = [];
+  const open: number[] = [];
+  for (let p = 0; p < policies; p++) {
+    all.push(p);
+    closedUntil.push(-Infinity);
+    open.push(0);
+  }
+  const paneKey = { service, user };
+  return { id, service, user, keyId, paneKey, lanes: [{ sessions: [], policies: all }], closedUntil, open, live: true };
 }
 
 export function isKeyEmpty(k: KeyState): boolean {
-  for (let p = 0; p < k.sessions.length; p++) {
-    if ((k.sessions[p] as Session[]).length > 0 || (k.closedUntil[p] as number) > -Infinity) return false;
-  }
+  for (let p = 0; p < k.open.length; p++)
+    if ((k.open[p] as number) > 0 || (k.closedUntil[p] as number) > -Infinity) return false;
   return true;
 }
 
-export function newSession(
-  id: number,
-  policy: number,
-  key: KeyState,
+export function newFacts(
+  lane: Lane,
+  policies: number,
   period: number,
   ts: number,
   route: string,
   error: boolean,
-): Session {
+): SessionFacts {
   return {
-    id,
-    policy,
-    key,
     period,
     firstTs: ts,
     lastTs: ts,
@@ -101,6 +130,19 @@ export function newSession(
     errors: error ? 1 : 0,
     firstRoute: route,
     lastRoute: route,
+    lane,
+    views: new Array<Session | null>(policies).fill(null),
+    viewers: 0,
+  };
+}
+
+export function newSession(id: number, policy: number, key: KeyState, facts: SessionFacts): Session {
+  return {
+    id,
+    policy,
+    key,
+    facts,
+    live: true,
     stage: 0,
     lastLateAt: -Infinity,
     dirty: true,
@@ -112,9 +154,9 @@ export function newSession(
   };
 }
 
-/** Folds another session's facts (or one event's) into s. Ties in ts keep the smaller route. */
+/** Folds another session's facts (or one event's) into f. Ties in ts keep the smaller route. */
 export function absorb(
-  s: Session,
+  f: SessionFacts,
   firstTs: number,
   firstRoute: string,
   lastTs: number,
@@ -122,27 +164,26 @@ export function absorb(
   count: number,
   errors: number,
 ): void {
-  if (firstTs < s.firstTs || (firstTs === s.firstTs && firstRoute < s.firstRoute)) {
-    s.firstTs = firstTs;
-    s.firstRoute = firstRoute;
+  if (firstTs < f.firstTs || (firstTs === f.firstTs && firstRoute < f.firstRoute)) {
+    f.firstTs = firstTs;
+    f.firstRoute = firstRoute;
   }
-  if (lastTs > s.lastTs || (lastTs === s.lastTs && lastRoute < s.lastRoute)) {
-    s.lastTs = lastTs;
-    s.lastRoute = lastRoute;
+  if (lastTs > f.lastTs || (lastTs === f.lastTs && lastRoute < f.lastRoute)) {
+    f.lastTs = lastTs;
+    f.lastRoute = lastRoute;
   }
-  s.count += count;
-  s.errors += errors;
-  s.dirty = true;
+  f.count += count;
+  f.errors += errors;
 }
 
 /**
  * Start of the run [from, to) of sessions an event at ts (in `period`) joins: those with
  * firstTs − gap < ts < lastTs + gap. When the run is empty, `from` is where a new session goes.
  */
-export function touchFrom(list: readonly Session[], period: number, ts: number, gapMs: number): number {
+export function touchFrom(list: readonly SessionFacts[], period: number, ts: number, gapMs: number): number {
   let from = 0;
   while (from < list.length) {
-    const s = list[from] as Session;
+    const s = list[from] as SessionFacts;
     if (s.period > period || (s.period === period && s.lastTs + gapMs > ts)) break;
     from++;
   }
@@ -150,10 +191,16 @@ export function touchFrom(list: readonly Session[], period: number, ts: number, 
 }
 
 /** End of that run. */
-export function touchTo(list: readonly Session[], from: number, period: number, ts: number, gapMs: number): number {
+export function touchTo(
+  list: readonly SessionFacts[],
+  from: number,
+  period: number,
+  ts: number,
+  gapMs: number,
+): number {
   let to = from;
   while (to < list.length) {
-    const s = list[to] as Session;
+    const s = list[to] as SessionFacts;
     if (s.period !== period || s.firstTs - gapMs >= ts) break;
     to++;
   }
@@ -162,5 +209,5 @@ export function touchTo(list: readonly Session[], from: number, period: number, 
 
 /** Session end: last event + gap (docs/semantics.md, "Session windows"). */
 export function endOf(s: Session, gapMs: number): number {
-  return s.lastTs + gapMs;
+  return s.facts.lastTs + gapMs;
 }

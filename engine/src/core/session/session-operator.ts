@@ -1,32 +1,34 @@
 /**
  * The session window operator (docs/decisions/0009-session-windows.md): a pure operator with
- * StreamCore's driving interface. Sessions are keyed by (service, user) and kept per policy (a
- * policy's drops change which events bridge, so sessions cannot be shared across policies: cost per
- * event is O(policies), see docs/decisions/0009). An InputDriver takes the inputs and keeps time
- * (watermarks, due timers, early ticks), exactly as for the window core; this file places events
- * into sessions (merging, dropping, retracting); session-triggers.ts turns timers into panes.
+ * StreamCore's driving interface. Sessions are keyed by (service, user). The policies share one
+ * session store per key (docs/decisions/0018-shared-sessions.md): an event is placed once into the
+ * sessions of each lane of its key (usually one, holding every policy), and each policy keeps only
+ * what differs — its lateness verdict, its view of the session (triggers, last pane), its closed
+ * bounds. An InputDriver takes the inputs and keeps time (watermarks, due timers, early ticks),
+ * exactly as for the window core; this file places events into sessions (merging, dropping,
+ * retracting); session-triggers.ts turns timers into panes.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
 import { InputDriver } from "../input-driver.js";
 import { emitsOnTime, type PolicyState } from "../policy-state.js";
-import type { CoreConfig, CoreOutput, StreamCore } from "../types.js";
+import type { CoreConfig, CoreOutput, SnapshotSteps, StreamCore } from "../types.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
 import {
-  absorb,
   COUNTED_ON_TIME,
   endOf,
   isKeyEmpty,
   newSession,
-  touchFrom,
-  touchTo,
   type KeyState,
+  type Lane,
   type Session,
 } from "./session-key.js";
+import { tidyLanes, type Merge } from "./session-lanes.js";
 import { emitSession, retractSession, sessionId, type SessionEmitContext } from "./session-pane.js";
-import { encodeSessionSnapshot } from "./session-snapshot.js";
+import { encodeSessionSnapshot, encodeSessionSnapshotSteps } from "./session-snapshot.js";
 import { dropKey, keyOf, newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
+import { SessionVerdicts } from "./session-verdicts.js";
 import { armCompare, armLateFlush, armPurge, armSession, rearmSession, sessionTimerBefore } from "./session-timer.js";
 import type { SessionTimer } from "./session-timer.js";
 import {
@@ -48,6 +50,8 @@ export class SessionOperator implements StreamCore {
   private readonly referenceIndex: number;
   private readonly emitContexts: SessionEmitContext[];
   private readonly triggers: SessionTriggerContext;
+  /** Each policy's verdict on the event being placed. */
+  private readonly verdicts: SessionVerdicts;
 
   constructor(
     readonly config: CoreConfig,
@@ -56,6 +60,7 @@ export class SessionOperator implements StreamCore {
   ) {
     this.policies = state.clock.policies;
     this.referenceIndex = config.policies.length;
+    this.verdicts = new SessionVerdicts(this.policies, sessions);
     this.driver = new InputDriver<SessionTimer>(state.clock, config.idleTimeoutMs, sessionTimerBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
@@ -96,11 +101,14 @@ export class SessionOperator implements StreamCore {
     const gap = this.sessions.gapMs;
     for (const users of this.state.keys.values()) {
       for (const k of users.values()) {
-        for (const p of this.policies) {
-          const list = k.sessions[p.index] as Session[];
-          for (const s of list) rearmSession(this.driver, p, s, gap);
-          if (list.length === 0 && Number.isFinite(k.closedUntil[p.index])) armPurge(this.driver, p, k, gap);
-        }
+        for (const lane of k.lanes)
+          for (const f of lane.sessions)
+            for (const i of lane.policies) {
+              const s = f.views[i] ?? null;
+              if (s !== null) rearmSession(this.driver, this.policies[i] as PolicyState, s, gap);
+            }
+        for (const p of this.policies)
+          if (k.open[p.index] === 0 && Number.isFinite(k.closedUntil[p.index])) armPurge(this.driver, p, k, gap);
       }
     }
     for (const start of this.state.bias.windows.keys())
@@ -127,6 +135,10 @@ export class SessionOperator implements StreamCore {
     return encodeSessionSnapshot(this.config, this.sessions, this.state);
   }
 
+  snapshotSteps(): SnapshotSteps {
+    return encodeSessionSnapshotSteps(this.config, this.sessions, this.state);
+  }
+
   /** The policy's emit context, refreshed (one object per policy: no allocation per event). */
   private emitContext(p: PolicyState, out: CoreOutput): SessionEmitContext {
     const c = this.emitContexts[p.index] as SessionEmitContext;
@@ -147,36 +159,62 @@ export class SessionOperator implements StreamCore {
     const k = keyOf(this.state, service, e.user);
     const period = Math.floor(e.ts / this.sessions.maxLengthMs);
     const error = isError(e.status);
-    for (const p of this.policies) this.placeFor(p, k, e, period, error, out);
+    const verdicts = this.verdicts;
+    for (const p of this.policies) verdicts.watermarks[p.index] = this.driver.watermarkOf(p);
+    const lanes = k.lanes.length;
+    for (let i = 0; i < lanes; i++) verdicts.judge(k, k.lanes[i] as Lane, e, period, error);
+    if (k.lanes.length > 1) tidyLanes(k);
+    // Panes and late records in policy order, as if each policy had placed the event alone.
+    for (const p of this.policies) {
+      const i = p.index;
+      const m = verdicts.merged[i];
+      if (m === null || m === undefined)
+        this.drop(
+          p,
+          k,
+          e,
+          verdicts.dropStart[i] as number,
+          verdicts.dropEnd[i] as number,
+          verdicts.watermarks[i] as number,
+          out,
+        );
+      else {
+        verdicts.merged[i] = null;
+        this.accept(p, k, m, out);
+      }
+    }
     if (isKeyEmpty(k)) dropKey(this.state, k);
   }
 
-  /** Places the event into the policy's sessions of the key, or drops it for the policy. */
-  private placeFor(
-    p: PolicyState,
-    k: KeyState,
-    e: TelemetryEvent,
-    period: number,
-    error: boolean,
-    out: CoreOutput,
-  ): void {
-    const gap = this.sessions.gapMs;
-    const list = k.sessions[p.index] as Session[];
-    const watermark = this.driver.watermarkOf(p);
-    const closed = k.closedUntil[p.index] as number;
-    // Joining (or bridging to) a closed session would change a result the policy has forgotten.
-    if (e.ts < closed + gap && Math.floor(closed / this.sessions.maxLengthMs) === period)
-      return this.drop(p, k, e, Math.min(e.ts, closed), closed + gap, watermark, out);
-    const from = touchFrom(list, period, e.ts, gap);
-    const to = touchTo(list, from, period, e.ts, gap);
-    const first = to > from ? Math.min(e.ts, (list[from] as Session).firstTs) : e.ts;
-    const end = (to > from ? Math.max(e.ts, (list[to - 1] as Session).lastTs) : e.ts) + gap;
-    if (end + p.cfg.graceMs <= watermark) return this.drop(p, k, e, first, end, watermark, out);
-    const swallowed = to - from > 1 ? list.splice(from + 1, to - from - 1) : NO_SESSIONS;
-    const s = to === from ? this.open(p, k, list, from, e, period, error, end <= watermark) : (list[from] as Session);
-    if (to !== from) join(s, swallowed, e, error);
-    if (swallowed.length > 0 && p.index < this.referenceIndex) this.state.merges++;
-    if (end <= watermark) {
+  /** The policy keeps the event: its view of the merged session, its late-accepted counts, its panes. */
+  private accept(p: PolicyState, k: KeyState, m: Merge, out: CoreOutput): void {
+    const i = p.index;
+    const f = m.target;
+    const behind = f.lastTs + this.sessions.gapMs <= (this.verdicts.watermarks[i] as number);
+    let s = f.views[i] ?? null;
+    if (s === null) {
+      // A new session. Opened already behind W: no on-time pane, its panes are late ones (docs/semantics.md, "Late data").
+      s = newSession(this.state.nextId++, i, k, f);
+      if (behind && emitsOnTime(p)) s.stage = STAGE_ON_TIME;
+      f.views[i] = s;
+      f.viewers++;
+      k.open[i] = (k.open[i] as number) + 1;
+      this.state.openSessions++;
+    } else s.dirty = true;
+    let swallowed: readonly Session[] = NO_SESSIONS;
+    if (m.swallowed.length > 0) {
+      swallowed = m.swallowed.map((o) => o.views[i] as Session);
+      for (const o of swallowed) {
+        s.lateAccepted += o.lateAccepted;
+        // The merged session was shown on time once already (as the swallowed one): it is not counted again.
+        s.stage |= o.stage & COUNTED_ON_TIME;
+        o.live = false;
+        k.open[i] = (k.open[i] as number) - 1;
+        this.state.openSessions--;
+      }
+      if (i < this.referenceIndex) this.state.merges++;
+    }
+    if (behind) {
       // One session per event and policy: pairs and events are the same count here.
       p.lateAcceptedWindowEvents++;
       p.lateAcceptedEvents++;
@@ -185,36 +223,12 @@ export class SessionOperator implements StreamCore {
     this.changed(p, s, swallowed, out);
   }
 
-  /**
-   * A new session at `from` in the list. Opened already behind W (`late`): no on-time pane, its
-   * panes are late ones (docs/semantics.md, "Late data").
-   */
-  private open(
-    p: PolicyState,
-    k: KeyState,
-    list: Session[],
-    from: number,
-    e: TelemetryEvent,
-    period: number,
-    error: boolean,
-    late: boolean,
-  ): Session {
-    const s = newSession(this.state.nextId++, p.index, k, period, e.ts, e.route, error);
-    if (late && emitsOnTime(p)) s.stage = STAGE_ON_TIME;
-    list.splice(from, 0, s);
-    this.state.sessionsById.set(s.id, s);
-    return s;
-  }
-
   /** Emits what a change to session s calls for: retractions, a late or early pane, its timers. */
   private changed(p: PolicyState, s: Session, swallowed: readonly Session[], out: CoreOutput): void {
     const ctx = this.emitContext(p, out);
     let retracted = false;
-    for (const o of swallowed) {
-      this.state.sessionsById.delete(o.id);
-      if (retractSession(ctx, o)) retracted = true;
-    }
-    if (s.last !== null && s.last.start !== s.firstTs) retracted = retractSession(ctx, s) || retracted;
+    for (const o of swallowed) if (retractSession(ctx, o)) retracted = true;
+    if (s.last !== null && s.last.window.start !== s.facts.firstTs) retracted = retractSession(ctx, s) || retracted;
     const end = endOf(s, this.sessions.gapMs);
     const behind = end <= ctx.watermark;
     if (!behind) s.stage &= ~STAGE_ON_TIME;
@@ -260,15 +274,4 @@ export class SessionOperator implements StreamCore {
     };
     out.late(rec);
   }
-}
-
-/** Folds the swallowed sessions and the event into s. */
-function join(s: Session, swallowed: readonly Session[], e: TelemetryEvent, error: boolean): void {
-  for (const o of swallowed) {
-    absorb(s, o.firstTs, o.firstRoute, o.lastTs, o.lastRoute, o.count, o.errors);
-    s.lateAccepted += o.lateAccepted;
-    // The merged session was shown on time once already (as the swallowed one): it is not counted again.
-    s.stage |= o.stage & COUNTED_ON_TIME;
-  }
-  absorb(s, e.ts, e.route, e.ts, e.route, 1, error ? 1 : 0);
 }

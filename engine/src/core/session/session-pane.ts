@@ -43,16 +43,16 @@ function valueOf(count: number, errors: number, users: number): PaneValue {
 
 function pane(ctx: SessionEmitContext, s: Session, kind: PaneKind, e: EmittedSession, value: PaneValue): Pane {
   return {
-    id: sessionId(ctx.policy, s.key.keyId, ctx.gapMs, e.start),
+    id: e.id,
     seq: ctx.nextSeq(),
     kind,
     policy: ctx.policy,
-    key: { service: s.key.service, user: s.key.user },
-    window: { start: e.start, end: e.end },
+    key: s.key.paneKey,
+    window: e.window,
     value,
     watermark: ctx.watermark,
     emittedAt: ctx.logTime,
-    emitDelayMs: ctx.logTime - e.end,
+    emitDelayMs: ctx.logTime - e.window.end,
     pipelineLagMs: 0,
     lateAccepted: s.lateAccepted,
     dropped: ctx.dropped,
@@ -72,18 +72,20 @@ export function retractSession(ctx: SessionEmitContext, s: Session): boolean {
 
 /** Emits the session's current state as a pane of `kind`, per the policy's mode. */
 export function emitSession(ctx: SessionEmitContext, s: Session, kind: Exclude<PaneKind, "retract">): void {
-  if (s.last !== null && s.last.start !== s.firstTs) retractSession(ctx, s);
-  const session: PaneSession = { durationMs: s.lastTs - s.firstTs, firstRoute: s.firstRoute, lastRoute: s.lastRoute };
+  const f = s.facts;
+  if (s.last !== null && s.last.window.start !== f.firstTs) retractSession(ctx, s);
+  const last = s.last;
+  const session: PaneSession = { durationMs: f.lastTs - f.firstTs, firstRoute: f.firstRoute, lastRoute: f.lastRoute };
   const now: EmittedSession = {
-    value: valueOf(s.count, s.errors, 1),
+    // The id depends on the start only: built once per session start, not per pane.
+    id: last !== null ? last.id : sessionId(ctx.policy, s.key.keyId, ctx.gapMs, f.firstTs),
+    value: valueOf(f.count, f.errors, 1),
     slot: slotOfKind(kind),
-    start: s.firstTs,
-    end: s.lastTs + ctx.gapMs,
+    window: { start: f.firstTs, end: f.lastTs + ctx.gapMs },
     session,
   };
-  const last = s.last;
   if (ctx.mode === "discarding") {
-    const delta = last === null ? now.value : valueOf(s.count - last.value.count, s.errors - last.value.errors, 0);
+    const delta = last === null ? now.value : valueOf(f.count - last.value.count, f.errors - last.value.errors, 0);
     ctx.out.pane(pane(ctx, s, kind, now, delta));
   } else {
     if (ctx.mode === "retracting" && last !== null) ctx.out.pane(pane(ctx, s, "retract", last, last.value));

@@ -1,18 +1,30 @@
 /**
  * Snapshot codec of the session operator (docs/semantics.md, "Snapshot"): its whole SessionState —
  * log time, partition clocks, policy progress, pane sequence counters, the service registry, every
- * key with its open sessions and closed-session bounds, the early queues and bias windows. Timer
+ * key with its lanes of shared session facts, each policy's views and closed-session bounds, the early
+ * queues and bias windows. Timer
  * queues are not written: the operator rebuilds them from the decoded state (their order is
  * total), so a restored operator emits byte-identical panes. Layout: "TMSS" · version · config
  * CRC · body · CRC-32 of all before.
  */
 import type { PaneValue } from "../../protocol.js";
 import { ByteWriter, crc32, type ByteReader } from "../byte-codec.js";
-import { seal, unseal } from "./sealed-bytes.js";
+import { sealSteps, unseal } from "./sealed-bytes.js";
+import { allSteps } from "../snapshot-steps.js";
 import { CoreError } from "../errors.js";
-import type { CoreConfig } from "../types.js";
+import type { CoreConfig, SnapshotSteps } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
-import { NONE, newKeyState, type EmittedSession, type KeyState, type Session } from "./session-key.js";
+import {
+  newKeyState,
+  newSession,
+  type EmittedSession,
+  type KeyState,
+  type Lane,
+  type Session,
+  type SessionFacts,
+} from "./session-key.js";
+import { sessionId } from "./session-pane.js";
+import type { PolicyState } from "../policy-state.js";
 import { newSessionState, type SessionState } from "./session-state.js";
 import {
   readDelaySamples,
@@ -30,9 +42,13 @@ const MAGIC = [0x54, 0x4d, 0x53, 0x53];
 /**
  * 2: bias samples carry usersPct. 3: partitions carry the log time of their last record (idleness
  * in log time), and the service registry (service cap) is written. 4: bias per service and stage
- * (on-time and final counts per metrics window, each policy's dial; a pane's stage slot).
+ * (on-time and final counts per metrics window, each policy's dial; a pane's stage slot). 5: keys
+ * hold lanes of session facts shared by policies, each policy's open view of them
+ * (docs/decisions/0018-shared-sessions.md).
  */
-export const SESSION_SNAPSHOT_VERSION = 4;
+export const SESSION_SNAPSHOT_VERSION = 5;
+/** (service, user) keys written per step: a key holds a few sessions per policy. */
+const KEYS_PER_STEP = 64;
 const VALUE_FIELDS = ["count", "errors", "errorRate", "p50", "p90", "p95", "p99", "p999", "users"] as const;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {
@@ -48,71 +64,76 @@ function writeEmitted(w: ByteWriter, e: EmittedSession | null): void {
   if (e === null) return;
   for (const f of VALUE_FIELDS) w.f64(e.value[f]);
   w.uint(e.slot + 1);
-  w.f64(e.start);
-  w.f64(e.end);
+  w.f64(e.window.start);
+  w.f64(e.window.end);
   w.f64(e.session.durationMs);
   w.string(e.session.firstRoute);
   w.string(e.session.lastRoute);
 }
 
-function readEmitted(r: ByteReader): EmittedSession | null {
+/** `idOf(start)`: the pane id of the session at that start (derived, not written). */
+function readEmitted(r: ByteReader, idOf: (start: number) => string): EmittedSession | null {
   if (!r.bool()) return null;
   const value = {} as PaneValue;
   for (const f of VALUE_FIELDS) value[f] = r.f64();
+  const slot = r.uint() - 1;
+  const start = r.f64();
   return {
+    id: idOf(start),
     value,
-    slot: r.uint() - 1,
-    start: r.f64(),
-    end: r.f64(),
+    slot,
+    window: { start, end: r.f64() },
     session: { durationMs: r.f64(), firstRoute: r.string(), lastRoute: r.string() },
   };
 }
 
-function writeSession(w: ByteWriter, s: Session): void {
+function writeFacts(w: ByteWriter, f: SessionFacts): void {
+  w.f64(f.period);
+  w.f64(f.firstTs);
+  w.f64(f.lastTs);
+  w.uint(f.count);
+  w.uint(f.errors);
+  w.string(f.firstRoute);
+  w.string(f.lastRoute);
+}
+
+function readFacts(r: ByteReader, lane: Lane, policies: number): SessionFacts {
+  return {
+    period: r.f64(),
+    firstTs: r.f64(),
+    lastTs: r.f64(),
+    count: r.uint(),
+    errors: r.uint(),
+    firstRoute: r.string(),
+    lastRoute: r.string(),
+    lane,
+    views: new Array<Session | null>(policies).fill(null),
+    viewers: 0,
+  };
+}
+
+function writeView(w: ByteWriter, s: Session): void {
   w.uint(s.id);
-  w.f64(s.period);
-  for (const x of [s.firstTs, s.lastTs, s.lastLateAt]) w.f64(x);
-  for (const x of [s.count, s.errors, s.stage, s.lateAccepted]) w.uint(x);
-  w.string(s.firstRoute);
-  w.string(s.lastRoute);
+  w.f64(s.lastLateAt);
+  for (const x of [s.stage, s.lateAccepted]) w.uint(x);
   w.bool(s.dirty);
   writeEmitted(w, s.last);
 }
 
-function readSession(r: ByteReader, policy: number, key: KeyState): Session {
-  const id = r.uint();
-  const period = r.f64();
-  const [firstTs, lastTs, lastLateAt] = [r.f64(), r.f64(), r.f64()] as [number, number, number];
-  const [count, errors, stage, lateAccepted] = [r.uint(), r.uint(), r.uint(), r.uint()] as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  const firstRoute = r.string();
-  const lastRoute = r.string();
-  const dirty = r.bool();
-  const last = readEmitted(r);
-  return {
-    id,
-    policy,
-    key,
-    period,
-    firstTs,
-    lastTs,
-    count,
-    errors,
-    firstRoute,
-    lastRoute,
-    stage,
-    lastLateAt,
-    dirty,
-    lateAccepted,
-    last,
-    onTimeDue: NONE,
-    finalDue: NONE,
-    queued: false,
-  };
+function readView(
+  r: ByteReader,
+  policy: number,
+  key: KeyState,
+  facts: SessionFacts,
+  idOf: (start: number) => string,
+): Session {
+  const s = newSession(r.uint(), policy, key, facts);
+  s.lastLateAt = r.f64();
+  s.stage = r.uint();
+  s.lateAccepted = r.uint();
+  s.dirty = r.bool();
+  s.last = readEmitted(r, idOf);
+  return s;
 }
 
 /** Snapshot bytes of the operator's whole state. */
@@ -121,6 +142,19 @@ export function encodeSessionSnapshot(
   sessions: Readonly<SessionConfig>,
   state: SessionState,
 ): Uint8Array {
+  return allSteps(encodeSessionSnapshotSteps(config, sessions, state));
+}
+
+/**
+ * The same bytes in steps (a yield after each service of the registry, every KEYS_PER_STEP keys and
+ * each piece of the checksum); the state must not change until the last step
+ * (docs/decisions/0016-checkpoints-without-pause.md).
+ */
+export function* encodeSessionSnapshotSteps(
+  config: CoreConfig,
+  sessions: Readonly<SessionConfig>,
+  state: SessionState,
+): SnapshotSteps {
   const w = new ByteWriter();
   for (const b of MAGIC) w.uint(b);
   w.uint(SESSION_SNAPSHOT_VERSION);
@@ -135,29 +169,40 @@ export function encodeSessionSnapshot(
     writeDelaySamples(w, p);
   }
   w.f64(state.services.nextSweep);
-  writeKeyRegistry(w, state.services);
+  yield* writeKeyRegistry(w, state.services);
   for (const q of state.early) {
-    const live = q.filter((s) => state.sessionsById.get(s.id) === s);
+    const live = q.filter((s) => s.live);
     w.uint(live.length);
     for (const s of live) w.uint(s.id);
   }
-  writeKeys(w, state);
+  yield* writeKeys(w, state);
   state.bias.encode(w);
-  return seal(w);
+  return yield* sealSteps(w);
 }
 
-function writeKeys(w: ByteWriter, state: SessionState): void {
-  w.uint(state.keysById.size);
+function* writeKeys(w: ByteWriter, state: SessionState): Generator<void, void, void> {
+  w.uint(state.keyCount);
+  let n = 0;
   for (const users of state.keys.values()) {
     for (const k of users.values()) {
+      if (++n % KEYS_PER_STEP === 0) yield;
       w.uint(k.id);
       w.string(k.service);
       w.string(k.user);
-      for (const p of state.clock.policies) {
-        w.f64(k.closedUntil[p.index] as number);
-        const list = k.sessions[p.index] as Session[];
-        w.uint(list.length);
-        for (const s of list) writeSession(w, s);
+      for (const x of k.closedUntil) w.f64(x);
+      w.uint(k.lanes.length);
+      for (const lane of k.lanes) {
+        w.uint(lane.policies.length);
+        for (const i of lane.policies) w.uint(i);
+        w.uint(lane.sessions.length);
+        for (const f of lane.sessions) {
+          writeFacts(w, f);
+          for (const i of lane.policies) {
+            const s = f.views[i] ?? null;
+            w.bool(s !== null);
+            if (s !== null) writeView(w, s);
+          }
+        }
       }
     }
   }
@@ -183,12 +228,12 @@ export function decodeSessionSnapshot(
       "session snapshot was taken with a different configuration: restore with the same policies, partitions and session settings, or start fresh",
     );
   const state = newSessionState(config, sessions);
-  readState(state, r);
+  readState(state, r, sessions.gapMs);
   if (!r.done) throw corrupt("has trailing bytes");
   return state;
 }
 
-function readState(state: SessionState, r: ByteReader): void {
+function readState(state: SessionState, r: ByteReader, gapMs: number): void {
   const clock = state.clock;
   clock.logTime = r.f64();
   clock.eventsTotal = r.uint();
@@ -204,10 +249,11 @@ function readState(state: SessionState, r: ByteReader): void {
   state.services.nextSweep = r.f64();
   readKeyRegistry(r, state.services);
   const early = state.early.map(() => Array.from({ length: r.uint() }, () => r.uint()));
-  for (let n = r.uint(); n > 0; n--) readKey(state, r);
+  const byId = new Map<number, Session>();
+  for (let n = r.uint(); n > 0; n--) readKey(state, r, gapMs, byId);
   early.forEach((ids, p) => {
     for (const id of ids) {
-      const s = state.sessionsById.get(id);
+      const s = byId.get(id);
       if (s === undefined) throw corrupt("queues a missing session");
       s.queued = true;
       state.early[p]?.push(s);
@@ -216,7 +262,7 @@ function readState(state: SessionState, r: ByteReader): void {
   state.bias.decode(r);
 }
 
-function readKey(state: SessionState, r: ByteReader): void {
+function readKey(state: SessionState, r: ByteReader, gapMs: number, byId: Map<number, Session>): void {
   const id = r.uint();
   const service = r.string();
   const user = r.string();
@@ -225,14 +271,34 @@ function readKey(state: SessionState, r: ByteReader): void {
   let users = state.keys.get(service);
   if (users === undefined) state.keys.set(service, (users = new Map()));
   users.set(user, k);
-  state.keysById.set(id, k);
-  for (const p of policies) {
-    k.closedUntil[p.index] = r.f64();
-    const list = k.sessions[p.index] as Session[];
+  state.keyCount++;
+  for (let i = 0; i < policies.length; i++) k.closedUntil[i] = r.f64();
+  k.lanes.length = 0;
+  const seen = new Set<number>();
+  for (let n = r.uint(); n > 0; n--) {
+    const lane: Lane = { sessions: [], policies: [] };
     for (let m = r.uint(); m > 0; m--) {
-      const s = readSession(r, p.index, k);
-      list.push(s);
-      state.sessionsById.set(s.id, s);
+      const i = r.uint();
+      if (i >= policies.length || seen.has(i)) throw corrupt("puts a policy in two lanes");
+      seen.add(i);
+      lane.policies.push(i);
     }
+    for (let m = r.uint(); m > 0; m--) {
+      const f = readFacts(r, lane, policies.length);
+      for (const i of lane.policies) {
+        if (!r.bool()) continue;
+        const name = (policies[i] as PolicyState).cfg.name;
+        const s = readView(r, i, k, f, (start) => sessionId(name, k.keyId, gapMs, start));
+        f.views[i] = s;
+        f.viewers++;
+        k.open[i] = (k.open[i] as number) + 1;
+        state.openSessions++;
+        byId.set(s.id, s);
+      }
+      if (f.viewers === 0) throw corrupt("holds a session no policy has open");
+      lane.sessions.push(f);
+    }
+    k.lanes.push(lane);
   }
+  if (seen.size !== policies.length) throw corrupt("leaves a policy without a lane");
 }

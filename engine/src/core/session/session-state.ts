@@ -1,8 +1,8 @@
 /**
  * Everything the session operator holds, as one type (docs/decisions/0010-core-state-and-idleness.md):
  * the input clock (log time, partitions, the policies' progress with the hidden bias reference
- * last), the service registry (service cap), every (service, user) key with its open sessions and
- * closed-session bounds, the pane
+ * last), the service registry (service cap), every (service, user) key with its lanes of sessions
+ * shared by policies (docs/decisions/0018-shared-sessions.md) and closed-session bounds, the pane
  * sequence counters, the early queues and the bias windows. `status()` and the snapshot codec read
  * it; restoring decodes one and builds the operator around it. Timer queues are derived from it.
  */
@@ -21,9 +21,10 @@ export interface SessionState {
   readonly services: KeyRegistry;
   /** service → user → key. */
   readonly keys: Map<string, Map<string, KeyState>>;
-  /** Keys and open sessions by id: indexes of `keys`, kept in step with it. */
-  readonly keysById: Map<number, KeyState>;
-  readonly sessionsById: Map<number, Session>;
+  /** Number of keys in `keys`. */
+  keyCount: number;
+  /** Open sessions (policy views) over all policies, the reference's included. */
+  openSessions: number;
   /** Per policy: the next pane seq. */
   readonly seqs: number[];
   /** Per policy: sessions changed since its last early tick, in order (dead ones skipped). */
@@ -56,8 +57,8 @@ export function newSessionState(config: CoreConfig, sessions: Readonly<SessionCo
     clock,
     services: new KeyRegistry(config.serviceCap, config.routeCapPerService),
     keys: new Map(),
-    keysById: new Map(),
-    sessionsById: new Map(),
+    keyCount: 0,
+    openSessions: 0,
     seqs: clock.policies.map(() => 0),
     early: clock.policies.map(() => []),
     anonymous: 0,
@@ -80,14 +81,15 @@ export function keyOf(state: SessionState, service: string, user: string): KeySt
   if (k === undefined) {
     k = newKeyState(state.nextId++, service, user, keyIdOf(service, user), state.clock.policies.length);
     users.set(user, k);
-    state.keysById.set(k.id, k);
+    state.keyCount++;
   }
   return k;
 }
 
 /** Forgets a key with nothing left (no open session, no closed-session bound). */
 export function dropKey(state: SessionState, k: KeyState): void {
-  state.keysById.delete(k.id);
+  k.live = false;
+  state.keyCount--;
   const users = state.keys.get(k.service);
   users?.delete(k.user);
   if (users?.size === 0) state.keys.delete(k.service);

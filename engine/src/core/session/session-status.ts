@@ -24,9 +24,9 @@ const KEY_BYTES = 120;
 export function sessionStatus(config: CoreConfig, state: SessionState): SessionStatus {
   const clock = state.clock;
   const ref = referenceIndex(state);
-  const open = state.sessionsById.size;
+  const open = state.openSessions;
   let reference = 0;
-  for (const users of state.keys.values()) for (const k of users.values()) reference += (k.sessions[ref] ?? []).length;
+  for (const users of state.keys.values()) for (const k of users.values()) reference += k.open[ref] as number;
   return {
     logTime: orNull(clock.logTime),
     partitions: partitionStatuses(clock, config.idleTimeoutMs),
@@ -34,8 +34,8 @@ export function sessionStatus(config: CoreConfig, state: SessionState): SessionS
       .slice(0, ref)
       .map((p) => policyStatus(p, watermarkOf(clock, p), dialStatus(p, [state.bias.dials[p.index] as PolicyDial]))),
     openWindows: open,
-    stateKeys: state.keysById.size,
-    stateBytes: open * SESSION_BYTES + state.keysById.size * KEY_BYTES,
+    stateKeys: state.keyCount,
+    stateBytes: open * SESSION_BYTES + state.keyCount * KEY_BYTES,
     overflow: { services: state.services.overflow.services, routes: 0 },
     eventsTotal: clock.eventsTotal,
     heldBackBy: heldBackBy(clock, config.idleTimeoutMs),

@@ -18,6 +18,7 @@ import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
 import { COUNTED_ON_TIME, endOf, isKeyEmpty, NONE, type Session } from "./session-key.js";
 import { emitSession, type SessionEmitContext } from "./session-pane.js";
+import { dropFacts, laneOf } from "./session-lanes.js";
 import { dropKey, type SessionState } from "./session-state.js";
 import {
   armCompare,
@@ -42,10 +43,10 @@ export interface SessionTriggerContext {
 
 export function fireSessionTimer(ctx: SessionTriggerContext, t: SessionTimer, out: CoreOutput): void {
   const p = ctx.state.clock.policies[t.policy] as PolicyState;
-  if (t.kind === SessionTimerKind.Compare) return compare(ctx, t.metricsWindow);
+  if (t.kind === SessionTimerKind.Compare) return compare(ctx, t.target);
   if (t.kind === SessionTimerKind.Purge) return purge(ctx, p, t);
-  const s = ctx.state.sessionsById.get(t.session);
-  if (s === undefined || s.policy !== p.index) return;
+  const s = t.session;
+  if (!s.live) return;
   if (t.kind === TimerKind.LateFlush) return lateFlush(ctx, p, s, out);
   sessionDue(ctx, p, s, t, out);
 }
@@ -74,7 +75,7 @@ export function sessionEarlyTick(ctx: SessionTriggerContext, p: PolicyState, out
   state.early[p.index] = [];
   for (const s of queue) {
     s.queued = false;
-    if (state.sessionsById.get(s.id) !== s) continue;
+    if (!s.live) continue;
     if (s.dirty && !(s.stage & STAGE_ON_TIME) && endOf(s, ctx.settings.gapMs) > emit.watermark)
       emitSession(emit, s, "early");
   }
@@ -98,7 +99,7 @@ function onTime(ctx: SessionTriggerContext, p: PolicyState, s: Session, out: Cor
   // What the first on-time pane showed counts once, in the metrics window of the session's end then.
   if (!(s.stage & COUNTED_ON_TIME)) {
     s.stage |= COUNTED_ON_TIME;
-    const fresh = ctx.state.bias.record(p.index, s.key.service, end, s.errors > 0, SLOT_ON_TIME);
+    const fresh = ctx.state.bias.record(p.index, s.key.service, end, s.facts.errors > 0, SLOT_ON_TIME);
     if (fresh !== null) armCompare(ctx.driver, ctx.state.clock.policies.length - 1, fresh, compareDue(ctx, fresh));
   }
   if (hasFinalPane(p)) armSession(ctx.driver, p, s, ctx.settings.gapMs);
@@ -110,7 +111,7 @@ function close(ctx: SessionTriggerContext, p: PolicyState, s: Session, out: Core
   const state = ctx.state;
   const reference = state.clock.policies.length - 1;
   const end = endOf(s, ctx.settings.gapMs);
-  const fresh = state.bias.record(p.index, s.key.service, end, s.errors > 0, SLOT_FINAL);
+  const fresh = state.bias.record(p.index, s.key.service, end, s.facts.errors > 0, SLOT_FINAL);
   if (fresh !== null) armCompare(ctx.driver, reference, fresh, compareDue(ctx, fresh));
   state.bias.emitted(p.index, SLOT_FINAL, state.clock.logTime - end);
   if (hasFinalPane(p) && p.index < reference) {
@@ -121,11 +122,14 @@ function close(ctx: SessionTriggerContext, p: PolicyState, s: Session, out: Core
     }
   }
   const k = s.key;
-  const list = k.sessions[p.index] as Session[];
-  list.splice(list.indexOf(s), 1);
-  state.sessionsById.delete(s.id);
-  if (s.lastTs > (k.closedUntil[p.index] as number)) k.closedUntil[p.index] = s.lastTs;
-  if (list.length === 0) armPurge(ctx.driver, p, k, ctx.settings.gapMs);
+  const f = s.facts;
+  f.views[p.index] = null;
+  if (--f.viewers === 0) dropFacts(k, f);
+  s.live = false;
+  state.openSessions--;
+  if (f.lastTs > (k.closedUntil[p.index] as number)) k.closedUntil[p.index] = f.lastTs;
+  k.open[p.index] = (k.open[p.index] as number) - 1;
+  if (k.open[p.index] === 0) armPurge(ctx.driver, p, k, ctx.settings.gapMs);
 }
 
 /** The reference closes a metrics window once its W passes the window's end. */
@@ -146,8 +150,8 @@ function compare(ctx: SessionTriggerContext, start: number): void {
 }
 
 function purge(ctx: SessionTriggerContext, p: PolicyState, t: PurgeTimer): void {
-  const k = ctx.state.keysById.get(t.key);
-  if (k === undefined || (k.sessions[p.index] as Session[]).length > 0) return;
+  const k = t.key;
+  if (!k.live || (k.open[p.index] as number) > 0) return;
   if (t.due !== purgeAt(p, k, ctx.settings.gapMs) + p.lagMs) return;
   k.closedUntil[p.index] = -Infinity;
   if (isKeyEmpty(k)) dropKey(ctx.state, k);
@@ -160,9 +164,14 @@ export function finishSessions(ctx: SessionTriggerContext, out: CoreOutput): voi
   for (const users of state.keys.values()) {
     for (const key of users.values()) {
       for (const p of policies) {
-        for (const s of [...(key.sessions[p.index] as Session[])]) {
+        const open: Session[] = [];
+        for (const f of laneOf(key, p.index).sessions) {
+          const s = f.views[p.index];
+          if (s !== null && s !== undefined) open.push(s);
+        }
+        for (const s of open) {
           if (emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) onTime(ctx, p, s, out);
-          if (state.sessionsById.has(s.id)) close(ctx, p, s, out);
+          if (s.live) close(ctx, p, s, out);
         }
       }
     }

@@ -9,10 +9,11 @@ import type { TelemetryEvent } from "../../protocol.js";
 import { ByteReader, ByteWriter } from "../byte-codec.js";
 import { createCore, restoreCore } from "../create-core.js";
 import { CoreError } from "../errors.js";
-import type { CoreConfig, CoreOutput, CoreStatus, StreamCore } from "../types.js";
+import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "../types.js";
 import { createSessionOperator, restoreSessionOperator, type SessionCore } from "./create-session-operator.js";
 import { validateSessionConfig } from "./session-config.js";
-import { seal, unseal } from "./sealed-bytes.js";
+import { sealSteps, unseal } from "./sealed-bytes.js";
+import { allSteps, snapshotStepsOf, writeBytesSteps } from "../snapshot-steps.js";
 import type { SessionStatus } from "./session-status.js";
 
 const MAGIC = [0x54, 0x4d, 0x57, 0x53];
@@ -25,6 +26,7 @@ export interface CoreWithSessionsStatus extends CoreStatus {
 
 export interface CoreWithSessions extends StreamCore {
   status(): CoreWithSessionsStatus;
+  snapshotSteps(): SnapshotSteps;
 }
 
 function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
@@ -42,15 +44,19 @@ function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
       sessions.finish(out);
     },
     status: () => ({ ...core.status(), sessions: sessions.status() }),
-    snapshot(): Uint8Array {
-      const w = new ByteWriter();
-      for (const b of MAGIC) w.uint(b);
-      w.uint(WITH_SESSIONS_SNAPSHOT_VERSION);
-      w.bytes(core.snapshot());
-      w.bytes(sessions.snapshot());
-      return seal(w);
-    },
+    snapshot: () => allSteps(snapshotSteps(core, sessions)),
+    snapshotSteps: () => snapshotSteps(core, sessions),
   };
+}
+
+/** Both snapshots framed, in steps (docs/decisions/0016-checkpoints-without-pause.md). */
+function* snapshotSteps(core: StreamCore, sessions: SessionCore): SnapshotSteps {
+  const w = new ByteWriter();
+  for (const b of MAGIC) w.uint(b);
+  w.uint(WITH_SESSIONS_SNAPSHOT_VERSION);
+  yield* writeBytesSteps(w, yield* snapshotStepsOf(core));
+  yield* writeBytesSteps(w, yield* sessions.snapshotSteps());
+  return yield* sealSteps(w);
 }
 
 /** True when `snapshot` was written by `withSessions` (its magic; nothing else is checked). */

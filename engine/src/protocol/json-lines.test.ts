@@ -1,0 +1,282 @@
+import { describe, expect, it } from "vitest";
+import type { LateRecord, Pane } from "../protocol.js";
+import { JsonLines } from "./json-lines.js";
+import { encodePaneBatch } from "./pane-batch.js";
+import { Prng } from "../core/prng.js";
+
+/** Deterministic (the core's PRNG), so a failure names its seed. */
+function rng(seed: number): () => number {
+  const p = new Prng(seed);
+  return () => p.next();
+}
+
+const SPECIAL_NUMBERS = [
+  NaN,
+  Infinity,
+  -Infinity,
+  -0,
+  0,
+  1e21,
+  1e-7,
+  -1e-7,
+  5e-324,
+  Number.MAX_VALUE,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  Number.MAX_SAFE_INTEGER + 2,
+  2 ** 31,
+  -(2 ** 31),
+  1_767_225_600_000,
+  0.1 + 0.2,
+  123.456,
+];
+const SPECIAL_STRINGS = [
+  "",
+  "checkout",
+  "zahlungs-dienst-ü",
+  "服务",
+  "emoji 🚀 svc",
+  'quo"te',
+  "back\\slash",
+  "new\nline\ttab\r\u0000\u001f\u007f",
+  "\u2028\u2029",
+  "lone \ud800 high",
+  "lone \udc00 low",
+  "pair \ud83d\ude80",
+  "GET /api/r5?x=1&y=<2>",
+];
+
+function gen(seed: number): { num(): number; str(): string; maybe<T>(v: T): T | undefined; pick<T>(xs: T[]): T } {
+  const r = rng(seed);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  return {
+    pick,
+    num: () => {
+      const k = r();
+      if (k < 0.2) return pick(SPECIAL_NUMBERS);
+      if (k < 0.5) return Math.floor((r() - 0.5) * 2 ** (1 + Math.floor(r() * 53)));
+      if (k < 0.8) return (r() - 0.5) * 10 ** Math.floor(r() * 40 - 20);
+      return Math.round(r() * 1e6) / 1000;
+    },
+    str: () => {
+      if (r() < 0.6) return pick(SPECIAL_STRINGS);
+      let s = "";
+      const n = Math.floor(r() * 12);
+      for (let i = 0; i < n; i++) s += String.fromCharCode(Math.floor(r() < 0.7 ? 32 + r() * 95 : r() * 0xffff));
+      return s;
+    },
+    maybe: <T>(v: T): T | undefined => (r() < 0.5 ? v : undefined),
+  };
+}
+
+function randomPane(seed: number): Pane {
+  const g = gen(seed);
+  const n = (): number | null => (g.maybe(1) === undefined ? null : g.num());
+  const bias = {
+    countPct: n(),
+    errorRatePp: n(),
+    p99Pct: n(),
+    usersPct: n(),
+    windows: g.num(),
+    spread: g.maybe({ countPct: n(), errorRatePp: n(), p99Pct: n(), usersPct: n() }),
+    stage: g.maybe(g.pick(["early", "on-time", "late", "final"] as const)),
+    age: g.maybe("0-0.25" as const),
+    scope: g.maybe(g.pick(["service", "policy"] as const)),
+    provisional: g.maybe(g.num() > 0),
+  };
+  const value = () => ({
+    count: g.num(),
+    errors: g.num(),
+    errorRate: g.num(),
+    p50: g.num(),
+    p90: g.num(),
+    p95: g.num(),
+    p99: g.num(),
+    p999: g.num(),
+    users: g.num(),
+  });
+  const service = g.str();
+  const pane: Pane = {
+    id: `${g.str()}|${service}|10000|${g.num()}`,
+    seq: g.num(),
+    kind: g.pick(["early", "on-time", "late", "final", "retract"] as const),
+    policy: g.str(),
+    key: g.pick([{ service }, { service, route: g.str() }, { service, user: g.str() }]),
+    window: { start: g.num(), end: g.num() },
+    value: value(),
+    watermark: g.num(),
+    emittedAt: g.num(),
+    emitDelayMs: g.num(),
+    pipelineLagMs: g.num(),
+    lateAccepted: g.num(),
+    dropped: g.num(),
+    bias,
+  };
+  const nowcast = g.maybe({
+    value: { count: g.num(), errorRate: g.num(), p99: g.num(), users: g.num() },
+    spread: { count: n(), errorRate: n(), p99: n(), users: n() },
+    error: {
+      countPct: n(),
+      errorRatePp: n(),
+      p99Pct: n(),
+      usersPct: n(),
+      windows: g.num(),
+      spread: g.maybe(bias.spread),
+    },
+  });
+  if (nowcast) pane.nowcast = nowcast as Pane["nowcast"];
+  const session = g.maybe({ durationMs: g.num(), firstRoute: g.str(), lastRoute: g.str() });
+  if (session) pane.session = session;
+  return pane;
+}
+
+function randomLate(seed: number): LateRecord {
+  const g = gen(seed);
+  const r: LateRecord = {
+    policy: g.str(),
+    reason: "behind-watermark",
+    event: {
+      ts: g.num(),
+      ingest_ts: g.num(),
+      service: g.str(),
+      route: g.str(),
+      status: g.num(),
+      latency_ms: g.num(),
+      user: g.str(),
+    },
+    window: { start: g.num(), end: g.num() },
+    watermark: g.num(),
+  };
+  const session = g.maybe(g.str());
+  if (session !== undefined) r.session = session;
+  return r;
+}
+
+/** What the batch was before: JSON.stringify per record, joined by newlines, as UTF-8. */
+function expected(records: readonly unknown[]): { bytes: Uint8Array; units: number } {
+  const text = encodePaneBatch(records.map((r) => JSON.stringify(r)));
+  return { bytes: new TextEncoder().encode(text), units: text.length };
+}
+
+function written(records: readonly object[], initialBytes?: number): { bytes: Uint8Array; units: number[] } {
+  const w = new JsonLines(initialBytes);
+  const units = records.map((r) => w.add(r));
+  return { bytes: w.body(), units };
+}
+
+/** Equal bytes; on a difference the failure shows both texts (lone surrogates are escaped, so UTF-8 round-trips). */
+function expectSame(got: Uint8Array, want: Uint8Array, what: string): void {
+  if (Buffer.from(got).equals(Buffer.from(want))) return;
+  expect(Buffer.from(got).toString("utf8"), what).toBe(Buffer.from(want).toString("utf8"));
+  expect(Buffer.from(got).toString("hex"), what).toBe(Buffer.from(want).toString("hex"));
+}
+
+describe("JsonLines", () => {
+  it("writes random panes byte for byte as JSON.stringify joined by newlines, as UTF-8", () => {
+    for (let seed = 1; seed <= 400; seed++) {
+      const panes = Array.from({ length: 1 + (seed % 5) }, (_, i) => randomPane(seed * 10 + i));
+      const got = written(panes, 16);
+      const want = expected(panes);
+      expectSame(got.bytes, want.bytes, `seed ${seed}`);
+      expect(got.units, `seed ${seed}`).toEqual(panes.map((p) => JSON.stringify(p).length));
+    }
+  });
+
+  it("writes random late records the same way, mixed with panes in one body", () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const records = Array.from({ length: 6 }, (_, i) =>
+        i % 2 ? randomLate(seed * 7 + i) : randomPane(seed * 7 + i),
+      );
+      expectSame(written(records).bytes, expected(records).bytes, `seed ${seed}`);
+    }
+  });
+
+  it("writes every special number and string as JSON.stringify does", () => {
+    const records = [...SPECIAL_NUMBERS.map((n) => ({ n, a: [n] })), ...SPECIAL_STRINGS.map((s) => ({ [s]: s, k: s }))];
+    for (const r of records) expectSame(written([r]).bytes, expected([r]).bytes, JSON.stringify(r));
+  });
+
+  it("leaves out of objects what JSON leaves out, writes null for it in arrays, and defers to JSON.stringify for the rest", () => {
+    const r = {
+      u: undefined,
+      f: () => 1,
+      s: Symbol("x"),
+      arr: [undefined, () => 1, Symbol("y"), null, 1, "x", [], {}, [[-0]]],
+      date: new Date(1_767_225_600_000),
+      own: { toJSON: () => ({ was: "toJSON" }) },
+      gone: { toJSON: () => undefined },
+      boxed: [new Number(3), new String("s"), new Boolean(false)],
+      "2": "integer keys first",
+      "1": "ascending",
+      nested: { deep: { deeper: { t: true, f: false, z: null } } },
+      nullProto: Object.assign(Object.create(null) as object, { a: 1 }),
+    };
+    expectSame(written([r]).bytes, expected([r]).bytes, "odd values");
+  });
+
+  it("refuses what JSON.stringify refuses", () => {
+    expect(() => new JsonLines().add({ big: 1n })).toThrow();
+  });
+
+  it("cuts a body before a line and keeps the rest for the next one", () => {
+    const a = randomPane(1);
+    const b = randomPane(2);
+    const c = randomPane(3);
+    const w = new JsonLines(8);
+    w.add(a);
+    const mark = w.length;
+    const units = w.units;
+    const ub = w.add(b);
+    expect(w.units).toBe(units + 1 + ub);
+    const head = w.cut(mark, ub, 1);
+    expectSame(head, expected([a]).bytes, "head");
+    w.add(c);
+    expectSame(w.body(), expected([b, c]).bytes, "kept + next");
+    expect(w.units).toBe(expected([b, c]).units);
+    w.reset();
+    w.add(a);
+    expectSame(w.body(), expected([a]).bytes, "after reset");
+  });
+
+  it("hands bodies over without copying and never writes into a buffer it handed over", () => {
+    const given: ArrayBuffer[] = [];
+    const taken: ArrayBuffer[] = [];
+    const pool = {
+      take: (bytes: number): Uint8Array => {
+        const reused = given.findIndex((b) => b.byteLength >= bytes);
+        const b = reused >= 0 ? (given.splice(reused, 1)[0] as ArrayBuffer) : new ArrayBuffer(bytes);
+        taken.push(b);
+        return new Uint8Array(b);
+      },
+      give: (b: ArrayBuffer): void => void given.push(b),
+    };
+    const w = new JsonLines(32, pool);
+    const records = Array.from({ length: 30 }, (_, i) => randomPane(100 + i));
+    const bodies: Array<{ bytes: Uint8Array; copy: Uint8Array; records: Pane[] }> = [];
+    let open: Pane[] = [];
+    records.forEach((r, i) => {
+      const mark = w.length;
+      const units = w.add(r);
+      open.push(r);
+      if (i % 7 === 6) {
+        const head = w.cut(mark, units, 1);
+        bodies.push({ bytes: head, copy: head.slice(), records: open.slice(0, -1) });
+        open = [r];
+      } else if (i % 5 === 4) {
+        const body = w.take();
+        bodies.push({ bytes: body, copy: body.slice(), records: open });
+        open = [];
+      }
+    });
+    w.release();
+    expect(given.length).toBeGreaterThan(0);
+    for (const b of bodies) {
+      expect(b.bytes.byteOffset).toBe(0);
+      expectSame(b.copy, expected(b.records).bytes, "as handed over");
+      expectSame(b.bytes, b.copy, "untouched after");
+    }
+    // What was handed over is the caller's: never given back to be taken again.
+    for (const b of bodies) expect(given.includes(b.bytes.buffer as ArrayBuffer)).toBe(false);
+    expect(taken.length).toBeGreaterThan(bodies.length);
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * JsonLines: the body of a TM_PANES or TM_LATE message (pane-batch.ts) written straight as UTF-8
+ * bytes, one record's JSON per line, into a buffer that grows and is reused
+ * (docs/decisions/0017-engine-throughput.md). The text is byte for byte what
+ * `encodePaneBatch(records.map((r) => JSON.stringify(r)))` encodes to UTF-8: same key order,
+ * same number text (`String(n)`; NaN and ±Infinity as null), same escapes (lone surrogates as
+ * `\udxxx`), `undefined`, functions and symbols left out of objects and null in arrays. Values
+ * that are neither plain objects, arrays nor primitives (a Date, anything with `toJSON`) are
+ * written by `JSON.stringify` itself. Beside the bytes it counts the UTF-16 units of the JSON
+ * text, the measure the batch bound is stated in (emit-group.ts).
+ *
+ * Pure: no node:* imports, no clock, no env.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const NEWLINE = 0x0a;
+const utf8 = new TextEncoder();
+
+/** Where a writer takes its buffers from and gives back the ones it outgrew (by default: new ones, dropped). */
+export interface LineBuffers {
+  /** A buffer of at least `bytes` (its contents are not read). */
+  take(bytes: number): Uint8Array;
+  give(buffer: ArrayBuffer): void;
+}
+
+const EMPTY = new Uint8Array(0);
+const FRESH: LineBuffers = { take: (bytes) => new Uint8Array(bytes), give: () => undefined };
+
+export class JsonLines {
+  /** EMPTY until the first byte of a body is written (then a buffer from `buffers`). */
+  private buf: Uint8Array;
+  private pos = 0;
+  /** UTF-16 units of the JSON text written so far (newlines included). */
+  units = 0;
+  /** Lines (records) written so far. */
+  lines = 0;
+
+  /** Bytes of the first buffer taken for a body. */
+  private initial: number;
+
+  constructor(
+    initialBytes = 4096,
+    private readonly buffers: LineBuffers = FRESH,
+  ) {
+    this.initial = initialBytes;
+    this.buf = EMPTY;
+  }
+
+  /** Bytes written so far. */
+  get length(): number {
+    return this.pos;
+  }
+
+  /** Appends one record as a line; returns the UTF-16 units of its JSON (without the newline). */
+  add(record: object): number {
+    if (this.lines > 0) {
+      this.byte(NEWLINE);
+      this.units++;
+    }
+    const start = this.units;
+    this.value(record, false);
+    this.lines++;
+    return this.units - start;
+  }
+
+  /** Appends a line of JSON text as it is (a line kept in a checkpoint); returns its UTF-16 units. */
+  addJson(json: string): number {
+    if (this.lines > 0) {
+      this.byte(NEWLINE);
+      this.units++;
+    }
+    this.text(json);
+    this.lines++;
+    return json.length;
+  }
+
+  /** A copy of the body so far (the buffer stays with the writer). */
+  body(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+
+  /**
+   * Hands over the body so far without copying it (a view at offset 0 of the writer's buffer,
+   * which is the caller's from now on) and starts empty on a buffer from `buffers`.
+   */
+  take(): Uint8Array {
+    const body = this.buf.subarray(0, this.pos);
+    this.buf = EMPTY;
+    this.reset();
+    return body;
+  }
+
+  /**
+   * Hands over the body up to `bytes` as `take()` does; what follows it (its newline dropped) is
+   * kept, as the start of the next body, with its units and lines.
+   */
+  cut(bytes: number, keptUnits: number, keptLines: number): Uint8Array {
+    const old = this.buf;
+    const from = this.pos > bytes && old[bytes] === NEWLINE ? bytes + 1 : bytes;
+    const kept = this.pos - from;
+    this.buf = this.buffers.take(Math.max(old.length, kept));
+    this.initial = old.length;
+    this.buf.set(old.subarray(from, this.pos));
+    this.pos = kept;
+    this.units = keptUnits;
+    this.lines = keptLines;
+    return old.subarray(0, bytes);
+  }
+
+  /** Gives the buffer back to `buffers`; written to again, the writer takes a new one. */
+  release(): void {
+    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
+    this.buf = EMPTY;
+    this.reset();
+  }
+
+  /** Empties the writer; the buffer is kept for the next body. */
+  reset(): void {
+    this.pos = 0;
+    this.units = 0;
+    this.lines = 0;
+  }
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const grown = this.buffers.take(Math.max(this.buf.length * 2, this.initial, this.pos + n));
+    grown.set(this.buf.subarray(0, this.pos));
+    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
+    this.buf = grown;
+  }
+
+  private byte(b: number): void {
+    this.room(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** ASCII text with nothing to escape (literals, number text). */
+  private ascii(s: string): void {
+    this.room(s.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
+    this.pos = pos;
+    this.units += s.length;
+  }
+
+  /** `inArray`: undefined, functions and symbols are null there (they are left out of objects before). */
+  private value(v: unknown, inArray: boolean): void {
+    switch (typeof v) {
+      case "string":
+        return this.string(v);
+      case "number":
+        return this.number(v);
+      case "boolean":
+        return this.ascii(v ? "true" : "false");
+      case "object":
+        if (v === null) return this.ascii("null");
+        if (Array.isArray(v)) return this.array(v);
+        if (isPlain(v)) return this.object(v as Record<string, unknown>);
+        return this.foreign(v);
+      case "undefined":
+      case "function":
+      case "symbol":
+        if (inArray) return this.ascii("null");
+        return this.foreign(v);
+      default:
+        return this.foreign(v); // bigint: JSON.stringify throws, as it would
+    }
+  }
+
+  private number(v: number): void {
+    if (v !== v || v === Infinity || v === -Infinity) return this.ascii("null");
+    if (!Number.isSafeInteger(v)) return this.ascii(String(v));
+    this.room(17);
+    const buf = this.buf;
+    let n = v;
+    if (n < 0) {
+      buf[this.pos++] = 0x2d;
+      n = -n;
+      this.units++;
+    }
+    const start = this.pos;
+    let pos = start;
+    do {
+      const q = Math.floor(n / 10);
+      buf[pos++] = 0x30 + (n - q * 10);
+      n = q;
+    } while (n > 0);
+    this.units += pos - start;
+    this.pos = pos;
+    for (let a = start, b = pos - 1; a < b; a++, b--) {
+      const t = buf[a] as number;
+      buf[a] = buf[b] as number;
+      buf[b] = t;
+    }
+  }
+
+  private string(s: string): void {
+    this.room(s.length + 2);
+    const buf = this.buf;
+    const start = this.pos;
+    let pos = start;
+    buf[pos++] = QUOTE;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      // Printable ASCII but the quote and the backslash is written as is; anything else by JSON.stringify.
+      if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return this.escaped(s, start);
+      buf[pos++] = c;
+    }
+    buf[pos++] = QUOTE;
+    this.pos = pos;
+    this.units += s.length + 2;
+  }
+
+  private escaped(s: string, start: number): void {
+    this.pos = start;
+    this.text(JSON.stringify(s));
+  }
+
+  /** JSON text (any Unicode: well-formed, as JSON.stringify escapes lone surrogates) as UTF-8. */
+  private text(json: string): void {
+    this.room(json.length * 3);
+    this.pos += utf8.encodeInto(json, this.buf.subarray(this.pos)).written;
+    this.units += json.length;
+  }
+
+  private array(a: readonly unknown[]): void {
+    this.byte(0x5b);
+    this.units++;
+    for (let i = 0; i < a.length; i++) {
+      if (i > 0) {
+        this.byte(COMMA);
+        this.units++;
+      }
+      this.value(a[i], true);
+    }
+    this.byte(0x5d);
+    this.units++;
+  }
+
+  private object(o: Record<string, unknown>): void {
+    this.byte(0x7b);
+    this.units++;
+    let first = true;
+    for (const k in o) {
+      const v = o[k];
+      if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+      // What only JSON.stringify writes may write nothing (toJSON returning undefined): then no key either.
+      const foreign = typeof v === "object" && v !== null && !Array.isArray(v) && !isPlain(v);
+      const json = foreign ? (JSON.stringify(v) as string | undefined) : "";
+      if (json === undefined) continue;
+      if (!first) {
+        this.byte(COMMA);
+        this.units++;
+      }
+      first = false;
+      this.string(k);
+      this.byte(COLON);
+      this.units++;
+      if (foreign) this.text(json);
+      else if (typeof v === "object" && v !== null && !Array.isArray(v)) this.object(v as Record<string, unknown>);
+      else this.value(v, false);
+    }
+    this.byte(0x7d);
+    this.units++;
+  }
+
+  /** What only JSON.stringify knows how to write (toJSON, boxed primitives, class instances). */
+  private foreign(v: unknown): void {
+    const json = JSON.stringify(v) as string | undefined;
+    if (json === undefined) throw new TypeError(`a record holds a value JSON cannot write (${typeof v})`);
+    this.text(json);
+  }
+}
+
+/** A plain object (its own enumerable keys are what for…in visits) without toJSON. */
+function isPlain(v: object): boolean {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== "function";
+}

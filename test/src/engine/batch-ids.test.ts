@@ -1,0 +1,147 @@
+/**
+ * Batched transport, replayed (docs/decisions/0012-batched-transport.md): every TM_PANES and TM_LATE
+ * message is what the core emitted for one TM_EVENTS message on one subject, under a `Nats-Msg-Id`
+ * fixed by that message's place in the log; a group still open at a checkpoint travels in it. A
+ * run killed with SIGKILL while catching up, and restored from checkpoints that carry such groups,
+ * emits again what it had published past the checkpoint, under the same ids with the same
+ * content: after the streams' dedupe it has stored exactly the clean run's messages, id for id
+ * (pipelineLagMs, the wall-clock field, aside). Real engine processes, a real nats-server.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { paneBatchLines, type Pane } from "@tidemark/engine/protocol";
+import { decodeCheckpoint } from "@tidemark/engine/runtime";
+import { startTestNats, waitFor, type TestNats } from "../index.js";
+import type { CliProcess } from "../harness/processes.js";
+import {
+  connectNats,
+  makeRecording,
+  readMessages,
+  runBackfill,
+  startEngine,
+  stopGracefully,
+  tempDir,
+  waitForStatus,
+  writeRecording,
+} from "./engine-fixtures.js";
+
+const events = makeRecording({ events: 12_000, seed: 23 });
+
+describe("batched pane and late transport under replay", () => {
+  const servers: TestNats[] = [];
+  const conns: NatsConnection[] = [];
+  const engines: CliProcess[] = [];
+  const dir = tempDir("batch-ids");
+  const file = writeRecording(dir, events);
+
+  afterAll(async () => {
+    for (const e of engines) if (e.child.exitCode === null) e.child.kill("SIGKILL");
+    for (const c of conns) await c.close();
+    for (const s of servers) await s.stop();
+  });
+
+  async function server(): Promise<{ url: string; nc: NatsConnection }> {
+    const nats = await startTestNats();
+    servers.push(nats);
+    const nc = await connectNats(nats.url);
+    conns.push(nc);
+    return { url: nats.url, nc };
+  }
+
+  function engine(url: string, data: string, extra: string[] = []): CliProcess {
+    const p = startEngine(url, data, extra);
+    engines.push(p);
+    return p;
+  }
+
+  /** Message id → the message's lines with the wall-clock field zeroed, for TM_PANES and TM_LATE. */
+  async function stored(nc: NatsConnection): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const stream of ["TM_PANES", "TM_LATE"])
+      for (const m of await readMessages(nc, stream)) {
+        expect(m.msgId, `${stream} seq ${m.seq} has a Nats-Msg-Id`).toBeDefined();
+        expect(out.has(m.msgId as string), `${m.msgId} stored once`).toBe(false);
+        const lines = paneBatchLines(m.body).map((l) =>
+          stream === "TM_PANES" ? JSON.stringify({ ...(JSON.parse(l) as Pane), pipelineLagMs: 0 }) : l,
+        );
+        out.set(m.msgId as string, `${m.subject}\n${lines.join("\n")}`);
+      }
+    return out;
+  }
+
+  it("a run killed and restored stores the clean run's messages, the same ids with the same content", async () => {
+    const clean = await server();
+    const summary = await runBackfill(clean.url, file);
+    const a = engine(clean.url, join(dir, "clean"));
+    await a.ready;
+    await waitForStatus(clean.nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 90_000, "end, clean run");
+    await stopGracefully(a);
+    const want = await stored(clean.nc);
+    // Batches, not a message per pane: some message holds several panes.
+    const lines = [...want.values()].reduce((n, v) => n + v.split("\n").length - 1, 0);
+    expect(lines).toBeGreaterThan(want.size);
+
+    // The crash run catches up on the whole log with a checkpoint after every pump slice, so
+    // checkpoints fall while input messages are handled in part, their groups pending in them.
+    const crash = await server();
+    await runBackfill(crash.url, file);
+    const data = join(dir, "crash");
+    const cpDir = join(data, "checkpoints", "engine-0-7");
+    const flags = ["--checkpoint-every", "1ms", "--checkpoint-min-wall", "0ms"];
+    let p = engine(crash.url, data, flags);
+    await p.ready;
+    const restoredPending: number[] = [];
+    // At least three kills; more (up to eight) until one restart resumed from a checkpoint with pending
+    // groups: on a loaded machine checkpoints are sparser (20× their encoding's work apart) and a round
+    // may catch none.
+    const enough = (i: number) => i >= 3 && restoredPending.some((n) => n > 0);
+    for (let i = 0; i < 8 && !enough(i) && p.child.exitCode === null; i++) {
+      const seen = checkpointFiles(cpDir).length;
+      // Kill as soon as a new checkpoint holds a pending group (or give up on this round after 5 s).
+      await waitFor(
+        () => pendingIn(checkpointFiles(cpDir)[0]) > 0 && checkpointFiles(cpDir).length > seen,
+        10_000,
+        "a checkpoint with pending groups",
+      ).catch(() => undefined);
+      process.kill(p.child.pid as number, "SIGKILL");
+      await p.exited;
+      restoredPending.push(pendingIn(checkpointFiles(cpDir)[0]));
+      p = engine(crash.url, data, flags);
+      await p.ready;
+    }
+    await waitForStatus(crash.nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 90_000, "end, crash run");
+    await stopGracefully(p);
+    expect(
+      restoredPending.some((n) => n > 0),
+      `a restart resumed from a checkpoint carrying pending groups (pending per restore: ${restoredPending.join(", ")})`,
+    ).toBe(true);
+    const got = await stored(crash.nc);
+    const missing = [...want.keys()].filter((k) => !got.has(k));
+    const extra = [...got.keys()].filter((k) => !want.has(k));
+    expect({ missing: missing.slice(0, 10), extra: extra.slice(0, 10) }).toEqual({ missing: [], extra: [] });
+    const differing = [...want].filter(([k, v]) => got.get(k) !== v).map(([k]) => k);
+    expect(differing.slice(0, 10)).toEqual([]);
+  }, 180_000);
+});
+
+/** Groups pending in a checkpoint file (0 when there is none, or it went away while read). */
+function pendingIn(file: string | undefined): number {
+  if (file === undefined) return 0;
+  try {
+    return decodeCheckpoint(readFileSync(file), file).header.pending?.length ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Checkpoint files of a worker's directory, newest first. */
+function checkpointFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => /^checkpoint-\d+\.tmck$/.test(n))
+    .sort()
+    .reverse()
+    .map((n) => join(dir, n));
+}

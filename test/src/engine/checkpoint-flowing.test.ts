@@ -1,0 +1,170 @@
+/**
+ * A checkpoint cut while events flow is the state at its cut (docs/operations.md, "Checkpoints";
+ * docs/decisions/0016-checkpoints-without-pause.md). The real engine runs in-process over a real
+ * nats-server while `tidemark backfill` publishes a recording with thousands of keys, checkpointing
+ * every second of log time. A tap between the runtime and the core records every input and pane
+ * in order, and for each snapshot the input position where it was cut; the snapshot is encoded
+ * across event-loop turns (the tap sees the loop turn during it) and no input may reach the core
+ * until it is done. Then every checkpoint file on disk is restored into a fresh core and fed the
+ * inputs after its cut: it must emit exactly the panes the straight run emitted after that point.
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  createCore,
+  restoreCore,
+  snapshotStepsOf,
+  type CoreOutput,
+  type SnapshotSteps,
+  type StreamCore,
+} from "@tidemark/engine/core";
+import type { TelemetryEvent } from "@tidemark/engine/protocol";
+import { decodeCheckpoint, parseEngineConfig, startEngine } from "@tidemark/engine/runtime";
+import { startTestNats, type TestNats } from "../index.js";
+import { connectNats, makeRecording, runBackfill, tempDir, waitForStatus, writeRecording } from "./engine-fixtures.js";
+
+type Input = { lane: number; e: TelemetryEvent } | { lane: number; ts: number };
+
+interface Cut {
+  /** Inputs the core had been fed at the cut, and panes it had emitted. */
+  inputs: number;
+  panes: number;
+  /** The event loop ran a turn while this snapshot was being encoded. */
+  turned: boolean;
+  /** Inputs that reached the core while it was being encoded (must be none). */
+  fedDuring: number;
+  bytes?: Uint8Array;
+}
+
+/** The core, recording its inputs, its panes and its snapshots' cuts. */
+function recorded(core: StreamCore): { core: StreamCore; inputs: Input[]; panes: string[]; cuts: Cut[] } {
+  const inputs: Input[] = [];
+  const panes: string[] = [];
+  const cuts: Cut[] = [];
+  let encoding: Cut | null = null;
+  let inner: CoreOutput | undefined;
+  let outer: CoreOutput = { pane: () => undefined, late: () => undefined };
+  const tap = (out: CoreOutput): CoreOutput => {
+    if (out !== inner) {
+      inner = out;
+      outer = { pane: (p) => (panes.push(JSON.stringify(p)), out.pane(p)), late: (r) => out.late(r) };
+    }
+    return outer;
+  };
+  const fed = (): void => {
+    if (encoding !== null) encoding.fedDuring++;
+  };
+  const steps = (): SnapshotSteps => {
+    const cut: Cut = { inputs: inputs.length, panes: panes.length, turned: false, fedDuring: 0 };
+    encoding = cut;
+    setImmediate(() => {
+      if (encoding === cut) cut.turned = true;
+    });
+    const own = snapshotStepsOf(core);
+    return (function* (): SnapshotSteps {
+      const bytes = yield* own;
+      encoding = null;
+      cut.bytes = bytes;
+      cuts.push(cut);
+      return bytes;
+    })();
+  };
+  return {
+    inputs,
+    panes,
+    cuts,
+    core: {
+      event: (lane, e, out) => (fed(), inputs.push({ lane, e }), core.event(lane, e, tap(out))),
+      heartbeat: (lane, ts, out) => (fed(), inputs.push({ lane, ts }), core.heartbeat(lane, ts, tap(out))),
+      finish: (out) => core.finish(tap(out)),
+      status: () => core.status(),
+      snapshot: () => core.snapshot(),
+      snapshotSteps: steps,
+    },
+  };
+}
+
+function feed(core: StreamCore, inputs: readonly Input[]): string[] {
+  const panes: string[] = [];
+  const out: CoreOutput = { pane: (p) => void panes.push(JSON.stringify(p)), late: () => undefined };
+  for (const i of inputs) {
+    if ("e" in i) core.event(i.lane, i.e, out);
+    else core.heartbeat(i.lane, i.ts, out);
+  }
+  return panes;
+}
+
+describe("checkpoints cut while events flow", () => {
+  let nats: TestNats | undefined;
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  it("each checkpoint restores to the state at its cut: fed the rest, it emits the straight run's panes", async () => {
+    nats = await startTestNats();
+    const dir = tempDir("checkpoint-flowing");
+    const services = Array.from({ length: 300 }, (_, i) => `svc-${i}`);
+    const events = makeRecording({ events: 12_000, seed: 29, services });
+    const file = writeRecording(dir, events);
+    const configFile = join(dir, "tidemark.config.json");
+    // Many keys (so a snapshot spans turns) but few panes (so replaying the rest stays quick).
+    const doc = {
+      windows: ["10s", "60s"],
+      policies: [{ name: "final", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "30s", mode: "final-only" }],
+      referenceHorizon: "2m",
+    };
+    writeFileSync(configFile, JSON.stringify(doc));
+    const config = parseEngineConfig({
+      file: doc,
+      flags: {
+        nats: nats.url,
+        data: join(dir, "data"),
+        "metrics-port": "0",
+        "checkpoint-every": "1s",
+        "checkpoint-min-wall": "20ms",
+        "keep-checkpoints": "1000",
+      },
+    });
+    let tap: ReturnType<typeof recorded> | undefined;
+    const engine = await startEngine(config, {
+      cores: {
+        create: (c) => (tap = recorded(createCore(c))).core,
+        restore: () => {
+          throw new Error("this test starts from an empty data directory");
+        },
+      },
+    });
+    const nc = await connectNats(nats.url);
+    try {
+      const summary = await runBackfill(nats.url, file, ["--config", configFile]);
+      await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 90_000, "end of recording");
+      await engine.close();
+    } finally {
+      await engine.close();
+      await nc.close();
+    }
+    const t = tap as ReturnType<typeof recorded>;
+
+    // The test has teeth: snapshots big enough to span event-loop turns, cut mid-stream (checkpoints
+    // are spaced by 20× the last pause, so a loaded machine sees fewer of them).
+    const seen = t.cuts.map((c) => ({ inputs: c.inputs, turned: c.turned }));
+    const midStream = t.cuts.filter((c) => c.turned && c.inputs > 0 && c.inputs < t.inputs.length);
+    expect(midStream.length, `${t.inputs.length} inputs; cuts ${JSON.stringify(seen)}`).toBeGreaterThan(0);
+    expect(t.cuts.map((c) => c.fedDuring)).toEqual(t.cuts.map(() => 0));
+    // The straight run is what a fresh core fed the same inputs emits.
+    expect(feed(createCore(config.core), t.inputs)).toEqual(t.panes);
+
+    const files = readdirSync(config.checkpointDir).filter((n) => /^checkpoint-\d+\.tmck$/.test(n));
+    expect(files.length).toBe(t.cuts.length);
+    for (const name of files) {
+      const cp = decodeCheckpoint(readFileSync(join(config.checkpointDir, name)), name);
+      const cut = t.cuts.find((c) => c.bytes !== undefined && Buffer.from(c.bytes).equals(Buffer.from(cp.snapshot)));
+      expect(cut, `${name} is a snapshot the core encoded`).toBeDefined();
+      const c = cut as Cut;
+      const rest = feed(restoreCore(config.core, cp.snapshot), t.inputs.slice(c.inputs));
+      expect(rest.length, name).toBe(t.panes.length - c.panes);
+      expect(rest, name).toEqual(t.panes.slice(c.panes));
+    }
+  }, 300_000);
+});
