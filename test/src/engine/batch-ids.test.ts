@@ -13,48 +13,33 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { paneBatchLines, type Pane } from "@tidemark/engine/protocol";
 import { decodeCheckpoint } from "@tidemark/engine/runtime";
-import { startTestNats, waitFor, type TestNats } from "../index.js";
-import type { CliProcess } from "../harness/processes.js";
+import { waitFor } from "../index.js";
 import {
-  connectNats,
   makeRecording,
   readMessages,
   runBackfill,
-  startEngine,
   stopGracefully,
   tempDir,
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
+import { Fleet } from "./fleet.js";
 
 const events = makeRecording({ events: 12_000, seed: 23 });
 
 describe("batched pane and late transport under replay", () => {
-  const servers: TestNats[] = [];
-  const conns: NatsConnection[] = [];
-  const engines: CliProcess[] = [];
+  const fleet = new Fleet();
   const dir = tempDir("batch-ids");
   const file = writeRecording(dir, events);
 
-  afterAll(async () => {
-    for (const e of engines) if (e.child.exitCode === null) e.child.kill("SIGKILL");
-    for (const c of conns) await c.close();
-    for (const s of servers) await s.stop();
-  });
+  afterAll(() => fleet.close());
 
-  async function server(): Promise<{ url: string; nc: NatsConnection }> {
-    const nats = await startTestNats();
-    servers.push(nats);
-    const nc = await connectNats(nats.url);
-    conns.push(nc);
+  const server = async () => {
+    const { nats, nc } = await fleet.natsServer();
     return { url: nats.url, nc };
-  }
+  };
 
-  function engine(url: string, data: string, extra: string[] = []): CliProcess {
-    const p = startEngine(url, data, extra);
-    engines.push(p);
-    return p;
-  }
+  const engine = (url: string, data: string, extra: string[] = []) => fleet.engine(url, data, extra);
 
   /** Message id → the message's lines with the wall-clock field zeroed, for TM_PANES and TM_LATE. */
   async function stored(nc: NatsConnection): Promise<Map<string, string>> {

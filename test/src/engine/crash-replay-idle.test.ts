@@ -12,21 +12,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import { partitionOf, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
-import { startTestNats, waitFor, type TestNats } from "../index.js";
+import { waitFor } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
-  connectNats,
   dedupePanes,
   makeRecording,
   normalized,
   readStream,
   runBackfill,
-  startEngine,
   stopGracefully,
   tempDir,
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
+import { Fleet } from "./fleet.js";
 
 /** Eight services, one per partition of 8: a silent service is a silent partition. */
 const SERVICES = oneServicePerPartition(8);
@@ -57,9 +56,7 @@ describe("engine crash and replay with idleness on", () => {
   let config: string;
   let events: TelemetryEvent[];
   let clean: Map<string, Pane>;
-  const servers: TestNats[] = [];
-  const conns: NatsConnection[] = [];
-  const engines: CliProcess[] = [];
+  const fleet = new Fleet();
 
   beforeAll(() => {
     dir = tempDir("engine-crash-idle");
@@ -68,25 +65,12 @@ describe("engine crash and replay with idleness on", () => {
     config = join(dir, "tidemark.config.json");
     writeFileSync(config, JSON.stringify(CONFIG));
   });
-  afterAll(async () => {
-    for (const e of engines) if (e.child.exitCode === null) e.child.kill("SIGKILL");
-    for (const c of conns) await c.close();
-    for (const s of servers) await s.stop();
-  });
+  afterAll(() => fleet.close());
 
-  async function natsServer(): Promise<{ nats: TestNats; nc: NatsConnection }> {
-    const nats = await startTestNats();
-    servers.push(nats);
-    const nc = await connectNats(nats.url);
-    conns.push(nc);
-    return { nats, nc };
-  }
+  const natsServer = () => fleet.natsServer();
 
-  function engine(url: string, data: string, extra: string[] = []): CliProcess {
-    const p = startEngine(url, data, ["--config", config, ...IDLE, ...extra]);
-    engines.push(p);
-    return p;
-  }
+  const engine = (url: string, data: string, extra: string[] = []) =>
+    fleet.engine(url, data, ["--config", config, ...IDLE, ...extra]);
 
   async function finish(nc: NatsConnection, p: CliProcess, endTs: number): Promise<Map<string, Pane>> {
     await waitForStatus(nc, (s) => s.logTime !== null && s.logTime >= endTs, 60_000, `log time ${endTs}`);

@@ -12,10 +12,9 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { decodeEventBatch, type Pane } from "@tidemark/engine/protocol";
 import { defaultCoreConfig } from "@tidemark/engine/core";
 import { decodeCheckpoint, type CheckpointHeader } from "@tidemark/engine/runtime";
-import { startTestNats, waitFor, type TestNats } from "../index.js";
+import { waitFor } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
-  connectNats,
   dedupePanes,
   lastPanes,
   makeRecording,
@@ -24,13 +23,13 @@ import {
   readStream,
   runBackfill,
   scrape,
-  startEngine,
   stopGracefully,
   tempDir,
   truthByPane,
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
+import { Fleet } from "./fleet.js";
 
 const events = makeRecording({ events: 3000, seed: 7 });
 const FAST_CHECKPOINTS = ["--checkpoint-every", "1s", "--checkpoint-min-wall", "50ms"];
@@ -39,33 +38,17 @@ describe("engine crash and replay", () => {
   let dir: string;
   let file: string;
   let clean: Map<string, Pane>;
-  const servers: TestNats[] = [];
-  const conns: NatsConnection[] = [];
-  const engines: CliProcess[] = [];
+  const fleet = new Fleet();
 
   beforeAll(() => {
     dir = tempDir("engine-crash");
     file = writeRecording(dir, events);
   });
-  afterAll(async () => {
-    for (const e of engines) if (e.child.exitCode === null) e.child.kill("SIGKILL");
-    for (const c of conns) await c.close();
-    for (const s of servers) await s.stop();
-  });
+  afterAll(() => fleet.close());
 
-  async function natsServer(): Promise<{ nats: TestNats; nc: NatsConnection }> {
-    const nats = await startTestNats();
-    servers.push(nats);
-    const nc = await connectNats(nats.url);
-    conns.push(nc);
-    return { nats, nc };
-  }
+  const natsServer = () => fleet.natsServer();
 
-  function engine(url: string, data: string, extra: string[] = []): CliProcess {
-    const p = startEngine(url, data, extra);
-    engines.push(p);
-    return p;
-  }
+  const engine = (url: string, data: string, extra: string[] = []) => fleet.engine(url, data, extra);
 
   async function finish(nc: NatsConnection, p: CliProcess, endTs: number): Promise<Map<string, Pane>> {
     await waitForStatus(nc, (s) => s.logTime !== null && s.logTime >= endTs, 60_000, `log time ${endTs}`);
