@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { arrivalSteps, type Step } from "./__fixtures__/arrival-steps.js";
 import type { LateRecord, Pane, TelemetryEvent } from "../../protocol.js";
 import { defaultCoreConfig } from "../default-config.js";
 import type { AccumulationMode, CoreConfig, PolicyConfig } from "../types.js";
@@ -33,7 +34,6 @@ const eventArb = fc.record({
 });
 
 /** An input step: an event, or a heartbeat of the one partition. */
-type Step = TelemetryEvent | number;
 
 const policyArb = fc.record({
   kind: fc.constantFrom("arrival-lag", "bounded"),
@@ -46,31 +46,8 @@ const policyArb = fc.record({
 
 type RawEvent = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
 
-/** Events in arrival order; a pause inserts a heartbeat and delays every later arrival by it. */
-function recording(raw: RawEvent[]): Step[] {
-  const sorted = raw.map((r, i) => ({ r, i })).sort((x, y) => x.r.ts + x.r.delay - (y.r.ts + y.r.delay) || x.i - y.i);
-  const steps: Step[] = [];
-  let shift = 0;
-  let last = -Infinity;
-  for (const { r } of sorted) {
-    if (r.pause > 0 && last > -Infinity) {
-      steps.push(last + r.pause);
-      shift += r.pause;
-    }
-    const e: TelemetryEvent = {
-      ts: r.ts,
-      ingest_ts: r.ts + r.delay + shift,
-      service: r.service,
-      route: r.route,
-      status: r.status,
-      latency_ms: 1,
-      user: r.user,
-    };
-    last = e.ingest_ts;
-    steps.push(e);
-  }
-  return steps;
-}
+/** Events in arrival order (__fixtures__/arrival-steps.ts). */
+const recording = (raw: RawEvent[]): Step[] => arrivalSteps(raw);
 
 type PolicyDraw = typeof policyArb extends fc.Arbitrary<infer T> ? T : never;
 

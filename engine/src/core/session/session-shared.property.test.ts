@@ -8,6 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { arrivalSteps, type Step } from "./__fixtures__/arrival-steps.js";
 import type { LateRecord, Pane, TelemetryEvent } from "../../protocol.js";
 import { crc32 } from "../byte-codec.js";
 import { defaultCoreConfig } from "../default-config.js";
@@ -59,7 +60,6 @@ const policyArb = fc.record({
 
 type RawEvent = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
 type PolicyDraw = typeof policyArb extends fc.Arbitrary<infer T> ? T : never;
-type Step = TelemetryEvent | number;
 
 /** Events in arrival order; a pause inserts a heartbeat and delays every later arrival by it. */
 function recording(draws: RawEvent[]): Step[] {
@@ -77,28 +77,7 @@ function recording(draws: RawEvent[]): Step[] {
           },
         ],
   );
-  const sorted = raw.map((r, i) => ({ r, i })).sort((x, y) => x.r.ts + x.r.delay - (y.r.ts + y.r.delay) || x.i - y.i);
-  const steps: Step[] = [];
-  let shift = 0;
-  let last = -Infinity;
-  for (const { r } of sorted) {
-    if (r.pause > 0 && last > -Infinity) {
-      steps.push(last + r.pause);
-      shift += r.pause;
-    }
-    const e: TelemetryEvent = {
-      ts: r.ts,
-      ingest_ts: r.ts + r.delay + shift,
-      service: r.service,
-      route: r.route,
-      status: r.status,
-      latency_ms: 1,
-      user: r.user,
-    };
-    last = e.ingest_ts;
-    steps.push(e);
-  }
-  return steps;
+  return arrivalSteps(raw);
 }
 
 function config(policies: PolicyDraw[]): CoreConfig {
