@@ -7,7 +7,7 @@
  * content: after the streams' dedupe it has stored exactly the clean run's messages, id for id
  * (pipelineLagMs, the wall-clock field, aside). Real engine processes, a real nats-server.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -23,7 +23,7 @@ import {
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
-import { Fleet } from "./fleet.js";
+import { checkpointFiles, Fleet } from "./fleet.js";
 
 const events = makeRecording({ events: 12_000, seed: 23 });
 
@@ -119,14 +119,4 @@ function pendingIn(file: string | undefined): number {
   } catch {
     return 0;
   }
-}
-
-/** Checkpoint files of a worker's directory, newest first. */
-function checkpointFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => /^checkpoint-\d+\.tmck$/.test(n))
-    .sort()
-    .reverse()
-    .map((n) => join(dir, n));
 }

@@ -5,7 +5,7 @@
  * whose nats-server restarts mid-way, give — after dedupe on (id, seq) — the clean run's pane
  * stream byte for byte (pipelineLagMs, a wall-clock field, aside).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -29,7 +29,7 @@ import {
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
-import { Fleet } from "./fleet.js";
+import { checkpointFiles, Fleet } from "./fleet.js";
 
 const events = makeRecording({ events: 3000, seed: 7 });
 const FAST_CHECKPOINTS = ["--checkpoint-every", "1s", "--checkpoint-min-wall", "50ms"];
@@ -184,16 +184,6 @@ describe("engine crash and replay", () => {
     expectSameStream(await finish(nc, p, again.endOfRecordingTs));
   });
 });
-
-/** Checkpoint files of a worker's directory, newest (highest number) first, as paths. */
-function checkpointFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => /^checkpoint-\d+\.tmck$/.test(n))
-    .sort()
-    .reverse()
-    .map((n) => join(dir, n));
-}
 
 /** Events stored in TM_EVENTS so far (heartbeats are empty messages). */
 async function storedEvents(nc: NatsConnection): Promise<number> {

@@ -3,6 +3,8 @@
  * end: engines still running are SIGKILLed (the tests that use it crash them on purpose), then the
  * connections close and the servers stop — only what this file started, by its own handles.
  */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { startTestNats, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
@@ -34,4 +36,14 @@ export class Fleet {
     for (const c of this.conns) await c.close();
     for (const s of this.servers) await s.stop();
   }
+}
+
+/** Checkpoint files of a worker's directory, newest (highest number) first, as paths. */
+export function checkpointFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => /^checkpoint-\d+\.tmck$/.test(n))
+    .sort()
+    .reverse()
+    .map((n) => join(dir, n));
 }
