@@ -11,7 +11,7 @@ import {
   CHECKPOINT_VERSION_PENDING,
   decodeCheckpoint,
   encodeCheckpoint,
-  encodeCheckpointOffLoop,
+  encodeCheckpointParts,
   type Checkpoint,
 } from "./checkpoint-codec.js";
 import { RuntimeError } from "./errors.js";
@@ -46,10 +46,15 @@ describe("checkpoint envelope golden bytes", () => {
     expect(encodeCheckpoint(fixed).toString("hex")).toBe(golden);
   });
 
-  it("hashing off the event loop writes the same bytes (the store's path)", async () => {
-    expect((await encodeCheckpointOffLoop(fixed)).toString("hex")).toBe(golden);
+  it("the pieces hashed across turns are the same bytes (the store's path), the snapshot not copied", async () => {
+    expect(Buffer.concat(await encodeCheckpointParts(fixed)).toString("hex")).toBe(golden);
     const big = { ...fixed, snapshot: Uint8Array.from({ length: 3_000_001 }, (_, i) => (i * 31) & 0xff) };
-    expect((await encodeCheckpointOffLoop(big)).equals(encodeCheckpoint(big))).toBe(true);
+    const parts = await encodeCheckpointParts(big, 0);
+    expect(parts[1]).toBe(big.snapshot);
+    expect(Buffer.concat(parts).equals(encodeCheckpoint(big))).toBe(true);
+    const subjects = [{ subject: "tm.late.dashboard", chunk: 1, lines: ['{"a":"b\\n"}'], units: 12 }];
+    const pending = { ...big, header: { ...big.header, pending: [{ partition: 5, seq: 10, subjects }] } };
+    expect(Buffer.concat(await encodeCheckpointParts(pending)).equals(encodeCheckpoint(pending))).toBe(true);
   });
 
   it("the committed bytes follow the documented layout: TMCK, u32 version, header JSON, snapshot, SHA-256", () => {

@@ -10,7 +10,7 @@
  * written only then, so that an engine reading version 1 alone refuses such a checkpoint rather
  * than lose those batches; every other checkpoint is version 1.
  */
-import { createHash, webcrypto } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { EmitGroupState } from "./emit-group.js";
 import { RuntimeError } from "./errors.js";
 import type { LaneOffset } from "./partition-merge.js";
@@ -41,36 +41,48 @@ export interface Checkpoint {
   snapshot: Uint8Array;
 }
 
+/** The whole file in one buffer, hashed on the spot (tests, tooling; the store writes `encodeCheckpointParts`). */
 export function encodeCheckpoint(cp: Checkpoint): Buffer {
-  const { body, at } = layout(cp);
-  createHash("sha256").update(body.subarray(0, at)).digest().copy(body, at);
-  return body;
+  const head = prefixOf(cp);
+  const hash = createHash("sha256").update(head).update(cp.snapshot).digest();
+  return Buffer.concat([head, cp.snapshot, hash]);
 }
+
+/** Everything before the snapshot: magic, version, header length, header JSON, snapshot length. */
+function prefixOf(cp: Checkpoint): Buffer {
+  const header = Buffer.from(JSON.stringify(cp.header), "utf8");
+  const prefix = Buffer.allocUnsafe(16 + header.length);
+  let at = prefix.writeUInt32BE(MAGIC, 0);
+  at = prefix.writeUInt32BE(cp.header.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION, at);
+  at = prefix.writeUInt32BE(header.length, at);
+  at += header.copy(prefix, at);
+  prefix.writeUInt32BE(cp.snapshot.length, at);
+  return prefix;
+}
+
+/** Bytes hashed per step of `encodeCheckpointParts` (SHA-256 runs at a few hundred MB/s at least). */
+const HASH_STEP_BYTES = 256 * 1024;
 
 /**
- * The same bytes with the SHA-256 taken off the event loop (Web Crypto hashes on the thread pool):
- * hashing a 10 MB checkpoint would otherwise block it for tens of ms
- * (docs/decisions/0016-checkpoints-without-pause.md).
+ * The same bytes as `encodeCheckpoint`, as pieces to write one after the other (the prefix up to
+ * the snapshot, the snapshot itself, the SHA-256), with nothing as large as the snapshot allocated
+ * or copied: the hash is taken in 256 KiB steps, ~`sliceMs` of them per event-loop turn. A copy
+ * into one 10 MB buffer, or Web Crypto's copy of its input, blocked the loop for tens of ms
+ * (docs/decisions/0021-runtime-lean.md).
  */
-export async function encodeCheckpointOffLoop(cp: Checkpoint): Promise<Buffer> {
-  const { body, at } = layout(cp);
-  body.set(new Uint8Array(await webcrypto.subtle.digest("SHA-256", body.subarray(0, at))), at);
-  return body;
-}
-
-/** Everything but the hash, written; `at` is where the hash goes. */
-function layout(cp: Checkpoint): { body: Buffer; at: number } {
-  const header = Buffer.from(JSON.stringify(cp.header), "utf8");
-  const body = Buffer.allocUnsafe(12 + header.length + 4 + cp.snapshot.length + HASH_BYTES);
-  let at = 0;
-  at = body.writeUInt32BE(MAGIC, at);
-  at = body.writeUInt32BE(cp.header.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION, at);
-  at = body.writeUInt32BE(header.length, at);
-  at += header.copy(body, at);
-  at = body.writeUInt32BE(cp.snapshot.length, at);
-  body.set(cp.snapshot, at);
-  at += cp.snapshot.length;
-  return { body, at };
+export async function encodeCheckpointParts(cp: Checkpoint, sliceMs = 4): Promise<Uint8Array[]> {
+  const prefix = prefixOf(cp);
+  const hash = createHash("sha256").update(prefix);
+  const snap = cp.snapshot;
+  for (let from = 0; from < snap.length;) {
+    const t0 = performance.now();
+    do {
+      hash.update(snap.subarray(from, from + HASH_STEP_BYTES));
+      from += HASH_STEP_BYTES;
+    } while (from < snap.length && performance.now() - t0 < sliceMs);
+    if (from < snap.length) await new Promise((r) => setImmediate(r));
+  }
+  return [prefix, snap, hash.digest()];
 }
 
 /** Decodes and verifies a checkpoint; throws TM_CHECKPOINT_CORRUPT saying what is wrong. */

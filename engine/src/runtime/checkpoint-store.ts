@@ -6,7 +6,7 @@
  */
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeCheckpoint, encodeCheckpointOffLoop, type Checkpoint } from "./checkpoint-codec.js";
+import { decodeCheckpoint, encodeCheckpointParts, type Checkpoint } from "./checkpoint-codec.js";
 import { RuntimeError } from "./errors.js";
 
 const NAME = /^checkpoint-(\d{12})\.tmck$/;
@@ -56,14 +56,15 @@ export class CheckpointStore {
 
   /** Writes atomically and durably, then prunes to the newest `keep`. */
   async write(cp: Checkpoint): Promise<WrittenCheckpoint> {
-    const bytes = await encodeCheckpointOffLoop(cp);
+    const parts = await encodeCheckpointParts(cp);
+    const bytes = parts.reduce((n, p) => n + p.length, 0);
     const name = `checkpoint-${String(this.next++).padStart(12, "0")}.tmck`;
     const tmp = join(this.dir, `.${name}.tmp`);
     const file = join(this.dir, name);
     try {
       const fh = await open(tmp, "w");
       try {
-        await fh.writeFile(bytes);
+        await fh.writev(parts);
         await fh.sync();
       } finally {
         await fh.close();
@@ -83,7 +84,7 @@ export class CheckpointStore {
       );
     }
     await this.prune();
-    return { file, bytes: bytes.length };
+    return { file, bytes };
   }
 
   private async prune(): Promise<void> {
