@@ -6,6 +6,37 @@ import type { PolicyDial } from "./policy-dial.js";
 import type { PolicyState } from "./policy-state.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "./status-parts.js";
 import type { CoreConfig, CoreStatus } from "./types.js";
+import type { Slice } from "./window-state.js";
+
+/** One slice's share of the state size, as of its `adds`. */
+interface SliceSize {
+  adds: number;
+  keys: number;
+  bytes: number;
+}
+
+/**
+ * The last size measured per slice. A slice's keys and aggregates change only with an event added
+ * to it, which counts `adds` (stream-core.ts), so a slice whose `adds` did not move since is not
+ * walked again: `status()` costs O(slices) plus the keys of the slices that took events since the
+ * last call, with the same values as a full walk (docs/decisions/0021-runtime-lean.md).
+ */
+const measured = new WeakMap<Slice, SliceSize>();
+
+function sliceSize(slice: Slice): SliceSize {
+  const known = measured.get(slice);
+  if (known !== undefined && known.adds === slice.adds) return known;
+  let keys = 0;
+  let bytes = 0;
+  for (const node of slice.services.values()) {
+    keys += 1 + (node.routes?.size ?? 0);
+    bytes += node.agg.heapBytes();
+    if (node.routes !== null) for (const r of node.routes.values()) bytes += r.agg.heapBytes();
+  }
+  const size = { adds: slice.adds, keys, bytes };
+  measured.set(slice, size);
+  return size;
+}
 
 function stateSize(state: CoreState): { openWindows: number; stateKeys: number; stateBytes: number } {
   let stateBytes = 0;
@@ -14,11 +45,9 @@ function stateSize(state: CoreState): { openWindows: number; stateKeys: number; 
   for (const c of state.windowConfigs) {
     openWindows += c.windows.size;
     for (const slice of c.slices.values()) {
-      for (const node of slice.services.values()) {
-        stateKeys += 1 + (node.routes?.size ?? 0);
-        stateBytes += node.agg.heapBytes();
-        for (const r of node.routes?.values() ?? []) stateBytes += r.agg.heapBytes();
-      }
+      const size = sliceSize(slice);
+      stateKeys += size.keys;
+      stateBytes += size.bytes;
     }
   }
   return { openWindows, stateKeys, stateBytes };
