@@ -279,4 +279,30 @@ describe("JsonLines", () => {
     for (const b of bodies) expect(given.includes(b.bytes.buffer as ArrayBuffer)).toBe(false);
     expect(taken.length).toBeGreaterThan(bodies.length);
   });
+
+  it("copies a body that fills less than a quarter of its buffer and keeps the buffer for the next one", () => {
+    const taken: Uint8Array[] = [];
+    const pool = {
+      take: (bytes: number): Uint8Array => {
+        const b = new Uint8Array(Math.max(bytes, 64 * 1024));
+        taken.push(b);
+        return b;
+      },
+      give: (): void => undefined,
+    };
+    const w = new JsonLines(1024, pool);
+    const small = randomPane(7);
+    w.add(small);
+    const body = w.take();
+    expect(body.buffer).not.toBe(taken[0]?.buffer);
+    expect(body.buffer.byteLength).toBe(body.length);
+    expectSame(body, expected([small]).bytes, "short body");
+    w.add(small);
+    expect(taken.length).toBe(1); // the writer kept its buffer
+    const big = Array.from({ length: 400 }, (_, i) => randomPane(200 + i));
+    for (const r of big.slice(1)) w.add(r);
+    const full = w.take();
+    expect(full.buffer).toBe(taken.at(-1)?.buffer); // a full one is handed over as it is
+    expectSame(full, expected([small, ...big.slice(1)]).bytes, "full body");
+  });
 });

@@ -83,10 +83,18 @@ export class JsonLines {
   }
 
   /**
-   * Hands over the body so far without copying it (a view at offset 0 of the writer's buffer,
-   * which is the caller's from now on) and starts empty on a buffer from `buffers`.
+   * Hands over the body so far. A body filling at least a quarter of the writer's buffer is handed
+   * over without copying it (a view at offset 0 of that buffer, which is the caller's from now on;
+   * the writer starts empty on a buffer from `buffers`); a smaller one is copied and the writer
+   * keeps its buffer, so a short body does not hold a large buffer while it is in flight
+   * (docs/decisions/0021-runtime-lean.md).
    */
   take(): Uint8Array {
+    if (this.pos * 4 < this.buf.length) {
+      const copy = this.buf.slice(0, this.pos);
+      this.reset();
+      return copy;
+    }
     const body = this.buf.subarray(0, this.pos);
     this.buf = EMPTY;
     this.reset();
@@ -173,29 +181,25 @@ export class JsonLines {
 
   private number(v: number): void {
     if (v !== v || v === Infinity || v === -Infinity) return this.ascii("null");
-    if (!Number.isSafeInteger(v)) return this.ascii(String(v));
-    this.room(17);
+    if (v >= 0 && v < 100_000 && Number.isInteger(v)) return this.small(v);
+    // Timestamps and doubles: their text from the cache (String(v), what JSON.stringify writes).
+    this.ascii(numberText(v));
+  }
+
+  /** A non-negative integer below 100 000 by its digits (-0 included: "0"). */
+  private small(v: number): void {
+    this.room(5);
     const buf = this.buf;
     let n = v;
-    if (n < 0) {
-      buf[this.pos++] = 0x2d;
-      n = -n;
-      this.units++;
-    }
-    const start = this.pos;
-    let pos = start;
+    const digits = n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : n < 10_000 ? 4 : 5;
+    let pos = this.pos + digits;
+    this.pos = pos;
+    this.units += digits;
     do {
-      const q = Math.floor(n / 10);
-      buf[pos++] = 0x30 + (n - q * 10);
+      const q = (n / 10) | 0;
+      buf[--pos] = 0x30 + (n - q * 10);
       n = q;
     } while (n > 0);
-    this.units += pos - start;
-    this.pos = pos;
-    for (let a = start, b = pos - 1; a < b; a++, b--) {
-      const t = buf[a] as number;
-      buf[a] = buf[b] as number;
-      buf[b] = t;
-    }
   }
 
   private string(s: string): void {
@@ -274,6 +278,30 @@ export class JsonLines {
     if (json === undefined) throw new TypeError(`a record holds a value JSON cannot write (${typeof v})`);
     this.text(json);
   }
+}
+
+/**
+ * The text of numbers seen recently, direct-mapped by their bits: `String(v)` (for a double the
+ * shortest text that reads back as `v`) was most of what a pane's JSON cost, and a pane's numbers
+ * repeat (timestamps are window bounds and log times, quantiles a sketch's bin values). `===` tells doubles apart
+ * exactly but for ±0 and NaN, which never come here, so the text is always `String(v)` of this `v`
+ * (docs/decisions/0021-runtime-lean.md).
+ */
+const TEXT_SLOTS = 4096;
+const textKeys = new Float64Array(TEXT_SLOTS).fill(NaN);
+const textOf: string[] = new Array<string>(TEXT_SLOTS).fill("");
+const bits = new Float64Array(1);
+const bitWords = new Uint32Array(bits.buffer);
+
+export function numberText(v: number): string {
+  bits[0] = v;
+  const slot = (Math.imul((bitWords[0] as number) ^ (bitWords[1] as number), 0x9e3779b1) >>> 20) & (TEXT_SLOTS - 1);
+  // An empty slot holds NaN, which equals nothing.
+  if (textKeys[slot] === v) return textOf[slot] as string;
+  const text = String(v);
+  textKeys[slot] = v;
+  textOf[slot] = text;
+  return text;
 }
 
 /** A plain object (its own enumerable keys are what for…in visits) without toJSON. */

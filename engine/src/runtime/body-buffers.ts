@@ -29,7 +29,8 @@ export class BodyBuffers implements LineBuffers {
   }
 
   give(buffer: ArrayBuffer): void {
-    if (buffer.byteLength === 0 || this.kept + buffer.byteLength > MAX_KEPT_BYTES) return;
+    // A buffer under MIN_BYTES is a short body's own copy (JsonLines.take): not worth keeping.
+    if (buffer.byteLength < MIN_BYTES || this.kept + buffer.byteLength > MAX_KEPT_BYTES) return;
     this.idle.push(buffer);
     this.kept += buffer.byteLength;
   }
