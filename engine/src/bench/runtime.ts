@@ -18,7 +18,8 @@
  *    worker does, docs/decisions/0016-checkpoints-without-pause.md), the full write (encode,
  *    checksum, write, fsync, rename, fsync dir), bytes, restore time, the event-loop delay p99
  *    while checkpointing every 200 ms vs the same with the synchronous snapshot and hash (the way
- *    before ADR 0016) and vs the same ticker without, and the pause histogram's p99.
+ *    before ADR 0016) and vs the same ticker without, the pause histogram's p99, and `status()` on
+ *    those states (the first call and the next ones, docs/decisions/0021-runtime-lean.md).
  * Bounded: ~90 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
  * runs part 2 alone and prints it (engine/BENCHMARKS.md is left as it is).
  */
@@ -311,7 +312,15 @@ async function sinkRates(url: string): Promise<string[]> {
 async function checkpoints(dir: string): Promise<string[]> {
   const core = { ...defaultCoreConfig(), routeCapPerService: 200 };
   const c = openStates(core, 1000); // ~200k open (window, key) states: both window sizes, service + route
+  const s0 = performance.now();
   const keys = c.status().stateKeys;
+  const statusFirst = performance.now() - s0;
+  const statuses: number[] = [];
+  for (let k = 0; k < 5; k++) {
+    const t0 = performance.now();
+    c.status();
+    statuses.push(performance.now() - t0);
+  }
   const store = new CheckpointStore(join(dir, "ckpt"), 3);
   await store.open();
   const header = {
@@ -374,11 +383,16 @@ async function checkpoints(dir: string): Promise<string[]> {
       `median of 5; longest synchronous slice ${Math.max(...slices).toFixed(1)} ms`,
     ),
     row(
-      "  full write: pause + encode + sha256 (off the loop) + write + fsync + rename + fsync dir",
+      "  full write: pause + encode + sha256 (256 KiB steps across turns) + write + fsync + rename + fsync dir",
       `${med(writes).toFixed(1)} ms`,
       `${(bytes / 1e6).toFixed(2)} MB`,
     ),
     row("  restore from that checkpoint", `${med(restores).toFixed(1)} ms`, "median of 3"),
+    row(
+      "  status() with those states, again (no event since: no slice walked again)",
+      `${med(statuses).toFixed(2)} ms`,
+      `median of 5; the first call ${statusFirst.toFixed(1)} ms (every slice walked)`,
+    ),
     row(
       "  event-loop delay p99 (max), checkpoint every 200 ms, 3 s",
       `${busy.p99.toFixed(1)} ms`,
@@ -432,9 +446,9 @@ function record(lines: readonly string[]): void {
       `(docs/decisions/0017-engine-throughput.md; the thread row publishes them from a thread of their own). What the engine spends beyond the core-alone and ` +
       `input-path baselines, and on what (pane JSON, publishing, GC, checkpoints, status), is measured by ` +
       `\`node dist/bench/runtime-profile.js\` (the same engine run under the CPU profiler, grouped by activity); ` +
-      `the breakdown before and after is in ADR 0017. The pane-sink rows measure publishing alone. The lag rows run ` +
+      `the breakdown before and after is in ADR 0017 and ADR 0021. The pane-sink rows measure publishing alone. The lag rows run ` +
       `a fresh engine while a worker thread publishes fresh events the way ingest does (bench/live-feed.ts). ` +
-      `The checkpoint rows: the pause is the time the input is held while the snapshot encodes in ~4 ms slices across event-loop turns (docs/decisions/0016-checkpoints-without-pause.md); the event loop is blocked at most a slice (plus garbage collection), and the row before ADR 0016 takes the same checkpoints the old way in the same run.\n`,
+      `The checkpoint rows: the pause is the time the input is held while the snapshot encodes in ~4 ms slices across event-loop turns (docs/decisions/0016-checkpoints-without-pause.md); the file's SHA-256 is taken in 256 KiB steps across turns too and the file written as pieces, with no copy of the snapshot (docs/decisions/0021-runtime-lean.md); the event loop is blocked at most a slice (plus garbage collection), and the row before ADR 0016 takes the same checkpoints the old way in the same run.\n`,
   );
 }
 
