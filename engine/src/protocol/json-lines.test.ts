@@ -192,8 +192,16 @@ describe("JsonLines", () => {
   });
 
   it("writes every special number and string as JSON.stringify does", () => {
-    const records = [...SPECIAL_NUMBERS.map((n) => ({ n, a: [n] })), ...SPECIAL_STRINGS.map((s) => ({ [s]: s, k: s }))];
-    for (const r of records) expectSame(written([r]).bytes, expected([r]).bytes, JSON.stringify(r));
+    const records = [
+      ...SPECIAL_NUMBERS.map((n) => ({ n, a: [n] })),
+      ...SPECIAL_STRINGS.map((s) => ({ [s]: s, k: s })),
+      ...SPECIAL_STRINGS.map((s) => ({ k: s, [s]: { [s]: 1, [`${s}2`]: [s] } })),
+    ];
+    for (const r of records) {
+      const got = written([r]);
+      expectSame(got.bytes, expected([r]).bytes, JSON.stringify(r));
+      expect(got.units).toEqual([JSON.stringify(r).length]);
+    }
   });
 
   it("leaves out of objects what JSON leaves out, writes null for it in arrays, and defers to JSON.stringify for the rest", () => {

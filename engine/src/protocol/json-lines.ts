@@ -251,25 +251,50 @@ export class JsonLines {
     let first = true;
     for (const k in o) {
       const v = o[k];
-      if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-      // What only JSON.stringify writes may write nothing (toJSON returning undefined): then no key either.
-      const foreign = typeof v === "object" && v !== null && !Array.isArray(v) && !isPlain(v);
-      const json = foreign ? (JSON.stringify(v) as string | undefined) : "";
-      if (json === undefined) continue;
-      if (!first) {
-        this.byte(COMMA);
-        this.units++;
-      }
+      const t = typeof v;
+      // What only JSON.stringify writes (toJSON, class instances) may write nothing: then no key either.
+      let foreign: string | undefined = "";
+      if (t === "object") {
+        if (v !== null && !Array.isArray(v) && !isPlain(v as object)) foreign = JSON.stringify(v) as string | undefined;
+        if (foreign === undefined) continue;
+      } else if (t === "undefined" || t === "function" || t === "symbol") continue;
+      this.key(k, first);
       first = false;
-      this.string(k);
-      this.byte(COLON);
-      this.units++;
-      if (foreign) this.text(json);
-      else if (typeof v === "object" && v !== null && !Array.isArray(v)) this.object(v as Record<string, unknown>);
+      if (foreign !== "") this.text(foreign);
+      else if (t === "number") this.number(v as number);
+      else if (t === "string") this.string(v as string);
+      else if (t === "object" && v !== null && !Array.isArray(v)) this.object(v as Record<string, unknown>);
       else this.value(v, false);
     }
     this.byte(0x7d);
     this.units++;
+  }
+
+  /** `,"k":` (no comma before the first key); a key with anything to escape goes through `string`. */
+  private key(k: string, first: boolean): void {
+    const n = k.length;
+    this.room(n + 4);
+    const buf = this.buf;
+    const start = this.pos;
+    let pos = start;
+    if (!first) buf[pos++] = COMMA;
+    buf[pos++] = QUOTE;
+    for (let i = 0; i < n; i++) {
+      const c = k.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) {
+        this.pos = first ? start : start + 1;
+        if (!first) this.units++;
+        this.string(k);
+        this.byte(COLON);
+        this.units++;
+        return;
+      }
+      buf[pos++] = c;
+    }
+    buf[pos++] = QUOTE;
+    buf[pos++] = COLON;
+    this.units += pos - start;
+    this.pos = pos;
   }
 
   /** What only JSON.stringify knows how to write (toJSON, boxed primitives, class instances). */
