@@ -12,6 +12,8 @@
  * Pure: no node:* imports, no clock, no env.
  */
 
+import { numberText } from "./number-text.js";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -303,30 +305,6 @@ export class JsonLines {
     if (json === undefined) throw new TypeError(`a record holds a value JSON cannot write (${typeof v})`);
     this.text(json);
   }
-}
-
-/**
- * The text of numbers seen recently, direct-mapped by their bits: `String(v)` (for a double the
- * shortest text that reads back as `v`) was most of what a pane's JSON cost, and a pane's numbers
- * repeat (timestamps are window bounds and log times, quantiles a sketch's bin values). `===` tells doubles apart
- * exactly but for ±0 and NaN, which never come here, so the text is always `String(v)` of this `v`
- * (docs/decisions/0021-runtime-lean.md).
- */
-const TEXT_SLOTS = 4096;
-const textKeys = new Float64Array(TEXT_SLOTS).fill(NaN);
-const textOf: string[] = new Array<string>(TEXT_SLOTS).fill("");
-const bits = new Float64Array(1);
-const bitWords = new Uint32Array(bits.buffer);
-
-export function numberText(v: number): string {
-  bits[0] = v;
-  const slot = (Math.imul((bitWords[0] as number) ^ (bitWords[1] as number), 0x9e3779b1) >>> 20) & (TEXT_SLOTS - 1);
-  // An empty slot holds NaN, which equals nothing.
-  if (textKeys[slot] === v) return textOf[slot] as string;
-  const text = String(v);
-  textKeys[slot] = v;
-  textOf[slot] = text;
-  return text;
 }
 
 /** A plain object (its own enumerable keys are what for…in visits) without toJSON. */
