@@ -64,7 +64,8 @@ export class CheckpointStore {
     try {
       const fh = await open(tmp, "w");
       try {
-        await fh.writev(parts);
+        const { bytesWritten } = await fh.writev(parts);
+        if (bytesWritten !== bytes) throw new Error(`wrote ${bytesWritten} of ${bytes} bytes`);
         await fh.sync();
       } finally {
         await fh.close();
