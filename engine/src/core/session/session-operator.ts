@@ -228,7 +228,7 @@ export class SessionOperator implements StreamCore {
     const ctx = this.emitContext(p, out);
     let retracted = false;
     for (const o of swallowed) if (retractSession(ctx, o)) retracted = true;
-    if (s.last !== null && s.last.window.start !== s.facts.firstTs) retracted = retractSession(ctx, s) || retracted;
+    if (s.lastId !== null && s.lastStart !== s.facts.firstTs) retracted = retractSession(ctx, s) || retracted;
     const end = endOf(s, this.sessions.gapMs);
     const behind = end <= ctx.watermark;
     if (!behind) s.stage &= ~STAGE_ON_TIME;
