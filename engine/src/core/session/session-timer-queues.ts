@@ -12,11 +12,13 @@ import type { DriverView, InputDriver } from "../input-driver.js";
 import type { PolicyState } from "../policy-state.js";
 import { TimerKind, type EarlyTimer } from "../timer-queue.js";
 import type { CoreOutput } from "../types.js";
-import { sessionTimerBefore, type SessionTimer } from "./session-timer.js";
+import { sessionTimerBefore, type SessionTimer, type SessionTimerView } from "./session-timer.js";
 import { TimerWheel } from "./timer-wheel.js";
 
 /** Width of a wheel bucket in ms of its queue's time. */
 const BUCKET_MS = 1_000;
+/** Fired timers kept for reuse, at most. */
+const MAX_FREE = 4_096;
 
 /** A wheel's stand-in in the driver's queue: the order key of a timer in it. */
 export interface TimerProxy {
@@ -49,8 +51,10 @@ export function proxyBefore(a: Keyed | EarlyTimer, b: Keyed | EarlyTimer): boole
   return a.kind !== TimerKind.Early && (a as Keyed).target < (b as Keyed).target;
 }
 
-export class SessionTimerQueues implements DriverView<SessionTimer> {
+export class SessionTimerQueues implements SessionTimerView {
   private readonly queues: Queue[] = [];
+  /** Fired timers, for reuse (a fired timer is referenced by nothing). */
+  private readonly free: SessionTimer[] = [];
   /** Per policy: the index of the queue its W timers go to. */
   private readonly queueOf: number[];
   private driver: InputDriver<TimerProxy> | null = null;
@@ -84,6 +88,10 @@ export class SessionTimerQueues implements DriverView<SessionTimer> {
     return (this.driver as InputDriver<TimerProxy>).dueAt(p, at);
   }
 
+  spare(): SessionTimer {
+    return this.free.pop() ?? { due: 0, kind: 0, policy: 0, target: 0, session: null, key: null };
+  }
+
   atWatermark(p: PolicyState, t: SessionTimer): void {
     this.arm(this.queueOf[p.index] as number, t);
   }
@@ -110,9 +118,16 @@ export class SessionTimerQueues implements DriverView<SessionTimer> {
     for (let t = wheel.peek(); t !== undefined && !proxyBefore(proxy, t); t = wheel.peek()) {
       wheel.pop();
       this.fire(t, out);
+      this.recycle(t);
     }
     const t = wheel.peek();
     if (t !== undefined) this.cover(q, t, proxy);
+  }
+
+  private recycle(t: SessionTimer): void {
+    t.session = null;
+    t.key = null;
+    if (this.free.length < MAX_FREE) this.free.push(t);
   }
 
   private newQueue(policy: PolicyState | null): Queue {

@@ -15,30 +15,43 @@ export const SessionTimerKind = { ...TimerKind, Compare: 4, Purge: 5 } as const;
 
 /**
  * Every session timer carries the id that orders it after (due, kind, policy) in `target` (read
- * inline by the heap: no pointer chase per comparison) and the session or key it acts on.
+ * inline by the comparison: no pointer chase) and what it acts on: a late flush, on-time or final
+ * its session (target: the session's id), a purge its key (target: the key's id), a compare nothing
+ * (target: start of the metrics window the reference closes). One shape for all, recycled once fired
+ * (session-timer-queues.ts): a timer lives in no other structure.
  */
-export interface SessionTrigger extends Timer {
-  readonly kind: typeof TimerKind.LateFlush | typeof TimerKind.OnTime | typeof TimerKind.Final;
-  /** The session's id. */
-  readonly target: number;
-  readonly session: Session;
+export interface SessionTimer extends Timer {
+  due: number;
+  kind: number;
+  policy: number;
+  target: number;
+  session: Session | null;
+  key: KeyState | null;
 }
 
-export interface PurgeTimer extends Timer {
-  readonly kind: typeof SessionTimerKind.Purge;
-  /** The key's id. */
-  readonly target: number;
-  readonly key: KeyState;
+/** Where the operator arms its timers: the driver's view, and a spare timer object to fill. */
+export interface SessionTimerView extends DriverView<SessionTimer> {
+  spare(): SessionTimer;
 }
 
-export interface CompareTimer extends Timer {
-  readonly kind: typeof SessionTimerKind.Compare;
-  /** Start of the metrics window the reference closes. */
-  readonly target: number;
+function timer(
+  driver: SessionTimerView,
+  due: number,
+  kind: number,
+  policy: number,
+  target: number,
+  session: Session | null,
+  key: KeyState | null,
+): SessionTimer {
+  const t = driver.spare();
+  t.due = due;
+  t.kind = kind;
+  t.policy = policy;
+  t.target = target;
+  t.session = session;
+  t.key = key;
+  return t;
 }
-
-/** The operator's own timers (early ticks are the input driver's). */
-export type SessionTimer = SessionTrigger | PurgeTimer | CompareTimer;
 
 /** Total order (due, kind, policy, target); an early tick is alone at its (due, kind, policy). */
 export function sessionTimerBefore(a: SessionTimer | EarlyTimer, b: SessionTimer | EarlyTimer): boolean {
@@ -54,26 +67,26 @@ export function sessionTimerBefore(a: SessionTimer | EarlyTimer, b: SessionTimer
  * many events costs few timer pushes. A pending timer acts only at the session's current due, so a
  * queue rebuilt on restore (timers at current dues) acts identically.
  */
-export function armSession(driver: DriverView<SessionTimer>, p: PolicyState, s: Session, gapMs: number): void {
+export function armSession(driver: SessionTimerView, p: PolicyState, s: Session, gapMs: number): void {
   const end = endOf(s, gapMs);
   if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) {
     s.onTimeDue = driver.dueAt(p, end);
-    driver.atWatermark(p, { due: s.onTimeDue, kind: TimerKind.OnTime, policy: p.index, target: s.id, session: s });
+    driver.atWatermark(p, timer(driver, s.onTimeDue, TimerKind.OnTime, p.index, s.id, s, null));
   }
   // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
   if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME)) {
     s.finalDue = driver.dueAt(p, end + p.cfg.graceMs);
-    driver.atWatermark(p, { due: s.finalDue, kind: TimerKind.Final, policy: p.index, target: s.id, session: s });
+    driver.atWatermark(p, timer(driver, s.finalDue, TimerKind.Final, p.index, s.id, s, null));
   }
 }
 
 /** Arms a late flush at log time `due`. */
-export function armLateFlush(driver: DriverView<SessionTimer>, p: PolicyState, s: Session, due: number): void {
-  driver.atLogTime({ due, kind: TimerKind.LateFlush, policy: p.index, target: s.id, session: s });
+export function armLateFlush(driver: SessionTimerView, p: PolicyState, s: Session, due: number): void {
+  driver.atLogTime(timer(driver, due, TimerKind.LateFlush, p.index, s.id, s, null));
 }
 
 /** Rebuilds a restored session's timers. */
-export function rearmSession(driver: DriverView<SessionTimer>, p: PolicyState, s: Session, gapMs: number): void {
+export function rearmSession(driver: SessionTimerView, p: PolicyState, s: Session, gapMs: number): void {
   armSession(driver, p, s, gapMs);
   if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
     armLateFlush(driver, p, s, s.lastLateAt + p.cfg.lateEveryMs);
@@ -88,12 +101,12 @@ export function purgeAt(p: PolicyState, k: KeyState, gapMs: number): number {
   return (k.closedUntil[p.index] as number) + 3 * gapMs + p.cfg.graceMs;
 }
 
-export function armPurge(driver: DriverView<SessionTimer>, p: PolicyState, k: KeyState, gapMs: number): void {
+export function armPurge(driver: SessionTimerView, p: PolicyState, k: KeyState, gapMs: number): void {
   const due = driver.dueAt(p, purgeAt(p, k, gapMs));
-  driver.atWatermark(p, { due, kind: SessionTimerKind.Purge, policy: p.index, target: k.id, key: k });
+  driver.atWatermark(p, timer(driver, due, SessionTimerKind.Purge, p.index, k.id, null, k));
 }
 
 /** The reference compares a metrics window once its W passes the window's end (`due`). */
-export function armCompare(driver: DriverView<SessionTimer>, reference: number, start: number, due: number): void {
-  driver.atLogTime({ due, kind: SessionTimerKind.Compare, policy: reference, target: start });
+export function armCompare(driver: SessionTimerView, reference: number, start: number, due: number): void {
+  driver.atLogTime(timer(driver, due, SessionTimerKind.Compare, reference, start, null, null));
 }

@@ -19,6 +19,8 @@ export class TimerWheel<T extends Timer> {
   private next = 0;
   private headBucket = -Infinity;
   private count = 0;
+  /** Bucket of the first timer ever pushed: indexes are relative to it (small integers, cheap Map keys). */
+  private origin = NaN;
 
   constructor(
     private readonly bucketMs: number,
@@ -31,7 +33,9 @@ export class TimerWheel<T extends Timer> {
 
   push(t: T): void {
     this.count++;
-    const b = Math.floor(t.due / this.bucketMs);
+    const abs = Math.floor(t.due / this.bucketMs);
+    if (Number.isNaN(this.origin)) this.origin = abs;
+    const b = abs - this.origin;
     if (b <= this.headBucket) return this.insertHead(t);
     let list = this.buckets.get(b);
     if (list === undefined) {
