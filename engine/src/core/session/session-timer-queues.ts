@@ -12,7 +12,7 @@ import type { DriverView, InputDriver } from "../input-driver.js";
 import type { PolicyState } from "../policy-state.js";
 import { TimerKind, type EarlyTimer } from "../timer-queue.js";
 import type { CoreOutput } from "../types.js";
-import { sessionTimerBefore, type SessionTimer, type SessionTimerView } from "./session-timer.js";
+import { compareSessionTimers, type SessionTimer, type SessionTimerView } from "./session-timer.js";
 import { TimerWheel } from "./timer-wheel.js";
 
 /** Width of a wheel bucket in ms of its queue's time. */
@@ -42,7 +42,7 @@ type Keyed = TimerProxy | SessionTimer;
 
 /**
  * The driver's order of its entries: a proxy is ordered by its timer's key, exactly as
- * `sessionTimerBefore` orders the timers themselves; an early tick is alone at its (due, kind, policy).
+ * `compareSessionTimers` orders the timers themselves; an early tick is alone at its (due, kind, policy).
  */
 export function proxyBefore(a: Keyed | EarlyTimer, b: Keyed | EarlyTimer): boolean {
   if (a.due !== b.due) return a.due < b.due;
@@ -131,7 +131,7 @@ export class SessionTimerQueues implements SessionTimerView {
   }
 
   private newQueue(policy: PolicyState | null): Queue {
-    return { wheel: new TimerWheel<SessionTimer>(BUCKET_MS, sessionTimerBefore), proxies: [], policy };
+    return { wheel: new TimerWheel<SessionTimer>(BUCKET_MS, compareSessionTimers), proxies: [], policy };
   }
 
   private arm(index: number, t: SessionTimer): void {

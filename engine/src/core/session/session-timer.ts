@@ -7,7 +7,7 @@
  */
 import type { DriverView } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
-import { TimerKind, type EarlyTimer, type Timer } from "../timer-queue.js";
+import { TimerKind, type Timer } from "../timer-queue.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import { endOf, NONE, type KeyState, type Session } from "./session-key.js";
 
@@ -53,12 +53,12 @@ function timer(
   return t;
 }
 
-/** Total order (due, kind, policy, target); an early tick is alone at its (due, kind, policy). */
-export function sessionTimerBefore(a: SessionTimer | EarlyTimer, b: SessionTimer | EarlyTimer): boolean {
-  if (a.due !== b.due) return a.due < b.due;
-  if (a.kind !== b.kind) return a.kind < b.kind;
-  if (a.policy !== b.policy) return a.policy < b.policy;
-  return a.kind !== TimerKind.Early && (a as SessionTimer).target < (b as SessionTimer).target;
+/**
+ * Total order (due, kind, policy, target) as a number (negative: a first); every due is finite.
+ * The driver orders the wheels' proxies (and its early ticks) the same way (session-timer-queues.ts).
+ */
+export function compareSessionTimers(a: SessionTimer, b: SessionTimer): number {
+  return a.due - b.due || a.kind - b.kind || a.policy - b.policy || a.target - b.target;
 }
 
 /**

@@ -27,7 +27,7 @@ describe("TimerWheel", () => {
   it("pops in the strict total order, with timers armed into the head bucket and before it", () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 400 }), fc.integer({ min: 1, max: 5_000 }), (steps, bucketMs) => {
-        const wheel = new TimerWheel<T>(bucketMs, before);
+        const wheel = new TimerWheel<T>(bucketMs, byKey);
         const pending: T[] = [];
         let now = 1_767_225_600_000;
         let id = 0;
@@ -55,7 +55,7 @@ describe("TimerWheel", () => {
   });
 
   it("orders equal dues by kind, policy and target", () => {
-    const wheel = new TimerWheel<T>(1_000, before);
+    const wheel = new TimerWheel<T>(1_000, byKey);
     const ts: T[] = [
       { due: 5_000, kind: 3, policy: 0, target: 2 },
       { due: 5_000, kind: 2, policy: 1, target: 1 },

@@ -24,7 +24,8 @@ export class TimerWheel<T extends Timer> {
 
   constructor(
     private readonly bucketMs: number,
-    private readonly before: (a: T, b: T) => boolean,
+    /** Strict total order: negative iff a is before b, 0 only for equal keys. */
+    private readonly compare: (a: T, b: T) => number,
   ) {}
 
   get size(): number {
@@ -71,8 +72,7 @@ export class TimerWheel<T extends Timer> {
     const b = this.popOrder();
     const list = this.buckets.get(b) as T[];
     this.buckets.delete(b);
-    const before = this.before;
-    list.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+    list.sort(this.compare);
     this.head = list;
     this.headBucket = b;
     return true;
@@ -85,7 +85,7 @@ export class TimerWheel<T extends Timer> {
     let hi = h.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.before(h[mid] as T, t)) lo = mid + 1;
+      if (this.compare(h[mid] as T, t) < 0) lo = mid + 1;
       else hi = mid;
     }
     h.splice(lo, 0, t);
