@@ -54,7 +54,8 @@ function timer(
 }
 
 /**
- * Total order (due, kind, policy, target) as a number (negative: a first); every due is finite.
+ * Total order (due, kind, policy, target) as a number (negative: a first). Dues are finite or −Infinity
+ * (a restored late flush that never ran: lastLateAt + lateEvery), where the subtraction gives NaN and falls through.
  * The driver orders the wheels' proxies (and its early ticks) the same way (session-timer-queues.ts).
  */
 export function compareSessionTimers(a: SessionTimer, b: SessionTimer): number {

@@ -66,4 +66,16 @@ describe("TimerWheel", () => {
     for (const t of ts) wheel.push(t);
     expect([1, 2, 3, 4, 5].map(() => wheel.pop())).toEqual([ts[4], ts[3], ts[2], ts[1], ts[0]]);
   });
+
+  it("puts a due of -Infinity before everything, also as the first timer it ever holds", () => {
+    const wheel = new TimerWheel<T>(1_000, byKey);
+    const ts: T[] = [
+      { due: -Infinity, kind: 1, policy: 1, target: 4 },
+      { due: 1_767_225_600_000, kind: 2, policy: 0, target: 1 },
+      { due: -Infinity, kind: 1, policy: 0, target: 3 },
+      { due: 1_767_225_601_500, kind: 2, policy: 0, target: 2 },
+    ];
+    for (const t of ts) wheel.push(t);
+    expect([1, 2, 3, 4].map(() => wheel.pop())).toEqual([ts[2], ts[0], ts[1], ts[3]]);
+  });
 });

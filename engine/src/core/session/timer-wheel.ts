@@ -35,6 +35,8 @@ export class TimerWheel<T extends Timer> {
   push(t: T): void {
     this.count++;
     const abs = Math.floor(t.due / this.bucketMs);
+    // A due of −Infinity (a restored late flush that never ran) is before everything: the head run.
+    if (abs === -Infinity) return this.insertHead(t);
     if (Number.isNaN(this.origin)) this.origin = abs;
     const b = abs - this.origin;
     if (b <= this.headBucket) return this.insertHead(t);
