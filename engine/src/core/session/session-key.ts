@@ -7,19 +7,7 @@
  * an event touches are one contiguous run of the lane's list. A policy whose view of an event
  * differs from its lane's (it drops what the others keep) moves to a lane of its own.
  */
-import type { PaneKey, PaneSession, PaneValue } from "../../protocol.js";
-
-/** The last pane emitted for a session: what a retraction takes back. */
-export interface EmittedSession {
-  /** The pane id (derived from start; not snapshotted). */
-  id: string;
-  value: PaneValue;
-  /** Stage slot of the pane (stage-slot.ts; -1: early): a retraction carries that stage's bias. */
-  slot: number;
-  /** The pane's window (shared with the pane and its retraction). */
-  window: { readonly start: number; readonly end: number };
-  session: PaneSession;
-}
+import type { PaneKey } from "../../protocol.js";
 
 /** A session's event facts, shared by the policies of its lane that have it open. */
 export interface SessionFacts {
@@ -53,7 +41,22 @@ export interface Session {
   /** Changed since its last pane. */
   dirty: boolean;
   lateAccepted: number;
-  last: EmittedSession | null;
+  /**
+   * The last pane emitted for the session, what a retraction takes back, kept as plain fields (no
+   * objects that outlive the pane: docs/decisions/0020-session-speed.md). `lastId` is its pane id
+   * (derived from its start, not snapshotted), null when there is none; its value is always the
+   * full (count, errors, users 1) of the session then, whatever the mode.
+   */
+  lastId: string | null;
+  /** Stage slot of the pane (stage-slot.ts; -1: early): a retraction carries that stage's bias. */
+  lastSlot: number;
+  lastStart: number;
+  lastEnd: number;
+  lastCount: number;
+  lastErrors: number;
+  lastDurationMs: number;
+  lastFirstRoute: string;
+  lastLastRoute: string;
   /** Due of the pending on-time / final timer (NONE: none pending); not snapshotted. */
   onTimeDue: number;
   finalDue: number;
@@ -147,7 +150,15 @@ export function newSession(id: number, policy: number, key: KeyState, facts: Ses
     lastLateAt: -Infinity,
     dirty: true,
     lateAccepted: 0,
-    last: null,
+    lastId: null,
+    lastSlot: -1,
+    lastStart: 0,
+    lastEnd: 0,
+    lastCount: 0,
+    lastErrors: 0,
+    lastDurationMs: 0,
+    lastFirstRoute: "",
+    lastLastRoute: "",
     onTimeDue: NONE,
     finalDue: NONE,
     queued: false,

@@ -29,8 +29,8 @@ import { encodeSessionSnapshot, encodeSessionSnapshotSteps } from "./session-sna
 import { dropKey, keyOf, newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 import { SessionVerdicts } from "./session-verdicts.js";
-import { armCompare, armLateFlush, armPurge, armSession, rearmSession, sessionTimerBefore } from "./session-timer.js";
-import type { SessionTimer } from "./session-timer.js";
+import { armCompare, armLateFlush, armPurge, armSession, rearmSession } from "./session-timer.js";
+import { proxyBefore, SessionTimerQueues, type TimerProxy } from "./session-timer-queues.js";
 import {
   compareDue,
   finishSessions,
@@ -44,7 +44,9 @@ const NO_SESSIONS: readonly Session[] = Object.freeze([]);
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 
 export class SessionOperator implements StreamCore {
-  private readonly driver: InputDriver<SessionTimer>;
+  private readonly driver: InputDriver<TimerProxy>;
+  /** Where session timers wait; the driver's queue holds only their proxies. */
+  private readonly timers: SessionTimerQueues;
   /** The configured policies, then the hidden bias reference (at referenceIndex). */
   private readonly policies: PolicyState[];
   private readonly referenceIndex: number;
@@ -61,21 +63,23 @@ export class SessionOperator implements StreamCore {
     this.policies = state.clock.policies;
     this.referenceIndex = config.policies.length;
     this.verdicts = new SessionVerdicts(this.policies, sessions);
-    this.driver = new InputDriver<SessionTimer>(state.clock, config.idleTimeoutMs, sessionTimerBefore, {
+    this.timers = new SessionTimerQueues(this.policies, (t, out) => fireSessionTimer(this.triggers, t, out));
+    this.driver = new InputDriver<TimerProxy>(state.clock, config.idleTimeoutMs, proxyBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
-      fire: (t, out) => fireSessionTimer(this.triggers, t, out),
+      fire: (t, out) => this.timers.fireProxy(t, out),
       advanced: () => {
         if (state.services.maintain(state.clock.logTime, config.keyTtlMs))
           state.bias.sweep(state.clock.logTime - config.keyTtlMs);
       },
     });
+    this.timers.attach(this.driver);
     this.emitContexts = this.policies.map((p) => this.newEmitContext(p));
     this.triggers = {
       state,
       settings: sessions,
       referenceHorizonMs: config.referenceHorizonMs,
-      driver: this.driver,
+      driver: this.timers,
       emitContext: (p, out) => this.emitContext(p, out),
     };
     this.rearm();
@@ -105,14 +109,14 @@ export class SessionOperator implements StreamCore {
           for (const f of lane.sessions)
             for (const i of lane.policies) {
               const s = f.views[i] ?? null;
-              if (s !== null) rearmSession(this.driver, this.policies[i] as PolicyState, s, gap);
+              if (s !== null) rearmSession(this.timers, this.policies[i] as PolicyState, s, gap);
             }
         for (const p of this.policies)
-          if (k.open[p.index] === 0 && Number.isFinite(k.closedUntil[p.index])) armPurge(this.driver, p, k, gap);
+          if (k.open[p.index] === 0 && Number.isFinite(k.closedUntil[p.index])) armPurge(this.timers, p, k, gap);
       }
     }
     for (const start of this.state.bias.windows.keys())
-      armCompare(this.driver, this.referenceIndex, start, compareDue(this.triggers, start));
+      armCompare(this.timers, this.referenceIndex, start, compareDue(this.triggers, start));
   }
 
   event(partition: number, e: TelemetryEvent, out: CoreOutput): void {
@@ -228,7 +232,7 @@ export class SessionOperator implements StreamCore {
     const ctx = this.emitContext(p, out);
     let retracted = false;
     for (const o of swallowed) if (retractSession(ctx, o)) retracted = true;
-    if (s.last !== null && s.last.window.start !== s.facts.firstTs) retracted = retractSession(ctx, s) || retracted;
+    if (s.lastId !== null && s.lastStart !== s.facts.firstTs) retracted = retractSession(ctx, s) || retracted;
     const end = endOf(s, this.sessions.gapMs);
     const behind = end <= ctx.watermark;
     if (!behind) s.stage &= ~STAGE_ON_TIME;
@@ -236,7 +240,7 @@ export class SessionOperator implements StreamCore {
       emitSession(ctx, s, behind ? "late" : "early");
       if (behind) s.stage |= STAGE_ON_TIME;
     } else if (behind && s.stage & STAGE_ON_TIME) this.lateAccepted(p, s);
-    armSession(this.driver, p, s, this.sessions.gapMs);
+    armSession(this.timers, p, s, this.sessions.gapMs);
     if (s.dirty && !s.queued && p.cfg.earlyEveryMs !== null && emitsOnTime(p)) {
       s.queued = true;
       (this.state.early[p.index] as Session[]).push(s);
@@ -248,7 +252,7 @@ export class SessionOperator implements StreamCore {
     const every = p.cfg.lateEveryMs;
     if (every === null || s.stage & STAGE_LATE_PENDING) return;
     s.stage |= STAGE_LATE_PENDING;
-    armLateFlush(this.driver, p, s, Math.max(this.state.clock.logTime, s.lastLateAt + every));
+    armLateFlush(this.timers, p, s, Math.max(this.state.clock.logTime, s.lastLateAt + every));
   }
 
   private drop(

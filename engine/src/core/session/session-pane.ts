@@ -11,7 +11,7 @@
 import type { Pane, PaneBias, PaneKind, PaneSession, PaneValue } from "../../protocol.js";
 import { SLOT_FINAL, SLOT_LATE, SLOT_ON_TIME } from "../stage-slot.js";
 import type { AccumulationMode, CoreOutput } from "../types.js";
-import type { EmittedSession, Session } from "./session-key.js";
+import type { Session } from "./session-key.js";
 
 export interface SessionEmitContext {
   policy: string;
@@ -37,60 +37,81 @@ export function sessionId(policy: string, keyId: string, gapMs: number, start: n
   return `${policy}|session:${keyId}|${gapMs}|${start}`;
 }
 
-function valueOf(count: number, errors: number, users: number): PaneValue {
+export function valueOf(count: number, errors: number, users: number): PaneValue {
   return { count, errors, errorRate: count === 0 ? 0 : errors / count, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0, users };
 }
 
-function pane(ctx: SessionEmitContext, s: Session, kind: PaneKind, e: EmittedSession, value: PaneValue): Pane {
+function pane(
+  ctx: SessionEmitContext,
+  s: Session,
+  kind: PaneKind,
+  id: string,
+  slot: number,
+  window: Pane["window"],
+  value: PaneValue,
+  session: PaneSession,
+): Pane {
   return {
-    id: e.id,
+    id,
     seq: ctx.nextSeq(),
     kind,
     policy: ctx.policy,
     key: s.key.paneKey,
-    window: e.window,
+    window,
     value,
     watermark: ctx.watermark,
     emittedAt: ctx.logTime,
-    emitDelayMs: ctx.logTime - e.window.end,
+    emitDelayMs: ctx.logTime - window.end,
     pipelineLagMs: 0,
     lateAccepted: s.lateAccepted,
     dropped: ctx.dropped,
-    bias: ctx.biasOf(s.key.service, kind === "retract" ? e.slot : slotOfKind(kind)),
-    session: e.session,
+    bias: ctx.biasOf(s.key.service, slot),
+    session,
   };
+}
+
+/** The retraction of the session's last pane: same id, window, value (its full value) and session block. */
+function retraction(ctx: SessionEmitContext, s: Session): Pane {
+  const window = { start: s.lastStart, end: s.lastEnd };
+  const session = { durationMs: s.lastDurationMs, firstRoute: s.lastFirstRoute, lastRoute: s.lastLastRoute };
+  const value = valueOf(s.lastCount, s.lastErrors, 1);
+  return pane(ctx, s, "retract", s.lastId as string, s.lastSlot, window, value, session);
 }
 
 /** Takes back the session's last pane (its id as then emitted); no-op if it never emitted. */
 export function retractSession(ctx: SessionEmitContext, s: Session): boolean {
-  const last = s.last;
-  if (last === null) return false;
-  ctx.out.pane(pane(ctx, s, "retract", last, last.value));
-  s.last = null;
+  if (s.lastId === null) return false;
+  ctx.out.pane(retraction(ctx, s));
+  s.lastId = null;
   return true;
 }
 
 /** Emits the session's current state as a pane of `kind`, per the policy's mode. */
 export function emitSession(ctx: SessionEmitContext, s: Session, kind: Exclude<PaneKind, "retract">): void {
   const f = s.facts;
-  if (s.last !== null && s.last.window.start !== f.firstTs) retractSession(ctx, s);
-  const last = s.last;
+  if (s.lastId !== null && s.lastStart !== f.firstTs) retractSession(ctx, s);
+  const had = s.lastId !== null;
+  // The id depends on the start only: built once per session start, not per pane.
+  const id = had ? (s.lastId as string) : sessionId(ctx.policy, s.key.keyId, ctx.gapMs, f.firstTs);
+  const slot = slotOfKind(kind);
+  const window = { start: f.firstTs, end: f.lastTs + ctx.gapMs };
   const session: PaneSession = { durationMs: f.lastTs - f.firstTs, firstRoute: f.firstRoute, lastRoute: f.lastRoute };
-  const now: EmittedSession = {
-    // The id depends on the start only: built once per session start, not per pane.
-    id: last !== null ? last.id : sessionId(ctx.policy, s.key.keyId, ctx.gapMs, f.firstTs),
-    value: valueOf(f.count, f.errors, 1),
-    slot: slotOfKind(kind),
-    window: { start: f.firstTs, end: f.lastTs + ctx.gapMs },
-    session,
-  };
+  const value = valueOf(f.count, f.errors, 1);
   if (ctx.mode === "discarding") {
-    const delta = last === null ? now.value : valueOf(f.count - last.value.count, f.errors - last.value.errors, 0);
-    ctx.out.pane(pane(ctx, s, kind, now, delta));
+    const delta = had ? valueOf(f.count - s.lastCount, f.errors - s.lastErrors, 0) : value;
+    ctx.out.pane(pane(ctx, s, kind, id, slot, window, delta, session));
   } else {
-    if (ctx.mode === "retracting" && last !== null) ctx.out.pane(pane(ctx, s, "retract", last, last.value));
-    ctx.out.pane(pane(ctx, s, kind, now, now.value));
+    if (ctx.mode === "retracting" && had) ctx.out.pane(retraction(ctx, s));
+    ctx.out.pane(pane(ctx, s, kind, id, slot, window, value, session));
   }
-  s.last = now;
+  s.lastId = id;
+  s.lastSlot = slot;
+  s.lastStart = window.start;
+  s.lastEnd = window.end;
+  s.lastCount = f.count;
+  s.lastErrors = f.errors;
+  s.lastDurationMs = session.durationMs;
+  s.lastFirstRoute = f.firstRoute;
+  s.lastLastRoute = f.lastRoute;
   s.dirty = false;
 }

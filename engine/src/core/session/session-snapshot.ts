@@ -14,16 +14,8 @@ import { allSteps } from "../snapshot-steps.js";
 import { CoreError } from "../errors.js";
 import type { CoreConfig, SnapshotSteps } from "../types.js";
 import type { SessionConfig } from "./session-config.js";
-import {
-  newKeyState,
-  newSession,
-  type EmittedSession,
-  type KeyState,
-  type Lane,
-  type Session,
-  type SessionFacts,
-} from "./session-key.js";
-import { sessionId } from "./session-pane.js";
+import { newKeyState, newSession, type KeyState, type Lane, type Session, type SessionFacts } from "./session-key.js";
+import { sessionId, valueOf } from "./session-pane.js";
 import type { PolicyState } from "../policy-state.js";
 import { newSessionState, type SessionState } from "./session-state.js";
 import {
@@ -59,32 +51,37 @@ function corrupt(what: string): CoreError {
   return new CoreError("TM_SNAPSHOT_CORRUPT", `session snapshot ${what}: restore from an older checkpoint`);
 }
 
-function writeEmitted(w: ByteWriter, e: EmittedSession | null): void {
-  w.bool(e !== null);
-  if (e === null) return;
-  for (const f of VALUE_FIELDS) w.f64(e.value[f]);
-  w.uint(e.slot + 1);
-  w.f64(e.window.start);
-  w.f64(e.window.end);
-  w.f64(e.session.durationMs);
-  w.string(e.session.firstRoute);
-  w.string(e.session.lastRoute);
+/** The session's last pane (session-key.ts, `lastId`…): its full value, slot, window and session block. */
+function writeLastPane(w: ByteWriter, s: Session): void {
+  w.bool(s.lastId !== null);
+  if (s.lastId === null) return;
+  const value = valueOf(s.lastCount, s.lastErrors, 1);
+  for (const f of VALUE_FIELDS) w.f64(value[f]);
+  w.uint(s.lastSlot + 1);
+  w.f64(s.lastStart);
+  w.f64(s.lastEnd);
+  w.f64(s.lastDurationMs);
+  w.string(s.lastFirstRoute);
+  w.string(s.lastLastRoute);
 }
 
 /** `idOf(start)`: the pane id of the session at that start (derived, not written). */
-function readEmitted(r: ByteReader, idOf: (start: number) => string): EmittedSession | null {
-  if (!r.bool()) return null;
+function readLastPane(r: ByteReader, s: Session, idOf: (start: number) => string): void {
+  if (!r.bool()) return;
   const value = {} as PaneValue;
   for (const f of VALUE_FIELDS) value[f] = r.f64();
-  const slot = r.uint() - 1;
-  const start = r.f64();
-  return {
-    id: idOf(start),
-    value,
-    slot,
-    window: { start, end: r.f64() },
-    session: { durationMs: r.f64(), firstRoute: r.string(), lastRoute: r.string() },
-  };
+  // A last pane's value is the session's full value then (session-pane.ts): anything else is not ours.
+  const full = valueOf(value.count, value.errors, 1);
+  for (const f of VALUE_FIELDS) if (!Object.is(full[f], value[f])) throw corrupt(`last pane value ${f}`);
+  s.lastCount = value.count;
+  s.lastErrors = value.errors;
+  s.lastSlot = r.uint() - 1;
+  s.lastStart = r.f64();
+  s.lastEnd = r.f64();
+  s.lastDurationMs = r.f64();
+  s.lastFirstRoute = r.string();
+  s.lastLastRoute = r.string();
+  s.lastId = idOf(s.lastStart);
 }
 
 function writeFacts(w: ByteWriter, f: SessionFacts): void {
@@ -117,7 +114,7 @@ function writeView(w: ByteWriter, s: Session): void {
   w.f64(s.lastLateAt);
   for (const x of [s.stage, s.lateAccepted]) w.uint(x);
   w.bool(s.dirty);
-  writeEmitted(w, s.last);
+  writeLastPane(w, s);
 }
 
 function readView(
@@ -132,7 +129,7 @@ function readView(
   s.stage = r.uint();
   s.lateAccepted = r.uint();
   s.dirty = r.bool();
-  s.last = readEmitted(r, idOf);
+  readLastPane(r, s, idOf);
   return s;
 }
 

@@ -21,6 +21,9 @@ export interface SessionState {
   readonly services: KeyRegistry;
   /** service → user → key. */
   readonly keys: Map<string, Map<string, KeyState>>;
+  /** The service of the last lookup and its users (its entry in `keys`, or undefined once deleted). */
+  lastService: string;
+  lastUsers: Map<string, KeyState> | undefined;
   /** Number of keys in `keys`. */
   keyCount: number;
   /** Open sessions (policy views) over all policies, the reference's included. */
@@ -57,6 +60,8 @@ export function newSessionState(config: CoreConfig, sessions: Readonly<SessionCo
     clock,
     services: new KeyRegistry(config.serviceCap, config.routeCapPerService),
     keys: new Map(),
+    lastService: "",
+    lastUsers: undefined,
     keyCount: 0,
     openSessions: 0,
     seqs: clock.policies.map(() => 0),
@@ -75,8 +80,12 @@ export function referenceIndex(state: SessionState): number {
 
 /** The (service, user) key's state, created (with the next id) on first use. */
 export function keyOf(state: SessionState, service: string, user: string): KeyState {
-  let users = state.keys.get(service);
+  // Consecutive events often share a service (a batch is per partition): one lookup saved.
+  let users =
+    state.lastUsers !== undefined && state.lastService === service ? state.lastUsers : state.keys.get(service);
   if (users === undefined) state.keys.set(service, (users = new Map()));
+  state.lastService = service;
+  state.lastUsers = users;
   let k = users.get(user);
   if (k === undefined) {
     k = newKeyState(state.nextId++, service, user, keyIdOf(service, user), state.clock.policies.length);
@@ -92,5 +101,8 @@ export function dropKey(state: SessionState, k: KeyState): void {
   state.keyCount--;
   const users = state.keys.get(k.service);
   users?.delete(k.user);
-  if (users?.size === 0) state.keys.delete(k.service);
+  if (users?.size === 0) {
+    state.keys.delete(k.service);
+    if (state.lastService === k.service) state.lastUsers = undefined;
+  }
 }

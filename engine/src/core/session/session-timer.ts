@@ -7,7 +7,7 @@
  */
 import type { DriverView } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
-import { TimerKind, type EarlyTimer, type Timer } from "../timer-queue.js";
+import { TimerKind, type Timer } from "../timer-queue.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import { endOf, NONE, type KeyState, type Session } from "./session-key.js";
 
@@ -15,37 +15,51 @@ export const SessionTimerKind = { ...TimerKind, Compare: 4, Purge: 5 } as const;
 
 /**
  * Every session timer carries the id that orders it after (due, kind, policy) in `target` (read
- * inline by the heap: no pointer chase per comparison) and the session or key it acts on.
+ * inline by the comparison: no pointer chase) and what it acts on: a late flush, on-time or final
+ * its session (target: the session's id), a purge its key (target: the key's id), a compare nothing
+ * (target: start of the metrics window the reference closes). One shape for all, recycled once fired
+ * (session-timer-queues.ts): a timer lives in no other structure.
  */
-export interface SessionTrigger extends Timer {
-  readonly kind: typeof TimerKind.LateFlush | typeof TimerKind.OnTime | typeof TimerKind.Final;
-  /** The session's id. */
-  readonly target: number;
-  readonly session: Session;
+export interface SessionTimer extends Timer {
+  due: number;
+  kind: number;
+  policy: number;
+  target: number;
+  session: Session | null;
+  key: KeyState | null;
 }
 
-export interface PurgeTimer extends Timer {
-  readonly kind: typeof SessionTimerKind.Purge;
-  /** The key's id. */
-  readonly target: number;
-  readonly key: KeyState;
+/** Where the operator arms its timers: the driver's view, and a spare timer object to fill. */
+export interface SessionTimerView extends DriverView<SessionTimer> {
+  spare(): SessionTimer;
 }
 
-export interface CompareTimer extends Timer {
-  readonly kind: typeof SessionTimerKind.Compare;
-  /** Start of the metrics window the reference closes. */
-  readonly target: number;
+function timer(
+  driver: SessionTimerView,
+  due: number,
+  kind: number,
+  policy: number,
+  target: number,
+  session: Session | null,
+  key: KeyState | null,
+): SessionTimer {
+  const t = driver.spare();
+  t.due = due;
+  t.kind = kind;
+  t.policy = policy;
+  t.target = target;
+  t.session = session;
+  t.key = key;
+  return t;
 }
 
-/** The operator's own timers (early ticks are the input driver's). */
-export type SessionTimer = SessionTrigger | PurgeTimer | CompareTimer;
-
-/** Total order (due, kind, policy, target); an early tick is alone at its (due, kind, policy). */
-export function sessionTimerBefore(a: SessionTimer | EarlyTimer, b: SessionTimer | EarlyTimer): boolean {
-  if (a.due !== b.due) return a.due < b.due;
-  if (a.kind !== b.kind) return a.kind < b.kind;
-  if (a.policy !== b.policy) return a.policy < b.policy;
-  return a.kind !== TimerKind.Early && (a as SessionTimer).target < (b as SessionTimer).target;
+/**
+ * Total order (due, kind, policy, target) as a number (negative: a first). Dues are finite or −Infinity
+ * (a restored late flush that never ran: lastLateAt + lateEvery), where the subtraction gives NaN and falls through.
+ * The driver orders the wheels' proxies (and its early ticks) the same way (session-timer-queues.ts).
+ */
+export function compareSessionTimers(a: SessionTimer, b: SessionTimer): number {
+  return a.due - b.due || a.kind - b.kind || a.policy - b.policy || a.target - b.target;
 }
 
 /**
@@ -54,26 +68,26 @@ export function sessionTimerBefore(a: SessionTimer | EarlyTimer, b: SessionTimer
  * many events costs few timer pushes. A pending timer acts only at the session's current due, so a
  * queue rebuilt on restore (timers at current dues) acts identically.
  */
-export function armSession(driver: DriverView<SessionTimer>, p: PolicyState, s: Session, gapMs: number): void {
+export function armSession(driver: SessionTimerView, p: PolicyState, s: Session, gapMs: number): void {
   const end = endOf(s, gapMs);
   if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) {
     s.onTimeDue = driver.dueAt(p, end);
-    driver.atWatermark(p, { due: s.onTimeDue, kind: TimerKind.OnTime, policy: p.index, target: s.id, session: s });
+    driver.atWatermark(p, timer(driver, s.onTimeDue, TimerKind.OnTime, p.index, s.id, s, null));
   }
   // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
   if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME)) {
     s.finalDue = driver.dueAt(p, end + p.cfg.graceMs);
-    driver.atWatermark(p, { due: s.finalDue, kind: TimerKind.Final, policy: p.index, target: s.id, session: s });
+    driver.atWatermark(p, timer(driver, s.finalDue, TimerKind.Final, p.index, s.id, s, null));
   }
 }
 
 /** Arms a late flush at log time `due`. */
-export function armLateFlush(driver: DriverView<SessionTimer>, p: PolicyState, s: Session, due: number): void {
-  driver.atLogTime({ due, kind: TimerKind.LateFlush, policy: p.index, target: s.id, session: s });
+export function armLateFlush(driver: SessionTimerView, p: PolicyState, s: Session, due: number): void {
+  driver.atLogTime(timer(driver, due, TimerKind.LateFlush, p.index, s.id, s, null));
 }
 
 /** Rebuilds a restored session's timers. */
-export function rearmSession(driver: DriverView<SessionTimer>, p: PolicyState, s: Session, gapMs: number): void {
+export function rearmSession(driver: SessionTimerView, p: PolicyState, s: Session, gapMs: number): void {
   armSession(driver, p, s, gapMs);
   if (s.stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null)
     armLateFlush(driver, p, s, s.lastLateAt + p.cfg.lateEveryMs);
@@ -88,12 +102,12 @@ export function purgeAt(p: PolicyState, k: KeyState, gapMs: number): number {
   return (k.closedUntil[p.index] as number) + 3 * gapMs + p.cfg.graceMs;
 }
 
-export function armPurge(driver: DriverView<SessionTimer>, p: PolicyState, k: KeyState, gapMs: number): void {
+export function armPurge(driver: SessionTimerView, p: PolicyState, k: KeyState, gapMs: number): void {
   const due = driver.dueAt(p, purgeAt(p, k, gapMs));
-  driver.atWatermark(p, { due, kind: SessionTimerKind.Purge, policy: p.index, target: k.id, key: k });
+  driver.atWatermark(p, timer(driver, due, SessionTimerKind.Purge, p.index, k.id, null, k));
 }
 
 /** The reference compares a metrics window once its W passes the window's end (`due`). */
-export function armCompare(driver: DriverView<SessionTimer>, reference: number, start: number, due: number): void {
-  driver.atLogTime({ due, kind: SessionTimerKind.Compare, policy: reference, target: start });
+export function armCompare(driver: SessionTimerView, reference: number, start: number, due: number): void {
+  driver.atLogTime(timer(driver, due, SessionTimerKind.Compare, reference, start, null, null));
 }

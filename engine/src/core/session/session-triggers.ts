@@ -9,14 +9,13 @@
  * session's pending due does nothing, so a queue rebuilt on restore acts identically. A trigger
  * emits only through the emit context, arms timers only through the driver, and never moves time.
  */
-import type { DriverView } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
 import { TimerKind } from "../timer-queue.js";
 import type { CoreOutput } from "../types.js";
 import { SLOT_FINAL, SLOT_ON_TIME } from "../stage-slot.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
-import { COUNTED_ON_TIME, endOf, isKeyEmpty, NONE, type Session } from "./session-key.js";
+import { COUNTED_ON_TIME, endOf, isKeyEmpty, NONE, type KeyState, type Session } from "./session-key.js";
 import { emitSession, type SessionEmitContext } from "./session-pane.js";
 import { dropFacts, laneOf } from "./session-lanes.js";
 import { dropKey, type SessionState } from "./session-state.js";
@@ -26,9 +25,8 @@ import {
   armSession,
   purgeAt,
   SessionTimerKind,
-  type PurgeTimer,
   type SessionTimer,
-  type SessionTrigger,
+  type SessionTimerView,
 } from "./session-timer.js";
 
 /** What session triggers work on: the operator's state, its settings, its driver, its panes. */
@@ -36,7 +34,7 @@ export interface SessionTriggerContext {
   readonly state: SessionState;
   readonly settings: Readonly<SessionConfig>;
   readonly referenceHorizonMs: number;
-  readonly driver: DriverView<SessionTimer>;
+  readonly driver: SessionTimerView;
   /** The policy's emit context now (watermark, log time, counters, output). */
   emitContext(p: PolicyState, out: CoreOutput): SessionEmitContext;
 }
@@ -45,14 +43,14 @@ export function fireSessionTimer(ctx: SessionTriggerContext, t: SessionTimer, ou
   const p = ctx.state.clock.policies[t.policy] as PolicyState;
   if (t.kind === SessionTimerKind.Compare) return compare(ctx, t.target);
   if (t.kind === SessionTimerKind.Purge) return purge(ctx, p, t);
-  const s = t.session;
+  const s = t.session as Session;
   if (!s.live) return;
   if (t.kind === TimerKind.LateFlush) return lateFlush(ctx, p, s, out);
   sessionDue(ctx, p, s, t, out);
 }
 
 /** An on-time or final timer: acts if it is the pending one and the session's end has not moved past it. */
-function sessionDue(ctx: SessionTriggerContext, p: PolicyState, s: Session, t: SessionTrigger, out: CoreOutput): void {
+function sessionDue(ctx: SessionTriggerContext, p: PolicyState, s: Session, t: SessionTimer, out: CoreOutput): void {
   const end = endOf(s, ctx.settings.gapMs);
   if (t.kind === TimerKind.OnTime && t.due === s.onTimeDue) {
     s.onTimeDue = NONE;
@@ -149,8 +147,8 @@ function compare(ctx: SessionTriggerContext, start: number): void {
   );
 }
 
-function purge(ctx: SessionTriggerContext, p: PolicyState, t: PurgeTimer): void {
-  const k = t.key;
+function purge(ctx: SessionTriggerContext, p: PolicyState, t: SessionTimer): void {
+  const k = t.key as KeyState;
   if (!k.live || (k.open[p.index] as number) > 0) return;
   if (t.due !== purgeAt(p, k, ctx.settings.gapMs) + p.lagMs) return;
   k.closedUntil[p.index] = -Infinity;
