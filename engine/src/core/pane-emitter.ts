@@ -15,6 +15,7 @@ import type { TriggerContext } from "./trigger-context.js";
 import type { CoreOutput } from "./types.js";
 import {
   forEachKey,
+  keyIdOf,
   newTrack,
   trackNode,
   type KeyNode,
@@ -35,10 +36,12 @@ interface Emission {
   readonly alsoFinal: boolean;
   readonly dial: PolicyDial;
   readonly window: { start: number; end: number };
-  readonly sizeMs: number;
   readonly watermark: number;
   readonly logTime: number;
   readonly out: CoreOutput;
+  /** Pane ids are `idPrefix` + the key's id + `idSuffix` (docs/semantics.md, "Pane ids and the key encoding"), built per pane. */
+  readonly idPrefix: string;
+  readonly idSuffix: string;
   /** The service whose bias `bias` is (route panes carry their service's). */
   service: string | undefined;
   bias: PaneBias | undefined;
@@ -60,17 +63,18 @@ export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, 
     alsoFinal,
     dial,
     window: { start: w.start, end: w.end },
-    sizeMs: w.end - w.start,
     watermark: ctx.watermarkOf(policy),
     logTime: ctx.logTime,
     out: ctx.out,
+    idPrefix: `${policy.cfg.name}|`,
+    idSuffix: `|${w.end - w.start}|${w.start}`,
     service: undefined,
     bias: undefined,
     nowcastError: undefined,
   };
   forEachKey(w, (service, route, key) => {
     const node = trackToEmit(w, policy.index, kind, service, route, key);
-    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks[policy.index] as PaneTrack, node);
+    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks[policy.index] as PaneTrack);
   });
 }
 
@@ -112,14 +116,7 @@ function trackToEmit(
 }
 
 /** One key's pane(s) per the policy's mode; updates its track. */
-function emitKey(
-  e: Emission,
-  service: string,
-  route: string | undefined,
-  agg: Aggregate,
-  t: PaneTrack,
-  node: TrackNode,
-): void {
+function emitKey(e: Emission, service: string, route: string | undefined, agg: Aggregate, t: PaneTrack): void {
   const policy = e.policy;
   t.lateDirty = false;
   const full = agg.value();
@@ -132,7 +129,7 @@ function emitKey(
     recordPoint(points, e.slot, full, nowcast?.value ?? null);
     if (e.alsoFinal) recordPoint(points, SLOT_FINAL, full, nowcast?.value ?? null);
   }
-  const id = (t.id ??= `${policy.cfg.name}|${node.keyId}|${e.sizeMs}|${e.window.start}`);
+  const id = e.idPrefix + keyIdOf(service, route) + e.idSuffix;
   const pane = (kind: PaneKind, value: PaneValue, paneBias: PaneBias): Pane => {
     const p: Pane = {
       id,

@@ -10,7 +10,7 @@ import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
 import type { KeyRegistry } from "./key-registry.js";
 import type { PolicyState } from "./policy-state.js";
-import { newStagePoints, POINT_FIELDS, type StagePoints } from "./stage-points.js";
+import { newStagePoints, POINT_FIELDS, pointOffset, setPoint, type StagePoints } from "./stage-points.js";
 import { SLOTS } from "./stage-slot.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
@@ -153,8 +153,8 @@ function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
   w.uint(p === null ? 0 : p.mask + 1);
   if (p === null) return;
   for (let slot = 0; slot < SLOTS; slot++) {
-    if (!(p.mask & (1 << slot))) continue;
-    const at = slot * POINT_FIELDS;
+    const at = pointOffset(p, slot);
+    if (at < 0) continue;
     const v = p.v;
     w.uint(v[at] as number);
     w.uint(v[at + 1] as number);
@@ -170,18 +170,17 @@ function readStagePoints(r: ByteReader): StagePoints | null {
   const m = r.uint();
   if (m === 0) return null;
   const p = newStagePoints();
-  p.mask = m - 1;
+  const mask = m - 1;
   for (let slot = 0; slot < SLOTS; slot++) {
-    if (!(p.mask & (1 << slot))) continue;
-    const at = slot * POINT_FIELDS;
-    const v = p.v;
-    v[at] = r.uint();
-    v[at + 1] = r.uint();
-    v[at + 2] = r.f64();
-    v[at + 3] = r.uint();
-    const nowcast = r.bool();
-    for (let f = 4; f < POINT_FIELDS; f++) v[at + f] = nowcast ? r.f64() : NaN;
+    if (!(mask & (1 << slot))) continue;
+    const count = r.uint();
+    const errors = r.uint();
+    const p99 = r.f64();
+    const users = r.uint();
+    const nowcast = r.bool() ? { count: r.f64(), errorRate: r.f64(), p99: r.f64(), users: r.f64() } : null;
+    setPoint(p, slot, count, errors, p99, users, nowcast);
   }
+  p.mask = mask;
   return p;
 }
 

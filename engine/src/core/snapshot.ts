@@ -219,18 +219,10 @@ function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind:
   }
   for (let m = r.uint(); m > 0; m--) {
     const service = r.string();
-    const node: TrackNode = {
-      keyId: encodeURIComponent(service),
-      tracks: readTracks(r, policies, kind),
-      routes: new Map(),
-    };
+    const node: TrackNode = { tracks: readTracks(r, policies, kind), routes: new Map() };
     for (let k = r.uint(); k > 0; k--) {
       const route = r.string();
-      node.routes?.set(route, {
-        keyId: `${node.keyId}/${encodeURIComponent(route)}`,
-        tracks: readTracks(r, policies, kind),
-        routes: null,
-      });
+      node.routes?.set(route, { tracks: readTracks(r, policies, kind), routes: null });
     }
     win.tracks.set(service, node);
   }

@@ -38,13 +38,9 @@ export interface PaneTrack {
   points: StagePoints | null;
   /** Slot of the last pane (retracting mode: a retract carries the bias of the pane it retracts); -1 before. */
   lastSlot: number;
-  /** The pane id, built on first use (not persisted). */
-  id?: string;
 }
 
 export interface TrackNode {
-  /** Pane-id key: escaped service, or escaped service "/" escaped route. */
-  keyId: string;
   tracks: (PaneTrack | undefined)[];
   routes: Map<string, TrackNode> | null;
 }
@@ -132,23 +128,36 @@ export function newTrack(): PaneTrack {
   };
 }
 
+/** Escaped names (keys are capped, so few): pane ids are built per pane, not kept per key. */
+const escaped = new Map<string, string>();
+const ESCAPED_MAX = 1 << 16;
+
+function escapePart(name: string): string {
+  let e = escaped.get(name);
+  if (e !== undefined) return e;
+  e = encodeURIComponent(name);
+  if (escaped.size >= ESCAPED_MAX) escaped.clear();
+  escaped.set(name, e);
+  return e;
+}
+
 /** Pane-id key encoding (docs/semantics.md): URI-escaped parts, "/" between service and route. */
 export function keyIdOf(service: string, route: string | undefined): string {
-  const s = encodeURIComponent(service);
-  return route === undefined ? s : `${s}/${encodeURIComponent(route)}`;
+  const s = escapePart(service);
+  return route === undefined ? s : `${s}/${escapePart(route)}`;
 }
 
 export function trackNode(w: Window, service: string, route: string | undefined): TrackNode {
   let s = w.tracks.get(service);
   if (s === undefined) {
-    s = { keyId: keyIdOf(service, undefined), tracks: [], routes: new Map() };
+    s = { tracks: [], routes: new Map() };
     w.tracks.set(service, s);
   }
   if (route === undefined) return s;
   const routes = s.routes as Map<string, TrackNode>;
   let r = routes.get(route);
   if (r === undefined) {
-    r = { keyId: keyIdOf(service, route), tracks: [], routes: null };
+    r = { tracks: [], routes: null };
     routes.set(route, r);
   }
   return r;
