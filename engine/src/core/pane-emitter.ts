@@ -17,7 +17,7 @@ import {
   forEachKey,
   keyIdOf,
   newTrack,
-  trackNode,
+  trackNodeOf,
   type KeyNode,
   type PaneTrack,
   type TrackNode,
@@ -74,7 +74,7 @@ export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, 
   };
   forEachKey(w, (service, route, key) => {
     const node = trackToEmit(w, policy.index, kind, service, route, key);
-    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks[policy.index] as PaneTrack);
+    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks?.[policy.index] as PaneTrack);
   });
 }
 
@@ -104,14 +104,15 @@ function trackToEmit(
   key: KeyNode,
 ): TrackNode | undefined {
   const count = key.agg.count;
-  // A tumbling window's slice key caches its track node (no string lookups).
-  const cached = w.exclusive ? key.track?.tracks[policy] : undefined;
+  // A tumbling window's slice key is its track node (no string lookups).
+  const cached = w.exclusive ? key.tracks?.[policy] : undefined;
   if (kind === "early" && (count === 0 || count === cached?.lastCount)) return undefined;
-  const node = w.exclusive ? (key.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
-  const t = node.tracks[policy];
+  const node = trackNodeOf(w, service, route, key);
+  const tracks = node.tracks as (PaneTrack | undefined)[];
+  const t = tracks[policy];
   if (kind === "early" && (count === 0 || count === t?.lastCount)) return undefined;
   if (kind === "late" && !t?.lateDirty) return undefined;
-  if (t === undefined) node.tracks[policy] = newTrack();
+  if (t === undefined) tracks[policy] = newTrack();
   return node;
 }
 

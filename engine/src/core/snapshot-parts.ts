@@ -130,7 +130,7 @@ export function readNullable(r: ByteReader): number | null {
 
 export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
   for (let i = 0; i < policies; i++) {
-    const t = node.tracks[i];
+    const t = node.tracks?.[i];
     w.bool(t !== undefined);
     if (!t) continue;
     w.uint(t.seq);
@@ -226,8 +226,9 @@ export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNod
   const services = new Map<string, KeyNode>();
   for (let n = r.uint(); n > 0; n--) {
     const service = r.string();
-    const node: KeyNode = { agg: kind.decode(r.bytes()), routes: new Map() };
-    for (let m = r.uint(); m > 0; m--) node.routes?.set(r.string(), { agg: kind.decode(r.bytes()), routes: null });
+    const node: KeyNode = { agg: kind.decode(r.bytes()), routes: new Map(), tracks: null };
+    for (let m = r.uint(); m > 0; m--)
+      node.routes?.set(r.string(), { agg: kind.decode(r.bytes()), routes: null, tracks: null });
     services.set(service, node);
   }
   return services;
