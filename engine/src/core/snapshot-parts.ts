@@ -185,12 +185,10 @@ function readStagePoints(r: ByteReader): StagePoints | null {
 }
 
 export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
-  const out: (PaneTrack | undefined)[] = [];
+  // Exactly one slot per policy (pushing onto [] would reserve 17).
+  const out = new Array<PaneTrack | undefined>(policies);
   for (let i = 0; i < policies; i++) {
-    if (!r.bool()) {
-      out.push(undefined);
-      continue;
-    }
+    if (!r.bool()) continue;
     const seq = r.uint();
     const lastCount = r.uint();
     const lastValue = readValue(r);
@@ -198,7 +196,7 @@ export function readTracks(r: ByteReader, policies: number, kind: AggregateKind)
     const lateAccepted = r.uint();
     const lateDirty = r.bool();
     const points = readStagePoints(r);
-    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 });
+    out[i] = { seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 };
   }
   return out;
 }

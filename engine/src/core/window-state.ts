@@ -153,35 +153,40 @@ export function keyIdOf(service: string, route: string | undefined): string {
 
 /** The key's track node (its `tracks` array made): the slice's key node in a tumbling window. */
 export function trackNode(w: Window, service: string, route: string | undefined): TrackNode {
-  if (w.exclusive) return keyTracks((w.slices[0] as Slice).services.get(service) as KeyNode, route);
+  if (w.exclusive) return keyTracks(w, (w.slices[0] as Slice).services.get(service) as KeyNode, route);
   let s = w.tracks.get(service);
   if (s === undefined) {
-    s = { tracks: [], routes: new Map() };
+    s = { tracks: newTracks(w), routes: new Map() };
     w.tracks.set(service, s);
   }
   if (route === undefined) return s;
   const routes = s.routes as Map<string, TrackNode>;
   let r = routes.get(route);
   if (r === undefined) {
-    r = { tracks: [], routes: null };
+    r = { tracks: newTracks(w), routes: null };
     routes.set(route, r);
   }
   return r;
 }
 
 /** A tumbling window's key node of the service (or of its route) with its `tracks` made, the service's too. */
-function keyTracks(service: KeyNode, route: string | undefined): TrackNode {
-  service.tracks ??= [];
+function keyTracks(w: Window, service: KeyNode, route: string | undefined): TrackNode {
+  service.tracks ??= newTracks(w);
   if (route === undefined) return service;
   const r = service.routes?.get(route) as KeyNode;
-  r.tracks ??= [];
+  r.tracks ??= newTracks(w);
   return r;
+}
+
+/** One slot per policy, exactly (an empty array would grow to 17 slots at its first track). */
+function newTracks(w: Window): (PaneTrack | undefined)[] {
+  return new Array<PaneTrack | undefined>(w.lastLateAt.length);
 }
 
 /** The track node of a key whose slice node the caller holds (no lookups in a tumbling window). */
 export function trackNodeOf(w: Window, service: string, route: string | undefined, key: KeyNode): TrackNode {
   if (!w.exclusive) return trackNode(w, service, route);
-  if (key.tracks === null) return keyTracks((w.slices[0] as Slice).services.get(service) as KeyNode, route);
+  if (key.tracks === null) return keyTracks(w, (w.slices[0] as Slice).services.get(service) as KeyNode, route);
   return key;
 }
 
