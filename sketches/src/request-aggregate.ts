@@ -1,4 +1,4 @@
-import { decodeWith } from "./byte-reader.js";
+import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, lendWriter, returnWriter, type ByteWriter } from "./byte-writer.js";
 import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js";
 import { SketchError, corrupt, invalidValue } from "./errors.js";
@@ -48,6 +48,15 @@ function specOf(options: RequestAggregateOptions): Spec {
   // Only a frozen options object can be remembered: another could change under the cache.
   if (Object.isFrozen(options)) seen.set(options, spec);
   return spec;
+}
+
+/** The spec last decoded: a checkpoint's aggregates share a few (no options object or lookup per key). */
+let lastSpec: Spec | null = null;
+
+function specFor(relativeAccuracy: number, hllPrecision: number): Spec {
+  const last = lastSpec;
+  if (last !== null && last.relativeAccuracy === relativeAccuracy && last.hllPrecision === hllPrecision) return last;
+  return (lastSpec = specOf({ relativeAccuracy, hllPrecision }));
 }
 
 /**
@@ -244,21 +253,29 @@ export class RequestAggregate {
   }
 
   static decode(bytes: Uint8Array): RequestAggregate {
-    return decodeWith(bytes, "RequestAggregate", (r) => {
-      r.header(VERSION, TAG);
-      const errors = r.varint();
-      const latency = DDSketch.decodeFrom(r);
-      const users = HyperLogLog.decodeFrom(r);
-      if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
-      const a = new RequestAggregate({ relativeAccuracy: latency.relativeAccuracy, hllPrecision: users.precision });
-      a._errors = errors;
-      if (latency.isExact) a.values = latency.exactValues();
-      else a.sketch = latency;
-      const list = users.sparseList();
-      if (list !== null && sparseSize(list) <= a.spec.entryLimit) a.entries = list;
-      else if (!(users.isSparse && users.estimate() === 0)) a.hll = users;
-      return a;
-    });
+    return RequestAggregate.decodeRange(bytes, 0, bytes.length);
+  }
+
+  /** decode() of `bytes[start … end)`, without a view of it (a checkpoint holds one per key). */
+  static decodeRange(bytes: Uint8Array, start: number, end: number): RequestAggregate {
+    return decodeWith(bytes, "RequestAggregate", readAggregate, start, end);
+  }
+
+  /** @internal The reading half of decode. */
+  static readFrom(r: ByteReader): RequestAggregate {
+    r.header(VERSION, TAG);
+    const errors = r.varint();
+    const latency = DDSketch.decodeFrom(r);
+    const users = HyperLogLog.decodeFrom(r);
+    if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
+    const a = new RequestAggregate(specFor(latency.relativeAccuracy, users.precision));
+    a._errors = errors;
+    if (latency.isExact) a.values = latency.exactValues();
+    else a.sketch = latency;
+    const list = users.sparseList();
+    if (list !== null && sparseSize(list) <= a.spec.entryLimit) a.entries = list;
+    else if (!(users.isSparse && users.estimate() === 0)) a.hll = users;
+    return a;
   }
 
   /** Calls fn for each sparse entry of the small form (none once `hll` holds the users). */
@@ -300,4 +317,8 @@ export class RequestAggregate {
       );
     }
   }
+}
+
+function readAggregate(r: ByteReader): RequestAggregate {
+  return RequestAggregate.readFrom(r);
 }

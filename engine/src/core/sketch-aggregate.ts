@@ -90,6 +90,7 @@ export function sketchAggregates(relativeAccuracy: number, hllPrecision: number)
   return {
     create: (isRoute) => new SketchAggregate(new RequestAggregate(isRoute === true ? route : service)),
     decode: (bytes) => new SketchAggregate(RequestAggregate.decode(bytes)),
+    decodeRange: (bytes, start, end) => new SketchAggregate(RequestAggregate.decodeRange(bytes, start, end)),
     hashUser: (user) => HyperLogLog.hash(user),
   };
 }

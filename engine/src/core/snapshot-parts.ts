@@ -4,7 +4,7 @@
  * tracks and keyed aggregates.
  */
 import type { PaneValue } from "../protocol.js";
-import type { AggregateKind } from "./aggregate.js";
+import type { Aggregate, AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
@@ -222,11 +222,13 @@ export function* writeKeys(w: ByteWriter, services: Map<string, KeyNode>): Gener
 
 export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNode> {
   const services = new Map<string, KeyNode>();
+  // Straight from the checkpoint's buffer where the kind can (no Uint8Array view per key).
+  const range = kind.decodeRange?.bind(kind);
+  const agg = (): Aggregate => (range ? r.bytesWith(range) : kind.decode(r.bytes()));
   for (let n = r.uint(); n > 0; n--) {
     const service = r.string();
-    const node: KeyNode = { agg: kind.decode(r.bytes()), routes: new Map(), tracks: null };
-    for (let m = r.uint(); m > 0; m--)
-      node.routes?.set(r.string(), { agg: kind.decode(r.bytes()), routes: null, tracks: null });
+    const node: KeyNode = { agg: agg(), routes: new Map(), tracks: null };
+    for (let m = r.uint(); m > 0; m--) node.routes?.set(r.string(), { agg: agg(), routes: null, tracks: null });
     services.set(service, node);
   }
   return services;
