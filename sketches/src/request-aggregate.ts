@@ -73,11 +73,17 @@ export class RequestAggregate {
   private readonly spec: Spec;
 
   private _errors = 0;
-  /** Latencies while few (sorted-values form); null once `sketch` holds them (or none came). */
-  private values: number[] | null = null;
+  /**
+   * Latencies while few (sorted-values form), through `values`: a lone latency in its two-slot
+   * array is held in `one` instead (NaN: none), the array made again when it is read; null once
+   * `sketch` holds them (or none came). A key with one event holds no array (docs/decisions/0019-core-light.md).
+   */
+  private vals: number[] | null = null;
+  private one = NaN;
   private sketch: DDSketch | null = null;
-  /** Users' sparse entries while few (sparse-set list form); null once `hll` holds them (or none came). */
-  private entries: number[] | null = null;
+  /** Users' sparse entries while few (sparse-set list form), through `entries`: a lone entry in `oneEntry` (0: none). */
+  private ents: number[] | null = null;
+  private oneEntry = 0;
   private hll: HyperLogLog | null = null;
 
   constructor(options: RequestAggregateOptions = {}) {
@@ -85,7 +91,38 @@ export class RequestAggregate {
   }
 
   get count(): number {
-    return this.sketch !== null ? this.sketch.count : sizeOf(this.values);
+    if (this.sketch !== null) return this.sketch.count;
+    return this.vals !== null ? sizeOf(this.vals) : this.one === this.one ? 1 : 0;
+  }
+
+  /** The small form's sorted array (a new one while a lone latency is held inline: write it back to keep changes). */
+  private get values(): number[] | null {
+    return this.vals ?? (this.one === this.one ? [this.one, NaN] : null);
+  }
+
+  private set values(v: number[] | null) {
+    if (v !== null && v.length === 2 && Number.isNaN(v[1]) && !Number.isNaN(v[0])) {
+      this.one = v[0] as number;
+      this.vals = null;
+    } else {
+      this.one = NaN;
+      this.vals = v;
+    }
+  }
+
+  /** The small form's sparse list (a new one while a lone entry is held inline: write it back to keep changes). */
+  private get entries(): number[] | null {
+    return this.ents ?? (this.oneEntry !== 0 ? [this.oneEntry, 0] : null);
+  }
+
+  private set entries(list: number[] | null) {
+    if (list !== null && list.length === 2 && list[1] === 0 && list[0] !== 0) {
+      this.oneEntry = list[0] as number;
+      this.ents = null;
+    } else {
+      this.oneEntry = 0;
+      this.ents = list;
+    }
   }
   get errors(): number {
     return this._errors;
@@ -123,7 +160,8 @@ export class RequestAggregate {
 
   /** Distinct users (HyperLogLog.estimate, the same number in either form). */
   distinctUsers(): number {
-    return this.hll !== null ? this.hll.estimate() : HyperLogLog.sparseEstimate(sparseSize(this.entries));
+    if (this.hll !== null) return this.hll.estimate();
+    return HyperLogLog.sparseEstimate(this.ents !== null ? sparseSize(this.ents) : this.oneEntry !== 0 ? 1 : 0);
   }
 
   /** One request. Throws (changing nothing) on a negative or non-finite latency. */
@@ -143,7 +181,7 @@ export class RequestAggregate {
     const sketch = this.sketch;
     if (sketch !== null) return sketch.add(latencyMs);
     if (!(latencyMs >= 0 && latencyMs < Infinity)) throw invalidValue("value", latencyMs);
-    if (sizeOf(this.values) < EXACT_LIMIT) this.values = insertSorted(this.values, latencyMs + 0, 1);
+    if (this.count < EXACT_LIMIT) this.values = insertSorted(this.values, latencyMs + 0, 1);
     else this.toSketch().add(latencyMs);
   }
 
@@ -189,9 +227,11 @@ export class RequestAggregate {
     if (this.sketch === null && prefix.sketch === null) {
       const theirs = prefix.values;
       if (theirs !== null) {
-        if (!containsAll(this.values, theirs)) throw notSubset("a value of the prefix is missing");
+        const mine = this.values;
+        if (!containsAll(mine, theirs)) throw notSubset("a value of the prefix is missing");
         const n = sizeOf(theirs);
-        for (let i = 0; i < n; i++) removeSorted(this.values as number[], theirs[i] as number, 1);
+        for (let i = 0; i < n; i++) removeSorted(mine as number[], theirs[i] as number, 1);
+        this.values = mine;
       }
     } else {
       // Atomic: DDSketch.subtract changes nothing when it throws (this.latency is a copy while small).
