@@ -59,6 +59,10 @@ function specFor(relativeAccuracy: number, hllPrecision: number): Spec {
   return (lastSpec = specOf({ relativeAccuracy, hllPrecision }));
 }
 
+/** Scratch arrays of readValues / readEntries: a snapshot encodes every aggregate, a pane reads quantiles. */
+const LONE_VALUE: number[] = [NaN, NaN];
+const LONE_ENTRY: number[] = [0, 0];
+
 /**
  * What the engine keeps per (window, key): request count, error count, latency quantiles
  * (DDSketch) and distinct users (HyperLogLog). `count` is the latency count (one per request).
@@ -110,6 +114,20 @@ export class RequestAggregate {
     }
   }
 
+  /** `values` to read at once (no array made: a lone latency comes in a shared scratch array, valid until the next call). */
+  private readValues(): number[] | null {
+    if (this.vals !== null || this.one !== this.one) return this.vals;
+    LONE_VALUE[0] = this.one;
+    return LONE_VALUE;
+  }
+
+  /** `entries` to read at once, as readValues. */
+  private readEntries(): number[] | null {
+    if (this.ents !== null || this.oneEntry === 0) return this.ents;
+    LONE_ENTRY[0] = this.oneEntry;
+    return LONE_ENTRY;
+  }
+
   /** The small form's sparse list (a new one while a lone entry is held inline: write it back to keep changes). */
   private get entries(): number[] | null {
     return this.ents ?? (this.oneEntry !== 0 ? [this.oneEntry, 0] : null);
@@ -144,7 +162,7 @@ export class RequestAggregate {
   /** quantile(q) of the latencies for each of `qs` (DDSketch.quantiles; exact in the small form). */
   quantiles(qs: readonly number[]): number[] {
     if (this.sketch !== null) return this.sketch.quantiles(qs);
-    const values = this.values;
+    const values = this.readValues();
     const n = sizeOf(values);
     const out = new Array<number>(qs.length);
     for (let i = 0; i < qs.length; i++) {
@@ -287,9 +305,9 @@ export class RequestAggregate {
     w.byte(TAG);
     w.varint(this._errors);
     if (this.sketch !== null) this.sketch.encodeTo(w);
-    else DDSketch.encodeExactTo(w, this.spec.relativeAccuracy, this.values);
+    else DDSketch.encodeExactTo(w, this.spec.relativeAccuracy, this.readValues());
     if (this.hll !== null) this.hll.encodeTo(w);
-    else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.entries);
+    else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.readEntries());
   }
 
   static decode(bytes: Uint8Array): RequestAggregate {
