@@ -13,6 +13,20 @@ export const NO_KEY_LOW = -(2 ** 30);
 export const MAX_BINS = 2048;
 
 /**
+ * approxLog2 of the last value asked, remembered: an engine adds each latency to several sketches
+ * in a row (two window sizes × service and route), so three of four adds skip the computation.
+ */
+let lastValue = NaN;
+let lastLog2 = NaN;
+
+function log2Of(value: number): number {
+  if (value !== lastValue) {
+    lastLog2 = approxLog2(value);
+    lastValue = value;
+  }
+  return lastLog2;
+}
+/**
  * The binned form of a DDSketch: dense counts of consecutive keys (at most MAX_BINS wide; beyond,
  * the lowest bins collapse into `floor`), a zero count, and the exact count, sum, min and max
  * beside them. Counts start one byte each and widen (2, 4, then 8 bytes) the first time a bin
@@ -50,7 +64,7 @@ export class BinStore {
   /** Adds a validated value (finite, ≥ 0) `n` times. */
   add(value: number, n: number): void {
     if (value === 0) this.zeroCount += n;
-    else this.addKey(Math.ceil(approxLog2(value) * this.multiplier), n);
+    else this.addKey(Math.ceil(log2Of(value) * this.multiplier), n);
     this.sum += value * n;
     if (value < this.min) this.min = value;
     if (value > this.max) this.max = value;

@@ -3,15 +3,22 @@ import { readFloat64 } from "./float-bytes.js";
 
 /** Bounds-checked reader matching ByteWriter: never reads past the end, never returns garbage. */
 export class ByteReader {
-  private pos = 0;
+  private pos: number;
+  /** End of the input: `buf` up to here (a codec reads `buf[start … end)`). */
+  private readonly end_: number;
 
   constructor(
     private readonly buf: Uint8Array,
     private readonly what: string,
-  ) {}
+    start = 0,
+    end = buf.length,
+  ) {
+    this.pos = start;
+    this.end_ = end;
+  }
 
   get remaining(): number {
-    return this.buf.length - this.pos;
+    return this.end_ - this.pos;
   }
 
   byte(): number {
@@ -69,11 +76,11 @@ export class ByteReader {
 
   /** Every codec must consume its input exactly. */
   end(): void {
-    if (this.pos !== this.buf.length) throw corrupt(`${this.what} (${this.remaining} trailing bytes)`);
+    if (this.pos !== this.end_) throw corrupt(`${this.what} (${this.remaining} trailing bytes)`);
   }
 
   private need(n: number): void {
-    if (this.pos + n > this.buf.length) {
+    if (this.pos + n > this.end_) {
       throw new SketchError(
         "TM_SKETCH_CODEC_TRUNCATED",
         `cannot decode ${this.what}: input ends early; pass the whole encoding`,
@@ -82,9 +89,18 @@ export class ByteReader {
   }
 }
 
-/** Runs a codec's reading half over all of `bytes`: trailing bytes are corruption too. */
-export function decodeWith<T>(bytes: Uint8Array, what: string, read: (r: ByteReader) => T): T {
-  const r = new ByteReader(bytes, what);
+/**
+ * Runs a codec's reading half over all of `bytes` (or `bytes[start … end)`: no view is made):
+ * trailing bytes are corruption too.
+ */
+export function decodeWith<T>(
+  bytes: Uint8Array,
+  what: string,
+  read: (r: ByteReader) => T,
+  start = 0,
+  end = bytes.length,
+): T {
+  const r = new ByteReader(bytes, what, start, end);
   const value = read(r);
   r.end();
   return value;

@@ -13,6 +13,22 @@ function filled(n: number, prefix = "user-", precision = 14): HyperLogLog {
 const relErr = (est: number, n: number) => Math.abs(est - n) / n;
 
 describe("HyperLogLog accuracy", () => {
+  it("a decoded sparse table answers, encodes and weighs as the one inserts built, and takes adds on alike", () => {
+    for (const n of [17, 48, 49, 96, 200, 1500]) {
+      const h = new HyperLogLog({ precision: 14 });
+      for (let i = 0; i < n; i++) h.add(`user-${i}`);
+      const d = HyperLogLog.decode(h.encode());
+      expect(d.estimate()).toBe(h.estimate());
+      expect(d.heapBytes()).toBe(h.heapBytes());
+      expect(d.encode()).toEqual(h.encode());
+      for (let i = 0; i < 300; i++) {
+        h.add(`more-${i}`);
+        d.add(`more-${i}`);
+      }
+      expect(d.encode()).toEqual(h.encode());
+    }
+  });
+
   const p = 14;
   const threeSigma = (3 * 1.04) / Math.sqrt(2 ** p);
 

@@ -4,7 +4,16 @@ import { SketchError, corrupt, invalidOption } from "./errors.js";
 import { DenseRegisters } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
-import { LIST_MAX, RANK_BITS, sparseEntries, sparseInsert, sparseSize, type SparseSet } from "./sparse-set.js";
+import {
+  LIST_MAX,
+  RANK_BITS,
+  sparseEntries,
+  sparseFill,
+  sparseInsert,
+  sparseSize,
+  sparseTableFor,
+  type SparseSet,
+} from "./sparse-set.js";
 
 export interface HyperLogLogOptions {
   /** Precision p ∈ [4, 18]: 2^p registers, standard error 1.04/√2^p. Default 14. */
@@ -206,6 +215,8 @@ export class HyperLogLog {
     // no duplicates; 2 slots more each time it fills, 0 for an idle slot), without the inserts'
     // copies: restoring a checkpoint decodes one per (slice, key).
     const list = n > 0 && n <= LIST_MAX ? new Array<number>(Math.max(2, n + (n % 2))).fill(0) : null;
+    // A longer one straight into the table the inserts would have grown to (no rehash on the way).
+    const table = n > LIST_MAX ? sparseTableFor(n) : null;
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const e = prev + r.varint();
@@ -219,10 +230,11 @@ export class HyperLogLog {
         throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
       }
       if (list !== null) list[i] = e;
-      else this.insertEntry(e);
+      else if (table !== null) sparseFill(table, e);
       prev = e;
     }
     if (list !== null) this.state = list;
+    else if (table !== null) this.state = table;
   }
 
   private decodeDense(r: ByteReader): void {

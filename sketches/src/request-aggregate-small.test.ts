@@ -49,6 +49,31 @@ function summary(a: RequestAggregate): { count: number; errors: number; qs: numb
 }
 
 describe("RequestAggregate small form", () => {
+  it("a lone latency and user held inline answer, encode, weigh and change as the two-slot arrays did", () => {
+    fc.assert(
+      fc.property(request, request, precision, (r1, r2, p) => {
+        const one = agg([r1], p);
+        const two = agg([r1, r2], p);
+        const ref1 = reference([r1], p);
+        expect(one.quantiles(QS)).toEqual(ref1.qs);
+        expect(one.distinctUsers()).toBe(ref1.users);
+        expect(RequestAggregate.decode(one.encode()).encode()).toEqual(one.encode());
+        expect(one.clone().encode()).toEqual(one.encode());
+        expect(one.heapBytes()).toBe(agg([r1], p).heapBytes());
+        // Two, then the second taken out again: back to the lone form, same bytes as one.
+        const back = two.clone();
+        back.subtract(agg([r2], p));
+        expect(back.count).toBe(1);
+        expect(back.quantiles(QS)).toEqual(ref1.qs);
+        const merged = agg([r1], p);
+        merged.merge(agg([r2], p));
+        expect(merged.encode()).toEqual(two.encode());
+        expect(two.quantiles(QS)).toEqual(reference([r1, r2], p).qs);
+      }),
+      RUNS,
+    );
+  });
+
   it("gives the sketches' values, and quantiles equal the exact rank while small", () => {
     fc.assert(
       fc.property(some, precision, (rs, p) => {

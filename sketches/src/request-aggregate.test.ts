@@ -15,6 +15,23 @@ describe("RequestAggregate", () => {
     expect(a.users.estimate()).toBeCloseTo(2, 5);
   });
 
+  it("decodeRange reads an encoding inside a larger buffer as decode reads it alone, and only that range", () => {
+    for (const n of [0, 1, 5, 40, 3000]) {
+      const a = new RequestAggregate({ hllPrecision: 10 });
+      for (let i = 0; i < n; i++) a.add((i * 7919) % 500, i % 9 === 0, `u${i % 700}`);
+      const bytes = a.encode();
+      const framed = new Uint8Array(bytes.length + 7);
+      framed.set(bytes, 3);
+      framed[bytes.length + 3] = 0x99;
+      const b = RequestAggregate.decodeRange(framed, 3, 3 + bytes.length);
+      expect(b.encode()).toEqual(bytes);
+      expect(b.quantiles([0.5, 0.99])).toEqual(RequestAggregate.decode(bytes).quantiles([0.5, 0.99]));
+      expect(b.distinctUsers()).toBe(a.distinctUsers());
+      expect(() => RequestAggregate.decodeRange(framed, 3, 4 + bytes.length)).toThrow(SketchError);
+      expect(() => RequestAggregate.decodeRange(framed, 3, 2 + bytes.length)).toThrow(SketchError);
+    }
+  });
+
   it("a bad latency throws and counts nothing", () => {
     const a = new RequestAggregate();
     expect(() => a.add(-5, true, "x")).toThrow(SketchError);

@@ -1,4 +1,4 @@
-import { decodeWith } from "./byte-reader.js";
+import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, lendWriter, returnWriter, type ByteWriter } from "./byte-writer.js";
 import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js";
 import { SketchError, corrupt, invalidValue } from "./errors.js";
@@ -50,6 +50,19 @@ function specOf(options: RequestAggregateOptions): Spec {
   return spec;
 }
 
+/** The spec last decoded: a checkpoint's aggregates share a few (no options object or lookup per key). */
+let lastSpec: Spec | null = null;
+
+function specFor(relativeAccuracy: number, hllPrecision: number): Spec {
+  const last = lastSpec;
+  if (last !== null && last.relativeAccuracy === relativeAccuracy && last.hllPrecision === hllPrecision) return last;
+  return (lastSpec = specOf({ relativeAccuracy, hllPrecision }));
+}
+
+/** Scratch arrays of readValues / readEntries: a snapshot encodes every aggregate, a pane reads quantiles. */
+const LONE_VALUE: number[] = [NaN, NaN];
+const LONE_ENTRY: number[] = [0, 0];
+
 /**
  * What the engine keeps per (window, key): request count, error count, latency quantiles
  * (DDSketch) and distinct users (HyperLogLog). `count` is the latency count (one per request).
@@ -64,11 +77,17 @@ export class RequestAggregate {
   private readonly spec: Spec;
 
   private _errors = 0;
-  /** Latencies while few (sorted-values form); null once `sketch` holds them (or none came). */
-  private values: number[] | null = null;
+  /**
+   * Latencies while few (sorted-values form), through `values`: a lone latency in its two-slot
+   * array is held in `one` instead (NaN: none), the array made again when it is read; null once
+   * `sketch` holds them (or none came). A key with one event holds no array (docs/decisions/0019-core-light.md).
+   */
+  private vals: number[] | null = null;
+  private one = NaN;
   private sketch: DDSketch | null = null;
-  /** Users' sparse entries while few (sparse-set list form); null once `hll` holds them (or none came). */
-  private entries: number[] | null = null;
+  /** Users' sparse entries while few (sparse-set list form), through `entries`: a lone entry in `oneEntry` (0: none). */
+  private ents: number[] | null = null;
+  private oneEntry = 0;
   private hll: HyperLogLog | null = null;
 
   constructor(options: RequestAggregateOptions = {}) {
@@ -76,7 +95,52 @@ export class RequestAggregate {
   }
 
   get count(): number {
-    return this.sketch !== null ? this.sketch.count : sizeOf(this.values);
+    if (this.sketch !== null) return this.sketch.count;
+    return this.vals !== null ? sizeOf(this.vals) : this.one === this.one ? 1 : 0;
+  }
+
+  /** The small form's sorted array (a new one while a lone latency is held inline: write it back to keep changes). */
+  private get values(): number[] | null {
+    return this.vals ?? (this.one === this.one ? [this.one, NaN] : null);
+  }
+
+  private set values(v: number[] | null) {
+    if (v !== null && v.length === 2 && Number.isNaN(v[1]) && !Number.isNaN(v[0])) {
+      this.one = v[0] as number;
+      this.vals = null;
+    } else {
+      this.one = NaN;
+      this.vals = v;
+    }
+  }
+
+  /** `values` to read at once (no array made: a lone latency comes in a shared scratch array, valid until the next call). */
+  private readValues(): number[] | null {
+    if (this.vals !== null || this.one !== this.one) return this.vals;
+    LONE_VALUE[0] = this.one;
+    return LONE_VALUE;
+  }
+
+  /** `entries` to read at once, as readValues. */
+  private readEntries(): number[] | null {
+    if (this.ents !== null || this.oneEntry === 0) return this.ents;
+    LONE_ENTRY[0] = this.oneEntry;
+    return LONE_ENTRY;
+  }
+
+  /** The small form's sparse list (a new one while a lone entry is held inline: write it back to keep changes). */
+  private get entries(): number[] | null {
+    return this.ents ?? (this.oneEntry !== 0 ? [this.oneEntry, 0] : null);
+  }
+
+  private set entries(list: number[] | null) {
+    if (list !== null && list.length === 2 && list[1] === 0 && list[0] !== 0) {
+      this.oneEntry = list[0] as number;
+      this.ents = null;
+    } else {
+      this.oneEntry = 0;
+      this.ents = list;
+    }
   }
   get errors(): number {
     return this._errors;
@@ -98,7 +162,7 @@ export class RequestAggregate {
   /** quantile(q) of the latencies for each of `qs` (DDSketch.quantiles; exact in the small form). */
   quantiles(qs: readonly number[]): number[] {
     if (this.sketch !== null) return this.sketch.quantiles(qs);
-    const values = this.values;
+    const values = this.readValues();
     const n = sizeOf(values);
     const out = new Array<number>(qs.length);
     for (let i = 0; i < qs.length; i++) {
@@ -114,7 +178,8 @@ export class RequestAggregate {
 
   /** Distinct users (HyperLogLog.estimate, the same number in either form). */
   distinctUsers(): number {
-    return this.hll !== null ? this.hll.estimate() : HyperLogLog.sparseEstimate(sparseSize(this.entries));
+    if (this.hll !== null) return this.hll.estimate();
+    return HyperLogLog.sparseEstimate(this.ents !== null ? sparseSize(this.ents) : this.oneEntry !== 0 ? 1 : 0);
   }
 
   /** One request. Throws (changing nothing) on a negative or non-finite latency. */
@@ -134,7 +199,7 @@ export class RequestAggregate {
     const sketch = this.sketch;
     if (sketch !== null) return sketch.add(latencyMs);
     if (!(latencyMs >= 0 && latencyMs < Infinity)) throw invalidValue("value", latencyMs);
-    if (sizeOf(this.values) < EXACT_LIMIT) this.values = insertSorted(this.values, latencyMs + 0, 1);
+    if (this.count < EXACT_LIMIT) this.values = insertSorted(this.values, latencyMs + 0, 1);
     else this.toSketch().add(latencyMs);
   }
 
@@ -180,9 +245,11 @@ export class RequestAggregate {
     if (this.sketch === null && prefix.sketch === null) {
       const theirs = prefix.values;
       if (theirs !== null) {
-        if (!containsAll(this.values, theirs)) throw notSubset("a value of the prefix is missing");
+        const mine = this.values;
+        if (!containsAll(mine, theirs)) throw notSubset("a value of the prefix is missing");
         const n = sizeOf(theirs);
-        for (let i = 0; i < n; i++) removeSorted(this.values as number[], theirs[i] as number, 1);
+        for (let i = 0; i < n; i++) removeSorted(mine as number[], theirs[i] as number, 1);
+        this.values = mine;
       }
     } else {
       // Atomic: DDSketch.subtract changes nothing when it throws (this.latency is a copy while small).
@@ -238,27 +305,35 @@ export class RequestAggregate {
     w.byte(TAG);
     w.varint(this._errors);
     if (this.sketch !== null) this.sketch.encodeTo(w);
-    else DDSketch.encodeExactTo(w, this.spec.relativeAccuracy, this.values);
+    else DDSketch.encodeExactTo(w, this.spec.relativeAccuracy, this.readValues());
     if (this.hll !== null) this.hll.encodeTo(w);
-    else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.entries);
+    else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.readEntries());
   }
 
   static decode(bytes: Uint8Array): RequestAggregate {
-    return decodeWith(bytes, "RequestAggregate", (r) => {
-      r.header(VERSION, TAG);
-      const errors = r.varint();
-      const latency = DDSketch.decodeFrom(r);
-      const users = HyperLogLog.decodeFrom(r);
-      if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
-      const a = new RequestAggregate({ relativeAccuracy: latency.relativeAccuracy, hllPrecision: users.precision });
-      a._errors = errors;
-      if (latency.isExact) a.values = latency.exactValues();
-      else a.sketch = latency;
-      const list = users.sparseList();
-      if (list !== null && sparseSize(list) <= a.spec.entryLimit) a.entries = list;
-      else if (!(users.isSparse && users.estimate() === 0)) a.hll = users;
-      return a;
-    });
+    return RequestAggregate.decodeRange(bytes, 0, bytes.length);
+  }
+
+  /** decode() of `bytes[start … end)`, without a view of it (a checkpoint holds one per key). */
+  static decodeRange(bytes: Uint8Array, start: number, end: number): RequestAggregate {
+    return decodeWith(bytes, "RequestAggregate", readAggregate, start, end);
+  }
+
+  /** @internal The reading half of decode. */
+  static readFrom(r: ByteReader): RequestAggregate {
+    r.header(VERSION, TAG);
+    const errors = r.varint();
+    const latency = DDSketch.decodeFrom(r);
+    const users = HyperLogLog.decodeFrom(r);
+    if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
+    const a = new RequestAggregate(specFor(latency.relativeAccuracy, users.precision));
+    a._errors = errors;
+    if (latency.isExact) a.values = latency.exactValues();
+    else a.sketch = latency;
+    const list = users.sparseList();
+    if (list !== null && sparseSize(list) <= a.spec.entryLimit) a.entries = list;
+    else if (!(users.isSparse && users.estimate() === 0)) a.hll = users;
+    return a;
   }
 
   /** Calls fn for each sparse entry of the small form (none once `hll` holds the users). */
@@ -300,4 +375,8 @@ export class RequestAggregate {
       );
     }
   }
+}
+
+function readAggregate(r: ByteReader): RequestAggregate {
+  return RequestAggregate.readFrom(r);
 }

@@ -62,6 +62,22 @@ function listInsert(list: number[], e: number, limit: number): SparseSet | null 
   return list;
 }
 
+/**
+ * An empty hash table with the slots inserting `n` distinct entries one by one would have grown
+ * it to (list, then 4·LIST_MAX slots, doubling past 3/4 full): a decoder fills it with
+ * sparseFill and never rehashes.
+ */
+export function sparseTableFor(n: number): Uint32Array {
+  let slots = 4 * LIST_MAX;
+  while (n > slots * 0.75) slots *= 2;
+  return new Uint32Array(slots + 1);
+}
+
+/** Adds an entry of a distinct index to a table from sparseTableFor (sized for it: no rehash). */
+export function sparseFill(table: Uint32Array, e: number): void {
+  hashInsert(table, e, Infinity);
+}
+
 function hashInsert(table: Uint32Array, e: number, limit: number): Uint32Array | null {
   const key = e >>> RANK_BITS;
   const mask = table.length - 2;

@@ -27,5 +27,7 @@ export interface AggregateKind {
   /** An empty aggregate for a service key, or (`route`) for a (service, route) key. */
   create(route?: boolean): Aggregate;
   decode(bytes: Uint8Array): Aggregate;
+  /** decode() of `bytes[start … end)` (restore: no view per key); decode of a view when absent. */
+  decodeRange?(bytes: Uint8Array, start: number, end: number): Aggregate;
   hashUser(user: string): UserHash;
 }

@@ -187,6 +187,15 @@ export class ByteReader {
     return out;
   }
 
+  /** Reads what bytes() reads without a view: calls `read(buf, start, end)` over the reader's own buffer. */
+  bytesWith<T>(read: (buf: Uint8Array, start: number, end: number) => T): T {
+    const n = this.uint();
+    this.need(n);
+    const start = this.pos;
+    this.pos += n;
+    return read(this.buf, start, start + n);
+  }
+
   string(): string {
     const n = this.uint();
     this.need(n);

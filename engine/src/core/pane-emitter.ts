@@ -15,8 +15,9 @@ import type { TriggerContext } from "./trigger-context.js";
 import type { CoreOutput } from "./types.js";
 import {
   forEachKey,
+  keyIdOf,
   newTrack,
-  trackNode,
+  trackNodeOf,
   type KeyNode,
   type PaneTrack,
   type TrackNode,
@@ -35,10 +36,12 @@ interface Emission {
   readonly alsoFinal: boolean;
   readonly dial: PolicyDial;
   readonly window: { start: number; end: number };
-  readonly sizeMs: number;
   readonly watermark: number;
   readonly logTime: number;
   readonly out: CoreOutput;
+  /** Pane ids are `idPrefix` + the key's id + `idSuffix` (docs/semantics.md, "Pane ids and the key encoding"), built per pane. */
+  readonly idPrefix: string;
+  readonly idSuffix: string;
   /** The service whose bias `bias` is (route panes carry their service's). */
   service: string | undefined;
   bias: PaneBias | undefined;
@@ -60,17 +63,18 @@ export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, 
     alsoFinal,
     dial,
     window: { start: w.start, end: w.end },
-    sizeMs: w.end - w.start,
     watermark: ctx.watermarkOf(policy),
     logTime: ctx.logTime,
     out: ctx.out,
+    idPrefix: `${policy.cfg.name}|`,
+    idSuffix: `|${w.end - w.start}|${w.start}`,
     service: undefined,
     bias: undefined,
     nowcastError: undefined,
   };
   forEachKey(w, (service, route, key) => {
     const node = trackToEmit(w, policy.index, kind, service, route, key);
-    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks[policy.index] as PaneTrack, node);
+    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks?.[policy.index] as PaneTrack);
   });
 }
 
@@ -100,26 +104,20 @@ function trackToEmit(
   key: KeyNode,
 ): TrackNode | undefined {
   const count = key.agg.count;
-  // A tumbling window's slice key caches its track node (no string lookups).
-  const cached = w.exclusive ? key.track?.tracks[policy] : undefined;
+  // A tumbling window's slice key is its track node (no string lookups).
+  const cached = w.exclusive ? key.tracks?.[policy] : undefined;
   if (kind === "early" && (count === 0 || count === cached?.lastCount)) return undefined;
-  const node = w.exclusive ? (key.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
-  const t = node.tracks[policy];
+  const node = trackNodeOf(w, service, route, key);
+  const tracks = node.tracks as (PaneTrack | undefined)[];
+  const t = tracks[policy];
   if (kind === "early" && (count === 0 || count === t?.lastCount)) return undefined;
   if (kind === "late" && !t?.lateDirty) return undefined;
-  if (t === undefined) node.tracks[policy] = newTrack();
+  if (t === undefined) tracks[policy] = newTrack();
   return node;
 }
 
 /** One key's pane(s) per the policy's mode; updates its track. */
-function emitKey(
-  e: Emission,
-  service: string,
-  route: string | undefined,
-  agg: Aggregate,
-  t: PaneTrack,
-  node: TrackNode,
-): void {
+function emitKey(e: Emission, service: string, route: string | undefined, agg: Aggregate, t: PaneTrack): void {
   const policy = e.policy;
   t.lateDirty = false;
   const full = agg.value();
@@ -132,7 +130,7 @@ function emitKey(
     recordPoint(points, e.slot, full, nowcast?.value ?? null);
     if (e.alsoFinal) recordPoint(points, SLOT_FINAL, full, nowcast?.value ?? null);
   }
-  const id = (t.id ??= `${policy.cfg.name}|${node.keyId}|${e.sizeMs}|${e.window.start}`);
+  const id = e.idPrefix + keyIdOf(service, route) + e.idSuffix;
   const pane = (kind: PaneKind, value: PaneValue, paneBias: PaneBias): Pane => {
     const p: Pane = {
       id,

@@ -6,6 +6,9 @@ import type { Aggregate, AggregateKind, UserHash } from "./aggregate.js";
 /** A pane's quantiles, ascending: DDSketch.quantiles answers them in one pass over the bins. */
 const PANE_QUANTILES: readonly number[] = [0.5, 0.9, 0.95, 0.99, 0.999];
 
+/** Values of aggregates with more events than this are cached (RequestAggregate's exact form holds up to 16). */
+const CACHE_FROM = 16;
+
 function finite(v: number | undefined): number {
   return v !== undefined && Number.isFinite(v) ? v : 0;
 }
@@ -39,9 +42,8 @@ class SketchAggregate implements Aggregate {
     const a = this.inner;
     const count = a.count;
     if (this.cached !== null && this.cachedCount === count) return this.cached;
-    this.cachedCount = count;
     const qs = a.quantiles(PANE_QUANTILES);
-    return (this.cached = Object.freeze({
+    const v: PaneValue = Object.freeze({
       count,
       errors: a.errors,
       errorRate: count === 0 ? 0 : a.errors / count,
@@ -51,7 +53,14 @@ class SketchAggregate implements Aggregate {
       p99: finite(qs[3]),
       p999: finite(qs[4]),
       users: Math.round(a.distinctUsers()),
-    }));
+    });
+    // Kept only where computing it costs: the small form's quantiles are array reads, and a key with
+    // few events would hold a value object per key (docs/decisions/0019-core-light.md).
+    if (count > CACHE_FROM) {
+      this.cachedCount = count;
+      this.cached = v;
+    }
+    return v;
   }
   encode(): Uint8Array {
     return this.inner.encode();
@@ -81,6 +90,7 @@ export function sketchAggregates(relativeAccuracy: number, hllPrecision: number)
   return {
     create: (isRoute) => new SketchAggregate(new RequestAggregate(isRoute === true ? route : service)),
     decode: (bytes) => new SketchAggregate(RequestAggregate.decode(bytes)),
+    decodeRange: (bytes, start, end) => new SketchAggregate(RequestAggregate.decodeRange(bytes, start, end)),
     hashUser: (user) => HyperLogLog.hash(user),
   };
 }

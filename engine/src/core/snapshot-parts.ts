@@ -4,13 +4,13 @@
  * tracks and keyed aggregates.
  */
 import type { PaneValue } from "../protocol.js";
-import type { AggregateKind } from "./aggregate.js";
+import type { Aggregate, AggregateKind } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "./errors.js";
 import type { KeyRegistry } from "./key-registry.js";
 import type { PolicyState } from "./policy-state.js";
-import { newStagePoints, POINT_FIELDS, type StagePoints } from "./stage-points.js";
+import { newStagePoints, POINT_FIELDS, pointOffset, setPoint, type StagePoints } from "./stage-points.js";
 import { SLOTS } from "./stage-slot.js";
 import type { PartitionClock } from "./watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "./window-state.js";
@@ -130,7 +130,7 @@ export function readNullable(r: ByteReader): number | null {
 
 export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
   for (let i = 0; i < policies; i++) {
-    const t = node.tracks[i];
+    const t = node.tracks?.[i];
     w.bool(t !== undefined);
     if (!t) continue;
     w.uint(t.seq);
@@ -153,8 +153,8 @@ function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
   w.uint(p === null ? 0 : p.mask + 1);
   if (p === null) return;
   for (let slot = 0; slot < SLOTS; slot++) {
-    if (!(p.mask & (1 << slot))) continue;
-    const at = slot * POINT_FIELDS;
+    const at = pointOffset(p, slot);
+    if (at < 0) continue;
     const v = p.v;
     w.uint(v[at] as number);
     w.uint(v[at + 1] as number);
@@ -170,28 +170,25 @@ function readStagePoints(r: ByteReader): StagePoints | null {
   const m = r.uint();
   if (m === 0) return null;
   const p = newStagePoints();
-  p.mask = m - 1;
+  const mask = m - 1;
   for (let slot = 0; slot < SLOTS; slot++) {
-    if (!(p.mask & (1 << slot))) continue;
-    const at = slot * POINT_FIELDS;
-    const v = p.v;
-    v[at] = r.uint();
-    v[at + 1] = r.uint();
-    v[at + 2] = r.f64();
-    v[at + 3] = r.uint();
-    const nowcast = r.bool();
-    for (let f = 4; f < POINT_FIELDS; f++) v[at + f] = nowcast ? r.f64() : NaN;
+    if (!(mask & (1 << slot))) continue;
+    const count = r.uint();
+    const errors = r.uint();
+    const p99 = r.f64();
+    const users = r.uint();
+    const nowcast = r.bool() ? { count: r.f64(), errorRate: r.f64(), p99: r.f64(), users: r.f64() } : null;
+    setPoint(p, slot, count, errors, p99, users, nowcast);
   }
+  p.mask = mask;
   return p;
 }
 
 export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
-  const out: (PaneTrack | undefined)[] = [];
+  // Exactly one slot per policy (pushing onto [] would reserve 17).
+  const out = new Array<PaneTrack | undefined>(policies);
   for (let i = 0; i < policies; i++) {
-    if (!r.bool()) {
-      out.push(undefined);
-      continue;
-    }
+    if (!r.bool()) continue;
     const seq = r.uint();
     const lastCount = r.uint();
     const lastValue = readValue(r);
@@ -199,7 +196,7 @@ export function readTracks(r: ByteReader, policies: number, kind: AggregateKind)
     const lateAccepted = r.uint();
     const lateDirty = r.bool();
     const points = readStagePoints(r);
-    out.push({ seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 });
+    out[i] = { seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 };
   }
   return out;
 }
@@ -225,10 +222,13 @@ export function* writeKeys(w: ByteWriter, services: Map<string, KeyNode>): Gener
 
 export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNode> {
   const services = new Map<string, KeyNode>();
+  // Straight from the checkpoint's buffer where the kind can (no Uint8Array view per key).
+  const range = kind.decodeRange?.bind(kind);
+  const agg = (): Aggregate => (range ? r.bytesWith(range) : kind.decode(r.bytes()));
   for (let n = r.uint(); n > 0; n--) {
     const service = r.string();
-    const node: KeyNode = { agg: kind.decode(r.bytes()), routes: new Map() };
-    for (let m = r.uint(); m > 0; m--) node.routes?.set(r.string(), { agg: kind.decode(r.bytes()), routes: null });
+    const node: KeyNode = { agg: agg(), routes: new Map(), tracks: null };
+    for (let m = r.uint(); m > 0; m--) node.routes?.set(r.string(), { agg: agg(), routes: null, tracks: null });
     services.set(service, node);
   }
   return services;

@@ -30,7 +30,7 @@ import {
   writePolicyProgress,
   writeTracks,
 } from "./snapshot-parts.js";
-import { linkSlice, newWindow, type TrackNode, type Window } from "./window-state.js";
+import { linkSlice, newWindow, type PaneTrack, type Slice, type TrackNode, type Window } from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
 /**
@@ -54,13 +54,17 @@ function* writeWindow(w: ByteWriter, win: Window, policies: number): Generator<v
   for (const t of win.lastLateAt) w.f64(t);
   w.uint(win.slices.length);
   for (const s of win.slices) w.f64(s.start);
-  w.uint(win.tracks.size);
-  for (const [service, node] of win.tracks) {
+  // A tumbling window's tracks are on its slice's key nodes: those that have some, in the slice's order.
+  const tracks: ReadonlyMap<string, TrackNode> = win.exclusive ? (win.slices[0] as Slice).services : win.tracks;
+  w.uint(countTracked(tracks));
+  for (const [service, node] of tracks) {
+    if (!hasTracks(node)) continue;
     w.string(service);
     writeTracks(w, node, policies);
     const routes = node.routes as Map<string, TrackNode>;
-    w.uint(routes.size);
+    w.uint(countTracked(routes));
     for (const [route, routeNode] of routes) {
+      if (!hasTracks(routeNode)) continue;
       w.string(route);
       writeTracks(w, routeNode, policies);
     }
@@ -81,6 +85,19 @@ function* writeWindow(w: ByteWriter, win: Window, policies: number): Generator<v
     w.string(service);
     for (const x of v) w.uint(x);
   }
+}
+
+/** A key with pane progress of its own or, for a service, of one of its routes. */
+function hasTracks(node: TrackNode): boolean {
+  if (node.tracks !== null) return true;
+  if (node.routes !== null) for (const r of node.routes.values()) if (r.tracks !== null) return true;
+  return false;
+}
+
+function countTracked(nodes: ReadonlyMap<string, TrackNode>): number {
+  let n = 0;
+  for (const node of nodes.values()) if (hasTracks(node)) n++;
+  return n;
 }
 
 function* writeClockAndKeys(w: ByteWriter, state: CoreState): Generator<void, void, void> {
@@ -204,6 +221,29 @@ function readWindowConfig(r: ByteReader, c: WindowConfigState, policies: number,
   for (const dial of c.dials) readPolicyDial(r, dial);
 }
 
+/**
+ * Places a decoded key's tracks: on the slice's key node in a tumbling window (which must hold the
+ * key), else in a new track node of `into`.
+ */
+function trackedNode(
+  win: Window,
+  into: Map<string, TrackNode>,
+  name: string,
+  tracks: (PaneTrack | undefined)[],
+  service: boolean,
+): TrackNode {
+  if (!win.exclusive) {
+    const node: TrackNode = { tracks, routes: service ? new Map() : null };
+    into.set(name, node);
+    return node;
+  }
+  const keys = service ? (win.slices[0] as Slice | undefined)?.services : into;
+  const node = keys?.get(name);
+  if (node === undefined || node.tracks !== null) throw corrupt("holds pane tracks of a key its slice does not hold");
+  node.tracks = tracks;
+  return node;
+}
+
 function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): Window {
   const spec = c.spec;
   const win = newWindow(c.index, r.f64(), spec.sizeMs, spec.slideMs === spec.sizeMs, policies, c.countsLateness);
@@ -219,20 +259,11 @@ function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind:
   }
   for (let m = r.uint(); m > 0; m--) {
     const service = r.string();
-    const node: TrackNode = {
-      keyId: encodeURIComponent(service),
-      tracks: readTracks(r, policies, kind),
-      routes: new Map(),
-    };
+    const node = trackedNode(win, win.tracks, service, readTracks(r, policies, kind), true);
     for (let k = r.uint(); k > 0; k--) {
       const route = r.string();
-      node.routes?.set(route, {
-        keyId: `${node.keyId}/${encodeURIComponent(route)}`,
-        tracks: readTracks(r, policies, kind),
-        routes: null,
-      });
+      trackedNode(win, node.routes as Map<string, TrackNode>, route, readTracks(r, policies, kind), false);
     }
-    win.tracks.set(service, node);
   }
   if (r.bool()) {
     win.ref = new Map();

@@ -19,7 +19,15 @@ import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } f
 import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "./types.js";
 import { windowStartsOf } from "./window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
-import { STAGE_FINAL, STAGE_ON_TIME, trackNode, type KeyNode, type Slice, type Window } from "./window-state.js";
+import {
+  STAGE_FINAL,
+  STAGE_ON_TIME,
+  trackNode,
+  trackNodeOf,
+  type KeyNode,
+  type Slice,
+  type Window,
+} from "./window-state.js";
 import { coreTimerBefore, WindowTimerKind, type WindowTimer } from "./window-timer.js";
 
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
@@ -252,7 +260,8 @@ export class EventTimeCore implements StreamCore {
     }
     const service = (names.service ??= this.state.keys.service(e.service, this.logTime));
     node = slice.services.get(service);
-    if (node === undefined) slice.services.set(service, (node = { agg: this.kind.create(), routes: new Map() }));
+    if (node === undefined)
+      slice.services.set(service, (node = { agg: this.kind.create(), routes: new Map(), tracks: null }));
     return node;
   }
 
@@ -263,7 +272,7 @@ export class EventTimeCore implements StreamCore {
     const names = this.names;
     const route = (names.route ??= this.state.keys.route(names.service as string, e.route, this.logTime));
     node = routes.get(route);
-    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(true), routes: null }));
+    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(true), routes: null, tracks: null }));
     return node;
   }
 
@@ -324,12 +333,9 @@ export class EventTimeCore implements StreamCore {
     if (firstFor(this.lateStamps, p.index, this.state.clock.eventsTotal)) p.lateAcceptedEvents++;
     const service = this.names.service as string;
     const route = this.names.route as string;
-    // A tumbling window's slice keys cache their track (no string lookups on repeated late events).
-    const cache = w.exclusive && serviceKey !== undefined && routeKey !== undefined;
-    const serviceTrack = cache
-      ? (serviceKey.track ??= trackNode(w, service, undefined))
-      : trackNode(w, service, undefined);
-    const routeTrack = cache ? (routeKey.track ??= trackNode(w, service, route)) : trackNode(w, service, route);
+    // A tumbling window's slice keys are their track nodes (no string lookups on repeated late events).
+    const serviceTrack = serviceKey ? trackNodeOf(w, service, undefined, serviceKey) : trackNode(w, service, undefined);
+    const routeTrack = routeKey ? trackNodeOf(w, service, route, routeKey) : trackNode(w, service, route);
     acceptLate(this.triggers, p, w, serviceTrack, routeTrack);
   }
 }

@@ -28,6 +28,7 @@ import {
   STAGE_FINAL,
   STAGE_LATE_PENDING,
   STAGE_ON_TIME,
+  type PaneTrack,
   type TrackNode,
   type Window,
 } from "./window-state.js";
@@ -68,7 +69,7 @@ export function acceptLate(ctx: TriggerContext, p: PolicyState, w: Window, servi
 }
 
 function markLate(node: TrackNode, policy: number): void {
-  const t = (node.tracks[policy] ??= newTrack());
+  const t = ((node.tracks as (PaneTrack | undefined)[])[policy] ??= newTrack());
   t.lateAccepted++;
   t.lateDirty = true;
 }

@@ -13,7 +13,7 @@ import { serviceStages, trackerOf, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { nowcastAt, pointAt, type StagePoints } from "./stage-points.js";
 import { SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "./stage-slot.js";
-import type { Window } from "./window-state.js";
+import { serviceTracks, type Window } from "./window-state.js";
 
 const ZERO: BiasPoint = Object.freeze({ count: 0, errors: 0, p99: 0, users: 0 });
 
@@ -26,7 +26,7 @@ export function shownAt(points: StagePoints | null | undefined, slot: number, on
 
 /** The policy's recorded stage values of a service in the window. */
 export function pointsOf(w: Window, policy: number, service: string): StagePoints | null | undefined {
-  return w.tracks.get(service)?.tracks[policy]?.points;
+  return serviceTracks(w, service)?.tracks?.[policy]?.points;
 }
 
 /** Scratch sums, one per slot, and one for a single service (reset at each use). */

@@ -4,12 +4,14 @@ import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { StagePoints } from "./stage-points.js";
 
-/** One key's aggregate in a slice; a service node also holds its routes. */
-export interface KeyNode {
+/**
+ * One key's aggregate in a slice; a service node also holds its routes. In a tumbling window's
+ * slice (the window's alone) the key node is also the key's track node: `tracks` is its pane
+ * progress per policy, null before its first (docs/decisions/0019-core-light.md).
+ */
+export interface KeyNode extends TrackNode {
   agg: Aggregate;
   routes: Map<string, KeyNode> | null;
-  /** Tumbling windows only (the slice is the window's alone): a cache of the window's track lookup. */
-  track?: TrackNode;
 }
 
 export interface Slice {
@@ -38,14 +40,11 @@ export interface PaneTrack {
   points: StagePoints | null;
   /** Slot of the last pane (retracting mode: a retract carries the bias of the pane it retracts); -1 before. */
   lastSlot: number;
-  /** The pane id, built on first use (not persisted). */
-  id?: string;
 }
 
+/** Pane progress of one key of a window, per policy (null: none yet); a service node also holds its routes. */
 export interface TrackNode {
-  /** Pane-id key: escaped service, or escaped service "/" escaped route. */
-  keyId: string;
-  tracks: (PaneTrack | undefined)[];
+  tracks: (PaneTrack | undefined)[] | null;
   routes: Map<string, TrackNode> | null;
 }
 
@@ -56,7 +55,7 @@ export const STAGE_LATE_PENDING = 4;
 export interface Window {
   /** Index of its window config. */
   configIndex: number;
-  /** Tumbling: its one slice belongs to no other window, so slice key nodes may cache tracks. */
+  /** Tumbling: its one slice belongs to no other window, so its key nodes hold the tracks (not `tracks`). */
   exclusive: boolean;
   start: number;
   end: number;
@@ -67,6 +66,7 @@ export interface Window {
   closed: number;
   /** Per policy: log time of the last late pane. */
   lastLateAt: Float64Array;
+  /** Sliding windows only (empty when exclusive): per service its track node. */
   tracks: Map<string, TrackNode>;
   /** Reference values per service, set when the reference closes the window. */
   ref: Map<string, BiasPoint> | null;
@@ -132,26 +132,67 @@ export function newTrack(): PaneTrack {
   };
 }
 
-/** Pane-id key encoding (docs/semantics.md): URI-escaped parts, "/" between service and route. */
-export function keyIdOf(service: string, route: string | undefined): string {
-  const s = encodeURIComponent(service);
-  return route === undefined ? s : `${s}/${encodeURIComponent(route)}`;
+/** Escaped names (keys are capped, so few): pane ids are built per pane, not kept per key. */
+const escaped = new Map<string, string>();
+const ESCAPED_MAX = 1 << 16;
+
+function escapePart(name: string): string {
+  let e = escaped.get(name);
+  if (e !== undefined) return e;
+  e = encodeURIComponent(name);
+  if (escaped.size >= ESCAPED_MAX) escaped.clear();
+  escaped.set(name, e);
+  return e;
 }
 
+/** Pane-id key encoding (docs/semantics.md): URI-escaped parts, "/" between service and route. */
+export function keyIdOf(service: string, route: string | undefined): string {
+  const s = escapePart(service);
+  return route === undefined ? s : `${s}/${escapePart(route)}`;
+}
+
+/** The key's track node (its `tracks` array made): the slice's key node in a tumbling window. */
 export function trackNode(w: Window, service: string, route: string | undefined): TrackNode {
+  if (w.exclusive) return keyTracks(w, (w.slices[0] as Slice).services.get(service) as KeyNode, route);
   let s = w.tracks.get(service);
   if (s === undefined) {
-    s = { keyId: keyIdOf(service, undefined), tracks: [], routes: new Map() };
+    s = { tracks: newTracks(w), routes: new Map() };
     w.tracks.set(service, s);
   }
   if (route === undefined) return s;
   const routes = s.routes as Map<string, TrackNode>;
   let r = routes.get(route);
   if (r === undefined) {
-    r = { keyId: keyIdOf(service, route), tracks: [], routes: null };
+    r = { tracks: newTracks(w), routes: null };
     routes.set(route, r);
   }
   return r;
+}
+
+/** A tumbling window's key node of the service (or of its route) with its `tracks` made, the service's too. */
+function keyTracks(w: Window, service: KeyNode, route: string | undefined): TrackNode {
+  service.tracks ??= newTracks(w);
+  if (route === undefined) return service;
+  const r = service.routes?.get(route) as KeyNode;
+  r.tracks ??= newTracks(w);
+  return r;
+}
+
+/** One slot per policy, exactly (an empty array would grow to 17 slots at its first track). */
+function newTracks(w: Window): (PaneTrack | undefined)[] {
+  return new Array<PaneTrack | undefined>(w.lastLateAt.length);
+}
+
+/** The track node of a key whose slice node the caller holds (no lookups in a tumbling window). */
+export function trackNodeOf(w: Window, service: string, route: string | undefined, key: KeyNode): TrackNode {
+  if (!w.exclusive) return trackNode(w, service, route);
+  if (key.tracks === null) return keyTracks(w, (w.slices[0] as Slice).services.get(service) as KeyNode, route);
+  return key;
+}
+
+/** The track node of a service, if it has one (read-only). */
+export function serviceTracks(w: Window, service: string): TrackNode | undefined {
+  return w.exclusive ? (w.slices[0] as Slice).services.get(service) : w.tracks.get(service);
 }
 
 /**
@@ -172,11 +213,11 @@ function mergeSlices(slices: readonly Slice[]): Map<string, KeyNode> {
   for (const slice of slices) {
     for (const [service, node] of slice.services) {
       let m = out.get(service);
-      if (m === undefined) out.set(service, (m = { agg: node.agg.clone(), routes: new Map() }));
+      if (m === undefined) out.set(service, (m = { agg: node.agg.clone(), routes: new Map(), tracks: null }));
       else m.agg.merge(node.agg);
       for (const [route, r] of node.routes ?? []) {
         const mr = m.routes?.get(route);
-        if (mr === undefined) m.routes?.set(route, { agg: r.agg.clone(), routes: null });
+        if (mr === undefined) m.routes?.set(route, { agg: r.agg.clone(), routes: null, tracks: null });
         else mr.agg.merge(r.agg);
       }
     }
