@@ -76,7 +76,7 @@ function run(rounds: Arm[][], reference: boolean): string[] {
     const q = reference ? ref : heap;
     while (q.peekDue() <= now) {
       const t = q.pop() as TimerProxy | SessionTimer | EarlyTimer;
-      if (t.kind === TimerKind.Early) fired.push(key(t));
+      if (t.kind === TimerKind.Early) fired.push(key(t as EarlyTimer));
       else if (reference) fire(t as SessionTimer);
       else queues.fireProxy(t as TimerProxy, NO_OUTPUT);
     }
