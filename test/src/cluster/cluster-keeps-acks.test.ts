@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { encodeEventBatch, eventsSubject, STREAM_EVENTS, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { ensureStream, eventsStreamSpec, streamConfigOf } from "@tidemark/engine/nats";
 import { isAlive, waitFor } from "../index.js";
-import { startNatsCluster, type NatsCluster } from "./nats-cluster.js";
+import { CLUSTER_START_TIMEOUT_MS, startNatsCluster, type NatsCluster } from "./nats-cluster.js";
 import { readStream } from "./stream-readback.js";
 
 const NODE_NAMES = ["n1", "n2", "n3"];
@@ -28,9 +28,10 @@ describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => 
   beforeAll(async () => {
     cluster = await startNatsCluster(3);
     nc = await connect({ servers: [...cluster.urls], user: cluster.user, pass: cluster.password, noAsyncTraces: true });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
   afterAll(async () => {
     await nc?.close();
+    if ((cluster as NatsCluster | undefined) === undefined) return; // beforeAll failed: its error is the report
     const pids = [0, 1, 2].map((i) => cluster.pid(i)).filter((pid) => pid > 0);
     await cluster?.stop();
     for (const pid of pids) expect(isAlive(pid)).toBe(false);

@@ -19,7 +19,7 @@ import { eventsStreamSpec, lateStreamSpec, panesStreamSpec, streamConfigOf } fro
 import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
 import { FAST_POLICIES_CONFIG } from "../up/fast-policies.js";
 import { LOAD_SERVICES, runLoad, type LoadResult } from "./http-load.js";
-import { startNatsCluster, type NatsCluster } from "./nats-cluster.js";
+import { CLUSTER_START_TIMEOUT_MS, startNatsCluster, type NatsCluster } from "./nats-cluster.js";
 import { readStream } from "./stream-readback.js";
 
 const WINDOW_MS = 10_000;
@@ -156,7 +156,7 @@ describe("ingest + 2 engine workers on an auth-enabled 3-node NATS cluster (repl
     await nc?.close();
     await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   it("stores every acknowledged event once, and billing's final panes from 2 split workers equal the stored events", async () => {
     // The load's services land on both workers' partition sets.

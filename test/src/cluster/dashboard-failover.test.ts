@@ -5,7 +5,7 @@ import { panesSubject, STREAM_PANES, type Pane } from "@tidemark/engine/protocol
 import { panesStreamSpec, streamConfigOf } from "@tidemark/engine/nats";
 import { spawnTidemark, waitFor, type CliProcess } from "../index.js";
 import { pane } from "../dashboard/fixtures.js";
-import { startNatsCluster, type NatsCluster } from "./nats-cluster.js";
+import { CLUSTER_START_TIMEOUT_MS, startNatsCluster, type NatsCluster } from "./nats-cluster.js";
 
 const NODE_NAMES = ["n1", "n2", "n3"];
 const WINDOWS = 20;
@@ -95,7 +95,7 @@ describe("dashboard on a 3-node NATS cluster: the node hosting its TM_PANES cons
     if (dashboard?.child.exitCode === null) dashboard.child.kill("SIGKILL");
     await nc?.close();
     await cluster?.stop();
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
 
   it("reaches the final published state: the newest seq of every pane, none skipped", async () => {
     const url = String((await dashboard.ready).dashboard);

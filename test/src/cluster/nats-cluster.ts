@@ -37,7 +37,29 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
+/** A beforeAll that starts a cluster: two start attempts of up to 30 s each, then the test's own setup. */
+export const CLUSTER_START_TIMEOUT_MS = 150_000;
+
+/**
+ * Starts the cluster on fresh loopback ports. Ports are picked free but only bound by nats-server
+ * later, so a test running beside it can take one in between and the routes never form: an
+ * attempt whose meta leader is not elected in 30 s is stopped (no node left behind) and one more is
+ * made on new ports; the second failure is thrown with the first's reason.
+ */
 export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+  try {
+    return await startNatsClusterOnce(size);
+  } catch (first) {
+    console.warn(`nats cluster: first start failed, retrying on new ports: ${String(first)}`);
+    try {
+      return await startNatsClusterOnce(size);
+    } catch (second) {
+      throw new Error(`nats cluster did not start twice: ${String(second)} (first: ${String(first)})`);
+    }
+  }
+}
+
+async function startNatsClusterOnce(size: number): Promise<NatsCluster> {
   const root = mkdtempSync(join(tmpdir(), "tidemark-cluster-"));
   const nodes: NodePorts[] = [];
   for (let i = 0; i < size; i++) {
@@ -78,13 +100,24 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
       configFile: CLUSTER_CONF,
       env: env(n),
     });
-  const procs: Array<NatsServerProcess | undefined> = await Promise.all(nodes.map(launch));
-  await waitFor(
-    () => metaLeaderElected(nodes.map((n) => n.monitor)),
-    30_000,
-    "the JetStream meta leader of the cluster",
-    200,
+  const started = await Promise.allSettled(nodes.map(launch));
+  const procs: Array<NatsServerProcess | undefined> = started.map((r) =>
+    r.status === "fulfilled" ? r.value : undefined,
   );
+  try {
+    const failed = started.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    await waitFor(
+      () => metaLeaderElected(nodes.map((n) => n.monitor)),
+      30_000,
+      "the JetStream meta leader of the cluster",
+      200,
+    );
+  } catch (err) {
+    await Promise.all(procs.map((p) => p?.stop()));
+    rmSync(root, { recursive: true, force: true });
+    throw err;
+  }
   const node = (i: number): NodePorts => {
     const n = nodes[i];
     if (!n) throw new RangeError(`no node ${i}`);

@@ -6,14 +6,14 @@ import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { STREAM_EVENTS, STREAM_LATE, STREAM_PANES } from "@tidemark/engine/protocol";
 import { isAlive, spawnTidemark, waitFor } from "../index.js";
-import { startNatsCluster, type NatsCluster } from "./nats-cluster.js";
+import { CLUSTER_START_TIMEOUT_MS, startNatsCluster, type NatsCluster } from "./nats-cluster.js";
 
 describe("tidemark up --nats <cluster> with credentials and replicas 3 from tidemark.config.json", () => {
   let cluster: NatsCluster;
   const dir = mkdtempSync(join(tmpdir(), "tidemark-up-cluster-"));
   beforeAll(async () => {
     cluster = await startNatsCluster(3);
-  });
+  }, CLUSTER_START_TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
