@@ -338,7 +338,7 @@ async function checkpoints(dir: string): Promise<string[]> {
   let bytes = 0;
   let snapshot: Uint8Array = new Uint8Array();
   // As the engine worker does (engine-worker.ts): the snapshot encoded across event-loop turns
-  // while the input is held (the pause), then the file written (SHA-256 off the loop).
+  // while the input is held (the pause), then the file written (its SHA-256 taken in steps across turns).
   const checkpoint = async (): Promise<void> => {
     const t0 = performance.now();
     const s = await encodeAcrossTurns(c.snapshotSteps?.() as SnapshotSteps);

@@ -124,6 +124,26 @@ function mostLanes(op: SessionOperator): number {
   return most;
 }
 
+/**
+ * Runs the per-policy oracle and the shared operator over the same steps; `each` sees the shared
+ * operator after every step. Returns both outputs, finished.
+ */
+function runBoth(
+  cfg: CoreConfig,
+  steps: readonly Step[],
+  each: (op: SessionOperator) => void,
+): { oracle: string[]; shared: string[] } {
+  const oracle = recorder();
+  const perPolicy = createPerPolicyOperator(cfg, SESSIONS);
+  drive(perPolicy, steps, oracle.out);
+  perPolicy.finish(oracle.out);
+  const shared = recorder();
+  const op = new SessionOperator(validateCoreConfig(cfg), validateSessionConfig(SESSIONS));
+  drive(op, steps, shared.out, () => each(op));
+  op.finish(shared.out);
+  return { oracle: oracle.lines, shared: shared.lines };
+}
+
 describe("shared session store vs one sessionizer per policy", { timeout: 120_000 }, () => {
   it("emits the same panes and late records, in the same order, and restores anywhere unchanged", () => {
     let split = 0;
@@ -136,17 +156,9 @@ describe("shared session store vs one sessionizer per policy", { timeout: 120_00
         (raw, policies, cutSeed) => {
           const steps = recording(raw);
           const cfg = config(policies);
-          const oracle = recorder();
-          const perPolicy = createPerPolicyOperator(cfg, SESSIONS);
-          drive(perPolicy, steps, oracle.out);
-          perPolicy.finish(oracle.out);
-
-          const shared = recorder();
-          const op = new SessionOperator(validateCoreConfig(cfg), validateSessionConfig(SESSIONS));
           let lanes = 1;
-          drive(op, steps, shared.out, () => (lanes = Math.max(lanes, mostLanes(op))));
-          op.finish(shared.out);
-          expect(shared.lines).toEqual(oracle.lines);
+          const { oracle, shared } = runBoth(cfg, steps, (op) => (lanes = Math.max(lanes, mostLanes(op))));
+          expect(shared).toEqual(oracle);
           runs++;
           if (lanes > 1) split++;
 
@@ -157,7 +169,7 @@ describe("shared session store vs one sessionizer per policy", { timeout: 120_00
           const again = restoreSessionOperator(cfg, SESSIONS, first.snapshot());
           drive(again, steps.slice(cut), resumed.out);
           again.finish(resumed.out);
-          expect(resumed.lines).toEqual(oracle.lines);
+          expect(resumed.lines).toEqual(oracle);
         },
       ),
       { numRuns: 400, seed: 20261202 },
@@ -190,17 +202,10 @@ describe("shared session store vs one sessionizer per policy", { timeout: 120_00
     // 0 arrives 10 s late: the fast policy drops it, the slow one keeps it; 5 s then joins it for the
     // slow policy only, 8 s joins both; long after, 200 s opens a new session for both.
     const steps = recording([at(0, 10_000), at(5_000, 5_500), at(8_000, 3_000), at(200_000, 0)]);
-    const oracle = recorder();
-    const perPolicy = createPerPolicyOperator(cfg, SESSIONS);
-    drive(perPolicy, steps, oracle.out);
-    perPolicy.finish(oracle.out);
-    const shared = recorder();
-    const op = new SessionOperator(validateCoreConfig(cfg), validateSessionConfig(SESSIONS));
     const lanes: number[] = [];
-    drive(op, steps, shared.out, () => lanes.push(mostLanes(op)));
-    op.finish(shared.out);
-    expect(shared.lines).toEqual(oracle.lines);
-    expect(oracle.lines.some((l) => l.includes('"reason":"behind-watermark"'))).toBe(true);
+    const { oracle, shared } = runBoth(cfg, steps, (op) => lanes.push(mostLanes(op)));
+    expect(shared).toEqual(oracle);
+    expect(oracle.some((l) => l.includes('"reason":"behind-watermark"'))).toBe(true);
     expect(lanes.slice(0, 3)).toEqual([1, 2, 2]);
     expect(lanes.at(-1)).toBe(1);
   });
