@@ -9,12 +9,14 @@
 export const OTHER_ROUTE = "(other)";
 export const OTHER_SERVICE = "(other)";
 
-interface Seen {
+/**
+ * A service's last-seen log time and its routes'. A route's time is kept as its offset from the
+ * registry's `base` (the first time it saw): a small integer, held in the Map itself, where an
+ * absolute millisecond time would need an object per route (a restore makes one per route kept).
+ */
+interface ServiceEntry {
   at: number;
-}
-
-interface ServiceEntry extends Seen {
-  readonly routes: Map<string, Seen>;
+  readonly routes: Map<string, number>;
 }
 
 /** Events folded into "(other)" so far, per kind. */
@@ -29,6 +31,8 @@ export class KeyRegistry {
   readonly overflow: Overflow = { services: 0, routes: 0 };
   /** Log time of the next sweep. */
   nextSweep = -Infinity;
+  /** Route times are stored as `at - base`; fixed at the first time seen (NaN before). */
+  private base = NaN;
 
   constructor(
     private readonly serviceCap: number,
@@ -57,16 +61,11 @@ export class KeyRegistry {
     let entry = this.services.get(service);
     if (entry === undefined) this.services.set(service, (entry = { at: now, routes: new Map() }));
     const routes = entry.routes;
-    const seen = routes.get(route);
-    if (seen !== undefined) {
-      seen.at = now;
-      return route;
-    }
-    if (routes.size >= this.routeCap) {
+    if (routes.size >= this.routeCap && !routes.has(route)) {
       this.overflow.routes++;
       return OTHER_ROUTE;
     }
-    routes.set(route, { at: now });
+    routes.set(route, this.offsetOf(now));
     return route;
   }
 
@@ -81,7 +80,9 @@ export class KeyRegistry {
   /** Forgets routes last seen before `cutoff`, and services too once none of their routes is left. */
   sweep(cutoff: number): void {
     for (const [service, entry] of this.services) {
-      for (const [route, seen] of entry.routes) if (seen.at < cutoff) entry.routes.delete(route);
+      const routes = entry.routes;
+      const base = this.base;
+      for (const [route, off] of routes) if (base + off < cutoff) routes.delete(route);
       if (entry.at < cutoff && entry.routes.size === 0) this.services.delete(service);
     }
   }
@@ -92,6 +93,27 @@ export class KeyRegistry {
   }
 
   restoreRoute(service: string, route: string, at: number): void {
-    this.services.get(service)?.routes.set(route, { at });
+    this.services.get(service)?.routes.set(route, this.offsetOf(at));
+  }
+
+  /** Each route of `entry` with the log time it was last seen (what a snapshot stores). */
+  forEachRoute(entry: ServiceEntry, visit: (route: string, at: number) => void): void {
+    const base = this.base;
+    entry.routes.forEach((off, route) => visit(route, base + off));
+  }
+
+  /**
+   * `at` as an offset from the base, fixing the base on first use. An offset must give back `at`
+   * exactly (times that are not integers may not): if one would not, the base becomes 0 for good
+   * and every stored offset its absolute time (each of those was exact).
+   */
+  private offsetOf(at: number): number {
+    if (this.base !== this.base) this.base = at;
+    const off = at - this.base;
+    if (this.base + off === at) return off;
+    const base = this.base;
+    this.base = 0;
+    for (const entry of this.services.values()) entry.routes.forEach((o, route) => entry.routes.set(route, base + o));
+    return at;
   }
 }

@@ -246,10 +246,10 @@ export function* writeKeyRegistry(w: ByteWriter, keys: KeyRegistry): Generator<v
     w.string(service);
     w.f64(entry.at);
     w.uint(entry.routes.size);
-    for (const [route, seen] of entry.routes) {
+    keys.forEachRoute(entry, (route, at) => {
       w.string(route);
-      w.f64(seen.at);
-    }
+      w.f64(at);
+    });
     yield;
   }
 }
