@@ -109,4 +109,26 @@ describe("RequestAggregate", () => {
     for (let i = 0; i < 5000; i++) a.add(1 + (i % 400) * 3, false, `u${i}`);
     expect(a.heapBytes()).toBeGreaterThan(empty + 16_000);
   });
+
+  it("decodes and clones a subclass as the subclass, with the same bytes, whatever form it is in", () => {
+    class Tagged extends RequestAggregate {
+      tag = "t";
+    }
+    for (const n of [0, 1, 2, 17, 3000]) {
+      const a = new Tagged({ hllPrecision: 10 });
+      for (let i = 0; i < n; i++) a.add(1 + (i % 97) * 7, i % 5 === 0, `u${i % 700}`);
+      const bytes = a.encode();
+      const framed = new Uint8Array(bytes.length + 4);
+      framed.set(bytes, 2);
+      for (const back of [Tagged.decode(bytes), Tagged.decodeRange(framed, 2, 2 + bytes.length), a.clone()]) {
+        expect(back).toBeInstanceOf(Tagged);
+        expect((back as Tagged).tag).toBe("t");
+        expect(back.encode()).toEqual(bytes);
+      }
+      // The base class still decodes as itself, also after a subclass's decode.
+      expect(Object.getPrototypeOf(RequestAggregate.decode(bytes))).toBe(RequestAggregate.prototype);
+      expect(() => Tagged.decodeRange(framed, 2, 3 + bytes.length)).toThrow(SketchError);
+      expect(Object.getPrototypeOf(RequestAggregate.decode(bytes))).toBe(RequestAggregate.prototype);
+    }
+  });
 });

@@ -261,8 +261,9 @@ export class RequestAggregate {
     this._errors -= prefix._errors;
   }
 
+  /** A copy, of this object's own class (a subclass's clone is of the subclass). */
   clone(): RequestAggregate {
-    const c = new RequestAggregate(this.spec);
+    const c = new (this.constructor as AggregateClass<RequestAggregate>)(this.spec);
     c._errors = this._errors;
     c.values = this.values === null ? null : this.values.slice();
     c.sketch = this.sketch === null ? null : this.sketch.clone();
@@ -310,23 +311,40 @@ export class RequestAggregate {
     else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.readEntries());
   }
 
-  static decode(bytes: Uint8Array): RequestAggregate {
-    return RequestAggregate.decodeRange(bytes, 0, bytes.length);
+  /** Decodes `bytes`, as an instance of the class it is called on (a subclass decodes to the subclass). */
+  static decode<T extends RequestAggregate>(this: AggregateClass<T>, bytes: Uint8Array): T {
+    return RequestAggregate.decodeRange.call(this, bytes, 0, bytes.length) as T;
   }
 
-  /** decode() of `bytes[start … end)`, without a view of it (a checkpoint holds one per key). */
-  static decodeRange(bytes: Uint8Array, start: number, end: number): RequestAggregate {
-    return decodeWith(bytes, "RequestAggregate", readAggregate, start, end);
+  /**
+   * decode() of `bytes[start … end)`, without a view of it (a checkpoint holds one per key), as an
+   * instance of the class it is called on: an engine's subclass is decoded as itself, no wrapper
+   * object per key.
+   */
+  static decodeRange<T extends RequestAggregate>(
+    this: AggregateClass<T>,
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+  ): T {
+    // The class to build (static `this`), held for readAggregate: no closure per decoded aggregate.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    readClass = this;
+    try {
+      return decodeWith(bytes, "RequestAggregate", readAggregate, start, end) as T;
+    } finally {
+      readClass = RequestAggregate;
+    }
   }
 
-  /** @internal The reading half of decode. */
-  static readFrom(r: ByteReader): RequestAggregate {
+  /** @internal The reading half of decode, into an instance of `this`. */
+  static readFrom<T extends RequestAggregate>(this: AggregateClass<T>, r: ByteReader): T {
     r.header(VERSION, TAG);
     const errors = r.varint();
     const latency = DDSketch.decodeFrom(r);
     const users = HyperLogLog.decodeFrom(r);
     if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
-    const a = new RequestAggregate(specFor(latency.relativeAccuracy, users.precision));
+    const a = new this(specFor(latency.relativeAccuracy, users.precision));
     a._errors = errors;
     if (latency.isExact) a.values = latency.exactValues();
     else a.sketch = latency;
@@ -377,6 +395,12 @@ export class RequestAggregate {
   }
 }
 
+/** RequestAggregate or a subclass: what decode builds (its constructor takes the options). */
+export type AggregateClass<T extends RequestAggregate> = new (options?: RequestAggregateOptions) => T;
+
+/** The class decodeRange was called on, while it runs (no closure per decoded aggregate). */
+let readClass: AggregateClass<RequestAggregate> = RequestAggregate;
+
 function readAggregate(r: ByteReader): RequestAggregate {
-  return RequestAggregate.readFrom(r);
+  return RequestAggregate.readFrom.call(readClass, r);
 }
