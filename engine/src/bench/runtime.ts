@@ -43,6 +43,7 @@ import {
 import type { BackfillMessage } from "../runtime/backfill-plan.js";
 import { encodeCheckpoint } from "../runtime/checkpoint-codec.js";
 import { CheckpointStore } from "../runtime/checkpoint-store.js";
+import { gc, memoryInUse } from "./heap.js";
 import { openStates } from "./open-states.js";
 import { CHECKPOINT_PAUSE_BUCKETS_S } from "../runtime/engine-metrics.js";
 import { encodeAcrossTurns } from "../runtime/snapshot-turns.js";
@@ -355,12 +356,21 @@ async function checkpoints(dir: string): Promise<string[]> {
     await checkpoint();
   }
   const restores: number[] = [];
+  let held = NaN;
+  let restored: ReturnType<typeof restoreCore> | null = null;
   for (let k = 0; k < 3; k++) {
+    restored = null; // the previous one freed before measuring (a frame slot would keep it otherwise)
+    gc();
+    const m0 = memoryInUse();
     const r0 = performance.now();
-    const restored = restoreCore(core, snapshot);
+    restored = restoreCore(core, snapshot);
     restores.push(performance.now() - r0);
     if (restored.status().stateKeys !== keys) throw new Error("restore lost state");
+    gc();
+    // What a restored core holds (and a restore's GC must copy), measured with it alive.
+    held = memoryInUse() - m0;
   }
+  restored = null;
   const idle = await loopDelay(async () => undefined);
   // Before ADR 0016: the snapshot and the file's SHA-256 on the event loop in one piece.
   const before = await loopDelay(async () => void encodeCheckpoint({ header, snapshot: c.snapshot() }));
@@ -387,7 +397,11 @@ async function checkpoints(dir: string): Promise<string[]> {
       `${med(writes).toFixed(1)} ms`,
       `${(bytes / 1e6).toFixed(2)} MB`,
     ),
-    row("  restore from that checkpoint", `${med(restores).toFixed(1)} ms`, "median of 3"),
+    row(
+      "  restore from that checkpoint",
+      `${med(restores).toFixed(1)} ms`,
+      `median of 3; the restored core holds ${(held / 1e6).toFixed(1)} MB (gc'd heap + array buffers), ${Math.round(held / keys)} B per state`,
+    ),
     row(
       "  status() with those states, again (no event since: no slice walked again)",
       `${med(statuses).toFixed(2)} ms`,
