@@ -5,8 +5,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import {
   createCore,
   defaultCoreConfig,
@@ -18,10 +16,8 @@ import {
 import { decodeEventBatch, encodeEventBatch, partitionOf, type PaneValue, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "../core/aggregate.js";
 import { EventTimeCore } from "../core/stream-core.js";
+import { gc, memoryInUse } from "./heap.js";
 import { referenceLoop } from "./reference-loop.js";
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
 
 const EVENTS = Number(process.env.TM_BENCH_EVENTS ?? 250_000);
 const REPEATS = 3;
@@ -165,12 +161,6 @@ function referenceNs(events: readonly TelemetryEvent[]): Timing {
     cpuNs: ((c.user + c.system) * 1000) / events.length,
     panes: 0,
   };
-}
-
-/** Heap in use plus typed-array backing stores (V8 keeps those off its heap: heapUsed alone misses them). */
-function memoryInUse(): number {
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
 }
 
 interface HeapPerKey {
