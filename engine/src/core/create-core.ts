@@ -1,5 +1,6 @@
 /** Entry points: a fresh core, or one restored from a snapshot. */
 import type { AggregateKind } from "./aggregate.js";
+import { newCoreState } from "./core-state.js";
 import { sketchAggregates } from "./sketch-aggregate.js";
 import { decodeCoreSnapshot } from "./snapshot.js";
 import { EventTimeCore } from "./stream-core.js";
@@ -10,18 +11,27 @@ function aggregatesFor(config: CoreConfig): AggregateKind {
   return sketchAggregates(config.relativeAccuracy, config.hllPrecision);
 }
 
+/** Core options not in the configuration (tests only). */
+export interface CoreOptions {
+  /**
+   * Window configs share slice grids (default true; docs/decisions/0022-sliced-windows.md). Off,
+   * every config keeps its own slices: the tests' check that sharing changes no pane.
+   */
+  readonly sharedSlices?: boolean;
+}
+
 /** A fresh core; the config is validated (and frozen) once here. */
-export function createCore(config: CoreConfig): StreamCore {
+export function createCore(config: CoreConfig, options: CoreOptions = {}): StreamCore {
   const cfg = validateCoreConfig(config);
-  return new EventTimeCore(cfg, aggregatesFor(cfg));
+  return new EventTimeCore(cfg, aggregatesFor(cfg), newCoreState(cfg, options.sharedSlices ?? true));
 }
 
 /**
  * A core restored from `snapshot()` bytes. Throws CoreError TM_SNAPSHOT_CORRUPT (truncated, bad
  * checksum), TM_SNAPSHOT_VERSION or TM_SNAPSHOT_CONFIG_MISMATCH.
  */
-export function restoreCore(config: CoreConfig, snapshot: Uint8Array): StreamCore {
+export function restoreCore(config: CoreConfig, snapshot: Uint8Array, options: CoreOptions = {}): StreamCore {
   const cfg = validateCoreConfig(config);
   const kind = aggregatesFor(cfg);
-  return new EventTimeCore(cfg, kind, decodeCoreSnapshot(cfg, kind, snapshot));
+  return new EventTimeCore(cfg, kind, decodeCoreSnapshot(cfg, kind, snapshot, options.sharedSlices ?? true));
 }

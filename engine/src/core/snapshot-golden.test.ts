@@ -82,19 +82,19 @@ describe("core snapshot golden bytes", () => {
 
 const GOLDEN = {
   core: {
-    version: 5,
+    version: 6,
     bytes: {
-      length: 5308,
-      head: "544d435305b4",
-      sha256: "6439733e90a01931eb9cdeb4148365e4f85b72e39764ef59d9dacccbd130cb37",
+      length: 5331,
+      head: "544d435306b4",
+      sha256: "f541fe516920e8a732d80f5d80ad86c51273faef2c2917abd94b0886ac2c4890",
     },
   },
   sessions: {
     version: 5,
     bytes: {
-      length: 6790,
-      head: "544d575301bc",
-      sha256: "5f25681e1c3d6fe5f3b1f806a2ef36f52a7b0942fc3f991b9bcff022eec72af5",
+      length: 6813,
+      head: "544d575301d3",
+      sha256: "2d435c19698ad4345f0176ea35cef4cea19a24ba04de8d8cc2b4ac05692ec9b4",
     },
   },
 };

@@ -12,7 +12,7 @@ import { newCoreState, type CoreState, type WindowConfigState } from "./core-sta
 import { CoreError } from "./errors.js";
 import { allSteps, crc32Steps, joinSteps } from "./snapshot-steps.js";
 import type { CoreConfig, SnapshotSteps } from "./types.js";
-import { firstWindowStart } from "./window-assigner.js";
+import { minEndOf } from "./window-lifecycle.js";
 import { readPolicyDial, writePolicyDial } from "./dial-snapshot.js";
 import {
   readDelaySamples,
@@ -30,7 +30,15 @@ import {
   writePolicyProgress,
   writeTracks,
 } from "./snapshot-parts.js";
-import { linkSlice, newWindow, type PaneTrack, type Slice, type TrackNode, type Window } from "./window-state.js";
+import {
+  linkSlice,
+  newWindow,
+  type KeyNode,
+  type PaneTrack,
+  type Slice,
+  type TrackNode,
+  type Window,
+} from "./window-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x43, 0x53];
 /**
@@ -40,8 +48,11 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
  * stage, each window config its policies' dials (docs/decisions/0013-bias-per-service-stage-age.md).
  * 5: route keys' aggregates hold a HyperLogLog of precision hllPrecision − 4 (routeHllPrecision,
  * docs/decisions/0015-light-state.md); a version-4 slice would mix precisions in a merge.
+ * 6: window configs share slice grids (docs/decisions/0022-sliced-windows.md): each config's grid is
+ * written, then every config's slices, then every config's windows and dials; a window links the
+ * slices of its grid.
  */
-export const SNAPSHOT_VERSION = 5;
+export const SNAPSHOT_VERSION = 6;
 
 function configCrc(config: CoreConfig): number {
   return crc32(new TextEncoder().encode(JSON.stringify(config)));
@@ -130,12 +141,16 @@ export function* encodeCoreSnapshotSteps(config: CoreConfig, state: CoreState): 
   w.uint(configCrc(config));
   yield* writeClockAndKeys(w, state);
   const policies = state.clock.policies.length;
+  for (const c of state.windowConfigs) w.uint(c.grid);
   for (const c of state.windowConfigs) {
     w.uint(c.slices.size);
     for (const s of c.slices.values()) {
       w.f64(s.start);
       yield* writeKeys(w, s.services);
+      writeSeen(w, s.services);
     }
+  }
+  for (const c of state.windowConfigs) {
     w.uint(c.windows.size);
     for (const win of c.windows.values()) yield* writeWindow(w, win, policies);
     for (const dial of c.dials) {
@@ -174,12 +189,20 @@ function openSnapshot(config: CoreConfig, bytes: Uint8Array): ByteReader {
 }
 
 /** Decodes a snapshot into a core state; throws a coded CoreError on any mismatch. */
-export function decodeCoreSnapshot(config: CoreConfig, kind: AggregateKind, bytes: Uint8Array): CoreState {
+export function decodeCoreSnapshot(
+  config: CoreConfig,
+  kind: AggregateKind,
+  bytes: Uint8Array,
+  sharedSlices = true,
+): CoreState {
   const r = openSnapshot(config, bytes);
-  const state = newCoreState(config);
+  const state = newCoreState(config, sharedSlices);
   try {
     readClockAndKeys(r, state);
-    for (const c of state.windowConfigs) readWindowConfig(r, c, state.clock.policies.length, kind);
+    const configs = state.windowConfigs;
+    for (const c of configs) if (r.uint() !== c.grid) throw gridMismatch();
+    for (const c of configs) readSlices(r, configs, c, kind);
+    for (const c of configs) readWindowConfig(r, configs, c, state.clock.policies.length, kind);
   } catch (e) {
     // A checksum-valid snapshot that still does not decode (e.g. a sketch codec error): coded too.
     if (e instanceof CoreError) throw e;
@@ -202,20 +225,59 @@ function readClockAndKeys(r: ByteReader, state: CoreState): void {
   readKeyRegistry(r, state.keys);
 }
 
-function readWindowConfig(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): void {
-  const spec = c.spec;
+/** The keys' `seen` record numbers, services and routes in the slice's order (the order of a merged window's keys). */
+function writeSeen(w: ByteWriter, services: ReadonlyMap<string, KeyNode>): void {
+  for (const node of services.values()) {
+    w.uint(node.seen);
+    for (const r of node.routes?.values() ?? []) w.uint(r.seen);
+  }
+}
+
+function readSeen(r: ByteReader, services: ReadonlyMap<string, KeyNode>): void {
+  for (const node of services.values()) {
+    node.seen = r.uint();
+    for (const route of node.routes?.values() ?? []) route.seen = r.uint();
+  }
+}
+
+function gridMismatch(): CoreError {
+  return new CoreError(
+    "TM_SNAPSHOT_CONFIG_MISMATCH",
+    "snapshot was taken with other slice grids (shared slices on or off): restore with the same choice, or start fresh",
+  );
+}
+
+function readSlices(
+  r: ByteReader,
+  configs: readonly WindowConfigState[],
+  c: WindowConfigState,
+  kind: AggregateKind,
+): void {
   for (let n = r.uint(); n > 0; n--) {
+    if (c.grid !== c.index) throw corrupt("holds slices of a window config that has none");
     const start = r.f64();
+    const services = readKeys(r, kind);
+    readSeen(r, services);
     c.slices.set(start, {
       start,
-      services: readKeys(r, kind),
+      services,
       refs: 0,
       adds: 0,
-      minEnd: firstWindowStart(spec, start) + spec.sizeMs,
+      minEnd: minEndOf(configs, c, start),
     });
   }
+}
+
+function readWindowConfig(
+  r: ByteReader,
+  configs: readonly WindowConfigState[],
+  c: WindowConfigState,
+  policies: number,
+  kind: AggregateKind,
+): void {
+  const grid = configs[c.grid] as WindowConfigState;
   for (let n = r.uint(); n > 0; n--) {
-    const win = readWindow(r, c, policies, kind);
+    const win = readWindow(r, c, grid, policies, kind);
     c.windows.set(win.start, win);
   }
   for (const dial of c.dials) readPolicyDial(r, dial);
@@ -244,16 +306,21 @@ function trackedNode(
   return node;
 }
 
-function readWindow(r: ByteReader, c: WindowConfigState, policies: number, kind: AggregateKind): Window {
-  const spec = c.spec;
-  const win = newWindow(c.index, r.f64(), spec.sizeMs, spec.slideMs === spec.sizeMs, policies, c.countsLateness);
+function readWindow(
+  r: ByteReader,
+  c: WindowConfigState,
+  grid: WindowConfigState,
+  policies: number,
+  kind: AggregateKind,
+): Window {
+  const win = newWindow(c.index, r.f64(), c.spec.sizeMs, c.spec.sliceMs, c.exclusive, policies, c.countsLateness);
   const stage = r.bytes();
   if (stage.length !== policies + 1) throw corrupt("holds a window with the wrong policy count");
   win.stage.set(stage);
   win.closed = r.uint();
   for (let i = 0; i < policies; i++) win.lastLateAt[i] = r.f64();
   for (let m = r.uint(); m > 0; m--) {
-    const s = c.slices.get(r.f64());
+    const s = grid.slices.get(r.f64());
     if (!s) throw corrupt("links a window to a missing slice");
     linkSlice(win, s);
   }

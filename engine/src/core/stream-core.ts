@@ -54,7 +54,8 @@ class CoreTriggers implements TriggerContext {
   }
 
   free(w: Window): void {
-    freeWindow(this.configs[w.configIndex] as WindowConfigState, w);
+    const c = this.configs[w.configIndex] as WindowConfigState;
+    freeWindow(c, this.configs[c.grid] as WindowConfigState, w);
   }
 
   dialOf(p: PolicyState, configIndex: number): PolicyDial {
@@ -79,6 +80,10 @@ export class EventTimeCore implements StreamCore {
   /** Per policy: the record (by its number) last counted dropped / late, so an event counts once. */
   private readonly dropStamps: Float64Array;
   private readonly lateStamps: Float64Array;
+  /** The record being placed, per slice grid: on the slow path (1), and its key nodes there. */
+  private readonly slowAt: Uint8Array;
+  private readonly slowNodes: (KeyNode | undefined)[];
+  private readonly slowRoutes: (KeyNode | undefined)[];
   /** Provisional bias is checked every smallest slice of log time (provisional.ts). */
   private readonly provisionalEveryMs: number;
   private nextProvisionalCheck: number;
@@ -101,6 +106,9 @@ export class EventTimeCore implements StreamCore {
     this.triggers = new CoreTriggers(this.driver, state.windowConfigs);
     this.dropStamps = new Float64Array(policies.length).fill(-1);
     this.lateStamps = new Float64Array(policies.length).fill(-1);
+    this.slowAt = new Uint8Array(state.windowConfigs.length);
+    this.slowNodes = state.windowConfigs.map(() => undefined);
+    this.slowRoutes = state.windowConfigs.map(() => undefined);
     this.provisionalEveryMs = Math.min(...state.windowConfigs.map((c) => c.spec.sliceMs));
     const t = state.clock.logTime;
     this.nextProvisionalCheck = Number.isFinite(t)
@@ -203,7 +211,7 @@ export class EventTimeCore implements StreamCore {
   }
 
   /**
-   * Adds a record to the slice of each window config, under its service and route (capped by the
+   * Adds a record to the slice of each slice grid (docs/decisions/0022-sliced-windows.md), under its service and route (capped by the
    * key registry), then classifies it where it is behind some policy's W.
    */
   private place(e: TelemetryEvent, out: CoreOutput): void {
@@ -214,21 +222,22 @@ export class EventTimeCore implements StreamCore {
     const userHash = this.kind.hashUser(e.user);
     const error = isError(e.status);
     const configs = this.state.windowConfigs;
+    let slow = false;
     for (let i = 0; i < configs.length; i++) {
       const c = configs[i] as WindowConfigState;
+      if (c.grid !== i) continue;
       const sliceMs = c.spec.sliceMs;
       const sliceStart = Math.floor(e.ts / sliceMs) * sliceMs;
       const last = c.lastSlice;
       let slice = last !== undefined && last.start === sliceStart ? last : c.slices.get(sliceStart);
-      let slow = false;
       if (slice === undefined || slice.minEnd <= this.maxWatermark) {
-        slice ??= openSlice(this.driver, this.config.referenceHorizonMs, c, sliceStart);
+        slice ??= openSlice(this.driver, this.config.referenceHorizonMs, configs, c, sliceStart);
         this.resolveNames(e);
-        if (slice === undefined) {
-          this.classify(c, sliceStart, e, undefined, undefined, out);
-          continue;
-        }
         slow = true;
+        this.slowAt[i] = 1;
+        this.slowNodes[i] = undefined;
+        this.slowRoutes[i] = undefined;
+        if (slice === undefined) continue;
       }
       c.lastSlice = slice;
       slice.adds++;
@@ -236,8 +245,23 @@ export class EventTimeCore implements StreamCore {
       node.agg.add(e.latency_ms, error, userHash);
       const routeNode = this.routeNode(node, e);
       routeNode.agg.add(e.latency_ms, error, userHash);
-      if (slow) this.classify(c, sliceStart, e, node, routeNode, out);
+      if (this.slowAt[i] === 0) continue;
+      this.slowNodes[i] = node;
+      this.slowRoutes[i] = routeNode;
     }
+    if (slow) this.classifyAll(e, out);
+  }
+
+  /** Slow path of `place`, in config order (late records and late marks come out as without shared grids). */
+  private classifyAll(e: TelemetryEvent, out: CoreOutput): void {
+    const configs = this.state.windowConfigs;
+    for (const c of configs) {
+      const g = c.grid;
+      if (this.slowAt[g] === 0) continue;
+      const sliceStart = Math.floor(e.ts / c.spec.sliceMs) * c.spec.sliceMs;
+      this.classify(c, sliceStart, e, this.slowNodes[g], this.slowRoutes[g], out);
+    }
+    this.slowAt.fill(0);
   }
 
   /**
@@ -261,7 +285,10 @@ export class EventTimeCore implements StreamCore {
     const service = (names.service ??= this.state.keys.service(e.service, this.logTime));
     node = slice.services.get(service);
     if (node === undefined)
-      slice.services.set(service, (node = { agg: this.kind.create(), routes: new Map(), tracks: null }));
+      slice.services.set(
+        service,
+        (node = { agg: this.kind.create(), routes: new Map(), tracks: null, seen: this.state.clock.eventsTotal }),
+      );
     return node;
   }
 
@@ -272,7 +299,11 @@ export class EventTimeCore implements StreamCore {
     const names = this.names;
     const route = (names.route ??= this.state.keys.route(names.service as string, e.route, this.logTime));
     node = routes.get(route);
-    if (node === undefined) routes.set(route, (node = { agg: this.kind.create(true), routes: null, tracks: null }));
+    if (node === undefined)
+      routes.set(
+        route,
+        (node = { agg: this.kind.create(true), routes: null, tracks: null, seen: this.state.clock.eventsTotal }),
+      );
     return node;
   }
 

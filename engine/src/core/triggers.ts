@@ -19,6 +19,7 @@ import { biasPoint, type BiasPoint } from "./bias.js";
 import { emitWindow } from "./pane-emitter.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
 import type { TriggerContext } from "./trigger-context.js";
+import { dropMerges } from "./window-merge.js";
 import { measureLateness, measureWindow } from "./window-measure.js";
 import { WindowTimerKind } from "./window-timer.js";
 import {
@@ -98,6 +99,13 @@ function close(ctx: TriggerContext, p: PolicyState, w: Window): void {
   w.closed++;
   if (w.ref) measureWindow(ctx.dialOf(p, w.configIndex), p, w, ctx.logTime);
   if (w.closed === w.stage.length) ctx.free(w);
+  else dropMergesIfDone(w);
+}
+
+/** Once every policy has its final, no pane reads the window's merges again: only the reference, once. */
+function dropMergesIfDone(w: Window): void {
+  for (let i = 0; i < w.stage.length - 1; i++) if (!((w.stage[i] as number) & STAGE_FINAL)) return;
+  dropMerges(w);
 }
 
 /** The reference closes the window: its values are what bias is measured against (for `policies`). */
@@ -109,6 +117,7 @@ export function referenceClose(ctx: TriggerContext, w: Window, policies: readonl
   w.ref = ref;
   w.stage[w.stage.length - 1] = STAGE_FINAL;
   w.closed++;
+  dropMergesIfDone(w);
   for (const p of policies) {
     const dial = ctx.dialOf(p, w.configIndex);
     if (w.lateness !== null) measureLateness(dial, p, w, ctx.logTime);

@@ -17,30 +17,47 @@ import {
   type Slice,
   type Window,
 } from "./window-state.js";
+import { dropMerges } from "./window-merge.js";
 import { WindowTimerKind, type WindowTimer } from "./window-timer.js";
 
-/** Creates a slice and links it into its windows; undefined when every window is closed for all. */
+/** Earliest end of any window of the grid's configs containing the slice at `sliceStart`. */
+export function minEndOf(configs: readonly WindowConfigState[], grid: WindowConfigState, sliceStart: number): number {
+  let minEnd = Infinity;
+  for (const j of grid.sharers) {
+    const spec = (configs[j] as WindowConfigState).spec;
+    minEnd = Math.min(minEnd, firstWindowStart(spec, sliceStart) + spec.sizeMs);
+  }
+  return minEnd;
+}
+
+/**
+ * Creates a slice of the grid and links it into the windows of every config built from it (in
+ * config order); undefined when every such window is closed for all.
+ */
 export function openSlice(
   driver: DriverView<WindowTimer>,
   referenceHorizonMs: number,
-  c: WindowConfigState,
+  configs: readonly WindowConfigState[],
+  grid: WindowConfigState,
   sliceStart: number,
 ): Slice | undefined {
-  const spec = c.spec;
   const slice: Slice = {
     start: sliceStart,
     services: new Map(),
     refs: 0,
     adds: 0,
-    minEnd: firstWindowStart(spec, sliceStart) + spec.sizeMs,
+    minEnd: minEndOf(configs, grid, sliceStart),
   };
-  for (const start of windowStartsOf(spec, sliceStart)) {
-    const w = c.windows.get(start) ?? openWindow(driver, referenceHorizonMs, c, start);
-    if (w === undefined) continue;
-    linkSlice(w, slice);
+  for (const j of grid.sharers) {
+    const c = configs[j] as WindowConfigState;
+    for (const start of windowStartsOf(c.spec, sliceStart)) {
+      const w = c.windows.get(start) ?? openWindow(driver, referenceHorizonMs, c, start);
+      if (w === undefined) continue;
+      linkSlice(w, slice);
+    }
   }
   if (slice.refs === 0) return undefined;
-  c.slices.set(sliceStart, slice);
+  grid.slices.set(sliceStart, slice);
   return slice;
 }
 
@@ -57,7 +74,7 @@ function openWindow(
 ): Window | undefined {
   const spec = c.spec;
   const policies = driver.clock.policies;
-  const w = newWindow(c.index, start, spec.sizeMs, spec.slideMs === spec.sizeMs, policies.length, c.countsLateness);
+  const w = newWindow(c.index, start, spec.sizeMs, spec.sliceMs, c.exclusive, policies.length, c.countsLateness);
   for (const p of policies) {
     const watermark = driver.watermarkOf(p);
     if (w.end + p.cfg.graceMs <= watermark) {
@@ -100,12 +117,13 @@ export function scheduleWindow(driver: DriverView<WindowTimer>, referenceHorizon
   }
 }
 
-/** Releases a window every closer is done with, and the slices only it still held. */
-export function freeWindow(c: WindowConfigState, w: Window): void {
+/** Releases a window every closer is done with, and the slices of its grid only it still held. */
+export function freeWindow(c: WindowConfigState, grid: WindowConfigState, w: Window): void {
   c.windows.delete(w.start);
   for (const s of w.slices) {
     if (--s.refs > 0) continue;
-    c.slices.delete(s.start);
-    if (c.lastSlice === s) c.lastSlice = undefined;
+    grid.slices.delete(s.start);
+    if (grid.lastSlice === s) grid.lastSlice = undefined;
   }
+  dropMerges(w);
 }

@@ -3,6 +3,7 @@ import type { PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { StagePoints } from "./stage-points.js";
+import { mergedKeys } from "./window-merge.js";
 
 /**
  * One key's aggregate in a slice; a service node also holds its routes. In a tumbling window's
@@ -12,6 +13,11 @@ import type { StagePoints } from "./stage-points.js";
 export interface KeyNode extends TrackNode {
   agg: Aggregate;
   routes: Map<string, KeyNode> | null;
+  /**
+   * The record (clock.eventsTotal) that made it: a window of several slices lists its keys in the
+   * order they were first seen in its own slices (window-merge.ts).
+   */
+  seen: number;
 }
 
 export interface Slice {
@@ -59,6 +65,9 @@ export interface Window {
   exclusive: boolean;
   start: number;
   end: number;
+  /** Its config's own slice, gcd(size, slide): keys are listed per own slice (window-merge.ts). */
+  sliceMs: number;
+  /** Slices of its grid, in start order. */
   slices: Slice[];
   /** Per policy, then the reference (the last index): STAGE_* bits. */
   stage: Uint8Array;
@@ -77,6 +86,13 @@ export interface Window {
    * policy's on-time pane (late or dropped) and their errors, as [events, errors] pairs.
    */
   lateness: Map<string, Float64Array> | null;
+  /** Windows of several slices: their keys merged, as of `mergedAdds` (window-merge.ts; not persisted). */
+  merged: Map<string, KeyNode> | null;
+  mergedAdds: number;
+  /** The merge of all its slices but the last, of `prefixSlices` at their `prefixAdds` (window-merge.ts). */
+  prefix: Map<string, KeyNode> | null;
+  prefixSlices: Slice[];
+  prefixAdds: number[];
 }
 
 /** A window with nothing closed yet, for `policies` policies and the reference. */
@@ -84,6 +100,7 @@ export function newWindow(
   configIndex: number,
   start: number,
   sizeMs: number,
+  sliceMs: number,
   exclusive: boolean,
   policies: number,
   countsLateness = false,
@@ -93,6 +110,7 @@ export function newWindow(
     exclusive,
     start,
     end: start + sizeMs,
+    sliceMs,
     slices: [],
     stage: new Uint8Array(policies + 1),
     closed: 0,
@@ -101,6 +119,11 @@ export function newWindow(
     ref: null,
     earlyMark: new Float64Array(policies).fill(-1),
     lateness: countsLateness ? new Map() : null,
+    merged: null,
+    mergedAdds: -1,
+    prefix: null,
+    prefixSlices: [],
+    prefixAdds: [],
   };
 }
 
@@ -197,30 +220,14 @@ export function serviceTracks(w: Window, service: string): TrackNode | undefined
 
 /**
  * Calls fn for every key of the window, service first then its routes, in first-seen order; the
- * aggregate is the slice's own (one slice) or a merged copy (sliding windows).
+ * aggregate is the slice's own (one slice) or the window's merge of its slices (read-only: shared
+ * by every policy's panes until a slice takes an event).
  */
 export function forEachKey(w: Window, fn: (service: string, route: string | undefined, node: KeyNode) => void): void {
   const only = w.slices.length === 1 ? w.slices[0] : undefined;
-  const services = only ? only.services : mergeSlices(w.slices);
+  const services = only ? only.services : mergedKeys(w);
   for (const [service, node] of services) {
     fn(service, undefined, node);
     if (node.routes) for (const [route, r] of node.routes) fn(service, route, r);
   }
-}
-
-function mergeSlices(slices: readonly Slice[]): Map<string, KeyNode> {
-  const out = new Map<string, KeyNode>();
-  for (const slice of slices) {
-    for (const [service, node] of slice.services) {
-      let m = out.get(service);
-      if (m === undefined) out.set(service, (m = { agg: node.agg.clone(), routes: new Map(), tracks: null }));
-      else m.agg.merge(node.agg);
-      for (const [route, r] of node.routes ?? []) {
-        const mr = m.routes?.get(route);
-        if (mr === undefined) m.routes?.set(route, { agg: r.agg.clone(), routes: null, tracks: null });
-        else mr.agg.merge(r.agg);
-      }
-    }
-  }
-  return out;
 }
