@@ -264,6 +264,7 @@ function readSlices(
       refs: 0,
       adds: 0,
       minEnd: minEndOf(configs, c, start),
+      foldedInto: null,
     });
   }
 }

@@ -19,6 +19,7 @@ import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } f
 import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "./types.js";
 import { windowStartsOf } from "./window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
+import { addFolded } from "./window-merge.js";
 import {
   STAGE_FINAL,
   STAGE_ON_TIME,
@@ -77,6 +78,9 @@ export class EventTimeCore implements StreamCore {
     service: undefined,
     route: undefined,
   };
+  /** The names the last serviceNode / routeNode found their nodes under (the slice's keys). */
+  private nodeService = "";
+  private nodeRoute = "";
   /** Per policy: the record (by its number) last counted dropped / late, so an event counts once. */
   private readonly dropStamps: Float64Array;
   private readonly lateStamps: Float64Array;
@@ -245,6 +249,8 @@ export class EventTimeCore implements StreamCore {
       node.agg.add(e.latency_ms, error, userHash);
       const routeNode = this.routeNode(node, e);
       routeNode.agg.add(e.latency_ms, error, userHash);
+      if (slice.foldedInto !== null)
+        addFolded(slice, this.nodeService, this.nodeRoute, node, routeNode, e.latency_ms, error, userHash);
       if (this.slowAt[i] === 0) continue;
       this.slowNodes[i] = node;
       this.slowRoutes[i] = routeNode;
@@ -280,9 +286,11 @@ export class EventTimeCore implements StreamCore {
     let node = slice.services.get(e.service);
     if (node !== undefined) {
       names.service ??= e.service;
+      this.nodeService = e.service;
       return node;
     }
     const service = (names.service ??= this.state.keys.service(e.service, this.logTime));
+    this.nodeService = service;
     node = slice.services.get(service);
     if (node === undefined)
       slice.services.set(
@@ -295,9 +303,13 @@ export class EventTimeCore implements StreamCore {
   private routeNode(serviceNode: KeyNode, e: TelemetryEvent): KeyNode {
     const routes = serviceNode.routes as Map<string, KeyNode>;
     let node = routes.get(e.route);
-    if (node !== undefined) return node;
+    if (node !== undefined) {
+      this.nodeRoute = e.route;
+      return node;
+    }
     const names = this.names;
     const route = (names.route ??= this.state.keys.route(names.service as string, e.route, this.logTime));
+    this.nodeRoute = route;
     node = routes.get(route);
     if (node === undefined)
       routes.set(

@@ -47,6 +47,7 @@ export function openSlice(
     refs: 0,
     adds: 0,
     minEnd: minEndOf(configs, grid, sliceStart),
+    foldedInto: null,
   };
   for (const j of grid.sharers) {
     const c = configs[j] as WindowConfigState;

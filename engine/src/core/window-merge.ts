@@ -1,109 +1,144 @@
 /**
- * A window of several slices reads its keys merged (docs/decisions/0022-sliced-windows.md): the
- * merge is kept until one of its slices takes an event, so every policy's panes at one tick share
- * one merge, and the merge of all slices but the last is kept apart, so a tick after events in the
- * newest slice only (the common case) copies it and merges that slice, not all of them. Merges of
- * counts, DDSketch bins and HyperLogLog registers are exact: the values equal one aggregate's.
+ * A window of several slices reads its keys merged (docs/decisions/0022-sliced-windows.md).
+ *
+ * Invariant: while a window has a merge, `merge.keys` holds, per key, the merge of that key over
+ * every slice of the window, and each of those slices lists the window in its `foldedInto`. It
+ * holds because (1) the merge is built from all the window's slices at once, and lists the window
+ * in each; (2) every later event added to such a slice is added to the merge too (`addFolded`,
+ * called by the core after each add); (3) a slice linked later is listed at once, while still
+ * empty (window-state.ts, `linkSlice`).
+ *
+ * So a window shares its slices' aggregates while it has one slice (a young window: two sketch
+ * updates per event for the default windows, not four) and keeps its own once it reads two, as a
+ * grid per config would: a tick reads the merge as it is, with no copy per tick, and every
+ * policy's panes read the same one. Keys are listed in the order one aggregate per own slice gave:
+ * own slice where first seen, then first record there.
  */
-import { addsOf, type KeyNode, type Slice, type Window } from "./window-state.js";
+import { type KeyNode, type Slice, type Window } from "./window-state.js";
 
-/** The window's keys merged over its slices, in first-seen order (slice order, then key order). */
-export function mergedKeys(w: Window): Map<string, KeyNode> {
-  const adds = addsOf(w);
-  if (w.merged !== null && w.mergedAdds === adds) return w.merged;
-  const last = w.slices.length - 1;
-  const lastSlice = w.slices[last] as Slice;
-  let out = copyKeys(prefixOf(w, last));
-  mergeInto(out, lastSlice, groupOf(w, lastSlice));
-  if (groupsSpan(w)) out = sortKeys(out);
-  w.merged = out;
-  w.mergedAdds = adds;
-  return out;
-}
-
-/** Drops the window's merges (its panes are done, or it is freed). */
-export function dropMerges(w: Window): void {
-  w.merged = null;
-  w.mergedAdds = -1;
-  w.prefix = null;
-  w.prefixSlices = [];
-  w.prefixAdds = [];
-}
-
-/** The merge of slices [0, n): the kept one, extended if only slices after it are new, else rebuilt. */
-function prefixOf(w: Window, n: number): Map<string, MergedNode> {
-  let keep = w.prefix === null ? 0 : w.prefixSlices.length;
-  if (keep > n) keep = 0;
-  for (let i = 0; i < keep; i++) {
-    const s = w.slices[i] as Slice;
-    if (s !== w.prefixSlices[i] || s.adds !== w.prefixAdds[i]) keep = 0;
-  }
-  const prefix =
-    keep === 0 || w.prefix === null ? new Map<string, MergedNode>() : (w.prefix as Map<string, MergedNode>);
-  if (keep === 0) {
-    w.prefixSlices = [];
-    w.prefixAdds = [];
-  }
-  for (let i = keep; i < n; i++) {
-    const s = w.slices[i] as Slice;
-    mergeInto(prefix, s, groupOf(w, s));
-    w.prefixSlices.push(s);
-    w.prefixAdds.push(s.adds);
-  }
-  w.prefix = prefix;
-  return prefix;
-}
-
-/** A merged key: `group` is the window's own slice where it was first seen, `seen` its first record there. */
+/** A key of a window's merge: `group` is the own slice where it was first seen, `seen` its first record there. */
 interface MergedNode extends KeyNode {
   group: number;
   routes: Map<string, MergedNode> | null;
 }
 
-function copyKeys(keys: ReadonlyMap<string, MergedNode>): Map<string, MergedNode> {
-  const out = new Map<string, MergedNode>();
-  for (const [service, node] of keys) {
-    const routes = new Map<string, MergedNode>();
-    for (const [route, r] of node.routes ?? []) routes.set(route, copyNode(r, null));
-    out.set(service, copyNode(node, routes));
-  }
-  return out;
+/** Derived state of a window of several slices (not persisted: rebuilt at the first tick after a restore). */
+export interface WindowMerge {
+  keys: Map<string, MergedNode>;
+  /** A key was added since the keys were last put in first-seen order. */
+  unsorted: boolean;
 }
 
-function copyNode(node: MergedNode, routes: Map<string, MergedNode> | null): MergedNode {
-  return { agg: node.agg.clone(), routes, tracks: null, seen: node.seen, group: node.group };
+/** The window's keys merged over its slices, in first-seen order. */
+export function mergedKeys(w: Window): Map<string, KeyNode> {
+  const m = (w.merge ??= build(w));
+  if (m.unsorted) {
+    m.keys = sortKeys(m.keys);
+    m.unsorted = false;
+  }
+  return m.keys;
 }
 
-/** Merges a slice's keys into `out` (new keys appended, as copies); `group` is the own slice it is in. */
-function mergeInto(out: Map<string, MergedNode>, slice: Slice, group: number): void {
-  for (const [service, node] of slice.services) {
-    const m = mergeNode(out, service, node, group, true);
-    for (const [route, r] of node.routes ?? []) mergeNode(m.routes as Map<string, MergedNode>, route, r, group, false);
+/** Drops the window's merge (its panes are done, or it is freed); its slices stop feeding it. */
+export function dropMerges(w: Window): void {
+  if (w.merge === null) return;
+  w.merge = null;
+  for (const s of w.slices) {
+    const into = s.foldedInto;
+    if (into === null) continue;
+    const i = into.indexOf(w);
+    if (i >= 0) into.splice(i, 1);
+    if (into.length === 0) s.foldedInto = null;
   }
-}
-
-function mergeNode(
-  out: Map<string, MergedNode>,
-  name: string,
-  node: KeyNode,
-  group: number,
-  service: boolean,
-): MergedNode {
-  let m = out.get(name);
-  if (m === undefined) {
-    m = { agg: node.agg.clone(), routes: service ? new Map() : null, tracks: null, seen: node.seen, group };
-    out.set(name, m);
-    return m;
-  }
-  m.agg.merge(node.agg);
-  if (m.group === group && node.seen < m.seen) m.seen = node.seen;
-  return m;
 }
 
 /**
- * The keys in the order the window's own slices list them: by the own slice where first seen, then
- * by first record there (what one aggregate per own slice, merged in slice order, gives).
+ * After an event was added to a slice that some windows merge: adds it to those windows' nodes of
+ * the same key (a key new to a merge starts as a copy of the slice's node, which then holds this
+ * event alone).
  */
+export function addFolded(
+  slice: Slice,
+  service: string,
+  route: string,
+  node: KeyNode,
+  routeNode: KeyNode,
+  latencyMs: number,
+  error: boolean,
+  user: number,
+): void {
+  for (const w of slice.foldedInto as Window[]) {
+    const group = groupOf(w, slice);
+    const m = w.merge as WindowMerge;
+    const s = m.keys.get(service);
+    if (s === undefined) {
+      m.keys.set(service, copyOf(node, group, true));
+      m.unsorted = true;
+      continue;
+    }
+    s.agg.add(latencyMs, error, user);
+    firstSeen(s, group, node.seen);
+    const routes = s.routes as Map<string, MergedNode>;
+    const r = routes.get(route);
+    if (r === undefined) {
+      routes.set(route, copyOf(routeNode, group, false));
+      m.unsorted = true;
+    } else {
+      r.agg.add(latencyMs, error, user);
+      firstSeen(r, group, routeNode.seen);
+    }
+  }
+}
+
+/** The merge of all the window's slices, listed in each. */
+function build(w: Window): WindowMerge {
+  const keys = new Map<string, MergedNode>();
+  for (const s of w.slices) {
+    mergeInto(keys, s, groupOf(w, s));
+    (s.foldedInto ??= []).push(w);
+  }
+  return { keys, unsorted: true };
+}
+
+/** Merges a slice's keys into `out` (new keys appended, as copies). */
+function mergeInto(out: Map<string, MergedNode>, slice: Slice, group: number): void {
+  for (const [service, node] of slice.services) {
+    const m = out.get(service);
+    if (m === undefined) {
+      out.set(service, copyOf(node, group, true));
+      continue;
+    }
+    mergeNode(m, node, group);
+    const routes = m.routes as Map<string, MergedNode>;
+    for (const [route, r] of node.routes ?? []) {
+      const mr = routes.get(route);
+      if (mr === undefined) routes.set(route, copyOf(r, group, false));
+      else mergeNode(mr, r, group);
+    }
+  }
+}
+
+function mergeNode(m: MergedNode, node: KeyNode, group: number): void {
+  m.agg.merge(node.agg);
+  firstSeen(m, group, node.seen);
+}
+
+/** A merge node copying a slice's node: the aggregate cloned, a service's routes copied too. */
+function copyOf(node: KeyNode, group: number, service: boolean): MergedNode {
+  const routes = service ? new Map<string, MergedNode>() : null;
+  if (routes !== null) for (const [route, r] of node.routes ?? []) routes.set(route, copyOf(r, group, false));
+  return { agg: node.agg.clone(), routes, tracks: null, seen: node.seen, group };
+}
+
+/** Keeps the earliest (own slice, record) at which the key was seen. */
+function firstSeen(m: MergedNode, group: number, seen: number): void {
+  if (group < m.group || (group === m.group && seen < m.seen)) {
+    m.group = group;
+    m.seen = seen;
+  }
+}
+
+/** The keys in the order the window's own slices list them: by own slice where first seen, then first record there. */
 function sortKeys(keys: Map<string, MergedNode>): Map<string, MergedNode> {
   const out = new Map<string, MergedNode>();
   for (const [service, node] of [...keys].sort(byFirstSeen)) {
@@ -115,13 +150,6 @@ function sortKeys(keys: Map<string, MergedNode>): Map<string, MergedNode> {
 
 function byFirstSeen(a: [string, MergedNode], b: [string, MergedNode]): number {
   return a[1].group - b[1].group || a[1].seen - b[1].seen;
-}
-
-/** True when some own slice of the window spans several of its grid's slices (insertion order is not the order then). */
-function groupsSpan(w: Window): boolean {
-  for (let i = 1; i < w.slices.length; i++)
-    if (groupOf(w, w.slices[i] as Slice) === groupOf(w, w.slices[i - 1] as Slice)) return true;
-  return false;
 }
 
 function groupOf(w: Window, s: Slice): number {

@@ -3,7 +3,7 @@ import type { PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { StagePoints } from "./stage-points.js";
-import { mergedKeys } from "./window-merge.js";
+import { mergedKeys, type WindowMerge } from "./window-merge.js";
 
 /**
  * One key's aggregate in a slice; a service node also holds its routes. In a tumbling window's
@@ -29,6 +29,8 @@ export interface Slice {
   adds: number;
   /** Earliest end of any window containing it: the fast on-time test. */
   minEnd: number;
+  /** Windows whose merge holds this slice folded in: its events are added there too (window-merge.ts); null: none. */
+  foldedInto: Window[] | null;
 }
 
 /** Pane progress of one (policy, window, key). */
@@ -86,13 +88,8 @@ export interface Window {
    * policy's on-time pane (late or dropped) and their errors, as [events, errors] pairs.
    */
   lateness: Map<string, Float64Array> | null;
-  /** Windows of several slices: their keys merged, as of `mergedAdds` (window-merge.ts; not persisted). */
-  merged: Map<string, KeyNode> | null;
-  mergedAdds: number;
-  /** The merge of all its slices but the last, of `prefixSlices` at their `prefixAdds` (window-merge.ts). */
-  prefix: Map<string, KeyNode> | null;
-  prefixSlices: Slice[];
-  prefixAdds: number[];
+  /** Windows of several slices, while their panes read them: their keys merged (window-merge.ts; not persisted). */
+  merge: WindowMerge | null;
 }
 
 /** A window with nothing closed yet, for `policies` policies and the reference. */
@@ -119,11 +116,7 @@ export function newWindow(
     ref: null,
     earlyMark: new Float64Array(policies).fill(-1),
     lateness: countsLateness ? new Map() : null,
-    merged: null,
-    mergedAdds: -1,
-    prefix: null,
-    prefixSlices: [],
-    prefixAdds: [],
+    merge: null,
   };
 }
 
@@ -133,6 +126,8 @@ export function linkSlice(w: Window, slice: Slice): void {
   while (i > 0 && (w.slices[i - 1] as Slice).start > slice.start) i--;
   w.slices.splice(i, 0, slice);
   slice.refs++;
+  // A window that merges its slices is fed by this one too, from its first event (window-merge.ts).
+  if (w.merge !== null) (slice.foldedInto ??= []).push(w);
 }
 
 /** Sum of the window's slices' adds: changes whenever any of its keys does. */
