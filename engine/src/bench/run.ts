@@ -3,8 +3,6 @@
  * independence, speed-up over the seed's reference loop, heap bytes per open (window, key).
  * Prints a table and rewrites engine/BENCHMARKS.md. Ratios are measured in the same run.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
 import {
   createCore,
   defaultCoreConfig,
@@ -16,8 +14,11 @@ import {
 import { decodeEventBatch, encodeEventBatch, partitionOf, type PaneValue, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "../core/aggregate.js";
 import { EventTimeCore } from "../core/stream-core.js";
+import type { CoreOptions } from "../core/create-core.js";
+import { report, type HeapPerKey, type Measured, type Timing } from "./core-report.js";
 import { gc, memoryInUse } from "./heap.js";
 import { referenceLoop } from "./reference-loop.js";
+import { openWindowKeys } from "./window-keys.js";
 
 const EVENTS = Number(process.env.TM_BENCH_EVENTS ?? 250_000);
 const REPEATS = 3;
@@ -25,6 +26,10 @@ const REPEATS = 3;
  * over 25 s (10k/s: five times the panes per event, since panes are per key and second). */
 const SPAN_MS = 5_000;
 const SPARSE_SPAN_MS = 25_000;
+/** Steady state: the same events over 5 min, so 60 s windows span all their slices. */
+const STEADY_SPAN_MS = 300_000;
+/** A grid per window config (docs/decisions/0022-sliced-windows.md): the baseline of shared slices. */
+const OWN_GRIDS: CoreOptions = { sharedSlices: false };
 
 function simulated(n: number, spanMs: number): TelemetryEvent[] {
   return simulate({ seed: 1, events: n, spanMs, services: 20, routes: 20, users: 20_000 });
@@ -42,14 +47,6 @@ function stream(n: number, spanMs: number): TelemetryEvent[] {
   for (let i = 0; i < events.length; i += 500)
     for (const e of decodeEventBatch(encodeEventBatch(events.slice(i, i + 500)))) out.push(e);
   return out;
-}
-
-interface Timing {
-  /** Best-of-N wall-clock ns per event. */
-  ns: number;
-  /** Best-of-N CPU (user + system) ns per event: less sensitive to other load on a shared machine. */
-  cpuNs: number;
-  panes: number;
 }
 
 /** Counts and errors only: what the core costs without the sketches' updates and quantiles. */
@@ -97,9 +94,10 @@ function runOnce(
   config: CoreConfig,
   kind: AggregateKind | undefined,
   t: Timing,
+  options?: CoreOptions,
 ): void {
   gc();
-  const core = kind ? new EventTimeCore(validateCoreConfig(config), kind) : createCore(config);
+  const core = kind ? new EventTimeCore(validateCoreConfig(config), kind) : createCore(config, options);
   let n = 0;
   const out = { pane: () => void n++, late: () => {} };
   const c0 = process.cpuUsage();
@@ -116,11 +114,14 @@ function runOnce(
  * Best of N runs per configuration, the configurations interleaved (A B C, A B C, …) so that a
  * change of load on this shared machine hits each of them alike and their ratios stay fair.
  */
-function coreNs(events: readonly TelemetryEvent[], runs: readonly [CoreConfig, AggregateKind?][]): Timing[] {
+function coreNs(
+  events: readonly TelemetryEvent[],
+  runs: readonly [CoreConfig, AggregateKind?, CoreOptions?][],
+): Timing[] {
   const parts = events.map((e) => partitionOf(e.service, runs[0]?.[0].partitions ?? 8));
   const timings = runs.map((): Timing => ({ ns: Infinity, cpuNs: Infinity, panes: 0 }));
   for (let r = 0; r < REPEATS; r++)
-    runs.forEach(([config, kind], i) => runOnce(events, parts, config, kind, timings[i] as Timing));
+    runs.forEach(([config, kind, options], i) => runOnce(events, parts, config, kind, timings[i] as Timing, options));
   return timings;
 }
 
@@ -163,25 +164,19 @@ function referenceNs(events: readonly TelemetryEvent[]): Timing {
   };
 }
 
-interface HeapPerKey {
-  bytes: number;
-  keys: number;
-  reported: number;
-}
-
-/** Gc'd memory delta of a core fed `events` (the events themselves allocated before), per open (slice, key). */
-function heapPerKey(events: readonly TelemetryEvent[], config: CoreConfig): HeapPerKey {
+/** Gc'd memory delta of a core fed `events` (the events themselves allocated before), per open (window, key). */
+function heapPerKey(events: readonly TelemetryEvent[], config: CoreConfig, options?: CoreOptions): HeapPerKey {
   gc();
   gc();
   const before = memoryInUse();
-  const core = createCore(config);
+  const core = createCore(config, options) as EventTimeCore;
   const out = { pane: () => {}, late: () => {} };
   for (const e of events) core.event(partitionOf(e.service, config.partitions), e, out);
   gc();
   gc();
   const after = memoryInUse();
-  const s = core.status();
-  return { bytes: (after - before) / s.stateKeys, keys: s.stateKeys, reported: s.stateBytes / s.stateKeys };
+  const keys = openWindowKeys(core);
+  return { bytes: (after - before) / keys, keys, reported: core.status().stateBytes / keys };
 }
 
 const SINGLE_KEYS = 100_000;
@@ -204,48 +199,41 @@ function singleEventKeys(): { events: TelemetryEvent[]; config: CoreConfig } {
   return { events, config: validateCoreConfig({ ...defaultCoreConfig(), serviceCap: 1_000_000 }) };
 }
 
-interface Measured {
-  def: Timing;
-  counts: Timing;
-  one: Timing;
-  twelve: Timing;
-  undecoded: Timing;
-  sparseDef: Timing;
-  sparseOne: Timing;
-  sparseTwelve: Timing;
-  ref: Timing;
-  coreSeedLike: Timing;
-  coreSmall: Timing;
-  smallEvents: number;
-  heap: HeapPerKey;
-  singleHeap: HeapPerKey;
-}
-
 function measure(): Measured {
-  const events = stream(EVENTS, SPAN_MS);
-  const sparse = stream(EVENTS, SPARSE_SPAN_MS);
-  const [sparseDef, sparseOne, sparseTwelve] = coreNs(sparse, [
+  // One stream of events alive at a time: a bench holding several would make every major GC in a
+  // timed run mark them all (a core in the runtime holds only the batches in flight).
+  const [sparseDef, sparseOne, sparseTwelve] = coreNs(stream(EVENTS, SPARSE_SPAN_MS), [
     [defaultCoreConfig()],
     [withPolicies(1)],
     [withPolicies(12)],
   ]) as [Timing, Timing, Timing];
-  const [def, counts, one, twelve] = coreNs(events, [
+  const events = stream(EVENTS, SPAN_MS);
+  const [def, ownGrids, counts, one, twelve] = coreNs(events, [
     [defaultCoreConfig()],
+    [defaultCoreConfig(), undefined, OWN_GRIDS],
     [defaultCoreConfig(), COUNTS],
     [withPolicies(1)],
     [withPolicies(12)],
-  ]) as [Timing, Timing, Timing, Timing];
+  ]) as [Timing, Timing, Timing, Timing, Timing];
+  const [steady, steadyOwnGrids] = coreNs(stream(EVENTS, STEADY_SPAN_MS), [
+    [defaultCoreConfig()],
+    [defaultCoreConfig(), undefined, OWN_GRIDS],
+  ]) as [Timing, Timing];
   const [undecoded] = coreNs(simulated(EVENTS, SPAN_MS), [[defaultCoreConfig()]]) as [Timing];
   // The reference rescans every (window, service) it has ever seen on every event; over an hour of
   // event time (60 windows × 20 services) that is what a brute-force loop costs.
   const small = simulate({ seed: 2, events: 50_000, spanMs: 3_600_000, services: 20, routes: 20, users: 20_000 });
   const [coreSmall, coreSeedLike] = coreNs(small, [[defaultCoreConfig()], [seedLike()]]) as [Timing, Timing];
   const heap = heapPerKey(events.slice(0, 200_000), defaultCoreConfig());
+  const heapOwnGrids = heapPerKey(events.slice(0, 200_000), defaultCoreConfig(), OWN_GRIDS);
   const single = singleEventKeys();
   const singleHeap = heapPerKey(single.events, single.config);
   const ref = referenceNs(small);
   return {
     def,
+    ownGrids,
+    steady,
+    steadyOwnGrids,
     counts,
     one,
     twelve,
@@ -258,130 +246,16 @@ function measure(): Measured {
     coreSmall,
     smallEvents: small.length,
     heap,
+    heapOwnGrids,
     singleHeap,
   };
 }
 
-type Row = [string, string, string, string];
-
-const met = (ok: boolean): string => (ok ? "met" : "not met");
-
-const rate = (ns: number): string => `${(1e3 / ns).toFixed(2)} M/s`;
-const row = (name: string, t: Timing, note: string): Row => [
-  name,
-  `${t.cpuNs.toFixed(0)} ns (${rate(t.cpuNs)})`,
-  `${t.ns.toFixed(0)} ns (${rate(t.ns)})`,
-  note,
-];
-
-function timingRows(m: Measured): Row[] {
-  const sparseRate = `${EVENTS / (SPARSE_SPAN_MS / 1000) / 1000}k events/s`;
-  return [
-    row(
-      `default config (3 policies + reference, 10 s + 60 s, service + route), ${EVENTS / (SPAN_MS / 1000) / 1000}k events/s of log time`,
-      m.def,
-      `${(m.def.panes / EVENTS).toFixed(3)} panes/event`,
-    ),
-    row("same, counts only (no sketch updates, quantiles or distinct users)", m.counts, "the core's own share"),
-    row(
-      "default config, events as simulate() builds them (not decoded from the wire format)",
-      m.undecoded,
-      `cpu ${(m.undecoded.cpuNs / m.def.cpuNs).toFixed(2)}× of decoded events`,
-    ),
-    row("1 policy (final-only)", m.one, ""),
-    row(
-      "12 policies (final-only)",
-      m.twelve,
-      `cpu ${(m.twelve.cpuNs / m.one.cpuNs).toFixed(3)}×, wall ${(m.twelve.ns / m.one.ns).toFixed(3)}× of 1 policy`,
-    ),
-    row(
-      `default config, ${sparseRate} of log time`,
-      m.sparseDef,
-      `${(m.sparseDef.panes / EVENTS).toFixed(3)} panes/event`,
-    ),
-    row(`1 policy (final-only), ${sparseRate}`, m.sparseOne, ""),
-    row(
-      `12 policies (final-only), ${sparseRate}`,
-      m.sparseTwelve,
-      `cpu ${(m.sparseTwelve.cpuNs / m.sparseOne.cpuNs).toFixed(3)}× of 1 policy: each policy's panes cost (quantiles, distinct users)`,
-    ),
-  ];
-}
-
-function referenceRows(m: Measured): Row[] {
-  return [
-    row("seed's reference loop (3 policies, 60 s, service only; 50k events over 1 h)", m.ref, ""),
-    row(
-      "core, the reference's work: its 3 policies final-only, 60 s windows; same 50k",
-      m.coreSeedLike,
-      `cpu ${(m.ref.cpuNs / m.coreSeedLike.cpuNs).toFixed(1)}× the reference's speed`,
-    ),
-    row(
-      "core, default config (every pane of 3 policies, 2 sizes), same 50k",
-      m.coreSmall,
-      `${(m.coreSmall.panes / m.smallEvents).toFixed(1)} panes/event`,
-    ),
-    [
-      "memory per open (window, key), bench mix: gc'd heapUsed + arrayBuffers delta / open keys",
-      `${m.heap.bytes.toFixed(0)} B`,
-      "",
-      `${m.heap.keys} keys open (200k events)`,
-    ],
-    [
-      "same, status().stateBytes / open keys",
-      `${m.heap.reported.toFixed(0)} B`,
-      "",
-      "the aggregates' own estimate (no pane tracks, maps or key nodes)",
-    ],
-    [
-      `memory per open (window, key), ${SINGLE_KEYS / 1000}k single-event services: gc'd delta / open keys`,
-      `${m.singleHeap.bytes.toFixed(0)} B`,
-      "",
-      `${m.singleHeap.keys} keys open (service + route, 10 s + 60 s)`,
-    ],
-  ];
-}
-
-function report(m: Measured): void {
-  const rows = [...timingRows(m), ...referenceRows(m)];
-  const machine = `${cpus()[0]?.model ?? "unknown cpu"}, ${cpus().length} cores, Node ${process.version}`;
-  const header = `core benchmark: ${EVENTS} events (simulate seed 1, 20 services × 20 routes, 20k users; event times over ${SPAN_MS / 1000} s unless said), best of ${REPEATS}`;
-  const load = loadavg()
-    .map((l) => l.toFixed(1))
-    .join(" ");
-  process.stdout.write(
-    `${header}\n${machine}; load average ${load}\n${"".padEnd(74)}${"cpu per event".padStart(24)}${"wall per event".padStart(24)}\n` +
-      rows.map(([a, b, c, d]) => `  ${a.padEnd(92)}${b.padStart(24)}${c.padStart(24)}  ${d}`).join("\n") +
-      "\n",
-  );
-  const file = new URL("../../BENCHMARKS.md", import.meta.url);
-  // The sections of the other benchmarks (sessions.ts, runtime.ts) follow; they stay as they were.
-  const old = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const others = old.indexOf("\n## ");
-  writeFileSync(file, benchmarksMd(m, rows, header, machine, load) + (others < 0 ? "" : old.slice(others)));
-}
-
-function benchmarksMd(m: Measured, rows: Row[], header: string, machine: string, load: string): string {
-  const table = rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
-  const { def, one, twelve } = m;
-  return (
-    `# Engine core benchmark\n\nRegenerated by \`npm run bench -w engine\` (engine/src/bench/run.ts). ${header}.\n` +
-    `Machine: ${machine}. Panes go to a no-op sink; events are decoded from TM_EVENTS' NDJSON batches before timing, as the runtime hands them to the core (no JSON in the timed loop).\n\n` +
-    `Load average during the run: ${load} (a shared machine: CPU time per event is the steadier figure).\n\n` +
-    `| measurement | CPU per event | wall per event | |\n|---|---|---|---|\n${table}\n\n` +
-    `Targets (docs/decisions/0015-light-state.md, 0019-core-light.md): ≥ 1.0 M events/s of CPU with the default config — ${met(1e3 / def.cpuNs >= 1)} in this run ` +
-    `(${(1e3 / def.cpuNs).toFixed(2)} M/s); 12 policies ≤ 1.25× the time per event of 1 policy — ` +
-    `${met(twelve.cpuNs / one.cpuNs <= 1.25)} (${(twelve.cpuNs / one.cpuNs).toFixed(3)}× CPU); ≤ 1.5 KB per open (window, key) on the bench mix — ` +
-    `${met(m.heap.bytes <= 1536)} (${m.heap.bytes.toFixed(0)} B); ≤ 600 B per single-event key — ${met(m.singleHeap.bytes <= 600)} (${m.singleHeap.bytes.toFixed(0)} B).\n` +
-    `Panes emitted per run: default ${def.panes}, 1 policy ${one.panes}, 12 policies ${twelve.panes}.\n\n` +
-    `How to read it: the per-event path (slice and key lookups, watermark and timer checks) is the ` +
-    `"counts only" row; the rest of the default row is the sketches — four DDSketch + HyperLogLog ` +
-    `updates per event (2 window sizes × service and route) and, per pane, five quantiles and a ` +
-    `distinct-user estimate. Policies add panes, not per-event work: compare 1 and 12 policies. The ` +
-    `reference loop rescans every (window, service) on every event, so its cost grows with the span. ` +
-    `Memory rows count typed-array backing stores too (V8 keeps them off its heap) and everything an open ` +
-    `key holds: its aggregate, key node and map entries, its pane tracks and the stage values they keep.\n`
-  );
-}
-
-report(measure());
+report(measure(), {
+  events: EVENTS,
+  spanMs: SPAN_MS,
+  sparseSpanMs: SPARSE_SPAN_MS,
+  steadySpanMs: STEADY_SPAN_MS,
+  repeats: REPEATS,
+  singleKeys: SINGLE_KEYS,
+});
