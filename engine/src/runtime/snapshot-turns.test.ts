@@ -14,8 +14,11 @@ import { encodeAcrossTurns, SNAPSHOT_SLICE_MS } from "./snapshot-turns.js";
 const BOUND_MS = 50;
 const config = { ...defaultCoreConfig(), partitions: 8, routeCapPerService: 200 };
 
-/** 500 services × 100 routes, one event each, all in the first slice of every window. */
-const manyStates = (): StreamCore => openStates(config, 500);
+/**
+ * 1000 services × 100 routes, one event each, all in the first slice of every window: ~101k
+ * aggregates to encode (the 10 s and 60 s windows share them, docs/decisions/0022-sliced-windows.md).
+ */
+const manyStates = (): StreamCore => openStates(config, 1000);
 
 /**
  * Gaps between turns of a setImmediate chain, until stop(): the one that took the most CPU time of

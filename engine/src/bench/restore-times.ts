@@ -1,0 +1,32 @@
+/** The runtime bench's restore measurement: restoreCore of one snapshot, timed, and what it holds after. */
+import { restoreCore } from "../core/create-core.js";
+import type { CoreConfig } from "../core/types.js";
+import { gc, memoryInUse } from "./heap.js";
+
+export interface RestoreTimes {
+  /** Median of `runs` restores. */
+  medianMs: number;
+  /** Gc'd heap + array buffers the restored core holds (what a restore's GC must copy). */
+  heldBytes: number;
+}
+
+/** Restores `snapshot` `runs` times (each after a full GC, the previous core freed); checks its aggregates. */
+export function restoreTimes(config: CoreConfig, snapshot: Uint8Array, aggregates: number, runs = 3): RestoreTimes {
+  const times: number[] = [];
+  let held = NaN;
+  let restored: ReturnType<typeof restoreCore> | null = null;
+  for (let k = 0; k < runs; k++) {
+    restored = null; // the previous one freed before measuring (a frame slot would keep it otherwise)
+    gc();
+    const m0 = memoryInUse();
+    const r0 = performance.now();
+    restored = restoreCore(config, snapshot);
+    times.push(performance.now() - r0);
+    if (restored.status().stateKeys !== aggregates) throw new Error("restore lost state");
+    gc();
+    held = memoryInUse() - m0;
+  }
+  restored = null;
+  const sorted = [...times].sort((a, b) => a - b);
+  return { medianMs: sorted[Math.floor(sorted.length / 2)] ?? NaN, heldBytes: held };
+}
