@@ -13,8 +13,8 @@ import { newStagePoints, recordPoint } from "./stage-points.js";
 import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "./stage-slot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import type { CoreOutput } from "./types.js";
+import { forEachKey } from "./window-merge.js";
 import {
-  forEachKey,
   keyIdOf,
   newTrack,
   trackNodeOf,

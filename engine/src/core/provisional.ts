@@ -13,7 +13,8 @@ import type { ProvisionalDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
 import { LABELS, SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "./stage-slot.js";
 import { compareOne, pointsOf, shownAt } from "./window-measure.js";
-import { forEachKey, STAGE_FINAL, STAGE_ON_TIME, type Window } from "./window-state.js";
+import { forEachKey } from "./window-merge.js";
+import { STAGE_FINAL, STAGE_ON_TIME, type Window } from "./window-state.js";
 
 function tracker(
   ts: (BiasTracker | undefined)[],

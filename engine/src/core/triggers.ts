@@ -19,12 +19,11 @@ import { biasPoint, type BiasPoint } from "./bias.js";
 import { emitWindow } from "./pane-emitter.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
 import type { TriggerContext } from "./trigger-context.js";
-import { dropMerges } from "./window-merge.js";
+import { dropMerges, forEachKey } from "./window-merge.js";
 import { measureLateness, measureWindow } from "./window-measure.js";
 import { WindowTimerKind } from "./window-timer.js";
 import {
   addsOf,
-  forEachKey,
   newTrack,
   STAGE_FINAL,
   STAGE_LATE_PENDING,

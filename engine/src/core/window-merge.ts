@@ -14,20 +14,7 @@
  * policy's panes read the same one. Keys are listed in the order one aggregate per own slice gave:
  * own slice where first seen, then first record there.
  */
-import { type KeyNode, type Slice, type Window } from "./window-state.js";
-
-/** A key of a window's merge: `group` is the own slice where it was first seen, `seen` its first record there. */
-interface MergedNode extends KeyNode {
-  group: number;
-  routes: Map<string, MergedNode> | null;
-}
-
-/** Derived state of a window of several slices (not persisted: rebuilt at the first tick after a restore). */
-export interface WindowMerge {
-  keys: Map<string, MergedNode>;
-  /** A key was added since the keys were last put in first-seen order. */
-  unsorted: boolean;
-}
+import type { KeyNode, MergedNode, Slice, Window, WindowMerge } from "./window-state.js";
 
 /** The window's keys merged over its slices, in first-seen order. */
 export function mergedKeys(w: Window): Map<string, KeyNode> {
@@ -154,4 +141,18 @@ function byFirstSeen(a: [string, MergedNode], b: [string, MergedNode]): number {
 
 function groupOf(w: Window, s: Slice): number {
   return Math.floor(s.start / w.sliceMs);
+}
+
+/**
+ * Calls fn for every key of the window, service first then its routes, in first-seen order; the
+ * aggregate is the slice's own (one slice) or the window's merge of its slices (read-only: shared
+ * by every policy's panes until a slice takes an event).
+ */
+export function forEachKey(w: Window, fn: (service: string, route: string | undefined, node: KeyNode) => void): void {
+  const only = w.slices.length === 1 ? w.slices[0] : undefined;
+  const services = only ? only.services : mergedKeys(w);
+  for (const [service, node] of services) {
+    fn(service, undefined, node);
+    if (node.routes) for (const [route, r] of node.routes) fn(service, route, r);
+  }
 }

@@ -3,7 +3,6 @@ import type { PaneValue } from "../protocol.js";
 import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "./bias.js";
 import type { StagePoints } from "./stage-points.js";
-import { mergedKeys, type WindowMerge } from "./window-merge.js";
 
 /**
  * One key's aggregate in a slice; a service node also holds its routes. In a tumbling window's
@@ -213,16 +212,15 @@ export function serviceTracks(w: Window, service: string): TrackNode | undefined
   return w.exclusive ? (w.slices[0] as Slice).services.get(service) : w.tracks.get(service);
 }
 
-/**
- * Calls fn for every key of the window, service first then its routes, in first-seen order; the
- * aggregate is the slice's own (one slice) or the window's merge of its slices (read-only: shared
- * by every policy's panes until a slice takes an event).
- */
-export function forEachKey(w: Window, fn: (service: string, route: string | undefined, node: KeyNode) => void): void {
-  const only = w.slices.length === 1 ? w.slices[0] : undefined;
-  const services = only ? only.services : mergedKeys(w);
-  for (const [service, node] of services) {
-    fn(service, undefined, node);
-    if (node.routes) for (const [route, r] of node.routes) fn(service, route, r);
-  }
+/** A key of a window's merge: `group` is the own slice where it was first seen, `seen` its first record there. */
+export interface MergedNode extends KeyNode {
+  group: number;
+  routes: Map<string, MergedNode> | null;
+}
+
+/** Derived state of a window of several slices (not persisted: rebuilt at the first tick after a restore). */
+export interface WindowMerge {
+  keys: Map<string, MergedNode>;
+  /** A key was added since the keys were last put in first-seen order. */
+  unsorted: boolean;
 }
