@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Pane, TelemetryEvent } from "../protocol.js";
+import { arrivalOrder } from "./__fixtures__/arrival-order.js";
 import { capture } from "./__fixtures__/capture.js";
 import { createCore, restoreCore } from "./create-core.js";
 import type { AccumulationMode } from "./types.js";
@@ -19,21 +20,15 @@ const streamArb = fc
     }),
     { minLength: 1, maxLength: 120 },
   )
-  .map((rows) => {
-    let t = T + 50_000;
-    return rows.map((r): TelemetryEvent => {
-      t += r.gap;
-      return {
-        ts: t - r.delay,
-        ingest_ts: t,
-        service: `s${r.svc}`,
-        route: `/r${r.svc % 2}`,
-        status: r.err ? 500 : 200,
-        latency_ms: 5,
-        user: "u",
-      };
-    });
-  });
+  .map((rows) =>
+    arrivalOrder(rows, T + 50_000, (r) => ({
+      service: `s${r.svc}`,
+      route: `/r${r.svc % 2}`,
+      status: r.err ? 500 : 200,
+      latency_ms: 5,
+      user: "u",
+    })),
+  );
 
 const policyArb = fc.record({
   lag: fc.integer({ min: 0, max: 8_000 }),

@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TelemetryEvent } from "../protocol.js";
+import { arrivalOrder } from "./__fixtures__/arrival-order.js";
 import { capture } from "./__fixtures__/capture.js";
 import { createCore, restoreCore } from "./create-core.js";
 import type { EventTimeCore } from "./stream-core.js";
@@ -51,21 +52,15 @@ const streamArb = fc
     }),
     { minLength: 1, maxLength: 250 },
   )
-  .map((rows) => {
-    let t = T + 95_000;
-    return rows.map((r): TelemetryEvent => {
-      t += r.gap;
-      return {
-        ts: t - r.delay,
-        ingest_ts: t,
-        service: `s${r.svc}`,
-        route: `/r${r.route}`,
-        status: r.err ? 503 : 200,
-        latency_ms: r.latency,
-        user: `u${r.user}`,
-      };
-    });
-  });
+  .map((rows) =>
+    arrivalOrder(rows, T + 95_000, (r) => ({
+      service: `s${r.svc}`,
+      route: `/r${r.route}`,
+      status: r.err ? 503 : 200,
+      latency_ms: r.latency,
+      user: `u${r.user}`,
+    })),
+  );
 
 const MODES: AccumulationMode[] = ["accumulating", "discarding", "retracting", "final-only"];
 
