@@ -17,7 +17,7 @@ import { encodeCoreSnapshot, encodeCoreSnapshotSteps } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
 import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "./types.js";
-import { windowStartsOf } from "./window-assigner.js";
+import { firstWindowStart } from "./window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
 import { addFolded } from "./window-merge.js";
 import {
@@ -331,13 +331,18 @@ export class EventTimeCore implements StreamCore {
     routeKey: KeyNode | undefined,
     out: CoreOutput,
   ): void {
-    for (const start of windowStartsOf(c.spec, sliceStart)) {
-      const end = start + c.spec.sizeMs;
+    const spec = c.spec;
+    const latest = Math.floor(sliceStart / spec.slideMs) * spec.slideMs;
+    for (let start = firstWindowStart(spec, sliceStart); start <= latest; start += spec.slideMs) {
+      const end = start + spec.sizeMs;
       const w = c.windows.get(start);
+      // One window object for the late records of every policy that drops the event (read-only, as a pane's).
+      let window: { start: number; end: number } | undefined;
       for (const p of this.state.clock.policies) {
         const watermark = this.watermarkOf(p);
         if (end > watermark) continue;
-        if (end + p.cfg.graceMs <= watermark || w === undefined) this.drop(p, e, { start, end }, watermark, out);
+        if (end + p.cfg.graceMs <= watermark || w === undefined)
+          this.drop(p, e, (window ??= { start, end }), watermark, out);
         else this.acceptLate(p, w, serviceKey, routeKey);
         if (w !== undefined && w.lateness !== null && w.ref === null) this.countLate(w.lateness, p, e);
       }
