@@ -8,7 +8,7 @@ import {
   denseOfPacked,
   denseRaise,
   denseRaiseAll,
-  packedRegisters,
+  writePacked,
   type DenseRegisters,
 } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
@@ -39,7 +39,7 @@ const MODE_DENSE = 1;
 
 /**
  * HyperLogLog over 53-bit hashes: a sparse open-addressed set of (25-bit index, rank) entries
- * while small, dense 6-bit registers in one Uint8Array once the set would outgrow them; Ertl's improved
+ * while small, dense registers (4 bits each, 6 once one passes 15) in one Uint8Array once the set would outgrow them; Ertl's improved
  * estimator for dense (from a register histogram kept up to date, see dense-registers.ts), linear
  * counting on 2^25 buckets for sparse.
  */
@@ -81,7 +81,7 @@ export class HyperLogLog {
       const p = this.precision;
       const w = hi << p;
       const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - p + (lo === 0 ? 22 : Math.clz32(lo) - 10);
-      denseRaise(dense, p, hi >>> (32 - p), rank);
+      this.state = denseRaise(dense, p, hi >>> (32 - p), rank);
       return;
     }
     this.insertEntry(sparseEntryOf(hash));
@@ -135,7 +135,7 @@ export class HyperLogLog {
       );
     }
     if (other.registers !== null) {
-      denseRaiseAll(this.densify(), this.precision, other.registers);
+      this.state = denseRaiseAll(this.densify(), this.precision, other.registers);
       return;
     }
     for (const e of sparseEntries(other.table)) this.insertEntry(e);
@@ -190,10 +190,9 @@ export class HyperLogLog {
       return;
     }
     w.byte(MODE_DENSE);
-    // The registers are held as the codec packs them (dense-registers.ts): a copy.
-    const packed = packedRegisters(this.registers, this.precision);
-    const at = w.block(packed.length);
-    w.target.set(packed, at);
+    const p = this.precision;
+    const at = w.block(3 << (p - 2));
+    writePacked(this.registers, p, w.target, at);
   }
 
   /** @internal */
@@ -260,15 +259,15 @@ export class HyperLogLog {
       this.densify();
     }
     const [idx, rank] = this.denseOf(e);
-    denseRaise(this.registers as DenseRegisters, this.precision, idx, rank);
+    this.state = denseRaise(this.registers as DenseRegisters, this.precision, idx, rank);
   }
 
   private densify(): DenseRegisters {
     if (this.registers !== null) return this.registers;
-    const dense = denseEmpty(this.precision);
+    let dense = denseEmpty(this.precision);
     for (const e of sparseEntries(this.table)) {
       const [idx, rank] = this.denseOf(e);
-      denseRaise(dense, this.precision, idx, rank);
+      dense = denseRaise(dense, this.precision, idx, rank);
     }
     this.state = dense;
     return dense;
