@@ -197,44 +197,49 @@ export class HyperLogLog {
 
   /** @internal */
   static decodeFrom(r: ByteReader): HyperLogLog {
-    r.header(VERSION, TAG);
-    const p = r.byte();
-    if (p < 4 || p > 18) throw corrupt("HyperLogLog (precision out of range)");
-    const h = new HyperLogLog({ precision: p });
-    const mode = r.byte();
-    if (mode === MODE_SPARSE) h.decodeSparse(r);
-    else if (mode === MODE_DENSE) h.decodeDense(r);
-    else throw corrupt("HyperLogLog (unknown mode)");
+    const users = HyperLogLog.readUsers(r, false);
+    if (users instanceof HyperLogLog) return users;
+    const h = new HyperLogLog({ precision: decodedPrecision });
+    h.state = users === null ? null : typeof users === "number" ? [users, 0] : users;
     return h;
   }
 
-  private decodeSparse(r: ByteReader): void {
-    const n = r.varint();
-    if (n > this.maxSparse()) throw corrupt("HyperLogLog (too many sparse entries)");
-    // A short list is built as inserting the entries would build it (strictly ascending indexes:
-    // no duplicates; 2 slots more each time it fills, 0 for an idle slot), without the inserts'
-    // copies: restoring a checkpoint decodes one per (slice, key).
-    const list = n > 0 && n <= LIST_MAX ? new Array<number>(Math.max(2, n + (n % 2))).fill(0) : null;
-    // A longer one straight into the table the inserts would have grown to (no rehash on the way).
-    const table = n > LIST_MAX ? sparseTableFor(n) : null;
-    let prev = 0;
-    for (let i = 0; i < n; i++) {
-      const e = prev + r.varint();
-      const rank = e % 32;
-      if (
-        (i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) ||
-        rank < 1 ||
-        rank > 53 - SPARSE_P + 1 ||
-        e >= 2 ** (SPARSE_P + RANK_BITS)
-      ) {
-        throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
-      }
-      if (list !== null) list[i] = e;
-      else if (table !== null) sparseFill(table, e);
-      prev = e;
+  /**
+   * @internal decodeFrom, or with `small` without the sketch while it holds at most
+   * listLimit(p) entries (RequestAggregate's small form): null for none, the entry for a lone
+   * one, else the sparse-set list; the HyperLogLog past that. Its precision is then
+   * `decodedPrecision`. Restoring a checkpoint decodes one per (slice, key): no sketch object
+   * made only to be dropped.
+   */
+  static readUsers(r: ByteReader, small: boolean): number | number[] | HyperLogLog | null {
+    r.header(VERSION, TAG);
+    const p = r.byte();
+    if (p < 4 || p > 18) throw corrupt("HyperLogLog (precision out of range)");
+    decodedPrecision = p;
+    const mode = r.byte();
+    if (mode === MODE_SPARSE) {
+      const n = r.varint();
+      if (n > HyperLogLog.sparseLimit(p)) throw corrupt("HyperLogLog (too many sparse entries)");
+      if (n <= (small ? HyperLogLog.listLimit(p) : 0))
+        return n === 1 ? readEntry(r, 0, 0) : (readSparse(r, n) as number[] | null);
+      const h = new HyperLogLog({ precision: p });
+      h.state = readSparse(r, n);
+      return h;
     }
-    if (list !== null) this.state = list;
-    else if (table !== null) this.state = table;
+    if (mode !== MODE_DENSE) throw corrupt("HyperLogLog (unknown mode)");
+    const h = new HyperLogLog({ precision: p });
+    h.decodeDense(r);
+    return h;
+  }
+
+  /** @internal The precision of the sketch readUsers last decoded. */
+  static get decodedPrecision(): number {
+    return decodedPrecision;
+  }
+
+  /** @internal How many sparse entries RequestAggregate's small form holds at precision p (a sparse-set list, within the sparse limit). */
+  static listLimit(precision: number): number {
+    return Math.min(LIST_MAX, HyperLogLog.sparseLimit(precision));
   }
 
   private decodeDense(r: ByteReader): void {
@@ -313,4 +318,40 @@ function encodeSparse(w: ByteWriter, set: SparseSet | null): void {
     w.varint(e - prev);
     prev = e;
   }
+}
+
+/** The module's last decoded precision (HyperLogLog.readUsers: no object per decoded sketch). */
+let decodedPrecision = 0;
+
+/** The `n` sparse entries that follow (delta varints, ascending): as inserts would have built them. */
+function readSparse(r: ByteReader, n: number): SparseSet | null {
+  // A short list is built as inserting the entries would build it (strictly ascending indexes:
+  // no duplicates; 2 slots more each time it fills, 0 for an idle slot), without the inserts'
+  // copies: restoring a checkpoint decodes one per (slice, key).
+  const list = n > 0 && n <= LIST_MAX ? new Array<number>(Math.max(2, n + (n % 2))).fill(0) : null;
+  // A longer one straight into the table the inserts would have grown to (no rehash on the way).
+  const table = n > LIST_MAX ? sparseTableFor(n) : null;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    const e = readEntry(r, prev, i);
+    if (list !== null) list[i] = e;
+    else if (table !== null) sparseFill(table, e);
+    prev = e;
+  }
+  return list ?? table;
+}
+
+/** The i-th sparse entry, after `prev`: checked for order and range. */
+function readEntry(r: ByteReader, prev: number, i: number): number {
+  const e = prev + r.varint();
+  const rank = e % 32;
+  if (
+    (i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) ||
+    rank < 1 ||
+    rank > 53 - SPARSE_P + 1 ||
+    e >= 2 ** (SPARSE_P + RANK_BITS)
+  ) {
+    throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
+  }
+  return e;
 }

@@ -4,7 +4,7 @@ import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js"
 import { SketchError, corrupt, invalidValue } from "./errors.js";
 import { DEFAULT_PRECISION, HyperLogLog, sparseEntryOf } from "./hyperloglog.js";
 import { containsAll, insertSorted, removeSorted, sizeOf } from "./sorted-values.js";
-import { LIST_MAX, sparseInsert, sparseSize } from "./sparse-set.js";
+import { sparseInsert, sparseSize } from "./sparse-set.js";
 import { notSubset } from "./bin-store.js";
 
 export interface RequestAggregateOptions {
@@ -36,10 +36,7 @@ function specOf(options: RequestAggregateOptions): Spec {
   if (spec === undefined) {
     // Throws, as the sketches do, on a bad accuracy or precision.
     new DDSketch({ relativeAccuracy });
-    const entryLimit = Math.min(
-      LIST_MAX,
-      HyperLogLog.sparseLimit(new HyperLogLog({ precision: hllPrecision }).precision),
-    );
+    const entryLimit = HyperLogLog.listLimit(new HyperLogLog({ precision: hllPrecision }).precision);
     spec = Object.freeze({ relativeAccuracy, hllPrecision, entryLimit });
     seen.set(spec, spec);
     // Bounded: decoding arbitrary options must not grow it without limit.
@@ -375,16 +372,15 @@ export class RequestAggregate {
   static readFrom<T extends RequestAggregate>(this: AggregateClass<T>, r: ByteReader): T {
     r.header(VERSION, TAG);
     const errors = r.varint();
-    const latency = DDSketch.decodeFrom(r);
-    const users = HyperLogLog.decodeFrom(r);
-    if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
-    const a = new this(specFor(latency.relativeAccuracy, users.precision));
+    // Each form straight into its field: no DDSketch or HyperLogLog made for a small form.
+    const lat = DDSketch.readLatencies(r);
+    const alpha = DDSketch.decodedAccuracy;
+    const usr = HyperLogLog.readUsers(r, true);
+    const a = new this(specFor(alpha, HyperLogLog.decodedPrecision));
+    a.lat = lat;
+    if (errors > a.count) throw corrupt("RequestAggregate (more errors than requests)");
     a._errors = errors;
-    if (latency.isExact) a.values = latency.exactValues();
-    else a.sketch = latency;
-    const list = users.sparseList();
-    if (list !== null && sparseSize(list) <= a.spec.entryLimit) a.entries = list;
-    else if (!(users.isSparse && users.estimate() === 0)) a.hll = users;
+    a.usr = usr;
     return a;
   }
 
