@@ -151,6 +151,19 @@ export function denseRaiseAll(d: DenseRegisters, p: number, src: DenseRegisters)
     }
     return d;
   }
+  if (isWide(src, p) && isWide(d, p)) {
+    // Both 6 bits a register: four at a time (three bytes), skipping equal groups.
+    for (let b = 0, i = 0; i < m; b += 3, i += 4) {
+      const theirs = (src[b] as number) | ((src[b + 1] as number) << 8) | ((src[b + 2] as number) << 16);
+      const mine = (d[b] as number) | ((d[b + 1] as number) << 8) | ((d[b + 2] as number) << 16);
+      if (theirs === mine || theirs === 0) continue;
+      for (let j = 0; j < 4; j++) {
+        const r = (theirs >>> (6 * j)) & 63;
+        if (r > ((mine >>> (6 * j)) & 63)) denseRaise(d, p, i + j, r);
+      }
+    }
+    return d;
+  }
   for (let i = 0; i < m; i++) {
     const r = registerAt(src, p, i);
     if (r !== 0) d = denseRaise(d, p, i, r);
