@@ -68,7 +68,8 @@ describe("dense registers: 6-bit registers and their histogram in one Uint8Array
     expect(histWidth(18)).toBe(3);
     for (const p of [4, 10, 14, 15, 16, 18]) {
       const d = denseEmpty(p);
-      expect(d.length).toBe((1 << (p - 1)) + histWidth(p) * (55 - p));
+      // 4-bit registers, then hist[0 … 15] only (no register of 4 bits holds more).
+      expect(d.length).toBe((1 << (p - 1)) + histWidth(p) * 16);
       expect(isWide(d, p)).toBe(false);
       expect(histAt(d, p, 0)).toBe(1 << p);
       expect(histogram(d, p).slice(1)).toEqual(new Array(54 - p).fill(0));

@@ -8,8 +8,9 @@
  *   follows from its length. At p = 10 a register passes 15 with odds 2^−15 per user;
  * - then the histogram of the register values, kept up to date on every change — all Ertl's
  *   estimator reads, so an estimate costs O(64), not O(2^p): hist[k] = registers holding k, for
- *   k = 0 … q + 1 (q = 53 − p), little-endian, 2 bytes each while 2^p ≤ 65 535 (p ≤ 15), else 3
- *   (2^18 < 2^24). Derived state: never encoded, rebuilt on decode.
+ *   k = 0 … q + 1 (q = 53 − p; while the registers are 4 bits, k = 0 … 15 only), little-endian,
+ *   2 bytes each while 2^p ≤ 65 535 (p ≤ 15), else 3 (2^18 < 2^24). Derived state: never
+ *   encoded, rebuilt on decode.
  * Functions that may widen return the buffer to keep.
  */
 export type DenseRegisters = Uint8Array;
@@ -22,18 +23,29 @@ export function histWidth(p: number): number {
   return p <= 15 ? 2 : 3;
 }
 
-function histBytes(p: number): number {
-  return histWidth(p) * (55 - p);
+/** Length of a 4-bit buffer: the registers, then hist[0 … 15]. */
+function narrowBytes(p: number): number {
+  return (1 << (p - 1)) + (NARROW_MAX + 1) * histWidth(p);
+}
+
+/** Length of a 6-bit buffer: the packed registers, then hist[0 … 54 − p]. */
+function wideBytes(p: number): number {
+  return (3 << (p - 2)) + histWidth(p) * (55 - p);
 }
 
 /** True when the registers are 6 bits each (the codec's packing), false while 4. */
 export function isWide(d: DenseRegisters, p: number): boolean {
-  return d.length - histBytes(p) !== 1 << (p - 1);
+  return d.length !== narrowBytes(p);
+}
+
+/** Byte offset of the histogram: the registers' length. */
+function histStart(d: DenseRegisters, p: number): number {
+  return isWide(d, p) ? 3 << (p - 2) : 1 << (p - 1);
 }
 
 /** All registers 0 (4 bits each; hist[0] = 2^p). */
 export function denseEmpty(p: number): DenseRegisters {
-  const d = new Uint8Array((1 << (p - 1)) + histBytes(p));
+  const d = new Uint8Array(narrowBytes(p));
   histAdd(d, p, 0, 1 << p);
   return d;
 }
@@ -48,8 +60,8 @@ export function registerAt(d: DenseRegisters, p: number, i: number): number {
 
 /** Register idx := max(register idx, rank); returns the buffer (a new one when it widened). */
 export function denseRaise(d: DenseRegisters, p: number, idx: number, rank: number): DenseRegisters {
-  const hist = d.length - histBytes(p);
-  if (hist === 1 << (p - 1)) {
+  if (d.length === narrowBytes(p)) {
+    const hist = 1 << (p - 1);
     const b = idx >>> 1;
     const shift = (idx & 1) << 2;
     const byte = d[b] as number;
@@ -69,7 +81,7 @@ export function denseRaise(d: DenseRegisters, p: number, idx: number, rank: numb
   const next = (word & ~(63 << shift)) | (rank << shift);
   d[b] = next;
   d[b + 1] = next >>> 8;
-  histMove(d, hist, histWidth(p), cur, rank);
+  histMove(d, 3 << (p - 2), histWidth(p), cur, rank);
   return d;
 }
 
@@ -88,10 +100,11 @@ function countAdd(d: DenseRegisters, o: number, w: number, delta: number): void 
   if (w === 3) d[o + 2] = v >>> 16;
 }
 
-/** hist[k]. */
+/** hist[k] (0 past 15 while the registers are 4 bits). */
 export function histAt(d: DenseRegisters, p: number, k: number): number {
+  if (k > NARROW_MAX && !isWide(d, p)) return 0;
   const w = histWidth(p);
-  const o = d.length - histBytes(p) + w * k;
+  const o = histStart(d, p) + w * k;
   const lo = (d[o] as number) | ((d[o + 1] as number) << 8);
   return w === 2 ? lo : lo | ((d[o + 2] as number) << 16);
 }
@@ -99,7 +112,7 @@ export function histAt(d: DenseRegisters, p: number, k: number): number {
 /** hist[k] += delta (the result stays within 0 … 2^p). */
 function histAdd(d: DenseRegisters, p: number, k: number, delta: number): void {
   const w = histWidth(p);
-  countAdd(d, d.length - histBytes(p) + w * k, w, delta);
+  countAdd(d, histStart(d, p) + w * k, w, delta);
 }
 
 /** Scratch histogram of denseHistogram and denseOfPacked (valid until the next call). */
@@ -114,7 +127,7 @@ export function denseHistogram(d: DenseRegisters, p: number): Float64Array {
 /** The same registers and histogram, 6 bits a register. */
 function widen(d: DenseRegisters, p: number): DenseRegisters {
   const m = 1 << p;
-  const wide = new Uint8Array((3 << (p - 2)) + histBytes(p));
+  const wide = new Uint8Array(wideBytes(p));
   writePacked(d, p, wide, 0);
   wide.set(d.subarray(m >>> 1), 3 << (p - 2));
   return wide;
@@ -177,7 +190,7 @@ export function denseRaiseAll(d: DenseRegisters, p: number, src: DenseRegisters)
  */
 export function denseOfPacked(packed: Uint8Array, p: number, maxRank: number): DenseRegisters | null {
   const n = 3 << (p - 2);
-  let d = new Uint8Array((1 << (p - 1)) + histBytes(p));
+  let d = new Uint8Array(narrowBytes(p));
   // Registers are 6-bit (≤ 63): count them into 64 slots, then check none is above maxRank.
   const counts = HIST;
   counts.fill(0);
@@ -198,11 +211,12 @@ export function denseOfPacked(packed: Uint8Array, p: number, maxRank: number): D
   }
   for (let r = maxRank + 1; r < 64; r++) if (counts[r] !== 0) return null;
   // A register above 15 sets bit 4 or 5 of its 6: then the buffer is the packed bytes themselves.
-  if ((max & 0b110000_110000_110000_110000) !== 0) {
-    d = new Uint8Array(n + histBytes(p));
+  const wide = (max & 0b110000_110000_110000_110000) !== 0;
+  if (wide) {
+    d = new Uint8Array(wideBytes(p));
     d.set(packed.subarray(0, n));
   }
-  for (let k = 0; k <= maxRank; k++) histAdd(d, p, k, counts[k] as number);
+  for (let k = 0; k <= (wide ? maxRank : NARROW_MAX); k++) histAdd(d, p, k, counts[k] as number);
   return d;
 }
 
