@@ -336,9 +336,12 @@ export class RequestAggregate {
     w.byte(VERSION);
     w.byte(TAG);
     w.varint(this._errors);
-    if (this.sketch !== null) this.sketch.encodeTo(w);
+    // Each field read once (a checkpoint encodes every open aggregate).
+    const l = this.lat;
+    if (l instanceof DDSketch) l.encodeTo(w);
     else DDSketch.encodeExactTo(w, this.spec.relativeAccuracy, this.readValues());
-    if (this.hll !== null) this.hll.encodeTo(w);
+    const u = this.usr;
+    if (u instanceof HyperLogLog) u.encodeTo(w);
     else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.readEntries());
   }
 
