@@ -34,13 +34,10 @@ function log2Of(value: number): number {
  * (docs/decisions/0015-light-state.md).
  */
 export class BinStore {
+  /** The counts; their width is the array's (a count that does not fit reads back changed: then it widens). */
   private counts: Counts = EMPTY;
-  /** Index into WIDTH_LIMITS of the counts' width; `limit` is its largest count. */
-  private width = 0;
-  private limit = WIDTH_LIMITS[0] as number;
   /** Key of counts[0]. */
   private offset = 0;
-  private readonly multiplier: number;
   /** Smallest and largest key with a non-zero count; NO_KEY_HIGH/NO_KEY_LOW when none. */
   minKey = NO_KEY_HIGH;
   maxKey = NO_KEY_LOW;
@@ -53,9 +50,7 @@ export class BinStore {
   min = Infinity;
   max = -Infinity;
 
-  constructor(readonly mapping: LogMapping) {
-    this.multiplier = mapping.multiplier;
-  }
+  constructor(readonly mapping: LogMapping) {}
 
   get count(): number {
     return this.zeroCount + this.total;
@@ -64,7 +59,7 @@ export class BinStore {
   /** Adds a validated value (finite, ≥ 0) `n` times. */
   add(value: number, n: number): void {
     if (value === 0) this.zeroCount += n;
-    else this.addKey(Math.ceil(log2Of(value) * this.multiplier), n);
+    else this.addKey(Math.ceil(log2Of(value) * this.mapping.multiplier), n);
     this.sum += value * n;
     if (value < this.min) this.min = value;
     if (value > this.max) this.max = value;
@@ -84,9 +79,7 @@ export class BinStore {
       key = this.grow(key);
       i = key - this.offset;
     }
-    const c = (this.counts[i] as number) + n;
-    if (c > this.limit) this.widen(c);
-    this.counts[i] = c;
+    this.store(i, (this.counts[i] as number) + n);
     this.total += n;
     if (key < this.minKey) this.minKey = key;
     if (key > this.maxKey) this.maxKey = key;
@@ -191,8 +184,6 @@ export class BinStore {
   clone(): BinStore {
     const c = new BinStore(this.mapping);
     c.counts = this.total === 0 ? EMPTY : this.counts.slice();
-    c.width = this.total === 0 ? 0 : this.width;
-    c.limit = WIDTH_LIMITS[c.width] as number;
     c.offset = this.offset;
     c.minKey = this.minKey;
     c.maxKey = this.maxKey;
@@ -230,7 +221,7 @@ export class BinStore {
     const span = hi - newLo + 1;
     // Geometric in the span (amortized O(1) growth), not in the old length: a sketch whose keys
     // arrive alternately below and above must not double its array each time.
-    const len = Math.min(MAX_BINS, span + (span >> 1) + 16);
+    const len = Math.min(MAX_BINS, span + (span >> 2) + 8);
     const slack = len - span;
     // Most of the slack on the side that grew; split evenly for the first key.
     const below = this.total === 0 ? slack >> 1 : key <= this.minKey ? slack - (slack >> 2) : slack >> 2;
@@ -250,26 +241,32 @@ export class BinStore {
     if (folded === 0) return;
     if (floor - this.offset >= this.counts.length)
       this.reallocate(floor, Math.min(MAX_BINS, Math.max(16, this.maxKey - floor + 1)));
-    const c = (this.counts[floor - this.offset] as number) + folded;
-    if (c > this.limit) this.widen(c);
-    this.counts[floor - this.offset] = c;
+    this.store(floor - this.offset, (this.counts[floor - this.offset] as number) + folded);
     this.minKey = floor;
     if (this.maxKey < floor) this.maxKey = floor;
   }
 
+  /** counts[i] := c, widening the counts first when c does not fit their width. */
+  private store(i: number, c: number): void {
+    const counts = this.counts;
+    counts[i] = c;
+    if (counts[i] !== c) {
+      this.widen(c);
+      this.counts[i] = c;
+    }
+  }
+
   /** Re-allocates the counts at the narrowest width holding `count` (same keys, same offset). */
   private widen(count: number): void {
-    let width = this.width;
+    let width = widthOf(this.counts);
     while ((WIDTH_LIMITS[width] as number) < count) width++;
-    this.width = width;
-    this.limit = WIDTH_LIMITS[width] as number;
     const next = allocate(width, this.counts.length);
     next.set(this.counts);
     this.counts = next;
   }
 
   private reallocate(offset: number, len: number): void {
-    const next = allocate(this.width, len);
+    const next = allocate(widthOf(this.counts), len);
     for (let k = Math.max(this.minKey, offset); k <= this.maxKey && k < offset + len; k++) {
       next[k - offset] = this.counts[k - this.offset] as number;
     }
@@ -306,6 +303,11 @@ export class BinStore {
       else this.max = this.min;
     }
   }
+}
+
+/** Index into WIDTH_LIMITS of the counts' width: log2 of their bytes per count. */
+function widthOf(counts: Counts): number {
+  return 31 - Math.clz32(counts.BYTES_PER_ELEMENT);
 }
 
 function allocate(width: number, len: number): Counts {

@@ -2,7 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DDSketch as OracleSketch } from "@datadog/sketches-js";
 import { exactQuantile, sample, type DistributionName } from "./bench/distributions.js";
+import { BinStore } from "./bin-store.js";
 import { DDSketch } from "./ddsketch.js";
+import { LogMapping } from "./log-mapping.js";
 import { SketchError } from "./errors.js";
 
 const QUANTILES = [0, 0.01, 0.5, 0.9, 0.95, 0.99, 0.999, 1];
@@ -322,5 +324,34 @@ describe("DDSketch bin counts widen as they grow (docs/decisions/0015-light-stat
     copy.subtract(s);
     expect(copy.bins()).toEqual(s.bins());
     expect(copy.quantile(0.5)).toBe(s.quantile(0.5));
+  });
+});
+
+describe("BinStore counts: the array's own width, widened when a count does not fit it", () => {
+  it("a count at each width's limit stays; one more widens (1, 2, 4, 8 bytes a bin), every count kept", () => {
+    const b = new BinStore(LogMapping.of(0.01));
+    b.addKey(7, 1);
+    b.addKey(9, 3);
+    // One byte a bin so far: the array's length in bins.
+    const len = b.capacityBytes;
+    for (const [limit, width] of [
+      [0xff, 1],
+      [0xffff, 2],
+      [0xffffffff, 4],
+    ] as const) {
+      b.addKey(8, limit - b.countAt(8));
+      expect(b.countAt(8)).toBe(limit);
+      expect(b.capacityBytes).toBe(len * width);
+      b.addKey(8, 1);
+      expect(b.countAt(8)).toBe(limit + 1);
+      expect(b.capacityBytes).toBe(len * width * 2);
+      expect([b.countAt(7), b.countAt(9)]).toEqual([1, 3]);
+    }
+    expect(b.total).toBe(4 + 0xffffffff + 1);
+    const c = b.clone();
+    expect(c.capacityBytes).toBe(b.capacityBytes);
+    c.addKey(8, 2 ** 40);
+    expect(c.countAt(8)).toBe(0xffffffff + 1 + 2 ** 40);
+    expect(b.countAt(8)).toBe(0xffffffff + 1);
   });
 });

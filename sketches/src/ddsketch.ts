@@ -194,8 +194,8 @@ export class DDSketch {
 
   /** Approximate heap footprint in bytes (V8, 64-bit, measured by the benchmark). */
   heapBytes(): number {
-    // Object 48 B; BinStore ~190 B with its boxed doubles; a Float64Array ~200 B of headers plus its bytes.
-    if (this.binned !== null) return 48 + 190 + (this.binned.capacityBytes > 0 ? 200 + this.binned.capacityBytes : 0);
+    // Object 48 B; BinStore ~170 B with its boxed doubles; the counts array ~175 B of headers plus its bytes.
+    if (this.binned !== null) return 48 + 170 + (this.binned.capacityBytes > 0 ? 175 + this.binned.capacityBytes : 0);
     return 48 + (this.values === null ? 0 : 48 + 8 * this.values.length);
   }
 
@@ -263,6 +263,25 @@ export class DDSketch {
 
   /** @internal */
   static decodeFrom(r: ByteReader): DDSketch {
+    const latencies = DDSketch.readLatencies(r);
+    if (latencies instanceof DDSketch) return latencies;
+    const s = new DDSketch({ relativeAccuracy: decodedAccuracy });
+    s.values = typeof latencies === "number" ? [latencies, NaN] : latencies;
+    return s;
+  }
+
+  /** @internal The accuracy of the sketch readLatencies last decoded. */
+  static get decodedAccuracy(): number {
+    return decodedAccuracy;
+  }
+
+  /**
+   * @internal decodeFrom without the sketch while exact (RequestAggregate's small form): null
+   * for none, the value for a lone one, else the sorted-values array; the DDSketch once binned.
+   * Its accuracy is then `decodedAccuracy`. Restoring a checkpoint decodes one per (slice, key):
+   * no sketch object made only to be dropped.
+   */
+  static readLatencies(r: ByteReader): number | number[] | DDSketch | null {
     r.header(VERSION, TAG);
     const flags = r.byte();
     if (flags > 15 || (flags & FLAG_EXACT && flags & FLAG_COLLAPSED)) throw corrupt("DDSketch (unknown flags)");
@@ -270,11 +289,9 @@ export class DDSketch {
     if (!(alpha >= 1e-4 && alpha <= 0.5) || (flags & FLAG_CUSTOM_ACCURACY && alpha === DEFAULT_RELATIVE_ACCURACY)) {
       throw corrupt("DDSketch (relative accuracy out of range or not canonical)");
     }
+    decodedAccuracy = alpha;
+    if (flags & FLAG_EXACT) return flags & FLAG_NON_EMPTY ? readExact(r) : null;
     const s = new DDSketch({ relativeAccuracy: alpha });
-    if (flags & FLAG_EXACT) {
-      if (flags & FLAG_NON_EMPTY) s.decodeExact(r);
-      return s;
-    }
     const b = (s.binned = new BinStore(s.mapping));
     const floor = flags & FLAG_COLLAPSED ? r.zigzag() : NO_KEY_LOW;
     if (flags & FLAG_NON_EMPTY) {
@@ -290,22 +307,6 @@ export class DDSketch {
     }
     b.floor = floor;
     return s;
-  }
-
-  private decodeExact(r: ByteReader): void {
-    const n = r.varint();
-    if (n < 1 || n > EXACT_LIMIT) throw corrupt("DDSketch (exact value count out of range)");
-    // Sorted already: the array insertSorted would have grown to, filled in order (no copies).
-    const values = sortedOfSize(n);
-    let prev = 0;
-    for (let i = 0; i < n; i++) {
-      const v = r.float64();
-      if (!(v >= prev && v < Infinity) || Object.is(v, -0))
-        throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
-      values[i] = v;
-      prev = v;
-    }
-    this.values = values;
   }
 
   /** Switches to the binned form (idempotent) and returns it. */
@@ -326,6 +327,28 @@ export class DDSketch {
       );
     }
   }
+}
+
+/** The accuracy of the sketch readLatencies last decoded (no object per decoded sketch). */
+let decodedAccuracy = DEFAULT_RELATIVE_ACCURACY;
+
+/** Exact values that follow (a count, then sorted doubles): a lone one as itself, else the sorted-values array. */
+function readExact(r: ByteReader): number | number[] {
+  const n = r.varint();
+  if (n < 1 || n > EXACT_LIMIT) throw corrupt("DDSketch (exact value count out of range)");
+  if (n === 1) return exactValue(r.float64(), 0);
+  // Sorted already: the array insertSorted would have grown to, filled in order (no copies).
+  const values = sortedOfSize(n);
+  let prev = 0;
+  for (let i = 0; i < n; i++) prev = values[i] = exactValue(r.float64(), prev);
+  return values;
+}
+
+/** An exact value read after `prev`: checked sorted, non-negative, finite and not −0. */
+function exactValue(v: number, prev: number): number {
+  if (!(v >= prev && v < Infinity) || Object.is(v, -0))
+    throw corrupt("DDSketch (exact values not sorted, negative or not finite)");
+  return v;
 }
 
 function writeExact(w: ByteWriter, values: number[], n: number): void {

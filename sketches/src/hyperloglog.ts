@@ -1,7 +1,16 @@
 import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidOption } from "./errors.js";
-import { DenseRegisters } from "./dense-registers.js";
+import {
+  denseEmpty,
+  denseHeapBytes,
+  denseHistogram,
+  denseOfPacked,
+  denseRaise,
+  denseRaiseAll,
+  writePacked,
+  type DenseRegisters,
+} from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
 import {
@@ -30,7 +39,7 @@ const MODE_DENSE = 1;
 
 /**
  * HyperLogLog over 53-bit hashes: a sparse open-addressed set of (25-bit index, rank) entries
- * while small, dense Uint8Array registers once the set would outgrow them; Ertl's improved
+ * while small, dense registers (4 bits each, 6 once one passes 15) in one Uint8Array once the set would outgrow them; Ertl's improved
  * estimator for dense (from a register histogram kept up to date, see dense-registers.ts), linear
  * counting on 2^25 buckets for sparse.
  */
@@ -45,7 +54,7 @@ export function sparseEntryOf(hash: number): number {
 
 export class HyperLogLog {
   readonly precision: number;
-  /** Empty (null), sparse (a list or table, see sparse-set.ts) or dense (registers + histogram): one field, 8 bytes less per sketch. */
+  /** Empty (null), sparse (a list or table, see sparse-set.ts) or dense (registers + histogram in a Uint8Array): one field. */
   private state: SparseSet | DenseRegisters | null = null;
 
   constructor(options: HyperLogLogOptions = {}) {
@@ -72,7 +81,7 @@ export class HyperLogLog {
       const p = this.precision;
       const w = hi << p;
       const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - p + (lo === 0 ? 22 : Math.clz32(lo) - 10);
-      dense.raise(hi >>> (32 - p), rank);
+      this.state = denseRaise(dense, p, hi >>> (32 - p), rank);
       return;
     }
     this.insertEntry(sparseEntryOf(hash));
@@ -114,7 +123,8 @@ export class HyperLogLog {
 
   estimate(): number {
     if (this.registers === null) return HyperLogLog.sparseEstimate(sparseSize(this.table));
-    return ertlEstimate(this.registers.hist, this.registers.regs.length, 53 - this.precision);
+    const p = this.precision;
+    return ertlEstimate(denseHistogram(this.registers, p), 1 << p, 53 - p);
   }
 
   merge(other: HyperLogLog): void {
@@ -125,7 +135,7 @@ export class HyperLogLog {
       );
     }
     if (other.registers !== null) {
-      this.densify().raiseAll(other.registers.regs);
+      this.state = denseRaiseAll(this.densify(), this.precision, other.registers);
       return;
     }
     for (const e of sparseEntries(other.table)) this.insertEntry(e);
@@ -134,18 +144,18 @@ export class HyperLogLog {
   clone(): HyperLogLog {
     const c = new HyperLogLog({ precision: this.precision });
     const s = this.state;
-    c.state = s === null ? null : s instanceof DenseRegisters ? s.clone() : s.slice();
+    c.state = s === null ? null : s.slice();
     return c;
   }
 
   private get registers(): DenseRegisters | null {
     const s = this.state;
-    return s instanceof DenseRegisters ? s : null;
+    return s instanceof Uint8Array ? s : null;
   }
 
   private get table(): SparseSet | null {
     const s = this.state;
-    return s instanceof DenseRegisters ? null : s;
+    return s instanceof Uint8Array ? null : s;
   }
 
   /** True while the sketch holds its sparse form. */
@@ -157,7 +167,7 @@ export class HyperLogLog {
   heapBytes(): number {
     const s = this.state;
     if (s === null) return 40;
-    if (s instanceof DenseRegisters) return 40 + s.heapBytes();
+    if (s instanceof Uint8Array) return 40 + denseHeapBytes(s);
     return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 200 + 4 * s.length;
   }
 
@@ -180,87 +190,63 @@ export class HyperLogLog {
       return;
     }
     w.byte(MODE_DENSE);
-    const regs = this.registers.regs;
-    let j = w.block((regs.length * 3) / 4);
-    const out = w.target;
-    for (let i = 0; i < regs.length; i += 4, j += 3) {
-      const v =
-        (regs[i] as number) |
-        ((regs[i + 1] as number) << 6) |
-        ((regs[i + 2] as number) << 12) |
-        ((regs[i + 3] as number) << 18);
-      out[j] = v & 0xff;
-      out[j + 1] = (v >>> 8) & 0xff;
-      out[j + 2] = v >>> 16;
-    }
+    const p = this.precision;
+    const at = w.block(3 << (p - 2));
+    writePacked(this.registers, p, w.target, at);
   }
 
   /** @internal */
   static decodeFrom(r: ByteReader): HyperLogLog {
-    r.header(VERSION, TAG);
-    const p = r.byte();
-    if (p < 4 || p > 18) throw corrupt("HyperLogLog (precision out of range)");
-    const h = new HyperLogLog({ precision: p });
-    const mode = r.byte();
-    if (mode === MODE_SPARSE) h.decodeSparse(r);
-    else if (mode === MODE_DENSE) h.decodeDense(r);
-    else throw corrupt("HyperLogLog (unknown mode)");
+    const users = HyperLogLog.readUsers(r, false);
+    if (users instanceof HyperLogLog) return users;
+    const h = new HyperLogLog({ precision: decodedPrecision });
+    h.state = users === null ? null : typeof users === "number" ? [users, 0] : users;
     return h;
   }
 
-  private decodeSparse(r: ByteReader): void {
-    const n = r.varint();
-    if (n > this.maxSparse()) throw corrupt("HyperLogLog (too many sparse entries)");
-    // A short list is built as inserting the entries would build it (strictly ascending indexes:
-    // no duplicates; 2 slots more each time it fills, 0 for an idle slot), without the inserts'
-    // copies: restoring a checkpoint decodes one per (slice, key).
-    const list = n > 0 && n <= LIST_MAX ? new Array<number>(Math.max(2, n + (n % 2))).fill(0) : null;
-    // A longer one straight into the table the inserts would have grown to (no rehash on the way).
-    const table = n > LIST_MAX ? sparseTableFor(n) : null;
-    let prev = 0;
-    for (let i = 0; i < n; i++) {
-      const e = prev + r.varint();
-      const rank = e % 32;
-      if (
-        (i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) ||
-        rank < 1 ||
-        rank > 53 - SPARSE_P + 1 ||
-        e >= 2 ** (SPARSE_P + RANK_BITS)
-      ) {
-        throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
-      }
-      if (list !== null) list[i] = e;
-      else if (table !== null) sparseFill(table, e);
-      prev = e;
+  /**
+   * @internal decodeFrom, or with `small` without the sketch while it holds at most
+   * listLimit(p) entries (RequestAggregate's small form): null for none, the entry for a lone
+   * one, else the sparse-set list; the HyperLogLog past that. Its precision is then
+   * `decodedPrecision`. Restoring a checkpoint decodes one per (slice, key): no sketch object
+   * made only to be dropped.
+   */
+  static readUsers(r: ByteReader, small: boolean): number | number[] | HyperLogLog | null {
+    r.header(VERSION, TAG);
+    const p = r.byte();
+    if (p < 4 || p > 18) throw corrupt("HyperLogLog (precision out of range)");
+    decodedPrecision = p;
+    const mode = r.byte();
+    if (mode === MODE_SPARSE) {
+      const n = r.varint();
+      if (n > HyperLogLog.sparseLimit(p)) throw corrupt("HyperLogLog (too many sparse entries)");
+      if (n <= (small ? HyperLogLog.listLimit(p) : 0))
+        return n === 1 ? readEntry(r, 0, 0) : (readSparse(r, n) as number[] | null);
+      const h = new HyperLogLog({ precision: p });
+      h.state = readSparse(r, n);
+      return h;
     }
-    if (list !== null) this.state = list;
-    else if (table !== null) this.state = table;
+    if (mode !== MODE_DENSE) throw corrupt("HyperLogLog (unknown mode)");
+    const h = new HyperLogLog({ precision: p });
+    h.decodeDense(r);
+    return h;
+  }
+
+  /** @internal The precision of the sketch readUsers last decoded. */
+  static get decodedPrecision(): number {
+    return decodedPrecision;
+  }
+
+  /** @internal How many sparse entries RequestAggregate's small form holds at precision p (a sparse-set list, within the sparse limit). */
+  static listLimit(precision: number): number {
+    return Math.min(LIST_MAX, HyperLogLog.sparseLimit(precision));
   }
 
   private decodeDense(r: ByteReader): void {
-    const m = 1 << this.precision;
-    const maxRank = 54 - this.precision;
-    const bytes = r.bytes((m * 3) / 4);
-    const regs = new Uint8Array(m);
-    // Registers are 6-bit (≤ 63): count them into 64 slots, then check none is above maxRank.
-    const counts = new Float64Array(64);
-    for (let i = 0, j = 0; i < m; i += 4, j += 3) {
-      const v = (bytes[j] as number) | ((bytes[j + 1] as number) << 8) | ((bytes[j + 2] as number) << 16);
-      const a = v & 63;
-      const b = (v >>> 6) & 63;
-      const c = (v >>> 12) & 63;
-      const d = v >>> 18;
-      regs[i] = a;
-      regs[i + 1] = b;
-      regs[i + 2] = c;
-      regs[i + 3] = d;
-      counts[a] = (counts[a] as number) + 1;
-      counts[b] = (counts[b] as number) + 1;
-      counts[c] = (counts[c] as number) + 1;
-      counts[d] = (counts[d] as number) + 1;
-    }
-    for (let r = maxRank + 1; r < 64; r++) if (counts[r] !== 0) throw corrupt("HyperLogLog (register out of range)");
-    this.state = DenseRegisters.of(regs, Uint32Array.from(counts.subarray(0, maxRank + 1)));
+    const p = this.precision;
+    const dense = denseOfPacked(r.bytes(3 << (p - 2)), p, 54 - p);
+    if (dense === null) throw corrupt("HyperLogLog (register out of range)");
+    this.state = dense;
   }
 
   /** Sparse capacity limit: beyond it the table would outweigh 2^p one-byte registers. */
@@ -278,15 +264,15 @@ export class HyperLogLog {
       this.densify();
     }
     const [idx, rank] = this.denseOf(e);
-    (this.registers as DenseRegisters).raise(idx, rank);
+    this.state = denseRaise(this.registers as DenseRegisters, this.precision, idx, rank);
   }
 
   private densify(): DenseRegisters {
     if (this.registers !== null) return this.registers;
-    const dense = DenseRegisters.empty(this.precision);
+    let dense = denseEmpty(this.precision);
     for (const e of sparseEntries(this.table)) {
       const [idx, rank] = this.denseOf(e);
-      dense.raise(idx, rank);
+      dense = denseRaise(dense, this.precision, idx, rank);
     }
     this.state = dense;
     return dense;
@@ -332,4 +318,40 @@ function encodeSparse(w: ByteWriter, set: SparseSet | null): void {
     w.varint(e - prev);
     prev = e;
   }
+}
+
+/** The module's last decoded precision (HyperLogLog.readUsers: no object per decoded sketch). */
+let decodedPrecision = 0;
+
+/** The `n` sparse entries that follow (delta varints, ascending): as inserts would have built them. */
+function readSparse(r: ByteReader, n: number): SparseSet | null {
+  // A short list is built as inserting the entries would build it (strictly ascending indexes:
+  // no duplicates; 2 slots more each time it fills, 0 for an idle slot), without the inserts'
+  // copies: restoring a checkpoint decodes one per (slice, key).
+  const list = n > 0 && n <= LIST_MAX ? new Array<number>(Math.max(2, n + (n % 2))).fill(0) : null;
+  // A longer one straight into the table the inserts would have grown to (no rehash on the way).
+  const table = n > LIST_MAX ? sparseTableFor(n) : null;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    const e = readEntry(r, prev, i);
+    if (list !== null) list[i] = e;
+    else if (table !== null) sparseFill(table, e);
+    prev = e;
+  }
+  return list ?? table;
+}
+
+/** The i-th sparse entry, after `prev`: checked for order and range. */
+function readEntry(r: ByteReader, prev: number, i: number): number {
+  const e = prev + r.varint();
+  const rank = e % 32;
+  if (
+    (i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) ||
+    rank < 1 ||
+    rank > 53 - SPARSE_P + 1 ||
+    e >= 2 ** (SPARSE_P + RANK_BITS)
+  ) {
+    throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
+  }
+  return e;
 }

@@ -140,6 +140,8 @@ describe("RequestAggregate small form", () => {
         const back = RequestAggregate.decode(live.encode());
         expect(back.encode()).toEqual(live.encode());
         expect(summary(back)).toEqual(summary(live));
+        // Decoded straight into the small form (no sketch made): the live one's form, weight included.
+        if (xs.length <= EXACT_LIMIT) expect(back.heapBytes()).toBe(live.heapBytes());
         for (const [l, e, u] of ys) {
           live.add(l, e, u);
           back.add(l, e, u);

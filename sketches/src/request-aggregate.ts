@@ -4,7 +4,7 @@ import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js"
 import { SketchError, corrupt, invalidValue } from "./errors.js";
 import { DEFAULT_PRECISION, HyperLogLog, sparseEntryOf } from "./hyperloglog.js";
 import { containsAll, insertSorted, removeSorted, sizeOf } from "./sorted-values.js";
-import { LIST_MAX, sparseInsert, sparseSize } from "./sparse-set.js";
+import { sparseInsert, sparseSize } from "./sparse-set.js";
 import { notSubset } from "./bin-store.js";
 
 export interface RequestAggregateOptions {
@@ -36,10 +36,7 @@ function specOf(options: RequestAggregateOptions): Spec {
   if (spec === undefined) {
     // Throws, as the sketches do, on a bad accuracy or precision.
     new DDSketch({ relativeAccuracy });
-    const entryLimit = Math.min(
-      LIST_MAX,
-      HyperLogLog.sparseLimit(new HyperLogLog({ precision: hllPrecision }).precision),
-    );
+    const entryLimit = HyperLogLog.listLimit(new HyperLogLog({ precision: hllPrecision }).precision);
     spec = Object.freeze({ relativeAccuracy, hllPrecision, entryLimit });
     seen.set(spec, spec);
     // Bounded: decoding arbitrary options must not grow it without limit.
@@ -78,69 +75,98 @@ export class RequestAggregate {
 
   private _errors = 0;
   /**
-   * Latencies while few (sorted-values form), through `values`: a lone latency in its two-slot
-   * array is held in `one` instead (NaN: none), the array made again when it is read; null once
-   * `sketch` holds them (or none came). A key with one event holds no array (docs/decisions/0019-core-light.md).
+   * The latencies, in one field (docs/decisions/0025-light-sketches.md): null (none), a lone
+   * latency as a number, a few in the sorted-values form (through `values`, the array made again
+   * for a lone one when read), or the DDSketch (through `sketch`) past EXACT_LIMIT. A key with one
+   * event holds no array (docs/decisions/0019-core-light.md).
    */
-  private vals: number[] | null = null;
-  private one = NaN;
-  private sketch: DDSketch | null = null;
-  /** Users' sparse entries while few (sparse-set list form), through `entries`: a lone entry in `oneEntry` (0: none). */
-  private ents: number[] | null = null;
-  private oneEntry = 0;
-  private hll: HyperLogLog | null = null;
+  private lat: number | number[] | DDSketch | null = null;
+  /** The users, alike: null, a lone sparse entry (a number, never 0), the sparse-set list (`entries`) or the HyperLogLog (`hll`). */
+  private usr: number | number[] | HyperLogLog | null = null;
 
   constructor(options: RequestAggregateOptions = {}) {
     this.spec = specOf(options);
   }
 
   get count(): number {
-    if (this.sketch !== null) return this.sketch.count;
-    return this.vals !== null ? sizeOf(this.vals) : this.one === this.one ? 1 : 0;
+    const l = this.lat;
+    if (l === null) return 0;
+    if (typeof l === "number") return 1;
+    return Array.isArray(l) ? sizeOf(l) : l.count;
+  }
+
+  /** The DDSketch once the latencies outgrew the small form, else null. */
+  private get sketch(): DDSketch | null {
+    const l = this.lat;
+    return l instanceof DDSketch ? l : null;
+  }
+
+  /** Sets the DDSketch; null leaves a small form as it is. */
+  private set sketch(s: DDSketch | null) {
+    if (s !== null) this.lat = s;
+    else if (this.lat instanceof DDSketch) this.lat = null;
+  }
+
+  /** The HyperLogLog once the users outgrew the small form, else null. */
+  private get hll(): HyperLogLog | null {
+    const u = this.usr;
+    return u instanceof HyperLogLog ? u : null;
+  }
+
+  /** Sets the HyperLogLog; null leaves a small form as it is. */
+  private set hll(h: HyperLogLog | null) {
+    if (h !== null) this.usr = h;
+    else if (this.usr instanceof HyperLogLog) this.usr = null;
   }
 
   /** The small form's sorted array (a new one while a lone latency is held inline: write it back to keep changes). */
   private get values(): number[] | null {
-    return this.vals ?? (this.one === this.one ? [this.one, NaN] : null);
+    const l = this.lat;
+    if (typeof l === "number") return [l, NaN];
+    return Array.isArray(l) ? l : null;
   }
 
+  /** Sets the small form; null leaves a DDSketch as it is. */
   private set values(v: number[] | null) {
-    if (v !== null && v.length === 2 && Number.isNaN(v[1]) && !Number.isNaN(v[0])) {
-      this.one = v[0] as number;
-      this.vals = null;
-    } else {
-      this.one = NaN;
-      this.vals = v;
-    }
+    if (v === null) {
+      if (!(this.lat instanceof DDSketch)) this.lat = null;
+    } else if (v.length === 2 && Number.isNaN(v[1]) && !Number.isNaN(v[0])) this.lat = v[0] as number;
+    else this.lat = v;
   }
 
   /** `values` to read at once (no array made: a lone latency comes in a shared scratch array, valid until the next call). */
   private readValues(): number[] | null {
-    if (this.vals !== null || this.one !== this.one) return this.vals;
-    LONE_VALUE[0] = this.one;
-    return LONE_VALUE;
+    const l = this.lat;
+    if (typeof l === "number") {
+      LONE_VALUE[0] = l;
+      return LONE_VALUE;
+    }
+    return Array.isArray(l) ? l : null;
   }
 
   /** `entries` to read at once, as readValues. */
   private readEntries(): number[] | null {
-    if (this.ents !== null || this.oneEntry === 0) return this.ents;
-    LONE_ENTRY[0] = this.oneEntry;
-    return LONE_ENTRY;
+    const u = this.usr;
+    if (typeof u === "number") {
+      LONE_ENTRY[0] = u;
+      return LONE_ENTRY;
+    }
+    return Array.isArray(u) ? u : null;
   }
 
   /** The small form's sparse list (a new one while a lone entry is held inline: write it back to keep changes). */
   private get entries(): number[] | null {
-    return this.ents ?? (this.oneEntry !== 0 ? [this.oneEntry, 0] : null);
+    const u = this.usr;
+    if (typeof u === "number") return [u, 0];
+    return Array.isArray(u) ? u : null;
   }
 
+  /** Sets the small form; null leaves a HyperLogLog as it is. */
   private set entries(list: number[] | null) {
-    if (list !== null && list.length === 2 && list[1] === 0 && list[0] !== 0) {
-      this.oneEntry = list[0] as number;
-      this.ents = null;
-    } else {
-      this.oneEntry = 0;
-      this.ents = list;
-    }
+    if (list === null) {
+      if (!(this.usr instanceof HyperLogLog)) this.usr = null;
+    } else if (list.length === 2 && list[1] === 0 && list[0] !== 0) this.usr = list[0] as number;
+    else this.usr = list;
   }
   get errors(): number {
     return this._errors;
@@ -178,8 +204,9 @@ export class RequestAggregate {
 
   /** Distinct users (HyperLogLog.estimate, the same number in either form). */
   distinctUsers(): number {
-    if (this.hll !== null) return this.hll.estimate();
-    return HyperLogLog.sparseEstimate(this.ents !== null ? sparseSize(this.ents) : this.oneEntry !== 0 ? 1 : 0);
+    const u = this.usr;
+    if (u instanceof HyperLogLog) return u.estimate();
+    return HyperLogLog.sparseEstimate(u === null ? 0 : typeof u === "number" ? 1 : sparseSize(u));
   }
 
   /** One request. Throws (changing nothing) on a negative or non-finite latency. */
@@ -191,13 +218,14 @@ export class RequestAggregate {
   addHashed(latencyMs: number, error: boolean, userHash: number): void {
     this.addLatency(latencyMs);
     if (error) this._errors++;
-    if (this.hll !== null) this.hll.addHash(userHash);
+    const u = this.usr;
+    if (u instanceof HyperLogLog) u.addHash(userHash);
     else this.addEntry(sparseEntryOf(userHash));
   }
 
   private addLatency(latencyMs: number): void {
-    const sketch = this.sketch;
-    if (sketch !== null) return sketch.add(latencyMs);
+    const l = this.lat;
+    if (l instanceof DDSketch) return l.add(latencyMs);
     if (!(latencyMs >= 0 && latencyMs < Infinity)) throw invalidValue("value", latencyMs);
     if (this.count < EXACT_LIMIT) this.values = insertSorted(this.values, latencyMs + 0, 1);
     else this.toSketch().add(latencyMs);
@@ -255,8 +283,7 @@ export class RequestAggregate {
       // Atomic: DDSketch.subtract changes nothing when it throws (this.latency is a copy while small).
       const rest = this.latency;
       rest.subtract(prefix.latency);
-      this.sketch = rest;
-      this.values = null;
+      this.lat = rest;
     }
     this._errors -= prefix._errors;
   }
@@ -274,11 +301,15 @@ export class RequestAggregate {
 
   /** Honest estimate of the heap bytes this aggregate holds (engine's state_bytes metric). */
   heapBytes(): number {
-    let n = 72;
-    if (this.values !== null) n += 48 + 8 * this.values.length;
-    if (this.entries !== null) n += 48 + 8 * this.entries.length;
-    if (this.sketch !== null) n += this.sketch.heapBytes();
-    if (this.hll !== null) n += this.hll.heapBytes();
+    // The object (4 fields); a lone latency or entry is a field (a fraction boxed: 16 bytes).
+    const l = this.lat;
+    const u = this.usr;
+    let n = 56;
+    if (typeof l === "number") n += Number.isInteger(l) ? 0 : 16;
+    else if (Array.isArray(l)) n += 48 + 8 * l.length;
+    else if (l !== null) n += l.heapBytes();
+    if (Array.isArray(u)) n += 48 + 8 * u.length;
+    else if (u instanceof HyperLogLog) n += u.heapBytes();
     return n;
   }
 
@@ -305,9 +336,12 @@ export class RequestAggregate {
     w.byte(VERSION);
     w.byte(TAG);
     w.varint(this._errors);
-    if (this.sketch !== null) this.sketch.encodeTo(w);
+    // Each field read once (a checkpoint encodes every open aggregate).
+    const l = this.lat;
+    if (l instanceof DDSketch) l.encodeTo(w);
     else DDSketch.encodeExactTo(w, this.spec.relativeAccuracy, this.readValues());
-    if (this.hll !== null) this.hll.encodeTo(w);
+    const u = this.usr;
+    if (u instanceof HyperLogLog) u.encodeTo(w);
     else HyperLogLog.encodeListTo(w, this.spec.hllPrecision, this.readEntries());
   }
 
@@ -341,16 +375,15 @@ export class RequestAggregate {
   static readFrom<T extends RequestAggregate>(this: AggregateClass<T>, r: ByteReader): T {
     r.header(VERSION, TAG);
     const errors = r.varint();
-    const latency = DDSketch.decodeFrom(r);
-    const users = HyperLogLog.decodeFrom(r);
-    if (errors > latency.count) throw corrupt("RequestAggregate (more errors than requests)");
-    const a = new this(specFor(latency.relativeAccuracy, users.precision));
+    // Each form straight into its field: no DDSketch or HyperLogLog made for a small form.
+    const lat = DDSketch.readLatencies(r);
+    const alpha = DDSketch.decodedAccuracy;
+    const usr = HyperLogLog.readUsers(r, true);
+    const a = new this(specFor(alpha, HyperLogLog.decodedPrecision));
+    a.lat = lat;
+    if (errors > a.count) throw corrupt("RequestAggregate (more errors than requests)");
     a._errors = errors;
-    if (latency.isExact) a.values = latency.exactValues();
-    else a.sketch = latency;
-    const list = users.sparseList();
-    if (list !== null && sparseSize(list) <= a.spec.entryLimit) a.entries = list;
-    else if (!(users.isSparse && users.estimate() === 0)) a.hll = users;
+    a.usr = usr;
     return a;
   }
 
@@ -364,9 +397,7 @@ export class RequestAggregate {
   /** Moves the latencies into a DDSketch (idempotent) and returns it. */
   private toSketch(): DDSketch {
     if (this.sketch !== null) return this.sketch;
-    const s = (this.sketch = DDSketch.ofExact(this.spec.relativeAccuracy, this.values));
-    this.values = null;
-    return s;
+    return (this.lat = DDSketch.ofExact(this.spec.relativeAccuracy, this.values));
   }
 
   /** Moves the users into a HyperLogLog (idempotent) and returns it. */
@@ -374,9 +405,7 @@ export class RequestAggregate {
     if (this.hll !== null) return this.hll;
     const h = new HyperLogLog({ precision: this.spec.hllPrecision });
     this.forEachEntry((e) => h.addSparseEntry(e));
-    this.hll = h;
-    this.entries = null;
-    return h;
+    return (this.usr = h);
   }
 
   private checkCompatible(other: RequestAggregate): void {

@@ -18,9 +18,8 @@ function finite(v: number | undefined): number {
  * key fewer to allocate, hold and restore), with its pane value cached.
  */
 class SketchAggregate extends RequestAggregate implements Aggregate {
-  /** value() computed at `cachedCount`: aggregates only grow between merges, so it stays valid. */
+  /** value() computed at `cached.count`: aggregates only grow between merges, so it stays valid. */
   private cached: PaneValue | null = null;
-  private cachedCount = -1;
   /** The core hands a user's hash (hashed once per event); RequestAggregate's own callers a name. */
   override add(latencyMs: number, error: boolean, user: UserHash | string): void {
     if (typeof user === "number") this.addHashed(latencyMs, error, user);
@@ -40,7 +39,8 @@ class SketchAggregate extends RequestAggregate implements Aggregate {
   value(): PaneValue {
     const a = this as RequestAggregate;
     const count = a.count;
-    if (this.cached !== null && this.cachedCount === count) return this.cached;
+    const cached = this.cached;
+    if (cached !== null && cached.count === count) return cached;
     const qs = a.quantiles(PANE_QUANTILES);
     const v: PaneValue = Object.freeze({
       count,
@@ -55,15 +55,12 @@ class SketchAggregate extends RequestAggregate implements Aggregate {
     });
     // Kept only where computing it costs: the small form's quantiles are array reads, and a key with
     // few events would hold a value object per key (docs/decisions/0019-core-light.md).
-    if (count > CACHE_FROM) {
-      this.cachedCount = count;
-      this.cached = v;
-    }
+    if (count > CACHE_FROM) this.cached = v;
     return v;
   }
-  /** The two cache fields besides RequestAggregate's own (the object the wrapper once was: counted as before). */
+  /** The cache field besides RequestAggregate's own. */
   override heapBytes(): number {
-    return 16 + super.heapBytes();
+    return 8 + super.heapBytes();
   }
 }
 
