@@ -93,8 +93,8 @@ const COUNTS: AggregateKind = {
  * Feeds every event (and finish) into a fresh core once, untimed, then into another, timed; adds the
  * timed run to the best-so-far timing. The untimed run comes after the forced GC, so the timed one
  * starts as a running engine's core runs — its code optimized, the young generation grown to its
- * working size — not as right after a full GC, which shrinks the young generation (measured: a run
- * straight after gc() took 1.6–2.2× the CPU of the same run after a warm-up).
+ * working size — not as right after a full GC, which shrinks the young generation (the "timed cold"
+ * row prints that run beside this one).
  */
 function runOnce(
   events: readonly TelemetryEvent[],

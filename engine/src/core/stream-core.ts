@@ -17,7 +17,7 @@ import { encodeCoreSnapshot, encodeCoreSnapshotSteps } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
 import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "./types.js";
-import { firstWindowStart } from "./window-assigner.js";
+import { firstWindowStart, lastWindowStart } from "./window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
 import { addFolded } from "./window-merge.js";
 import {
@@ -215,8 +215,9 @@ export class EventTimeCore implements StreamCore {
   }
 
   /**
-   * Adds a record to the slice of each slice grid (docs/decisions/0022-sliced-windows.md), under its service and route (capped by the
-   * key registry), then classifies it where it is behind some policy's W.
+   * Adds a record to the slice of each slice grid (docs/decisions/0022-sliced-windows.md), under its
+   * service and route (capped by the key registry), and to the merges that hold that slice; then
+   * classifies it where it is behind some policy's W.
    */
   private place(e: TelemetryEvent, out: CoreOutput): void {
     this.triggers.out = out;
@@ -332,7 +333,7 @@ export class EventTimeCore implements StreamCore {
     out: CoreOutput,
   ): void {
     const spec = c.spec;
-    const latest = Math.floor(sliceStart / spec.slideMs) * spec.slideMs;
+    const latest = lastWindowStart(spec, sliceStart);
     for (let start = firstWindowStart(spec, sliceStart); start <= latest; start += spec.slideMs) {
       const end = start + spec.sizeMs;
       const w = c.windows.get(start);

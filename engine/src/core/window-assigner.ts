@@ -32,10 +32,15 @@ export function firstWindowStart(spec: WindowSpec, sliceStart: number): number {
   return Math.floor((sliceStart - spec.sizeMs) / spec.slideMs) * spec.slideMs + spec.slideMs;
 }
 
-/** Starts of every window containing the slice, earliest first. */
+/** Start of the latest window containing the slice starting at `sliceStart`. */
+export function lastWindowStart(spec: WindowSpec, sliceStart: number): number {
+  return Math.floor(sliceStart / spec.slideMs) * spec.slideMs;
+}
+
+/** Starts of every window containing the slice, earliest first (a hot path walks first…last itself). */
 export function windowStartsOf(spec: WindowSpec, sliceStart: number): number[] {
   const out: number[] = [];
-  const latest = Math.floor(sliceStart / spec.slideMs) * spec.slideMs;
+  const latest = lastWindowStart(spec, sliceStart);
   for (let s = firstWindowStart(spec, sliceStart); s <= latest; s += spec.slideMs) out.push(s);
   return out;
 }
