@@ -33,7 +33,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function natsServer(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function natsServer(dir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const child = spawn("nats-server", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", join(dir, "js")], {
     stdio: ["ignore", "ignore", "pipe"],
@@ -47,7 +47,11 @@ export async function natsServer(dir: string): Promise<{ url: string; stop: () =
     });
   });
   const exited = new Promise((r) => child.once("exit", r));
-  return { url: `nats://127.0.0.1:${port}`, stop: async () => void (child.kill("SIGTERM"), await exited) };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    pid: child.pid ?? NaN,
+    stop: async () => void (child.kill("SIGTERM"), await exited),
+  };
 }
 
 export function recording(n: number): TelemetryEvent[] {

@@ -54,6 +54,7 @@ import { parseEngineConfig } from "../runtime/config.js";
 import { PartitionMerge } from "../runtime/partition-merge.js";
 import { PartitionSource } from "../runtime/partition-source.js";
 import { startEngine } from "../runtime/start-engine.js";
+import { floorRows, processCpuMs } from "./runtime-floor.js";
 import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
 import { EVENTS_PER_LOG_SECOND, natsServer, publish, recording } from "./runtime-setup.js";
 
@@ -191,13 +192,16 @@ async function engineRun(
 
 async function throughput(
   url: string,
+  serverPid: number,
   dir: string,
   events: readonly TelemetryEvent[],
 ): Promise<{ lines: string[]; eventsPerSecond: number }> {
   const core = defaultCoreConfig();
   const messages = await publish(url, events, core);
   const endTs = messages.at(-1)?.heartbeatTs ?? 0;
+  const server0 = processCpuMs(serverPid);
   const run = await engineRun(url, join(dir, "data"), events.length, endTs, false);
+  const serverCpuMs = processCpuMs(serverPid) - server0;
   const { ms, cpuMs, published, lateRecords, panes } = run;
   const threaded = await engineRun(url, join(dir, "data-thread"), events.length, endTs, true);
   const alone = coreAlone(events, core, endTs);
@@ -216,6 +220,7 @@ async function throughput(
       `${(cpuMs / 1000).toFixed(2)} s`,
       `${((cpuMs * 1e6) / events.length).toFixed(0)} ns/event, ${((cpuMs / ms) * 100).toFixed(0)}% of one core`,
     ),
+    row("  nats-server CPU during that run", `${(serverCpuMs / 1000).toFixed(2)} s`, "storing, deduplicating, acking"),
     row(
       "  the same engine with a pane publisher thread (second run: its core code warm)",
       `${(threaded.ms / 1000).toFixed(2)} s`,
@@ -249,6 +254,10 @@ async function throughput(
       (published / events.length).toFixed(4),
       `${published} messages for ${panes + lateRecords} panes and late records`,
     ),
+    ...(await floorRows(
+      { url, serverPid, events, core, endTs, coreAloneMs: alone.ms, decodeMs: decode, engineMessages: published },
+      row,
+    )),
   ];
   return { lines, eventsPerSecond: events.length / (ms / 1000) };
 }
@@ -483,7 +492,7 @@ async function main(): Promise<void> {
     const lines = [
       `engine runtime benchmark (real nats-server ${nats.url}, 8 partitions, default policies and windows)`,
     ];
-    const t = await throughput(nats.url, dir, events);
+    const t = await throughput(nats.url, nats.pid, dir, events);
     lines.push(...t.lines);
     lines.push(...(await lagRows(nats.url, dir, t.eventsPerSecond)));
     lines.push(...(await sinkRates(nats.url)));

@@ -1,0 +1,146 @@
+/**
+ * The engine's floor (runtime.ts, "Throughput"; docs/decisions/0027-engine-floor.md): the work an
+ * engine run cannot leave out, each part measured apart in the same run, and the best
+ * engine / core-alone ratio those parts allow. The parts: the core writing the JSON of every pane
+ * and late record it emits (EmitGroups as its output, as the engine writes them, cut into as many
+ * bodies as the engine's run sent; its excess over the core-alone baseline is the JSON), decoding
+ * the event batches (the in-memory baseline), and publishing those bodies to a fresh TM_PANES /
+ * TM_LATE (PaneSink, every message acknowledged), with this process's CPU and nats-server's CPU
+ * over that publish.
+ *
+ * Two bounds follow. On one thread the engine takes at least the sum of its parts. With every part
+ * spread perfectly over the machine's cores (nats-server included: it runs here too), it takes at
+ * least the parts' CPU divided by the cores. Neither counts reading from NATS, the merge, timers,
+ * checkpoints or status: real runs are slower than both.
+ */
+import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { createCore, type CoreConfig } from "../core/index.js";
+import { STREAM_LATE, STREAM_PANES, partitionOf, type TelemetryEvent } from "../protocol.js";
+import { EmitGroup, type GroupMessage } from "../runtime/emit-group.js";
+import { PaneSink } from "../runtime/pane-sink.js";
+import { ensureStream, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
+
+export interface FloorInput {
+  url: string;
+  /** nats-server's process id (its CPU is read from /proc; NaN elsewhere). */
+  serverPid: number;
+  events: readonly TelemetryEvent[];
+  core: CoreConfig;
+  endTs: number;
+  /** The baselines measured in the same run, ms. */
+  coreAloneMs: number;
+  decodeMs: number;
+  /** Messages the engine's run published: the records are cut into as many bodies. */
+  engineMessages: number;
+}
+
+/** User + system CPU of a process, ms, from /proc/<pid>/stat (NaN where there is none). */
+export function processCpuMs(pid: number): number {
+  try {
+    const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * The core with the engine's JSON writing as its output (no NATS): a new EmitGroup every run of
+ * events that makes as many groups as the engine's run sent messages, each sealed after its events.
+ */
+function coreWritingJson(input: FloorInput): { messages: GroupMessage[]; records: number; ms: number } {
+  const c = createCore(input.core);
+  const messages: GroupMessage[] = [];
+  let records = 0;
+  const send = (m: GroupMessage): void => {
+    messages.push(m);
+    records += m.records;
+  };
+  const per = Math.max(1, Math.ceil(input.events.length / Math.max(1, input.engineMessages)));
+  const t0 = performance.now();
+  let g = new EmitGroup(0, 0, send, () => 0);
+  input.events.forEach((e, i) => {
+    if (i > 0 && i % per === 0) {
+      g.seal();
+      g = new EmitGroup(0, i, send, () => 0);
+    }
+    c.event(partitionOf(e.service, input.core.partitions), e, g);
+  });
+  for (let p = 0; p < input.core.partitions; p++) c.heartbeat(p, input.endTs, g);
+  g.seal();
+  return { messages, records, ms: performance.now() - t0 };
+}
+
+async function publishAll(
+  url: string,
+  serverPid: number,
+  messages: readonly GroupMessage[],
+): Promise<{ ms: number; cpuMs: number; serverCpuMs: number }> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const jsm = await jetstreamManager(nc);
+  for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
+  for (const spec of [panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
+  const sink = new PaneSink(nc, 1024);
+  const server0 = processCpuMs(serverPid);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const m of messages) {
+    if (sink.saturated) await sink.room();
+    sink.publish(m.subject, m.body, m.msgId);
+  }
+  await sink.flush();
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const serverCpuMs = processCpuMs(serverPid) - server0;
+  sink.close();
+  await nc.close();
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs };
+}
+
+export async function floorRows(
+  input: FloorInput,
+  row: (a: string, b: string, c: string) => string,
+): Promise<string[]> {
+  const json = coreWritingJson(input);
+  const bytes = json.messages.reduce((n, m) => n + m.body.length, 0);
+  const pub = await publishAll(input.url, input.serverPid, json.messages);
+  const oneThread = json.ms + input.decodeMs + pub.cpuMs;
+  const cores = availableParallelism();
+  const spread = (oneThread + pub.serverCpuMs) / cores;
+  // The same with the JSON free: only the core, the decode and the bytes' publishing.
+  const bytesOnly = (input.coreAloneMs + input.decodeMs + pub.cpuMs + pub.serverCpuMs) / cores;
+  const best = (ms: number): string => `${(input.coreAloneMs / Math.max(ms, input.coreAloneMs)).toFixed(2)}×`;
+  const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+  return [
+    row("  floor: what an engine run cannot leave out, each part measured apart (docs/decisions/0027)", "", ""),
+    row(
+      "    the core writing the JSON of its panes and late records (EmitGroups as its output, no NATS)",
+      s(json.ms),
+      `${json.records.toLocaleString("en-US")} records, ${(bytes / 1e6).toFixed(1)} MB in ${json.messages.length} bodies; JSON ${s(json.ms - input.coreAloneMs)} over the core alone`,
+    ),
+    row(
+      "    publishing those bodies to a fresh TM_PANES / TM_LATE (PaneSink, acked)",
+      s(pub.ms),
+      `CPU ${s(pub.cpuMs)} here, ${s(pub.serverCpuMs)} in nats-server`,
+    ),
+    row(
+      "    best engine / core alone on one thread: core with JSON + decode + publish CPU",
+      best(oneThread),
+      `${s(oneThread)} of work`,
+    ),
+    row(
+      `    best engine / core alone on all ${cores} cores, nats-server's CPU included, perfectly spread`,
+      best(spread),
+      `${s(oneThread + pub.serverCpuMs)} of CPU / ${cores}`,
+    ),
+    row(
+      "    the same if writing the JSON cost nothing: core alone + decode + publishing the same bytes",
+      best(bytesOnly),
+      `${s(bytesOnly * cores)} of CPU / ${cores}`,
+    ),
+  ];
+}
