@@ -182,6 +182,29 @@ describe("JsonLines", () => {
     }
   });
 
+  it("writes a deeply frozen object's JSON once and copies it after; anything that can change is written each time", () => {
+    // Shared and frozen, as a pane's bias is: the second and later panes copy its text.
+    const spread = Object.freeze({ countPct: 1.5, errorRatePp: null, p99Pct: 0.1 + 0.2, usersPct: null });
+    const bias = Object.freeze({ countPct: -2.25, windows: 3, spread, stage: "early", note: "é\u2028\ud800" });
+    // Frozen but holding a plain object that is not: written each time, with its changes.
+    const open = { n: 1 };
+    const shell = Object.freeze({ open, list: Object.freeze([1, open]) });
+    // Frozen with an accessor: what it returns may change, so it is never copied.
+    let reads = 0;
+    const getter = Object.freeze(Object.defineProperty({}, "g", { get: () => ++reads, enumerable: true }));
+    const records: object[] = [];
+    for (let i = 0; i < 4; i++) {
+      open.n = i;
+      records.push({ seq: i, bias, shell, getter, again: bias });
+    }
+    const w = new JsonLines(16);
+    const units = records.map((r) => w.add(r));
+    reads = 0;
+    expectSame(w.body(), expected(records).bytes, "frozen");
+    expect(units).toEqual(records.map((r) => JSON.stringify(r).length));
+    expect(Buffer.from(w.body()).toString("utf8")).toContain('"open":{"n":3}');
+  });
+
   it("writes random late records the same way, mixed with panes in one body", () => {
     for (let seed = 1; seed <= 200; seed++) {
       const records = Array.from({ length: 6 }, (_, i) =>

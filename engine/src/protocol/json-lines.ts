@@ -29,6 +29,22 @@ export interface LineBuffers {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** The JSON of a deeply frozen object, kept with its UTF-16 units. */
+interface FrozenJson {
+  readonly bytes: Uint8Array;
+  readonly units: number;
+}
+
+/**
+ * JSON of deeply frozen plain objects (a pane's bias and its spread, a nowcast's error: one frozen
+ * object per tracker until its next sample, shared by every pane that carries it), written once
+ * and copied after: such an object cannot change, so its text cannot either
+ * (docs/decisions/0027-engine-floor.md). Keyed weakly: an entry goes with its object.
+ */
+const frozenJson = new WeakMap<object, FrozenJson>();
+/** Frozen objects that hold something not frozen, or an accessor: written each time. */
+const notCached = new WeakSet<object>();
 const FRESH: LineBuffers = { take: (bytes) => new Uint8Array(bytes), give: () => undefined };
 
 export class JsonLines {
@@ -248,6 +264,24 @@ export class JsonLines {
   }
 
   private object(o: Record<string, unknown>): void {
+    if (!Object.isFrozen(o) || notCached.has(o)) return this.fields(o);
+    const cached = frozenJson.get(o);
+    if (cached !== undefined) return this.copy(cached);
+    const start = this.pos;
+    const units = this.units;
+    this.fields(o);
+    if (deeplyFrozen(o)) frozenJson.set(o, { bytes: this.buf.slice(start, this.pos), units: this.units - units });
+    else notCached.add(o);
+  }
+
+  private copy(json: FrozenJson): void {
+    this.room(json.bytes.length);
+    this.buf.set(json.bytes, this.pos);
+    this.pos += json.bytes.length;
+    this.units += json.units;
+  }
+
+  private fields(o: Record<string, unknown>): void {
     this.byte(0x7b);
     this.units++;
     let first = true;
@@ -305,6 +339,17 @@ export class JsonLines {
     if (json === undefined) throw new TypeError(`a record holds a value JSON cannot write (${typeof v})`);
     this.text(json);
   }
+}
+
+/** Frozen, with data properties only, every object in it a plain object or array as deeply frozen. */
+function deeplyFrozen(v: object): boolean {
+  if (!Object.isFrozen(v)) return false;
+  for (const d of Object.values(Object.getOwnPropertyDescriptors(v))) {
+    if (d.get !== undefined || d.set !== undefined) return false;
+    const x = d.value as unknown;
+    if (typeof x === "object" && x !== null && !((Array.isArray(x) || isPlain(x)) && deeplyFrozen(x))) return false;
+  }
+  return true;
 }
 
 /** A plain object (its own enumerable keys are what for…in visits) without toJSON. */
