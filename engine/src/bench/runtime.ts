@@ -255,7 +255,17 @@ async function throughput(
       `${published} messages for ${panes + lateRecords} panes and late records`,
     ),
     ...(await floorRows(
-      { url, serverPid, events, core, endTs, coreAloneMs: alone.ms, decodeMs: decode, engineMessages: published },
+      {
+        url,
+        serverPid,
+        events,
+        core,
+        endTs,
+        coreAloneMs: alone.ms,
+        decodeMs: decode,
+        bareReadMs: bare,
+        engineMessages: published,
+      },
       row,
     )),
   ];
