@@ -84,3 +84,8 @@ export async function publish(
   await nc.drain();
   return messages;
 }
+
+/** One row of the runtime benchmark's table: what, the figure, a note. */
+export function row(a: string, b: string, c: string): string {
+  return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
+}

@@ -26,129 +26,23 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { connect } from "@nats-io/transport-node";
-import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { createCore, defaultCoreConfig, type CoreConfig, type SnapshotSteps } from "../core/index.js";
-import {
-  HEARTBEAT_HEADER,
-  STREAM_EVENTS,
-  STREAM_LATE,
-  STREAM_PANES,
-  decodeEventBatch,
-  eventsSubject,
-  partitionOf,
-  type TelemetryEvent,
-} from "../protocol.js";
-import type { BackfillMessage } from "../runtime/backfill-plan.js";
-import { encodeCheckpoint } from "../runtime/checkpoint-codec.js";
-import { CheckpointStore } from "../runtime/checkpoint-store.js";
-import type { EventTimeCore } from "../core/stream-core.js";
-import { openStates } from "./open-states.js";
-import { restoreTimes } from "./restore-times.js";
-import { openWindowKeys } from "./window-keys.js";
-import { CHECKPOINT_PAUSE_BUCKETS_S } from "../runtime/engine-metrics.js";
-import { encodeAcrossTurns } from "../runtime/snapshot-turns.js";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { defaultCoreConfig } from "../core/index.js";
+import { STREAM_LATE, STREAM_PANES, type TelemetryEvent } from "../protocol.js";
 import { PaneSink } from "../runtime/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config.js";
-import { PartitionMerge } from "../runtime/partition-merge.js";
-import { PartitionSource } from "../runtime/partition-source.js";
 import { startEngine } from "../runtime/start-engine.js";
 import { floorRows, processCpuMs } from "./runtime-floor.js";
 import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
-import { EVENTS_PER_LOG_SECOND, natsServer, publish, recording } from "./runtime-setup.js";
+import { bareRead, coreAlone, decodeOnly, inputPath } from "./runtime-baselines.js";
+import { checkpointRows } from "./runtime-checkpoints.js";
+import { EVENTS_PER_LOG_SECOND, natsServer, publish, recording, row } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 /** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
 const DEMO_RATE = 500;
 const LAG_RUN_MS = 10_000;
-
-function coreAlone(
-  events: readonly TelemetryEvent[],
-  core: CoreConfig,
-  endTs: number,
-): { ms: number; panes: number; late: number } {
-  const c = createCore(core);
-  let panes = 0;
-  let late = 0;
-  const out = { pane: () => void panes++, late: () => void late++ };
-  const t0 = performance.now();
-  for (const e of events) c.event(partitionOf(e.service, 8), e, out);
-  for (let p = 0; p < 8; p++) c.heartbeat(p, endTs, out);
-  return { ms: performance.now() - t0, panes, late };
-}
-
-/** The engine's input path alone: 8 ordered consumers, decoding, the merge; no core, no panes. */
-async function inputPath(url: string, events: number): Promise<number> {
-  const nc = await connect({ servers: url, noAsyncTraces: true });
-  const js = jetstream(nc);
-  const merge = new PartitionMerge(8);
-  let released = 0;
-  const sink = { event: () => void released++, heartbeat: () => undefined, done: () => undefined };
-  let done: () => void = () => undefined;
-  const finished = new Promise<void>((r) => (done = r));
-  const t0 = performance.now();
-  const sources = Array.from(
-    { length: 8 },
-    (_, p) =>
-      new PartitionSource(js, p, 0, {
-        message: (seq, evs, hb) => {
-          merge.push(p, seq, evs, hb);
-          merge.drain(sink);
-          if (released >= events) done();
-        },
-        backpressure: () => undefined,
-        problem: (what) => process.stderr.write(`${what}\n`),
-      }),
-  );
-  for (const s of sources) s.start();
-  await finished;
-  const ms = performance.now() - t0;
-  await Promise.all(sources.map((s) => s.stop()));
-  await nc.close();
-  return ms;
-}
-
-/**
- * The bare read: the same 8 ordered consumers (same filter and pull size as PartitionSource) over
- * the same messages, each event batch decoded, nothing else: what any reader of TM_EVENTS pays.
- */
-async function bareRead(url: string, events: number): Promise<number> {
-  const nc = await connect({ servers: url, noAsyncTraces: true });
-  const js = jetstream(nc);
-  let decoded = 0;
-  const t0 = performance.now();
-  const readers = Array.from({ length: 8 }, async (_, p) => {
-    const consumer = await js.consumers.get(STREAM_EVENTS, {
-      filter_subjects: eventsSubject(p),
-      deliver_policy: DeliverPolicy.All,
-    });
-    const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
-    return {
-      messages,
-      done: (async () => {
-        for await (const m of messages) {
-          if (!m.headers?.get(HEARTBEAT_HEADER)) decoded += decodeEventBatch(m.data).length;
-          if (decoded >= events) break;
-        }
-      })(),
-    };
-  });
-  const open = await Promise.all(readers);
-  await Promise.race(open.map((r) => r.done));
-  const ms = performance.now() - t0;
-  await Promise.all(open.map((r) => r.messages.close().catch(() => undefined)));
-  await nc.close();
-  return ms;
-}
-
-function decodeOnly(messages: readonly BackfillMessage[]): number {
-  const t0 = performance.now();
-  let n = 0;
-  for (const m of messages) if (m.heartbeatTs === undefined) n += decodeEventBatch(m.body).length;
-  if (n === 0) throw new Error("nothing decoded");
-  return performance.now() - t0;
-}
 
 interface EngineRun {
   ms: number;
@@ -331,136 +225,6 @@ async function sinkRates(url: string): Promise<string[]> {
   ];
 }
 
-async function checkpoints(dir: string): Promise<string[]> {
-  const core = { ...defaultCoreConfig(), routeCapPerService: 200 };
-  // 2000 services × 100 routes, one event each: ~202k aggregates, each shared by a 10 s and a 60 s
-  // window (docs/decisions/0022-sliced-windows.md): ~404k open (window, key) states.
-  const c = openStates(core, 2000);
-  const windowKeys = openWindowKeys(c as EventTimeCore);
-  const s0 = performance.now();
-  const keys = c.status().stateKeys;
-  const statusFirst = performance.now() - s0;
-  const statuses: number[] = [];
-  for (let k = 0; k < 5; k++) {
-    const t0 = performance.now();
-    c.status();
-    statuses.push(performance.now() - t0);
-  }
-  const store = new CheckpointStore(join(dir, "ckpt"), 3);
-  await store.open();
-  const header = {
-    worker: "bench",
-    partitionCount: 8,
-    partitions: [0, 1, 2, 3, 4, 5, 6, 7],
-    offsets: [],
-    logTime: null,
-    wallTime: 0,
-  };
-  const syncs: number[] = [];
-  const pauses: number[] = [];
-  const slices: number[] = [];
-  const writes: number[] = [];
-  let bytes = 0;
-  let snapshot: Uint8Array = new Uint8Array();
-  // As the engine worker does (engine-worker.ts): the snapshot encoded across event-loop turns
-  // while the input is held (the pause), then the file written (its SHA-256 taken in steps across turns).
-  const checkpoint = async (): Promise<void> => {
-    const t0 = performance.now();
-    const s = await encodeAcrossTurns(c.snapshotSteps?.() as SnapshotSteps);
-    pauses.push(performance.now() - t0);
-    slices.push(s.longestSliceMs);
-    snapshot = s.bytes;
-    bytes = (await store.write({ header, snapshot })).bytes;
-    writes.push(performance.now() - t0);
-  };
-  for (let k = 0; k < 5; k++) {
-    const t0 = performance.now();
-    c.snapshot();
-    syncs.push(performance.now() - t0);
-    await checkpoint();
-  }
-  const restore = restoreTimes(core, snapshot, keys);
-  // The state of ~202k open (window, key) states (1000 services): what "200k states" meant before
-  // the windows shared their aggregates.
-  const half = openStates(core, 1000);
-  const halfKeys = openWindowKeys(half as EventTimeCore);
-  const halfRestore = restoreTimes(core, half.snapshot(), half.status().stateKeys);
-  const idle = await loopDelay(async () => undefined);
-  // Before ADR 0016: the snapshot and the file's SHA-256 on the event loop in one piece.
-  const before = await loopDelay(async () => void encodeCheckpoint({ header, snapshot: c.snapshot() }));
-  pauses.length = 0;
-  slices.length = 0;
-  const busy = await loopDelay(checkpoint);
-  const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-  const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.ceil(0.99 * xs.length) - 1] ?? NaN;
-  const pause99 = p99(pauses) / 1000;
-  const bucket = CHECKPOINT_PAUSE_BUCKETS_S.find((le) => pause99 <= le) ?? "+Inf";
-  return [
-    row(
-      `checkpoint with ${keys.toLocaleString("en-US")} aggregates (${windowKeys.toLocaleString("en-US")} open (window, key) states): snapshot() synchronous, for comparison`,
-      `${med(syncs).toFixed(1)} ms`,
-      "median of 5",
-    ),
-    row(
-      "  pause: input held while the snapshot encodes across event-loop turns",
-      `${med(pauses).toFixed(1)} ms`,
-      `median of 5; longest synchronous slice ${Math.max(...slices).toFixed(1)} ms`,
-    ),
-    row(
-      "  full write: pause + encode + sha256 (256 KiB steps across turns) + write + fsync + rename + fsync dir",
-      `${med(writes).toFixed(1)} ms`,
-      `${(bytes / 1e6).toFixed(2)} MB`,
-    ),
-    row(
-      "  restore from that checkpoint",
-      `${restore.medianMs.toFixed(1)} ms`,
-      `median of 3; the restored core holds ${(restore.heldBytes / 1e6).toFixed(1)} MB (gc'd heap + array buffers), ${Math.round(restore.heldBytes / keys)} B per aggregate`,
-    ),
-    row(
-      `  restore of ${halfKeys.toLocaleString("en-US")} open (window, key) states (1000 services)`,
-      `${halfRestore.medianMs.toFixed(1)} ms`,
-      `median of 3; ${(halfRestore.heldBytes / 1e6).toFixed(1)} MB held`,
-    ),
-    row(
-      "  status() with those states, again (no event since: no slice walked again)",
-      `${med(statuses).toFixed(2)} ms`,
-      `median of 5; the first call ${statusFirst.toFixed(1)} ms (every slice walked)`,
-    ),
-    row(
-      "  event-loop delay p99 (max), checkpoint every 200 ms, 3 s",
-      `${busy.p99.toFixed(1)} ms`,
-      `max ${busy.max.toFixed(1)} ms; longest slice ${Math.max(...slices).toFixed(1)} ms`,
-    ),
-    row(
-      "  tidemark_engine_checkpoint_pause_seconds p99 over those checkpoints",
-      `${(pause99 * 1000).toFixed(1)} ms`,
-      `${pauses.length} checkpoints; bucket le=${bucket}`,
-    ),
-    row(
-      "  event-loop delay p99 (max), the same with snapshot() + SHA-256 in one piece (before ADR 0016)",
-      `${before.p99.toFixed(1)} ms`,
-      `max ${before.max.toFixed(1)} ms`,
-    ),
-    row(
-      "  event-loop delay p99 (max), same ticker without checkpoints, 3 s",
-      `${idle.p99.toFixed(1)} ms`,
-      `max ${idle.max.toFixed(1)} ms`,
-    ),
-  ];
-}
-
-async function loopDelay(every200ms: () => Promise<void>): Promise<{ p99: number; max: number }> {
-  const h = monitorEventLoopDelay({ resolution: 5 });
-  h.enable();
-  const end = performance.now() + 3000;
-  while (performance.now() < end) {
-    await every200ms();
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  h.disable();
-  return { p99: h.percentile(99) / 1e6, max: h.max / 1e6 };
-}
-
 /** Replaces the runtime section of engine/BENCHMARKS.md (run.ts writes the rest first). */
 function record(lines: readonly string[]): void {
   const file = new URL("../../BENCHMARKS.md", import.meta.url);
@@ -485,14 +249,10 @@ function record(lines: readonly string[]): void {
   );
 }
 
-function row(a: string, b: string, c: string): string {
-  return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-runtime-"));
   if (process.env.TM_BENCH_RUNTIME_PART === "checkpoints") {
-    process.stdout.write((await checkpoints(dir)).join("\n") + "\n");
+    process.stdout.write((await checkpointRows(dir)).join("\n") + "\n");
     rmSync(dir, { recursive: true, force: true });
     return;
   }
@@ -506,7 +266,7 @@ async function main(): Promise<void> {
     lines.push(...t.lines);
     lines.push(...(await lagRows(nats.url, dir, t.eventsPerSecond)));
     lines.push(...(await sinkRates(nats.url)));
-    lines.push(...(await checkpoints(dir)));
+    lines.push(...(await checkpointRows(dir)));
     process.stdout.write(lines.join("\n") + "\n");
     record(lines);
   } finally {

@@ -1,0 +1,107 @@
+/**
+ * The runtime benchmark's baselines (runtime.ts, 1.), each on the same events or messages as the
+ * engine run: the core alone on the decoded events, the input path alone (8 ordered consumers,
+ * decode, merge; no core), a bare read (the same consumers decoding, nothing else) and decoding the
+ * same batches in memory.
+ */
+import { connect } from "@nats-io/transport-node";
+import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
+import { createCore, type CoreConfig } from "../core/index.js";
+import {
+  HEARTBEAT_HEADER,
+  STREAM_EVENTS,
+  decodeEventBatch,
+  eventsSubject,
+  partitionOf,
+  type TelemetryEvent,
+} from "../protocol.js";
+import type { BackfillMessage } from "../runtime/backfill-plan.js";
+import { PartitionMerge } from "../runtime/partition-merge.js";
+import { PartitionSource } from "../runtime/partition-source.js";
+
+export function coreAlone(
+  events: readonly TelemetryEvent[],
+  core: CoreConfig,
+  endTs: number,
+): { ms: number; panes: number; late: number } {
+  const c = createCore(core);
+  let panes = 0;
+  let late = 0;
+  const out = { pane: () => void panes++, late: () => void late++ };
+  const t0 = performance.now();
+  for (const e of events) c.event(partitionOf(e.service, 8), e, out);
+  for (let p = 0; p < 8; p++) c.heartbeat(p, endTs, out);
+  return { ms: performance.now() - t0, panes, late };
+}
+
+/** The engine's input path alone: 8 ordered consumers, decoding, the merge; no core, no panes. */
+export async function inputPath(url: string, events: number): Promise<number> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const js = jetstream(nc);
+  const merge = new PartitionMerge(8);
+  let released = 0;
+  const sink = { event: () => void released++, heartbeat: () => undefined, done: () => undefined };
+  let done: () => void = () => undefined;
+  const finished = new Promise<void>((r) => (done = r));
+  const t0 = performance.now();
+  const sources = Array.from(
+    { length: 8 },
+    (_, p) =>
+      new PartitionSource(js, p, 0, {
+        message: (seq, evs, hb) => {
+          merge.push(p, seq, evs, hb);
+          merge.drain(sink);
+          if (released >= events) done();
+        },
+        backpressure: () => undefined,
+        problem: (what) => process.stderr.write(`${what}\n`),
+      }),
+  );
+  for (const s of sources) s.start();
+  await finished;
+  const ms = performance.now() - t0;
+  await Promise.all(sources.map((s) => s.stop()));
+  await nc.close();
+  return ms;
+}
+
+/**
+ * The bare read: the same 8 ordered consumers (same filter and pull size as PartitionSource) over
+ * the same messages, each event batch decoded, nothing else: what any reader of TM_EVENTS pays.
+ */
+export async function bareRead(url: string, events: number): Promise<number> {
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  const js = jetstream(nc);
+  let decoded = 0;
+  const t0 = performance.now();
+  const readers = Array.from({ length: 8 }, async (_, p) => {
+    const consumer = await js.consumers.get(STREAM_EVENTS, {
+      filter_subjects: eventsSubject(p),
+      deliver_policy: DeliverPolicy.All,
+    });
+    const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
+    return {
+      messages,
+      done: (async () => {
+        for await (const m of messages) {
+          if (!m.headers?.get(HEARTBEAT_HEADER)) decoded += decodeEventBatch(m.data).length;
+          if (decoded >= events) break;
+        }
+      })(),
+    };
+  });
+  const open = await Promise.all(readers);
+  await Promise.race(open.map((r) => r.done));
+  const ms = performance.now() - t0;
+  await Promise.all(open.map((r) => r.messages.close().catch(() => undefined)));
+  await nc.close();
+  return ms;
+}
+
+export function decodeOnly(messages: readonly BackfillMessage[]): number {
+  const t0 = performance.now();
+  let n = 0;
+  for (const m of messages) if (m.heartbeatTs === undefined) n += decodeEventBatch(m.body).length;
+  if (n === 0) throw new Error("nothing decoded");
+  return performance.now() - t0;
+}
