@@ -18,6 +18,7 @@ import { natsConnectOptions } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 import type { DashboardConfig } from "./config.js";
 import type { FeedStatus } from "../protocol/ws-frames.js";
+import { within } from "./within.js";
 
 export interface FeedSink {
   pane(pane: Pane, json: string): void;
@@ -269,15 +270,4 @@ export function parsePane(json: string): Pane {
     typeof p.value === "object";
   if (!ok) throw new Error("missing id, seq, policy, key.service, window or value");
   return p as Pane;
-}
-
-/** Bounded wait on a shutdown step: true when it finished within `ms`. */
-async function within(ms: number, step: Promise<unknown> | undefined): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms).unref()));
-  try {
-    return await Promise.race([Promise.resolve(step).then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

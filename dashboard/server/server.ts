@@ -19,6 +19,10 @@ import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
 import { PaneSamples } from "./prom/pane-samples.js";
 import { promApi } from "./prom/prom-api.js";
+import { within } from "./within.js";
+
+/** How long a close waits for the HTTP connections to end, before cutting them and again after. */
+const CLOSE_WAIT_MS = 3_000;
 
 export interface DashboardServer {
   /** e.g. http://127.0.0.1:3000 */
@@ -136,7 +140,13 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
       fanout.close();
       await feed.close();
       alerts.close();
-      await app.close();
+      // A connection that stays open (a browser's keep-alive request in flight) would hold the close
+      // for ever: after CLOSE_WAIT_MS every connection is cut, and the close is waited on again.
+      const closing = app.close();
+      if (await within(CLOSE_WAIT_MS, closing)) return;
+      log.warn({ waitedMs: CLOSE_WAIT_MS }, "HTTP connections still open at close: cutting them");
+      app.server.closeAllConnections();
+      if (!(await within(CLOSE_WAIT_MS, closing))) log.warn({}, "the HTTP server did not close: leaving it");
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createConnection } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig, startDashboard } from "@tidemark/dashboard";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -321,5 +322,23 @@ describe("dashboard server against a real nats-server", () => {
     };
     expect(await counts(`${Date.now() - oldAt - 1}ms`)).toEqual([2]);
     expect(await counts("1h")).toEqual([1, 2]);
+  });
+
+  it("closes within its bound while a client holds a connection in the middle of a request", async () => {
+    const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: rig.nats.url }));
+    const { hostname, port } = new URL(d.url);
+    // Headers never finished: the server can neither answer nor treat the connection as idle.
+    const socket = createConnection({ host: hostname, port: Number(port) });
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    socket.write("GET /api/status HTTP/1.1\r\nHost: x\r\n");
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const t0 = Date.now();
+    await d.close();
+    const took = Date.now() - t0;
+    await ended;
+    // The close waits 3 s for the connection, then cuts it (server.ts, CLOSE_WAIT_MS).
+    expect(took).toBeGreaterThanOrEqual(2_500);
+    expect(took).toBeLessThan(10_000);
+    expect(socket.destroyed).toBe(true);
   });
 });
