@@ -20,6 +20,7 @@ import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { createCore, type CoreConfig } from "../core/index.js";
 import { STREAM_LATE, STREAM_PANES, partitionOf, type TelemetryEvent } from "../protocol.js";
+import { BodyBuffers } from "../runtime/body-buffers.js";
 import { EmitGroup, type GroupMessage } from "../runtime/emit-group.js";
 import { PaneSink } from "../runtime/pane-sink.js";
 import { ensureStream, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
@@ -52,29 +53,51 @@ export function processCpuMs(pid: number): number {
 
 /**
  * The core with the engine's JSON writing as its output (no NATS): a new EmitGroup every run of
- * events that makes as many groups as the engine's run sent messages, each sealed after its events.
+ * events that makes as many groups as the engine's run sent messages, each sealed after its
+ * events. The writers' buffers are reused as the engine reuses them (BodyBuffers): each body is
+ * copied out into an arena, for the publish part, and its buffer given back at once.
  */
 function coreWritingJson(input: FloorInput): { messages: GroupMessage[]; records: number; ms: number } {
   const c = createCore(input.core);
+  const buffers = new BodyBuffers();
+  const arena = new Arena();
   const messages: GroupMessage[] = [];
   let records = 0;
   const send = (m: GroupMessage): void => {
-    messages.push(m);
+    messages.push({ ...m, body: arena.copy(m.body) });
+    if (m.body.byteOffset === 0) buffers.give(m.body.buffer as ArrayBuffer);
     records += m.records;
   };
   const per = Math.max(1, Math.ceil(input.events.length / Math.max(1, input.engineMessages)));
   const t0 = performance.now();
-  let g = new EmitGroup(0, 0, send, () => 0);
+  let g = new EmitGroup(0, 0, send, () => 0, undefined, buffers);
   input.events.forEach((e, i) => {
     if (i > 0 && i % per === 0) {
       g.seal();
-      g = new EmitGroup(0, i, send, () => 0);
+      g = new EmitGroup(0, i, send, () => 0, undefined, buffers);
     }
     c.event(partitionOf(e.service, input.core.partitions), e, g);
   });
   for (let p = 0; p < input.core.partitions; p++) c.heartbeat(p, input.endTs, g);
   g.seal();
   return { messages, records, ms: performance.now() - t0 };
+}
+
+/** Bodies kept for the publish part, copied into large blocks (no buffer per body). */
+class Arena {
+  private block = new Uint8Array(0);
+  private used = 0;
+
+  copy(body: Uint8Array): Uint8Array {
+    if (this.used + body.length > this.block.length) {
+      this.block = new Uint8Array(Math.max(8 * 1024 * 1024, body.length));
+      this.used = 0;
+    }
+    const at = this.block.subarray(this.used, this.used + body.length);
+    at.set(body);
+    this.used += body.length;
+    return at;
+  }
 }
 
 async function publishAll(
