@@ -36,6 +36,7 @@ import {
   finishSessions,
   fireSessionTimer,
   sessionEarlyTick,
+  settleSessionTimer,
   type SessionTriggerContext,
 } from "./session-triggers.js";
 
@@ -63,7 +64,11 @@ export class SessionOperator implements StreamCore {
     this.policies = state.clock.policies;
     this.referenceIndex = config.policies.length;
     this.verdicts = new SessionVerdicts(this.policies, sessions);
-    this.timers = new SessionTimerQueues(this.policies, (t, out) => fireSessionTimer(this.triggers, t, out));
+    this.timers = new SessionTimerQueues(
+      this.policies,
+      (t, out) => fireSessionTimer(this.triggers, t, out),
+      (t) => settleSessionTimer(this.triggers, t),
+    );
     this.driver = new InputDriver<TimerProxy>(state.clock, config.idleTimeoutMs, proxyBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),

@@ -65,6 +65,32 @@ function sessionDue(ctx: SessionTriggerContext, p: PolicyState, s: Session, t: S
   }
 }
 
+/**
+ * What the wheel asks before sorting a bucket (docs/decisions/0026-session-flat.md): an on-time or
+ * final timer of a session that has grown past it would only re-arm at the session's current end
+ * when it fires (sessionDue), so it takes that due now; one of a closed or swallowed session would
+ * do nothing (or one that is not its pending timer) is dropped. Either way the session's pending due follows the timer, and the
+ * timer that finally acts is the one sessionDue would have armed: same due, kind, policy, target.
+ */
+export function settleSessionTimer(ctx: SessionTriggerContext, t: SessionTimer): boolean {
+  if (t.kind !== TimerKind.OnTime && t.kind !== TimerKind.Final) return true;
+  const s = t.session as Session;
+  if (!s.live) return false;
+  const p = ctx.state.clock.policies[t.policy] as PolicyState;
+  const end = endOf(s, ctx.settings.gapMs);
+  if (t.kind === TimerKind.OnTime) {
+    if (t.due !== s.onTimeDue) return false;
+    if (s.stage & STAGE_ON_TIME) return true;
+    const due = ctx.driver.dueAt(p, end);
+    if (t.due < due) t.due = s.onTimeDue = due;
+    return true;
+  }
+  if (t.due !== s.finalDue) return false;
+  const due = ctx.driver.dueAt(p, end + p.cfg.graceMs);
+  if (t.due < due) t.due = s.finalDue = due;
+  return true;
+}
+
 /** Early panes of the sessions changed since the last tick (in the order they changed). */
 export function sessionEarlyTick(ctx: SessionTriggerContext, p: PolicyState, out: CoreOutput): void {
   const emit = ctx.emitContext(p, out);
