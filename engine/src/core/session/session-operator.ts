@@ -174,6 +174,7 @@ export class SessionOperator implements StreamCore {
     for (let i = 0; i < lanes; i++) verdicts.judge(k, k.lanes[i] as Lane, e, period, error);
     if (k.lanes.length > 1) tidyLanes(k);
     // Panes and late records in policy order, as if each policy had placed the event alone.
+    let kept = false;
     for (const p of this.policies) {
       const i = p.index;
       const m = verdicts.merged[i];
@@ -190,9 +191,11 @@ export class SessionOperator implements StreamCore {
       else {
         verdicts.merged[i] = null;
         this.accept(p, k, m, out);
+        kept = true;
       }
     }
-    if (isKeyEmpty(k)) dropKey(this.state, k);
+    // A policy that kept the event has a session of the key open.
+    if (!kept && isKeyEmpty(k)) dropKey(this.state, k);
   }
 
   /** The policy keeps the event: its view of the merged session, its late-accepted counts, its panes. */
