@@ -8,6 +8,7 @@
  * differs from its lane's (it drops what the others keep) moves to a lane of its own.
  */
 import type { PaneKey } from "../../protocol.js";
+import type { SessionTimer } from "./session-timer.js";
 
 /** A session's event facts, shared by the policies of its lane that have it open. */
 export interface SessionFacts {
@@ -57,9 +58,12 @@ export interface Session {
   lastDurationMs: number;
   lastFirstRoute: string;
   lastLastRoute: string;
-  /** Due of the pending on-time / final timer (NONE: none pending); not snapshotted. */
-  onTimeDue: number;
-  finalDue: number;
+  /**
+   * The pending on-time / final timer (null: none), not snapshotted. A reference, not its due: no
+   * boxed number to load per event (docs/decisions/0026-session-flat.md).
+   */
+  onTime: SessionTimer | null;
+  final: SessionTimer | null;
   /** In its policy's early queue. */
   queued: boolean;
 }
@@ -76,9 +80,6 @@ export interface Lane {
  * its first on-time pane for the on-time bias (session-bias.ts); it counts there once.
  */
 export const COUNTED_ON_TIME = 8;
-
-/** No timer pending. */
-export const NONE = -Infinity;
 
 export interface KeyState {
   readonly id: number;
@@ -159,8 +160,8 @@ export function newSession(id: number, policy: number, key: KeyState, facts: Ses
     lastDurationMs: 0,
     lastFirstRoute: "",
     lastLastRoute: "",
-    onTimeDue: NONE,
-    finalDue: NONE,
+    onTime: null,
+    final: null,
     queued: false,
   };
 }

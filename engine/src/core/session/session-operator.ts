@@ -36,6 +36,7 @@ import {
   finishSessions,
   fireSessionTimer,
   sessionEarlyTick,
+  settleSessionTimer,
   type SessionTriggerContext,
 } from "./session-triggers.js";
 
@@ -63,7 +64,11 @@ export class SessionOperator implements StreamCore {
     this.policies = state.clock.policies;
     this.referenceIndex = config.policies.length;
     this.verdicts = new SessionVerdicts(this.policies, sessions);
-    this.timers = new SessionTimerQueues(this.policies, (t, out) => fireSessionTimer(this.triggers, t, out));
+    this.timers = new SessionTimerQueues(
+      this.policies,
+      (t, out) => fireSessionTimer(this.triggers, t, out),
+      (t) => settleSessionTimer(this.triggers, t),
+    );
     this.driver = new InputDriver<TimerProxy>(state.clock, config.idleTimeoutMs, proxyBefore, {
       place: (e, out) => this.place(e, out),
       earlyTick: (p, out) => sessionEarlyTick(this.triggers, p, out),
@@ -169,6 +174,7 @@ export class SessionOperator implements StreamCore {
     for (let i = 0; i < lanes; i++) verdicts.judge(k, k.lanes[i] as Lane, e, period, error);
     if (k.lanes.length > 1) tidyLanes(k);
     // Panes and late records in policy order, as if each policy had placed the event alone.
+    let kept = false;
     for (const p of this.policies) {
       const i = p.index;
       const m = verdicts.merged[i];
@@ -185,9 +191,11 @@ export class SessionOperator implements StreamCore {
       else {
         verdicts.merged[i] = null;
         this.accept(p, k, m, out);
+        kept = true;
       }
     }
-    if (isKeyEmpty(k)) dropKey(this.state, k);
+    // A policy that kept the event has a session of the key open.
+    if (!kept && isKeyEmpty(k)) dropKey(this.state, k);
   }
 
   /** The policy keeps the event: its view of the merged session, its late-accepted counts, its panes. */

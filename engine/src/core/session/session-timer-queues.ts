@@ -62,6 +62,8 @@ export class SessionTimerQueues implements SessionTimerView {
   constructor(
     policies: readonly PolicyState[],
     private readonly fire: (t: SessionTimer, out: CoreOutput) => void,
+    /** Before a bucket is sorted: false when the timer would fire nothing, else true at its (maybe later) due. */
+    private readonly settle: (t: SessionTimer) => boolean = () => true,
   ) {
     this.queues.push(this.newQueue(null));
     this.queueOf = policies.map((p) => {
@@ -131,7 +133,12 @@ export class SessionTimerQueues implements SessionTimerView {
   }
 
   private newQueue(policy: PolicyState | null): Queue {
-    return { wheel: new TimerWheel<SessionTimer>(BUCKET_MS, compareSessionTimers), proxies: [], policy };
+    const settle = (t: SessionTimer): boolean => {
+      if (this.settle(t)) return true;
+      this.recycle(t);
+      return false;
+    };
+    return { wheel: new TimerWheel<SessionTimer>(BUCKET_MS, compareSessionTimers, settle), proxies: [], policy };
   }
 
   private arm(index: number, t: SessionTimer): void {

@@ -9,7 +9,7 @@ import type { DriverView } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
 import { TimerKind, type Timer } from "../timer-queue.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
-import { endOf, NONE, type KeyState, type Session } from "./session-key.js";
+import { endOf, type KeyState, type Session } from "./session-key.js";
 
 export const SessionTimerKind = { ...TimerKind, Compare: 4, Purge: 5 } as const;
 
@@ -70,14 +70,14 @@ export function compareSessionTimers(a: SessionTimer, b: SessionTimer): number {
  */
 export function armSession(driver: SessionTimerView, p: PolicyState, s: Session, gapMs: number): void {
   const end = endOf(s, gapMs);
-  if (s.onTimeDue === NONE && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) {
-    s.onTimeDue = driver.dueAt(p, end);
-    driver.atWatermark(p, timer(driver, s.onTimeDue, TimerKind.OnTime, p.index, s.id, s, null));
+  if (s.onTime === null && emitsOnTime(p) && !(s.stage & STAGE_ON_TIME)) {
+    s.onTime = timer(driver, driver.dueAt(p, end), TimerKind.OnTime, p.index, s.id, s, null);
+    driver.atWatermark(p, s.onTime);
   }
   // A policy with an on-time pane arms the final only after it (no re-arming while the session grows).
-  if (s.finalDue === NONE && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME)) {
-    s.finalDue = driver.dueAt(p, end + p.cfg.graceMs);
-    driver.atWatermark(p, timer(driver, s.finalDue, TimerKind.Final, p.index, s.id, s, null));
+  if (s.final === null && hasFinalPane(p) && (!emitsOnTime(p) || s.stage & STAGE_ON_TIME)) {
+    s.final = timer(driver, driver.dueAt(p, end + p.cfg.graceMs), TimerKind.Final, p.index, s.id, s, null);
+    driver.atWatermark(p, s.final);
   }
 }
 

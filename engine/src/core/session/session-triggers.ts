@@ -15,7 +15,7 @@ import type { CoreOutput } from "../types.js";
 import { SLOT_FINAL, SLOT_ON_TIME } from "../stage-slot.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
 import type { SessionConfig } from "./session-config.js";
-import { COUNTED_ON_TIME, endOf, isKeyEmpty, NONE, type KeyState, type Session } from "./session-key.js";
+import { COUNTED_ON_TIME, endOf, isKeyEmpty, type KeyState, type Session } from "./session-key.js";
 import { emitSession, type SessionEmitContext } from "./session-pane.js";
 import { dropFacts, laneOf } from "./session-lanes.js";
 import { dropKey, type SessionState } from "./session-state.js";
@@ -52,17 +52,41 @@ export function fireSessionTimer(ctx: SessionTriggerContext, t: SessionTimer, ou
 /** An on-time or final timer: acts if it is the pending one and the session's end has not moved past it. */
 function sessionDue(ctx: SessionTriggerContext, p: PolicyState, s: Session, t: SessionTimer, out: CoreOutput): void {
   const end = endOf(s, ctx.settings.gapMs);
-  if (t.kind === TimerKind.OnTime && t.due === s.onTimeDue) {
-    s.onTimeDue = NONE;
+  if (t.kind === TimerKind.OnTime && t === s.onTime) {
+    s.onTime = null;
     if (s.stage & STAGE_ON_TIME) return;
     if (t.due < end + p.lagMs) return armSession(ctx.driver, p, s, ctx.settings.gapMs);
     return onTime(ctx, p, s, out);
   }
-  if (t.kind === TimerKind.Final && t.due === s.finalDue) {
-    s.finalDue = NONE;
+  if (t.kind === TimerKind.Final && t === s.final) {
+    s.final = null;
     if (t.due < end + p.cfg.graceMs + p.lagMs) return armSession(ctx.driver, p, s, ctx.settings.gapMs);
     close(ctx, p, s, out);
   }
+}
+
+/**
+ * What the wheel asks before sorting a bucket (docs/decisions/0026-session-flat.md): an on-time or
+ * final timer of a session that has grown past it would only re-arm at the session's current end
+ * when it fires (sessionDue), so it takes that due now; one of a closed or swallowed session would
+ * do nothing (or one that is not its pending timer) is dropped. Either way the session's pending due follows the timer, and the
+ * timer that finally acts is the one sessionDue would have armed: same due, kind, policy, target.
+ */
+export function settleSessionTimer(ctx: SessionTriggerContext, t: SessionTimer): boolean {
+  if (t.kind !== TimerKind.OnTime && t.kind !== TimerKind.Final) return true;
+  const s = t.session as Session;
+  const onTime = t.kind === TimerKind.OnTime;
+  if (t !== (onTime ? s.onTime : s.final)) return false;
+  if (!s.live) {
+    if (onTime) s.onTime = null;
+    else s.final = null;
+    return false;
+  }
+  const p = ctx.state.clock.policies[t.policy] as PolicyState;
+  if (onTime && s.stage & STAGE_ON_TIME) return true;
+  const due = ctx.driver.dueAt(p, endOf(s, ctx.settings.gapMs) + (onTime ? 0 : p.cfg.graceMs));
+  if (t.due < due) t.due = due;
+  return true;
 }
 
 /** Early panes of the sessions changed since the last tick (in the order they changed). */

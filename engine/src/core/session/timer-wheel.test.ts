@@ -4,6 +4,7 @@ import type { Timer } from "../timer-queue.js";
 import { TimerWheel } from "./timer-wheel.js";
 
 interface T extends Timer {
+  due: number;
   readonly target: number;
 }
 
@@ -77,5 +78,41 @@ describe("TimerWheel", () => {
     ];
     for (const t of ts) wheel.push(t);
     expect([1, 2, 3, 4].map(() => wheel.pop())).toEqual([ts[2], ts[0], ts[1], ts[3]]);
+  });
+
+  it("settles a bucket before it becomes the head: dropped timers never pop, moved ones pop at their later due", () => {
+    const plan = fc.record({
+      ahead: fc.integer({ min: 0, max: 20_000 }),
+      later: fc.integer({ min: 0, max: 6_000 }),
+      drop: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(plan, { maxLength: 200 }), fc.integer({ min: 1, max: 3_000 }), (plans, bucketMs) => {
+        const settled = new Set<T>();
+        const moves = new Map<T, { later: number; drop: boolean }>();
+        // Each timer is settled once at its first bucket (moved or dropped then), kept as is afterwards.
+        const settle = (t: T): boolean => {
+          const m = moves.get(t);
+          if (m === undefined || settled.has(t)) return true;
+          settled.add(t);
+          t.due += m.later;
+          return !m.drop;
+        };
+        const wheel = new TimerWheel<T>(bucketMs, byKey, settle);
+        const now = 1_767_225_600_000;
+        const all = plans.map((p, i) => {
+          const t: T = { due: now + p.ahead, kind: 1 + (i % 3), policy: i % 2, target: i };
+          moves.set(t, p);
+          wheel.push(t);
+          return t;
+        });
+        const popped: T[] = [];
+        for (let t = wheel.pop(); t !== undefined; t = wheel.pop()) popped.push(t);
+        const kept = all.filter((t) => !(moves.get(t) as { drop: boolean }).drop).sort(byKey);
+        expect(popped).toEqual(kept);
+        expect(wheel.size).toBe(0);
+      }),
+      { numRuns: 300, seed: 20261202 },
+    );
   });
 });

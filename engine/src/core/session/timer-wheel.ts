@@ -6,6 +6,10 @@
  * armed into or before the head's bucket is inserted in order. Against one heap entry per timer
  * (a pop walks ~17 levels of a 100k-entry heap, a cache miss each), appending is sequential and a
  * head bucket is sorted in cache.
+ *
+ * A bucket about to become the head is first settled (`settle`, docs/decisions/0026-session-flat.md):
+ * a timer the owner knows would only re-arm itself later when it fires gets its later due now and
+ * moves on (or is dropped when it would do nothing), so it is neither sorted nor fired.
  */
 import type { Timer } from "../timer-queue.js";
 
@@ -26,6 +30,11 @@ export class TimerWheel<T extends Timer> {
     private readonly bucketMs: number,
     /** Strict total order: negative iff a is before b, 0 only for equal keys. */
     private readonly compare: (a: T, b: T) => number,
+    /**
+     * Called for each timer of a bucket about to become the head: false drops it (it would fire
+     * nothing); true keeps it, at its due then, which may have moved later (never earlier).
+     */
+    private readonly settle: (t: T) => boolean = () => true,
   ) {}
 
   get size(): number {
@@ -40,12 +49,7 @@ export class TimerWheel<T extends Timer> {
     if (Number.isNaN(this.origin)) this.origin = abs;
     const b = abs - this.origin;
     if (b <= this.headBucket) return this.insertHead(t);
-    let list = this.buckets.get(b);
-    if (list === undefined) {
-      this.buckets.set(b, (list = []));
-      this.pushOrder(b);
-    }
-    list.push(t);
+    this.later(b, t);
   }
 
   /** The earliest timer, or undefined when empty. */
@@ -63,21 +67,49 @@ export class TimerWheel<T extends Timer> {
     return t;
   }
 
-  /** Makes the earliest bucket the head run (the old head is used up). */
+  /** Makes the earliest bucket that keeps a timer once settled the head run (the old head is used up). */
   private advance(): boolean {
     this.head.length = 0;
     this.next = 0;
-    if (this.order.length === 0) {
-      this.headBucket = -Infinity;
-      return false;
+    while (this.order.length > 0) {
+      const b = this.popOrder();
+      const list = this.buckets.get(b) as T[];
+      this.buckets.delete(b);
+      const kept = this.settled(list, b);
+      if (kept === 0) continue;
+      list.sort(this.compare);
+      this.head = list;
+      this.headBucket = b;
+      return true;
     }
-    const b = this.popOrder();
-    const list = this.buckets.get(b) as T[];
-    this.buckets.delete(b);
-    list.sort(this.compare);
-    this.head = list;
-    this.headBucket = b;
-    return true;
+    this.headBucket = -Infinity;
+    return false;
+  }
+
+  /** Settles bucket b's timers: the kept ones still in b stay in `list` (compacted), later ones move on. */
+  private settled(list: T[], b: number): number {
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i] as T;
+      if (!this.settle(t)) {
+        this.count--;
+        continue;
+      }
+      const moved = Math.floor(t.due / this.bucketMs) - this.origin;
+      if (moved <= b) list[kept++] = t;
+      else this.later(moved, t);
+    }
+    list.length = kept;
+    return kept;
+  }
+
+  private later(b: number, t: T): void {
+    let list = this.buckets.get(b);
+    if (list === undefined) {
+      this.buckets.set(b, (list = []));
+      this.pushOrder(b);
+    }
+    list.push(t);
   }
 
   /** Binary search for the first pending head timer not before t; t goes there. */
