@@ -8,7 +8,7 @@
  * differs from its lane's (it drops what the others keep) moves to a lane of its own.
  */
 import type { PaneKey } from "../../protocol.js";
-import type { SessionTimer } from "./session-timer.js";
+import type { Timer } from "../timer-queue.js";
 
 /** A session's event facts, shared by the policies of its lane that have it open. */
 export interface SessionFacts {
@@ -222,4 +222,20 @@ export function touchTo(
 /** Session end: last event + gap (docs/semantics.md, "Session windows"). */
 export function endOf(s: Session, gapMs: number): number {
   return s.facts.lastTs + gapMs;
+}
+
+/**
+ * Every session timer carries the id that orders it after (due, kind, policy) in `target` (read
+ * inline by the comparison: no pointer chase) and what it acts on: a late flush, on-time or final
+ * its session (target: the session's id), a purge its key (target: the key's id), a compare nothing
+ * (target: start of the metrics window the reference closes). One shape for all, recycled once fired
+ * (session-timer-queues.ts): a timer lives in no other structure.
+ */
+export interface SessionTimer extends Timer {
+  due: number;
+  kind: number;
+  policy: number;
+  target: number;
+  session: Session | null;
+  key: KeyState | null;
 }

@@ -7,27 +7,13 @@
  */
 import type { DriverView } from "../input-driver.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
-import { TimerKind, type Timer } from "../timer-queue.js";
+import { TimerKind } from "../timer-queue.js";
 import { STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
-import { endOf, type KeyState, type Session } from "./session-key.js";
+import { endOf, type KeyState, type Session, type SessionTimer } from "./session-key.js";
 
 export const SessionTimerKind = { ...TimerKind, Compare: 4, Purge: 5 } as const;
 
-/**
- * Every session timer carries the id that orders it after (due, kind, policy) in `target` (read
- * inline by the comparison: no pointer chase) and what it acts on: a late flush, on-time or final
- * its session (target: the session's id), a purge its key (target: the key's id), a compare nothing
- * (target: start of the metrics window the reference closes). One shape for all, recycled once fired
- * (session-timer-queues.ts): a timer lives in no other structure.
- */
-export interface SessionTimer extends Timer {
-  due: number;
-  kind: number;
-  policy: number;
-  target: number;
-  session: Session | null;
-  key: KeyState | null;
-}
+export type { SessionTimer } from "./session-key.js";
 
 /** Where the operator arms its timers: the driver's view, and a spare timer object to fill. */
 export interface SessionTimerView extends DriverView<SessionTimer> {
