@@ -6,7 +6,7 @@
  */
 import { connect } from "@nats-io/transport-node";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
-import { createCore, type CoreConfig } from "../core/index.js";
+import { createCore, type CoreConfig, type CoreOutput } from "../core/index.js";
 import {
   HEARTBEAT_HEADER,
   STREAM_EVENTS,
@@ -19,18 +19,23 @@ import type { BackfillMessage } from "../runtime/backfill-plan.js";
 import { PartitionMerge } from "../runtime/partition-merge.js";
 import { PartitionSource } from "../runtime/partition-source.js";
 
+/** Feeds a fresh core every event, then the end-of-recording heartbeat on each partition. */
+export function feedCore(events: readonly TelemetryEvent[], core: CoreConfig, endTs: number, out: CoreOutput): void {
+  const c = createCore(core);
+  for (const e of events) c.event(partitionOf(e.service, core.partitions), e, out);
+  for (let p = 0; p < core.partitions; p++) c.heartbeat(p, endTs, out);
+}
+
 export function coreAlone(
   events: readonly TelemetryEvent[],
   core: CoreConfig,
   endTs: number,
 ): { ms: number; panes: number; late: number } {
-  const c = createCore(core);
   let panes = 0;
   let late = 0;
   const out = { pane: () => void panes++, late: () => void late++ };
   const t0 = performance.now();
-  for (const e of events) c.event(partitionOf(e.service, 8), e, out);
-  for (let p = 0; p < 8; p++) c.heartbeat(p, endTs, out);
+  feedCore(events, core, endTs, out);
   return { ms: performance.now() - t0, panes, late };
 }
 

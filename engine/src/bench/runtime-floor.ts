@@ -19,11 +19,13 @@ import { availableParallelism } from "node:os";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { createCore, type CoreConfig } from "../core/index.js";
-import { STREAM_LATE, STREAM_PANES, partitionOf, type TelemetryEvent } from "../protocol.js";
+import { JsonLines, partitionOf, type LateRecord, type Pane, type TelemetryEvent } from "../protocol.js";
 import { BodyBuffers } from "../runtime/body-buffers.js";
 import { EmitGroup, type GroupMessage } from "../runtime/emit-group.js";
 import { PaneSink } from "../runtime/pane-sink.js";
 import { ensureStream, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
+import { feedCore } from "./runtime-baselines.js";
+import { deletePaneStreams, row } from "./runtime-setup.js";
 
 export interface FloorInput {
   url: string;
@@ -100,6 +102,27 @@ class Arena {
   }
 }
 
+/** The core's records kept, then their JSON written apart from it: by JsonLines, and by JSON.stringify. */
+function jsonApart(input: FloorInput): { ms: number; stringifyMs: number } {
+  const kept: Array<Pane | LateRecord> = [];
+  feedCore(input.events, input.core, input.endTs, {
+    pane: (p) => void kept.push(p),
+    late: (r) => void kept.push(r),
+  });
+  const lines = new JsonLines(256 * 1024);
+  const t0 = performance.now();
+  for (const r of kept) {
+    lines.add(r);
+    if (lines.length > 192 * 1024) lines.reset();
+  }
+  const ms = performance.now() - t0;
+  let units = 0;
+  const t1 = performance.now();
+  for (const r of kept) units += JSON.stringify(r).length;
+  if (units === 0) throw new Error("nothing written");
+  return { ms, stringifyMs: performance.now() - t1 };
+}
+
 async function publishAll(
   url: string,
   serverPid: number,
@@ -107,7 +130,7 @@ async function publishAll(
 ): Promise<{ ms: number; cpuMs: number; serverCpuMs: number }> {
   const nc = await connect({ servers: url, noAsyncTraces: true });
   const jsm = await jetstreamManager(nc);
-  for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
+  await deletePaneStreams(jsm);
   for (const spec of [panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
   const sink = new PaneSink(nc, 1024);
   const server0 = processCpuMs(serverPid);
@@ -126,11 +149,9 @@ async function publishAll(
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs };
 }
 
-export async function floorRows(
-  input: FloorInput,
-  row: (a: string, b: string, c: string) => string,
-): Promise<string[]> {
+export async function floorRows(input: FloorInput): Promise<string[]> {
   const json = coreWritingJson(input);
+  const apart = jsonApart(input);
   const bytes = json.messages.reduce((n, m) => n + m.body.length, 0);
   const pub = await publishAll(input.url, input.serverPid, json.messages);
   const oneThread = json.ms + input.decodeMs + pub.cpuMs;
@@ -147,6 +168,11 @@ export async function floorRows(
       "    the core writing the JSON of its panes and late records (EmitGroups as its output, no NATS)",
       s(json.ms),
       `${json.records.toLocaleString("en-US")} records, ${(bytes / 1e6).toFixed(1)} MB in ${json.messages.length} bodies; JSON ${s(json.ms - input.coreAloneMs)} over the core alone`,
+    ),
+    row(
+      "    the same records' JSON written apart from the core (kept first; JsonLines into one reused buffer)",
+      s(apart.ms),
+      `JSON.stringify of each (strings, no UTF-8 bytes), for comparison: ${s(apart.stringifyMs)}`,
     ),
     row(
       "    publishing those bodies to a fresh TM_PANES / TM_LATE (PaneSink, acked)",

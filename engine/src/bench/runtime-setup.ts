@@ -8,9 +8,9 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { connect, headers } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { simulate, type CoreConfig } from "../core/index.js";
-import { HEARTBEAT_HEADER, eventsSubject, type TelemetryEvent } from "../protocol.js";
+import { HEARTBEAT_HEADER, STREAM_LATE, STREAM_PANES, eventsSubject, type TelemetryEvent } from "../protocol.js";
 import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
 import { ensureStream, eventsStreamSpec } from "../nats/index.js";
 
@@ -88,4 +88,9 @@ export async function publish(
 /** One row of the runtime benchmark's table: what, the figure, a note. */
 export function row(a: string, b: string, c: string): string {
   return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
+}
+
+/** Deletes TM_PANES and TM_LATE, so that no publish of a run is a duplicate of an earlier run's. */
+export async function deletePaneStreams(jsm: JetStreamManager): Promise<void> {
+  for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
 }

@@ -29,7 +29,7 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig } from "../core/index.js";
-import { STREAM_LATE, STREAM_PANES, type TelemetryEvent } from "../protocol.js";
+import type { TelemetryEvent } from "../protocol.js";
 import { PaneSink } from "../runtime/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config.js";
 import { startEngine } from "../runtime/start-engine.js";
@@ -37,7 +37,7 @@ import { floorRows, processCpuMs } from "./runtime-floor.js";
 import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
 import { bareRead, coreAlone, decodeOnly, inputPath } from "./runtime-baselines.js";
 import { checkpointRows } from "./runtime-checkpoints.js";
-import { EVENTS_PER_LOG_SECOND, natsServer, publish, recording, row } from "./runtime-setup.js";
+import { EVENTS_PER_LOG_SECOND, deletePaneStreams, natsServer, publish, recording, row } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 /** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
@@ -66,7 +66,7 @@ async function engineRun(
 ): Promise<EngineRun> {
   const nc = await connect({ servers: url, noAsyncTraces: true });
   const jsm = await jetstreamManager(nc);
-  for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
+  await deletePaneStreams(jsm);
   await nc.close();
   const config = parseEngineConfig({ flags: { nats: url, data, "metrics-port": "0" } });
   const t0 = performance.now();
@@ -148,20 +148,17 @@ async function throughput(
       (published / events.length).toFixed(4),
       `${published} messages for ${panes + lateRecords} panes and late records`,
     ),
-    ...(await floorRows(
-      {
-        url,
-        serverPid,
-        events,
-        core,
-        endTs,
-        coreAloneMs: alone.ms,
-        decodeMs: decode,
-        bareReadMs: bare,
-        engineMessages: published,
-      },
-      row,
-    )),
+    ...(await floorRows({
+      url,
+      serverPid,
+      events,
+      core,
+      endTs,
+      coreAloneMs: alone.ms,
+      decodeMs: decode,
+      bareReadMs: bare,
+      engineMessages: published,
+    })),
   ];
   return { lines, eventsPerSecond: events.length / (ms / 1000) };
 }

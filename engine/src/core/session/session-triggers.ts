@@ -66,11 +66,11 @@ function sessionDue(ctx: SessionTriggerContext, p: PolicyState, s: Session, t: S
 }
 
 /**
- * What the wheel asks before sorting a bucket (docs/decisions/0026-session-flat.md): an on-time or
+ * What the wheel asks before sorting a bucket (docs/decisions/0026-session-flat.md). An on-time or
  * final timer of a session that has grown past it would only re-arm at the session's current end
- * when it fires (sessionDue), so it takes that due now; one of a closed or swallowed session would
- * do nothing (or one that is not its pending timer) is dropped. Either way the session's pending due follows the timer, and the
- * timer that finally acts is the one sessionDue would have armed: same due, kind, policy, target.
+ * when it fires (sessionDue), so it takes that due now. A timer that is no longer its session's
+ * pending one, or whose session is closed or swallowed, would do nothing: it is dropped. The timer
+ * that finally acts is the one sessionDue would have armed: same due, kind, policy, target.
  */
 export function settleSessionTimer(ctx: SessionTriggerContext, t: SessionTimer): boolean {
   if (t.kind !== TimerKind.OnTime && t.kind !== TimerKind.Final) return true;
