@@ -18,6 +18,7 @@ import {
 import type { BackfillMessage } from "../runtime/backfill-plan.js";
 import { PartitionMerge } from "../runtime/partition-merge.js";
 import { PartitionSource } from "../runtime/partition-source.js";
+import { processCpuMs } from "./runtime-setup.js";
 
 /** Feeds a fresh core every event, then the end-of-recording heartbeat on each partition. */
 export function feedCore(events: readonly TelemetryEvent[], core: CoreConfig, endTs: number, out: CoreOutput): void {
@@ -70,14 +71,25 @@ export async function inputPath(url: string, events: number): Promise<number> {
   return ms;
 }
 
+export interface BareRead {
+  ms: number;
+  /** This process's CPU (user + system, all threads), ms. */
+  cpuMs: number;
+  /** nats-server's CPU over the read, ms (NaN without /proc). */
+  serverCpuMs: number;
+}
+
 /**
  * The bare read: the same 8 ordered consumers (same filter and pull size as PartitionSource) over
- * the same messages, each event batch decoded, nothing else: what any reader of TM_EVENTS pays.
+ * the same messages, each event batch decoded, nothing else: what any reader of TM_EVENTS pays,
+ * in wall time and in CPU, this process's and nats-server's (delivering the messages).
  */
-export async function bareRead(url: string, events: number): Promise<number> {
+export async function bareRead(url: string, events: number, serverPid: number): Promise<BareRead> {
   const nc = await connect({ servers: url, noAsyncTraces: true });
   const js = jetstream(nc);
   let decoded = 0;
+  const server0 = processCpuMs(serverPid);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const readers = Array.from({ length: 8 }, async (_, p) => {
     const consumer = await js.consumers.get(STREAM_EVENTS, {
@@ -98,9 +110,11 @@ export async function bareRead(url: string, events: number): Promise<number> {
   const open = await Promise.all(readers);
   await Promise.race(open.map((r) => r.done));
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const serverCpuMs = processCpuMs(serverPid) - server0;
   await Promise.all(open.map((r) => r.messages.close().catch(() => undefined)));
   await nc.close();
-  return ms;
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs };
 }
 
 export function decodeOnly(messages: readonly BackfillMessage[]): number {

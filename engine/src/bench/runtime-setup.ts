@@ -5,6 +5,7 @@
  * end-of-recording heartbeat).
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { connect, headers } from "@nats-io/transport-node";
@@ -93,4 +94,15 @@ export function row(a: string, b: string, c: string): string {
 /** Deletes TM_PANES and TM_LATE, so that no publish of a run is a duplicate of an earlier run's. */
 export async function deletePaneStreams(jsm: JetStreamManager): Promise<void> {
   for (const stream of [STREAM_PANES, STREAM_LATE]) await jsm.streams.delete(stream).catch(() => false);
+}
+
+/** User + system CPU of a process, ms, from /proc/<pid>/stat (NaN where there is none). */
+export function processCpuMs(pid: number): number {
+  try {
+    const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }

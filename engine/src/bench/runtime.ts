@@ -33,11 +33,19 @@ import type { TelemetryEvent } from "../protocol.js";
 import { PaneSink } from "../runtime/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config.js";
 import { startEngine } from "../runtime/start-engine.js";
-import { floorRows, processCpuMs } from "./runtime-floor.js";
+import { floorRows } from "./runtime-floor.js";
 import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
 import { bareRead, coreAlone, decodeOnly, inputPath } from "./runtime-baselines.js";
 import { checkpointRows } from "./runtime-checkpoints.js";
-import { EVENTS_PER_LOG_SECOND, deletePaneStreams, natsServer, publish, recording, row } from "./runtime-setup.js";
+import {
+  EVENTS_PER_LOG_SECOND,
+  deletePaneStreams,
+  natsServer,
+  processCpuMs,
+  publish,
+  recording,
+  row,
+} from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 /** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
@@ -101,7 +109,8 @@ async function throughput(
   const alone = coreAlone(events, core, endTs);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
-  const bare = await bareRead(url, events.length);
+  const read = await bareRead(url, events.length, serverPid);
+  const bare = read.ms;
   const rate = (n: number, t: number): string => `${Math.round(n / (t / 1000)).toLocaleString("en-US")} events/s`;
   const lines = [
     row(
@@ -133,7 +142,7 @@ async function throughput(
     row(
       "  baseline: bare read, the same 8 ordered consumers reading and decoding, nothing else",
       `${(bare / 1000).toFixed(2)} s`,
-      rate(events.length, bare),
+      `${rate(events.length, bare)}; CPU ${(read.cpuMs / 1000).toFixed(2)} s here, ${(read.serverCpuMs / 1000).toFixed(2)} s in nats-server`,
     ),
     row(
       "  baseline: decoding the same event batches (in memory)",
@@ -156,7 +165,7 @@ async function throughput(
       endTs,
       coreAloneMs: alone.ms,
       decodeMs: decode,
-      bareReadMs: bare,
+      bareRead: read,
       engineMessages: published,
     })),
   ];
