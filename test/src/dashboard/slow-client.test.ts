@@ -149,7 +149,16 @@ describe("a client too slow for the must-deliver panes", () => {
       expect(await closed).toBe(4008);
 
       const first = ws.frames.flatMap((f) => (f.type === "panes" || f.type === "snapshot" ? f.panes : []));
-      const cursor = { epoch: hello.epoch, rev: Math.max(...first.map((e) => e.rev)) };
+      // The cursor as the app keeps it (pane-book.ts): the newest rev of a snapshot or pane seen. The
+      // client may be closed before any panes frame reached it: then the first snapshot's rev is it.
+      const revs = ws.frames.flatMap((f) =>
+        f.type === "snapshot"
+          ? [f.rev, ...f.panes.map((e) => e.rev)]
+          : f.type === "panes"
+            ? f.panes.map((e) => e.rev)
+            : [],
+      );
+      const cursor = { epoch: hello.epoch, rev: Math.max(...revs) };
       const ws2 = await connectWs(rig.dash.url);
       ws2.send({ type: "subscribe", panels: [panel], since: cursor });
       const resumed = (await ws2.next("snapshot")).panes;
