@@ -21,6 +21,8 @@ export function isError(status: number): boolean {
 export const STREAM_EVENTS = "TM_EVENTS";
 export const STREAM_PANES = "TM_PANES";
 export const STREAM_LATE = "TM_LATE";
+/** Stage-1 partial aggregates for the merge stage (docs/decisions/0029-two-stage-dataflow.md). */
+export const STREAM_PARTIALS = "TM_PARTIALS";
 export const SUBJECT_STATUS = "tm.status";
 export const HEARTBEAT_HEADER = "Tm-Heartbeat";
 export const DEFAULT_PARTITIONS = 8;
@@ -64,6 +66,17 @@ export {
 } from "./protocol/event-batch.js";
 export { encodePaneBatch, paneBatchLines } from "./protocol/pane-batch.js";
 export { JsonLines, type LineBuffers } from "./protocol/json-lines.js";
+export {
+  ALL_SERVICES,
+  decodePartialBatch,
+  encodePartialBatch,
+  PARTIAL_BATCH_VERSION,
+  PartialBatchError,
+  partialsSubject,
+  type PartialBatch,
+  type PartialDelta,
+  type PartitionProgress,
+} from "./protocol/partial-batch.js";
 
 /** Kinds of pane (docs/semantics.md, "Policies are snapshot schedules"). */
 export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";

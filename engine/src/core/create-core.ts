@@ -35,3 +35,15 @@ export function restoreCore(config: CoreConfig, snapshot: Uint8Array, options: C
   const kind = aggregatesFor(cfg);
   return new EventTimeCore(cfg, kind, decodeCoreSnapshot(cfg, kind, snapshot, options.sharedSlices ?? true));
 }
+
+/** The aggregates of a config's cores (stage-1 partials and the merge stage decode and merge them). */
+export function coreAggregates(config: CoreConfig): AggregateKind {
+  return aggregatesFor(validateCoreConfig(config));
+}
+
+/** The distinct slice lengths of a config's slice grids: what stage-1 partials are cut by (partial-accumulator.ts). */
+export function partialSliceLengths(config: CoreConfig): number[] {
+  const state = newCoreState(validateCoreConfig(config));
+  const lengths = state.windowConfigs.filter((c, i) => c.grid === i).map((c) => c.spec.sliceMs);
+  return [...new Set(lengths)];
+}

@@ -1,6 +1,8 @@
 /** The pure event-time core: no I/O, no clock, no env (docs/architecture.md, "Packages and boundaries"). */
 export { parseDuration, formatDuration, DurationError } from "./duration.js";
-export { createCore, restoreCore } from "./create-core.js";
+export { coreAggregates, createCore, partialSliceLengths, restoreCore } from "./create-core.js";
+export { PartialAccumulator, type PartialAccumulatorState } from "./partial-accumulator.js";
+export { TickAligner, type OfferOutcome, type TickAlignerState } from "./tick-aligner.js";
 export { defaultCoreConfig, DEFAULT_POLICIES } from "./default-config.js";
 export { validateCoreConfig } from "./validate-config.js";
 export { CoreError, ConfigError, type CoreErrorCode } from "./errors.js";
@@ -13,6 +15,7 @@ export type {
   CoreConfig,
   CoreOutput,
   CoreStatus,
+  PartialTick,
   PartitionStatus,
   PolicyConfig,
   PolicyStatus,

@@ -12,7 +12,7 @@
  * input. Inputs the driver cannot place (partition out of range, non-finite time, negative latency)
  * throw a coded CoreError before any state changes.
  */
-import type { TelemetryEvent } from "../protocol.js";
+import type { PartitionProgress, TelemetryEvent } from "../protocol.js";
 import { watermarkOf, type ClockState } from "./clock-state.js";
 import { CoreError } from "./errors.js";
 import { emitsOnTime, type PolicyState } from "./policy-state.js";
@@ -85,6 +85,28 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
     this.clock.eventsTotal++;
     this.advance(e.ingest_ts, out);
     this.hooks.place(e, out);
+    this.settle(out);
+  }
+
+  /**
+   * A merged tick of stage-1 partials (docs/decisions/0029-two-stage-dataflow.md): the partitions'
+   * clocks after it, its records' count, judged at log time `at` (the tick's start); `place` adds
+   * the tick's aggregates once log time and watermarks include it.
+   */
+  partial(at: number, clocks: readonly PartitionProgress[], out: CoreOutput, place: () => void): void {
+    if (!Number.isFinite(at))
+      throw new CoreError("TM_CORE_BAD_EVENT", `partial tick at ${at} is not a finite time in ms`);
+    const parts = clocks.map((c) => this.partition(c.partition));
+    clocks.forEach((c, i) => {
+      const part = parts[i] as PartitionClock;
+      part.spoken = true;
+      part.lastEventAt = Math.max(part.lastEventAt, c.lastEventAt);
+      if (c.lastEventAt > part.logTime) part.logTime = c.lastEventAt;
+      if (c.maxTs > part.maxTs) part.maxTs = c.maxTs;
+      this.clock.eventsTotal += c.events;
+    });
+    this.advance(at, out);
+    place();
     this.settle(out);
   }
 

@@ -16,9 +16,10 @@ import { measureProvisional } from "./provisional.js";
 import { encodeCoreSnapshot, encodeCoreSnapshotSteps } from "./snapshot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
-import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "./types.js";
+import type { CoreConfig, CoreOutput, CoreStatus, PartialTick, SnapshotSteps, StreamCore } from "./types.js";
 import { firstWindowStart, lastWindowStart } from "./window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
+import { placePartial, type PartialAggregate, type PlaceContext } from "./place-partial.js";
 import { addFolded } from "./window-merge.js";
 import {
   STAGE_FINAL,
@@ -130,6 +131,29 @@ export class EventTimeCore implements StreamCore {
 
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {
     this.driver.heartbeat(partition, ingestTs, out);
+  }
+
+  /** A merged tick of stage-1 partials (the merge stage, place-partial.ts). */
+  partial(tick: PartialTick, out: CoreOutput): void {
+    this.driver.partial(tick.at, tick.clocks, out, () => {
+      this.triggers.out = out;
+      const ctx = this.placeContext();
+      for (const d of tick.deltas) placePartial(ctx, d as PartialAggregate);
+    });
+  }
+
+  private placeContext(): PlaceContext {
+    const configs = this.state.windowConfigs;
+    return {
+      configs,
+      policies: this.state.clock.policies,
+      kind: this.kind,
+      triggers: this.triggers,
+      maxWatermark: this.maxWatermark,
+      eventsTotal: this.state.clock.eventsTotal,
+      serviceName: (s) => this.state.keys.service(s, this.logTime),
+      openSlice: (grid, start) => openSlice(this.driver, this.config.referenceHorizonMs, configs, grid, start),
+    };
   }
 
   finish(out: CoreOutput): void {

@@ -57,9 +57,16 @@ export function lateFlush(ctx: TriggerContext, p: PolicyState, w: Window): void 
  * keys and, once the on-time pane is out and the policy emits late panes, arms one late flush at
  * most every `lateEvery`.
  */
-export function acceptLate(ctx: TriggerContext, p: PolicyState, w: Window, service: TrackNode, route: TrackNode): void {
-  markLate(service, p.index);
-  markLate(route, p.index);
+export function acceptLate(
+  ctx: TriggerContext,
+  p: PolicyState,
+  w: Window,
+  service: TrackNode,
+  route: TrackNode | null,
+  events = 1,
+): void {
+  markLate(service, p.index, events);
+  if (route !== null) markLate(route, p.index, events);
   const every = p.cfg.lateEveryMs;
   const stage = w.stage[p.index] as number;
   if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
@@ -68,9 +75,9 @@ export function acceptLate(ctx: TriggerContext, p: PolicyState, w: Window, servi
   ctx.schedule({ due, kind: WindowTimerKind.LateFlush, policy: p.index, configIndex: w.configIndex, start: w.start });
 }
 
-function markLate(node: TrackNode, policy: number): void {
+function markLate(node: TrackNode, policy: number, events: number): void {
   const t = ((node.tracks as (PaneTrack | undefined)[])[policy] ??= newTrack());
-  t.lateAccepted++;
+  t.lateAccepted += events;
   t.lateDirty = true;
 }
 

@@ -2,7 +2,16 @@
  * The contract between the pure core and everything that drives it (runtime, frontier, tests). See
  * docs/semantics.md. The core never reads a clock: log time is the largest ingest_ts it was fed.
  */
-import type { LateRecord, Pane, PaneBias, ServiceDial, StageBias, TelemetryEvent } from "../protocol.js";
+import type {
+  LateRecord,
+  Pane,
+  PaneBias,
+  PartitionProgress,
+  ServiceDial,
+  StageBias,
+  TelemetryEvent,
+} from "../protocol.js";
+import type { Aggregate } from "./aggregate.js";
 
 /** How a policy's watermark W is computed (docs/semantics.md, "Watermarks"). */
 export type WatermarkStrategyConfig =
@@ -130,10 +139,24 @@ export interface CoreStatus {
  */
 export type SnapshotSteps = Generator<void, Uint8Array, void>;
 
+/**
+ * One tick of the merge stage's input (docs/decisions/0029-two-stage-dataflow.md): every upstream
+ * worker's partials of the tick, merged per slice and group key, judged at log time `at`.
+ */
+export interface PartialTick {
+  /** The tick's start: its records count as arrived then. */
+  at: number;
+  /** Clocks of the partitions with records in the tick, after it. */
+  clocks: readonly PartitionProgress[];
+  deltas: readonly { sliceMs: number; sliceStart: number; service: string; agg: Aggregate }[];
+}
+
 /** The pure engine. Feed it in merged arrival order (ingest_ts non-decreasing across calls). */
 export interface StreamCore {
   event(partition: number, event: TelemetryEvent, out: CoreOutput): void;
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void;
+  /** The merge stage's input: a merged tick of partials (absent: this core takes records only). */
+  partial?(tick: PartialTick, out: CoreOutput): void;
   /** End of a recording (offline): finalize every open window with what it holds. */
   finish(out: CoreOutput): void;
   status(): CoreStatus;

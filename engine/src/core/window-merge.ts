@@ -77,6 +77,25 @@ export function addFolded(
   }
 }
 
+/**
+ * After an aggregate was merged into a slice's service node that some windows merge (the merge
+ * stage: a service key without routes, place-partial.ts): merges it into those windows' nodes too.
+ */
+export function addFoldedAggregate(slice: Slice, service: string, node: KeyNode, agg: KeyNode["agg"]): void {
+  for (const w of slice.foldedInto as Window[]) {
+    const group = groupOf(w, slice);
+    const m = w.merge as WindowMerge;
+    const s = m.keys.get(service);
+    if (s === undefined) {
+      m.keys.set(service, copyOf(node, group, true));
+      m.unsorted = true;
+      continue;
+    }
+    s.agg.merge(agg);
+    firstSeen(s, group, node.seen);
+  }
+}
+
 /** The merge of all the window's slices, listed in each. */
 function build(w: Window): WindowMerge {
   const keys = new Map<string, MergedNode>();

@@ -7,6 +7,7 @@ export {
   eventsStreamSpec,
   panesStreamSpec,
   lateStreamSpec,
+  partialsStreamSpec,
   ensureStream,
   streamConfigOf,
   streamDifferences,

@@ -7,7 +7,7 @@
  */
 import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { JetStreamManager, StreamConfig } from "@nats-io/jetstream";
-import { STREAM_EVENTS, STREAM_LATE, STREAM_PANES } from "../protocol.js";
+import { STREAM_EVENTS, STREAM_LATE, STREAM_PANES, STREAM_PARTIALS } from "../protocol.js";
 import { StreamMismatchError } from "./errors.js";
 
 const NS_PER_MS = 1_000_000;
@@ -46,6 +46,14 @@ export function panesStreamSpec(opts: StreamSpecOptions = {}): StreamSpec {
 /** TM_LATE: `tm.late.<policy>`: events dropped by a policy, with the reason. */
 export function lateStreamSpec(opts: StreamSpecOptions = {}): StreamSpec {
   return spec(STREAM_LATE, ["tm.late.>"], opts);
+}
+
+/**
+ * TM_PARTIALS: `tm.partials.<mergePartition>`: stage-1 partial aggregates for the merge stage,
+ * deduplicated on `Nats-Msg-Id = partial:<worker>:<from>` (docs/decisions/0029-two-stage-dataflow.md).
+ */
+export function partialsStreamSpec(opts: StreamSpecOptions = {}): StreamSpec {
+  return spec(STREAM_PARTIALS, ["tm.partials.*"], opts);
 }
 
 function spec(name: string, subjects: string[], opts: StreamSpecOptions): StreamSpec {

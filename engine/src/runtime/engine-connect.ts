@@ -1,13 +1,20 @@
 /**
  * The engine's NATS step: connect (reconnecting for ever afterwards), check that the server takes
  * the largest pane batch (emit-group.ts), make sure TM_EVENTS,
- * TM_PANES and TM_LATE exist and match (`ensureStream`), and say in the log when retention has
+ * TM_PANES, TM_LATE and TM_PARTIALS exist and match (`ensureStream`), and say in the log when retention has
  * removed messages between a checkpoint's offsets and the start of TM_EVENTS.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { Logger } from "pino";
-import { connectNats, ensureStream, eventsStreamSpec, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
+import {
+  connectNats,
+  ensureStream,
+  eventsStreamSpec,
+  lateStreamSpec,
+  panesStreamSpec,
+  partialsStreamSpec,
+} from "../nats/index.js";
 import { STREAM_EVENTS } from "../protocol.js";
 import type { EngineConfig } from "./config.js";
 import { MIN_MAX_PAYLOAD } from "./emit-group.js";
@@ -23,7 +30,8 @@ export async function connectEngine(
   try {
     checkMaxPayload(nc, config.natsUrl);
     const jsm = await jetstreamManager(nc);
-    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
+    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec(), partialsStreamSpec()])
+      await ensureStream(jsm, spec);
     await checkRetention(jsm, offsets, log);
     return nc;
   } catch (err) {
