@@ -30,6 +30,12 @@ describe("normalizeEvent", () => {
     expect(normalizeRoute("/a")).toBe("/a");
   });
 
+  it('refuses the service "*", kept for the numbers across all services, naming the field', () => {
+    const r = normalizeEvent({ service: "*" }, NOW, limits);
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r)).toMatch(/service.*reserved for the numbers across all services/);
+  });
+
   it("never throws and always names a field, whatever the record", () => {
     fc.assert(
       fc.property(

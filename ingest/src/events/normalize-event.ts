@@ -3,7 +3,7 @@
  * field (docs/ingest.md, "`POST /v1/events`": future `ts` is clamped to ingest_ts and counted; `ts`
  * older than max age is rejected). No allocation beyond the event itself on the accepted path.
  */
-import type { TelemetryEvent } from "@tidemark/engine/protocol";
+import { ALL_SERVICES, type TelemetryEvent } from "@tidemark/engine/protocol";
 
 export interface EventLimits {
   readonly maxStringLength: number;
@@ -76,6 +76,8 @@ export function normalizeEvent(raw: unknown, ingestTs: number, limits: EventLimi
   const r = raw as Record<string, unknown>;
   const service = text(r.service, "service", limits.maxStringLength, true);
   if (typeof service !== "string") return service;
+  if (service === ALL_SERVICES)
+    return bad("service", `"${ALL_SERVICES}" is reserved for the numbers across all services: name the service`);
   const routeRaw = typeof r.route === "string" ? normalizeRoute(r.route) : r.route;
   const route = text(routeRaw, "route", limits.maxStringLength, false);
   if (typeof route !== "string") return route;
