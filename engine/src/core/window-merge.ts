@@ -55,16 +55,11 @@ export function addFolded(
   user: number,
 ): void {
   for (const w of slice.foldedInto as Window[]) {
+    const s = foldedService(w, slice, service, node);
+    if (s === undefined) continue;
+    s.agg.add(latencyMs, error, user);
     const group = groupOf(w, slice);
     const m = w.merge as WindowMerge;
-    const s = m.keys.get(service);
-    if (s === undefined) {
-      m.keys.set(service, copyOf(node, group, true));
-      m.unsorted = true;
-      continue;
-    }
-    s.agg.add(latencyMs, error, user);
-    firstSeen(s, group, node.seen);
     const routes = s.routes as Map<string, MergedNode>;
     const r = routes.get(route);
     if (r === undefined) {
@@ -82,18 +77,24 @@ export function addFolded(
  * stage: a service key without routes, place-partial.ts): merges it into those windows' nodes too.
  */
 export function addFoldedAggregate(slice: Slice, service: string, node: KeyNode, agg: KeyNode["agg"]): void {
-  for (const w of slice.foldedInto as Window[]) {
-    const group = groupOf(w, slice);
-    const m = w.merge as WindowMerge;
-    const s = m.keys.get(service);
-    if (s === undefined) {
-      m.keys.set(service, copyOf(node, group, true));
-      m.unsorted = true;
-      continue;
-    }
-    s.agg.merge(agg);
-    firstSeen(s, group, node.seen);
+  for (const w of slice.foldedInto as Window[]) foldedService(w, slice, service, node)?.agg.merge(agg);
+}
+
+/**
+ * The window merge's node of the service, its first-seen mark kept; undefined when the key is new
+ * to the merge: it starts as a copy of the slice's node, which already holds what was just added.
+ */
+function foldedService(w: Window, slice: Slice, service: string, node: KeyNode): MergedNode | undefined {
+  const group = groupOf(w, slice);
+  const m = w.merge as WindowMerge;
+  const s = m.keys.get(service);
+  if (s === undefined) {
+    m.keys.set(service, copyOf(node, group, true));
+    m.unsorted = true;
+    return undefined;
   }
+  firstSeen(s, group, node.seen);
+  return s;
 }
 
 /** The merge of all the window's slices, listed in each. */
