@@ -50,6 +50,8 @@ export class PartialAccumulator {
   private readonly maxTs: Float64Array;
   private readonly lastEventAt: Float64Array;
   private readonly events: Uint32Array;
+  /** Per slice length: the delta the last record went to (a record's slice rarely changes: no key string per record). */
+  private readonly last: (Delta | undefined)[];
 
   constructor(
     private readonly o: PartialAccumulatorOptions,
@@ -59,6 +61,7 @@ export class PartialAccumulator {
     this.maxTs = new Float64Array(n).fill(-Infinity);
     this.lastEventAt = new Float64Array(n).fill(-Infinity);
     this.events = new Uint32Array(n);
+    this.last = o.sliceMs.map(() => undefined);
     if (restored !== undefined) this.restore(restored);
   }
 
@@ -71,9 +74,13 @@ export class PartialAccumulator {
     this.events[lane] = (this.events[lane] as number) + 1;
     const user = this.o.kind.hashUser(e.user);
     const error = isError(e.status);
-    for (const sliceMs of this.o.sliceMs) {
+    const lengths = this.o.sliceMs;
+    for (let i = 0; i < lengths.length; i++) {
+      const sliceMs = lengths[i] as number;
       const sliceStart = Math.floor(e.ts / sliceMs) * sliceMs;
-      this.delta(sliceMs, sliceStart, ALL_SERVICES).add(e.latency_ms, error, user);
+      let d = this.last[i];
+      if (d?.sliceStart !== sliceStart) this.last[i] = d = this.delta(sliceMs, sliceStart, ALL_SERVICES);
+      d.agg.add(e.latency_ms, error, user);
     }
   }
 
@@ -102,6 +109,7 @@ export class PartialAccumulator {
     this.o.emit(this.batch(tick));
     this.from = tick;
     this.deltas.clear();
+    this.last.fill(undefined);
     this.events.fill(0);
   }
 
@@ -133,11 +141,11 @@ export class PartialAccumulator {
     };
   }
 
-  private delta(sliceMs: number, sliceStart: number, service: string): Aggregate {
-    const id = `${sliceMs}|${sliceStart}|${service}`;
+  private delta(sliceMs: number, sliceStart: number, service: string): Delta {
+    const id = partialKeyOf(sliceMs, sliceStart, service);
     let d = this.deltas.get(id);
     if (d === undefined) this.deltas.set(id, (d = { sliceMs, sliceStart, service, agg: this.o.kind.create() }));
-    return d.agg;
+    return d;
   }
 
   private restore(s: PartialAccumulatorState): void {
@@ -146,13 +154,18 @@ export class PartialAccumulator {
     s.lastEventAt.forEach((v, i) => (this.lastEventAt[i] = v ?? -Infinity));
     s.events.forEach((v, i) => (this.events[i] = v));
     for (const [sliceMs, sliceStart, service, bytes] of s.deltas)
-      this.deltas.set(`${sliceMs}|${sliceStart}|${service}`, {
+      this.deltas.set(partialKeyOf(sliceMs, sliceStart, service), {
         sliceMs,
         sliceStart,
         service,
         agg: this.o.kind.decode(unbase64(bytes)),
       });
   }
+}
+
+/** The key of a tick's aggregate of one slice and group key (the aligner merges by it too). */
+export function partialKeyOf(sliceMs: number, sliceStart: number, service: string): string {
+  return `${sliceMs}|${sliceStart}|${service}`;
 }
 
 function base64(b: Uint8Array): string {

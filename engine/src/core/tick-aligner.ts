@@ -15,6 +15,7 @@
  */
 import type { PartialBatch, PartitionProgress } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "./aggregate.js";
+import { partialKeyOf as keyOf } from "./partial-accumulator.js";
 import type { PartialTick } from "./types.js";
 
 export type OfferOutcome = "accepted" | "duplicate" | "overlap";
@@ -24,7 +25,7 @@ interface OpenTick {
   deltas: Map<string, { sliceMs: number; sliceStart: number; service: string; agg: Aggregate }>;
 }
 
-/** What the aligner keeps across a checkpoint (JSON-able, aggregates as encoded bytes). */
+/** What the aligner keeps across a checkpoint (aggregates as their encoded bytes: not JSON as it stands). */
 export interface TickAlignerState {
   reportedTo: (number | null)[];
   workers: (string | null)[];
@@ -168,8 +169,4 @@ export class TickAligner {
     const clocks = [...t.clocks].sort((a, b) => a.partition - b.partition);
     return { at, clocks, deltas };
   }
-}
-
-function keyOf(sliceMs: number, sliceStart: number, service: string): string {
-  return `${sliceMs}|${sliceStart}|${service}`;
 }

@@ -20,7 +20,7 @@ export const PARTIAL_BATCH_VERSION = 1;
 const MAGIC = [0x54, 0x4d, 0x50, 0x42]; // "TMPB"
 const PREFIX = 9;
 
-/** The group key of the numbers across every service. Ingest refuses it as a service name. */
+/** The group key of the numbers across every service. Ingest's `/v1/events` refuses it as a service name. */
 export const ALL_SERVICES = "*";
 
 /** A partition's clock after the tick (only partitions with events in it are listed). */
