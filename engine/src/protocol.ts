@@ -71,6 +71,7 @@ export {
   decodePartialBatch,
   encodePartialBatch,
   PARTIAL_BATCH_VERSION,
+  PARTIAL_TICK_MS,
   PartialBatchError,
   partialsSubject,
   type PartialBatch,

@@ -23,6 +23,9 @@ const PREFIX = 9;
 /** The group key of the numbers across every service. Ingest's `/v1/events` refuses it as a service name. */
 export const ALL_SERVICES = "*";
 
+/** The tick of log time a worker's partial batches are cut by (docs/decisions/0029-two-stage-dataflow.md). */
+export const PARTIAL_TICK_MS = 100;
+
 /** A partition's clock after the tick (only partitions with events in it are listed). */
 export interface PartitionProgress {
   /** TM_EVENTS partition id. */

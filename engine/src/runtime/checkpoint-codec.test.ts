@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   CHECKPOINT_VERSION,
+  CHECKPOINT_VERSION_PARTIALS,
   CHECKPOINT_VERSION_PENDING,
   decodeCheckpoint,
   encodeCheckpoint,
@@ -101,9 +102,16 @@ describe("checkpoint envelope golden bytes", () => {
     expect(buf.readUInt32BE(4)).toBe(CHECKPOINT_VERSION_PENDING);
     expect(decodeCheckpoint(buf, "v2").header).toEqual({ ...fixed.header, pending });
     expect(encodeCheckpoint(fixed).readUInt32BE(4)).toBe(1);
-    const v3 = Buffer.from(buf);
-    v3.writeUInt32BE(3, 4);
-    const rehashed = Buffer.concat([v3.subarray(0, -32), createHash("sha256").update(v3.subarray(0, -32)).digest()]);
-    expect(() => decodeCheckpoint(rehashed, "v3")).toThrow(/version 3, this engine reads versions 1 and 2/);
+    const v4 = Buffer.from(buf);
+    v4.writeUInt32BE(4, 4);
+    const rehashed = Buffer.concat([v4.subarray(0, -32), createHash("sha256").update(v4.subarray(0, -32)).digest()]);
+    expect(() => decodeCheckpoint(rehashed, "v4")).toThrow(/version 4, this engine reads versions 1, 2, 3/);
+  });
+
+  it("is version 3 when the header carries the partial accumulator's state, which round-trips", () => {
+    const partials = { from: 1_000, maxTs: [990, null], lastEventAt: [1_050, null], events: [3, 0], deltas: [] };
+    const buf = encodeCheckpoint({ ...fixed, header: { ...fixed.header, partials } });
+    expect(buf.readUInt32BE(4)).toBe(CHECKPOINT_VERSION_PARTIALS);
+    expect(decodeCheckpoint(buf, "v3").header).toEqual({ ...fixed.header, partials });
   });
 });

@@ -8,9 +8,12 @@
  * Version 2 is the same layout with a header that carries `pending`: the pane and late batches of
  * input messages handled in part (emit-group.ts, docs/decisions/0012-batched-transport.md). It is
  * written only then, so that an engine reading version 1 alone refuses such a checkpoint rather
- * than lose those batches; every other checkpoint is version 1.
+ * than lose those batches. Version 3 is the same again with a header that may carry `partials`: the
+ * open tick of the worker's stage-1 partial accumulator (docs/decisions/0029-two-stage-dataflow.md),
+ * written whenever the worker emits partials. Every other checkpoint is version 1.
  */
 import { createHash } from "node:crypto";
+import type { PartialAccumulatorState } from "../core/partial-accumulator.js";
 import type { EmitGroupState } from "./emit-group.js";
 import { RuntimeError } from "./errors.js";
 import type { LaneOffset } from "./partition-merge.js";
@@ -18,6 +21,9 @@ import type { LaneOffset } from "./partition-merge.js";
 export const CHECKPOINT_VERSION = 1;
 /** The version of a checkpoint whose header carries pending batches. */
 export const CHECKPOINT_VERSION_PENDING = 2;
+/** The version of a checkpoint whose header carries the partial accumulator's state. */
+export const CHECKPOINT_VERSION_PARTIALS = 3;
+const READABLE = [CHECKPOINT_VERSION, CHECKPOINT_VERSION_PENDING, CHECKPOINT_VERSION_PARTIALS];
 const MAGIC = 0x544d434b; // "TMCK"
 const HASH_BYTES = 32;
 
@@ -34,6 +40,8 @@ export interface CheckpointHeader {
   wallTime: number;
   /** What was emitted for input messages handled in part, not yet published (version 2 only). */
   pending?: EmitGroupState[];
+  /** The stage-1 partial accumulator's open tick (version 3 only). */
+  partials?: PartialAccumulatorState;
 }
 
 export interface Checkpoint {
@@ -53,11 +61,16 @@ function prefixOf(cp: Checkpoint): Buffer {
   const header = Buffer.from(JSON.stringify(cp.header), "utf8");
   const prefix = Buffer.allocUnsafe(16 + header.length);
   let at = prefix.writeUInt32BE(MAGIC, 0);
-  at = prefix.writeUInt32BE(cp.header.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION, at);
+  at = prefix.writeUInt32BE(versionOf(cp.header), at);
   at = prefix.writeUInt32BE(header.length, at);
   at += header.copy(prefix, at);
   prefix.writeUInt32BE(cp.snapshot.length, at);
   return prefix;
+}
+
+function versionOf(h: CheckpointHeader): number {
+  if (h.partials !== undefined) return CHECKPOINT_VERSION_PARTIALS;
+  return h.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION;
 }
 
 /** Bytes hashed per step of `encodeCheckpointParts` (SHA-256 runs at a few hundred MB/s at least). */
@@ -96,10 +109,8 @@ export function decodeCheckpoint(bytes: Uint8Array, name: string): Checkpoint {
   const digest = createHash("sha256").update(buf.subarray(0, end)).digest();
   if (!digest.equals(buf.subarray(end))) throw corrupt("checksum mismatch (torn or altered file)");
   const version = buf.readUInt32BE(4);
-  if (version !== CHECKPOINT_VERSION && version !== CHECKPOINT_VERSION_PENDING)
-    throw corrupt(
-      `version ${version}, this engine reads versions ${CHECKPOINT_VERSION} and ${CHECKPOINT_VERSION_PENDING}`,
-    );
+  if (!READABLE.includes(version))
+    throw corrupt(`version ${version}, this engine reads versions ${READABLE.join(", ")}`);
   const headerLen = buf.readUInt32BE(8);
   if (12 + headerLen + 4 > end) throw corrupt("header length out of range");
   const header = JSON.parse(buf.toString("utf8", 12, 12 + headerLen)) as CheckpointHeader;

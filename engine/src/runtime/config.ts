@@ -41,6 +41,11 @@ export interface EngineConfig {
   readonly core: CoreConfig;
   /** Session windows (docs/operations.md, "Engine workers"): their settings when on, null when off (the default). */
   readonly sessions: Readonly<SessionConfig> | null;
+  /**
+   * Emit stage-1 partial batches to TM_PARTIALS for the merge stage (`tidemark merge`,
+   * docs/decisions/0029-two-stage-dataflow.md). On by default.
+   */
+  readonly partials: boolean;
 }
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
@@ -82,6 +87,7 @@ const ENGINE_KEYS = [
   "metricsHost",
   "maxInFlight",
   "sessions",
+  "partials",
 ] as const;
 
 /** Env variable and flag for each setting (flags win over env, env over the file). */
@@ -102,6 +108,7 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   sessions: { env: "TIDEMARK_SESSIONS", flag: "sessions" },
   sessionGap: { env: "TIDEMARK_SESSION_GAP", flag: "session-gap" },
   sessionMaxLength: { env: "TIDEMARK_SESSION_MAX_LENGTH", flag: "session-max-length" },
+  partials: { env: "TIDEMARK_PARTIALS", flag: "partials" },
 };
 
 /** Every flag `tidemark engine` accepts besides --config. */
@@ -171,6 +178,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     maxInFlight: int(get("maxInFlight"), 4096, 1, 1_000_000),
     core,
     sessions: parseSessionsSetting(section.sessions, fileName, value),
+    partials: onOff(get("partials"), true),
   });
 }
 
@@ -190,6 +198,13 @@ function int(x: { v: unknown; where: string }, fallback: number, min: number, ma
   if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
     throw bad(x.where, `a whole number from ${min} to ${max}`, x.v);
   return n;
+}
+
+function onOff(x: { v: unknown; where: string }, fallback: boolean): boolean {
+  if (x.v === undefined) return fallback;
+  if (x.v === true || x.v === "on") return true;
+  if (x.v === false || x.v === "off") return false;
+  throw bad(x.where, `"on" or "off"`, x.v);
 }
 
 function duration(x: { v: unknown; where: string }, fallback: number, min = 1): number {

@@ -32,6 +32,8 @@ export interface EngineMetricsView {
   partitions(): readonly number[];
   /** Pipeline lag observed per event (pipeline-lag.ts). */
   pipelineLag(): PipelineLag;
+  /** Stage-1 partial batches published (workers only). */
+  partialsTotal?(): number;
 }
 
 export class EngineMetrics {
@@ -41,17 +43,18 @@ export class EngineMetrics {
   private readonly checkpointBytes: Gauge;
   readonly checkpointsCorrupt: Counter;
 
-  constructor(view: EngineMetricsView, labels: Record<string, string>) {
+  /** `prefix`: tidemark_engine_ for the workers, tidemark_merge_ for the merge stage (docs/operations.md, "Metrics"). */
+  constructor(view: EngineMetricsView, labels: Record<string, string>, prefix = "tidemark_engine_") {
     const r = this.registry;
     r.setDefaultLabels(labels);
-    collectDefaultMetrics({ register: r, prefix: "tidemark_engine_" });
+    collectDefaultMetrics({ register: r, prefix });
     // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
     // "Metrics"): dropped; the per-type nodejs_active_* gauges they sum stay.
     for (const what of ["handles", "requests", "resources"])
-      r.removeSingleMetric(`tidemark_engine_nodejs_active_${what}_total`);
+      r.removeSingleMetric(`${prefix}nodejs_active_${what}_total`);
     const registers = [r];
     new Counter({
-      name: "tidemark_engine_events_total",
+      name: `${prefix}events_total`,
       help: "Events fed to the core (merged from the owned partitions).",
       registers,
       collect() {
@@ -59,36 +62,47 @@ export class EngineMetrics {
         this.inc(view.eventsTotal());
       },
     });
+    const partials = view.partialsTotal?.bind(view);
+    if (partials)
+      new Counter({
+        name: `${prefix}partial_batches_total`,
+        help: "Stage-1 partial batches published to TM_PARTIALS for the merge stage.",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(partials());
+        },
+      });
     perPolicy(
       r,
       () => view.status(),
-      "tidemark_engine_dropped_window_events_total",
+      `${prefix}dropped_window_events_total`,
       "(event, window) pairs dropped for a policy (behind watermark + grace); each is one record on TM_LATE.",
       (p) => p.droppedWindowEvents,
     );
     perPolicy(
       r,
       () => view.status(),
-      "tidemark_engine_dropped_events_total",
+      `${prefix}dropped_events_total`,
       "Events dropped for a policy from at least one of their windows.",
       (p) => p.droppedEvents,
     );
     perPolicy(
       r,
       () => view.status(),
-      "tidemark_engine_late_accepted_window_events_total",
+      `${prefix}late_accepted_window_events_total`,
       "(event, window) pairs a policy accepted late (behind its watermark, within grace).",
       (p) => p.lateAcceptedWindowEvents,
     );
     perPolicy(
       r,
       () => view.status(),
-      "tidemark_engine_late_accepted_events_total",
+      `${prefix}late_accepted_events_total`,
       "Events a policy accepted late into at least one of their windows.",
       (p) => p.lateAcceptedEvents,
     );
     new Counter({
-      name: "tidemark_engine_panes_emitted_total",
+      name: `${prefix}panes_emitted_total`,
       help: "Panes emitted, by policy and kind.",
       labelNames: ["policy", "kind"],
       registers,
@@ -98,7 +112,7 @@ export class EngineMetrics {
       },
     });
     new Gauge({
-      name: "tidemark_engine_watermark_lag_seconds",
+      name: `${prefix}watermark_lag_seconds`,
       help: "Log time minus the policy's watermark.",
       labelNames: ["policy"],
       registers,
@@ -111,7 +125,7 @@ export class EngineMetrics {
       },
     });
     new Gauge({
-      name: "tidemark_engine_partition_idle",
+      name: `${prefix}partition_idle`,
       help: "1 when the owned partition is idle (no event for the idle timeout of log time), else 0.",
       labelNames: ["partition"],
       registers,
@@ -123,7 +137,7 @@ export class EngineMetrics {
       },
     });
     new Counter({
-      name: "tidemark_engine_key_overflow_events_total",
+      name: `${prefix}key_overflow_events_total`,
       help: "Events folded into service or route (other) by serviceCap / routeCapPerService; counted, never refused.",
       labelNames: ["key"],
       registers,
@@ -134,35 +148,35 @@ export class EngineMetrics {
         this.inc({ key: "route" }, o.routes);
       },
     });
-    gauge(r, "tidemark_engine_state_keys", "Open (window, key) states.", () => view.status().stateKeys);
-    gauge(r, "tidemark_engine_state_bytes", "Estimated heap bytes of window state.", () => view.status().stateBytes);
+    gauge(r, `${prefix}state_keys`, "Open (window, key) states.", () => view.status().stateKeys);
+    gauge(r, `${prefix}state_bytes`, "Estimated heap bytes of window state.", () => view.status().stateBytes);
     r.registerMetric(
       new LagHistogram(view.pipelineLag, {
-        name: "tidemark_engine_pipeline_lag_seconds",
+        name: `${prefix}pipeline_lag_seconds`,
         help: "Wall clock minus log time as the core handles each event: how long after ingest stamped it.",
         buckets: LAG_BUCKETS_S,
       }),
     );
     this.checkpointDuration = new Histogram({
-      name: "tidemark_engine_checkpoint_duration_seconds",
+      name: `${prefix}checkpoint_duration_seconds`,
       help: "Time to write one checkpoint (snapshot, wait for pane acks, write, fsync, rename).",
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
     // The pause alone (docs/decisions/0016-checkpoints-without-pause.md): the duration above includes ack waits.
     this.checkpointPause = new Histogram({
-      name: "tidemark_engine_checkpoint_pause_seconds",
+      name: `${prefix}checkpoint_pause_seconds`,
       help: "Time the input was held for one checkpoint: from the cut until the snapshot is encoded (in slices, the event loop serving between them).",
       buckets: [...CHECKPOINT_PAUSE_BUCKETS_S],
       registers,
     });
     this.checkpointBytes = new Gauge({
-      name: "tidemark_engine_checkpoint_bytes",
+      name: `${prefix}checkpoint_bytes`,
       help: "Size of the last checkpoint.",
       registers,
     });
     this.checkpointsCorrupt = new Counter({
-      name: "tidemark_engine_checkpoints_corrupt_total",
+      name: `${prefix}checkpoints_corrupt_total`,
       help: "Checkpoint files skipped at start because they failed to decode or verify.",
       registers,
     });

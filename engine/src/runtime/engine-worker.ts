@@ -9,11 +9,23 @@
  * nothing (docs/decisions/0016-checkpoints-without-pause.md), and the file is written once the panes
  * published before the cut are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
+ * Beside the core, a PartialAccumulator folds the same records into stage-1 partial batches for the
+ * merge stage (docs/decisions/0029-two-stage-dataflow.md); they go through the same sink, so they
+ * too are acknowledged before a checkpoint, which keeps the accumulator's open tick.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
+import { coreAggregates, partialSliceLengths } from "../core/create-core.js";
+import { PartialAccumulator } from "../core/partial-accumulator.js";
 import { snapshotStepsOf } from "../core/snapshot-steps.js";
 import type { CoreOutput, SnapshotSteps, StreamCore } from "../core/types.js";
-import type { Pane, TelemetryEvent } from "../protocol.js";
+import {
+  encodePartialBatch,
+  PARTIAL_TICK_MS,
+  partialsSubject,
+  type Pane,
+  type PartialBatch,
+  type TelemetryEvent,
+} from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import { BodyBuffers } from "./body-buffers.js";
 import type { GroupMessage } from "./emit-group.js";
@@ -87,6 +99,8 @@ export class EngineWorker {
   readonly sink: EngineSink;
   eventsTotal = 0;
   lateRecords = 0;
+  /** Partial batches published to TM_PARTIALS (tidemark_engine_partials_total). */
+  partialsTotal = 0;
   /** Wall clock − log time as events are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
   readonly pipelineLag = new PipelineLag();
   readonly panesEmitted = new Map<string, Map<string, number>>();
@@ -109,6 +123,8 @@ export class EngineWorker {
   private readonly groups: LaneGroups;
   private readonly out: CoreOutput;
   private readonly mergeSink: MergeSink;
+  /** Stage-1 partials (null when `partials` is off). */
+  private readonly partials: PartialAccumulator | null;
 
   constructor(
     private readonly config: EngineConfig,
@@ -140,18 +156,40 @@ export class EngineWorker {
         this.groups.late(r);
       },
     };
+    this.partials = config.partials ? this.accumulator(restored) : null;
+    const partials = this.partials;
     this.mergeSink = {
       event: (lane: number, e: TelemetryEvent, seq: number) => {
         this.groups.at(lane, seq);
         this.eventsTotal++;
+        partials?.event(lane, e);
         this.core.event(lane, e, this.out);
       },
       heartbeat: (lane: number, ts: number, seq: number) => {
         this.groups.at(lane, seq);
+        partials?.heartbeat(ts);
         this.core.heartbeat(lane, ts, this.out);
       },
       done: (lane: number, seq: number) => this.groups.done(lane, seq),
     };
+  }
+
+  /** The stage-1 accumulator, resumed from the checkpoint's open tick when it kept one. */
+  private accumulator(restored: CheckpointHeader | undefined): PartialAccumulator {
+    const { config } = this;
+    const emit = (b: PartialBatch): void => {
+      this.partialsTotal++;
+      this.sink.publish(partialsSubject(0), encodePartialBatch(b), `partial:${b.worker}:${b.from}`);
+    };
+    const options = {
+      worker: config.worker,
+      partitions: config.partitions,
+      tickMs: PARTIAL_TICK_MS,
+      sliceMs: partialSliceLengths(config.core),
+      kind: coreAggregates(config.core),
+      emit,
+    };
+    return new PartialAccumulator(options, restored?.partials);
   }
 
   /** Starts one consumer per owned partition. */
@@ -290,6 +328,7 @@ export class EngineWorker {
       logTime,
       wallTime: Date.now(),
       ...this.pending(),
+      ...(this.partials ? { partials: this.partials.state() } : {}),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;

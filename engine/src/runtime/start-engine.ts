@@ -99,6 +99,7 @@ async function serveMetrics(
       status: () => core.status(),
       partitions: () => config.partitions,
       pipelineLag: () => worker.pipelineLag,
+      partialsTotal: () => worker.partialsTotal,
     },
     { worker: config.worker },
   );
