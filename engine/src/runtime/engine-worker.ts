@@ -9,23 +9,14 @@
  * nothing (docs/decisions/0016-checkpoints-without-pause.md), and the file is written once the panes
  * published before the cut are acknowledged. The worker judges no idleness: the core does, in log time, from what the merge
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
- * Beside the core, a PartialAccumulator folds the same records into stage-1 partial batches for the
- * merge stage (docs/decisions/0029-two-stage-dataflow.md); they go through the same sink, so they
- * too are acknowledged before a checkpoint, which keeps the accumulator's open tick.
+ * Beside the core, StageOnePartials folds the same records into partial batches for the merge stage
+ * (docs/decisions/0029-two-stage-dataflow.md), acknowledged, as the panes, before a checkpoint,
+ * which keeps their open tick.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { coreAggregates, partialSliceLengths } from "../core/create-core.js";
-import { PartialAccumulator } from "../core/partial-accumulator.js";
 import { snapshotStepsOf } from "../core/snapshot-steps.js";
 import type { CoreOutput, SnapshotSteps, StreamCore } from "../core/types.js";
-import {
-  encodePartialBatch,
-  PARTIAL_TICK_MS,
-  partialsSubject,
-  type Pane,
-  type PartialBatch,
-  type TelemetryEvent,
-} from "../protocol.js";
+import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import { BodyBuffers } from "./body-buffers.js";
 import type { GroupMessage } from "./emit-group.js";
@@ -36,6 +27,7 @@ import type { EngineConfig } from "./config.js";
 import { PartitionMerge, type MergeSink } from "./partition-merge.js";
 import { PartitionSource } from "./partition-source.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
+import { StageOnePartials } from "./stage-one-partials.js";
 
 /** A checkpoint cut: its header is taken, its snapshot still to encode (input held meanwhile). */
 interface Cut {
@@ -99,8 +91,6 @@ export class EngineWorker {
   readonly sink: EngineSink;
   eventsTotal = 0;
   lateRecords = 0;
-  /** Partial batches published to TM_PARTIALS (tidemark_engine_partials_total). */
-  partialsTotal = 0;
   /** Wall clock − log time as events are handled (tidemark_engine_pipeline_lag_seconds, tm.status). */
   readonly pipelineLag = new PipelineLag();
   readonly panesEmitted = new Map<string, Map<string, number>>();
@@ -124,7 +114,7 @@ export class EngineWorker {
   private readonly out: CoreOutput;
   private readonly mergeSink: MergeSink;
   /** Stage-1 partials (null when `partials` is off). */
-  private readonly partials: PartialAccumulator | null;
+  private readonly partials: StageOnePartials | null;
 
   constructor(
     private readonly config: EngineConfig,
@@ -156,7 +146,9 @@ export class EngineWorker {
         this.groups.late(r);
       },
     };
-    this.partials = config.partials ? this.accumulator(restored) : null;
+    const onPartialError = (why: string, subject: string): void =>
+      log.warn({ why, subject }, "partial batch not acknowledged; sending it again with the same message id");
+    this.partials = config.partials ? new StageOnePartials(config, js, onPartialError, restored?.partials) : null;
     const partials = this.partials;
     this.mergeSink = {
       event: (lane: number, e: TelemetryEvent, seq: number) => {
@@ -174,22 +166,9 @@ export class EngineWorker {
     };
   }
 
-  /** The stage-1 accumulator, resumed from the checkpoint's open tick when it kept one. */
-  private accumulator(restored: CheckpointHeader | undefined): PartialAccumulator {
-    const { config } = this;
-    const emit = (b: PartialBatch): void => {
-      this.partialsTotal++;
-      this.sink.publish(partialsSubject(0), encodePartialBatch(b), `partial:${b.worker}:${b.from}`);
-    };
-    const options = {
-      worker: config.worker,
-      partitions: config.partitions,
-      tickMs: PARTIAL_TICK_MS,
-      sliceMs: partialSliceLengths(config.core),
-      kind: coreAggregates(config.core),
-      emit,
-    };
-    return new PartialAccumulator(options, restored?.partials);
+  /** Stage-1 partial batches published (0 when `partials` is off). */
+  get partialsTotal(): number {
+    return this.partials?.total ?? 0;
   }
 
   /** Starts one consumer per owned partition. */
@@ -218,10 +197,11 @@ export class EngineWorker {
     const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
     const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
     const taken = before ? await this.encode(this.cut()) : undefined;
-    const flushed = taken !== undefined && (await Promise.race([this.sink.flush().then(() => true), deadline]));
+    const flushed = taken !== undefined && (await Promise.race([this.flushOutput().then(() => true), deadline]));
     if (taken && flushed) await this.persist(taken);
     else this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
     this.sink.close();
+    this.partials?.close();
   }
 
   /**
@@ -262,16 +242,7 @@ export class EngineWorker {
   private pump(): void {
     this.scheduled = false;
     if (this.closing || this.holding) return;
-    if (this.sink.saturated) {
-      if (!this.waitingRoom) {
-        this.waitingRoom = true;
-        void this.sink.room().then(() => {
-          this.waitingRoom = false;
-          this.wake();
-        });
-      }
-      return;
-    }
+    if (this.outputFull()) return;
     // Small chunks, so the sink's in-flight window stays full without overshooting it.
     let n = 0;
     let more = true;
@@ -296,6 +267,26 @@ export class EngineWorker {
     if (more) this.wake();
   }
 
+  /** True when the sink or the partials are backed up; the pump is woken once there is room. */
+  private outputFull(): boolean {
+    const { sink, partials } = this;
+    const room = sink.saturated ? () => sink.room() : partials?.backedUp ? () => partials.flush() : null;
+    if (room === null) return false;
+    if (!this.waitingRoom) {
+      this.waitingRoom = true;
+      void room().then(() => {
+        this.waitingRoom = false;
+        this.wake();
+      });
+    }
+    return true;
+  }
+
+  /** Resolves once the panes and partials published so far are acknowledged. */
+  private flushOutput(): Promise<void> {
+    return Promise.all([this.sink.flush(), this.partials?.flush()]).then(() => undefined);
+  }
+
   private countPane(p: Pane): void {
     let kinds = this.panesEmitted.get(p.policy);
     if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
@@ -310,7 +301,7 @@ export class EngineWorker {
     if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < gap) return;
     const cut = this.cut();
     // The acks of the panes published before the cut are awaited while the snapshot encodes.
-    this.writing = Promise.all([this.encode(cut), this.sink.flush()])
+    this.writing = Promise.all([this.encode(cut), this.flushOutput()])
       .then(([taken]) => this.persist(taken))
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => (this.writing = undefined));

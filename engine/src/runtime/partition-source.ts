@@ -3,10 +3,10 @@
  * `tm.events.<p>`, started at the checkpointed sequence + 1 (the engine owns its offsets; there
  * is no server-side ack state). Event batches (compact or NDJSON, docs/decisions/0012-batched-transport.md)
  * are decoded from the message bytes; heartbeats (header `Tm-Heartbeat`, empty body) are passed on
- * with their time. When the consumer fails (the server restarted,
- * the connection dropped) it is created again from the last sequence seen + 1.
+ * with their time. The consumer is an OrderedReader (ordered-reader.ts): recreated from the last
+ * sequence seen + 1 when it fails.
  */
-import { DeliverPolicy, type ConsumerMessages, type JetStreamClient } from "@nats-io/jetstream";
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import {
   HEARTBEAT_HEADER,
   STREAM_EVENTS,
@@ -15,6 +15,7 @@ import {
   isCompactEventBatch,
   type TelemetryEvent,
 } from "../protocol.js";
+import { OrderedReader } from "./ordered-reader.js";
 
 export interface PartitionSourceHandlers {
   /** One message, in stream order: events, or null with the heartbeat time. */
@@ -25,55 +26,46 @@ export interface PartitionSourceHandlers {
   problem(what: string, err: unknown): void;
 }
 
-const RETRY_MS = 500;
-
 export class PartitionSource {
-  private lastSeq: number;
-  private stopped = false;
-  private restarting = false;
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly reader: OrderedReader;
 
   constructor(
-    private readonly js: JetStreamClient,
+    js: JetStreamClient,
     readonly partition: number,
     /** Sequence of the last message already accounted for (0: read from the beginning). */
     fromSeq: number,
     private readonly on: PartitionSourceHandlers,
   ) {
-    this.lastSeq = fromSeq;
+    this.reader = new OrderedReader(js, STREAM_EVENTS, eventsSubject(partition), `partition ${partition}`, fromSeq, {
+      message: (m) => this.message(m),
+      backpressure: () => on.backpressure(),
+      problem: (what, err) => on.problem(what, err),
+    });
   }
 
   start(): void {
-    this.loop ??= this.run();
+    this.reader.start();
   }
 
   /** Drops the current consumer and creates a new one from the last sequence seen + 1. */
   restart(): void {
-    this.restarting = true;
-    void this.messages?.close().catch(() => undefined);
+    this.reader.restart();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.messages?.close().catch(() => undefined);
-    await this.loop;
+  stop(): Promise<void> {
+    return this.reader.stop();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.consumeOnce();
-      } catch (err) {
-        if (this.stopped) return;
-        this.on.problem(
-          `consumer of partition ${this.partition} failed; recreating it from sequence ${this.lastSeq + 1}`,
-          err,
-        );
-      }
-      if (!this.stopped && !this.restarting) await new Promise((r) => setTimeout(r, RETRY_MS));
-      this.restarting = false;
-    }
+  private message(m: JsMsg): void {
+    const hb = m.headers?.get(HEARTBEAT_HEADER);
+    if (hb === undefined || hb === "") return this.on.message(m.seq, this.decode(m.seq, m.data), 0);
+    const ts = Number(hb);
+    if (Number.isFinite(ts)) this.on.message(m.seq, null, ts);
+    else
+      this.on.problem(
+        `partition ${this.partition} seq ${m.seq}: heartbeat "${hb}" is not a time in ms; skipped`,
+        undefined,
+      );
   }
 
   /**
@@ -95,59 +87,6 @@ export class PartitionSource {
       undefined,
     );
     return kept;
-  }
-
-  private async recreateWhenSilent(messages: ConsumerMessages): Promise<void> {
-    for await (const s of messages.status()) {
-      if (s.type !== "heartbeats_missed") continue;
-      this.on.problem(
-        `consumer of partition ${this.partition} missed its heartbeats; recreating it from sequence ${this.lastSeq + 1}`,
-        undefined,
-      );
-      await messages.close().catch(() => undefined);
-      return;
-    }
-  }
-
-  private async consumeOnce(): Promise<void> {
-    const from = this.lastSeq + 1;
-    const consumer = await this.js.consumers.get(STREAM_EVENTS, {
-      filter_subjects: eventsSubject(this.partition),
-      ...(from > 1
-        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }
-        : { deliver_policy: DeliverPolicy.All }),
-    });
-    // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
-    // ordered consumer would keep pulling from it forever, so it is recreated (a NATS cluster
-    // node lost: docs/operations.md, "Running past one machine"; test/src/cluster).
-    const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
-    void this.recreateWhenSilent(messages);
-    this.messages = messages;
-    if (this.stopped) {
-      // Stopped while the consumer was being created: close it without waiting, since its close
-      // resolves only once iterated, and nothing will iterate it now.
-      void messages.close().catch(() => undefined);
-      return;
-    }
-    for await (const m of messages) {
-      if (m.seq <= this.lastSeq) continue;
-      this.lastSeq = m.seq;
-      const hb = m.headers?.get(HEARTBEAT_HEADER);
-      if (hb !== undefined && hb !== "") {
-        const ts = Number(hb);
-        if (Number.isFinite(ts)) this.on.message(m.seq, null, ts);
-        else
-          this.on.problem(
-            `partition ${this.partition} seq ${m.seq}: heartbeat "${hb}" is not a time in ms; skipped`,
-            undefined,
-          );
-      } else {
-        this.on.message(m.seq, this.decode(m.seq, m.data), 0);
-      }
-      const wait = this.on.backpressure();
-      if (wait) await wait;
-      if (this.stopped) break;
-    }
   }
 }
 

@@ -1,0 +1,71 @@
+/**
+ * A worker's stage-1 output for the merge stage (docs/decisions/0029-two-stage-dataflow.md): the
+ * PartialAccumulator fed the records and heartbeats the core gets, its batches published in order
+ * to TM_PARTIALS (ordered-publisher.ts) with the id `partial:<worker>:<from>`, so a replay after a
+ * restore is deduplicated by the stream, and by the merge stage's aligner past the stream's window.
+ */
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { coreAggregates, partialSliceLengths } from "../core/create-core.js";
+import { PartialAccumulator, type PartialAccumulatorState } from "../core/partial-accumulator.js";
+import { encodePartialBatch, PARTIAL_TICK_MS, partialsSubject, type TelemetryEvent } from "../protocol.js";
+import type { EngineConfig } from "./config.js";
+import { OrderedPublisher } from "./ordered-publisher.js";
+
+/** Batches unacknowledged (NATS away) at which the worker pauses, as when its pane sink is saturated. */
+const MAX_QUEUED = 256;
+
+export class StageOnePartials {
+  /** Batches published (tidemark_engine_partial_batches_total). */
+  total = 0;
+  private readonly acc: PartialAccumulator;
+  private readonly out: OrderedPublisher;
+
+  constructor(
+    config: EngineConfig,
+    js: JetStreamClient,
+    onError: (why: string, subject: string) => void,
+    restored: PartialAccumulatorState | undefined,
+  ) {
+    this.out = new OrderedPublisher(js, onError);
+    const options = {
+      worker: config.worker,
+      partitions: config.partitions,
+      tickMs: PARTIAL_TICK_MS,
+      sliceMs: partialSliceLengths(config.core),
+      kind: coreAggregates(config.core),
+      emit: (b: Parameters<typeof encodePartialBatch>[0]) => {
+        this.total++;
+        this.out.publish(partialsSubject(0), encodePartialBatch(b), `partial:${b.worker}:${b.from}`);
+      },
+    };
+    this.acc = new PartialAccumulator(options, restored);
+  }
+
+  /** A record released to the core (its `ingest_ts` the merged one). */
+  event(lane: number, e: TelemetryEvent): void {
+    this.acc.event(lane, e);
+  }
+
+  heartbeat(ts: number): void {
+    this.acc.heartbeat(ts);
+  }
+
+  /** The open tick, for the checkpoint. */
+  state(): PartialAccumulatorState {
+    return this.acc.state();
+  }
+
+  /** True when so many batches wait for their ack that the worker should pause until `flush()`. */
+  get backedUp(): boolean {
+    return this.out.queued >= MAX_QUEUED;
+  }
+
+  /** Resolves once every batch emitted so far is acknowledged. */
+  flush(): Promise<void> {
+    return this.out.flush();
+  }
+
+  close(): void {
+    this.out.close();
+  }
+}
