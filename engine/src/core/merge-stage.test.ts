@@ -19,8 +19,8 @@ import { coreAggregates, createCore, partialSliceLengths } from "./create-core.j
 import { defaultCoreConfig } from "./default-config.js";
 import { PartialAccumulator, type PartialAccumulatorState } from "./partial-accumulator.js";
 import { Prng } from "./prng.js";
-import { TickAligner } from "./tick-aligner.js";
-import type { CoreConfig } from "./types.js";
+import { TickAligner, type TickAlignerState } from "./tick-aligner.js";
+import type { CoreConfig, PartialTick } from "./types.js";
 
 const P = 8;
 const TICK = 100;
@@ -183,6 +183,41 @@ describe("two-stage dataflow (pure)", () => {
     const replayed = [...first.slice(0, 30), ...first.slice(10)];
     const panes = stageTwo(interleave([replayed, lists[1] as PartialBatch[]]), cfg);
     expectSamePanes(panes, one);
+  });
+
+  it("releases the same ticks after a restore from the aligner's state (through JSON), cut anywhere", () => {
+    const order = interleave(
+      stageOne(
+        events,
+        [
+          [0, 1, 2, 3],
+          [4, 5, 6, 7],
+        ],
+        cfg,
+      ),
+      7,
+    );
+    const kind = coreAggregates(cfg);
+    const text = (t: PartialTick): string =>
+      JSON.stringify([t.at, t.clocks, t.deltas.map((d) => [d.sliceMs, d.sliceStart, d.service, [...d.agg.encode()]])]);
+    const run = (cut: number | null): string[] => {
+      const out: string[] = [];
+      let a = new TickAligner(P, kind, cfg.idleTimeoutMs);
+      order.forEach((b, now) => {
+        if (now === cut) {
+          const state = JSON.parse(JSON.stringify(a.state())) as TickAlignerState;
+          a = new TickAligner(P, kind, cfg.idleTimeoutMs);
+          a.restore(state, now);
+        }
+        a.offer(b, now);
+        const r = a.release(now);
+        out.push(...r.ticks.map(text), String(r.logTime));
+      });
+      return out;
+    };
+    const whole = run(null);
+    expect(whole.length).toBeGreaterThan(order.length);
+    for (const cut of [1, 8, order.length >> 1, order.length - 1]) expect(run(cut)).toEqual(whole);
   });
 
   it("emits the same batches after a restore from the accumulator's state, cut anywhere", () => {

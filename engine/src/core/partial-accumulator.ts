@@ -13,6 +13,7 @@
  */
 import { ALL_SERVICES, isError, type PartialBatch, type PartitionProgress, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "./aggregate.js";
+import { base64, unbase64 } from "./base64.js";
 
 /** What a checkpoint keeps of an accumulator (JSON; aggregates as base64). */
 export interface PartialAccumulatorState {
@@ -166,17 +167,4 @@ export class PartialAccumulator {
 /** The key of a tick's aggregate of one slice and group key (the aligner merges by it too). */
 export function partialKeyOf(sliceMs: number, sliceStart: number, service: string): string {
   return `${sliceMs}|${sliceStart}|${service}`;
-}
-
-function base64(b: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
-function unbase64(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
 }

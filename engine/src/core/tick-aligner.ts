@@ -15,6 +15,7 @@
  */
 import type { PartialBatch, PartitionProgress } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "./aggregate.js";
+import { base64, unbase64 } from "./base64.js";
 import { partialKeyOf as keyOf } from "./partial-accumulator.js";
 import type { PartialTick } from "./types.js";
 
@@ -25,11 +26,13 @@ interface OpenTick {
   deltas: Map<string, { sliceMs: number; sliceStart: number; service: string; agg: Aggregate }>;
 }
 
-/** What the aligner keeps across a checkpoint (aggregates as their encoded bytes: not JSON as it stands). */
+/** What the aligner keeps across a checkpoint (JSON; aggregates as base64). */
 export interface TickAlignerState {
   reportedTo: (number | null)[];
   workers: (string | null)[];
-  open: { at: number; clocks: PartitionProgress[]; deltas: [number, number, string, Uint8Array][] }[];
+  /** The end of the ticks released (the merge's log time), null: none yet. */
+  releasedTo: number | null;
+  open: { at: number; clocks: PartitionProgress[]; deltas: [number, number, string, string][] }[];
 }
 
 export class TickAligner {
@@ -109,23 +112,38 @@ export class TickAligner {
     return {
       reportedTo: [...this.reportedTo].map(orNull),
       workers: [...this.workers],
+      releasedTo: orNull(this.releasedTo),
       open: [...this.open].map(([at, t]) => ({
         at,
         clocks: t.clocks,
-        deltas: [...t.deltas.values()].map((d) => [d.sliceMs, d.sliceStart, d.service, d.agg.encode()]),
+        deltas: [...t.deltas.values()].map((d) => [d.sliceMs, d.sliceStart, d.service, base64(d.agg.encode())]),
       })),
     };
   }
 
-  restore(s: TickAlignerState, releasedTo: number | null): void {
-    s.reportedTo.forEach((v, i) => (this.reportedTo[i] = v ?? -Infinity));
+  /**
+   * Takes back a state at the caller's clock `now`: every partition reported counts as heard of
+   * now, so none is judged silent for time the merge stage itself was down.
+   */
+  restore(s: TickAlignerState, now: number): void {
+    s.reportedTo.forEach((v, i) => {
+      this.reportedTo[i] = v ?? -Infinity;
+      if (v !== null) this.heardAt[i] = now;
+    });
     s.workers.forEach((w, i) => (this.workers[i] = w));
     this.maxReported = Math.max(...this.reportedTo);
-    this.releasedTo = releasedTo ?? -Infinity;
+    this.releasedTo = s.releasedTo ?? -Infinity;
+    this.firstHeard = now;
+    this.now = now;
     for (const t of s.open) {
       const deltas: OpenTick["deltas"] = new Map();
       for (const [sliceMs, sliceStart, service, bytes] of t.deltas)
-        deltas.set(keyOf(sliceMs, sliceStart, service), { sliceMs, sliceStart, service, agg: this.kind.decode(bytes) });
+        deltas.set(keyOf(sliceMs, sliceStart, service), {
+          sliceMs,
+          sliceStart,
+          service,
+          agg: this.kind.decode(unbase64(bytes)),
+        });
       this.open.set(t.at, { clocks: t.clocks, deltas });
     }
   }

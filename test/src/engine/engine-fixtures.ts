@@ -11,8 +11,11 @@ import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import {
   STREAM_LATE,
   STREAM_PANES,
+  STREAM_PARTIALS,
+  decodePartialBatch,
   paneBatchLines,
   type EngineStatusMessage,
+  type PartialBatch,
   type Pane,
   type TelemetryEvent,
 } from "@tidemark/engine/protocol";
@@ -105,6 +108,8 @@ export interface StoredMessage {
   subject: string;
   msgId: string | undefined;
   body: string;
+  /** The body's bytes (a TM_PARTIALS body is binary). */
+  data: Uint8Array;
 }
 
 /** Every message of a stream, in stream order. */
@@ -116,7 +121,13 @@ export async function readMessages(nc: NatsConnection, stream: string): Promise<
   const consumer = await jetstream(nc).consumers.get(stream, { deliver_policy: DeliverPolicy.All });
   const messages = await consumer.consume({ max_messages: 512 });
   for await (const m of messages) {
-    out.push({ seq: m.seq, subject: m.subject, msgId: m.headers?.get("Nats-Msg-Id") || undefined, body: m.string() });
+    out.push({
+      seq: m.seq,
+      subject: m.subject,
+      msgId: m.headers?.get("Nats-Msg-Id") || undefined,
+      body: m.string(),
+      data: m.data,
+    });
     if (m.seq >= last) break;
   }
   return out;
@@ -129,6 +140,11 @@ export async function readMessages(nc: NatsConnection, stream: string): Promise<
 export async function readStream(nc: NatsConnection, stream: string): Promise<string[]> {
   const bodies = (await readMessages(nc, stream)).map((m) => m.body);
   return stream === STREAM_PANES || stream === STREAM_LATE ? bodies.flatMap(paneBatchLines) : bodies;
+}
+
+/** Every partial batch of TM_PARTIALS, decoded, in stream order. */
+export async function readPartials(nc: NatsConnection): Promise<PartialBatch[]> {
+  return (await readMessages(nc, STREAM_PARTIALS)).map((m) => decodePartialBatch(m.data));
 }
 
 /** Panes deduplicated on (id, seq), as the idempotent sinks see them; throws if a replay differs. */

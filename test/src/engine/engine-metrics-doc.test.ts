@@ -11,13 +11,20 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { partitionOf, type EngineStatusMessage, type LateRecord, type Pane } from "@tidemark/engine/protocol";
+import {
+  partitionOf,
+  type EngineStatusMessage,
+  type LateRecord,
+  type Pane,
+  type PartialBatch,
+} from "@tidemark/engine/protocol";
 import { defaultCoreConfig } from "@tidemark/engine/core";
 import { startTestNats, waitFor, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   connectNats,
   makeRecording,
+  readPartials,
   readStream,
   runBackfill,
   startEngine,
@@ -120,6 +127,7 @@ describe("engine /metrics as documented", () => {
     const samples = await scrape();
     const documented: Record<string, string[]> = {
       tidemark_engine_events_total: [],
+      tidemark_engine_partial_batches_total: [],
       tidemark_engine_dropped_window_events_total: ["policy"],
       tidemark_engine_dropped_events_total: ["policy"],
       tidemark_engine_late_accepted_window_events_total: ["policy"],
@@ -162,8 +170,10 @@ describe("engine /metrics as documented", () => {
         samples = await scrape();
         const emitted = only(samples, "tidemark_engine_panes_emitted_total").reduce((n, s) => n + s.value, 0);
         const stored = (await readStream(nc, "TM_PANES")).length;
+        const partials = (await readPartials(nc)).length;
         return (
           emitted === stored &&
+          value(samples, "tidemark_engine_partial_batches_total") === partials &&
           value(samples, "tidemark_engine_checkpoint_duration_seconds_count") === checkpointFiles().length
         );
       },
@@ -178,6 +188,14 @@ describe("engine /metrics as documented", () => {
     expect(owned.length).toBeLessThan(events.length);
     expect(value(samples, "tidemark_engine_events_total")).toBe(owned.length);
     expect(status.eventsTotal).toBe(owned.length);
+    // Stage-1 partials: the owned partitions' records, one batch per 100 ms tick, none lost or doubled.
+    const partials = await readPartials(nc);
+    expect(partials.length).toBeGreaterThan(100);
+    expect(partials.every((b) => b.worker === WORKER && b.partitions.join() === "4,5,6,7")).toBe(true);
+    expect(partials.every((b, i) => i === 0 || b.from === (partials[i - 1] as PartialBatch).to)).toBe(true);
+    const inBatches = partials.reduce((n, b) => n + b.clocks.reduce((m, c) => m + c.events, 0), 0);
+    const lastTo = (partials.at(-1) as PartialBatch).to;
+    expect(inBatches).toBe(owned.filter((e) => e.ingest_ts < lastTo).length);
 
     const cfg = defaultCoreConfig();
     for (const policy of cfg.policies) {
