@@ -1,7 +1,7 @@
 /**
  * A worker's stage-1 output for the merge stage (docs/decisions/0029-two-stage-dataflow.md): the
  * PartialAccumulator fed the records and heartbeats the core gets, its batches published in order
- * to TM_PARTIALS (ordered-publisher.ts) with the id `partial:<worker>:<from>`, so a replay after a
+ * to TM_PARTIALS (serial-publisher.ts) with the id `partial:<worker>:<from>`, so a replay after a
  * restore is deduplicated by the stream, and by the merge stage's aligner past the stream's window.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
@@ -9,7 +9,7 @@ import { coreAggregates, partialSliceLengths } from "../core/create-core.js";
 import { PartialAccumulator, type PartialAccumulatorState } from "../core/partial-accumulator.js";
 import { encodePartialBatch, PARTIAL_TICK_MS, partialsSubject, type TelemetryEvent } from "../protocol.js";
 import type { EngineConfig } from "./config.js";
-import { OrderedPublisher } from "./ordered-publisher.js";
+import { SerialPublisher } from "./serial-publisher.js";
 
 /** Batches unacknowledged (NATS away) at which the worker pauses, as when its pane sink is saturated. */
 const MAX_QUEUED = 256;
@@ -18,7 +18,7 @@ export class StageOnePartials {
   /** Batches published (tidemark_engine_partial_batches_total). */
   total = 0;
   private readonly acc: PartialAccumulator;
-  private readonly out: OrderedPublisher;
+  private readonly out: SerialPublisher;
 
   constructor(
     config: EngineConfig,
@@ -26,7 +26,7 @@ export class StageOnePartials {
     onError: (why: string, subject: string) => void,
     restored: PartialAccumulatorState | undefined,
   ) {
-    this.out = new OrderedPublisher(js, onError);
+    this.out = new SerialPublisher(js, onError);
     const options = {
       worker: config.worker,
       partitions: config.partitions,

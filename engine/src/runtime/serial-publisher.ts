@@ -1,11 +1,12 @@
 /**
- * OrderedPublisher: publishes to JetStream one message at a time, each awaited before the next,
+ * SerialPublisher: publishes to JetStream one message at a time, each awaited before the next,
  * so the stream stores them in the order given even across failures (a publish that fails is sent
  * again, with the same message id, before anything after it). The stage-1 partial batches need
  * this: the merge stage takes a worker's batches as a chain and calls one that ends behind what it
  * already has a duplicate (docs/decisions/0029-two-stage-dataflow.md, "Wire"); the pane sink's
  * pipelined publishes and resends can reorder. Ten batches a second per worker leave room for one
- * round trip each.
+ * round trip each. (The backfill's OrderedPublisher, deploy/src/nats, pipelines across partitions
+ * and fails a run after a while; this one has one chain and retries for as long as the worker runs.)
  *
  * Invariant: a message is handed to JetStream only once every message before it is acknowledged;
  * `flush()` resolves once everything published before it is acknowledged (a checkpoint waits).
@@ -20,7 +21,7 @@ interface Item {
 
 const RETRY_MS = 500;
 
-export class OrderedPublisher {
+export class SerialPublisher {
   private readonly queue: Item[] = [];
   private running = false;
   private closed = false;
