@@ -9,6 +9,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ingest: async () => (await import("./commands/ingest.js")).ingest,
   dashboard: async () => (await import("./commands/dashboard.js")).dashboard,
   engine: async () => (await import("./commands/engine.js")).engine,
+  merge: async () => (await import("./commands/merge.js")).merge,
   backfill: async () => (await import("./commands/backfill.js")).backfill,
   frontier: async () => (await import("./commands/frontier.js")).frontier,
   simulate: async () => (await import("./commands/simulate.js")).simulate,

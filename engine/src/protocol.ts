@@ -321,4 +321,21 @@ export interface EngineStatusMessage {
   overflow?: { services: number; routes: number };
   checkpointAgeMs: number | null;
   eventsTotal: number;
+  /**
+   * Present on a merge operator's status only (docs/decisions/0029-two-stage-dataflow.md): its
+   * `partitions` are every TM_EVENTS partition, each `logTime` the end reported by the upstream
+   * workers, and `heldBackBy` the partition holding the merged watermark back, named with its worker.
+   */
+  merge?: MergeStageStatus;
+}
+
+export interface MergeStageStatus {
+  /** The worker that last reported `heldBackBy`, null: none holds the merge back. */
+  heldBackByWorker: string | null;
+  /** Ticks waiting for a slower worker. */
+  waitingTicks: number;
+  /** TM_PARTIALS messages by outcome since start (`malformed`: refused, never merged). */
+  batches: { accepted: number; duplicate: number; overlap: number; malformed: number };
+  /** Policies of the config this operator does not run, with why. */
+  skippedPolicies: Array<{ name: string; why: string }>;
 }

@@ -102,6 +102,17 @@ export class TickAligner {
     return { partition: min, worker: this.workers[min] ?? null, reportedTo: Number.isFinite(to) ? to : null };
   }
 
+  /** The end of the interval reported for partition `p`, null: none yet. */
+  reportedEnd(p: number): number | null {
+    const v = this.reportedTo[p];
+    return v !== undefined && Number.isFinite(v) ? v : null;
+  }
+
+  /** The furthest end reported over all partitions, null: none yet. */
+  get furthest(): number | null {
+    return Number.isFinite(this.maxReported) ? this.maxReported : null;
+  }
+
   /** Ticks waiting for a slower worker. */
   get waiting(): number {
     return this.open.size;

@@ -8,12 +8,14 @@
  * Version 2 is the same layout with a header that carries `pending`: the pane and late batches of
  * input messages handled in part (emit-group.ts, docs/decisions/0012-batched-transport.md). It is
  * written only then, so that an engine reading version 1 alone refuses such a checkpoint rather
- * than lose those batches. Version 3 is the same again with a header that may carry `partials`: the
- * open tick of the worker's stage-1 partial accumulator (docs/decisions/0029-two-stage-dataflow.md),
- * written whenever the worker emits partials. Every other checkpoint is version 1.
+ * than lose those batches. Version 3 is the same again with a header that may carry the two-stage
+ * dataflow's state (docs/decisions/0029-two-stage-dataflow.md): `partials`, the open tick of a
+ * worker's stage-1 accumulator, or `merge`, a merge operator's place in TM_PARTIALS and its
+ * aligner; written whenever one is there. Every other checkpoint is version 1.
  */
 import { createHash } from "node:crypto";
 import type { PartialAccumulatorState } from "../core/partial-accumulator.js";
+import type { TickAlignerState } from "../core/tick-aligner.js";
 import type { EmitGroupState } from "./emit-group.js";
 import { RuntimeError } from "./errors.js";
 import type { LaneOffset } from "./partition-merge.js";
@@ -21,7 +23,7 @@ import type { LaneOffset } from "./partition-merge.js";
 export const CHECKPOINT_VERSION = 1;
 /** The version of a checkpoint whose header carries pending batches. */
 export const CHECKPOINT_VERSION_PENDING = 2;
-/** The version of a checkpoint whose header carries the partial accumulator's state. */
+/** The version of a checkpoint whose header carries two-stage state (`partials` or `merge`). */
 export const CHECKPOINT_VERSION_PARTIALS = 3;
 const READABLE = [CHECKPOINT_VERSION, CHECKPOINT_VERSION_PENDING, CHECKPOINT_VERSION_PARTIALS];
 const MAGIC = 0x544d434b; // "TMCK"
@@ -42,6 +44,14 @@ export interface CheckpointHeader {
   pending?: EmitGroupState[];
   /** The stage-1 partial accumulator's open tick (version 3 only). */
   partials?: PartialAccumulatorState;
+  /** A merge operator's state (version 3 only): the last TM_PARTIALS sequence handled and the aligner. */
+  merge?: MergeCheckpointState;
+}
+
+export interface MergeCheckpointState {
+  /** Stream sequence of the last TM_PARTIALS message handled (0: none). */
+  seq: number;
+  aligner: TickAlignerState;
 }
 
 export interface Checkpoint {
@@ -69,7 +79,7 @@ function prefixOf(cp: Checkpoint): Buffer {
 }
 
 function versionOf(h: CheckpointHeader): number {
-  if (h.partials !== undefined) return CHECKPOINT_VERSION_PARTIALS;
+  if (h.partials !== undefined || h.merge !== undefined) return CHECKPOINT_VERSION_PARTIALS;
   return h.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION;
 }
 

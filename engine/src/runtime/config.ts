@@ -202,8 +202,9 @@ function int(x: { v: unknown; where: string }, fallback: number, min: number, ma
 
 function onOff(x: { v: unknown; where: string }, fallback: boolean): boolean {
   if (x.v === undefined) return fallback;
-  if (x.v === true || x.v === "on") return true;
-  if (x.v === false || x.v === "off") return false;
+  const v = typeof x.v === "string" ? x.v.toLowerCase() : x.v;
+  if (v === true || ["1", "true", "on", "yes"].includes(v as string)) return true;
+  if (v === false || ["0", "false", "off", "no"].includes(v as string)) return false;
   throw bad(x.where, `"on" or "off"`, x.v);
 }
 

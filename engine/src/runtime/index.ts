@@ -19,3 +19,6 @@ export { parseRecordingLine } from "./recording-line.js";
 export { EngineWorker, type CheckpointEvent } from "./engine-worker.js";
 export { PaneSink } from "./pane-sink.js";
 export { RuntimeError, type RuntimeErrorCode } from "./errors.js";
+export { startMerge, type RunningMerge } from "./start-merge.js";
+export { parseMergeConfig, MERGE_FLAGS, type MergeConfig } from "./merge-config.js";
+export { MergeOperator, type BatchOutcome } from "./merge-operator.js";

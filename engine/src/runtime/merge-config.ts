@@ -1,0 +1,57 @@
+/**
+ * Configuration of the merge role (`tidemark merge`, docs/decisions/0029-two-stage-dataflow.md),
+ * parsed once from the same sources as the engine's (config file, TIDEMARK_* environment, flags)
+ * and validated the same way. What differs: the operator reads every TM_EVENTS partition's
+ * partials, so it owns them all; its id comes from `--worker` or TIDEMARK_MERGE_ID (default
+ * `merge-0`), never from a worker's `engine.worker` or TIDEMARK_WORKER; it has no session windows
+ * and emits no partials of its own; and policies whose watermark it cannot compute from the
+ * partials (a percentile of arrival delays) are left out, named in `skippedPolicies`.
+ */
+import { RuntimeError } from "./errors.js";
+import { ENGINE_FLAGS, parseEngineConfig, type EngineConfig, type EngineConfigSources } from "./config.js";
+
+export interface MergeConfig extends EngineConfig {
+  /** The merge partition of TM_PARTIALS this operator reads (`tm.partials.<n>`). */
+  readonly mergePartition: number;
+  /** Policies of the config the merge stage does not run, with why. */
+  readonly skippedPolicies: readonly { name: string; why: string }[];
+}
+
+/** Engine flags with no meaning for a merge operator. */
+const NOT_FOR_MERGE = ["partitions", "sessions", "session-gap", "session-max-length", "partials"];
+
+/** Every flag `tidemark merge` accepts besides --config. */
+export const MERGE_FLAGS: readonly string[] = ENGINE_FLAGS.filter((f) => !NOT_FOR_MERGE.includes(f));
+
+export function parseMergeConfig(src: EngineConfigSources = {}): MergeConfig {
+  const env = { ...src.env, TIDEMARK_WORKER: undefined, TIDEMARK_PARTITIONS: undefined, TIDEMARK_SESSIONS: undefined };
+  const file = withoutWorkerKeys(src.file);
+  const id = src.flags?.worker ?? src.env?.TIDEMARK_MERGE_ID ?? "merge-0";
+  const flags = { ...src.flags, worker: id, partitions: "all", sessions: "off", partials: "off" };
+  const base = parseEngineConfig({ ...src, file, env, flags });
+  const skippedPolicies = base.core.policies
+    .filter((p) => p.watermark.kind === "percentile")
+    .map((p) => ({
+      name: p.name,
+      why: "its watermark is a percentile of arrival delays, which the partial batches do not carry",
+    }));
+  const policies = base.core.policies.filter((p) => !skippedPolicies.some((s) => s.name === p.name));
+  if (policies.length === 0)
+    throw new RuntimeError(
+      "TM_ENGINE_BAD_CONFIG",
+      `${src.fileName ?? "config file"}: policies: the merge stage runs none of them (${skippedPolicies
+        .map((s) => `${s.name}: ${s.why}`)
+        .join("; ")}); add a policy with an arrival-lag or bounded watermark`,
+    );
+  return Object.freeze({ ...base, core: { ...base.core, policies }, mergePartition: 0, skippedPolicies });
+}
+
+/** The file without the settings of a worker's identity (engine.worker, engine.partitions, engine.sessions). */
+function withoutWorkerKeys(file: unknown): unknown {
+  if (typeof file !== "object" || file === null || Array.isArray(file)) return file;
+  const f = file as Record<string, unknown>;
+  const engine = f.engine;
+  if (typeof engine !== "object" || engine === null || Array.isArray(engine)) return file;
+  const { worker: _w, partitions: _p, sessions: _s, partials: _x, ...rest } = engine as Record<string, unknown>;
+  return { ...f, engine: rest };
+}

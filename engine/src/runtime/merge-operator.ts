@@ -1,0 +1,206 @@
+/**
+ * MergeOperator: the merge stage's runtime (docs/decisions/0029-two-stage-dataflow.md, "Runtime").
+ * It reads its merge partition of TM_PARTIALS in stream order from its own checkpointed sequence,
+ * hands each batch to the TickAligner (duplicates ignored, overlaps and malformed bodies counted and
+ * refused), feeds the released ticks to the core and moves every partition's log time to the
+ * aligner's bound, and publishes what the core emits to TM_PANES like a worker does.
+ *
+ * Invariant: what the core emits while one TM_PARTIALS message is handled goes out as one EmitGroup
+ * keyed (−1 − merge partition, the message's sequence), whose message ids never meet a TM_EVENTS
+ * partition's; a checkpoint is cut between two messages — the sequence, the aligner's state (with
+ * the ticks it holds back) and the core's snapshot — and is durable only once the panes published
+ * before it are acknowledged. So a restore replays the messages after the cut into the state at the
+ * cut, and what it emits again carries the ids it had; only the idleness rule, judged on wall time,
+ * can release a tick at another message than the first run did (its panes keep their ids and seqs).
+ */
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import { snapshotStepsOf } from "../core/snapshot-steps.js";
+import { TickAligner } from "../core/tick-aligner.js";
+import type { CoreOutput, StreamCore } from "../core/types.js";
+import {
+  decodePartialBatch,
+  PartialBatchError,
+  partialsSubject,
+  STREAM_PARTIALS,
+  type PartialBatch,
+  type Pane,
+} from "../protocol.js";
+import { coreAggregates } from "../core/create-core.js";
+import { BodyBuffers } from "./body-buffers.js";
+import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import type { CheckpointStore } from "./checkpoint-store.js";
+import { EmitGroup, type GroupMessage } from "./emit-group.js";
+import type { CheckpointEvent, EngineSink, WorkerLog } from "./engine-worker.js";
+import type { MergeConfig } from "./merge-config.js";
+import { OrderedReader } from "./ordered-reader.js";
+import { PipelineLag } from "./pipeline-lag.js";
+import { encodeAcrossTurns } from "./snapshot-turns.js";
+
+export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed";
+
+export class MergeOperator {
+  readonly aligner: TickAligner;
+  /** Records merged (the events the partials stand for). */
+  eventsTotal = 0;
+  readonly pipelineLag = new PipelineLag();
+  readonly panesEmitted = new Map<string, Map<string, number>>();
+  readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0 };
+  lastCheckpointWall: number | null = null;
+  onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
+
+  private seq: number;
+  private readonly reader: OrderedReader;
+  private readonly buffers = new BodyBuffers();
+  private readonly send: (m: GroupMessage) => void;
+  private lastCheckpointLog = -Infinity;
+  private lastSnapshotWall: number | null = null;
+  /** From a cut until its snapshot is encoded: the reader waits on it. */
+  private hold: Promise<void> | undefined;
+  private writing: Promise<void> | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly config: MergeConfig,
+    private readonly core: StreamCore,
+    private readonly store: CheckpointStore,
+    js: JetStreamClient,
+    private readonly sink: EngineSink,
+    private readonly log: WorkerLog,
+    restored: CheckpointHeader | undefined,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
+    if (restored?.merge) this.aligner.restore(restored.merge.aligner, clock());
+    if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
+    this.seq = restored?.merge?.seq ?? 0;
+    sink.onReturned = (b) => this.buffers.give(b);
+    this.send = (m) => sink.publish(m.subject, m.body, m.msgId);
+    const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
+    this.reader = new OrderedReader(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), name, this.seq, {
+      message: (m) => this.onMessage(m),
+      backpressure: () => this.hold ?? (sink.saturated ? sink.room() : undefined),
+      problem: (what, err) => log.warn({ err: err instanceof Error ? err.message : err }, what),
+    });
+  }
+
+  start(): void {
+    this.reader.start();
+  }
+
+  /** Back on NATS after a disconnect: the consumer is recreated from the last sequence + 1. */
+  connectionRestored(): void {
+    this.reader.restart();
+  }
+
+  /** Stops reading and writes a final checkpoint once the pending panes are acknowledged. */
+  async close(flushTimeoutMs = 5_000): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.reader.stop();
+    const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
+    const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
+    const written = before && (await Promise.race([this.checkpoint().then(() => true), deadline]));
+    if (!written)
+      this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
+    this.sink.close();
+  }
+
+  private onMessage(m: JsMsg): void {
+    let b: PartialBatch;
+    try {
+      b = decodePartialBatch(m.data);
+    } catch (err) {
+      if (!(err instanceof PartialBatchError)) throw err;
+      this.batches.malformed++;
+      this.log.warn({ seq: m.seq, code: err.code, field: err.field, err: err.message }, "partial batch refused");
+      this.seq = m.seq;
+      return;
+    }
+    this.handle(b, m.seq);
+    this.seq = m.seq;
+    this.maybeCheckpoint();
+  }
+
+  private handle(b: PartialBatch, seq: number): void {
+    const now = this.clock();
+    const outcome = this.aligner.offer(b, now);
+    this.batches[outcome]++;
+    if (outcome === "overlap")
+      this.log.warn(
+        { seq, worker: b.worker, from: b.from, to: b.to },
+        "partial batch overlaps what its partitions already reported: refused (two workers own the same partitions?)",
+      );
+    const { ticks, logTime } = this.aligner.release(now);
+    if (logTime === null) return;
+    const group = new EmitGroup(-1 - this.config.mergePartition, seq, this.send, this.clock, undefined, this.buffers);
+    const out: CoreOutput = {
+      pane: (p) => {
+        this.countPane(p);
+        group.pane(p);
+      },
+      late: (r) => group.late(r),
+    };
+    let records = 0;
+    for (const t of ticks) {
+      for (const c of t.clocks) records += c.events;
+      this.core.partial?.(t, out);
+    }
+    for (let p = 0; p < this.config.partitionCount; p++) this.core.heartbeat(p, logTime, out);
+    group.seal();
+    this.eventsTotal += records;
+    if (records > 0) this.pipelineLag.observe(now, logTime, records);
+  }
+
+  private countPane(p: Pane): void {
+    let kinds = this.panesEmitted.get(p.policy);
+    if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
+    kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+  }
+
+  private maybeCheckpoint(): void {
+    const t = this.core.status().logTime;
+    if (this.writing || this.closing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs)
+      return;
+    const now = this.clock();
+    if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < this.config.checkpointMinWallMs) return;
+    this.writing = this.checkpoint()
+      .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
+      .finally(() => (this.writing = undefined));
+  }
+
+  /** Cuts here (between two messages), encodes while the reader waits, writes once the panes before are acknowledged. */
+  private async checkpoint(): Promise<void> {
+    const t0 = performance.now();
+    const logTime = this.core.status().logTime;
+    const header: CheckpointHeader = {
+      worker: this.config.worker,
+      partitionCount: this.config.partitionCount,
+      partitions: [...this.config.partitions],
+      offsets: [],
+      logTime,
+      wallTime: this.clock(),
+      merge: { seq: this.seq, aligner: this.aligner.state() },
+    };
+    this.lastCheckpointLog = logTime ?? -Infinity;
+    this.lastSnapshotWall = header.wallTime;
+    const encoded = encodeAcrossTurns(snapshotStepsOf(this.core));
+    const release = (): void => (this.hold = undefined);
+    this.hold = encoded.then(release, release);
+    const flushed = this.sink.flush();
+    const s = await encoded;
+    const pauseMs = performance.now() - t0;
+    await flushed;
+    const cp: Checkpoint = { header, snapshot: s.bytes };
+    const w = await this.store.write(cp);
+    this.lastCheckpointWall = header.wallTime;
+    this.onCheckpoint({
+      file: w.file,
+      bytes: w.bytes,
+      pauseMs,
+      longestSliceMs: s.longestSliceMs,
+      workMs: s.workMs,
+      totalMs: performance.now() - t0,
+      logTime,
+    });
+  }
+}

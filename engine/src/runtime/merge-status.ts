@@ -1,0 +1,98 @@
+/**
+ * Publishes a merge operator's `tm.status` every `statusEvery` (docs/operations.md, "Merge stage"):
+ * the same message as a worker's (status-message.ts) over every TM_EVENTS partition, each
+ * partition's `logTime` the end its upstream worker reported, plus `merge` (protocol.ts,
+ * MergeStageStatus). `heldBackBy` names the partition holding the merged watermark back, and
+ * `merge.heldBackByWorker` its worker, once it is HOLD_MS of log time behind the furthest partition
+ * or has not moved for HOLD_MS of wall time (shorter gaps are the rhythm of 100 ms ticks arriving
+ * from several workers); a partition that stays so for STALL_MS is logged, naming the worker.
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import type { StreamCore } from "../core/types.js";
+import { SUBJECT_STATUS, type EngineStatusMessage } from "../protocol.js";
+import type { MergeConfig } from "./merge-config.js";
+import type { MergeOperator } from "./merge-operator.js";
+import { HOLD_MS, MergeStallWatch, STALL_MS } from "./merge-stall.js";
+import { buildStatusMessage } from "./status-message.js";
+
+export class MergeStatusPublisher {
+  private readonly stalls: MergeStallWatch;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly config: MergeConfig,
+    private readonly op: MergeOperator,
+    private readonly core: StreamCore,
+    private readonly nc: NatsConnection,
+    private readonly log: Logger,
+  ) {
+    this.stalls = new MergeStallWatch(config.partitionCount, Date.now());
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.publish(), this.config.statusEveryMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  reconnected(): void {
+    this.stalls.restart(Date.now());
+  }
+
+  /** The status as it stands (published by `publish`). */
+  message(now: number): EngineStatusMessage {
+    const { config, op } = this;
+    const laneTimes = config.partitions.map((p) => op.aligner.reportedEnd(p));
+    const held = op.aligner.heldBackBy();
+    const stalled = this.stalls.observe(held?.partition ?? null, laneTimes, now);
+    if (stalled !== null) this.reportStall(stalled, held?.worker ?? null);
+    const furthest = op.aligner.furthest;
+    const behind = held !== null && furthest !== null && furthest - (held.reportedTo ?? -Infinity) >= HOLD_MS;
+    const waitingFor = behind ? held.partition : this.stalls.holding(held?.partition ?? null, now);
+    const msg = buildStatusMessage({
+      worker: config.worker,
+      wallTime: now,
+      core: this.core.status(),
+      policies: config.core.policies,
+      partitions: config.partitions,
+      laneTimes,
+      waitingFor,
+      offsets: [],
+      lastCheckpointWall: op.lastCheckpointWall,
+      eventsTotal: op.eventsTotal,
+      pipelineLag: op.pipelineLag.percentiles(now),
+    });
+    const named = waitingFor !== null && msg.heldBackBy === waitingFor;
+    return {
+      ...msg,
+      heldBackBy: named ? waitingFor : null,
+      merge: {
+        heldBackByWorker: named ? (held?.worker ?? null) : null,
+        waitingTicks: op.aligner.waiting,
+        batches: { ...op.batches },
+        skippedPolicies: [...config.skippedPolicies],
+      },
+    };
+  }
+
+  publish(): void {
+    const msg = this.message(Date.now());
+    if (this.nc.isClosed()) return;
+    try {
+      this.nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, "merge status not published");
+    }
+  }
+
+  private reportStall(partition: number, worker: string | null): void {
+    this.log.warn(
+      { partition, worker },
+      `partition ${partition} (worker ${worker ?? "never heard of"}) has reported no partials for ${STALL_MS / 1000} s ` +
+        `and holds the merged watermark back: check that worker; after the idle timeout it is left out`,
+    );
+  }
+}

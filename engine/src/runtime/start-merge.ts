@@ -1,0 +1,151 @@
+/**
+ * `startMerge(config)`: the merge role (docs/operations.md, "Merge stage";
+ * docs/decisions/0029-two-stage-dataflow.md), in the engine's steps: restore the newest valid
+ * checkpoint (a merge operator's, refusing a worker's), connect and check the streams, serve
+ * /metrics (`tidemark_merge_*`), publish `tm.status`, read TM_PARTIALS, follow the connection.
+ * `close()` stops reading and writes a final checkpoint.
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Server } from "node:http";
+import { jetstream } from "@nats-io/jetstream";
+import { Counter, Gauge } from "prom-client";
+import { pino, type Logger } from "pino";
+import { createCore, restoreCore } from "../core/index.js";
+import type { StreamCore } from "../core/types.js";
+import { connectEngine } from "./engine-connect.js";
+import { EngineMetrics } from "./engine-metrics.js";
+import { restoreEngine } from "./engine-restore.js";
+import { RuntimeError } from "./errors.js";
+import type { MergeConfig } from "./merge-config.js";
+import { MergeOperator } from "./merge-operator.js";
+import { MergeStatusPublisher } from "./merge-status.js";
+import { PaneSink } from "./pane-sink.js";
+
+export interface RunningMerge {
+  readonly worker: string;
+  readonly metricsUrl: string;
+  readonly restoredFrom: string | undefined;
+  readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+  readonly operator: MergeOperator;
+  readonly status: MergeStatusPublisher;
+  close(): Promise<void>;
+}
+
+export async function startMerge(config: MergeConfig, opts: { logger?: Logger } = {}): Promise<RunningMerge> {
+  const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
+  for (const s of config.skippedPolicies) log.warn(s, `policy ${s.name} is not run by the merge stage`);
+  const { store, loaded, core } = await restoreEngine(config, { create: createCore, restore: restoreCore }, log);
+  const cp = loaded.checkpoint;
+  if (cp && cp.header.merge === undefined)
+    throw new RuntimeError(
+      "TM_CHECKPOINT_MISMATCH",
+      `checkpoint ${loaded.file} was written by an engine worker, not a merge operator: ` +
+        `give the merge operator its own id (--worker) or --data directory`,
+    );
+  const nc = await connectEngine(config, [], log);
+  const sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
+    log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
+  );
+  const op = new MergeOperator(config, core, store, jetstream(nc), sink, log, cp?.header);
+  const metrics = mergeMetrics(config, op, core);
+  metrics.checkpointsCorrupt.inc(loaded.skipped.length);
+  op.onCheckpoint = (e) => {
+    metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
+    log.info(e, "checkpoint written");
+  };
+  const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
+  const status = new MergeStatusPublisher(config, op, core, nc, log);
+  status.start();
+  op.start();
+  void followConnection(nc, op, status, log);
+  log.info({ partitionCount: config.partitionCount, metrics: served.port, nats: config.natsUrl }, "merge started");
+  let closing: Promise<void> | undefined;
+  return {
+    worker: config.worker,
+    metricsUrl: `http://${config.metricsHost}:${served.port}/metrics`,
+    restoredFrom: loaded.file,
+    skippedCheckpoints: loaded.skipped,
+    operator: op,
+    status,
+    close: () => (closing ??= closeMerge(op, status, nc, served.server, log)),
+  };
+}
+
+/** The engine's metrics under tidemark_merge_, and the merge stage's own. */
+function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore): EngineMetrics {
+  const metrics = new EngineMetrics(
+    {
+      eventsTotal: () => op.eventsTotal,
+      panesEmitted: () => op.panesEmitted,
+      status: () => core.status(),
+      partitions: () => config.partitions,
+      pipelineLag: () => op.pipelineLag,
+    },
+    { worker: config.worker },
+    "tidemark_merge_",
+  );
+  const registers = [metrics.registry];
+  new Counter({
+    name: "tidemark_merge_partial_batches_total",
+    help: "TM_PARTIALS messages handled, by outcome (malformed and overlap: refused, never merged).",
+    labelNames: ["outcome"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(op.batches)) this.inc({ outcome }, n);
+    },
+  });
+  new Gauge({
+    name: "tidemark_merge_waiting_ticks",
+    help: "Ticks of partials held until every partition has reported past them (a slower worker).",
+    registers,
+    collect() {
+      this.set(op.aligner.waiting);
+    },
+  });
+  new Gauge({
+    name: "tidemark_merge_held_back_seconds",
+    help: "Log time between the furthest partition reported and the one holding the merged watermark back.",
+    registers,
+    collect() {
+      const held = op.aligner.heldBackBy();
+      const furthest = op.aligner.furthest;
+      this.set(held?.reportedTo != null && furthest !== null ? (furthest - held.reportedTo) / 1000 : 0);
+    },
+  });
+  return metrics;
+}
+
+async function followConnection(
+  nc: NatsConnection,
+  op: MergeOperator,
+  status: MergeStatusPublisher,
+  log: Logger,
+): Promise<void> {
+  for await (const s of nc.status()) {
+    if (s.type === "disconnect") log.warn({ server: s.server }, "disconnected from NATS; waiting for the reconnect");
+    else if (s.type === "reconnect") {
+      log.info({ server: s.server }, "reconnected to NATS; recreating the consumer");
+      op.connectionRestored();
+      status.reconnected();
+    }
+  }
+}
+
+async function closeMerge(
+  op: MergeOperator,
+  status: MergeStatusPublisher,
+  nc: NatsConnection,
+  metricsServer: Server,
+  log: Logger,
+): Promise<void> {
+  status.stop();
+  await op.close();
+  status.publish();
+  const drained = nc.drain().catch(() => undefined);
+  await Promise.race([drained, new Promise((r) => setTimeout(r, 3_000).unref())]);
+  if (!nc.isClosed()) await nc.close().catch(() => undefined);
+  await new Promise<void>((r) => metricsServer.close(() => r()));
+  log.info({ events: op.eventsTotal }, "merge stopped");
+  log.flush?.();
+}

@@ -1,0 +1,160 @@
+/**
+ * The two-stage dataflow end to end (docs/decisions/0029-two-stage-dataflow.md; docs/operations.md,
+ * "Merge stage"): engine workers publish partials to TM_PARTIALS, `tidemark merge` publishes the
+ * all-services (`*`) panes to TM_PANES. Against a real nats-server, with a backfilled recording:
+ * the `*` panes do not depend on how partitions are split over workers (byte for byte after
+ * dedupe), nor on SIGKILLs of either stage; their counts are the recording's, their users and p99
+ * within the sketches' error of the exact values, where summing the services' users over-counts.
+ */
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { defaultCoreConfig } from "@tidemark/engine/core";
+import { ALL_SERVICES, type Pane } from "@tidemark/engine/protocol";
+import {
+  lastPanes,
+  makeRecording,
+  runBackfill,
+  startEngine,
+  stopGracefully,
+  tempDir,
+  writeRecording,
+} from "../engine/engine-fixtures.js";
+import {
+  allPanes,
+  endStack,
+  exactQuantile,
+  starPanes,
+  startMerge,
+  startStack,
+  starTruth,
+  waitForMergeEnd,
+  type Stack,
+} from "./merge-fixtures.js";
+
+const SPLIT_ONE = [[]];
+const SPLIT_TWO = [
+  ["--partitions", "0-3"],
+  ["--partitions", "4-7"],
+];
+/** Long enough that no worker is ever left out as idle here: the panes must not depend on wall time. */
+const MERGE_FLAGS = ["--idle-timeout", "120s", "--checkpoint-every", "2s", "--checkpoint-min-wall", "100ms"];
+const WORKER_FLAGS = ["--checkpoint-every", "2s", "--checkpoint-min-wall", "100ms"];
+
+describe("merge stage (real NATS)", () => {
+  const stacks: Stack[] = [];
+  afterAll(async () => {
+    for (const s of stacks) await endStack(s);
+  });
+  const dir = tempDir("merge-stage");
+  const events = makeRecording({ events: 4000, seed: 41 });
+  const file = writeRecording(dir, events);
+
+  /** A clean run: the stack, the recording, every process stopped gracefully; the `*` panes and all panes. */
+  async function cleanRun(name: string, split: string[][]): Promise<{ star: Map<string, string>; panes: Pane[] }> {
+    const s = await startStack(join(dir, name), split, MERGE_FLAGS, WORKER_FLAGS);
+    stacks.push(s);
+    const end = (await runBackfill(s.nats.url, file)).endOfRecordingTs;
+    await waitForMergeEnd(s.nc, end);
+    await Promise.all([...s.workers, s.merge].map((p) => stopGracefully(p)));
+    return { star: await starPanes(s.nc), panes: await allPanes(s.nc) };
+  }
+
+  let one: { star: Map<string, string>; panes: Pane[] };
+
+  it("2 workers + merge give the same all-services panes as 1 worker + merge, byte for byte after dedupe", async () => {
+    one = await cleanRun("one", SPLIT_ONE);
+    const two = await cleanRun("two", SPLIT_TWO);
+    expect(one.star.size).toBeGreaterThan(100);
+    const differing = [...one.star].filter(([k, v]) => two.star.get(k) !== v).map(([k]) => k);
+    expect(differing.slice(0, 3)).toEqual([]);
+    expect([...two.star.keys()].sort()).toEqual([...one.star.keys()].sort());
+  }, 180_000);
+
+  it("counts exactly and has users and p99 within the sketches' error; the services' sum over-counts users", () => {
+    const cfg = defaultCoreConfig();
+    const last = lastPanes(one.panes);
+    let compared = 0;
+    let overCounted = 0;
+    for (const policy of cfg.policies) {
+      const lagMs = policy.watermark.kind === "arrival-lag" ? policy.watermark.lagMs : 0;
+      for (const w of cfg.windows) {
+        const truth = starTruth(events, { name: policy.name, lagMs, graceMs: policy.graceMs }, w.sizeMs);
+        for (const [id, t] of truth) {
+          const p = last.get(id);
+          expect(p, id).toBeDefined();
+          const v = (p as Pane).value;
+          expect({ id, count: v.count, errors: v.errors }).toEqual({ id, count: t.count, errors: t.errors });
+          expect(Math.abs(v.users - t.users.size) / t.users.size, `${id} users`).toBeLessThan(0.03);
+          if (t.count >= 200) {
+            const exact = exactQuantile(t.latencies, 0.99);
+            expect(Math.abs((v.p99 as number) - exact) / exact, `${id} p99`).toBeLessThan(0.03);
+            // The browser's old combination: the sum of the services' users in the same window.
+            const start = (p as Pane).window.start;
+            const perService = [...last.values()].filter(
+              (q) =>
+                q.policy === policy.name &&
+                q.key.service !== ALL_SERVICES &&
+                q.key.route === undefined &&
+                q.window.start === start &&
+                q.window.end - q.window.start === w.sizeMs,
+            );
+            const summed = perService.reduce((n, q) => n + q.value.users, 0);
+            if (summed > 1.3 * t.users.size) overCounted++;
+          }
+          compared++;
+        }
+      }
+    }
+    // 3 policies × (8 windows of 10 s + 2 of 60 s) over the recording's 80 s.
+    expect(compared).toBeGreaterThan(30);
+    expect(overCounted).toBeGreaterThan(10);
+  });
+
+  it("SIGKILL of a worker and of the merge operator at random points changes nothing after dedupe", async () => {
+    const data = join(dir, "killed");
+    const s = await startStack(data, SPLIT_TWO, MERGE_FLAGS, WORKER_FLAGS);
+    stacks.push(s);
+    // Paced, so the kills land mid-run: about 80 s of log time at ~700 events/s.
+    let backfilled = false;
+    const backfill = runBackfill(s.nats.url, file, ["--rate", "700", "--batch", "50"]).finally(
+      () => (backfilled = true),
+    );
+    const restoredFrom: unknown[] = [];
+    let seed = 97;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) >>> 0) % 1000) / 1000;
+    for (let round = 0; round < 3; round++) {
+      await new Promise((r) => setTimeout(r, 700 + rnd() * 1_000));
+      const victim = round === 1 ? "worker" : "merge";
+      expect(backfilled, `round ${round}: the kill lands before the recording is all in`).toBe(false);
+      if (victim === "merge") {
+        s.merge.child.kill("SIGKILL");
+        await s.merge.exited;
+        s.merge = startMerge(s.nats.url, join(data, "m"), MERGE_FLAGS);
+        restoredFrom.push(((await s.merge.ready).merge as { restoredFrom: unknown }).restoredFrom);
+      } else {
+        const w = s.workers[1] as (typeof s.workers)[number];
+        w.child.kill("SIGKILL");
+        await w.exited;
+        s.workers[1] = startEngine(s.nats.url, join(data, "w"), [...(SPLIT_TWO[1] as string[]), ...WORKER_FLAGS]);
+        await (s.workers[1] as (typeof s.workers)[number]).ready;
+      }
+    }
+    const end = (await backfill).endOfRecordingTs;
+    await waitForMergeEnd(s.nc, end);
+    await Promise.all([...s.workers, s.merge].map((p) => stopGracefully(p)));
+    // The second restart of the merge operator resumed from a checkpoint of its own.
+    expect(restoredFrom[1]).toMatch(/checkpoint-\d+\.tmck$/);
+    const star = await starPanes(s.nc);
+    const differing = [...one.star].filter(([k, v]) => star.get(k) !== v).map(([k]) => k);
+    expect(differing.slice(0, 3)).toEqual([]);
+    expect([...star.keys()].sort()).toEqual([...one.star.keys()].sort());
+  }, 180_000);
+
+  it("runs as `tidemark merge` with its own id, and refuses a worker's checkpoint directory", async () => {
+    const s = stacks[0] as Stack;
+    const wrong = startMerge(s.nats.url, join(dir, "one", "w"), ["--worker", "engine-0-7"]);
+    expect(await wrong.exited).toBe(2);
+    expect(wrong.output()).toContain("[TM_CHECKPOINT_MISMATCH]");
+    expect(wrong.output()).toContain("written by an engine worker");
+  }, 60_000);
+});
