@@ -49,6 +49,7 @@ function paneQuery(q: Record<string, string | undefined>) {
   if (!policy) throw queryError("policy", "is required, e.g. ?policy=billing");
   if (!q["window"]) throw queryError("window", "is required, e.g. ?window=60s");
   const windowMs = duration(q["window"], "window");
+  // A comma list; "*" is the engine's all-services panes' key, selected like any service (docs/websocket-protocol.md, REST).
   const services = q["service"] ? q["service"].split(",").filter((s) => s !== "") : undefined;
   return {
     policy,

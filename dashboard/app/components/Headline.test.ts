@@ -14,14 +14,48 @@ afterEach(() => {
   document.body.innerHTML = "";
 });
 
-function render(panel: Parameters<typeof metricDef>[0], panes: Pane[], nowcast = false) {
-  app = mount(Headline, { target: document.body, props: { def: metricDef(panel), panes, nowcast } });
+function render(
+  panel: Parameters<typeof metricDef>[0],
+  panes: Pane[],
+  nowcast = false,
+  from?: "engine" | "browser" | "service",
+) {
+  app = mount(Headline, { target: document.body, props: { def: metricDef(panel), panes, nowcast, from } });
   flushSync();
   const text = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.trim();
   return { value: text("value"), bias: text("bias"), delay: text("delay"), kind: text("kind"), text };
 }
 
 describe("Headline", () => {
+  it("reads an all-services pane as it is, and says when the browser combined the services instead", () => {
+    const users = (service: string, n: number): Pane => {
+      const p = pane(service, 100, 0, "on-time", { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 2, windows: 8 });
+      return { ...p, value: { ...p.value, users: n } };
+    };
+    const merged = render("users", [users("*", 150)], false, "engine");
+    expect([merged.value, merged.text("scope"), merged.text("combined-note"), merged.bias]).toEqual([
+      "150 users",
+      "all services, merged by the engine",
+      undefined,
+      "bias \u22122 %, 8 win.",
+    ]);
+    reset();
+    // No all-services pane (an older engine): today's sum of the services, and a note saying so.
+    const summed = render("users", [users("a", 100), users("b", 100)]);
+    expect([summed.value, summed.text("scope"), summed.text("combined-note")]).toEqual([
+      "200 users",
+      "sum, 2 services",
+      "combined in the browser: users summed, a user of several services counted once per service",
+    ]);
+    reset();
+    expect(render("p99", [users("a", 1), users("b", 1)]).text("combined-note")).toBe(
+      "combined in the browser: the largest service's p99, not the p99 of all requests",
+    );
+    reset();
+    // One service's pane is not combined: no note.
+    expect(render("users", [users("a", 100)]).text("combined-note")).toBeUndefined();
+  });
+
   it("shows the value with its signed bias, emit delay and pane kind", () => {
     expect(
       render("errorRate", [

@@ -25,6 +25,11 @@ export interface MetricDef {
   combine(panes: readonly Pane[]): number;
   /** How `combine` reads in the headline's scope line, e.g. "sum of 4 services". */
   readonly combineLabel: "sum" | "max" | "overall";
+  /**
+   * What a headline says when it combines services here because the engine sent no all-services
+   * pane (docs/websocket-protocol.md, "Combining services"): how, and what that gets wrong.
+   */
+  readonly combinedNote: string;
   /** The measured bias in the panel's unit (signed, policy − reference), or null when not measured. */
   bias(b: PaneBias): ShownBias | null;
   /** Which nowcast value corrects this metric (docs/websocket-protocol.md, "Nowcast"); absent: none does. */
@@ -67,6 +72,7 @@ function latency(q: "p50" | "p95" | "p99"): MetricDef {
     value: (p) => p.value[q],
     combine: (ps) => max(ps.map((p) => p.value[q])),
     combineLabel: "max",
+    combinedNote: `combined in the browser: the largest service's ${q}, not the ${q} of all requests`,
     bias: (b) => (q === "p99" ? measured(b, "p99Pct", "%") : null),
     ...(q === "p99" ? { nowcast: "p99" as const } : {}),
   };
@@ -91,6 +97,7 @@ const SESSIONS: MetricDef = {
   value: (p) => p.value.count,
   combine: (ps) => sum(ps.map((p) => p.value.count)),
   combineLabel: "sum",
+  combinedNote: "combined in the browser: sessions summed",
   bias: countBias,
   details: (ps) => [
     { name: "p50", text: `duration p50 ${formatDuration(max(ps.map((p) => p.value.p50)))}` },
@@ -108,6 +115,7 @@ export const METRICS: readonly MetricDef[] = [
     value: rate,
     combine: (ps) => sum(ps.map(rate)),
     combineLabel: "sum",
+    combinedNote: "combined in the browser: rates summed",
     bias: countBias,
     nowcast: "count",
   },
@@ -122,6 +130,7 @@ export const METRICS: readonly MetricDef[] = [
       return count === 0 ? 0 : (100 * sum(ps.map((p) => p.value.errors))) / count;
     },
     combineLabel: "overall",
+    combinedNote: "combined in the browser: errors over all requests",
     bias: (b) => measured(b, "errorRatePp", "pp"),
     nowcast: "errorRate",
   },
@@ -133,6 +142,7 @@ export const METRICS: readonly MetricDef[] = [
     value: (p) => p.value.users,
     combine: (ps) => sum(ps.map((p) => p.value.users)),
     combineLabel: "sum",
+    combinedNote: "combined in the browser: users summed, a user of several services counted once per service",
     bias: usersBias,
     nowcast: "users",
   },

@@ -79,4 +79,28 @@ describe("PaneBook (pane replacement in the browser)", () => {
       "error sessions 10 %",
     ]);
   });
+
+  it('never lists, draws or combines the all-services ("*") panes as a service; allServices() holds them', () => {
+    const book = new PaneBook();
+    book.apply(
+      [
+        p("api", 0, 0, "on-time", 7),
+        p("*", 0, 0, "on-time", 12),
+        p("*", W, 0, "early", 3),
+        p("web", 0, 0, "on-time", 5),
+      ].map((pane, i) => ({ rev: i + 1, pane })),
+    );
+    expect(book.services()).toEqual(["api", "web"]);
+    const series = book.series(f, 0, 60_000);
+    expect([...series.keys()]).toEqual(["api", "web"]);
+    expect(headlineWindow(series)?.panes.map((x) => x.key.service)).toEqual(["api", "web"]);
+    expect(book.allServices(f, 0, 60_000).map((x) => [x.t, x.pane.value.count])).toEqual([
+      [0, 12],
+      [W, 3],
+    ]);
+    // Whatever the panel selects, and within its time range only; routed and other-policy panes are not among them.
+    expect(book.allServices({ ...f, services: ["api"] }, 0, 60_000)).toHaveLength(2);
+    expect(book.allServices(f, W + 1, 60_000).map((x) => x.t)).toEqual([W]);
+    expect(book.allServices({ ...f, policy: "billing" }, 0, 60_000)).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Pane } from "@tidemark/engine/protocol";
+import { isAllServices } from "../../protocol/all-services.js";
 import type { PaneEnvelope, ResumeCursor } from "../../protocol/ws-frames.js";
 
 /** One service's points for a panel: window start → value, and whether it is provisional. */
@@ -78,11 +79,11 @@ export class PaneBook {
     return n;
   }
 
-  /** The panes of a panel grouped by service, each series ordered by window start. */
+  /** The panes of a panel grouped by service, each series ordered by window start; never the all-services ("*") panes. */
   series(f: PanelFilter, from: number, to: number): Map<string, SeriesPoint[]> {
     const out = new Map<string, SeriesPoint[]>();
     for (const p of this.panes.values()) {
-      if (!matchesFilter(p, f) || p.window.end < from || p.window.start > to) continue;
+      if (!matchesFilter(p, f) || p.window.end < from || p.window.start > to || isAllServices(p.key.service)) continue;
       let s = out.get(p.key.service);
       if (!s) out.set(p.key.service, (s = []));
       s.push({ t: p.window.start, pane: p });
@@ -91,9 +92,22 @@ export class PaneBook {
     return new Map([...out].sort(([a], [b]) => a.localeCompare(b)));
   }
 
-  /** Every service seen, for the service picker. */
+  /**
+   * The engine's all-services ("*") panes of the panel's policy, window size and kind, ordered by
+   * window start, whatever services the panel selects: an "All services" headline reads them.
+   */
+  allServices(f: PanelFilter, from: number, to: number): SeriesPoint[] {
+    const all = { ...f, services: [] };
+    const out: SeriesPoint[] = [];
+    for (const p of this.panes.values())
+      if (isAllServices(p.key.service) && matchesFilter(p, all) && p.window.end >= from && p.window.start <= to)
+        out.push({ t: p.window.start, pane: p });
+    return out.sort((a, b) => a.t - b.t);
+  }
+
+  /** Every service seen, for the service picker; "*" (all services) is none of them. */
   services(): string[] {
-    return [...new Set([...this.panes.values()].map((p) => p.key.service))].sort();
+    return [...new Set([...this.panes.values()].map((p) => p.key.service))].filter((s) => !isAllServices(s)).sort();
   }
 
   /** Every policy seen in panes. */

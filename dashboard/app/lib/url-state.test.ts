@@ -11,4 +11,9 @@ describe("view state in the URL", () => {
     expect(parseView(search).nowcast).toEqual({ errorRate: true, p99: true });
     expect(parseView(search).policies).toEqual({ errorRate: "alerting" });
   });
+
+  it('drops "*" from the selected services: the all-services key is no service to pick', () => {
+    expect(parseView("?services=checkout,*,search").services).toEqual(["checkout", "search"]);
+    expect(parseView("?services=*").services).toEqual([]);
+  });
 });

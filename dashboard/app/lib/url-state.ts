@@ -1,4 +1,5 @@
 import { parseDuration } from "@tidemark/engine/core";
+import { isAllServices } from "../../protocol/all-services.js";
 import type { PanelKind } from "./metrics.js";
 
 export type RangeName = "15m" | "1h" | "6h" | "custom";
@@ -11,7 +12,7 @@ export interface ViewState {
   to: number | null;
   live: boolean;
   windowMs: number;
-  /** Selected services; empty = all. */
+  /** Selected services; empty = all. Never "*" (the all-services key is no service to select). */
   services: string[];
   /** Policy chosen per panel. */
   policies: Partial<Record<PanelKind, string>>;
@@ -41,7 +42,7 @@ export function parseView(search: string): ViewState {
     to: num(q.get("to")),
     live: q.get("live") !== "0",
     windowMs: windowOf(q.get("window")),
-    services: (q.get("services") ?? "").split(",").filter((s) => s !== ""),
+    services: (q.get("services") ?? "").split(",").filter((s) => s !== "" && !isAllServices(s)),
     policies,
     nowcast,
     frontierBias: bias === "countPct" || bias === "p99Pct" || bias === "usersPct" ? bias : "errorRatePp",

@@ -175,3 +175,38 @@ describe("biasWarnings", () => {
     expect(warn('tidemark_error_ratio{service="nope"}')).toEqual([]);
   });
 });
+
+describe('PaneSamples: the all-services ("*") series (docs/decisions/0030-all-services-panes-in-the-dashboard.md)', () => {
+  // a and b saw 100 distinct users each, 50 of them both: the engine's "*" pane says 150.
+  const s = store();
+  s.apply(pane({ service: "a", start: T, count: 6, users: 100 }));
+  s.apply(pane({ service: "b", start: T, count: 4, users: 100 }));
+  s.apply(pane({ service: "*", start: T, count: 10, users: 150 }));
+  const services = (q: string) => values(query(s, q, T + W)).map(([l, v]) => [l["service"] ?? null, v]);
+
+  it("keeps them out of per-service selectors and aggregations, so nothing is counted twice", () => {
+    expect(services("tidemark_users")).toEqual([
+      ["a", 100],
+      ["b", 100],
+    ]);
+    expect(services("sum(tidemark_requests)")).toEqual([[null, 10]]);
+    expect(services("sum by (service) (tidemark_requests)")).toEqual([
+      ["a", 6],
+      ["b", 4],
+    ]);
+    // A regex or negative matcher that "*" satisfies does not ask for it by name.
+    expect(services('tidemark_users{service=~".*"}').map(([name]) => name)).toEqual(["a", "b"]);
+    expect(services('tidemark_users{service!="a"}').map(([name]) => name)).toEqual(["b"]);
+    expect(s.seriesIn(parsePromqlMatchers("tidemark_users"), -Infinity, Infinity).map((l) => l["service"])).toEqual([
+      "a",
+      "b",
+    ]);
+  });
+
+  it('answers them to a selector naming service="*": the merged users, not the sum', () => {
+    expect(services('tidemark_users{service="*"}')).toEqual([["*", 150]]);
+    expect(services('sum(tidemark_users{service="*"})')).toEqual([[null, 150]]);
+    // What the services' sum over-counts: 150 of 200.
+    expect(services('sum(tidemark_users{service="*"}) / sum(tidemark_users)')).toEqual([[null, 0.75]]);
+  });
+});

@@ -4,6 +4,7 @@
  * and labels"; docs/decisions/0011-prometheus-api.md, "Series from panes").
  */
 import type { Pane } from "@tidemark/engine/protocol";
+import { ALL_SERVICES, isAllServices } from "../../protocol/all-services.js";
 import { matchesAll, METRIC_NAME, type Labels, type Matcher, type Queryable } from "../promql/index.js";
 import { METRICS, type MetricDef } from "./metric-catalog.js";
 import { COL, KINDS, PaneSeries, RETRACT } from "./pane-series.js";
@@ -19,6 +20,15 @@ export interface PaneSamplesOptions {
   readonly maxWindows: number;
   /** Policies in discarding mode: their window panes carry deltas, added up per window. */
   readonly discardingPolicies: readonly string[];
+}
+
+/**
+ * True when a selector asks for the all-services series by name, `service="*"`: only then are
+ * they selected, so summing or grouping by service never counts a request twice
+ * (docs/decisions/0030-all-services-panes-in-the-dashboard.md).
+ */
+export function asksAllServices(matchers: readonly Matcher[]): boolean {
+  return matchers.some((m) => m.name === "service" && m.op === "=" && m.value === ALL_SERVICES);
 }
 
 /** The `window` label: whole seconds ("10s", "60s"), as the config and /api/panes write sizes; else ms. */
@@ -63,16 +73,20 @@ export class PaneSamples implements Queryable {
     if (this.total > this.opts.maxWindows) this.trim(Math.floor(this.opts.maxWindows * 0.9));
   }
 
-  /** Views of every (metric, pane series) whose labels match; `pane_kind` matchers select samples. */
+  /**
+   * Views of every (metric, pane series) whose labels match; `pane_kind` matchers select samples.
+   * All-services series only for a selector with `service="*"` (`asksAllServices`).
+   */
   select(matchers: readonly Matcher[]): PaneView[] {
     const identity = matchers.filter((m) => m.name !== PANE_KIND);
+    const allServices = asksAllServices(identity);
     const kind = matchers.filter((m) => m.name === PANE_KIND);
     const named = identity.filter((m) => m.name === METRIC_NAME || m.name === "quantile");
     const out: PaneView[] = [];
     METRICS.forEach((def, d) => {
       if (!matchesAll(staticLabels(def), named)) return;
       for (const s of this.series.values()) {
-        if (s.sessions !== def.sessions || s.length === 0) continue;
+        if (s.sessions !== def.sessions || s.length === 0 || (!allServices && isAllServices(s.service))) continue;
         const labels = this.labelsOf(s, def, d);
         if (matchesAll(labels, identity)) out.push(new PaneView(s, def, labels, kind));
       }

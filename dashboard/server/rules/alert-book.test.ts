@@ -191,4 +191,25 @@ describe("AlertBook: rules evaluated on pane updates", () => {
     r.offer(p(0, 50, { policy: "dashboard" }), p(0, 50, { windowMs: 60_000 }));
     expect(r.events).toEqual([]);
   });
+
+  it('alerts on the all-services ("*") series only for a rule naming service="*"; a sum never reads it', () => {
+    const panes = [p(0, 20), p(0, 1, { service: "cart" }), p(0, 40, { service: "*", count: 200 })];
+    const perService = rig([RATIO]);
+    perService.offer(...panes);
+    expect(perService.seen()).toEqual([["fired", "checkout"]]);
+    const all = rig([
+      { alert: "AllErrors", expr: 'tidemark_error_ratio{policy="alerting",window="10s",service="*"} > 0.15' },
+    ]);
+    all.offer(...panes);
+    expect(all.seen()).toEqual([["fired", "*"]]);
+    // 21 errors of the services' 200 requests: under 0.15, whatever the "*" pane says (40 of 200).
+    const sum = rig([
+      {
+        alert: "SumErrors",
+        expr: 'sum(tidemark_errors{policy="alerting",window="10s"}) / sum(tidemark_requests{policy="alerting",window="10s"}) > 0.15',
+      },
+    ]);
+    sum.offer(...panes);
+    expect(sum.events).toEqual([]);
+  });
 });

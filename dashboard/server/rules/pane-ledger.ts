@@ -5,7 +5,8 @@
  */
 import type { Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
 import { matchesAll, type Labels, type Matcher } from "../promql/index.js";
-import { windowLabel } from "../prom/pane-samples.js";
+import { isAllServices } from "../../protocol/all-services.js";
+import { asksAllServices, windowLabel } from "../prom/pane-samples.js";
 
 export interface PaneFacts {
   readonly service: string;
@@ -118,7 +119,9 @@ export class PaneLedger {
       service: pane.key.service,
     };
     if (pane.key.route !== undefined) labels["route"] = pane.key.route;
-    return this.selects.some((m) => matchesAll(labels, m));
+    // As the Prometheus API selects them: the all-services panes only for a selector naming service="*".
+    const all = isAllServices(pane.key.service);
+    return this.selects.some((m) => matchesAll(labels, m) && (!all || asksAllServices(m)));
   }
 
   private advance(end: number): void {
