@@ -74,6 +74,9 @@ describe("OTLP span → event", () => {
 
   it("refuses spans without a service, with end before start, or too old, naming the field", () => {
     expect(spanToEvent(span({}), undefined, NOW, limits)).toMatchObject({ ok: false, field: "resource.service.name" });
+    const star = spanToEvent(span({}), "*", NOW, limits);
+    expect(star).toMatchObject({ ok: false, field: "resource.service.name" });
+    expect(JSON.stringify(star)).toMatch(/reserved for the numbers across all services/);
     expect(
       spanToEvent(span({ startTimeUnixNano: ns(NOW), endTimeUnixNano: ns(NOW - 1) }), "s", NOW, limits),
     ).toMatchObject({ ok: false, field: "endTimeUnixNano" });

@@ -5,6 +5,7 @@
  * ERROR (2), else 200; `route` = `http.route`, else the span name; `user` = `enduser.id` or
  * `user.id`.
  */
+import { ALL_SERVICES } from "@tidemark/engine/protocol";
 import { eachAttribute, int64, nanosBetween, scalarOf } from "./any-value.js";
 import { normalizeRoute, withTime, type EventLimits, type Normalized } from "../events/normalize-event.js";
 
@@ -82,6 +83,11 @@ export function spanToEvent(
     return fail(
       "resource.service.name",
       "the span's resource has no service.name attribute: set the service name in the SDK's resource",
+    );
+  if (service === ALL_SERVICES)
+    return fail(
+      "resource.service.name",
+      `"${ALL_SERVICES}" is reserved for the numbers across all services: set the service name in the SDK's resource`,
     );
   if (service.length > limits.maxStringLength)
     return fail(
