@@ -64,6 +64,22 @@ describe("frontier", () => {
     ]);
   });
 
+  it("leaves a merge operator's status out of the pooled dial: its all-services key is no worker's", () => {
+    const merge = {
+      ...testWorker("merge-0", 500, [policy("dashboard", 9000, -9, 90, 40)]),
+      merge: {
+        heldBackByWorker: null,
+        waitingTicks: 0,
+        batches: { accepted: 1, duplicate: 0, overlap: 0, malformed: 0 },
+        skippedPolicies: [],
+      },
+    };
+    const [alone] = frontier([testWorker("a", 30, [policy("dashboard", 2000, -1, 30, 4)])], new Map());
+    const [withMerge] = frontier([testWorker("a", 30, [policy("dashboard", 2000, -1, 30, 4)]), merge], new Map());
+    expect(withMerge).toEqual(alone);
+    expect(withMerge?.bias.windows).toBe(30);
+  });
+
   it("merges stage and service dials over workers: biases by windows, the larger delay, the lateness over more events", () => {
     const flagged = testLateness({ onTimeEvents: 9000, lateEvents: 400, ratio: 9, flagged: true, p: 1e-9 });
     const points = frontier(

@@ -47,7 +47,10 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
   const points = new Map<string, FrontierPoint>();
   const stages = new Map<string, Map<string, StageBias>>();
   const services = new Map<string, Map<string, ServiceDial>>();
+  // A merge operator's dials are its all-services key's, carried by its own panes: the pooled dial
+  // is the workers' (docs/decisions/0030-all-services-panes-in-the-dashboard.md).
   for (const w of workers) {
+    if (w.merge !== undefined) continue;
     for (const p of w.policies) {
       const prev = points.get(p.name);
       points.set(p.name, {

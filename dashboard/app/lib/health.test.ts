@@ -91,4 +91,27 @@ describe("lagPercentiles", () => {
     expect(lagPercentiles({ ...w, pipelineLag: { p50: 35 } } as WorkerStatus)).toEqual({ p50: 35, p99: null });
     expect(lagPercentiles({ ...w, pipelineLag: "fast" } as unknown as WorkerStatus)).toBeNull();
   });
+
+  it("names the worker holding a merge operator back, not a stalled partition of its own", () => {
+    const w: WorkerStatus = {
+      ...worker(
+        [
+          [0, 100_000, false],
+          [5, 97_000, false],
+        ],
+        5,
+      ),
+      worker: "merge-0",
+      merge: {
+        heldBackByWorker: "engine-4-7",
+        waitingTicks: 30,
+        batches: { accepted: 10, duplicate: 0, overlap: 0, malformed: 0 },
+        skippedPolicies: [],
+      },
+    };
+    expect(workerHealth(w, 91_000).alarm).toBe(
+      "Merge stage held back by worker engine-4-7: its partition 5 is 3 s behind",
+    );
+    expect(workerHealth({ ...w, heldBackBy: null }, 91_000).alarm).toBeNull();
+  });
 });

@@ -49,12 +49,25 @@ export function workerHealth(w: WorkerStatus, serverTime: number): WorkerHealth 
 
 function alarmOf(w: WorkerStatus, rows: readonly PartitionRow[], now: number): string | null {
   if (w.stale) return `Engine ${w.worker} has not reported for ${Math.round((now - w.receivedAt) / 1000)} s`;
+  if (w.merge !== undefined) return mergeAlarm(w, rows);
   const stalled = rows.filter((r) => r.stalled).sort((a, b) => Number(b.holds) - Number(a.holds));
   const first = stalled[0];
   if (!first) return null;
   const behind = first.behindMs === null ? "has shown no message" : `is ${Math.round(first.behindMs / 1000)} s behind`;
   const others = stalled.length > 1 ? ` (${stalled.length} partitions stalled)` : "";
   return `Watermark stalled: partition ${first.partition} ${behind} and holds it back${others}`;
+}
+
+/**
+ * A merge operator's status names the partition holding the merged watermark back and the worker
+ * that reported it (docs/operations.md, "Merge stage"): the upstream worker to look at.
+ */
+function mergeAlarm(w: WorkerStatus, rows: readonly PartitionRow[]): string | null {
+  const row = rows.find((r) => r.partition === w.heldBackBy);
+  if (!row) return null;
+  const behind = row.behindMs === null ? "has reported nothing" : `is ${Math.round(row.behindMs / 1000)} s behind`;
+  const worker = w.merge?.heldBackByWorker ?? "no worker yet";
+  return `Merge stage held back by worker ${worker}: its partition ${row.partition} ${behind}`;
 }
 
 /**
