@@ -25,6 +25,8 @@ export function spawnRole(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
   readyTimeoutMs = 30_000,
+  /** What `up` calls it (logs, up.pids, the ready line's pids): the role, unless several run. */
+  name = role,
 ): Promise<{ child: Stoppable; ready: Record<string, unknown> }> {
   // Own process group: a terminal's Ctrl-C reaches `up` alone, which then stops the roles in order.
   // The role stops itself too if `up` disappears without doing so (stop-request.ts).
@@ -36,21 +38,21 @@ export function spawnRole(
   });
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const child: Stoppable = {
-    name: role,
+    name,
     pid: proc.pid ?? -1,
     markers: [CLI, role],
     exited,
     stop: () => stopProcess(proc, exited),
   };
-  proc.stderr?.on("data", (b: Buffer) => process.stderr.write(prefixLines(role, b.toString("utf8"))));
+  proc.stderr?.on("data", (b: Buffer) => process.stderr.write(prefixLines(name, b.toString("utf8"))));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill("SIGKILL");
-      reject(new DeployError("TM_ROLE_START_FAILED", `${role} printed no ready line within ${readyTimeoutMs} ms`));
+      reject(new DeployError("TM_ROLE_START_FAILED", `${name} printed no ready line within ${readyTimeoutMs} ms`));
     }, readyTimeoutMs);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new DeployError("TM_ROLE_START_FAILED", `${role} exited with code ${code} before it was ready`));
+      reject(new DeployError("TM_ROLE_START_FAILED", `${name} exited with code ${code} before it was ready`));
     });
     let buffered = "";
     proc.stdout?.on("data", (b: Buffer) => {
@@ -63,7 +65,7 @@ export function spawnRole(
         if (ready) {
           clearTimeout(timer);
           resolve({ child, ready });
-        } else process.stdout.write(prefixLines(role, line + "\n"));
+        } else process.stdout.write(prefixLines(name, line + "\n"));
       }
     });
   });

@@ -3,7 +3,16 @@ import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { natsCredentialEnv } from "../config/nats-env.js";
 import { localIngestToken, tokenList } from "../config/ingest-token.js";
-import { dashboardArgs, engineArgs, ingestArgs, validateRoles, type RoleContext } from "../config/role-configs.js";
+import { availableParallelism } from "node:os";
+import {
+  dashboardArgs,
+  defaultWorkers,
+  engineArgs,
+  ingestArgs,
+  mergeArgs,
+  validateRoles,
+  type RoleContext,
+} from "../config/role-configs.js";
 import { ensureStreams } from "../config/stream-setup.js";
 import { loadTidemarkConfig, type TidemarkConfig } from "../config/tidemark-config.js";
 import { spawnNatsServer } from "../nats/nats-server.js";
@@ -17,16 +26,17 @@ type Log = (line: string) => void;
 
 /**
  * `tidemark up`: everything on one machine (docs/operations.md, "`tidemark up`"). nats-server as a
- * child (store in <data>/nats) unless --nats or nats.url is given; the streams; ingest, engine and
- * dashboard as child processes (crash isolation, both cores; docs/decisions/0008); the demo unless
- * --no-demo. SIGINT/SIGTERM stop demo, ingest, engine (final checkpoint), dashboard and nats-server
- * in that order, leaving <data> in place: a second `up` resumes from it.
+ * child (store in <data>/nats) unless --nats or nats.url is given; the streams; ingest, `--workers`
+ * engine workers (each a contiguous range of the partitions), the merge operator and the dashboard
+ * as child processes (crash isolation, both cores; docs/decisions/0008); the demo unless --no-demo.
+ * SIGINT/SIGTERM stop demo, ingest, the merge operator and the workers (final checkpoints), dashboard
+ * and nats-server in that order, leaving <data> in place: a second `up` resumes from it.
  */
 export const up: Command = {
   summary: "run the whole stack on this machine, with live demo traffic",
   usage:
     "tidemark up [--config FILE] [--data DIR] [--nats URL] [--no-demo] [--ingest-port 4318] [--dashboard-port 3000]\n" +
-    "            [--partition-count 8] [--rate N] [--corr X]",
+    "            [--partition-count 8] [--workers N] [--rate N] [--corr X]",
   booleans: ["demo"],
   async run(flags: Flags): Promise<number> {
     const log: Log = (line) => void process.stdout.write(`tidemark up: ${line}\n`);
@@ -44,9 +54,11 @@ export const up: Command = {
       process.once("SIGINT", () => r("SIGINT")).once("SIGTERM", () => r("SIGTERM")),
     );
     try {
+      const P = config.core.partitions;
       const ports = {
         ingestPort: await port(flags, "ingest-port", 4318),
         dashboardPort: await port(flags, "dashboard-port", 3000),
+        workers: flags.int("workers", defaultWorkers(P, availableParallelism()), 1, P),
       };
       await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, process.env);
       await stopLeftovers(config.data, log);
@@ -79,7 +91,9 @@ export const up: Command = {
           nats: natsUrl,
           token,
           data: config.data,
-          engine: ready.engine.engine,
+          engine: ready.engines[0]?.engine,
+          engines: ready.engines.map((r) => r.engine),
+          merge: ready.merge.merge,
           pids,
         }) + "\n",
       );
@@ -149,21 +163,32 @@ function recordPids(config: TidemarkConfig, started: readonly Stoppable[]): void
 
 interface RolesReady {
   ingest: Record<string, unknown>;
-  engine: Record<string, unknown>;
+  /** In partition order; the first is also the ready line's `engine`. */
+  engines: Record<string, unknown>[];
+  merge: Record<string, unknown>;
   dashboard: Record<string, unknown>;
 }
 
-/** Starts the three roles side by side; registers each that came up (stop order: reverse). */
+/** Starts the roles side by side; registers each that came up (stop order: reverse). */
 async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Stoppable[]): Promise<RolesReady> {
-  const [dashboard, engine, ingest] = await Promise.allSettled([
+  const engines = Array.from({ length: ctx.workers }, (_, i) =>
+    spawnRole("engine", engineArgs(ctx, i), env, 60_000, i === 0 ? "engine" : `engine-${i + 1}`),
+  );
+  const all = await Promise.allSettled([
     spawnRole("dashboard", dashboardArgs(ctx), env),
-    spawnRole("engine", engineArgs(ctx), env, 60_000),
+    ...engines,
+    spawnRole("merge", mergeArgs(ctx), env, 60_000),
     spawnRole("ingest", ingestArgs(ctx), env),
   ]);
-  for (const r of [dashboard, engine, ingest]) if (r.status === "fulfilled") started.push(r.value.child);
-  for (const r of [dashboard, engine, ingest]) if (r.status === "rejected") throw r.reason;
-  const ready = (r: typeof ingest): Record<string, unknown> => (r.status === "fulfilled" ? r.value.ready : {});
-  return { ingest: ready(ingest), engine: ready(engine), dashboard: ready(dashboard) };
+  for (const r of all) if (r.status === "fulfilled") started.push(r.value.child);
+  for (const r of all) if (r.status === "rejected") throw r.reason;
+  const ready = all.map((r) => (r.status === "fulfilled" ? r.value.ready : {}));
+  return {
+    dashboard: ready[0] ?? {},
+    engines: ready.slice(1, 1 + ctx.workers),
+    merge: ready[1 + ctx.workers] ?? {},
+    ingest: ready[2 + ctx.workers] ?? {},
+  };
 }
 
 async function startDemo(

@@ -12,7 +12,10 @@ const EXAMPLE = fileURLToPath(new URL("../../../tidemark.config.example.json", i
 describe("tidemark.config.example.json", () => {
   it("is valid for every role, and spells out exactly the defaults", async () => {
     const config = loadTidemarkConfig({ flag: EXAMPLE, env: {} });
-    await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000 }, {});
+    await validateRoles(
+      { config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000, workers: 2 },
+      {},
+    );
     expect(config.core).toEqual(defaultCoreConfig());
     expect(config.demo).toMatchObject({ enabled: true, rate: 500, corr: 0.25 });
   });
@@ -37,7 +40,7 @@ describe("tidemark.config.example.json", () => {
         writeFileSync(file, JSON.stringify({ ...example, [section]: { ...example[section], ...patch } }));
         const config = loadTidemarkConfig({ flag: file, env: {} });
         const run = validateRoles(
-          { config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000 },
+          { config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000, workers: 2 },
           {},
         );
         await expect(run, section).rejects.toThrow(message);

@@ -12,6 +12,20 @@ export interface RoleContext {
   readonly natsUrl: string;
   readonly ingestPort: number;
   readonly dashboardPort: number;
+  /** Engine workers (`--workers`), each owning a contiguous range of the partitions. */
+  readonly workers: number;
+}
+
+/** Workers `up` runs by default: one per two cores (a merge operator and the other roles share the rest), at least one. */
+export function defaultWorkers(partitionCount: number, cores: number): number {
+  return Math.max(1, Math.min(partitionCount, Math.floor(cores / 2)));
+}
+
+/** The partitions of worker `i` of `n` over `count`: a contiguous range such as "0-3". */
+export function workerPartitions(count: number, n: number, i: number): string {
+  const from = Math.floor((i * count) / n);
+  const to = Math.floor(((i + 1) * count) / n) - 1;
+  return from === to ? String(from) : `${from}-${to}`;
 }
 
 function withConfig(config: TidemarkConfig, args: string[]): string[] {
@@ -29,7 +43,24 @@ export function ingestArgs(ctx: RoleContext): string[] {
   ]);
 }
 
-export function engineArgs(ctx: RoleContext): string[] {
+/** Worker `i`'s flags: with several workers, its partitions, and any free metrics port past the first. */
+export function engineArgs(ctx: RoleContext, i = 0): string[] {
+  const P = ctx.config.core.partitions;
+  const split = ctx.workers > 1 ? ["--partitions", workerPartitions(P, ctx.workers, i)] : [];
+  const port = i > 0 ? ["--metrics-port", "0"] : [];
+  return withConfig(ctx.config, [
+    "--nats",
+    ctx.natsUrl,
+    "--data",
+    ctx.config.data,
+    "--partition-count",
+    String(P),
+    ...split,
+    ...port,
+  ]);
+}
+
+export function mergeArgs(ctx: RoleContext): string[] {
   return withConfig(ctx.config, [
     "--nats",
     ctx.natsUrl,
@@ -47,11 +78,13 @@ export function dashboardArgs(ctx: RoleContext): string[] {
 /** Parses every role's configuration exactly as the role will (throws the role's coded error). */
 export async function validateRoles(ctx: RoleContext, env: NodeJS.ProcessEnv): Promise<void> {
   const { loadIngestConfig } = await import("@tidemark/ingest");
-  const { parseEngineConfig } = await import("@tidemark/engine/runtime");
+  const { parseEngineConfig, parseMergeConfig } = await import("@tidemark/engine/runtime");
   const { envConfig, readConfigFile, resolveConfig } = await import("@tidemark/dashboard");
   const file = ctx.config.file;
   loadIngestConfig({ configFile: file, env, flags: flagsOf(ingestArgs(ctx)) });
-  parseEngineConfig({ file: ctx.config.document, fileName: file, env, flags: flagsOf(engineArgs(ctx)) });
+  for (let i = 0; i < ctx.workers; i++)
+    parseEngineConfig({ file: ctx.config.document, fileName: file, env, flags: flagsOf(engineArgs(ctx, i)) });
+  parseMergeConfig({ file: ctx.config.document, fileName: file, env, flags: flagsOf(mergeArgs(ctx)) });
   const d = flagsOf(dashboardArgs(ctx));
   resolveConfig(file === undefined ? {} : readConfigFile(file), envConfig(env), { nats: d.nats, port: d.port });
 }

@@ -59,7 +59,7 @@ describe("tidemark up killed with SIGKILL", () => {
     const ready = await first.ready;
     const pids = ready.pids as Record<string, number>;
     for (const pid of Object.values(pids)) leftover.add(pid);
-    expect(Object.keys(pids).sort()).toEqual(["dashboard", "engine", "ingest", "nats-server"]);
+    expect(Object.keys(pids).sort()).toEqual(["dashboard", "engine", "ingest", "merge", "nats-server"]);
     const recorded = JSON.parse(readFileSync(join(data, "up.pids"), "utf8")) as {
       processes: Array<{ name: string; pid: number }>;
     };
@@ -90,7 +90,7 @@ describe("tidemark up killed with SIGKILL", () => {
     const killedAt = Date.now();
     first.child.kill("SIGKILL");
     await first.exited;
-    const roles = ["dashboard", "engine", "ingest"].map((r) => [r, pids[r] ?? -1] as const);
+    const roles = ["dashboard", "engine", "merge", "ingest"].map((r) => [r, pids[r] ?? -1] as const);
     await waitFor(() => roles.every(([, pid]) => !running(pid)), 15_000, "every role of the killed up to exit").catch(
       (err: Error) => {
         throw new Error(

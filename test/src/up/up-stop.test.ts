@@ -1,7 +1,7 @@
 /**
  * docs/operations.md, "`tidemark up`", and ADR 0008, "Own process groups, ordered stop": if any
- * child exits on its own, `up` stops the rest and exits 1; it stops demo, ingest, engine, dashboard
- * and nats-server in that order, one after the other. A real `up` with every role and the demo; the
+ * child exits on its own, `up` stops the rest and exits 1; it stops demo, ingest, merge operator,
+ * engine, dashboard and nats-server in that order, one after the other. A real `up` with every role and the demo; the
  * engine is SIGKILLed by its PID; the test timestamps up's log lines and polls each child's
  * /proc entry to know when it is gone.
  */
@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@tidemark/deploy";
 import { spawnTidemark, waitFor, type CliProcess } from "../index.js";
 
-const ORDER = ["demo", "ingest", "engine", "dashboard", "nats-server"] as const;
+const ORDER = ["demo", "ingest", "merge", "engine", "dashboard", "nats-server"] as const;
 
 /** Running, and not a zombie waiting for its parent to reap it. */
 function running(pid: number): boolean {
