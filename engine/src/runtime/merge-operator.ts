@@ -47,6 +47,8 @@ export class MergeOperator {
   readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0 };
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
+  /** Each released tick's alignment time: wall ms from its first batch's arrival to its release. */
+  onAligned: (ms: number) => void = () => undefined;
 
   private seq: number;
   private readonly reader: OrderedReader;
@@ -58,6 +60,8 @@ export class MergeOperator {
   private hold: Promise<void> | undefined;
   private writing: Promise<void> | undefined;
   private closing = false;
+  /** Wall clock at each held tick's first batch (deleted at release). */
+  private readonly firstSeen = new Map<number, number>();
 
   constructor(
     private readonly config: MergeConfig,
@@ -125,6 +129,7 @@ export class MergeOperator {
     const now = this.clock();
     const outcome = this.aligner.offer(b, now);
     this.batches[outcome]++;
+    if (outcome === "accepted" && !this.firstSeen.has(b.from)) this.firstSeen.set(b.from, now);
     if (outcome === "overlap")
       this.log.warn(
         { seq, worker: b.worker, from: b.from, to: b.to },
@@ -142,6 +147,7 @@ export class MergeOperator {
     };
     let records = 0;
     for (const t of ticks) {
+      this.aligned(t.at, now);
       for (const c of t.clocks) records += c.events;
       this.core.partial?.(t, out);
     }
@@ -149,6 +155,13 @@ export class MergeOperator {
     group.seal();
     this.eventsTotal += records;
     if (records > 0) this.pipelineLag.observe(now, logTime, records);
+  }
+
+  private aligned(at: number, now: number): void {
+    const since = this.firstSeen.get(at);
+    if (since === undefined) return;
+    this.firstSeen.delete(at);
+    this.onAligned(now - since);
   }
 
   private countPane(p: Pane): void {

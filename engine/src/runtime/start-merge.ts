@@ -8,7 +8,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
-import { Counter, Gauge } from "prom-client";
+import { Counter, Gauge, Histogram } from "prom-client";
 import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../core/index.js";
 import type { StreamCore } from "../core/types.js";
@@ -95,6 +95,13 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
       for (const [outcome, n] of Object.entries(op.batches)) this.inc({ outcome }, n);
     },
   });
+  const alignment = new Histogram({
+    name: "tidemark_merge_tick_alignment_seconds",
+    help: "Wall time from a tick's first partial batch to its release, once every partition reported past it.",
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  op.onAligned = (ms) => alignment.observe(ms / 1000);
   new Gauge({
     name: "tidemark_merge_waiting_ticks",
     help: "Ticks of partials held until every partition has reported past them (a slower worker).",
