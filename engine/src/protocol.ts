@@ -338,4 +338,31 @@ export interface MergeStageStatus {
   batches: { accepted: number; duplicate: number; overlap: number; malformed: number };
   /** Policies of the config this operator does not run, with why. */
   skippedPolicies: Array<{ name: string; why: string }>;
+  /**
+   * The aligned checkpoints it coordinates (docs/decisions/0031-aligned-checkpoints.md): the n in
+   * flight and the last completed (null: none), the n being aligned and the messages held for it,
+   * and the counts completed and aborted since start.
+   */
+  checkpoints?: {
+    inFlight: number | null;
+    lastCompleted: number | null;
+    aligning: number | null;
+    held: number;
+    completed: number;
+    aborted: number;
+  };
 }
+export {
+  BARRIER_HEADER,
+  checkpointAckSubject,
+  parseBarrier,
+  STREAM_CHECKPOINTS,
+  SUBJECT_CHECKPOINT_ABORT,
+  SUBJECT_CHECKPOINT_COMPLETE,
+  SUBJECT_CHECKPOINT_START,
+  type BarrierBody,
+  type CheckpointAbort,
+  type CheckpointAck,
+  type CheckpointComplete,
+  type CheckpointStart,
+} from "./protocol/checkpoint-barrier.js";

@@ -1,5 +1,5 @@
 /**
- * Makes sure TM_EVENTS, TM_PANES, TM_LATE and TM_PARTIALS exist before any role starts
+ * Makes sure TM_EVENTS, TM_PANES, TM_LATE, TM_PARTIALS and TM_CHECKPOINTS exist before any role starts
  * (docs/decisions/0005-ingest.md, "Streams"), with the replica count of `nats.replicas` (3 on a
  * 3-node cluster). Existing streams are only checked, never altered (`ensureStream`), so a mismatch
  * stops `up` with TM_STREAM_MISMATCH.
@@ -14,6 +14,7 @@ import {
   lateStreamSpec,
   panesStreamSpec,
   partialsStreamSpec,
+  checkpointsStreamSpec,
   streamConfigOf,
   type StreamSpec,
 } from "@tidemark/engine/nats";
@@ -26,7 +27,7 @@ export async function ensureStreams(url: string, nats: NatsSettings): Promise<Re
   try {
     const jsm = await jetstreamManager(nc);
     const out: Record<string, StreamOutcome> = {};
-    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec(), partialsStreamSpec()])
+    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec(), partialsStreamSpec(), checkpointsStreamSpec()])
       out[spec.name] = await ensureReplicated(jsm, spec, nats.replicas);
     return out;
   } finally {

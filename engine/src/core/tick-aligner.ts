@@ -113,6 +113,11 @@ export class TickAligner {
     return Number.isFinite(this.maxReported) ? this.maxReported : null;
   }
 
+  /** True when partition `p` is left out as silent (idleness, on the caller's clock). */
+  isSilent(p: number): boolean {
+    return this.silent(p);
+  }
+
   /** Ticks waiting for a slower worker. */
   get waiting(): number {
     return this.open.size;

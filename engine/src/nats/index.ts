@@ -8,6 +8,7 @@ export {
   panesStreamSpec,
   lateStreamSpec,
   partialsStreamSpec,
+  checkpointsStreamSpec,
   ensureStream,
   streamConfigOf,
   streamDifferences,

@@ -7,7 +7,7 @@
  */
 import { JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { JetStreamManager, StreamConfig } from "@nats-io/jetstream";
-import { STREAM_EVENTS, STREAM_LATE, STREAM_PANES, STREAM_PARTIALS } from "../protocol.js";
+import { STREAM_CHECKPOINTS, STREAM_EVENTS, STREAM_LATE, STREAM_PANES, STREAM_PARTIALS } from "../protocol.js";
 import { StreamMismatchError } from "./errors.js";
 
 const NS_PER_MS = 1_000_000;
@@ -54,6 +54,15 @@ export function lateStreamSpec(opts: StreamSpecOptions = {}): StreamSpec {
  */
 export function partialsStreamSpec(opts: StreamSpecOptions = {}): StreamSpec {
   return spec(STREAM_PARTIALS, ["tm.partials.*"], opts);
+}
+
+/**
+ * TM_CHECKPOINTS: `tm.checkpoints.>`: the aligned checkpoints' coordination (start, acks,
+ * completion, aborts; docs/decisions/0031-aligned-checkpoints.md). Small, a few messages per
+ * checkpoint; the newest `tm.checkpoints.complete` is where recovery starts.
+ */
+export function checkpointsStreamSpec(opts: StreamSpecOptions = {}): StreamSpec {
+  return spec(STREAM_CHECKPOINTS, ["tm.checkpoints.>"], opts);
 }
 
 function spec(name: string, subjects: string[], opts: StreamSpecOptions): StreamSpec {

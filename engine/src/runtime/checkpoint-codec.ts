@@ -11,7 +11,7 @@
  * than lose those batches. Version 3 is the same again with a header that may carry the two-stage
  * dataflow's state (docs/decisions/0029-two-stage-dataflow.md): `partials`, the open tick of a
  * worker's stage-1 accumulator, or `merge`, a merge operator's place in TM_PARTIALS and its
- * aligner; written whenever one is there. Every other checkpoint is version 1.
+ * aligner, and `barrier`, the aligned checkpoint n it is; written whenever one is there. Every other checkpoint is version 1.
  */
 import { createHash } from "node:crypto";
 import type { PartialAccumulatorState } from "../core/partial-accumulator.js";
@@ -44,6 +44,8 @@ export interface CheckpointHeader {
   pending?: EmitGroupState[];
   /** The stage-1 partial accumulator's open tick (version 3 only). */
   partials?: PartialAccumulatorState;
+  /** The aligned checkpoint this is (version 3 only; docs/decisions/0031-aligned-checkpoints.md). */
+  barrier?: number;
   /** A merge operator's state (version 3 only): the last TM_PARTIALS sequence handled and the aligner. */
   merge?: MergeCheckpointState;
 }
@@ -52,6 +54,8 @@ export interface MergeCheckpointState {
   /** Stream sequence of the last TM_PARTIALS message handled (0: none). */
   seq: number;
   aligner: TickAlignerState;
+  /** The last aligned checkpoint n (0: none): its barriers, replayed, are ignored. */
+  lastBarrier?: number;
 }
 
 export interface Checkpoint {
@@ -79,7 +83,7 @@ function prefixOf(cp: Checkpoint): Buffer {
 }
 
 function versionOf(h: CheckpointHeader): number {
-  if (h.partials !== undefined || h.merge !== undefined) return CHECKPOINT_VERSION_PARTIALS;
+  if (h.partials !== undefined || h.merge !== undefined || h.barrier !== undefined) return CHECKPOINT_VERSION_PARTIALS;
   return h.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION;
 }
 

@@ -5,7 +5,7 @@
  * takes the newest file that decodes and verifies; corrupt newer ones are reported and skipped.
  */
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { decodeCheckpoint, encodeCheckpointParts, type Checkpoint } from "./checkpoint-codec.js";
 import { RuntimeError } from "./errors.js";
 
@@ -38,6 +38,24 @@ export class CheckpointStore {
     for (const n of names) if (n.endsWith(".tmp")) await rm(join(this.dir, n), { force: true });
     const numbers = this.numbered(names).map((x) => x.n);
     this.next = numbers.length === 0 ? 1 : Math.max(...numbers) + 1;
+  }
+
+  /**
+   * The file of the newest completed aligned checkpoint when `preferred` names one of this store
+   * that verifies (docs/decisions/0031-aligned-checkpoints.md), else the newest.
+   */
+  async load(preferred: string | undefined): Promise<LoadedCheckpoint> {
+    const name = preferred === undefined ? undefined : basename(preferred);
+    if (name !== undefined && NAME.test(name) && (await readdir(this.dir)).includes(name)) {
+      const file = join(this.dir, name);
+      try {
+        return { checkpoint: decodeCheckpoint(await readFile(file), name), file, skipped: [] };
+      } catch (err) {
+        const newest = await this.loadNewest();
+        return { ...newest, skipped: [{ file, reason: (err as Error).message }, ...newest.skipped] };
+      }
+    }
+    return this.loadNewest();
   }
 
   async loadNewest(): Promise<LoadedCheckpoint> {

@@ -1,11 +1,12 @@
 /**
  * The engine's NATS step: connect (reconnecting for ever afterwards), check that the server takes
  * the largest pane batch (emit-group.ts), make sure TM_EVENTS,
- * TM_PANES, TM_LATE and TM_PARTIALS exist and match (`ensureStream`), and say in the log when retention has
- * removed messages between a checkpoint's offsets and the start of TM_EVENTS.
+ * TM_PANES, TM_LATE, TM_PARTIALS and TM_CHECKPOINTS exist and match (`ensureStream`), and say in the log when retention has
+ * removed messages between a checkpoint's offsets and the start of TM_EVENTS (`checkRetention`,
+ * once the checkpoint to resume from is known).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import {
   connectNats,
@@ -14,6 +15,7 @@ import {
   lateStreamSpec,
   panesStreamSpec,
   partialsStreamSpec,
+  checkpointsStreamSpec,
 } from "../nats/index.js";
 import { STREAM_EVENTS } from "../protocol.js";
 import type { EngineConfig } from "./config.js";
@@ -21,18 +23,19 @@ import { MIN_MAX_PAYLOAD } from "./emit-group.js";
 import { RuntimeError } from "./errors.js";
 import type { LaneOffset } from "./partition-merge.js";
 
-export async function connectEngine(
-  config: EngineConfig,
-  offsets: readonly LaneOffset[],
-  log: Logger,
-): Promise<NatsConnection> {
+export async function connectEngine(config: EngineConfig): Promise<NatsConnection> {
   const nc = await connectNats(config.natsUrl, { maxReconnectAttempts: -1 });
   try {
     checkMaxPayload(nc, config.natsUrl);
     const jsm = await jetstreamManager(nc);
-    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec(), partialsStreamSpec()])
+    for (const spec of [
+      eventsStreamSpec(),
+      panesStreamSpec(),
+      lateStreamSpec(),
+      partialsStreamSpec(),
+      checkpointsStreamSpec(),
+    ])
       await ensureStream(jsm, spec);
-    await checkRetention(jsm, offsets, log);
     return nc;
   } catch (err) {
     await nc.close();
@@ -41,7 +44,9 @@ export async function connectEngine(
 }
 
 /** Offsets older than the first message of TM_EVENTS resume past a gap: those messages are lost. */
-async function checkRetention(jsm: JetStreamManager, offsets: readonly LaneOffset[], log: Logger): Promise<void> {
+export async function checkRetention(nc: NatsConnection, offsets: readonly LaneOffset[], log: Logger): Promise<void> {
+  if (offsets.length === 0) return;
+  const jsm = await jetstreamManager(nc);
   const first = (await jsm.streams.info(STREAM_EVENTS)).state.first_seq;
   const behind = offsets.filter((o) => o.lastSeq > 0 && o.lastSeq + 1 < first);
   if (behind.length === 0) return;

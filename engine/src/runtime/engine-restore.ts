@@ -1,6 +1,7 @@
 /**
- * The engine's first step (docs/operations.md, "Recovery"): open its checkpoint directory, load the
- * newest checkpoint that verifies (reporting corrupt newer ones), check that it belongs to this
+ * The engine's first step (docs/operations.md, "Recovery"): open its checkpoint directory, load its
+ * checkpoint of the newest completed aligned checkpoint when there is one, else the newest that
+ * verifies (reporting corrupt newer ones), check that it belongs to this
  * worker's partitions and session setting, and make the core from it, or a fresh one.
  */
 import type { Logger } from "pino";
@@ -33,10 +34,12 @@ export async function restoreEngine(
   config: EngineConfig,
   cores: CoreFactory | undefined,
   log: Logger,
+  /** This operator's file of the newest completed aligned checkpoint, if any (ADR 0031). */
+  preferred?: string,
 ): Promise<RestoredEngine> {
   const store = new CheckpointStore(config.checkpointDir, config.keepCheckpoints);
   await store.open();
-  const loaded = await store.loadNewest();
+  const loaded = await store.load(preferred);
   for (const s of loaded.skipped)
     log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
   const cp = loaded.checkpoint;

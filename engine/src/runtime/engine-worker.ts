@@ -52,6 +52,8 @@ const CHUNK = 128;
 const MAX_QUEUED = 64;
 /** Checkpoints are spaced by at least this many times the last snapshot's encoding work (its slices summed). */
 const SNAPSHOT_DUTY = 20;
+/** While the coordinator asked for a checkpoint this recently, the worker takes none of its own. */
+const COORDINATED_MS = 30_000;
 
 export interface WorkerLog {
   info(obj: object, msg: string): void;
@@ -97,6 +99,8 @@ export class EngineWorker {
   /** Wall clock when the last durable checkpoint's snapshot was taken. */
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
+  /** A checkpoint the coordinator asked for is durable (aligned checkpoints, ADR 0031). */
+  onBarrierCheckpoint: (ack: { n: number; file: string; startDelayMs: number }) => void = () => undefined;
 
   private readonly sources: PartitionSource[] = [];
   private readonly spaceWaiters: Array<(() => void) | undefined>;
@@ -115,6 +119,9 @@ export class EngineWorker {
   private readonly mergeSink: MergeSink;
   /** Stage-1 partials (null when `partials` is off). */
   private readonly partials: StageOnePartials | null;
+  /** The checkpoint n the coordinator asked for, not cut yet. */
+  private barrierAsked: { n: number; startedAt: number } | null = null;
+  private lastBarrierWall: number | null = null;
 
   constructor(
     private readonly config: EngineConfig,
@@ -169,6 +176,18 @@ export class EngineWorker {
   /** Stage-1 partial batches published (0 when `partials` is off). */
   get partialsTotal(): number {
     return this.partials?.total ?? 0;
+  }
+
+  /**
+   * The coordinator starts checkpoint n (docs/decisions/0031-aligned-checkpoints.md): the worker
+   * cuts at its next point between two items and sends barrier n after its partials. A worker
+   * without partials takes no part.
+   */
+  requestBarrier(n: number, startedAt: number): void {
+    if (this.partials === null || this.closing) return;
+    if (this.barrierAsked === null || n > this.barrierAsked.n) this.barrierAsked = { n, startedAt };
+    this.lastBarrierWall = Date.now();
+    this.wake();
   }
 
   /** Starts one consumer per owned partition. */
@@ -295,20 +314,38 @@ export class EngineWorker {
 
   private maybeCheckpoint(): void {
     const t = this.merge.logTime;
-    if (this.writing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs) return;
-    const now = Date.now();
-    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastWorkMs);
-    if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < gap) return;
-    const cut = this.cut();
+    if (this.writing || t === null) return;
+    const barrier = this.barrierAsked;
+    if (barrier === null && !this.localCheckpointDue(t)) return;
+    this.barrierAsked = null;
+    const cut = this.cut(barrier?.n);
+    // Barrier n right after the partials emitted before the cut, in order with them (ADR 0031).
+    if (barrier) this.partials?.barrier(barrier.n);
+    const startDelayMs = barrier ? cut.header.wallTime - barrier.startedAt : 0;
     // The acks of the panes published before the cut are awaited while the snapshot encodes.
     this.writing = Promise.all([this.encode(cut), this.flushOutput()])
       .then(([taken]) => this.persist(taken))
+      .then((file) => {
+        if (barrier) this.onBarrierCheckpoint({ n: barrier.n, file, startDelayMs });
+      })
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => (this.writing = undefined));
   }
 
+  /**
+   * A checkpoint of the worker's own: every `checkpointEvery` of log time, spaced in wall time;
+   * none while the coordinator paces them (it asked within COORDINATED_MS).
+   */
+  private localCheckpointDue(t: number): boolean {
+    const now = Date.now();
+    if (this.lastBarrierWall !== null && now - this.lastBarrierWall < COORDINATED_MS) return false;
+    if (t < this.lastCheckpointLog + this.config.checkpointEveryMs) return false;
+    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastWorkMs);
+    return this.lastSnapshotWall === null || now - this.lastSnapshotWall >= gap;
+  }
+
   /** Cuts a checkpoint between two items: offsets, log time and open groups now; input held from here. */
-  private cut(): Cut {
+  private cut(barrier?: number): Cut {
     const t0 = performance.now();
     const logTime = this.merge.logTime;
     const header: CheckpointHeader = {
@@ -320,6 +357,7 @@ export class EngineWorker {
       wallTime: Date.now(),
       ...this.pending(),
       ...(this.partials ? { partials: this.partials.state() } : {}),
+      ...(barrier !== undefined ? { barrier } : {}),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;
@@ -347,7 +385,7 @@ export class EngineWorker {
     return open.length > 0 ? { pending: open } : {};
   }
 
-  private async persist(taken: Taken): Promise<void> {
+  private async persist(taken: Taken): Promise<string> {
     const { cp, t0 } = taken;
     const w = await this.store.write(cp);
     this.lastCheckpointWall = cp.header.wallTime;
@@ -360,5 +398,6 @@ export class EngineWorker {
       totalMs: performance.now() - t0,
       logTime: cp.header.logTime,
     });
+    return w.file;
   }
 }

@@ -12,13 +12,20 @@
  * before it are acknowledged. So a restore replays the messages after the cut into the state at the
  * cut, and what it emits again carries the ids it had; only the idleness rule, judged on wall time,
  * can release a tick at another message than the first run did (its panes keep their ids and seqs).
+ *
+ * Aligned checkpoints (docs/decisions/0031-aligned-checkpoints.md): a barrier n of a worker holds
+ * that worker's later messages (BarrierAlignment) until every partition's barrier n arrived; the
+ * checkpoint n is cut then, resuming at the first held message, and the held messages are handled
+ * once its snapshot is encoded.
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../core/snapshot-steps.js";
 import { TickAligner } from "../core/tick-aligner.js";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import {
+  BARRIER_HEADER,
   decodePartialBatch,
+  parseBarrier,
   PartialBatchError,
   partialsSubject,
   STREAM_PARTIALS,
@@ -26,6 +33,7 @@ import {
   type Pane,
 } from "../protocol.js";
 import { coreAggregates } from "../core/create-core.js";
+import { BarrierAlignment } from "./barrier-alignment.js";
 import { BodyBuffers } from "./body-buffers.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
@@ -38,6 +46,15 @@ import { encodeAcrossTurns } from "./snapshot-turns.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed";
 
+/** A message held during a barrier alignment. */
+interface Held {
+  b: PartialBatch;
+  seq: number;
+}
+
+/** While a checkpoint was aligned this recently, the operator takes none of its own. */
+const COORDINATED_MS = 30_000;
+
 export class MergeOperator {
   readonly aligner: TickAligner;
   /** Records merged (the events the partials stand for). */
@@ -48,7 +65,12 @@ export class MergeOperator {
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
   /** Each released tick's alignment time: wall ms from its first batch's arrival to its release. */
-  onAligned: (ms: number) => void = () => undefined;
+  onTickAligned: (ms: number) => void = () => undefined;
+  readonly alignment: BarrierAlignment<Held>;
+  /** A barrier of n arrived (the coordinator's start delay). */
+  onBarrierSeen: (n: number) => void = () => undefined;
+  /** Checkpoint n aligned and durable here. */
+  onCheckpointAligned: (n: number, file: string, alignmentMs: number, workers: string[]) => void = () => undefined;
 
   private seq: number;
   private readonly reader: OrderedReader;
@@ -62,6 +84,16 @@ export class MergeOperator {
   private closing = false;
   /** Wall clock at each held tick's first batch (deleted at release). */
   private readonly firstSeen = new Map<number, number>();
+  private lastAlignedWall: number | null = null;
+  /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
+  private readonly heardAt: Float64Array;
+  /**
+   * A partition unheard of for the idle timeout counts as aligned: its worker is left out of the
+   * checkpoint, as the tick aligner leaves it out of the watermark (ADR 0031). The tick aligner's
+   * own rule cannot serve: while the others' batches are held it sees no one ahead of it.
+   */
+  private readonly unheard = (p: number): boolean =>
+    this.clock() - (this.heardAt[p] as number) >= this.config.idleTimeoutMs;
 
   constructor(
     private readonly config: MergeConfig,
@@ -77,6 +109,8 @@ export class MergeOperator {
     if (restored?.merge) this.aligner.restore(restored.merge.aligner, clock());
     if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
     this.seq = restored?.merge?.seq ?? 0;
+    this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
+    this.heardAt = new Float64Array(config.partitionCount).fill(clock());
     sink.onReturned = (b) => this.buffers.give(b);
     this.send = (m) => sink.publish(m.subject, m.body, m.msgId);
     const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
@@ -109,7 +143,15 @@ export class MergeOperator {
     this.sink.close();
   }
 
+  /** The coordinator gave checkpoint n up: what was held for it is handled now. */
+  giveUp(n: number): void {
+    if (this.alignment.aligning !== n) return;
+    for (const h of this.alignment.giveUp()) this.handle(h.b, h.seq);
+  }
+
   private onMessage(m: JsMsg): void {
+    const barrier = m.headers?.get(BARRIER_HEADER);
+    if (barrier) return this.onBarrier(m, barrier);
     let b: PartialBatch;
     try {
       b = decodePartialBatch(m.data);
@@ -125,7 +167,47 @@ export class MergeOperator {
     this.maybeCheckpoint();
   }
 
+  private onBarrier(m: JsMsg, header: string): void {
+    this.seq = m.seq;
+    const body = parseBarrier(m.string(), header);
+    if (body === null) {
+      this.batches.malformed++;
+      this.log.warn({ seq: m.seq, header }, "barrier refused: not a checkpoint barrier");
+      return;
+    }
+    this.onBarrierSeen(body.n);
+    const now = this.clock();
+    for (const p of body.partitions) if (p < this.heardAt.length) this.heardAt[p] = now;
+    const r = this.alignment.barrier(body, now, this.unheard);
+    for (const h of r.released) this.handle(h.b, h.seq);
+    if (r.outcome === "aligned") this.alignedCheckpoint();
+  }
+
+  /** Every partition's barrier n is in: checkpoint n now, then the held messages. */
+  private alignedCheckpoint(): void {
+    const first = this.alignment.firstHeld();
+    const resumeSeq = first === undefined ? this.seq : first.seq - 1;
+    const a = this.alignment.take();
+    this.lastAlignedWall = this.clock();
+    const after = (): void => {
+      for (const h of a.held) this.handle(h.b, h.seq);
+    };
+    const writing = this.checkpoint({ n: a.n, resumeSeq, after })
+      .then((file) => this.onCheckpointAligned(a.n, file, a.alignmentMs, a.workers))
+      .catch((err: Error) => this.log.error({ n: a.n, err: err.message }, "aligned checkpoint failed"));
+    const before = this.writing;
+    this.writing = Promise.all([before, writing]).then(() => (this.writing = undefined));
+  }
+
   private handle(b: PartialBatch, seq: number): void {
+    const now = this.clock();
+    for (const p of b.partitions) if (p < this.heardAt.length) this.heardAt[p] = now;
+    if (this.alignment.holds(b.worker)) this.alignment.hold({ b, seq });
+    else this.merged(b, seq);
+    if (this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
+  }
+
+  private merged(b: PartialBatch, seq: number): void {
     const now = this.clock();
     const outcome = this.aligner.offer(b, now);
     this.batches[outcome]++;
@@ -161,7 +243,7 @@ export class MergeOperator {
     const since = this.firstSeen.get(at);
     if (since === undefined) return;
     this.firstSeen.delete(at);
-    this.onAligned(now - since);
+    this.onTickAligned(now - since);
   }
 
   private countPane(p: Pane): void {
@@ -177,13 +259,20 @@ export class MergeOperator {
     const now = this.clock();
     if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < this.config.checkpointMinWallMs) return;
     this.writing = this.checkpoint()
+      .then(() => undefined)
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => (this.writing = undefined));
   }
 
-  /** Cuts here (between two messages), encodes while the reader waits, writes once the panes before are acknowledged. */
-  private async checkpoint(): Promise<void> {
+  /**
+   * Cuts here (between two messages), encodes while the reader waits, writes once the panes before
+   * are acknowledged; an aligned one resumes at its first held message and handles the held
+   * messages once the snapshot is encoded. Resolves with the file.
+   */
+  private async checkpoint(aligned?: { n: number; resumeSeq: number; after: () => void }): Promise<string> {
     const t0 = performance.now();
+    const first = this.alignment.firstHeld();
+    const seq = aligned?.resumeSeq ?? (first === undefined ? this.seq : first.seq - 1);
     const logTime = this.core.status().logTime;
     const header: CheckpointHeader = {
       worker: this.config.worker,
@@ -192,12 +281,16 @@ export class MergeOperator {
       offsets: [],
       logTime,
       wallTime: this.clock(),
-      merge: { seq: this.seq, aligner: this.aligner.state() },
+      merge: { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN },
+      ...(aligned ? { barrier: aligned.n } : {}),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;
     const encoded = encodeAcrossTurns(snapshotStepsOf(this.core));
-    const release = (): void => (this.hold = undefined);
+    const release = (): void => {
+      this.hold = undefined;
+      aligned?.after();
+    };
     this.hold = encoded.then(release, release);
     const flushed = this.sink.flush();
     const s = await encoded;
@@ -215,5 +308,6 @@ export class MergeOperator {
       totalMs: performance.now() - t0,
       logTime,
     });
+    return w.file;
   }
 }

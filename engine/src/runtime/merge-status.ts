@@ -11,6 +11,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { StreamCore } from "../core/types.js";
 import { SUBJECT_STATUS, type EngineStatusMessage } from "../protocol.js";
+import type { CheckpointCoordinator } from "./checkpoint-coordinator.js";
 import type { MergeConfig } from "./merge-config.js";
 import type { MergeOperator } from "./merge-operator.js";
 import { HOLD_MS, MergeStallWatch, STALL_MS } from "./merge-stall.js";
@@ -26,6 +27,7 @@ export class MergeStatusPublisher {
     private readonly core: StreamCore,
     private readonly nc: NatsConnection,
     private readonly log: Logger,
+    private readonly coordinator?: CheckpointCoordinator,
   ) {
     this.stalls = new MergeStallWatch(config.partitionCount, Date.now());
   }
@@ -74,6 +76,14 @@ export class MergeStatusPublisher {
         waitingTicks: op.aligner.waiting,
         batches: { ...op.batches },
         skippedPolicies: [...config.skippedPolicies],
+        checkpoints: {
+          inFlight: this.coordinator?.current ?? null,
+          lastCompleted: this.coordinator?.lastCompleted?.n ?? null,
+          aligning: op.alignment.aligning,
+          held: op.alignment.heldCount,
+          completed: this.coordinator?.completed ?? 0,
+          aborted: this.coordinator?.aborted ?? 0,
+        },
       },
     };
   }

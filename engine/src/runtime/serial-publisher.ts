@@ -12,11 +12,13 @@
  * `flush()` resolves once everything published before it is acknowledged (a checkpoint waits).
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
+import type { MsgHdrs } from "@nats-io/transport-node";
 
 interface Item {
   subject: string;
   body: Uint8Array;
   msgID: string;
+  headers: MsgHdrs | undefined;
 }
 
 const RETRY_MS = 500;
@@ -40,8 +42,8 @@ export class SerialPublisher {
     return this.queue.length;
   }
 
-  publish(subject: string, body: Uint8Array, msgID: string): void {
-    this.queue.push({ subject, body, msgID });
+  publish(subject: string, body: Uint8Array, msgID: string, headers?: MsgHdrs): void {
+    this.queue.push({ subject, body, msgID, headers });
     this.queuedTotal++;
     if (!this.running) void this.run();
   }
@@ -62,7 +64,8 @@ export class SerialPublisher {
     while (this.queue.length > 0 && !this.closed) {
       const head = this.queue[0] as Item;
       try {
-        await this.js.publish(head.subject, head.body, { msgID: head.msgID, timeout: this.ackTimeoutMs });
+        const opts = { msgID: head.msgID, timeout: this.ackTimeoutMs };
+        await this.js.publish(head.subject, head.body, head.headers ? { ...opts, headers: head.headers } : opts);
       } catch (err) {
         this.onError((err as Error).message, head.subject);
         await new Promise((r) => setTimeout(r, RETRY_MS));

@@ -5,9 +5,17 @@
  * restore is deduplicated by the stream, and by the merge stage's aligner past the stream's window.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
+import { headers } from "@nats-io/transport-node";
 import { coreAggregates, partialSliceLengths } from "../core/create-core.js";
 import { PartialAccumulator, type PartialAccumulatorState } from "../core/partial-accumulator.js";
-import { encodePartialBatch, PARTIAL_TICK_MS, partialsSubject, type TelemetryEvent } from "../protocol.js";
+import {
+  BARRIER_HEADER,
+  encodePartialBatch,
+  PARTIAL_TICK_MS,
+  partialsSubject,
+  type BarrierBody,
+  type TelemetryEvent,
+} from "../protocol.js";
 import type { EngineConfig } from "./config.js";
 import { SerialPublisher } from "./serial-publisher.js";
 
@@ -19,6 +27,8 @@ export class StageOnePartials {
   total = 0;
   private readonly acc: PartialAccumulator;
   private readonly out: SerialPublisher;
+  private readonly worker: string;
+  private readonly partitions: number[];
 
   constructor(
     config: EngineConfig,
@@ -27,6 +37,8 @@ export class StageOnePartials {
     restored: PartialAccumulatorState | undefined,
   ) {
     this.out = new SerialPublisher(js, onError);
+    this.worker = config.worker;
+    this.partitions = [...config.partitions];
     const options = {
       worker: config.worker,
       partitions: config.partitions,
@@ -48,6 +60,23 @@ export class StageOnePartials {
 
   heartbeat(ts: number): void {
     this.acc.heartbeat(ts);
+  }
+
+  /**
+   * Barrier n after every batch emitted so far (docs/decisions/0031-aligned-checkpoints.md): sent at
+   * the worker's cut for checkpoint n, in order with the batches, so the merge operator knows which
+   * of this worker's partials the checkpoint holds.
+   */
+  barrier(n: number): void {
+    const body: BarrierBody = { worker: this.worker, partitions: this.partitions, n };
+    const h = headers();
+    h.set(BARRIER_HEADER, String(n));
+    this.out.publish(
+      partialsSubject(0),
+      new TextEncoder().encode(JSON.stringify(body)),
+      `barrier:${this.worker}:${n}`,
+      h,
+    );
   }
 
   /** The open tick, for the checkpoint. */

@@ -9,9 +9,11 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
 import { pino, type Logger } from "pino";
+import { Histogram, type Registry } from "prom-client";
 import type { StreamCore } from "../core/types.js";
 import type { EngineConfig } from "./config.js";
-import { connectEngine } from "./engine-connect.js";
+import { checkRetention, connectEngine } from "./engine-connect.js";
+import { followStarts, lastComplete, publishAck } from "./checkpoint-notices.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { restoreEngine, type CoreFactory } from "./engine-restore.js";
 import { EngineWorker, type EngineSink } from "./engine-worker.js";
@@ -52,14 +54,35 @@ const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
-  const { store, loaded, core } = await restoreEngine(config, opts.cores, log);
+  const nc = await connectEngine(config);
+  const complete = await lastComplete(nc);
+  const { store, loaded, core } = await restoreEngine(
+    config,
+    opts.cores,
+    log,
+    complete?.operators[config.worker],
+  ).catch(async (err: unknown) => {
+    await nc.close();
+    throw err;
+  });
   const cp = loaded.checkpoint;
-  const nc = await connectEngine(config, cp?.header.offsets ?? [], log);
+  await checkRetention(nc, cp?.header.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
   const worker = new EngineWorker(config, core, store, jetstream(nc), sink, log, cp?.header);
   const served = await serveMetrics(config, worker, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, worker, core, nc, log);
   status.start();
+  followStarts(nc, (s) => worker.requestBarrier(s.n, s.startedAt), log);
+  const startDelay = new Histogram({
+    name: "tidemark_engine_checkpoint_start_delay_seconds",
+    help: "Wall time from an aligned checkpoint's start notice to this worker's cut (Flink's checkpointStartDelay).",
+    buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [served.registry],
+  });
+  worker.onBarrierCheckpoint = (a) => {
+    startDelay.observe(a.startDelayMs / 1000);
+    publishAck(nc, { operator: config.worker, ...a }, log);
+  };
   worker.start();
   void followConnection(nc, worker, status, log);
   log.info({ partitions: config.partitions, metrics: served.port, nats: config.natsUrl }, "engine started");
@@ -91,7 +114,7 @@ async function serveMetrics(
   core: StreamCore,
   corruptCheckpoints: number,
   log: Logger,
-): Promise<{ server: Server; port: number }> {
+): Promise<{ server: Server; port: number; registry: Registry }> {
   const metrics = new EngineMetrics(
     {
       eventsTotal: () => worker.eventsTotal,
@@ -109,7 +132,7 @@ async function serveMetrics(
     log.info(e, "checkpoint written");
   };
   const port = config.metricsPort ?? (await preferred(config.metricsHost));
-  return metrics.serve(config.metricsHost, port);
+  return { ...(await metrics.serve(config.metricsHost, port)), registry: metrics.registry };
 }
 
 /** On a reconnect every consumer is recreated from its last sequence + 1. */

@@ -13,13 +13,18 @@ import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../core/index.js";
 import type { StreamCore } from "../core/types.js";
 import { connectEngine } from "./engine-connect.js";
+import { lastComplete } from "./checkpoint-notices.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { restoreEngine } from "./engine-restore.js";
 import { RuntimeError } from "./errors.js";
 import type { MergeConfig } from "./merge-config.js";
+import { CheckpointCoordinator } from "./checkpoint-coordinator.js";
 import { MergeOperator } from "./merge-operator.js";
 import { MergeStatusPublisher } from "./merge-status.js";
 import { PaneSink } from "./pane-sink.js";
+
+/** A checkpoint not complete after this long is aborted (a worker's acknowledgement lost, its write failed). */
+const ALIGNMENT_TIMEOUT_MS = 60_000;
 
 export interface RunningMerge {
   readonly worker: string;
@@ -34,15 +39,24 @@ export interface RunningMerge {
 export async function startMerge(config: MergeConfig, opts: { logger?: Logger } = {}): Promise<RunningMerge> {
   const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
   for (const s of config.skippedPolicies) log.warn(s, `policy ${s.name} is not run by the merge stage`);
-  const { store, loaded, core } = await restoreEngine(config, { create: createCore, restore: restoreCore }, log);
+  const nc = await connectEngine(config);
+  const complete = await lastComplete(nc);
+  const cores = { create: createCore, restore: restoreCore };
+  const { store, loaded, core } = await restoreEngine(config, cores, log, complete?.operators[config.worker]).catch(
+    async (err: unknown) => {
+      await nc.close();
+      throw err;
+    },
+  );
   const cp = loaded.checkpoint;
-  if (cp && cp.header.merge === undefined)
+  if (cp && cp.header.merge === undefined) {
+    await nc.close();
     throw new RuntimeError(
       "TM_CHECKPOINT_MISMATCH",
       `checkpoint ${loaded.file} was written by an engine worker, not a merge operator: ` +
         `give the merge operator its own id (--worker) or --data directory`,
     );
-  const nc = await connectEngine(config, [], log);
+  }
   const sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
     log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
   );
@@ -54,7 +68,8 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     log.info(e, "checkpoint written");
   };
   const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
-  const status = new MergeStatusPublisher(config, op, core, nc, log);
+  const coordinator = await coordinate(config, op, nc, metrics, log);
+  const status = new MergeStatusPublisher(config, op, core, nc, log, coordinator);
   status.start();
   op.start();
   void followConnection(nc, op, status, log);
@@ -67,7 +82,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     skippedCheckpoints: loaded.skipped,
     operator: op,
     status,
-    close: () => (closing ??= closeMerge(op, status, nc, served.server, log)),
+    close: () => (closing ??= closeMerge(op, status, coordinator, nc, served.server, log)),
   };
 }
 
@@ -101,7 +116,7 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  op.onAligned = (ms) => alignment.observe(ms / 1000);
+  op.onTickAligned = (ms) => alignment.observe(ms / 1000);
   new Gauge({
     name: "tidemark_merge_waiting_ticks",
     help: "Ticks of partials held until every partition has reported past them (a slower worker).",
@@ -123,6 +138,56 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
   return metrics;
 }
 
+/** ADR 0031: the coordinator in this process, wired to the operator's alignment, with its metrics. */
+async function coordinate(
+  config: MergeConfig,
+  op: MergeOperator,
+  nc: NatsConnection,
+  metrics: EngineMetrics,
+  log: Logger,
+): Promise<CheckpointCoordinator> {
+  const c = new CheckpointCoordinator(
+    nc,
+    { operator: config.worker, everyMs: config.checkpointEveryMs, timeoutMs: ALIGNMENT_TIMEOUT_MS },
+    log,
+  );
+  const registers = [metrics.registry];
+  const buckets = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+  const alignment = new Histogram({
+    name: "tidemark_merge_checkpoint_alignment_seconds",
+    help: "Wall time from the first barrier of an aligned checkpoint to the last (Flink's checkpointAlignmentTime).",
+    buckets,
+    registers,
+  });
+  const startDelay = new Histogram({
+    name: "tidemark_merge_checkpoint_start_delay_seconds",
+    help: "Wall time from a checkpoint's start notice to its first barrier at the merge operator (Flink's checkpointStartDelay).",
+    buckets,
+    registers,
+  });
+  new Counter({
+    name: "tidemark_merge_checkpoints_total",
+    help: "Aligned checkpoints coordinated, by outcome (completed: every operator's is durable; aborted: timed out).",
+    labelNames: ["outcome"],
+    registers,
+    collect() {
+      this.reset();
+      this.inc({ outcome: "completed" }, c.completed);
+      this.inc({ outcome: "aborted" }, c.aborted);
+    },
+  });
+  op.onBarrierSeen = (n) => c.barrierSeen(n);
+  op.onCheckpointAligned = (n, file, ms, workers) => {
+    alignment.observe(ms / 1000);
+    c.mergeAligned(n, file, ms, workers);
+  };
+  c.onStartDelay = (ms) => startDelay.observe(ms / 1000);
+  c.onAbort = (n) => op.giveUp(n);
+  c.onComplete = (done) => log.info(done, `checkpoint ${done.n} complete`);
+  await c.start();
+  return c;
+}
+
 async function followConnection(
   nc: NatsConnection,
   op: MergeOperator,
@@ -142,10 +207,12 @@ async function followConnection(
 async function closeMerge(
   op: MergeOperator,
   status: MergeStatusPublisher,
+  coordinator: CheckpointCoordinator,
   nc: NatsConnection,
   metricsServer: Server,
   log: Logger,
 ): Promise<void> {
+  coordinator.stop();
   status.stop();
   await op.close();
   status.publish();

@@ -1,0 +1,78 @@
+/**
+ * Barrier-aligned checkpoints across both stages (docs/decisions/0031-aligned-checkpoints.md):
+ * the coordinator's messages on TM_CHECKPOINTS and the barrier a worker puts on TM_PARTIALS.
+ *
+ *   tm.checkpoints.start          {n, startedAt}                 the coordinator starts checkpoint n
+ *   tm.checkpoints.ack.<operator> {operator, n, file, ...}       an operator's checkpoint n is durable
+ *   tm.checkpoints.complete       {n, operators, ...}            every operator acknowledged n
+ *   tm.checkpoints.abort          {n, why}                       n given up (alignment timeout)
+ *
+ * A barrier is a TM_PARTIALS message with header `Tm-Barrier: <n>` and a JSON body naming the
+ * worker and its partitions: every partial batch the worker emitted before its checkpoint n is
+ * before it in the stream, every later one after it.
+ *
+ * Pure: no node:* imports, no clock, no env.
+ */
+
+export const STREAM_CHECKPOINTS = "TM_CHECKPOINTS";
+export const SUBJECT_CHECKPOINT_START = "tm.checkpoints.start";
+export const SUBJECT_CHECKPOINT_COMPLETE = "tm.checkpoints.complete";
+export const SUBJECT_CHECKPOINT_ABORT = "tm.checkpoints.abort";
+export const BARRIER_HEADER = "Tm-Barrier";
+
+export function checkpointAckSubject(operator: string): string {
+  return `tm.checkpoints.ack.${operator}`;
+}
+
+export interface CheckpointStart {
+  n: number;
+  /** Coordinator's wall clock, ms. */
+  startedAt: number;
+}
+
+export interface CheckpointAck {
+  operator: string;
+  n: number;
+  /** The checkpoint file written for n. */
+  file: string;
+  /** Wall ms from the start notice to the operator's cut (Flink's checkpointStartDelay). */
+  startDelayMs: number;
+}
+
+export interface CheckpointComplete {
+  n: number;
+  startedAt: number;
+  completedAt: number;
+  /** Each operator's checkpoint file for n. */
+  operators: Record<string, string>;
+  /** Wall ms the merge operator waited from the first barrier n to the last (alignment). */
+  alignmentMs: number;
+}
+
+export interface CheckpointAbort {
+  n: number;
+  why: string;
+}
+
+/** The body of a barrier message. */
+export interface BarrierBody {
+  worker: string;
+  partitions: number[];
+  n: number;
+}
+
+/** A barrier's body, or null when `text` is not one (a malformed barrier merges nothing). */
+export function parseBarrier(text: string, header: string): BarrierBody | null {
+  let b: unknown;
+  try {
+    b = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const r = b as Partial<BarrierBody> | null;
+  const n = Number(header);
+  if (r === null || typeof r !== "object" || typeof r.worker !== "string" || !Array.isArray(r.partitions)) return null;
+  if (!Number.isSafeInteger(n) || n < 1 || r.n !== n) return null;
+  if (!r.partitions.every((p) => Number.isSafeInteger(p) && p >= 0)) return null;
+  return { worker: r.worker, partitions: r.partitions, n };
+}

@@ -1,0 +1,166 @@
+/**
+ * The checkpoint coordinator of the two-stage dataflow (docs/decisions/0031-aligned-checkpoints.md),
+ * run by the merge operator: Flink's CheckpointCoordinator on TM_CHECKPOINTS.
+ *
+ * Invariant: at most one checkpoint is in flight. Checkpoint n starts (`tm.checkpoints.start`) every
+ * `everyMs` of wall time once the previous one ended; it completes (`tm.checkpoints.complete`, with
+ * every operator's file) once the merge operator has aligned barrier n and written its checkpoint,
+ * and every worker whose barrier it aligned has acknowledged its own; it is aborted
+ * (`tm.checkpoints.abort`) when that takes longer than `timeoutMs`, and the merge operator then
+ * gives its alignment up. Recovery restores every operator from the newest completed n.
+ */
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import {
+  checkpointAckSubject,
+  STREAM_CHECKPOINTS,
+  SUBJECT_CHECKPOINT_ABORT,
+  SUBJECT_CHECKPOINT_COMPLETE,
+  SUBJECT_CHECKPOINT_START,
+  type CheckpointAck,
+  type CheckpointComplete,
+} from "../protocol.js";
+import type { WorkerLog } from "./engine-worker.js";
+
+interface InFlight {
+  n: number;
+  startedAt: number;
+  firstBarrierAt: number | null;
+  merge: { file: string; alignmentMs: number; workers: string[] } | null;
+  acks: Map<string, CheckpointAck>;
+}
+
+export interface CoordinatorOptions {
+  operator: string;
+  everyMs: number;
+  timeoutMs: number;
+}
+
+export class CheckpointCoordinator {
+  completed = 0;
+  aborted = 0;
+  /** The last checkpoint completed, null: none yet. */
+  lastCompleted: CheckpointComplete | null = null;
+  onComplete: (c: CheckpointComplete) => void = () => undefined;
+  /** n is given up: the merge operator releases what it holds for it. */
+  onAbort: (n: number) => void = () => undefined;
+  /** Wall ms from the start notice to the merge operator's first barrier n (checkpointStartDelay). */
+  onStartDelay: (ms: number) => void = () => undefined;
+
+  private last = 0;
+  /** Wall clock when the last checkpoint completed or was aborted. */
+  private lastEnd = 0;
+  private inFlight: InFlight | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private sub: Subscription | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly o: CoordinatorOptions,
+    private readonly log: WorkerLog,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Continues the numbering after the newest start stored, and starts the timer. */
+  async start(): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    const last = await jsm.streams
+      .getMessage(STREAM_CHECKPOINTS, { last_by_subj: SUBJECT_CHECKPOINT_START })
+      .catch(() => null);
+    const n = last ? Number((JSON.parse(last.string()) as { n?: unknown }).n) : 0;
+    this.last = Number.isSafeInteger(n) ? n : 0;
+    this.sub = this.nc.subscribe(checkpointAckSubject("*"), {
+      callback: (_err, m) => {
+        try {
+          this.acked(JSON.parse(m.string()) as CheckpointAck);
+        } catch {
+          this.log.warn({ subject: m.subject }, "checkpoint acknowledgement not understood; ignored");
+        }
+      },
+    });
+    this.timer = setInterval(() => this.tick(), Math.min(this.o.everyMs, 1_000));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.sub?.unsubscribe();
+  }
+
+  /** The n in flight, null when none. */
+  get current(): number | null {
+    return this.inFlight?.n ?? null;
+  }
+
+  /** The merge operator saw a barrier of n. */
+  barrierSeen(n: number): void {
+    const f = this.inFlight;
+    if (f?.n !== n || f.firstBarrierAt !== null) return;
+    f.firstBarrierAt = this.clock();
+    this.onStartDelay(f.firstBarrierAt - f.startedAt);
+  }
+
+  /** The merge operator aligned n and its checkpoint n is durable. */
+  mergeAligned(n: number, file: string, alignmentMs: number, workers: string[]): void {
+    const f = this.inFlight;
+    if (f?.n !== n) return;
+    f.merge = { file, alignmentMs, workers };
+    this.maybeComplete();
+  }
+
+  private acked(a: CheckpointAck): void {
+    const f = this.inFlight;
+    if (f?.n !== a.n || typeof a.operator !== "string" || typeof a.file !== "string") return;
+    f.acks.set(a.operator, a);
+    this.maybeComplete();
+  }
+
+  private tick(): void {
+    const now = this.clock();
+    const f = this.inFlight;
+    if (f !== null) {
+      if (now - f.startedAt >= this.o.timeoutMs) this.abort(f, `not complete after ${this.o.timeoutMs / 1000} s`);
+      return;
+    }
+    if (now - this.lastEnd < this.o.everyMs) return;
+    const n = ++this.last;
+    this.inFlight = { n, startedAt: now, firstBarrierAt: null, merge: null, acks: new Map() };
+    this.store(SUBJECT_CHECKPOINT_START, { n, startedAt: now }, `start:${n}`);
+  }
+
+  private maybeComplete(): void {
+    const f = this.inFlight;
+    if (f === null || f.merge === null || !f.merge.workers.every((w) => f.acks.has(w))) return;
+    const operators: Record<string, string> = { [this.o.operator]: f.merge.file };
+    for (const w of f.merge.workers) operators[w] = (f.acks.get(w) as CheckpointAck).file;
+    const c: CheckpointComplete = {
+      n: f.n,
+      startedAt: f.startedAt,
+      completedAt: this.clock(),
+      operators,
+      alignmentMs: f.merge.alignmentMs,
+    };
+    this.inFlight = null;
+    this.lastEnd = c.completedAt;
+    this.completed++;
+    this.lastCompleted = c;
+    this.store(SUBJECT_CHECKPOINT_COMPLETE, c, `complete:${f.n}`);
+    this.onComplete(c);
+  }
+
+  private abort(f: InFlight, why: string): void {
+    this.inFlight = null;
+    this.lastEnd = this.clock();
+    this.aborted++;
+    const missing =
+      f.merge === null ? ["the merge operator's alignment"] : f.merge.workers.filter((w) => !f.acks.has(w));
+    this.log.warn({ n: f.n, missing }, `checkpoint ${f.n} aborted: ${why}`);
+    this.store(SUBJECT_CHECKPOINT_ABORT, { n: f.n, why }, `abort:${f.n}`);
+    this.onAbort(f.n);
+  }
+
+  private store(subject: string, body: object, msgID: string): void {
+    jetstream(this.nc)
+      .publish(subject, JSON.stringify(body), { msgID })
+      .catch((err: Error) => this.log.warn({ subject, err: err.message }, "checkpoint notice not stored"));
+  }
+}
