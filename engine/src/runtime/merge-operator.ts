@@ -257,6 +257,8 @@ export class MergeOperator {
     if (this.writing || this.closing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs)
       return;
     const now = this.clock();
+    if (this.alignment.aligning !== null) return;
+    if (this.lastAlignedWall !== null && now - this.lastAlignedWall < COORDINATED_MS) return;
     if (this.lastSnapshotWall !== null && now - this.lastSnapshotWall < this.config.checkpointMinWallMs) return;
     this.writing = this.checkpoint()
       .then(() => undefined)

@@ -5,7 +5,6 @@
  * and once resumed the worker's partials are taken again. A TM_PARTIALS body that does not decode
  * is refused, counted on tm.status and /metrics, and merges nothing.
  */
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { jetstream } from "@nats-io/jetstream";
 import { partialsSubject, type EngineStatusMessage } from "@tidemark/engine/protocol";
