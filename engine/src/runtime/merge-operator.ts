@@ -125,6 +125,11 @@ export class MergeOperator {
     this.reader.start();
   }
 
+  /** Pane and late publishes not yet acknowledged (read by the two-stage benchmark). */
+  get panesInFlight(): number {
+    return this.sink.inFlight;
+  }
+
   /** Back on NATS after a disconnect: the consumer is recreated from the last sequence + 1. */
   connectionRestored(): void {
     this.reader.restart();
