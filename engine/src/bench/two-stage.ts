@@ -14,7 +14,7 @@
  * 2. The merge stage's rate: partial batches handled and events merged per second of its busy wall
  *    time (this process's event loop active, performance.eventLoopUtilization: reading, decoding,
  *    aligning, the core and pane publishing; the bench's own 10 ms polls are in it too).
- * 3. Tick alignment p50/p99 (MergeOperator.onAligned), over every tick of the rounds.
+ * 3. Tick alignment p50/p99 (MergeOperator.onTickAligned), over every tick of the rounds.
  * 4. Pipeline lag through both stages, fed live at the demo's rate (two-stage-live.ts).
  * Bounded (~60–90 s). TM_BENCH_TWO_STAGE_EVENTS overrides the recording's size.
  */
