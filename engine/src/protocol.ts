@@ -44,6 +44,19 @@ export function lateSubject(policy: string): string {
   return `tm.late.${policy}`;
 }
 
+/**
+ * What chooses an event's partition (docs/decisions/0032-partition-by-route.md): its service (the
+ * default: a service lives in one partition), or its service and route (a hot service spreads
+ * over partitions; its service-level panes then come from the merge stage).
+ */
+export type PartitionBy = "service" | "service+route";
+export const PARTITION_BY: readonly PartitionBy[] = ["service", "service+route"];
+
+/** The partition of an event under `by`: `partitionOf` of its service, or of service, U+0000, route. */
+export function partitionOfEvent(e: { service: string; route: string }, partitions: number, by: PartitionBy): number {
+  return partitionOf(by === "service" ? e.service : `${e.service}\u0000${e.route}`, partitions);
+}
+
 /** Partition of a service: FNV-1a 32-bit of the UTF-16 code units, mod P (docs/ingest.md, "What goes to NATS"). */
 export function partitionOf(service: string, partitions: number): number {
   let h = 0x811c9dc5;

@@ -99,4 +99,15 @@ describe("ingest config", () => {
       "0.0.0.0",
     );
   });
+
+  it("reads partitionBy from the file's top level, env or flag, naming the field when it is neither value", () => {
+    expect(loadIngestConfig({}).partitionBy).toBe("service");
+    expect(loadIngestConfig({ configFile: configFile({ partitionBy: "service+route" }) }).partitionBy).toBe(
+      "service+route",
+    );
+    expect(loadIngestConfig({ env: { TIDEMARK_PARTITION_BY: "service+route" } }).partitionBy).toBe("service+route");
+    expect(errorOf(() => loadIngestConfig({ flags: { "partition-by": "route" } })).message).toMatch(
+      /flag --partition-by.*"service" or "service\+route"/,
+    );
+  });
 });

@@ -4,12 +4,13 @@
  * programmatic overrides. Validated and frozen; every error names the field and where its value
  * came from. The partition count is `partitionCount` / TIDEMARK_PARTITION_COUNT /
  * --partition-count, as for every role; `partitions` names an engine's owned set, so the old
- * spellings are refused with the new name (docs/ingest.md, "Configuration").
+ * spellings are refused with the new name (docs/ingest.md, "Configuration"). The top-level
+ * `partitionBy` (TIDEMARK_PARTITION_BY, --partition-by) says what chooses a partition.
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { parseDuration } from "@tidemark/engine/core";
-import { DEFAULT_PARTITIONS } from "@tidemark/engine/protocol";
+import { DEFAULT_PARTITIONS, type PartitionBy } from "@tidemark/engine/protocol";
 import { IngestError } from "./errors.js";
 
 export interface IngestConfig {
@@ -18,6 +19,8 @@ export interface IngestConfig {
   readonly natsUrl: string;
   /** Partitions P of TM_EVENTS. */
   readonly partitionCount: number;
+  /** What chooses an event's partition (top-level `partitionBy`, as for the engine; docs/decisions/0032-partition-by-route.md). */
+  readonly partitionBy: PartitionBy;
   /** Bearer tokens accepted on writes. Empty: writes are open (only allowed on a loopback host). */
   readonly tokens: readonly string[];
   /** Body limit after decompression, bytes. */
@@ -45,6 +48,7 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   port: 4318,
   natsUrl: "nats://127.0.0.1:4222",
   partitionCount: DEFAULT_PARTITIONS,
+  partitionBy: "service",
   tokens: Object.freeze([]) as readonly string[],
   maxBodyBytes: 16 * 1024 * 1024,
   maxEventsPerRequest: 100_000,
@@ -82,6 +86,7 @@ const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_INGEST_PORT: "port",
   TIDEMARK_NATS_URL: "natsUrl",
   TIDEMARK_PARTITION_COUNT: "partitionCount",
+  TIDEMARK_PARTITION_BY: "partitionBy",
   TIDEMARK_INGEST_TOKENS: "tokens",
   TIDEMARK_LOG_LEVEL: "logLevel",
 };
@@ -90,6 +95,7 @@ const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   port: "port",
   nats: "natsUrl",
   "partition-count": "partitionCount",
+  "partition-by": "partitionBy",
   "log-level": "logLevel",
 };
 
@@ -146,7 +152,11 @@ function fileLayer(path: string): Layer {
   }
   const doc = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Record<string, unknown>;
   if (doc.partitions !== undefined) fail(`"partitions" in ${path}`, RENAMED_KEY);
-  const top: Layer = namedLayer(doc, { partitionCount: "partitionCount" }, (name) => `"${name}" in ${path}`);
+  const top: Layer = namedLayer(
+    doc,
+    { partitionCount: "partitionCount", partitionBy: "partitionBy" },
+    (name) => `"${name}" in ${path}`,
+  );
   const section = doc.ingest;
   if (section === undefined) return top;
   if (typeof section !== "object" || section === null || Array.isArray(section))
@@ -246,6 +256,7 @@ const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   port: int(0, 65_535),
   natsUrl: text(NATS_URLS, "must be a NATS URL such as nats://127.0.0.1:4222, or a comma list of them"),
   partitionCount: int(1, 4096),
+  partitionBy: text(/^(service|service\+route)$/, `must be "service" or "service+route"`),
   tokens: parseTokens,
   maxBodyBytes: int(1024, 1024 * 1024 * 1024),
   maxEventsPerRequest: int(1, 10_000_000),

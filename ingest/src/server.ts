@@ -50,8 +50,13 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     metrics,
     log,
   );
-  const publisher = new EventPublisher(link, config.partitionCount, config.ackTimeoutMs, metrics, () =>
-    punctuation.published(),
+  const publisher = new EventPublisher(
+    link,
+    config.partitionCount,
+    config.partitionBy,
+    config.ackTimeoutMs,
+    metrics,
+    () => punctuation.published(),
   );
   const auth = new BearerAuth(config.tokens);
   if (auth.open) log.warn("no bearer tokens configured: writes are open (loopback only)");

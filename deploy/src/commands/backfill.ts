@@ -27,7 +27,9 @@ const MAX_QUEUED = 256;
  */
 export const backfill: Command = {
   summary: "publish a recording (with its own ts and ingest_ts) into TM_EVENTS, heartbeats included",
-  usage: "tidemark backfill --input FILE [--rate N] [--nats URL] [--partition-count 8] [--batch 500] [--config FILE]",
+  usage:
+    "tidemark backfill --input FILE [--rate N] [--nats URL] [--partition-count 8] [--partition-by service|service+route]\n" +
+    "                  [--batch 500] [--config FILE]",
   async run(flags: Flags): Promise<number> {
     refuseCountAsPartitions(flags, "backfill");
     const { BackfillPlan, parseEngineConfig, parseRecordingLine } = await import("@tidemark/engine/runtime");
@@ -48,11 +50,21 @@ export const backfill: Command = {
       file: found.file === undefined ? undefined : found.document,
       fileName: found.file,
       env: process.env,
-      flags: { nats: flags.get("nats"), "partition-count": flags.get("partition-count") },
+      flags: {
+        nats: flags.get("nats"),
+        "partition-count": flags.get("partition-count"),
+        "partition-by": flags.get("partition-by"),
+      },
     });
     // First pass: every line must parse before anything is published (a fixed file is a new run).
-    const runId = await checkedDigest(input, `${config.partitionCount}/${batch}`, parseRecordingLine);
-    const plan = new BackfillPlan({ partitions: config.partitionCount, runId, batchSize: batch });
+    const by = config.partitionBy === "service" ? "" : `/${config.partitionBy}`;
+    const runId = await checkedDigest(input, `${config.partitionCount}/${batch}${by}`, parseRecordingLine);
+    const plan = new BackfillPlan({
+      partitions: config.partitionCount,
+      partitionBy: config.partitionBy,
+      runId,
+      batchSize: batch,
+    });
 
     const nc = await connectNats(config.natsUrl);
     const stats = { events: 0, messages: 0, heartbeats: 0 };

@@ -13,11 +13,12 @@ import { stopRequested } from "../stop-request.js";
 export const ingest: Command = {
   summary: "HTTP ingest: NDJSON/JSON events and OTLP traces into JetStream TM_EVENTS",
   usage:
-    "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partition-count 8] [--log-level info]",
+    "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partition-count 8]\n" +
+    "                [--partition-by service|service+route] [--log-level info]",
   async run(flags: Flags): Promise<number> {
     const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
     // "partitions" is passed on so that the count's old flag is refused, naming the new one.
-    const names = ["port", "host", "nats", "partition-count", "partitions", "config", "log-level"];
+    const names = ["port", "host", "nats", "partition-count", "partition-by", "partitions", "config", "log-level"];
     const config = loadIngestConfig({
       flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])),
       env: process.env,

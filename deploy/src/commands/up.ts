@@ -123,12 +123,15 @@ async function port(flags: Flags, name: string, preferred: number): Promise<numb
 
 /**
  * `up` runs session windows, so the demo's Sessions panel has data (ADR 0009, "Live path"), unless
- * the environment or the file's `engine.sessions.enabled` already decides.
+ * the environment or the file's `engine.sessions.enabled` already decides, or events are
+ * partitioned by service and route.
  */
 function sessionsEnv(config: TidemarkConfig): NodeJS.ProcessEnv {
   const engine = config.document.engine as { sessions?: { enabled?: unknown } } | undefined;
   const decided = process.env.TIDEMARK_SESSIONS !== undefined || engine?.sessions?.enabled !== undefined;
-  return decided ? {} : { TIDEMARK_SESSIONS: "on" };
+  // Sessions need a user's events in one place: not with events spread by route (ADR 0032).
+  const byRoute = (process.env.TIDEMARK_PARTITION_BY ?? config.document.partitionBy) === "service+route";
+  return decided || byRoute ? {} : { TIDEMARK_SESSIONS: "on" };
 }
 
 function configuredTokens(config: TidemarkConfig): string[] {

@@ -27,7 +27,13 @@ export async function ensureStreams(url: string, nats: NatsSettings): Promise<Re
   try {
     const jsm = await jetstreamManager(nc);
     const out: Record<string, StreamOutcome> = {};
-    for (const spec of [eventsStreamSpec(), panesStreamSpec(), lateStreamSpec(), partialsStreamSpec(), checkpointsStreamSpec()])
+    for (const spec of [
+      eventsStreamSpec(),
+      panesStreamSpec(),
+      lateStreamSpec(),
+      partialsStreamSpec(),
+      checkpointsStreamSpec(),
+    ])
       out[spec.name] = await ensureReplicated(jsm, spec, nats.replicas);
     return out;
   } finally {

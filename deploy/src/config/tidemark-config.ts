@@ -6,6 +6,8 @@
  * - `partitionCount`: partitions P of TM_EVENTS (TIDEMARK_PARTITION_COUNT and `up --partition-count`
  *   on top); the old key `partitions`, which now only names an engine's owned set
  *   (`engine.partitions`), is refused with the new name;
+ * - `partitionBy`: "service" or "service+route", read by ingest, the engine and backfill, each
+ *   validating it (docs/decisions/0032-partition-by-route.md);
  * - `policies`, `windows`, `referenceHorizon`, … : the core's settings, validated by the core's own
  *   `validateCoreConfig` (with `partitions` = the count);
  * - `ingest`, `engine`, `dashboard`: each role's section, validated by that role's config module,
@@ -44,6 +46,7 @@ export const TOP_KEYS = [
   "$schema",
   "data",
   "partitionCount",
+  "partitionBy",
   "nats",
   "demo",
   ...ROLE_KEYS,

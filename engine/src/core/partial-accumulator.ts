@@ -1,7 +1,8 @@
 /**
  * Stage 1 of the two-stage dataflow (docs/decisions/0029-two-stage-dataflow.md): beside the core,
  * a worker folds every record it releases into the aggregate of its tick (`tickMs` of log time, on
- * the grid of multiples of tickMs), per slice of each slice grid, under the all-services key. When
+ * the grid of multiples of tickMs), per slice of each slice grid, under the all-services key (and,
+ * with `serviceKeys`, under its service too: docs/decisions/0032-partition-by-route.md). When
  * log time reaches a later tick, the open tick goes out as one PartialBatch covering [its start,
  * the new tick's start): the ticks in between held no record.
  *
@@ -34,6 +35,8 @@ export interface PartialAccumulatorOptions {
   /** Distinct slice lengths of the core's slice grids. */
   sliceMs: readonly number[];
   kind: AggregateKind;
+  /** Also one aggregate per service (partitioning by service and route: the merge stage makes the service panes). */
+  serviceKeys?: boolean;
   emit: (batch: PartialBatch) => void;
 }
 
@@ -53,6 +56,8 @@ export class PartialAccumulator {
   private readonly events: Uint32Array;
   /** Per slice length: the delta the last record went to (a record's slice rarely changes: no key string per record). */
   private readonly last: (Delta | undefined)[];
+  /** The same for the service keys (serviceKeys only). */
+  private readonly lastService: (Delta | undefined)[];
 
   constructor(
     private readonly o: PartialAccumulatorOptions,
@@ -63,6 +68,7 @@ export class PartialAccumulator {
     this.lastEventAt = new Float64Array(n).fill(-Infinity);
     this.events = new Uint32Array(n);
     this.last = o.sliceMs.map(() => undefined);
+    this.lastService = o.sliceMs.map(() => undefined);
     if (restored !== undefined) this.restore(restored);
   }
 
@@ -82,6 +88,11 @@ export class PartialAccumulator {
       let d = this.last[i];
       if (d?.sliceStart !== sliceStart) this.last[i] = d = this.delta(sliceMs, sliceStart, ALL_SERVICES);
       d.agg.add(e.latency_ms, error, user);
+      if (!this.o.serviceKeys) continue;
+      let s = this.lastService[i];
+      if (s?.sliceStart !== sliceStart || s.service !== e.service)
+        this.lastService[i] = s = this.delta(sliceMs, sliceStart, e.service);
+      s.agg.add(e.latency_ms, error, user);
     }
   }
 
@@ -111,6 +122,7 @@ export class PartialAccumulator {
     this.from = tick;
     this.deltas.clear();
     this.last.fill(undefined);
+    this.lastService.fill(undefined);
     this.events.fill(0);
   }
 

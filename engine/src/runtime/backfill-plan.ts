@@ -1,6 +1,6 @@
 /**
  * BackfillPlan: turns a recording (arrival order; docs/operations.md, "Backfill") into the
- * TM_EVENTS messages ingest would have written: events partitioned by `partitionOf(service)`,
+ * TM_EVENTS messages ingest would have written: events partitioned by `partitionOfEvent` (service, or service and route),
  * batched per partition in the compact batch (docs/decisions/0012-batched-transport.md), and a heartbeat to every partition each `heartbeatEveryMs` of the
  * recording's ingest_ts, so quiet partitions advance exactly as they would have live. The heartbeat
  * carries the ingest_ts of the event that crossed the boundary, which no later event of the
@@ -14,7 +14,7 @@
  * same ids, so a re-run is deduplicated by TM_EVENTS.
  */
 import type { CoreConfig } from "../core/types.js";
-import { encodeEventBatchBody, partitionOf, type TelemetryEvent } from "../protocol.js";
+import { encodeEventBatchBody, partitionOfEvent, type PartitionBy, type TelemetryEvent } from "../protocol.js";
 
 const EMPTY = new Uint8Array(0);
 
@@ -30,6 +30,8 @@ export interface BackfillMessage {
 
 export interface BackfillPlanOptions {
   partitions: number;
+  /** As ingest partitions (default "service"; docs/decisions/0032-partition-by-route.md). */
+  partitionBy?: PartitionBy;
   runId: string;
   batchSize?: number;
   heartbeatEveryMs?: number;
@@ -70,7 +72,7 @@ export class BackfillPlan {
       }
       this.bucket = bucket;
     }
-    const p = partitionOf(e.service, this.opts.partitions);
+    const p = partitionOfEvent(e, this.opts.partitions, this.opts.partitionBy ?? "service");
     const buf = this.buffers[p] as TelemetryEvent[];
     buf.push(e);
     if (buf.length >= this.batchSize) this.flush(p, out);

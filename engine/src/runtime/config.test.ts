@@ -102,6 +102,24 @@ describe("engine config", () => {
     }
   });
 
+  it("reads partitionBy from the top level, env or flag, and refuses it by route with sessions or without partials", () => {
+    expect(parseEngineConfig().partitionBy).toBe("service");
+    expect(parseEngineConfig({ file: { partitionBy: "service+route" } }).partitionBy).toBe("service+route");
+    expect(parseEngineConfig({ env: { TIDEMARK_PARTITION_BY: "service+route" } }).partitionBy).toBe("service+route");
+    expect(parseEngineConfig({ flags: { "partition-by": "service+route" } }).partitionBy).toBe("service+route");
+    expect(() => parseEngineConfig({ file: { partitionBy: "route" }, fileName: "t.json" })).toThrow(
+      /t.json: partitionBy must be one of "service", "service\+route", got "route"/,
+    );
+    expect(() =>
+      parseEngineConfig({ file: { partitionBy: "service+route" }, flags: { sessions: "on" }, fileName: "t.json" }),
+    ).toThrow(
+      /t.json: partitionBy must be "service" while session windows are on \(engine.sessions.enabled, --sessions\)/,
+    );
+    expect(() => parseEngineConfig({ flags: { "partition-by": "service+route", partials: "off" } })).toThrow(
+      /--partition-by must be "service" while partials are off/,
+    );
+  });
+
   it("partition lists round-trip through their compact form", () => {
     expect(parsePartitionList("6, 0-3 ,2", 8)).toEqual([0, 1, 2, 3, 6]);
     expect(formatPartitionList([0, 1, 2, 3, 6])).toBe("0-3_6");

@@ -6,7 +6,7 @@
  * number of owned partitions (the core sees lanes 0..n-1).
  */
 import { parseDuration, validateCoreConfig, type CoreConfig, type SessionConfig } from "../core/index.js";
-import { DEFAULT_PARTITIONS } from "../protocol.js";
+import { DEFAULT_PARTITIONS, PARTITION_BY, type PartitionBy } from "../protocol.js";
 import { RuntimeError, badSetting as bad } from "./errors.js";
 import { parseSessionsSetting } from "./sessions-config.js";
 import { formatPartitionList, parsePartitionList } from "./partition-list.js";
@@ -46,6 +46,13 @@ export interface EngineConfig {
    * docs/decisions/0029-two-stage-dataflow.md). On by default.
    */
   readonly partials: boolean;
+  /**
+   * What chooses an event's partition (top-level `partitionBy`, shared with ingest and backfill;
+   * docs/decisions/0032-partition-by-route.md). With "service+route" a service's events spread over
+   * partitions: workers publish its route panes and its service-level partials, and the merge stage
+   * its service panes.
+   */
+  readonly partitionBy: PartitionBy;
 }
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
@@ -60,7 +67,12 @@ export interface EngineConfigSources {
 type Raw = Record<string, unknown>;
 
 /** Settings read from the top level of the file rather than the `engine` section. */
-const TOP_LEVEL: Record<string, string> = { nats: "nats.url", data: "data", partitionCount: "partitionCount" };
+const TOP_LEVEL: Record<string, string> = {
+  nats: "nats.url",
+  data: "data",
+  partitionCount: "partitionCount",
+  partitionBy: "partitionBy",
+};
 
 /** The core's keys at the top level of the config file (shared with `frontier`). */
 const CORE_KEYS = [
@@ -109,6 +121,7 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   sessionGap: { env: "TIDEMARK_SESSION_GAP", flag: "session-gap" },
   sessionMaxLength: { env: "TIDEMARK_SESSION_MAX_LENGTH", flag: "session-max-length" },
   partials: { env: "TIDEMARK_PARTIALS", flag: "partials" },
+  partitionBy: { env: "TIDEMARK_PARTITION_BY", flag: "partition-by" },
 };
 
 /** Every flag `tidemark engine` accepts besides --config. */
@@ -158,6 +171,23 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   // Idleness is judged by the core in log time (docs/decisions/0010-core-state-and-idleness.md).
   coreInput.idleTimeout = idleTimeoutMs;
   const core = validateCoreConfig(coreInput, fileName);
+  const sessions = parseSessionsSetting(section.sessions, fileName, value);
+  const pb = value("partitionBy", file.partitionBy);
+  const partitionBy = partitionByOf(pb);
+  const partials = onOff(get("partials"), true);
+  if (partitionBy === "service+route" && sessions !== null)
+    throw bad(
+      pb.where,
+      `"service" while session windows are on (engine.sessions.enabled, --sessions): a user's sessions need all of ` +
+        `their events in one place; turn sessions off or partition by service`,
+      pb.v,
+    );
+  if (partitionBy === "service+route" && !partials)
+    throw bad(
+      pb.where,
+      `"service" while partials are off (engine.partials, --partials off): the service panes then come from the merge stage`,
+      pb.v,
+    );
   return Object.freeze({
     worker,
     natsUrl: nv.v === undefined ? "nats://127.0.0.1:4222" : str(nv, /^(nats|tls):\/\/\S+$/),
@@ -177,8 +207,9 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     })(),
     maxInFlight: int(get("maxInFlight"), 4096, 1, 1_000_000),
     core,
-    sessions: parseSessionsSetting(section.sessions, fileName, value),
-    partials: onOff(get("partials"), true),
+    sessions,
+    partials,
+    partitionBy,
   });
 }
 
@@ -198,6 +229,12 @@ function int(x: { v: unknown; where: string }, fallback: number, min: number, ma
   if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
     throw bad(x.where, `a whole number from ${min} to ${max}`, x.v);
   return n;
+}
+
+function partitionByOf(x: { v: unknown; where: string }): PartitionBy {
+  if (x.v === undefined) return "service";
+  if ((PARTITION_BY as readonly unknown[]).includes(x.v)) return x.v as PartitionBy;
+  throw bad(x.where, `one of ${PARTITION_BY.map((p) => `"${p}"`).join(", ")}`, x.v);
 }
 
 function onOff(x: { v: unknown; where: string }, fallback: boolean): boolean {

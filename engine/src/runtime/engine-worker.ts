@@ -143,8 +143,12 @@ export class EngineWorker {
     sink.onReturned = (b) => buffers.give(b);
     const send = (m: GroupMessage): void => this.sink.publish(m.subject, m.body, m.msgId);
     this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending, buffers);
+    // Partitioned by service and route, a service's panes from one worker are partial: the merge
+    // stage makes them from every worker's partials (docs/decisions/0032-partition-by-route.md).
+    const serviceLevel = config.partitionBy === "service";
     this.out = {
       pane: (p) => {
+        if (!serviceLevel && p.key.route === undefined) return;
         this.countPane(p);
         this.groups.pane(p);
       },

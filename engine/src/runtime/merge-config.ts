@@ -24,10 +24,16 @@ const NOT_FOR_MERGE = ["partitions", "sessions", "session-gap", "session-max-len
 export const MERGE_FLAGS: readonly string[] = ENGINE_FLAGS.filter((f) => !NOT_FOR_MERGE.includes(f));
 
 export function parseMergeConfig(src: EngineConfigSources = {}): MergeConfig {
-  const env = { ...src.env, TIDEMARK_WORKER: undefined, TIDEMARK_PARTITIONS: undefined, TIDEMARK_SESSIONS: undefined };
+  const env = {
+    ...src.env,
+    TIDEMARK_WORKER: undefined,
+    TIDEMARK_PARTITIONS: undefined,
+    TIDEMARK_SESSIONS: undefined,
+    TIDEMARK_PARTIALS: undefined,
+  };
   const file = withoutWorkerKeys(src.file);
   const id = src.flags?.worker ?? src.env?.TIDEMARK_MERGE_ID ?? "merge-0";
-  const flags = { ...src.flags, worker: id, partitions: "all", sessions: "off", partials: "off" };
+  const flags = { ...src.flags, worker: id, partitions: "all", sessions: "off", partials: undefined };
   const base = parseEngineConfig({ ...src, file, env, flags });
   const skippedPolicies = base.core.policies
     .filter((p) => p.watermark.kind === "percentile")
@@ -43,7 +49,13 @@ export function parseMergeConfig(src: EngineConfigSources = {}): MergeConfig {
         .map((s) => `${s.name}: ${s.why}`)
         .join("; ")}); add a policy with an arrival-lag or bounded watermark`,
     );
-  return Object.freeze({ ...base, core: { ...base.core, policies }, mergePartition: 0, skippedPolicies });
+  return Object.freeze({
+    ...base,
+    core: { ...base.core, policies },
+    partials: false,
+    mergePartition: 0,
+    skippedPolicies,
+  });
 }
 
 /** The file without the settings of a worker's identity (engine.worker, engine.partitions, engine.sessions). */

@@ -45,6 +45,7 @@ export class StageOnePartials {
       tickMs: PARTIAL_TICK_MS,
       sliceMs: partialSliceLengths(config.core),
       kind: coreAggregates(config.core),
+      serviceKeys: config.partitionBy === "service+route",
       emit: (b: Parameters<typeof encodePartialBatch>[0]) => {
         this.total++;
         this.out.publish(partialsSubject(0), encodePartialBatch(b), `partial:${b.worker}:${b.from}`);

@@ -9,7 +9,13 @@
  * split by event position (ADR 0005): each part's id is `<request id>:<partition>:<offset of its
  * first event in the group>`, so a retry of the same body splits identically and dedupes.
  */
-import { encodeEventBatchBody, eventsSubject, partitionOf, type TelemetryEvent } from "@tidemark/engine/protocol";
+import {
+  encodeEventBatchBody,
+  eventsSubject,
+  partitionOfEvent,
+  type PartitionBy,
+  type TelemetryEvent,
+} from "@tidemark/engine/protocol";
 import { IngestError } from "../errors.js";
 import type { IngestMetrics } from "../metrics.js";
 import type { NatsLink } from "./nats-link.js";
@@ -20,24 +26,27 @@ export const MAX_EVENTS_PER_MESSAGE = 1000;
 const HEADER_ROOM = 1024;
 
 export class EventPublisher {
-  /** service → partition; bounded, cleared when full (services are few, hashing is cheap). */
+  /** partition key (service, or service and route) → partition; bounded, cleared when full (hashing is cheap). */
   private readonly partitionCache = new Map<string, number>();
 
   constructor(
     private readonly link: NatsLink,
     private readonly partitions: number,
+    /** What chooses a partition (docs/decisions/0032-partition-by-route.md). */
+    private readonly partitionBy: PartitionBy,
     private readonly ackTimeoutMs: number,
     private readonly metrics: IngestMetrics,
     /** Called once a request's publishes are written, in the same synchronous step (punctuation.ts). */
     private readonly published: () => void = () => undefined,
   ) {}
 
-  partitionOf(service: string): number {
-    let p = this.partitionCache.get(service);
+  partitionOf(e: { service: string; route: string }): number {
+    const key = this.partitionBy === "service" ? e.service : `${e.service}\u0000${e.route}`;
+    let p = this.partitionCache.get(key);
     if (p === undefined) {
       if (this.partitionCache.size >= PARTITION_CACHE_LIMIT) this.partitionCache.clear();
-      p = partitionOf(service, this.partitions);
-      this.partitionCache.set(service, p);
+      p = partitionOfEvent(e, this.partitions, this.partitionBy);
+      this.partitionCache.set(key, p);
     }
     return p;
   }
@@ -46,7 +55,7 @@ export class EventPublisher {
   async publish(requestId: string, events: readonly TelemetryEvent[]): Promise<void> {
     if (!this.link.isConnected) throw unavailable("NATS is not connected");
     const groups: TelemetryEvent[][] = new Array(this.partitions);
-    for (const e of events) (groups[this.partitionOf(e.service)] ??= []).push(e);
+    for (const e of events) (groups[this.partitionOf(e)] ??= []).push(e);
     const acks: Promise<unknown>[] = [];
     const started = process.hrtime.bigint();
     const maxBytes = (this.link.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
