@@ -11,7 +11,8 @@
  * than lose those batches. Version 3 is the same again with a header that may carry the two-stage
  * dataflow's state (docs/decisions/0029-two-stage-dataflow.md): `partials`, the open tick of a
  * worker's stage-1 accumulator, or `merge`, a merge operator's place in TM_PARTIALS and its
- * aligner, and `barrier`, the aligned checkpoint n it is; written whenever one is there. Every other checkpoint is version 1.
+ * aligner, `barrier`, the aligned checkpoint n it is, and `final`, written by a graceful stop;
+ * written whenever one is there. Every other checkpoint is version 1.
  */
 import { createHash } from "node:crypto";
 import type { PartialAccumulatorState } from "../core/partial-accumulator.js";
@@ -46,6 +47,8 @@ export interface CheckpointHeader {
   partials?: PartialAccumulatorState;
   /** The aligned checkpoint this is (version 3 only; docs/decisions/0031-aligned-checkpoints.md). */
   barrier?: number;
+  /** Written by a graceful stop (version 3 only): restored in preference to a completed aligned one (ADR 0031). */
+  final?: true;
   /** A merge operator's state (version 3 only): the last TM_PARTIALS sequence handled and the aligner. */
   merge?: MergeCheckpointState;
 }
@@ -83,7 +86,8 @@ function prefixOf(cp: Checkpoint): Buffer {
 }
 
 function versionOf(h: CheckpointHeader): number {
-  if (h.partials !== undefined || h.merge !== undefined || h.barrier !== undefined) return CHECKPOINT_VERSION_PARTIALS;
+  if (h.partials !== undefined || h.merge !== undefined || h.barrier !== undefined || h.final)
+    return CHECKPOINT_VERSION_PARTIALS;
   return h.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION;
 }
 

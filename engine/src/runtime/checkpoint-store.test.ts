@@ -86,4 +86,17 @@ describe("CheckpointStore", () => {
     expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
     expect((await second.loadNewest()).checkpoint).toEqual(checkpoint(2));
   });
+
+  it("loads the completed aligned checkpoint's file when named, unless the newest was written by a graceful stop", async () => {
+    const store = new CheckpointStore(tempDir(), 5);
+    await store.open();
+    const aligned = await store.write({ ...checkpoint(1), header: { ...checkpoint(1).header, barrier: 7 } });
+    await store.write(checkpoint(2));
+    expect((await store.load(aligned.file)).checkpoint?.header.barrier).toBe(7);
+    expect((await store.load(undefined)).checkpoint?.header.logTime).toBe(2000);
+    expect((await store.load("/elsewhere/checkpoint-000000000099.tmck")).checkpoint?.header.logTime).toBe(2000);
+    await store.write({ ...checkpoint(3), header: { ...checkpoint(3).header, final: true } });
+    const loaded = await store.load(aligned.file);
+    expect([loaded.checkpoint?.header.logTime, loaded.checkpoint?.header.final]).toEqual([3000, true]);
+  });
 });

@@ -41,21 +41,23 @@ export class CheckpointStore {
   }
 
   /**
-   * The file of the newest completed aligned checkpoint when `preferred` names one of this store
-   * that verifies (docs/decisions/0031-aligned-checkpoints.md), else the newest.
+   * The newest checkpoint when a graceful stop wrote it; else the file of the newest completed
+   * aligned checkpoint when `preferred` names one of this store that verifies
+   * (docs/decisions/0031-aligned-checkpoints.md); else the newest.
    */
   async load(preferred: string | undefined): Promise<LoadedCheckpoint> {
+    const newest = await this.loadNewest();
+    if (newest.checkpoint?.header.final) return newest;
     const name = preferred === undefined ? undefined : basename(preferred);
     if (name !== undefined && NAME.test(name) && (await readdir(this.dir)).includes(name)) {
       const file = join(this.dir, name);
       try {
-        return { checkpoint: decodeCheckpoint(await readFile(file), name), file, skipped: [] };
+        return { checkpoint: decodeCheckpoint(await readFile(file), name), file, skipped: newest.skipped };
       } catch (err) {
-        const newest = await this.loadNewest();
         return { ...newest, skipped: [{ file, reason: (err as Error).message }, ...newest.skipped] };
       }
     }
-    return this.loadNewest();
+    return newest;
   }
 
   async loadNewest(): Promise<LoadedCheckpoint> {

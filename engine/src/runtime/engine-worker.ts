@@ -219,7 +219,7 @@ export class EngineWorker {
     // acks too, and with TM_PANES unreachable they never come (docs/operations.md, "Engine workers").
     const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
     const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
-    const taken = before ? await this.encode(this.cut()) : undefined;
+    const taken = before ? await this.encode(this.cut(undefined, true)) : undefined;
     const flushed = taken !== undefined && (await Promise.race([this.flushOutput().then(() => true), deadline]));
     if (taken && flushed) await this.persist(taken);
     else this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
@@ -349,7 +349,7 @@ export class EngineWorker {
   }
 
   /** Cuts a checkpoint between two items: offsets, log time and open groups now; input held from here. */
-  private cut(barrier?: number): Cut {
+  private cut(barrier?: number, final = false): Cut {
     const t0 = performance.now();
     const logTime = this.merge.logTime;
     const header: CheckpointHeader = {
@@ -362,6 +362,7 @@ export class EngineWorker {
       ...this.pending(),
       ...(this.partials ? { partials: this.partials.state() } : {}),
       ...(barrier !== undefined ? { barrier } : {}),
+      ...(final ? { final } : {}),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;

@@ -142,7 +142,7 @@ export class MergeOperator {
     await this.reader.stop();
     const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
     const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
-    const written = before && (await Promise.race([this.checkpoint().then(() => true), deadline]));
+    const written = before && (await Promise.race([this.checkpoint(undefined, true).then(() => true), deadline]));
     if (!written)
       this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
     this.sink.close();
@@ -276,7 +276,10 @@ export class MergeOperator {
    * are acknowledged; an aligned one resumes at its first held message and handles the held
    * messages once the snapshot is encoded. Resolves with the file.
    */
-  private async checkpoint(aligned?: { n: number; resumeSeq: number; after: () => void }): Promise<string> {
+  private async checkpoint(
+    aligned?: { n: number; resumeSeq: number; after: () => void },
+    final = false,
+  ): Promise<string> {
     const t0 = performance.now();
     const first = this.alignment.firstHeld();
     const seq = aligned?.resumeSeq ?? (first === undefined ? this.seq : first.seq - 1);
@@ -290,6 +293,7 @@ export class MergeOperator {
       wallTime: this.clock(),
       merge: { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN },
       ...(aligned ? { barrier: aligned.n } : {}),
+      ...(final ? { final } : {}),
     };
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;

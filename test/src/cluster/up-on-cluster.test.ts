@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { STREAM_EVENTS, STREAM_LATE, STREAM_PANES } from "@tidemark/engine/protocol";
+import {
+  STREAM_CHECKPOINTS,
+  STREAM_EVENTS,
+  STREAM_LATE,
+  STREAM_PANES,
+  STREAM_PARTIALS,
+} from "@tidemark/engine/protocol";
 import { isAlive, spawnTidemark, waitFor } from "../index.js";
 import { CLUSTER_START_TIMEOUT_MS, startNatsCluster, type NatsCluster } from "./nats-cluster.js";
 
@@ -33,7 +39,7 @@ describe("tidemark up --nats <cluster> with credentials and replicas 3 from tide
     );
     const ready = await up.ready;
     const pids = ready.pids as Record<string, number>;
-    expect(Object.keys(pids).sort()).toEqual(["dashboard", "demo", "engine", "ingest"]);
+    expect(Object.keys(pids).sort()).toEqual(["dashboard", "demo", "engine", "ingest", "merge"]);
 
     const nc = await connect({
       servers: [...cluster.urls],
@@ -43,7 +49,7 @@ describe("tidemark up --nats <cluster> with credentials and replicas 3 from tide
     });
     try {
       const jsm = await jetstreamManager(nc);
-      for (const name of [STREAM_EVENTS, STREAM_PANES, STREAM_LATE]) {
+      for (const name of [STREAM_EVENTS, STREAM_PANES, STREAM_LATE, STREAM_PARTIALS, STREAM_CHECKPOINTS]) {
         const info = await jsm.streams.info(name);
         expect(info.config.num_replicas, name).toBe(3);
       }
