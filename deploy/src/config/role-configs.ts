@@ -43,24 +43,8 @@ export function ingestArgs(ctx: RoleContext): string[] {
   ]);
 }
 
-/** Worker `i`'s flags: with several workers, its partitions, and any free metrics port past the first. */
-export function engineArgs(ctx: RoleContext, i = 0): string[] {
-  const P = ctx.config.core.partitions;
-  const split = ctx.workers > 1 ? ["--partitions", workerPartitions(P, ctx.workers, i)] : [];
-  const port = i > 0 ? ["--metrics-port", "0"] : [];
-  return withConfig(ctx.config, [
-    "--nats",
-    ctx.natsUrl,
-    "--data",
-    ctx.config.data,
-    "--partition-count",
-    String(P),
-    ...split,
-    ...port,
-  ]);
-}
-
-export function mergeArgs(ctx: RoleContext): string[] {
+/** What every stream-processing role (worker, merge operator) is given. */
+function processorArgs(ctx: RoleContext, extra: string[]): string[] {
   return withConfig(ctx.config, [
     "--nats",
     ctx.natsUrl,
@@ -68,7 +52,18 @@ export function mergeArgs(ctx: RoleContext): string[] {
     ctx.config.data,
     "--partition-count",
     String(ctx.config.core.partitions),
+    ...extra,
   ]);
+}
+
+/** Worker `i`'s flags: with several workers, its partitions, and any free metrics port past the first. */
+export function engineArgs(ctx: RoleContext, i = 0): string[] {
+  const split = ctx.workers > 1 ? ["--partitions", workerPartitions(ctx.config.core.partitions, ctx.workers, i)] : [];
+  return processorArgs(ctx, [...split, ...(i > 0 ? ["--metrics-port", "0"] : [])]);
+}
+
+export function mergeArgs(ctx: RoleContext): string[] {
+  return processorArgs(ctx, []);
 }
 
 export function dashboardArgs(ctx: RoleContext): string[] {

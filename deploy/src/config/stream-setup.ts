@@ -10,11 +10,7 @@ import { natsCredentialEnv } from "./nats-env.js";
 import {
   ensureStream,
   natsConnectOptions,
-  eventsStreamSpec,
-  lateStreamSpec,
-  panesStreamSpec,
-  partialsStreamSpec,
-  checkpointsStreamSpec,
+  allStreamSpecs,
   streamConfigOf,
   type StreamSpec,
 } from "@tidemark/engine/nats";
@@ -27,14 +23,7 @@ export async function ensureStreams(url: string, nats: NatsSettings): Promise<Re
   try {
     const jsm = await jetstreamManager(nc);
     const out: Record<string, StreamOutcome> = {};
-    for (const spec of [
-      eventsStreamSpec(),
-      panesStreamSpec(),
-      lateStreamSpec(),
-      partialsStreamSpec(),
-      checkpointsStreamSpec(),
-    ])
-      out[spec.name] = await ensureReplicated(jsm, spec, nats.replicas);
+    for (const spec of allStreamSpecs()) out[spec.name] = await ensureReplicated(jsm, spec, nats.replicas);
     return out;
   } finally {
     await nc.close();

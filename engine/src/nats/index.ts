@@ -9,6 +9,7 @@ export {
   lateStreamSpec,
   partialsStreamSpec,
   checkpointsStreamSpec,
+  allStreamSpecs,
   ensureStream,
   streamConfigOf,
   streamDifferences,

@@ -65,6 +65,17 @@ export function checkpointsStreamSpec(opts: StreamSpecOptions = {}): StreamSpec 
   return spec(STREAM_CHECKPOINTS, ["tm.checkpoints.>"], opts);
 }
 
+/** Every stream of tidemark, in the order roles ensure them. */
+export function allStreamSpecs(opts: StreamSpecOptions = {}): StreamSpec[] {
+  return [
+    eventsStreamSpec(opts),
+    panesStreamSpec(opts),
+    lateStreamSpec(opts),
+    partialsStreamSpec(opts),
+    checkpointsStreamSpec(opts),
+  ];
+}
+
 function spec(name: string, subjects: string[], opts: StreamSpecOptions): StreamSpec {
   return Object.freeze({
     name,

@@ -8,15 +8,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { Logger } from "pino";
-import {
-  connectNats,
-  ensureStream,
-  eventsStreamSpec,
-  lateStreamSpec,
-  panesStreamSpec,
-  partialsStreamSpec,
-  checkpointsStreamSpec,
-} from "../nats/index.js";
+import { connectNats, ensureStream, allStreamSpecs } from "../nats/index.js";
 import { STREAM_EVENTS } from "../protocol.js";
 import type { EngineConfig } from "./config.js";
 import { MIN_MAX_PAYLOAD } from "./emit-group.js";
@@ -28,14 +20,7 @@ export async function connectEngine(config: EngineConfig): Promise<NatsConnectio
   try {
     checkMaxPayload(nc, config.natsUrl);
     const jsm = await jetstreamManager(nc);
-    for (const spec of [
-      eventsStreamSpec(),
-      panesStreamSpec(),
-      lateStreamSpec(),
-      partialsStreamSpec(),
-      checkpointsStreamSpec(),
-    ])
-      await ensureStream(jsm, spec);
+    for (const spec of allStreamSpecs()) await ensureStream(jsm, spec);
     return nc;
   } catch (err) {
     await nc.close();

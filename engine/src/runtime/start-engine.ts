@@ -18,6 +18,7 @@ import { EngineMetrics } from "./engine-metrics.js";
 import { restoreEngine, type CoreFactory } from "./engine-restore.js";
 import { EngineWorker, type EngineSink } from "./engine-worker.js";
 import { PaneSink } from "./pane-sink.js";
+import { closeConnections } from "./role-shutdown.js";
 import { PaneThreadSink } from "./pane-thread-sink.js";
 import { StatusPublisher } from "./status-publisher.js";
 
@@ -165,10 +166,7 @@ async function closeEngine(
   status.stop();
   await worker.close();
   status.publish();
-  const drained = nc.drain().catch(() => undefined);
-  await Promise.race([drained, new Promise((r) => setTimeout(r, 3_000).unref())]);
-  if (!nc.isClosed()) await nc.close().catch(() => undefined);
-  await new Promise<void>((r) => metricsServer.close(() => r()));
+  await closeConnections(nc, metricsServer);
   log.info({ events: worker.eventsTotal }, "engine stopped");
   log.flush?.();
 }

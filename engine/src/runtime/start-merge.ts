@@ -22,6 +22,7 @@ import { CheckpointCoordinator } from "./checkpoint-coordinator.js";
 import { MergeOperator } from "./merge-operator.js";
 import { MergeStatusPublisher } from "./merge-status.js";
 import { PaneSink } from "./pane-sink.js";
+import { closeConnections } from "./role-shutdown.js";
 
 /** A checkpoint not complete after this long is aborted (a worker's acknowledgement lost, its write failed). */
 const ALIGNMENT_TIMEOUT_MS = 60_000;
@@ -216,10 +217,7 @@ async function closeMerge(
   status.stop();
   await op.close();
   status.publish();
-  const drained = nc.drain().catch(() => undefined);
-  await Promise.race([drained, new Promise((r) => setTimeout(r, 3_000).unref())]);
-  if (!nc.isClosed()) await nc.close().catch(() => undefined);
-  await new Promise<void>((r) => metricsServer.close(() => r()));
+  await closeConnections(nc, metricsServer);
   log.info({ events: op.eventsTotal }, "merge stopped");
   log.flush?.();
 }
