@@ -108,6 +108,11 @@ export class TickAligner {
     return v !== undefined && Number.isFinite(v) ? v : null;
   }
 
+  /** The worker that last reported partition `p`, null: none yet. */
+  reportedBy(p: number): string | null {
+    return this.workers[p] ?? null;
+  }
+
   /** The furthest end reported over all partitions, null: none yet. */
   get furthest(): number | null {
     return Number.isFinite(this.maxReported) ? this.maxReported : null;

@@ -49,6 +49,18 @@ export class BarrierAlignment<M> {
     return this.lastAligned;
   }
 
+  /** Wall clock of the first barrier of the n being aligned (null: none). */
+  get since(): number | null {
+    return this.n === null ? null : this.firstAt;
+  }
+
+  /** The first partition whose barrier is still awaited (null: none, or not aligning). */
+  missing(silent: (p: number) => boolean): number | null {
+    if (this.n === null) return null;
+    for (let p = 0; p < this.partitionCount; p++) if (!this.covered.has(p) && !silent(p)) return p;
+    return null;
+  }
+
   /** The first message held, undefined when none. */
   firstHeld(): M | undefined {
     return this.held[0];

@@ -52,6 +52,9 @@ interface Held {
   seq: number;
 }
 
+/** The timer's period, and the EmitGroup number of what it releases (below any message's, −1 − merge partition). */
+const TIMER_MS = 1_000;
+const TIMER_GROUP = -1_000_000;
 /** While a checkpoint was aligned this recently, the operator takes none of its own. */
 const COORDINATED_MS = 30_000;
 
@@ -85,6 +88,7 @@ export class MergeOperator {
   /** Wall clock at each held tick's first batch (deleted at release). */
   private readonly firstSeen = new Map<number, number>();
   private lastAlignedWall: number | null = null;
+  private timer: NodeJS.Timeout | undefined;
   /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
   private readonly heardAt: Float64Array;
   /**
@@ -92,8 +96,7 @@ export class MergeOperator {
    * checkpoint, as the tick aligner leaves it out of the watermark (ADR 0031). The tick aligner's
    * own rule cannot serve: while the others' batches are held it sees no one ahead of it.
    */
-  private readonly unheard = (p: number): boolean =>
-    this.clock() - (this.heardAt[p] as number) >= this.config.idleTimeoutMs;
+  readonly unheard = (p: number): boolean => this.clock() - (this.heardAt[p] as number) >= this.config.idleTimeoutMs;
 
   constructor(
     private readonly config: MergeConfig,
@@ -123,6 +126,8 @@ export class MergeOperator {
 
   start(): void {
     this.reader.start();
+    this.timer = setInterval(() => this.onTimer(), TIMER_MS);
+    this.timer.unref();
   }
 
   /** Pane and late publishes not yet acknowledged (read by the two-stage benchmark). */
@@ -139,6 +144,7 @@ export class MergeOperator {
   async close(flushTimeoutMs = 5_000): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    clearInterval(this.timer);
     await this.reader.stop();
     const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
     const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
@@ -222,9 +228,18 @@ export class MergeOperator {
         { seq, worker: b.worker, from: b.from, to: b.to },
         "partial batch overlaps what its partitions already reported: refused (two workers own the same partitions?)",
       );
+    this.release(now, -1 - this.config.mergePartition, seq);
+  }
+
+  /**
+   * The ticks the aligner releases now, through the core, their panes as one EmitGroup keyed
+   * (group, seq): a message's place in TM_PARTIALS, or for a release on the timer its own group
+   * and the wall clock (no message id of a message's group can be reused).
+   */
+  private release(now: number, groupId: number, seq: number): void {
     const { ticks, logTime } = this.aligner.release(now);
     if (logTime === null) return;
-    const group = new EmitGroup(-1 - this.config.mergePartition, seq, this.send, this.clock, undefined, this.buffers);
+    const group = new EmitGroup(groupId, seq, this.send, this.clock, undefined, this.buffers);
     const out: CoreOutput = {
       pane: (p) => {
         this.countPane(p);
@@ -242,6 +257,18 @@ export class MergeOperator {
     group.seal();
     this.eventsTotal += records;
     if (records > 0) this.pipelineLag.observe(now, logTime, records);
+  }
+
+  /**
+   * Every second, between messages: a checkpoint alignment completed by a partition gone unheard,
+   * and ticks the idleness rule releases, would otherwise wait for the next message, which may not
+   * come (every live worker done, one stalled). Not while a snapshot encodes, nor while aligning.
+   */
+  private onTimer(): void {
+    if (this.hold !== undefined || this.closing) return;
+    if (this.alignment.completeWith(this.unheard)) return this.alignedCheckpoint();
+    if (this.alignment.aligning === null)
+      this.release(this.clock(), TIMER_GROUP - this.config.mergePartition, this.clock());
   }
 
   private aligned(at: number, now: number): void {

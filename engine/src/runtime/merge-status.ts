@@ -5,7 +5,8 @@
  * MergeStageStatus). `heldBackBy` names the partition holding the merged watermark back, and
  * `merge.heldBackByWorker` its worker, once it is HOLD_MS of log time behind the furthest partition
  * or has not moved for HOLD_MS of wall time (shorter gaps are the rhythm of 100 ms ticks arriving
- * from several workers); a partition that stays so for STALL_MS is logged, naming the worker.
+ * from several workers), or, while a checkpoint is aligned, once its barrier has been awaited for
+ * HOLD_MS (ADR 0031); a partition that stays so for STALL_MS is logged, naming the worker.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
@@ -16,6 +17,14 @@ import type { MergeConfig } from "./merge-config.js";
 import type { MergeOperator } from "./merge-operator.js";
 import { HOLD_MS, MergeStallWatch, STALL_MS } from "./merge-stall.js";
 import { buildStatusMessage } from "./status-message.js";
+
+interface HeldBack {
+  partition: number;
+  worker: string | null;
+  reportedTo: number | null;
+  /** Its barrier is awaited by the checkpoint being aligned. */
+  barrier?: boolean;
+}
 
 export class MergeStatusPublisher {
   private readonly stalls: MergeStallWatch;
@@ -48,11 +57,14 @@ export class MergeStatusPublisher {
   message(now: number): EngineStatusMessage {
     const { config, op } = this;
     const laneTimes = config.partitions.map((p) => op.aligner.reportedEnd(p));
-    const held = op.aligner.heldBackBy();
+    const held = this.heldBack(now);
     const stalled = this.stalls.observe(held?.partition ?? null, laneTimes, now);
     if (stalled !== null) this.reportStall(stalled, held?.worker ?? null);
     const furthest = op.aligner.furthest;
-    const behind = held !== null && furthest !== null && furthest - (held.reportedTo ?? -Infinity) >= HOLD_MS;
+    // An awaited barrier has held the checkpoint for HOLD_MS already: named at once.
+    const behind =
+      held !== null &&
+      (held.barrier === true || (furthest !== null && furthest - (held.reportedTo ?? -Infinity) >= HOLD_MS));
     const waitingFor = behind ? held.partition : this.stalls.holding(held?.partition ?? null, now);
     const msg = buildStatusMessage({
       worker: config.worker,
@@ -86,6 +98,18 @@ export class MergeStatusPublisher {
         },
       },
     };
+  }
+
+  /**
+   * What holds the merge back: while a checkpoint is aligned, the first partition whose barrier
+   * is awaited (the others' partials are held for it, ADR 0031); else the tick aligner's slowest.
+   */
+  private heldBack(now: number): HeldBack | null {
+    const { alignment, aligner } = this.op;
+    const since = alignment.since;
+    const p = alignment.missing(this.op.unheard);
+    if (since === null || p === null || now - since < HOLD_MS) return aligner.heldBackBy();
+    return { partition: p, worker: aligner.reportedBy(p), reportedTo: null, barrier: true };
   }
 
   publish(): void {

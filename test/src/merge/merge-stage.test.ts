@@ -115,9 +115,9 @@ describe("merge stage (real NATS)", () => {
     const data = join(dir, "killed");
     const s = await startStack(data, SPLIT_TWO, MERGE_FLAGS, WORKER_FLAGS);
     stacks.push(s);
-    // Paced, so the kills land mid-run: about 80 s of log time at ~700 events/s.
+    // Paced, so the kills land mid-run: about 80 s of log time at ~400 events/s (10 s).
     let backfilled = false;
-    const backfill = runBackfill(s.nats.url, file, ["--rate", "700", "--batch", "50"]).finally(
+    const backfill = runBackfill(s.nats.url, file, ["--rate", "400", "--batch", "50"]).finally(
       () => (backfilled = true),
     );
     const restoredFrom: unknown[] = [];
