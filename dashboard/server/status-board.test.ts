@@ -71,7 +71,6 @@ describe("frontier", () => {
         heldBackByWorker: null,
         waitingTicks: 0,
         batches: { accepted: 1, duplicate: 0, overlap: 0, malformed: 0 },
-        skippedPolicies: [],
       },
     };
     const [alone] = frontier([testWorker("a", 30, [policy("dashboard", 2000, -1, 30, 4)])], new Map());

@@ -349,8 +349,6 @@ export interface MergeStageStatus {
   waitingTicks: number;
   /** TM_PARTIALS messages by outcome since start (`malformed`: refused, never merged). */
   batches: { accepted: number; duplicate: number; overlap: number; malformed: number };
-  /** Policies of the config this operator does not run, with why. */
-  skippedPolicies: Array<{ name: string; why: string }>;
   /**
    * The aligned checkpoints it coordinates (docs/decisions/0031-aligned-checkpoints.md): the n in
    * flight and the last completed (null: none), the n being aligned and the messages held for it,

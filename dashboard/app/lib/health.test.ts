@@ -106,7 +106,6 @@ describe("lagPercentiles", () => {
         heldBackByWorker: "engine-4-7",
         waitingTicks: 30,
         batches: { accepted: 10, duplicate: 0, overlap: 0, malformed: 0 },
-        skippedPolicies: [],
       },
     };
     expect(workerHealth(w, 91_000).alarm).toBe(

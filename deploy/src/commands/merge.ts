@@ -34,7 +34,6 @@ export const merge: Command = {
           worker: running.worker,
           metrics: running.metricsUrl,
           restoredFrom: running.restoredFrom ?? null,
-          skippedPolicies: config.skippedPolicies,
           pid: process.pid,
         },
       }) + "\n",

@@ -104,10 +104,28 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
       if (c.lastEventAt > part.logTime) part.logTime = c.lastEventAt;
       if (c.maxTs > part.maxTs) part.maxTs = c.maxTs;
       this.clock.eventsTotal += c.events;
+      if (c.delays !== undefined) this.takeDelays(c.partition, c.delays);
     });
     this.advance(at, out);
     place();
     this.settle(out);
+  }
+
+  /**
+   * The merge stage's percentile watermarks: each partition's delay quantile as its worker's sample
+   * holds it after the tick (docs/decisions/0029-two-stage-dataflow.md, "Percentile policies").
+   */
+  private takeDelays(partition: number, delays: Readonly<Record<string, number>>): void {
+    for (const p of this.percentilePolicies) {
+      const q = delays[p.cfg.name];
+      const s = p.samples?.[partition];
+      if (q === undefined || s === undefined) continue;
+      s.quantile = q;
+      if (s.filled === 0) {
+        s.ring[0] = q;
+        s.filled = 1;
+      }
+    }
   }
 
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void {

@@ -17,10 +17,10 @@ import {
 import { capture } from "./__fixtures__/capture.js";
 import { coreAggregates, createCore, partialSliceLengths } from "./create-core.js";
 import { defaultCoreConfig } from "./default-config.js";
-import { PartialAccumulator, type PartialAccumulatorState } from "./partial-accumulator.js";
+import { PartialAccumulator, percentilePolicies, type PartialAccumulatorState } from "./partial-accumulator.js";
 import { Prng } from "./prng.js";
 import { TickAligner, type TickAlignerState } from "./tick-aligner.js";
-import type { CoreConfig, PartialTick } from "./types.js";
+import type { CoreConfig, CoreStatus, PartialTick, PolicyConfig } from "./types.js";
 
 const P = 8;
 const TICK = 100;
@@ -66,6 +66,7 @@ function stageOne(events: readonly TelemetryEvent[], workers: number[][], cfg: C
       tickMs: TICK,
       sliceMs,
       kind,
+      percentiles: percentilePolicies(cfg.policies),
       emit: (b) => out.push(decodePartialBatch(encodePartialBatch(b))),
     });
     for (const e of events) {
@@ -79,7 +80,7 @@ function stageOne(events: readonly TelemetryEvent[], workers: number[][], cfg: C
 }
 
 /** Stage 2: batches offered in the given interleaving, merged ticks fed to a core, then finish(). */
-function stageTwo(order: PartialBatch[], cfg: CoreConfig): Pane[] {
+function stageTwo(order: PartialBatch[], cfg: CoreConfig, status?: { of?: CoreStatus }): Pane[] {
   const core = createCore(cfg);
   const aligner = new TickAligner(P, coreAggregates(cfg), cfg.idleTimeoutMs);
   const out = capture();
@@ -91,6 +92,7 @@ function stageTwo(order: PartialBatch[], cfg: CoreConfig): Pane[] {
     if (logTime !== null) for (let p = 0; p < P; p++) core.heartbeat(p, logTime, out);
   });
   core.finish(out);
+  if (status) status.of = core.status();
   return out.panes;
 }
 
@@ -170,6 +172,44 @@ describe("two-stage dataflow (pure)", () => {
       }
   });
 
+  it("runs a percentile-watermark policy from the partitions' delay quantiles: split-proof, a single worker's drops", () => {
+    const pct: PolicyConfig = {
+      name: "pct",
+      label: "pct: q0.9 of 200",
+      watermark: { kind: "percentile", q: 0.9, sample: 200 },
+      graceMs: 0,
+      earlyEveryMs: null,
+      lateEveryMs: null,
+      mode: "accumulating",
+    };
+    const c2: CoreConfig = { ...cfg, policies: [...cfg.policies, pct] };
+    const dropsOf = (st: CoreStatus | undefined): number =>
+      st?.policies.find((p) => p.name === "pct")?.droppedEvents ?? NaN;
+    const merged: { of?: CoreStatus } = {};
+    const whole = stageTwo(interleave(stageOne(events, [[0, 1, 2, 3, 4, 5, 6, 7]], c2)), c2, merged);
+    expect(whole.filter((p) => p.policy === "pct" && p.value.count > 0).length).toBeGreaterThan(20);
+    const split = stageOne(
+      events,
+      [
+        [0, 2, 4, 6],
+        [1, 3, 5, 7],
+      ],
+      c2,
+    );
+    expectSamePanes(stageTwo(interleave(split, 40), c2), whole);
+    // A single worker's core over the same events drops about as many for pct.
+    const single = createCore(c2);
+    const sink = capture();
+    for (const e of events) single.event(partitionOf(e.service, P), e, sink);
+    const singleDrops = dropsOf(single.status());
+    expect(Math.abs(dropsOf(merged.of) - singleDrops) / events.length).toBeLessThan(0.01);
+    // Without the quantiles the merge stage would take W as log time: it would drop far more.
+    const bare = split.map((l) => l.map((b) => ({ ...b, clocks: b.clocks.map(({ delays: _d, ...c }) => c) })));
+    const blind: { of?: CoreStatus } = {};
+    stageTwo(interleave(bare), c2, blind);
+    expect(dropsOf(blind.of)).toBeGreaterThan(2 * singleDrops + 100);
+  });
+
   it("ignores a worker's replayed batches", () => {
     const lists = stageOne(
       events,
@@ -232,6 +272,8 @@ describe("two-stage dataflow (pure)", () => {
         tickMs: TICK,
         sliceMs,
         kind,
+        // A percentile policy's delay samples travel in the state too (their quantiles in every batch).
+        percentiles: [{ name: "pct", q: 0.9, sample: 200 }],
         emit: (b: PartialBatch) => void out.push(JSON.stringify(decodePartialBatch(encodePartialBatch(b)))),
       };
       let acc = new PartialAccumulator(opts);

@@ -36,6 +36,11 @@ export interface PartitionProgress {
   lastEventAt: number;
   /** Its records in the tick. */
   events: number;
+  /**
+   * Per percentile-watermark policy: the q-quantile of the partition's recent arrival delays after
+   * the tick, as the single-stage core keeps it (watermark.ts, DelaySample). Absent without such a policy.
+   */
+  delays?: Record<string, number>;
 }
 
 /** The aggregate of the tick's events of one slice and group key. */
@@ -88,7 +93,11 @@ export function encodePartialBatch(b: PartialBatch): Uint8Array {
     tickMs: b.tickMs,
     from: b.from,
     to: b.to,
-    clocks: b.clocks.map((c) => [c.partition, c.maxTs, c.lastEventAt, c.events]),
+    clocks: b.clocks.map((c) =>
+      c.delays === undefined
+        ? [c.partition, c.maxTs, c.lastEventAt, c.events]
+        : [c.partition, c.maxTs, c.lastEventAt, c.events, c.delays],
+    ),
     deltas: b.deltas.map((d) => [d.sliceMs, d.sliceStart, d.service, d.aggregate.length]),
   };
   const json = utf8.encode(JSON.stringify(header));
@@ -155,13 +164,27 @@ export function decodePartialBatch(body: Uint8Array): PartialBatch {
 }
 
 function clockOf(c: unknown, f: string): PartitionProgress {
-  const t = tuple(c, 4, f);
-  return {
+  const t = list(c, f);
+  if (t.length !== 4 && t.length !== 5) throw new PartialBatchError(f, `has ${t.length} fields, not 4 or 5`);
+  const clock: PartitionProgress = {
     partition: partition(t[0], `${f}.partition`),
     maxTs: time(t[1], `${f}.maxTs`),
     lastEventAt: time(t[2], `${f}.lastEventAt`),
     events: count(t[3], `${f}.events`),
   };
+  if (t.length === 5) clock.delays = delaysOf(t[4], `${f}.delays`);
+  return clock;
+}
+
+function delaysOf(v: unknown, f: string): Record<string, number> {
+  const r = record(v, f);
+  const out: Record<string, number> = {};
+  for (const [k, d] of Object.entries(r)) {
+    if (typeof d !== "number" || !Number.isFinite(d))
+      throw new PartialBatchError(`${f}.${k}`, "is not a finite delay in ms");
+    out[name(k, `${f} key`)] = d;
+  }
+  return out;
 }
 
 function record(v: unknown, f: string): Record<string, unknown> {

@@ -4,17 +4,14 @@
  * and validated the same way. What differs: the operator reads every TM_EVENTS partition's
  * partials, so it owns them all; its id comes from `--worker` or TIDEMARK_MERGE_ID (default
  * `merge-0`), never from a worker's `engine.worker` or TIDEMARK_WORKER; it has no session windows
- * and emits no partials of its own; and policies whose watermark it cannot compute from the
- * partials (a percentile of arrival delays) are left out, named in `skippedPolicies`.
+ * and emits no partials of its own. It runs every policy: a percentile watermark from the
+ * partitions' delay quantiles the partials carry.
  */
-import { RuntimeError } from "./errors.js";
 import { ENGINE_FLAGS, parseEngineConfig, type EngineConfig, type EngineConfigSources } from "./config.js";
 
 export interface MergeConfig extends EngineConfig {
   /** The merge partition of TM_PARTIALS this operator reads (`tm.partials.<n>`). */
   readonly mergePartition: number;
-  /** Policies of the config the merge stage does not run, with why. */
-  readonly skippedPolicies: readonly { name: string; why: string }[];
 }
 
 /** Engine flags with no meaning for a merge operator. */
@@ -35,26 +32,10 @@ export function parseMergeConfig(src: EngineConfigSources = {}): MergeConfig {
   const id = src.flags?.worker ?? src.env?.TIDEMARK_MERGE_ID ?? "merge-0";
   const flags = { ...src.flags, worker: id, partitions: "all", sessions: "off", partials: undefined };
   const base = parseEngineConfig({ ...src, file, env, flags });
-  const skippedPolicies = base.core.policies
-    .filter((p) => p.watermark.kind === "percentile")
-    .map((p) => ({
-      name: p.name,
-      why: "its watermark is a percentile of arrival delays, which the partial batches do not carry",
-    }));
-  const policies = base.core.policies.filter((p) => !skippedPolicies.some((s) => s.name === p.name));
-  if (policies.length === 0)
-    throw new RuntimeError(
-      "TM_ENGINE_BAD_CONFIG",
-      `${src.fileName ?? "config file"}: policies: the merge stage runs none of them (${skippedPolicies
-        .map((s) => `${s.name}: ${s.why}`)
-        .join("; ")}); add a policy with an arrival-lag or bounded watermark`,
-    );
   return Object.freeze({
     ...base,
-    core: { ...base.core, policies },
     partials: false,
     mergePartition: 0,
-    skippedPolicies,
   });
 }
 

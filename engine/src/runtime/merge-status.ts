@@ -87,7 +87,6 @@ export class MergeStatusPublisher {
         heldBackByWorker: named ? (held?.worker ?? null) : null,
         waitingTicks: op.aligner.waiting,
         batches: { ...op.batches },
-        skippedPolicies: [...config.skippedPolicies],
         checkpoints: {
           inFlight: this.coordinator?.current ?? null,
           lastCompleted: this.coordinator?.lastCompleted?.n ?? null,

@@ -7,7 +7,7 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import { coreAggregates, partialSliceLengths } from "../core/create-core.js";
-import { PartialAccumulator, type PartialAccumulatorState } from "../core/partial-accumulator.js";
+import { PartialAccumulator, percentilePolicies, type PartialAccumulatorState } from "../core/partial-accumulator.js";
 import {
   BARRIER_HEADER,
   encodePartialBatch,
@@ -46,6 +46,7 @@ export class StageOnePartials {
       sliceMs: partialSliceLengths(config.core),
       kind: coreAggregates(config.core),
       serviceKeys: config.partitionBy === "service+route",
+      percentiles: percentilePolicies(config.core.policies),
       emit: (b: Parameters<typeof encodePartialBatch>[0]) => {
         this.total++;
         this.out.publish(partialsSubject(0), encodePartialBatch(b), `partial:${b.worker}:${b.from}`);

@@ -39,7 +39,6 @@ export interface RunningMerge {
 
 export async function startMerge(config: MergeConfig, opts: { logger?: Logger } = {}): Promise<RunningMerge> {
   const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
-  for (const s of config.skippedPolicies) log.warn(s, `policy ${s.name} is not run by the merge stage`);
   const nc = await connectEngine(config);
   const complete = await lastComplete(nc);
   const cores = { create: createCore, restore: restoreCore };

@@ -31,7 +31,6 @@ function mergeStatus(now: number): EngineStatusMessage {
       heldBackByWorker: "engine-4-7",
       waitingTicks: 70,
       batches: { accepted: 900, duplicate: 3, overlap: 0, malformed: 0 },
-      skippedPolicies: [],
     },
   };
 }
