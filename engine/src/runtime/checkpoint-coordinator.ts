@@ -69,6 +69,8 @@ export class CheckpointCoordinator {
       .catch(() => null);
     const n = last ? Number((JSON.parse(last.string()) as { n?: unknown }).n) : 0;
     this.last = Number.isSafeInteger(n) ? n : 0;
+    // The first checkpoint comes `everyMs` after the start, as every later one after the previous.
+    this.lastEnd = this.clock();
     this.sub = this.nc.subscribe(checkpointAckSubject("*"), {
       callback: (_err, m) => {
         try {
