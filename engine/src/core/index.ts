@@ -1,12 +1,7 @@
 /** The pure event-time core: no I/O, no clock, no env (docs/architecture.md, "Packages and boundaries"). */
 export { parseDuration, formatDuration, DurationError } from "./duration.js";
 export { coreAggregates, createCore, partialSliceLengths, restoreCore } from "./create-core.js";
-export {
-  PartialAccumulator,
-  percentilePolicies,
-  type PartialAccumulatorState,
-  type PercentilePolicy,
-} from "./partial-accumulator.js";
+export { PartialAccumulator, type PartialAccumulatorState } from "./partial-accumulator.js";
 export { TickAligner, type OfferOutcome, type TickAlignerState } from "./tick-aligner.js";
 export { defaultCoreConfig, DEFAULT_POLICIES } from "./default-config.js";
 export { validateCoreConfig } from "./validate-config.js";

@@ -111,6 +111,17 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
     this.settle(out);
   }
 
+  /** Each percentile policy's delay quantile of `partition` (those with a sample); undefined without such policies. */
+  delayQuantiles(partition: number): Record<string, number> | undefined {
+    if (this.percentilePolicies.length === 0) return undefined;
+    const out: Record<string, number> = {};
+    for (const p of this.percentilePolicies) {
+      const s = p.samples?.[partition];
+      if (s !== undefined && s.filled > 0) out[p.cfg.name] = s.quantile;
+    }
+    return out;
+  }
+
   /**
    * The merge stage's percentile watermarks: each partition's delay quantile as its worker's sample
    * holds it after the tick (docs/decisions/0029-two-stage-dataflow.md, "Percentile policies").

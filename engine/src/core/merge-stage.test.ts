@@ -17,7 +17,7 @@ import {
 import { capture } from "./__fixtures__/capture.js";
 import { coreAggregates, createCore, partialSliceLengths } from "./create-core.js";
 import { defaultCoreConfig } from "./default-config.js";
-import { PartialAccumulator, percentilePolicies, type PartialAccumulatorState } from "./partial-accumulator.js";
+import { PartialAccumulator, type PartialAccumulatorState } from "./partial-accumulator.js";
 import { Prng } from "./prng.js";
 import { TickAligner, type TickAlignerState } from "./tick-aligner.js";
 import type { CoreConfig, CoreStatus, PartialTick, PolicyConfig } from "./types.js";
@@ -60,19 +60,27 @@ function stageOne(events: readonly TelemetryEvent[], workers: number[][], cfg: C
   const end = (events.at(-1) as TelemetryEvent).ingest_ts + 200_000;
   return workers.map((partitions, w) => {
     const out: PartialBatch[] = [];
+    // With a percentile policy the worker's own core runs beside, as in the runtime: its delay
+    // quantiles go into the batches.
+    const core = cfg.policies.some((p) => p.watermark.kind === "percentile")
+      ? createCore({ ...cfg, partitions: partitions.length })
+      : null;
+    const sink = capture();
     const acc = new PartialAccumulator({
       worker: `w${w}`,
       partitions,
       tickMs: TICK,
       sliceMs,
       kind,
-      percentiles: percentilePolicies(cfg.policies),
+      delays: (lane) => core?.delayQuantiles?.(lane),
       emit: (b) => out.push(decodePartialBatch(encodePartialBatch(b))),
     });
     for (const e of events) {
       const lane = partitions.indexOf(partitionOf(e.service, P));
-      if (lane >= 0) acc.event(lane, e);
-      else acc.heartbeat(e.ingest_ts);
+      if (lane >= 0) {
+        acc.event(lane, e);
+        core?.event(lane, e, sink);
+      } else acc.heartbeat(e.ingest_ts);
     }
     acc.heartbeat(end);
     return out;
@@ -272,8 +280,6 @@ describe("two-stage dataflow (pure)", () => {
         tickMs: TICK,
         sliceMs,
         kind,
-        // A percentile policy's delay samples travel in the state too (their quantiles in every batch).
-        percentiles: [{ name: "pct", q: 0.9, sample: 200 }],
         emit: (b: PartialBatch) => void out.push(JSON.stringify(decodePartialBatch(encodePartialBatch(b)))),
       };
       let acc = new PartialAccumulator(opts);

@@ -15,7 +15,6 @@
 import { ALL_SERVICES, isError, type PartialBatch, type PartitionProgress, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "./aggregate.js";
 import { base64, unbase64 } from "./base64.js";
-import { DelaySample } from "./watermark.js";
 
 /** What a checkpoint keeps of an accumulator (JSON; aggregates as base64). */
 export interface PartialAccumulatorState {
@@ -26,24 +25,6 @@ export interface PartialAccumulatorState {
   /** Per lane: its records in the open tick. */
   events: number[];
   deltas: [number, number, string, string][];
-  /** Per percentile policy (option order), per lane: its delay sample (absent without such policies). */
-  samples?: DelaySampleState[][];
-}
-
-/** A DelaySample as a checkpoint keeps it. */
-export interface DelaySampleState {
-  ring: number[];
-  pos: number;
-  filled: number;
-  quantile: number;
-  sincePush: number;
-}
-
-/** A percentile-watermark policy: what its per-partition delay sample is. */
-export interface PercentilePolicy {
-  name: string;
-  q: number;
-  sample: number;
 }
 
 export interface PartialAccumulatorOptions {
@@ -57,10 +38,11 @@ export interface PartialAccumulatorOptions {
   /** Also one aggregate per service (partitioning by service and route: the merge stage makes the service panes). */
   serviceKeys?: boolean;
   /**
-   * Percentile-watermark policies: each lane keeps their delay samples as the core does, and each
-   * batch carries the lanes' quantiles (`PartitionProgress.delays`) for the merge stage's watermark.
+   * Lane → its delay quantiles per percentile-watermark policy as the core beside holds them
+   * (`StreamCore.delayQuantiles`), carried in each batch (`PartitionProgress.delays`) for the merge
+   * stage's watermark. Called when a batch is cut, before the core sees the record that cuts it.
    */
-  percentiles?: readonly PercentilePolicy[];
+  delays?: (lane: number) => Record<string, number> | undefined;
   emit: (batch: PartialBatch) => void;
 }
 
@@ -82,8 +64,6 @@ export class PartialAccumulator {
   private readonly last: (Delta | undefined)[];
   /** The same for the service keys (serviceKeys only). */
   private readonly lastService: (Delta | undefined)[];
-  /** Per percentile policy, per lane. */
-  private readonly samples: DelaySample[][];
 
   constructor(
     private readonly o: PartialAccumulatorOptions,
@@ -95,7 +75,6 @@ export class PartialAccumulator {
     this.events = new Uint32Array(n);
     this.last = o.sliceMs.map(() => undefined);
     this.lastService = o.sliceMs.map(() => undefined);
-    this.samples = (o.percentiles ?? []).map((p) => o.partitions.map(() => new DelaySample(p.q, p.sample)));
     if (restored !== undefined) this.restore(restored);
   }
 
@@ -106,7 +85,6 @@ export class PartialAccumulator {
     if (e.ts > (this.maxTs[lane] as number)) this.maxTs[lane] = e.ts;
     this.lastEventAt[lane] = t;
     this.events[lane] = (this.events[lane] as number) + 1;
-    for (const lanes of this.samples) lanes[lane]?.push(t - e.ts);
     const user = this.o.kind.hashUser(e.user);
     const error = isError(e.status);
     const lengths = this.o.sliceMs;
@@ -137,7 +115,6 @@ export class PartialAccumulator {
       lastEventAt: [...this.lastEventAt].map(orNull),
       events: [...this.events],
       deltas: [...this.deltas.values()].map((d) => [d.sliceMs, d.sliceStart, d.service, base64(d.agg.encode())]),
-      ...(this.samples.length > 0 ? { samples: this.samples.map((lanes) => lanes.map(sampleState)) } : {}),
     };
   }
 
@@ -166,7 +143,7 @@ export class PartialAccumulator {
         lastEventAt: this.lastEventAt[lane] as number,
         events,
       };
-      const delays = this.delaysOf(lane);
+      const delays = this.o.delays?.(lane);
       if (delays !== undefined) clock.delays = delays;
       clocks.push(clock);
     });
@@ -186,17 +163,6 @@ export class PartialAccumulator {
     };
   }
 
-  /** The lane's quantile of each percentile policy (those with a sample), undefined without such policies. */
-  private delaysOf(lane: number): Record<string, number> | undefined {
-    if (this.samples.length === 0) return undefined;
-    const out: Record<string, number> = {};
-    (this.o.percentiles ?? []).forEach((p, i) => {
-      const s = this.samples[i]?.[lane];
-      if (s !== undefined && s.filled > 0) out[p.name] = s.quantile;
-    });
-    return out;
-  }
-
   private delta(sliceMs: number, sliceStart: number, service: string): Delta {
     const id = partialKeyOf(sliceMs, sliceStart, service);
     let d = this.deltas.get(id);
@@ -205,7 +171,6 @@ export class PartialAccumulator {
   }
 
   private restore(s: PartialAccumulatorState): void {
-    s.samples?.forEach((lanes, i) => lanes.forEach((st, lane) => restoreSample(this.samples[i]?.[lane], st)));
     this.from = s.from ?? -Infinity;
     s.maxTs.forEach((v, i) => (this.maxTs[i] = v ?? -Infinity));
     s.lastEventAt.forEach((v, i) => (this.lastEventAt[i] = v ?? -Infinity));
@@ -223,34 +188,4 @@ export class PartialAccumulator {
 /** The key of a tick's aggregate of one slice and group key (the aligner merges by it too). */
 export function partialKeyOf(sliceMs: number, sliceStart: number, service: string): string {
   return `${sliceMs}|${sliceStart}|${service}`;
-}
-
-function sampleState(d: DelaySample): DelaySampleState {
-  return {
-    ring: [...d.ring.subarray(0, d.filled)],
-    pos: d.pos,
-    filled: d.filled,
-    quantile: d.quantile,
-    sincePush: d.sincePush,
-  };
-}
-
-function restoreSample(d: DelaySample | undefined, s: DelaySampleState): void {
-  if (d === undefined) return;
-  d.ring.set(s.ring.slice(0, d.ring.length));
-  d.pos = s.pos;
-  d.filled = Math.min(s.filled, d.ring.length);
-  d.quantile = s.quantile;
-  d.sincePush = s.sincePush;
-}
-
-/** The percentile-watermark policies of a config, as the accumulator samples their delays. */
-export function percentilePolicies(
-  policies: readonly { name: string; watermark: { kind: string; q?: number; sample?: number } }[],
-): PercentilePolicy[] {
-  return policies.flatMap((p) =>
-    p.watermark.kind === "percentile"
-      ? [{ name: p.name, q: p.watermark.q as number, sample: p.watermark.sample as number }]
-      : [],
-  );
 }

@@ -134,6 +134,10 @@ export class EventTimeCore implements StreamCore {
   }
 
   /** A merged tick of stage-1 partials (the merge stage, place-partial.ts). */
+  delayQuantiles(partition: number): Record<string, number> | undefined {
+    return this.driver.delayQuantiles(partition);
+  }
+
   partial(tick: PartialTick, out: CoreOutput): void {
     this.driver.partial(tick.at, tick.clocks, out, () => {
       this.triggers.out = out;

@@ -157,6 +157,11 @@ export interface StreamCore {
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void;
   /** The merge stage's input: a merged tick of partials (absent: this core takes records only). */
   partial?(tick: PartialTick, out: CoreOutput): void;
+  /**
+   * The q-quantile of partition `partition`'s recent arrival delays per percentile-watermark policy
+   * (those with a sample), for the merge stage (undefined: no such policy, or not this core).
+   */
+  delayQuantiles?(partition: number): Record<string, number> | undefined;
   /** End of a recording (offline): finalize every open window with what it holds. */
   finish(out: CoreOutput): void;
   status(): CoreStatus;

@@ -159,7 +159,7 @@ export class EngineWorker {
     };
     const onPartialError = (why: string, subject: string): void =>
       log.warn({ why, subject }, "partial batch not acknowledged; sending it again with the same message id");
-    this.partials = config.partials ? new StageOnePartials(config, js, onPartialError, restored?.partials) : null;
+    this.partials = config.partials ? new StageOnePartials(config, core, js, onPartialError, restored?.partials) : null;
     const partials = this.partials;
     this.mergeSink = {
       event: (lane: number, e: TelemetryEvent, seq: number) => {

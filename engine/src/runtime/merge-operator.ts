@@ -33,7 +33,7 @@ import {
   type Pane,
 } from "../protocol.js";
 import { coreAggregates } from "../core/create-core.js";
-import { BarrierAlignment } from "./barrier-alignment.js";
+import { BarrierAlignment, type Aligned } from "./barrier-alignment.js";
 import { BodyBuffers } from "./body-buffers.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
@@ -88,6 +88,8 @@ export class MergeOperator {
   /** Wall clock at each held tick's first batch (deleted at release). */
   private readonly firstSeen = new Map<number, number>();
   private lastAlignedWall: number | null = null;
+  /** The merge core's log time: the end of the ticks released (null: none yet). */
+  private logTime: number | null;
   private timer: NodeJS.Timeout | undefined;
   /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
   private readonly heardAt: Float64Array;
@@ -110,7 +112,8 @@ export class MergeOperator {
   ) {
     this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
     if (restored?.merge) this.aligner.restore(restored.merge.aligner, clock());
-    if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
+    this.logTime = restored?.logTime ?? null;
+    if (this.logTime !== null) this.lastCheckpointLog = this.logTime;
     this.seq = restored?.merge?.seq ?? 0;
     this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
     this.heardAt = new Float64Array(config.partitionCount).fill(clock());
@@ -173,8 +176,8 @@ export class MergeOperator {
       this.seq = m.seq;
       return;
     }
-    this.handle(b, m.seq);
     this.seq = m.seq;
+    this.handle(b, m.seq);
     this.maybeCheckpoint();
   }
 
@@ -187,8 +190,7 @@ export class MergeOperator {
       return;
     }
     this.onBarrierSeen(body.n);
-    const now = this.clock();
-    for (const p of body.partitions) if (p < this.heardAt.length) this.heardAt[p] = now;
+    const now = this.heard(body.partitions);
     const r = this.alignment.barrier(body, now, this.unheard);
     for (const h of r.released) this.handle(h.b, h.seq);
     if (r.outcome === "aligned") this.alignedCheckpoint();
@@ -196,23 +198,24 @@ export class MergeOperator {
 
   /** Every partition's barrier n is in: checkpoint n now, then the held messages. */
   private alignedCheckpoint(): void {
-    const first = this.alignment.firstHeld();
-    const resumeSeq = first === undefined ? this.seq : first.seq - 1;
     const a = this.alignment.take();
     this.lastAlignedWall = this.clock();
-    const after = (): void => {
-      for (const h of a.held) this.handle(h.b, h.seq);
-    };
-    const writing = this.checkpoint({ n: a.n, resumeSeq, after })
+    const writing = this.checkpoint(a)
       .then((file) => this.onCheckpointAligned(a.n, file, a.alignmentMs, a.workers))
       .catch((err: Error) => this.log.error({ n: a.n, err: err.message }, "aligned checkpoint failed"));
     const before = this.writing;
     this.writing = Promise.all([before, writing]).then(() => (this.writing = undefined));
   }
 
-  private handle(b: PartialBatch, seq: number): void {
+  /** Its partitions were heard of now (a batch or a barrier, held or not); returns now. */
+  private heard(partitions: readonly number[]): number {
     const now = this.clock();
-    for (const p of b.partitions) if (p < this.heardAt.length) this.heardAt[p] = now;
+    for (const p of partitions) if (p < this.heardAt.length) this.heardAt[p] = now;
+    return now;
+  }
+
+  private handle(b: PartialBatch, seq: number): void {
+    this.heard(b.partitions);
     if (this.alignment.holds(b.worker)) this.alignment.hold({ b, seq });
     else this.merged(b, seq);
     if (this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
@@ -254,6 +257,7 @@ export class MergeOperator {
       this.core.partial?.(t, out);
     }
     for (let p = 0; p < this.config.partitionCount; p++) this.core.heartbeat(p, logTime, out);
+    this.logTime = logTime;
     group.seal();
     this.eventsTotal += records;
     if (records > 0) this.pipelineLag.observe(now, logTime, records);
@@ -285,7 +289,7 @@ export class MergeOperator {
   }
 
   private maybeCheckpoint(): void {
-    const t = this.core.status().logTime;
+    const t = this.logTime;
     if (this.writing || this.closing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs)
       return;
     const now = this.clock();
@@ -303,14 +307,12 @@ export class MergeOperator {
    * are acknowledged; an aligned one resumes at its first held message and handles the held
    * messages once the snapshot is encoded. Resolves with the file.
    */
-  private async checkpoint(
-    aligned?: { n: number; resumeSeq: number; after: () => void },
-    final = false,
-  ): Promise<string> {
+  private async checkpoint(aligned?: Aligned<Held>, final = false): Promise<string> {
     const t0 = performance.now();
-    const first = this.alignment.firstHeld();
-    const seq = aligned?.resumeSeq ?? (first === undefined ? this.seq : first.seq - 1);
-    const logTime = this.core.status().logTime;
+    // Resume at the first message held (by this alignment, or by one in progress), else after the last.
+    const first = aligned ? aligned.held[0] : this.alignment.firstHeld();
+    const seq = first === undefined ? this.seq : first.seq - 1;
+    const logTime = this.logTime;
     const header: CheckpointHeader = {
       worker: this.config.worker,
       partitionCount: this.config.partitionCount,
@@ -327,7 +329,7 @@ export class MergeOperator {
     const encoded = encodeAcrossTurns(snapshotStepsOf(this.core));
     const release = (): void => {
       this.hold = undefined;
-      aligned?.after();
+      for (const h of aligned?.held ?? []) this.handle(h.b, h.seq);
     };
     this.hold = encoded.then(release, release);
     const flushed = this.sink.flush();

@@ -7,7 +7,8 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import { coreAggregates, partialSliceLengths } from "../core/create-core.js";
-import { PartialAccumulator, percentilePolicies, type PartialAccumulatorState } from "../core/partial-accumulator.js";
+import { PartialAccumulator, type PartialAccumulatorState } from "../core/partial-accumulator.js";
+import type { StreamCore } from "../core/types.js";
 import {
   BARRIER_HEADER,
   encodePartialBatch,
@@ -32,6 +33,8 @@ export class StageOnePartials {
 
   constructor(
     config: EngineConfig,
+    /** The worker's core: its delay quantiles go into each batch (percentile policies). */
+    core: StreamCore,
     js: JetStreamClient,
     onError: (why: string, subject: string) => void,
     restored: PartialAccumulatorState | undefined,
@@ -46,7 +49,7 @@ export class StageOnePartials {
       sliceMs: partialSliceLengths(config.core),
       kind: coreAggregates(config.core),
       serviceKeys: config.partitionBy === "service+route",
-      percentiles: percentilePolicies(config.core.policies),
+      delays: (lane: number) => core.delayQuantiles?.(lane),
       emit: (b: Parameters<typeof encodePartialBatch>[0]) => {
         this.total++;
         this.out.publish(partialsSubject(0), encodePartialBatch(b), `partial:${b.worker}:${b.from}`);

@@ -43,6 +43,7 @@ function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
       core.finish(out);
       sessions.finish(out);
     },
+    delayQuantiles: (partition: number) => core.delayQuantiles?.(partition),
     status: () => ({ ...core.status(), sessions: sessions.status() }),
     snapshot: () => allSteps(snapshotSteps(core, sessions)),
     snapshotSteps: () => snapshotSteps(core, sessions),
