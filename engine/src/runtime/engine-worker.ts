@@ -333,7 +333,12 @@ export class EngineWorker {
         if (barrier) this.onBarrierCheckpoint({ n: barrier.n, file, startDelayMs });
       })
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
-      .finally(() => (this.writing = undefined));
+      .finally(() => {
+        this.writing = undefined;
+        // A checkpoint the coordinator asked for meanwhile: cut it now, not at the next input, which
+        // may never come (the log read to its end).
+        if (this.barrierAsked !== null) this.wake();
+      });
   }
 
   /**
