@@ -13,7 +13,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { paneBatchLines, type Pane } from "@tidemark/engine/protocol";
 import { decodeCheckpoint } from "@tidemark/engine/runtime";
-import { waitFor } from "../index.js";
 import {
   makeRecording,
   readMessages,
@@ -25,7 +24,7 @@ import {
 } from "./engine-fixtures.js";
 import { checkpointFiles, Fleet } from "./fleet.js";
 
-const events = makeRecording({ events: 12_000, seed: 23 });
+const events = makeRecording({ events: 30_000, seed: 23 });
 
 describe("batched pane and late transport under replay", () => {
   const fleet = new Fleet();
@@ -79,17 +78,13 @@ describe("batched pane and late transport under replay", () => {
     await p.ready;
     const restoredPending: number[] = [];
     // At least three kills; more (up to eight) until one restart resumed from a checkpoint with pending
-    // groups: on a loaded machine checkpoints are sparser (20× their encoding's work apart) and a round
-    // may catch none.
+    // groups: on a loaded machine checkpoints are sparser (20× their encoding's work apart; a few a
+    // second), and a catch-up of 12,000 events was over after four, none of them with a pending group.
+    // Hence 30,000 events: the catch-up lasts long enough to cut a dozen or more.
     const enough = (i: number) => i >= 3 && restoredPending.some((n) => n > 0);
     for (let i = 0; i < 8 && !enough(i) && p.child.exitCode === null; i++) {
-      const seen = checkpointFiles(cpDir).length;
-      // Kill as soon as a new checkpoint holds a pending group (or give up on this round after 5 s).
-      await waitFor(
-        () => pendingIn(checkpointFiles(cpDir)[0]) > 0 && checkpointFiles(cpDir).length > seen,
-        10_000,
-        "a checkpoint with pending groups",
-      ).catch(() => undefined);
+      // Kill as soon as a new checkpoint holds a pending group (or give up on this round after 10 s).
+      await freezeAtPending(p.child.pid as number, cpDir, 10_000);
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
       restoredPending.push(pendingIn(checkpointFiles(cpDir)[0]));
@@ -110,6 +105,27 @@ describe("batched pane and late transport under replay", () => {
     expect(differing.slice(0, 10)).toEqual([]);
   }, 180_000);
 });
+
+/**
+ * Waits for a checkpoint newer than the current newest that carries pending groups, and leaves the
+ * engine stopped (SIGSTOP) while that checkpoint is still its newest, so the kill that follows
+ * restores it: with a checkpoint after every pump slice, the next one (likely without pending
+ * groups) would otherwise often land between seeing the file and the kill. Gives up after
+ * `timeoutMs` with the engine running.
+ */
+async function freezeAtPending(pid: number, dir: string, timeoutMs: number): Promise<void> {
+  const before = checkpointFiles(dir)[0];
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const newest = checkpointFiles(dir)[0];
+    if (newest !== before && pendingIn(newest) > 0) {
+      process.kill(pid, "SIGSTOP");
+      if (checkpointFiles(dir)[0] === newest) return;
+      process.kill(pid, "SIGCONT");
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
 
 /** Groups pending in a checkpoint file (0 when there is none, or it went away while read). */
 function pendingIn(file: string | undefined): number {
