@@ -9,6 +9,7 @@
  */
 
 import type { TelemetryEvent } from "./protocol/telemetry-event.js";
+import { fnv1a32 } from "./protocol/fnv1a.js";
 
 export type { TelemetryEvent };
 
@@ -59,12 +60,7 @@ export function partitionOfEvent(e: { service: string; route: string }, partitio
 
 /** Partition of a service: FNV-1a 32-bit of the UTF-16 code units, mod P (docs/ingest.md, "What goes to NATS"). */
 export function partitionOf(service: string, partitions: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < service.length; i++) {
-    h ^= service.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % partitions;
+  return fnv1a32(service) % partitions;
 }
 
 export {
@@ -85,8 +81,10 @@ export {
   encodePartialBatch,
   PARTIAL_BATCH_VERSION,
   PARTIAL_TICK_MS,
+  mergePartitionOf,
   PartialBatchError,
   partialsSubject,
+  splitByMergePartition,
   type PartialBatch,
   type PartialDelta,
   type PartitionProgress,

@@ -8,7 +8,8 @@ export const merge: Command = {
     "run a merge operator: TM_PARTIALS (every worker's partials) → all-services panes on TM_PANES; checkpoints in <data>/checkpoints/<id>",
   usage:
     "tidemark merge [--worker merge-0] [--data DIR] [--nats URL] [--config FILE] [--checkpoint-every 5s]\n" +
-    "               [--idle-timeout 10s] [--metrics-port 0] [--partition-count 8] [--partition-by service]",
+    "               [--idle-timeout 10s] [--metrics-port 0] [--partition-count 8] [--partition-by service]\n" +
+    "               [--merge-partitions 1] [--merge-partition 0]",
   async run(flags: Flags): Promise<number> {
     const { MERGE_FLAGS, parseMergeConfig, startMerge } = await import("@tidemark/engine/runtime");
     return runOperator(flags, { key: "merge", flags: MERGE_FLAGS }, parseMergeConfig, (c) => startMerge(c));

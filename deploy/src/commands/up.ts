@@ -10,6 +10,7 @@ import {
   engineArgs,
   ingestArgs,
   mergeArgs,
+  mergePartitionsOf,
   validateRoles,
   type RoleContext,
 } from "../config/role-configs.js";
@@ -59,6 +60,7 @@ export const up: Command = {
         ingestPort: await port(flags, "ingest-port", 4318),
         dashboardPort: await port(flags, "dashboard-port", 3000),
         workers: flags.int("workers", defaultWorkers(P, availableParallelism()), 1, P),
+        mergePartitions: mergePartitionsOf(config, process.env),
       };
       await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, process.env);
       await stopLeftovers(config.data, log);
@@ -177,10 +179,13 @@ async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Sto
   const engines = Array.from({ length: ctx.workers }, (_, i) =>
     spawnRole("engine", engineArgs(ctx, i), env, 60_000, i === 0 ? "engine" : `engine-${i + 1}`),
   );
+  const merges = Array.from({ length: ctx.mergePartitions }, (_, m) =>
+    spawnRole("merge", mergeArgs(ctx, m), env, 60_000, m === 0 ? "merge" : `merge-${m + 1}`),
+  );
   const all = await Promise.allSettled([
     spawnRole("dashboard", dashboardArgs(ctx), env),
     ...engines,
-    spawnRole("merge", mergeArgs(ctx), env, 60_000),
+    ...merges,
     spawnRole("ingest", ingestArgs(ctx), env),
   ]);
   for (const r of all) if (r.status === "fulfilled") started.push(r.value.child);
@@ -190,7 +195,7 @@ async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Sto
     dashboard: ready[0] ?? {},
     engines: ready.slice(1, 1 + ctx.workers),
     merge: ready[1 + ctx.workers] ?? {},
-    ingest: ready[2 + ctx.workers] ?? {},
+    ingest: ready[1 + ctx.workers + ctx.mergePartitions] ?? {},
   };
 }
 

@@ -14,6 +14,14 @@ export interface RoleContext {
   readonly dashboardPort: number;
   /** Engine workers (`--workers`), each owning a contiguous range of the partitions. */
   readonly workers: number;
+  /** Merge operators: one per merge partition (top-level `mergePartitions`, docs/decisions/0033-merge-partitions.md). */
+  readonly mergePartitions: number;
+}
+
+/** The file's or TIDEMARK_MERGE_PARTITIONS' merge partition count (validated with the roles; 1 until then). */
+export function mergePartitionsOf(config: TidemarkConfig, env: NodeJS.ProcessEnv): number {
+  const n = Number(env.TIDEMARK_MERGE_PARTITIONS || (config.document.mergePartitions ?? 1));
+  return Number.isInteger(n) && n >= 1 ? n : 1;
 }
 
 /** Workers `up` runs by default: one per two cores (a merge operator and the other roles share the rest), at least one. */
@@ -62,8 +70,9 @@ export function engineArgs(ctx: RoleContext, i = 0): string[] {
   return processorArgs(ctx, [...split, ...(i > 0 ? ["--metrics-port", "0"] : [])]);
 }
 
-export function mergeArgs(ctx: RoleContext): string[] {
-  return processorArgs(ctx, []);
+/** Merge operator `m`'s flags: with several merge partitions, the one it reads. */
+export function mergeArgs(ctx: RoleContext, m = 0): string[] {
+  return processorArgs(ctx, ctx.mergePartitions > 1 ? ["--merge-partition", String(m)] : []);
 }
 
 export function dashboardArgs(ctx: RoleContext): string[] {
@@ -79,7 +88,8 @@ export async function validateRoles(ctx: RoleContext, env: NodeJS.ProcessEnv): P
   loadIngestConfig({ configFile: file, env, flags: flagsOf(ingestArgs(ctx)) });
   for (let i = 0; i < ctx.workers; i++)
     parseEngineConfig({ file: ctx.config.document, fileName: file, env, flags: flagsOf(engineArgs(ctx, i)) });
-  parseMergeConfig({ file: ctx.config.document, fileName: file, env, flags: flagsOf(mergeArgs(ctx)) });
+  for (let m = 0; m < ctx.mergePartitions; m++)
+    parseMergeConfig({ file: ctx.config.document, fileName: file, env, flags: flagsOf(mergeArgs(ctx, m)) });
   const d = flagsOf(dashboardArgs(ctx));
   resolveConfig(file === undefined ? {} : readConfigFile(file), envConfig(env), { nats: d.nats, port: d.port });
 }

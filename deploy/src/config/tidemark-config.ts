@@ -8,6 +8,8 @@
  *   (`engine.partitions`), is refused with the new name;
  * - `partitionBy`: "service" or "service+route", read by ingest, the engine and backfill, each
  *   validating it (docs/decisions/0032-partition-by-route.md);
+ * - `mergePartitions`: merge partitions of TM_PARTIALS, read by the engine and the merge operators
+ *   (docs/decisions/0033-merge-partitions.md);
  * - `policies`, `windows`, `referenceHorizon`, … : the core's settings, validated by the core's own
  *   `validateCoreConfig` (with `partitions` = the count);
  * - `ingest`, `engine`, `dashboard`: each role's section, validated by that role's config module,
@@ -47,6 +49,7 @@ export const TOP_KEYS = [
   "data",
   "partitionCount",
   "partitionBy",
+  "mergePartitions",
   "nats",
   "demo",
   ...ROLE_KEYS,

@@ -37,6 +37,11 @@ export interface CheckpointAck {
   file: string;
   /** Wall ms from the start notice to the operator's cut (Flink's checkpointStartDelay). */
   startDelayMs: number;
+  /**
+   * From a merge operator of merge partition ≥ 1 (docs/decisions/0033-merge-partitions.md): its
+   * partition, the workers whose barrier n it aligned (each must acknowledge too) and its alignment time.
+   */
+  merge?: { partition: number; workers: string[]; alignmentMs: number };
 }
 
 export interface CheckpointComplete {

@@ -8,6 +8,11 @@
  * and every worker whose barrier it aligned has acknowledged its own; it is aborted
  * (`tm.checkpoints.abort`) when that takes longer than `timeoutMs`, and the merge operator then
  * gives its alignment up. Recovery restores every operator from the newest completed n.
+ *
+ * With several merge partitions (docs/decisions/0033-merge-partitions.md) it runs in the operator of
+ * merge partition 0; the operator of each other partition aligns barrier n on its own subject and
+ * acknowledges with the workers it aligned: n completes once every merge partition has, and every
+ * worker any of them aligned has acknowledged.
  */
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
@@ -34,6 +39,8 @@ export interface CoordinatorOptions {
   operator: string;
   everyMs: number;
   timeoutMs: number;
+  /** Merge partitions: an acknowledgement of n from each partition's operator but 0 (this one) completes it. */
+  mergePartitions: number;
 }
 
 export class CheckpointCoordinator {
@@ -131,15 +138,21 @@ export class CheckpointCoordinator {
 
   private maybeComplete(): void {
     const f = this.inFlight;
-    if (f === null || f.merge === null || !f.merge.workers.every((w) => f.acks.has(w))) return;
+    if (f === null || f.merge === null) return;
+    const mergeAcks = [...f.acks.values()].filter((a) => a.merge !== undefined);
+    const partitions = new Set(mergeAcks.map((a) => a.merge?.partition));
+    for (let m = 1; m < this.o.mergePartitions; m++) if (!partitions.has(m)) return;
+    const workers = new Set([...f.merge.workers, ...mergeAcks.flatMap((a) => a.merge?.workers ?? [])]);
+    if (![...workers].every((w) => f.acks.has(w))) return;
     const operators: Record<string, string> = { [this.o.operator]: f.merge.file };
-    for (const w of f.merge.workers) operators[w] = (f.acks.get(w) as CheckpointAck).file;
+    for (const a of [...mergeAcks, ...[...workers].map((w) => f.acks.get(w) as CheckpointAck)])
+      operators[a.operator] = a.file;
     const c: CheckpointComplete = {
       n: f.n,
       startedAt: f.startedAt,
       completedAt: this.clock(),
       operators,
-      alignmentMs: f.merge.alignmentMs,
+      alignmentMs: Math.max(f.merge.alignmentMs, ...mergeAcks.map((a) => a.merge?.alignmentMs ?? 0)),
     };
     this.inFlight = null;
     this.lastEnd = c.completedAt;
@@ -153,9 +166,7 @@ export class CheckpointCoordinator {
     this.inFlight = null;
     this.lastEnd = this.clock();
     this.aborted++;
-    const missing =
-      f.merge === null ? ["the merge operator's alignment"] : f.merge.workers.filter((w) => !f.acks.has(w));
-    this.log.warn({ n: f.n, missing }, `checkpoint ${f.n} aborted: ${why}`);
+    this.log.warn({ n: f.n, missing: missingFor(f, this.o.mergePartitions) }, `checkpoint ${f.n} aborted: ${why}`);
     this.store(SUBJECT_CHECKPOINT_ABORT, { n: f.n, why }, `abort:${f.n}`);
     this.onAbort(f.n);
   }
@@ -165,4 +176,15 @@ export class CheckpointCoordinator {
       .publish(subject, JSON.stringify(body), { msgID })
       .catch((err: Error) => this.log.warn({ subject, err: err.message }, "checkpoint notice not stored"));
   }
+}
+
+/** What checkpoint n still waited for when it was aborted, for the log. */
+function missingFor(f: InFlight, mergePartitions: number): string[] {
+  const acks = [...f.acks.values()];
+  const missing = f.merge === null ? ["the merge operator's alignment"] : [];
+  const partitions = new Set(acks.map((a) => a.merge?.partition));
+  for (let m = 1; m < mergePartitions; m++) if (!partitions.has(m)) missing.push(`merge partition ${m}'s alignment`);
+  const workers = new Set([...(f.merge?.workers ?? []), ...acks.flatMap((a) => a.merge?.workers ?? [])]);
+  for (const w of workers) if (!f.acks.has(w)) missing.push(w);
+  return missing;
 }

@@ -53,6 +53,12 @@ export interface EngineConfig {
    * its service panes.
    */
   readonly partitionBy: PartitionBy;
+  /**
+   * Merge partitions of TM_PARTIALS (top-level `mergePartitions`, default 1;
+   * docs/decisions/0033-merge-partitions.md): a worker cuts each partial batch by them, and one
+   * merge operator reads each.
+   */
+  readonly mergePartitions: number;
 }
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
@@ -72,6 +78,7 @@ const TOP_LEVEL: Record<string, string> = {
   data: "data",
   partitionCount: "partitionCount",
   partitionBy: "partitionBy",
+  mergePartitions: "mergePartitions",
 };
 
 /** The core's keys at the top level of the config file (shared with `frontier`). */
@@ -122,6 +129,7 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   sessionMaxLength: { env: "TIDEMARK_SESSION_MAX_LENGTH", flag: "session-max-length" },
   partials: { env: "TIDEMARK_PARTIALS", flag: "partials" },
   partitionBy: { env: "TIDEMARK_PARTITION_BY", flag: "partition-by" },
+  mergePartitions: { env: "TIDEMARK_MERGE_PARTITIONS", flag: "merge-partitions" },
 };
 
 /** Every flag `tidemark engine` accepts besides --config. */
@@ -210,6 +218,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     sessions,
     partials,
     partitionBy,
+    mergePartitions: int(value("mergePartitions", file.mergePartitions), 1, 1, 64),
   });
 }
 

@@ -5,9 +5,12 @@
  * partials, so it owns them all; its id comes from `--worker` or TIDEMARK_MERGE_ID (default
  * `merge-0`), never from a worker's `engine.worker` or TIDEMARK_WORKER; it has no session windows
  * and emits no partials of its own. It runs every policy: a percentile watermark from the
- * partitions' delay quantiles the partials carry.
+ * partitions' delay quantiles the partials carry. With several merge partitions (top-level
+ * `mergePartitions`), `--merge-partition` or TIDEMARK_MERGE_PARTITION (default 0) says which one it
+ * reads, and the default id is `merge-<partition>` (docs/decisions/0033-merge-partitions.md).
  */
 import { ENGINE_FLAGS, parseEngineConfig, type EngineConfig, type EngineConfigSources } from "./config.js";
+import { badSetting } from "./errors.js";
 
 export interface MergeConfig extends EngineConfig {
   /** The merge partition of TM_PARTIALS this operator reads (`tm.partials.<n>`). */
@@ -18,7 +21,10 @@ export interface MergeConfig extends EngineConfig {
 const NOT_FOR_MERGE = ["partitions", "sessions", "session-gap", "session-max-length", "partials"];
 
 /** Every flag `tidemark merge` accepts besides --config. */
-export const MERGE_FLAGS: readonly string[] = ENGINE_FLAGS.filter((f) => !NOT_FOR_MERGE.includes(f));
+export const MERGE_FLAGS: readonly string[] = [
+  ...ENGINE_FLAGS.filter((f) => !NOT_FOR_MERGE.includes(f)),
+  "merge-partition",
+];
 
 export function parseMergeConfig(src: EngineConfigSources = {}): MergeConfig {
   const env = {
@@ -29,14 +35,34 @@ export function parseMergeConfig(src: EngineConfigSources = {}): MergeConfig {
     TIDEMARK_PARTIALS: undefined,
   };
   const file = withoutWorkerKeys(src.file);
-  const id = src.flags?.worker ?? src.env?.TIDEMARK_MERGE_ID ?? "merge-0";
+  const m = mergePartitionOf(src);
+  const id = src.flags?.worker ?? src.env?.TIDEMARK_MERGE_ID ?? `merge-${m.v}`;
   const flags = { ...src.flags, worker: id, partitions: "all", sessions: "off", partials: undefined };
+  delete (flags as Record<string, string | undefined>)["merge-partition"];
   const base = parseEngineConfig({ ...src, file, env, flags });
+  if (m.v >= base.mergePartitions)
+    throw badSetting(
+      m.where,
+      `below mergePartitions (${base.mergePartitions}): one merge operator per merge partition, 0 to ${base.mergePartitions - 1}`,
+      m.v,
+    );
   return Object.freeze({
     ...base,
     partials: false,
-    mergePartition: 0,
+    mergePartition: m.v,
   });
+}
+
+/** `--merge-partition`, else TIDEMARK_MERGE_PARTITION, else 0; a whole number. */
+function mergePartitionOf(src: EngineConfigSources): { v: number; where: string } {
+  const flag = src.flags?.["merge-partition"];
+  const env = src.env?.TIDEMARK_MERGE_PARTITION;
+  const [raw, where] =
+    flag !== undefined ? [flag, "--merge-partition"] : env ? [env, "TIDEMARK_MERGE_PARTITION"] : ["0", "default"];
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < 0 || raw.trim() === "")
+    throw badSetting(where, "a whole number from 0 (the merge partition to read)", raw);
+  return { v, where };
 }
 
 /** The file without the settings of a worker's identity (engine.worker, engine.partitions, engine.sessions). */

@@ -3,6 +3,9 @@
  * PartialAccumulator fed the records and heartbeats the core gets, its batches published in order
  * to TM_PARTIALS (serial-publisher.ts) with the id `partial:<worker>:<from>`, so a replay after a
  * restore is deduplicated by the stream, and by the merge stage's aligner past the stream's window.
+ * With several merge partitions each batch is cut by them (docs/decisions/0033-merge-partitions.md):
+ * one on each `tm.partials.<m>`, id suffixed `:<m>` for m ≥ 1, each with the whole progress; a
+ * barrier goes to every merge partition.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
@@ -14,6 +17,7 @@ import {
   encodePartialBatch,
   PARTIAL_TICK_MS,
   partialsSubject,
+  splitByMergePartition,
   type BarrierBody,
   type TelemetryEvent,
 } from "../protocol.js";
@@ -24,12 +28,13 @@ import { SerialPublisher } from "./serial-publisher.js";
 const MAX_QUEUED = 256;
 
 export class StageOnePartials {
-  /** Batches published (tidemark_engine_partial_batches_total). */
+  /** Batches published, one per merge partition per tick (tidemark_engine_partial_batches_total). */
   total = 0;
   private readonly acc: PartialAccumulator;
   private readonly out: SerialPublisher;
   private readonly worker: string;
   private readonly partitions: number[];
+  private readonly mergePartitions: number;
 
   constructor(
     config: EngineConfig,
@@ -42,6 +47,7 @@ export class StageOnePartials {
     this.out = new SerialPublisher(js, onError);
     this.worker = config.worker;
     this.partitions = [...config.partitions];
+    this.mergePartitions = config.mergePartitions;
     const options = {
       worker: config.worker,
       partitions: config.partitions,
@@ -50,9 +56,11 @@ export class StageOnePartials {
       kind: coreAggregates(config.core),
       serviceKeys: config.partitionBy === "service+route",
       delays: (lane: number) => core.delayQuantiles?.(lane),
-      emit: (b: Parameters<typeof encodePartialBatch>[0]) => {
-        this.total++;
-        this.out.publish(partialsSubject(0), encodePartialBatch(b), `partial:${b.worker}:${b.from}`);
+      emit: (batch: Parameters<typeof encodePartialBatch>[0]) => {
+        splitByMergePartition(batch, this.mergePartitions).forEach((b, m) => {
+          this.total++;
+          this.out.publish(partialsSubject(m), encodePartialBatch(b), `partial:${b.worker}:${b.from}${suffix(m)}`);
+        });
       },
     };
     this.acc = new PartialAccumulator(options, restored);
@@ -76,12 +84,9 @@ export class StageOnePartials {
     const body: BarrierBody = { worker: this.worker, partitions: this.partitions, n };
     const h = headers();
     h.set(BARRIER_HEADER, String(n));
-    this.out.publish(
-      partialsSubject(0),
-      new TextEncoder().encode(JSON.stringify(body)),
-      `barrier:${this.worker}:${n}`,
-      h,
-    );
+    const bytes = new TextEncoder().encode(JSON.stringify(body));
+    for (let m = 0; m < this.mergePartitions; m++)
+      this.out.publish(partialsSubject(m), bytes, `barrier:${this.worker}:${n}${suffix(m)}`, h);
   }
 
   /** The open tick, for the checkpoint. */
@@ -102,4 +107,9 @@ export class StageOnePartials {
   close(): void {
     this.out.close();
   }
+}
+
+/** The message id suffix of merge partition m (none for 0: one merge partition keeps the plain ids). */
+function suffix(m: number): string {
+  return m === 0 ? "" : `:${m}`;
 }

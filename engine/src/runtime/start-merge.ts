@@ -5,7 +5,7 @@
  * /metrics (`tidemark_merge_*`), publish `tm.status`, read TM_PARTIALS, follow the connection.
  * `close()` stops reading and writes a final checkpoint.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
 import { Counter, Gauge, Histogram } from "prom-client";
@@ -13,7 +13,8 @@ import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../core/index.js";
 import type { StreamCore } from "../core/types.js";
 import { connectEngine } from "./engine-connect.js";
-import { lastComplete } from "./checkpoint-notices.js";
+import { followStarts, lastComplete, publishAck } from "./checkpoint-notices.js";
+import { SUBJECT_CHECKPOINT_ABORT } from "../protocol.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { restoreEngine } from "./engine-restore.js";
 import { RuntimeError } from "./errors.js";
@@ -68,7 +69,11 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     log.info(e, "checkpoint written");
   };
   const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
-  const coordinator = await coordinate(config, op, nc, metrics, log);
+  const checkpoints =
+    config.mergePartition === 0
+      ? await coordinate(config, op, nc, metrics, log)
+      : followCoordinator(config, op, nc, metrics, log);
+  const coordinator = checkpoints instanceof CheckpointCoordinator ? checkpoints : undefined;
   const status = new MergeStatusPublisher(config, op, core, nc, log, coordinator);
   status.start();
   op.start();
@@ -82,7 +87,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     skippedCheckpoints: loaded.skipped,
     operator: op,
     status,
-    close: () => (closing ??= closeMerge(op, status, coordinator, nc, served.server, log)),
+    close: () => (closing ??= closeMerge(op, status, checkpoints, nc, served.server, log)),
   };
 }
 
@@ -138,19 +143,8 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
   return metrics;
 }
 
-/** ADR 0031: the coordinator in this process, wired to the operator's alignment, with its metrics. */
-async function coordinate(
-  config: MergeConfig,
-  op: MergeOperator,
-  nc: NatsConnection,
-  metrics: EngineMetrics,
-  log: Logger,
-): Promise<CheckpointCoordinator> {
-  const c = new CheckpointCoordinator(
-    nc,
-    { operator: config.worker, everyMs: config.checkpointEveryMs, timeoutMs: ALIGNMENT_TIMEOUT_MS },
-    log,
-  );
+/** The histograms of aligned checkpoints every merge operator exports. */
+function checkpointHistograms(metrics: EngineMetrics): { alignment: Histogram; startDelay: Histogram } {
   const registers = [metrics.registry];
   const buckets = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
   const alignment = new Histogram({
@@ -165,11 +159,33 @@ async function coordinate(
     buckets,
     registers,
   });
+  return { alignment, startDelay };
+}
+
+/** ADR 0031: the coordinator in this process (merge partition 0), wired to the operator's alignment, with its metrics. */
+async function coordinate(
+  config: MergeConfig,
+  op: MergeOperator,
+  nc: NatsConnection,
+  metrics: EngineMetrics,
+  log: Logger,
+): Promise<CheckpointCoordinator> {
+  const c = new CheckpointCoordinator(
+    nc,
+    {
+      operator: config.worker,
+      everyMs: config.checkpointEveryMs,
+      timeoutMs: ALIGNMENT_TIMEOUT_MS,
+      mergePartitions: config.mergePartitions,
+    },
+    log,
+  );
+  const { alignment, startDelay } = checkpointHistograms(metrics);
   new Counter({
     name: "tidemark_merge_checkpoints_total",
     help: "Aligned checkpoints coordinated, by outcome (completed: every operator's is durable; aborted: timed out).",
     labelNames: ["outcome"],
-    registers,
+    registers: [metrics.registry],
     collect() {
       this.reset();
       this.inc({ outcome: "completed" }, c.completed);
@@ -186,6 +202,50 @@ async function coordinate(
   c.onComplete = (done) => log.info(done, `checkpoint ${done.n} complete`);
   await c.start();
   return c;
+}
+
+/**
+ * The operator of a merge partition ≥ 1 (docs/decisions/0033-merge-partitions.md): it follows the
+ * coordinator's notices, acknowledges each checkpoint it aligned with the workers it aligned, and
+ * gives up an alignment the coordinator aborted.
+ */
+function followCoordinator(
+  config: MergeConfig,
+  op: MergeOperator,
+  nc: NatsConnection,
+  metrics: EngineMetrics,
+  log: Logger,
+): { stop(): void } {
+  const { alignment, startDelay } = checkpointHistograms(metrics);
+  const startedAt = new Map<number, number>();
+  const delays = new Map<number, number>();
+  const starts = followStarts(nc, (s) => startedAt.set(s.n, s.startedAt), log);
+  op.onBarrierSeen = (n) => {
+    const t = startedAt.get(n);
+    if (t === undefined || delays.has(n)) return;
+    delays.set(n, Date.now() - t);
+    startDelay.observe((Date.now() - t) / 1000);
+  };
+  op.onCheckpointAligned = (n, file, ms, workers) => {
+    alignment.observe(ms / 1000);
+    const startDelayMs = delays.get(n) ?? 0;
+    startedAt.clear();
+    delays.clear();
+    const merge = { partition: config.mergePartition, workers, alignmentMs: ms };
+    publishAck(nc, { operator: config.worker, n, file, startDelayMs, merge }, log);
+  };
+  const aborts: Subscription = nc.subscribe(SUBJECT_CHECKPOINT_ABORT, {
+    callback: (_err, m) => {
+      const n = Number((m.json<{ n?: unknown } | null>() ?? {}).n);
+      if (Number.isSafeInteger(n)) op.giveUp(n);
+    },
+  });
+  return {
+    stop: () => {
+      starts.unsubscribe();
+      aborts.unsubscribe();
+    },
+  };
 }
 
 async function followConnection(
@@ -207,12 +267,12 @@ async function followConnection(
 async function closeMerge(
   op: MergeOperator,
   status: MergeStatusPublisher,
-  coordinator: CheckpointCoordinator,
+  checkpoints: { stop(): void },
   nc: NatsConnection,
   metricsServer: Server,
   log: Logger,
 ): Promise<void> {
-  coordinator.stop();
+  checkpoints.stop();
   status.stop();
   await op.close();
   status.publish();

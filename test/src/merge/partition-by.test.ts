@@ -2,11 +2,19 @@
  * `partitionBy: "service+route"` (docs/decisions/0032-partition-by-route.md) against a real
  * nats-server: one hot service's events spread over partitions of both workers; its service-level
  * panes then come from the merge stage, and they hold the same numbers as with `partitionBy:
- * "service"`, where one worker makes them alone; route panes and the all-services panes too.
+ * "service"`, where one worker makes them alone; route panes and the all-services panes too. With
+ * two merge partitions (docs/decisions/0033-merge-partitions.md) two merge operators share the
+ * service keys, and the numbers are the same again.
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ALL_SERVICES, paneBatchLines, partitionOfEvent, type Pane } from "@tidemark/engine/protocol";
+import {
+  ALL_SERVICES,
+  paneBatchLines,
+  partitionOfEvent,
+  type CheckpointComplete,
+  type Pane,
+} from "@tidemark/engine/protocol";
 import {
   lastPanes,
   makeRecording,
@@ -14,9 +22,11 @@ import {
   runBackfill,
   stopGracefully,
   tempDir,
+  waitForStatus,
   writeRecording,
 } from "../engine/engine-fixtures.js";
-import { allPanes, endStack, startStack, waitForMergeEnd, type Stack } from "./merge-fixtures.js";
+import { allPanes, endStack, startMerge, startStack, waitForMergeEnd, type Stack } from "./merge-fixtures.js";
+
 
 const SPLIT = [
   ["--partitions", "0-3"],
@@ -49,14 +59,25 @@ describe("partitionBy service+route (real NATS)", () => {
     subjects: Set<string>;
     /** Message ids of the TM_PANES messages holding service-level panes. */
     serviceMsgIds: string[];
+    /** TM_CHECKPOINTS completions (with several merge partitions). */
+    completes: CheckpointComplete[];
   }
 
-  async function run(name: string, by: string): Promise<Run> {
-    const flags = ["--partition-by", by, "--idle-timeout", "120s"];
-    const s = await startStack(join(dir, name), SPLIT, flags, ["--partition-by", by]);
+  async function run(name: string, by: string, mergePartitions = 1): Promise<Run> {
+    const common = ["--partition-by", by, "--merge-partitions", String(mergePartitions)];
+    const flags = [...common, "--idle-timeout", "120s", "--checkpoint-every", "1s"];
+    const s = await startStack(join(dir, name), SPLIT, flags, [...common, "--checkpoint-every", "1s"]);
     stacks.push(s);
+    const more = Array.from({ length: mergePartitions - 1 }, (_, i) =>
+      startMerge(s.nats.url, join(dir, name, "m"), [...flags, "--merge-partition", String(i + 1)]),
+    );
+    s.workers.push(...more); // stopped (and killed at the end) with the workers
+    await Promise.all(more.map((m) => m.ready));
     const end = (await runBackfill(s.nats.url, file, ["--partition-by", by])).endOfRecordingTs;
     await waitForMergeEnd(s.nc, end);
+    for (let m = 1; m < mergePartitions; m++)
+      await waitForStatus(s.nc, (st) => st.worker === `merge-${m}` && (st.logTime ?? 0) >= end - 100, 60_000, `merge-${m} at the end`);
+    const completes = mergePartitions > 1 ? await waitForComplete(s, mergePartitions) : [];
     await Promise.all([...s.workers, s.merge].map((p) => stopGracefully(p)));
     const subjects = new Set(
       (await readMessages(s.nc, "TM_EVENTS")).filter((m) => m.data.length > 0).map((m) => m.subject),
@@ -69,7 +90,22 @@ describe("partitionBy service+route (real NATS)", () => {
         }),
       )
       .map((m) => m.msgId ?? "");
-    return { panes: await allPanes(s.nc), subjects, serviceMsgIds };
+    return { panes: await allPanes(s.nc), subjects, serviceMsgIds, completes };
+  }
+
+  /** The aligned checkpoints completed so far, once one names every merge operator. */
+  async function waitForComplete(s: Stack, mergePartitions: number): Promise<CheckpointComplete[]> {
+    let got: CheckpointComplete[] = [];
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      got = (await readMessages(s.nc, "TM_CHECKPOINTS"))
+        .filter((m) => m.subject === "tm.checkpoints.complete")
+        .map((m) => JSON.parse(m.body) as CheckpointComplete);
+      if (got.some((c) => Object.keys(c.operators).filter((o) => o.startsWith("merge-")).length === mergePartitions))
+        return got;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return got;
   }
 
   it("gives a hot service spread over both workers the same service, route and all-services numbers", async () => {
@@ -99,5 +135,18 @@ describe("partitionBy service+route (real NATS)", () => {
     expect(byService.serviceMsgIds.every((id) => !id.startsWith("-1|"))).toBe(true);
     expect(byRoute.serviceMsgIds.length).toBeGreaterThan(0);
     expect(byRoute.serviceMsgIds.filter((id) => !id.startsWith("-1|"))).toEqual([]);
-  }, 180_000);
+
+    // Two merge partitions: the same numbers again, the service panes from both merge operators
+    // (message ids "-1|…" and "-2|…": −1 − merge partition), the `*` panes from merge partition 0.
+    const split = await run("route-2", "service+route", 2);
+    expect(billing(split.panes)).toEqual(b);
+    const from = (prefix: string) => split.serviceMsgIds.filter((id) => id.startsWith(prefix)).length;
+    expect(from("-1|")).toBeGreaterThan(0);
+    expect(from("-2|")).toBeGreaterThan(0);
+    expect(split.serviceMsgIds.length).toBe(from("-1|") + from("-2|"));
+    // An aligned checkpoint completed across both stages and both merge operators.
+    const full = split.completes.find((c) => "merge-1" in c.operators);
+    expect(full, `a completed checkpoint names merge-1 (${JSON.stringify(split.completes)})`).toBeDefined();
+    expect(Object.keys(full?.operators ?? {}).sort()).toEqual(["engine-0-3", "engine-4-7", "merge-0", "merge-1"]);
+  }, 240_000);
 });
