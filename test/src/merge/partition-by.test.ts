@@ -73,7 +73,24 @@ describe("partitionBy service+route (real NATS)", () => {
     );
     s.workers.push(...more); // stopped (and killed at the end) with the workers
     await Promise.all(more.map((m) => m.ready));
-    const end = (await runBackfill(s.nats.url, file, ["--partition-by", by])).endOfRecordingTs;
+    // With two merge operators the backfill is paced (about 10 s) and merge-1 is SIGKILLed mid-run,
+    // then restarted: it restores its own checkpoint and replays; nothing changes after dedupe.
+    const paced = mergePartitions > 1 ? ["--rate", "400", "--batch", "50"] : [];
+    let backfilled = false;
+    const backfill = runBackfill(s.nats.url, file, ["--partition-by", by, ...paced]).finally(() => (backfilled = true));
+    if (mergePartitions > 1) {
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect(backfilled, "the kill lands before the recording is all in").toBe(false);
+      const victim = more[0] as (typeof more)[number];
+      victim.child.kill("SIGKILL");
+      await victim.exited;
+      const again = startMerge(s.nats.url, join(dir, name, "m"), [...flags, "--merge-partition", "1"]);
+      s.workers[s.workers.indexOf(victim)] = again;
+      const ready = (await again.ready).merge as { worker: string; restoredFrom: unknown };
+      expect(ready.worker).toBe("merge-1");
+      expect(ready.restoredFrom).toMatch(/merge-1\/checkpoint-\d+\.tmck$/);
+    }
+    const end = (await backfill).endOfRecordingTs;
     await waitForMergeEnd(s.nc, end);
     for (let m = 1; m < mergePartitions; m++)
       await waitForStatus(s.nc, (st) => st.worker === `merge-${m}` && (st.logTime ?? 0) >= end - 100, 60_000, `merge-${m} at the end`);
@@ -136,7 +153,7 @@ describe("partitionBy service+route (real NATS)", () => {
     expect(byRoute.serviceMsgIds.length).toBeGreaterThan(0);
     expect(byRoute.serviceMsgIds.filter((id) => !id.startsWith("-1|"))).toEqual([]);
 
-    // Two merge partitions: the same numbers again, the service panes from both merge operators
+    // Two merge partitions, merge-1 killed once: the same numbers again, the service panes from both merge operators
     // (message ids "-1|…" and "-2|…": −1 − merge partition), the `*` panes from merge partition 0.
     const split = await run("route-2", "service+route", 2);
     expect(billing(split.panes)).toEqual(b);
