@@ -13,7 +13,14 @@ describe("tidemark.config.example.json", () => {
   it("is valid for every role, and spells out exactly the defaults", async () => {
     const config = loadTidemarkConfig({ flag: EXAMPLE, env: {} });
     await validateRoles(
-      { config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000, workers: 2, mergePartitions: 1 },
+      {
+        config,
+        natsUrl: "nats://127.0.0.1:4222",
+        ingestPort: 4318,
+        dashboardPort: 3000,
+        workers: 2,
+        mergePartitions: 1,
+      },
       {},
     );
     expect(config.core).toEqual(defaultCoreConfig());
@@ -40,7 +47,14 @@ describe("tidemark.config.example.json", () => {
         writeFileSync(file, JSON.stringify({ ...example, [section]: { ...example[section], ...patch } }));
         const config = loadTidemarkConfig({ flag: file, env: {} });
         const run = validateRoles(
-          { config, natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000, workers: 2, mergePartitions: 1 },
+          {
+            config,
+            natsUrl: "nats://127.0.0.1:4222",
+            ingestPort: 4318,
+            dashboardPort: 3000,
+            workers: 2,
+            mergePartitions: 1,
+          },
           {},
         );
         await expect(run, section).rejects.toThrow(message);

@@ -126,3 +126,24 @@ describe("engine config", () => {
     expect(() => parsePartitionList("3-1", 8)).toThrow(/runs backwards/);
   });
 });
+
+describe("merge partitions (docs/decisions/0033-merge-partitions.md)", () => {
+  it("reads mergePartitions from the file, the env and the flags; a merge operator's partition below it", async () => {
+    const { parseMergeConfig } = await import("./merge-config.js");
+    expect(parseEngineConfig({}).mergePartitions).toBe(1);
+    expect(parseEngineConfig({ file: { mergePartitions: 3 } }).mergePartitions).toBe(3);
+    expect(parseEngineConfig({ env: { TIDEMARK_MERGE_PARTITIONS: "2" } }).mergePartitions).toBe(2);
+    expect(() => parseEngineConfig({ flags: { "merge-partitions": "0" } })).toThrow(
+      /--merge-partitions must be a whole number from 1 to 64/,
+    );
+    const m = parseMergeConfig({ file: { mergePartitions: 2 }, flags: { "merge-partition": "1" } });
+    expect({ id: m.worker, partition: m.mergePartition }).toEqual({ id: "merge-1", partition: 1 });
+    expect(parseMergeConfig({}).worker).toBe("merge-0");
+    expect(() => parseMergeConfig({ file: { mergePartitions: 2 }, flags: { "merge-partition": "2" } })).toThrow(
+      /--merge-partition must be below mergePartitions \(2\)/,
+    );
+    expect(() => parseMergeConfig({ env: { TIDEMARK_MERGE_PARTITION: "x" } })).toThrow(
+      /TIDEMARK_MERGE_PARTITION must be a whole number/,
+    );
+  });
+});

@@ -27,7 +27,6 @@ import {
 } from "../engine/engine-fixtures.js";
 import { allPanes, endStack, startMerge, startStack, waitForMergeEnd, type Stack } from "./merge-fixtures.js";
 
-
 const SPLIT = [
   ["--partitions", "0-3"],
   ["--partitions", "4-7"],
@@ -93,7 +92,12 @@ describe("partitionBy service+route (real NATS)", () => {
     const end = (await backfill).endOfRecordingTs;
     await waitForMergeEnd(s.nc, end);
     for (let m = 1; m < mergePartitions; m++)
-      await waitForStatus(s.nc, (st) => st.worker === `merge-${m}` && (st.logTime ?? 0) >= end - 100, 60_000, `merge-${m} at the end`);
+      await waitForStatus(
+        s.nc,
+        (st) => st.worker === `merge-${m}` && (st.logTime ?? 0) >= end - 100,
+        60_000,
+        `merge-${m} at the end`,
+      );
     const completes = mergePartitions > 1 ? await waitForComplete(s, mergePartitions) : [];
     await Promise.all([...s.workers, s.merge].map((p) => stopGracefully(p)));
     const subjects = new Set(
