@@ -180,7 +180,7 @@ async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Sto
     spawnRole("engine", engineArgs(ctx, i), env, 60_000, i === 0 ? "engine" : `engine-${i + 1}`),
   );
   const merges = Array.from({ length: ctx.mergePartitions }, (_, m) =>
-    spawnRole("merge", mergeArgs(ctx, m), env, 60_000, m === 0 ? "merge" : `merge-${m + 1}`),
+    spawnRole("merge", mergeArgs(ctx, m), env, 60_000, m === 0 ? "merge" : `merge-${m}`),
   );
   const all = await Promise.allSettled([
     spawnRole("dashboard", dashboardArgs(ctx), env),
