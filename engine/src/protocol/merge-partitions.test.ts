@@ -20,7 +20,7 @@ describe("merge partitions (docs/decisions/0033-merge-partitions.md)", () => {
     for (const m of [1, 2, 3, 8]) expect(mergePartitionOf(ALL_SERVICES, m)).toBe(0);
     for (const m of [2, 3, 8]) {
       const counts = new Array<number>(m).fill(0);
-      for (const s of SERVICES) counts[mergePartitionOf(s, m)]++;
+      for (const s of SERVICES) counts[mergePartitionOf(s, m)] = (counts[mergePartitionOf(s, m)] ?? 0) + 1;
       const even = SERVICES.length / m;
       for (const c of counts) expect(Math.abs(c - even)).toBeLessThan(even * 0.25);
     }

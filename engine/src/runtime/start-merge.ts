@@ -236,7 +236,12 @@ function followCoordinator(
   };
   const aborts: Subscription = nc.subscribe(SUBJECT_CHECKPOINT_ABORT, {
     callback: (_err, m) => {
-      const n = Number((m.json<{ n?: unknown } | null>() ?? {}).n);
+      let n = NaN;
+      try {
+        n = Number((m.json<{ n?: unknown } | null>() ?? {}).n);
+      } catch {
+        log.warn({ subject: m.subject }, "checkpoint abort notice not understood; ignored");
+      }
       if (Number.isSafeInteger(n)) op.giveUp(n);
     },
   });
