@@ -4,25 +4,21 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { defaultCoreConfig } from "@tidemark/engine/core";
-import { validateRoles } from "./role-configs.js";
-import { loadTidemarkConfig } from "./tidemark-config.js";
+import { validateRoles, type RoleContext } from "./role-configs.js";
+import { loadTidemarkConfig, type TidemarkConfig } from "./tidemark-config.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../../tidemark.config.example.json", import.meta.url));
+
+/** What `up` would hand the roles for `config`, two workers and one merge operator. */
+function context(config: TidemarkConfig): RoleContext {
+  const ports = { natsUrl: "nats://127.0.0.1:4222", ingestPort: 4318, dashboardPort: 3000 };
+  return { config, ...ports, workers: 2, mergePartitions: 1 };
+}
 
 describe("tidemark.config.example.json", () => {
   it("is valid for every role, and spells out exactly the defaults", async () => {
     const config = loadTidemarkConfig({ flag: EXAMPLE, env: {} });
-    await validateRoles(
-      {
-        config,
-        natsUrl: "nats://127.0.0.1:4222",
-        ingestPort: 4318,
-        dashboardPort: 3000,
-        workers: 2,
-        mergePartitions: 1,
-      },
-      {},
-    );
+    await validateRoles(context(config), {});
     expect(config.core).toEqual(defaultCoreConfig());
     expect(config.demo).toMatchObject({ enabled: true, rate: 500, corr: 0.25 });
   });
@@ -46,17 +42,7 @@ describe("tidemark.config.example.json", () => {
         const file = join(dir, `${section}.json`);
         writeFileSync(file, JSON.stringify({ ...example, [section]: { ...example[section], ...patch } }));
         const config = loadTidemarkConfig({ flag: file, env: {} });
-        const run = validateRoles(
-          {
-            config,
-            natsUrl: "nats://127.0.0.1:4222",
-            ingestPort: 4318,
-            dashboardPort: 3000,
-            workers: 2,
-            mergePartitions: 1,
-          },
-          {},
-        );
+        const run = validateRoles(context(config), {});
         await expect(run, section).rejects.toThrow(message);
         await expect(run, section).rejects.toMatchObject({ code });
       }
