@@ -4,8 +4,9 @@
  * to TM_PARTIALS (serial-publisher.ts) with the id `partial:<worker>:<from>`, so a replay after a
  * restore is deduplicated by the stream, and by the merge stage's aligner past the stream's window.
  * With several merge partitions each batch is cut by them (docs/decisions/0033-merge-partitions.md):
- * one on each `tm.partials.<m>`, id suffixed `:<m>` for m ≥ 1, each with the whole progress; a
- * barrier goes to every merge partition.
+ * one on each `tm.partials.<m>`, id suffixed `:<m>` for m ≥ 1, each with the whole progress, and a
+ * barrier goes to every merge partition; each subject has its own serial chain (the merge
+ * operators read one subject each, so only a subject's order matters).
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
@@ -31,7 +32,8 @@ export class StageOnePartials {
   /** Batches published, one per merge partition per tick (tidemark_engine_partial_batches_total). */
   total = 0;
   private readonly acc: PartialAccumulator;
-  private readonly out: SerialPublisher;
+  /** One serial chain per merge partition: each subject in order, the subjects side by side. */
+  private readonly out: SerialPublisher[];
   private readonly worker: string;
   private readonly partitions: number[];
   private readonly mergePartitions: number;
@@ -44,7 +46,7 @@ export class StageOnePartials {
     onError: (why: string, subject: string) => void,
     restored: PartialAccumulatorState | undefined,
   ) {
-    this.out = new SerialPublisher(js, onError);
+    this.out = Array.from({ length: config.mergePartitions }, () => new SerialPublisher(js, onError));
     this.worker = config.worker;
     this.partitions = [...config.partitions];
     this.mergePartitions = config.mergePartitions;
@@ -59,7 +61,7 @@ export class StageOnePartials {
       emit: (batch: Parameters<typeof encodePartialBatch>[0]) => {
         splitByMergePartition(batch, this.mergePartitions).forEach((b, m) => {
           this.total++;
-          this.out.publish(partialsSubject(m), encodePartialBatch(b), `partial:${b.worker}:${b.from}${suffix(m)}`);
+          this.chain(m).publish(partialsSubject(m), encodePartialBatch(b), `partial:${b.worker}:${b.from}${suffix(m)}`);
         });
       },
     };
@@ -86,7 +88,7 @@ export class StageOnePartials {
     h.set(BARRIER_HEADER, String(n));
     const bytes = new TextEncoder().encode(JSON.stringify(body));
     for (let m = 0; m < this.mergePartitions; m++)
-      this.out.publish(partialsSubject(m), bytes, `barrier:${this.worker}:${n}${suffix(m)}`, h);
+      this.chain(m).publish(partialsSubject(m), bytes, `barrier:${this.worker}:${n}${suffix(m)}`, h);
   }
 
   /** The open tick, for the checkpoint. */
@@ -96,16 +98,20 @@ export class StageOnePartials {
 
   /** True when so many batches wait for their ack that the worker should pause until `flush()`. */
   get backedUp(): boolean {
-    return this.out.queued >= MAX_QUEUED;
+    return this.out.some((o) => o.queued >= MAX_QUEUED);
   }
 
   /** Resolves once every batch emitted so far is acknowledged. */
   flush(): Promise<void> {
-    return this.out.flush();
+    return Promise.all(this.out.map((o) => o.flush())).then(() => undefined);
   }
 
   close(): void {
-    this.out.close();
+    for (const o of this.out) o.close();
+  }
+
+  private chain(m: number): SerialPublisher {
+    return this.out[m] as SerialPublisher;
   }
 }
 
