@@ -3,7 +3,7 @@
  * parsed once from the same sources as the engine's (config file, TIDEMARK_* environment, flags)
  * and validated the same way. What differs: the operator reads every TM_EVENTS partition's
  * partials, so it owns them all; its id comes from `--worker` or TIDEMARK_MERGE_ID (default
- * `merge-0`), never from a worker's `engine.worker` or TIDEMARK_WORKER; it has no session windows
+ * `merge-<m>`, below), never from a worker's `engine.worker` or TIDEMARK_WORKER; it has no session windows
  * and emits no partials of its own. It runs every policy: a percentile watermark from the
  * partitions' delay quantiles the partials carry. With several merge partitions (top-level
  * `mergePartitions`), `--merge-partition` or TIDEMARK_MERGE_PARTITION (default 0) says which one it
