@@ -345,8 +345,11 @@ export interface MergeStageStatus {
   heldBackByWorker: string | null;
   /** Ticks waiting for a slower worker. */
   waitingTicks: number;
-  /** TM_PARTIALS messages by outcome since start (`malformed`: refused, never merged). */
-  batches: { accepted: number; duplicate: number; overlap: number; malformed: number };
+  /**
+   * TM_PARTIALS messages by outcome since start (`malformed`, `overlap` and `mismatch`: refused,
+   * never merged; `mismatch`: cut for another mergePartitions, absent from operators before it).
+   */
+  batches: { accepted: number; duplicate: number; overlap: number; malformed: number; mismatch?: number };
   /**
    * The aligned checkpoints it coordinates (docs/decisions/0031-aligned-checkpoints.md): the n in
    * flight and the last completed (null: none), the n being aligned and the messages held for it,

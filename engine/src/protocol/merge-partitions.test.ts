@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ALL_SERVICES, mergePartitionOf, splitByMergePartition, type PartialBatch } from "../protocol.js";
+import {
+  ALL_SERVICES,
+  decodePartialBatch,
+  encodePartialBatch,
+  mergePartitionOf,
+  splitByMergePartition,
+  type PartialBatch,
+} from "../protocol.js";
 
 const SERVICES = Array.from({ length: 400 }, (_, i) => `svc-${i}`);
 
@@ -36,7 +43,9 @@ describe("merge partitions (docs/decisions/0033-merge-partitions.md)", () => {
     const cut = splitByMergePartition(b, 3);
     expect(cut).toHaveLength(3);
     cut.forEach((c, m) => {
-      expect({ ...c, deltas: [] }).toEqual({ ...b, deltas: [] });
+      expect({ ...c, deltas: [] }).toEqual({ ...b, deltas: [], mergePartitions: 3 });
+      // The count travels in the body, for the merge operator to check.
+      expect(decodePartialBatch(encodePartialBatch(c)).mergePartitions).toBe(3);
       for (const d of c.deltas) expect(mergePartitionOf(d.service, 3)).toBe(m);
     });
     expect(
@@ -44,5 +53,6 @@ describe("merge partitions (docs/decisions/0033-merge-partitions.md)", () => {
     ).toEqual(b.deltas);
     expect(cut[0]?.deltas[0]?.service).toBe(ALL_SERVICES);
     expect(splitByMergePartition(b, 1)).toEqual([b]);
+    expect(decodePartialBatch(encodePartialBatch(b)).mergePartitions).toBeUndefined();
   });
 });

@@ -66,6 +66,12 @@ export interface PartialBatch {
   to: number;
   clocks: PartitionProgress[];
   deltas: PartialDelta[];
+  /**
+   * The merge partitions the worker cut its batch by (docs/decisions/0033-merge-partitions.md);
+   * absent: 1. A merge operator refuses a batch cut for another count: its keys would be split
+   * otherwise than the other workers'.
+   */
+  mergePartitions?: number;
 }
 
 /** A body that does not decode: `field` names what is wrong. Code TM_PARTIAL_MALFORMED. */
@@ -110,7 +116,7 @@ function fmix32(h: number): number {
  */
 export function splitByMergePartition(batch: PartialBatch, mergePartitions: number): PartialBatch[] {
   if (mergePartitions <= 1) return [batch];
-  const out = Array.from({ length: mergePartitions }, (): PartialBatch => ({ ...batch, deltas: [] }));
+  const out = Array.from({ length: mergePartitions }, (): PartialBatch => ({ ...batch, deltas: [], mergePartitions }));
   for (const d of batch.deltas) (out[mergePartitionOf(d.service, mergePartitions)] as PartialBatch).deltas.push(d);
   return out;
 }
@@ -131,6 +137,7 @@ export function encodePartialBatch(b: PartialBatch): Uint8Array {
         : [c.partition, c.maxTs, c.lastEventAt, c.events, c.delays],
     ),
     deltas: b.deltas.map((d) => [d.sliceMs, d.sliceStart, d.service, d.aggregate.length]),
+    ...(b.mergePartitions !== undefined && b.mergePartitions > 1 ? { mergePartitions: b.mergePartitions } : {}),
   };
   const json = utf8.encode(JSON.stringify(header));
   let size = PREFIX + json.length;
@@ -177,6 +184,7 @@ export function decodePartialBatch(body: Uint8Array): PartialBatch {
     clocks: list(r.clocks, "clocks").map((c, i) => clockOf(c, `clocks[${i}]`)),
     deltas: [],
   };
+  if (r.mergePartitions !== undefined) batch.mergePartitions = positive(r.mergePartitions, "mergePartitions");
   let at = PREFIX + jsonLength;
   for (const [i, d] of list(r.deltas, "deltas").entries()) {
     const f = `deltas[${i}]`;

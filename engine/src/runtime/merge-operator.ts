@@ -44,7 +44,7 @@ import { OrderedReader } from "./ordered-reader.js";
 import { PipelineLag } from "./pipeline-lag.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
 
-export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed";
+export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
 
 /** A message held during a barrier alignment. */
 interface Held {
@@ -64,7 +64,7 @@ export class MergeOperator {
   eventsTotal = 0;
   readonly pipelineLag = new PipelineLag();
   readonly panesEmitted = new Map<string, Map<string, number>>();
-  readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0 };
+  readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0, mismatch: 0 };
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
   /** Each released tick's alignment time: wall ms from its first batch's arrival to its release. */
@@ -91,6 +91,7 @@ export class MergeOperator {
   /** The merge core's log time: the end of the ticks released (null: none yet). */
   private logTime: number | null;
   private timer: NodeJS.Timeout | undefined;
+  private readonly mismatchedWorkers = new Set<string>();
   /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
   private readonly heardAt: Float64Array;
   /**
@@ -177,8 +178,20 @@ export class MergeOperator {
       return;
     }
     this.seq = m.seq;
+    if ((b.mergePartitions ?? 1) !== this.config.mergePartitions) return this.mismatched(b, m.seq);
     this.handle(b, m.seq);
     this.maybeCheckpoint();
+  }
+
+  /** A batch cut for another mergePartitions (ADR 0033): refused and counted, logged once per worker. */
+  private mismatched(b: PartialBatch, seq: number): void {
+    this.batches.mismatch++;
+    if (this.mismatchedWorkers.has(b.worker)) return;
+    this.mismatchedWorkers.add(b.worker);
+    this.log.warn(
+      { seq, worker: b.worker, theirs: b.mergePartitions ?? 1, ours: this.config.mergePartitions },
+      "partial batches refused: the worker cuts them for another mergePartitions; give every worker and merge operator the same",
+    );
   }
 
   private onBarrier(m: JsMsg, header: string): void {

@@ -7,7 +7,12 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { jetstream } from "@nats-io/jetstream";
-import { partialsSubject, type EngineStatusMessage } from "@tidemark/engine/protocol";
+import {
+  encodePartialBatch,
+  PARTIAL_TICK_MS,
+  partialsSubject,
+  type EngineStatusMessage,
+} from "@tidemark/engine/protocol";
 import {
   makeRecording,
   metricValue,
@@ -51,6 +56,12 @@ describe("merge stage with a stalled worker (real NATS)", () => {
     await jetstream(stack.nc).publish(partialsSubject(0), new TextEncoder().encode("not a partial batch"));
     const refused = await mergeStatus((m) => m.merge?.batches.malformed === 1, "the malformed body counted");
     expect(refused.merge?.batches.overlap).toBe(0);
+    // A batch cut for two merge partitions while this merge stage has one: refused and counted.
+    const from = Math.floor(events[0]!.ingest_ts / PARTIAL_TICK_MS) * PARTIAL_TICK_MS;
+    const foreign = { worker: "other", partitions: [0], tickMs: PARTIAL_TICK_MS, from, to: from + PARTIAL_TICK_MS };
+    const body = encodePartialBatch({ ...foreign, clocks: [], deltas: [], mergePartitions: 2 });
+    await jetstream(stack.nc).publish(partialsSubject(0), body);
+    await mergeStatus((m) => m.merge?.batches.mismatch === 1, "the batch of another mergePartitions counted");
 
     const slow = stack.workers[1] as Stack["workers"][number];
     slow.child.kill("SIGSTOP");
@@ -90,9 +101,11 @@ describe("merge stage with a stalled worker (real NATS)", () => {
     const last = await mergeStatus(() => true, "the last merge status");
     expect(last.merge?.batches.overlap).toBe(0);
     expect(last.merge?.batches.malformed).toBe(1);
+    expect(last.merge?.batches.mismatch).toBe(1);
     const metricsUrl = (((await stack.merge.ready).merge as { metrics: string }) ?? {}).metrics;
     const text = await (await fetch(metricsUrl)).text();
     expect(metricValue(text, "tidemark_merge_partial_batches_total", { outcome: "malformed" })).toBe(1);
+    expect(metricValue(text, "tidemark_merge_partial_batches_total", { outcome: "mismatch" })).toBe(1);
     expect(metricValue(text, "tidemark_merge_partial_batches_total", { outcome: "accepted" })).toBe(
       last.merge?.batches.accepted,
     );
