@@ -12,7 +12,13 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { StreamCore } from "../core/types.js";
 import { SUBJECT_STATUS, type EngineStatusMessage } from "../protocol.js";
-import type { CheckpointCoordinator } from "./checkpoint-coordinator.js";
+/** What the status says of the aligned checkpoints: the coordinator's, or what another merge operator heard of them. */
+export interface CheckpointProgress {
+  readonly current: number | null;
+  readonly lastCompleted: { n: number } | null;
+  readonly completed: number;
+  readonly aborted: number;
+}
 import type { MergeConfig } from "./merge-config.js";
 import type { MergeOperator } from "./merge-operator.js";
 import { HOLD_MS, MergeStallWatch, STALL_MS } from "./merge-stall.js";
@@ -36,7 +42,7 @@ export class MergeStatusPublisher {
     private readonly core: StreamCore,
     private readonly nc: NatsConnection,
     private readonly log: Logger,
-    private readonly coordinator?: CheckpointCoordinator,
+    private readonly coordinator?: CheckpointProgress,
   ) {
     this.stalls = new MergeStallWatch(config.partitionCount, Date.now());
   }

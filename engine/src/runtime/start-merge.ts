@@ -14,14 +14,14 @@ import { createCore, restoreCore } from "../core/index.js";
 import type { StreamCore } from "../core/types.js";
 import { connectEngine } from "./engine-connect.js";
 import { followStarts, lastComplete, publishAck } from "./checkpoint-notices.js";
-import { SUBJECT_CHECKPOINT_ABORT } from "../protocol.js";
+import { SUBJECT_CHECKPOINT_ABORT, SUBJECT_CHECKPOINT_COMPLETE } from "../protocol.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { restoreEngine } from "./engine-restore.js";
 import { RuntimeError } from "./errors.js";
 import type { MergeConfig } from "./merge-config.js";
 import { CheckpointCoordinator } from "./checkpoint-coordinator.js";
 import { MergeOperator } from "./merge-operator.js";
-import { MergeStatusPublisher } from "./merge-status.js";
+import { MergeStatusPublisher, type CheckpointProgress } from "./merge-status.js";
 import { PaneSink } from "./pane-sink.js";
 import { closeConnections } from "./role-shutdown.js";
 
@@ -73,8 +73,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     config.mergePartition === 0
       ? await coordinate(config, op, nc, metrics, log)
       : followCoordinator(config, op, nc, metrics, log);
-  const coordinator = checkpoints instanceof CheckpointCoordinator ? checkpoints : undefined;
-  const status = new MergeStatusPublisher(config, op, core, nc, log, coordinator);
+  const status = new MergeStatusPublisher(config, op, core, nc, log, checkpoints);
   status.start();
   op.start();
   void followConnection(nc, op, status, log);
@@ -215,11 +214,24 @@ function followCoordinator(
   nc: NatsConnection,
   metrics: EngineMetrics,
   log: Logger,
-): { stop(): void } {
+): CheckpointProgress & { stop(): void } {
   const { alignment, startDelay } = checkpointHistograms(metrics);
   const startedAt = new Map<number, number>();
   const delays = new Map<number, number>();
-  const starts = followStarts(nc, (s) => startedAt.set(s.n, s.startedAt), log);
+  const heard = {
+    current: null as number | null,
+    lastCompleted: null as { n: number } | null,
+    completed: 0,
+    aborted: 0,
+  };
+  const starts = followStarts(
+    nc,
+    (s) => {
+      startedAt.set(s.n, s.startedAt);
+      heard.current = s.n;
+    },
+    log,
+  );
   op.onBarrierSeen = (n) => {
     const t = startedAt.get(n);
     if (t === undefined || delays.has(n)) return;
@@ -234,23 +246,34 @@ function followCoordinator(
     const merge = { partition: config.mergePartition, workers, alignmentMs: ms };
     publishAck(nc, { operator: config.worker, n, file, startDelayMs, merge }, log);
   };
-  const aborts: Subscription = nc.subscribe(SUBJECT_CHECKPOINT_ABORT, {
-    callback: (_err, m) => {
-      let n = NaN;
-      try {
-        n = Number((m.json<{ n?: unknown } | null>() ?? {}).n);
-      } catch {
-        log.warn({ subject: m.subject }, "checkpoint abort notice not understood; ignored");
-      }
-      if (Number.isSafeInteger(n)) op.giveUp(n);
-    },
-  });
-  return {
+  // The coordinator's outcomes, heard as they are stored: the status's checkpoint counts.
+  const ends: Subscription[] = [SUBJECT_CHECKPOINT_ABORT, SUBJECT_CHECKPOINT_COMPLETE].map((subject) =>
+    nc.subscribe(subject, {
+      callback: (_err, m) => {
+        let n = NaN;
+        try {
+          n = Number((m.json<{ n?: unknown } | null>() ?? {}).n);
+        } catch {
+          log.warn({ subject: m.subject }, "checkpoint notice not understood; ignored");
+        }
+        if (!Number.isSafeInteger(n)) return;
+        if (heard.current === n) heard.current = null;
+        if (subject === SUBJECT_CHECKPOINT_COMPLETE) {
+          heard.completed++;
+          heard.lastCompleted = { n };
+        } else {
+          heard.aborted++;
+          op.giveUp(n);
+        }
+      },
+    }),
+  );
+  return Object.assign(heard, {
     stop: () => {
       starts.unsubscribe();
-      aborts.unsubscribe();
+      for (const s of ends) s.unsubscribe();
     },
-  };
+  });
 }
 
 async function followConnection(

@@ -99,6 +99,14 @@ describe("partitionBy service+route (real NATS)", () => {
         `merge-${m} at the end`,
       );
     const completes = mergePartitions > 1 ? await waitForComplete(s, mergePartitions) : [];
+    // The other merge operators' status counts the completions they heard of.
+    for (let m = 1; m < mergePartitions; m++)
+      await waitForStatus(
+        s.nc,
+        (st) => st.worker === `merge-${m}` && (st.merge?.checkpoints?.completed ?? 0) >= 1,
+        30_000,
+        `merge-${m}'s status counting a completed checkpoint`,
+      );
     await Promise.all([...s.workers, s.merge].map((p) => stopGracefully(p)));
     const subjects = new Set(
       (await readMessages(s.nc, "TM_EVENTS")).filter((m) => m.data.length > 0).map((m) => m.subject),
