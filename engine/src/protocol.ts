@@ -74,6 +74,7 @@ export {
   isCompactEventBatch,
 } from "./protocol/event-batch.js";
 export { encodePaneBatch, paneBatchLines } from "./protocol/pane-batch.js";
+export { mergePartitionOf, splitByMergePartition } from "./protocol/merge-partitions.js";
 export { JsonLines, type LineBuffers } from "./protocol/json-lines.js";
 export {
   ALL_SERVICES,
@@ -81,10 +82,8 @@ export {
   encodePartialBatch,
   PARTIAL_BATCH_VERSION,
   PARTIAL_TICK_MS,
-  mergePartitionOf,
   PartialBatchError,
   partialsSubject,
-  splitByMergePartition,
   type PartialBatch,
   type PartialDelta,
   type PartitionProgress,

@@ -133,11 +133,12 @@ export class EventTimeCore implements StreamCore {
     this.driver.heartbeat(partition, ingestTs, out);
   }
 
-  /** A merged tick of stage-1 partials (the merge stage, place-partial.ts). */
+  /** Each percentile policy's delay quantile of `partition`, for the stage-1 partials (StreamCore.delayQuantiles). */
   delayQuantiles(partition: number): Record<string, number> | undefined {
     return this.driver.delayQuantiles(partition);
   }
 
+  /** A merged tick of stage-1 partials (the merge stage, place-partial.ts). */
   partial(tick: PartialTick, out: CoreOutput): void {
     this.driver.partial(tick.at, tick.clocks, out, () => {
       this.triggers.out = out;

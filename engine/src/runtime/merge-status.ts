@@ -12,6 +12,11 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { StreamCore } from "../core/types.js";
 import { SUBJECT_STATUS, type EngineStatusMessage } from "../protocol.js";
+import type { MergeConfig } from "./merge-config.js";
+import type { MergeOperator } from "./merge-operator.js";
+import { HOLD_MS, MergeStallWatch, STALL_MS } from "./merge-stall.js";
+import { buildStatusMessage } from "./status-message.js";
+
 /** What the status says of the aligned checkpoints: the coordinator's, or what another merge operator heard of them. */
 export interface CheckpointProgress {
   readonly current: number | null;
@@ -19,10 +24,6 @@ export interface CheckpointProgress {
   readonly completed: number;
   readonly aborted: number;
 }
-import type { MergeConfig } from "./merge-config.js";
-import type { MergeOperator } from "./merge-operator.js";
-import { HOLD_MS, MergeStallWatch, STALL_MS } from "./merge-stall.js";
-import { buildStatusMessage } from "./status-message.js";
 
 interface HeldBack {
   partition: number;

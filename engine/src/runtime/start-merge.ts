@@ -5,7 +5,7 @@
  * /metrics (`tidemark_merge_*`), publish `tm.status`, read TM_PARTIALS, follow the connection.
  * `close()` stops reading and writes a final checkpoint.
  */
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
 import { Counter, Gauge, Histogram } from "prom-client";
@@ -13,15 +13,15 @@ import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../core/index.js";
 import type { StreamCore } from "../core/types.js";
 import { connectEngine } from "./engine-connect.js";
-import { followStarts, lastComplete, publishAck } from "./checkpoint-notices.js";
-import { SUBJECT_CHECKPOINT_ABORT, SUBJECT_CHECKPOINT_COMPLETE } from "../protocol.js";
+import { CheckpointFollower } from "./checkpoint-follower.js";
+import { lastComplete } from "./checkpoint-notices.js";
 import { EngineMetrics } from "./engine-metrics.js";
 import { restoreEngine } from "./engine-restore.js";
 import { RuntimeError } from "./errors.js";
 import type { MergeConfig } from "./merge-config.js";
 import { CheckpointCoordinator } from "./checkpoint-coordinator.js";
 import { MergeOperator } from "./merge-operator.js";
-import { MergeStatusPublisher, type CheckpointProgress } from "./merge-status.js";
+import { MergeStatusPublisher } from "./merge-status.js";
 import { PaneSink } from "./pane-sink.js";
 import { closeConnections } from "./role-shutdown.js";
 
@@ -70,9 +70,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   };
   const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
   const checkpoints =
-    config.mergePartition === 0
-      ? await coordinate(config, op, nc, metrics, log)
-      : followCoordinator(config, op, nc, metrics, log);
+    config.mergePartition === 0 ? await coordinate(config, op, nc, metrics, log) : follow(config, op, nc, metrics, log);
   const status = new MergeStatusPublisher(config, op, core, nc, log, checkpoints);
   status.start();
   op.start();
@@ -203,77 +201,20 @@ async function coordinate(
   return c;
 }
 
-/**
- * The operator of a merge partition ≥ 1 (docs/decisions/0033-merge-partitions.md): it follows the
- * coordinator's notices, acknowledges each checkpoint it aligned with the workers it aligned, and
- * gives up an alignment the coordinator aborted.
- */
-function followCoordinator(
+/** ADR 0033: a merge operator of partition ≥ 1 follows the coordinator, with the same histograms. */
+function follow(
   config: MergeConfig,
   op: MergeOperator,
   nc: NatsConnection,
   metrics: EngineMetrics,
   log: Logger,
-): CheckpointProgress & { stop(): void } {
+): CheckpointFollower {
   const { alignment, startDelay } = checkpointHistograms(metrics);
-  const startedAt = new Map<number, number>();
-  const delays = new Map<number, number>();
-  const heard = {
-    current: null as number | null,
-    lastCompleted: null as { n: number } | null,
-    completed: 0,
-    aborted: 0,
+  const observe = {
+    alignment: (ms: number) => alignment.observe(ms / 1000),
+    startDelay: (ms: number) => startDelay.observe(ms / 1000),
   };
-  const starts = followStarts(
-    nc,
-    (s) => {
-      startedAt.set(s.n, s.startedAt);
-      heard.current = s.n;
-    },
-    log,
-  );
-  op.onBarrierSeen = (n) => {
-    const t = startedAt.get(n);
-    if (t === undefined || delays.has(n)) return;
-    delays.set(n, Date.now() - t);
-    startDelay.observe((Date.now() - t) / 1000);
-  };
-  op.onCheckpointAligned = (n, file, ms, workers) => {
-    alignment.observe(ms / 1000);
-    const startDelayMs = delays.get(n) ?? 0;
-    startedAt.clear();
-    delays.clear();
-    const merge = { partition: config.mergePartition, workers, alignmentMs: ms };
-    publishAck(nc, { operator: config.worker, n, file, startDelayMs, merge }, log);
-  };
-  // The coordinator's outcomes, heard as they are stored: the status's checkpoint counts.
-  const ends: Subscription[] = [SUBJECT_CHECKPOINT_ABORT, SUBJECT_CHECKPOINT_COMPLETE].map((subject) =>
-    nc.subscribe(subject, {
-      callback: (_err, m) => {
-        let n = NaN;
-        try {
-          n = Number((m.json<{ n?: unknown } | null>() ?? {}).n);
-        } catch {
-          log.warn({ subject: m.subject }, "checkpoint notice not understood; ignored");
-        }
-        if (!Number.isSafeInteger(n)) return;
-        if (heard.current === n) heard.current = null;
-        if (subject === SUBJECT_CHECKPOINT_COMPLETE) {
-          heard.completed++;
-          heard.lastCompleted = { n };
-        } else {
-          heard.aborted++;
-          op.giveUp(n);
-        }
-      },
-    }),
-  );
-  return Object.assign(heard, {
-    stop: () => {
-      starts.unsubscribe();
-      for (const s of ends) s.unsubscribe();
-    },
-  });
+  return new CheckpointFollower(config, op, nc, observe, log);
 }
 
 async function followConnection(
