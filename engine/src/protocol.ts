@@ -95,18 +95,14 @@ export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";
 export interface PaneKey {
   service: string;
   route?: string;
-  /** Session panes only: the user whose session this is. */
+  /** Session panes only: "*", all users of the service (docs/semantics.md, "Session windows"). */
   user?: string;
 }
 
-/** Session panes only: the session's own facts beside the value's counts. */
-export interface PaneSession {
-  /** Last event time − first event time, ms (0 for one event). */
-  durationMs: number;
-  /** Route of the earliest event (ties: the smaller route). */
-  firstRoute: string;
-  /** Route of the latest event (ties: the smaller route). */
-  lastRoute: string;
+/** Session panes only: what a session cell holds beside the value (docs/semantics.md, "Session windows"). */
+export interface PaneSessions {
+  /** Events of the sessions counted (a discarding pane: the change since the cell's last pane); per session: events / value.count. */
+  events: number;
 }
 
 export interface PaneValue {
@@ -260,7 +256,7 @@ export interface Pane {
   /** The value corrected by the bias measured at its stage and age; absent when none is measured yet. */
   nowcast?: PaneNowcast;
   /** Session panes only. */
-  session?: PaneSession;
+  sessions?: PaneSessions;
 }
 
 /** A record dropped for a policy, published to TM_LATE (docs/semantics.md, "Late data"). */

@@ -149,7 +149,7 @@ export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): v
  * A track's stage values: the slot mask, then per set slot the value (count, errors and users as
  * integers, p99) and the nowcast if one was published (a flag, then its four numbers).
  */
-function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
+export function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
   w.uint(p === null ? 0 : p.mask + 1);
   if (p === null) return;
   for (let slot = 0; slot < SLOTS; slot++) {
@@ -166,7 +166,7 @@ function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
   }
 }
 
-function readStagePoints(r: ByteReader): StagePoints | null {
+export function readStagePoints(r: ByteReader): StagePoints | null {
   const m = r.uint();
   if (m === 0) return null;
   const p = newStagePoints();

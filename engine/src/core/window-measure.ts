@@ -61,13 +61,26 @@ export function measureLateness(dial: PolicyDial, p: PolicyState, w: Window, log
 /** Pushes the window's samples into the policy's dial (the window's `ref` is set). */
 export function measureWindow(dial: PolicyDial, p: PolicyState, w: Window, logTime: number): void {
   const ref = w.ref as ReadonlyMap<string, BiasPoint>;
-  const onTime = emitsOnTime(p);
+  measureShown(dial, emitsOnTime(p), ref, (service) => pointsOf(w, p.index, service), logTime);
+}
+
+/**
+ * One closed window of any operator: each service of `ref` (the reference's values) against what the
+ * policy showed of it at each stage (`shown`), per service and pooled, into the policy's dial.
+ */
+export function measureShown(
+  dial: PolicyDial,
+  onTime: boolean,
+  ref: ReadonlyMap<string, BiasPoint>,
+  shown: (service: string) => StagePoints | null | undefined,
+  logTime: number,
+): void {
   dial.closedWindows++;
   dial.provisional = null;
   for (const s of sums) s.reset();
   for (const s of nowcastSums) s.reset();
   for (const [service, r] of ref) {
-    const points = pointsOf(w, p.index, service);
+    const points = shown(service);
     const stages = serviceStages(dial, service);
     stages.lastSeen = logTime;
     stages.seenWindow = dial.closedWindows;

@@ -125,8 +125,8 @@ function randomPane(seed: number): Pane {
     },
   });
   if (nowcast) pane.nowcast = nowcast as Pane["nowcast"];
-  const session = g.maybe({ durationMs: g.num(), firstRoute: g.str(), lastRoute: g.str() });
-  if (session) pane.session = session;
+  const sessions = g.maybe({ events: g.num() });
+  if (sessions) pane.sessions = sessions;
   return pane;
 }
 

@@ -30,7 +30,7 @@ const late: LateRecord = {
   watermark: 20_000,
 };
 
-const session = { durationMs: 9_000, firstRoute: "/a", lastRoute: "/b" };
+const sessions = { events: 42 };
 
 /** A group of partition 3, message 1207, collecting what it sends. */
 function group(wall: number, restored?: EmitGroupState): { g: EmitGroup; sent: GroupMessage[] } {
@@ -59,7 +59,7 @@ describe("EmitGroup", () => {
   it("makes one message per subject, ids from the input message's place, panes as JSON lines in emission order", () => {
     const { g, sent } = group(1_040);
     g.pane(pane(0));
-    g.pane(pane(1, { id: "dashboard|session:api/u1|60000|0", window: { start: 0, end: 69_000 }, session }));
+    g.pane(pane(1, { id: "dashboard|sessions:api|60000|0", window: { start: 0, end: 60_000 }, sessions }));
     g.late(late);
     g.pane(pane(2));
     g.pane(pane(3, { window: { start: 0, end: 60_000 } }));

@@ -84,7 +84,7 @@ export class EmitGroup implements CoreOutput {
 
   pane(p: Pane): void {
     p.pipelineLagMs = this.clock() - p.emittedAt;
-    const subject = p.session ? sessionPanesSubject(p.policy) : panesSubject(p.policy, p.window.end - p.window.start);
+    const subject = p.sessions ? sessionPanesSubject(p.policy) : panesSubject(p.policy, p.window.end - p.window.start);
     this.add(subject, p, String(p.pipelineLagMs).length);
   }
 

@@ -2,7 +2,9 @@
 import { validateCoreConfig } from "../validate-config.js";
 import type { CoreConfig, CoreOutput, SnapshotSteps, StreamCore } from "../types.js";
 import type { TelemetryEvent } from "../../protocol.js";
+import { ConfigError } from "../errors.js";
 import { validateSessionConfig } from "./session-config.js";
+import { MAX_SESSION_POLICIES } from "./session-place.js";
 import { SessionOperator } from "./session-operator.js";
 import { decodeSessionSnapshot } from "./session-snapshot.js";
 import type { SessionStatus } from "./session-status.js";
@@ -26,10 +28,21 @@ function drive(op: SessionOperator): SessionCore {
 
 /**
  * A fresh session operator over the same core config the StreamCore gets (partitions, policies),
- * with session settings (gap, length cap, metrics window); both are validated and frozen here.
+ * with session settings (gap, length cap, key cap); both are validated and frozen here.
  */
 export function createSessionOperator(config: CoreConfig, sessions: unknown = {}): SessionCore {
-  return drive(new SessionOperator(validateCoreConfig(config), validateSessionConfig(sessions)));
+  return drive(new SessionOperator(validated(config), validateSessionConfig(sessions)));
+}
+
+/** The core config, validated, with no more policies than sessions support (the reference is one more). */
+function validated(config: CoreConfig): CoreConfig {
+  const core = validateCoreConfig(config);
+  if (core.policies.length + 1 > MAX_SESSION_POLICIES)
+    throw new ConfigError(
+      "policies",
+      `session windows support at most ${MAX_SESSION_POLICIES - 1} policies, got ${core.policies.length}: remove policies or turn sessions off`,
+    );
+  return core;
 }
 
 /**
@@ -37,7 +50,7 @@ export function createSessionOperator(config: CoreConfig, sessions: unknown = {}
  * TM_SNAPSHOT_VERSION or TM_SNAPSHOT_CONFIG_MISMATCH.
  */
 export function restoreSessionOperator(config: CoreConfig, sessions: unknown, snapshot: Uint8Array): SessionCore {
-  const core = validateCoreConfig(config);
+  const core = validated(config);
   const valid = validateSessionConfig(sessions);
   return drive(new SessionOperator(core, valid, decodeSessionSnapshot(core, valid, snapshot)));
 }

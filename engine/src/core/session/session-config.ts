@@ -1,7 +1,7 @@
 /**
  * Session window configuration (docs/semantics.md, "Session windows"): the inactivity gap, the
- * length cap, and the window of the derived per-service metrics. Parsed once; durations are
- * "60s"-style strings or ms.
+ * length cap, and the cap on (service, user) keys held. Parsed once; durations are "60s"-style
+ * strings or ms.
  */
 import { configDuration } from "../duration.js";
 import { ConfigError } from "../errors.js";
@@ -11,21 +11,15 @@ export interface SessionConfig {
   gapMs: number;
   /** Length cap: sessions are cut at multiples of this in event time (docs/decisions/0009). */
   maxLengthMs: number;
-  /** Tumbling window of the derived metrics (sessions ended per window, by session end). */
-  metricsWindowMs: number;
+  /** At most this many (service, user) keys are held; events of further keys are counted, not sessionized. */
+  maxKeys: number;
 }
 
 export const DEFAULT_SESSION_CONFIG: Readonly<SessionConfig> = Object.freeze({
   gapMs: 60_000,
   maxLengthMs: 4 * 3_600_000,
-  metricsWindowMs: 60_000,
+  maxKeys: 1_000_000,
 });
-
-const FIELDS: Record<keyof SessionConfig, string> = {
-  gapMs: "gap",
-  maxLengthMs: "maxLength",
-  metricsWindowMs: "metricsWindow",
-};
 
 function duration(v: unknown, path: string): number {
   const ms = configDuration(v, path, "60s");
@@ -34,20 +28,32 @@ function duration(v: unknown, path: string): number {
   return ms;
 }
 
+function count(v: unknown, path: string): number {
+  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+  if (typeof n !== "number" || !(Number.isSafeInteger(n) && n >= 1))
+    throw new ConfigError(path, `must be a whole number of keys of at least 1 (e.g. 1000000), got ${JSON.stringify(v)}`);
+  return n;
+}
+
 /**
  * Validates and freezes a session config; missing fields take the defaults. Accepts `gapMs` or
- * `gap` (and likewise for the others). Errors name the path under `sessions`.
+ * `gap` (and likewise `maxLengthMs` or `maxLength`). Errors name the path under `sessions`.
  */
 export function validateSessionConfig(input: unknown = {}): Readonly<SessionConfig> {
   if (typeof input !== "object" || input === null || Array.isArray(input))
-    throw new ConfigError("sessions", `expected an object {"gap": "60s", "maxLength": "4h", "metricsWindow": "60s"}`);
+    throw new ConfigError("sessions", `expected an object {"gap": "60s", "maxLength": "4h", "maxKeys": 1000000}`);
   const o = input as Record<string, unknown>;
+  if (o.metricsWindow !== undefined || o.metricsWindowMs !== undefined)
+    throw new ConfigError(
+      "sessions.metricsWindow",
+      "is no longer read: session panes use the engine's tumbling windows (remove the key)",
+    );
   const out = { ...DEFAULT_SESSION_CONFIG };
-  for (const key of Object.keys(FIELDS) as (keyof SessionConfig)[]) {
-    const short = FIELDS[key];
-    const v = o[key] ?? o[short];
-    if (v !== undefined) out[key] = duration(v, `sessions.${short}`);
-  }
+  const gap = o.gapMs ?? o.gap;
+  if (gap !== undefined) out.gapMs = duration(gap, "sessions.gap");
+  const maxLength = o.maxLengthMs ?? o.maxLength;
+  if (maxLength !== undefined) out.maxLengthMs = duration(maxLength, "sessions.maxLength");
+  if (o.maxKeys !== undefined) out.maxKeys = count(o.maxKeys, "sessions.maxKeys");
   if (out.maxLengthMs < out.gapMs)
     throw new ConfigError(
       "sessions.maxLength",

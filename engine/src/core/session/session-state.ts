@@ -1,44 +1,40 @@
 /**
- * Everything the session operator holds, as one type (docs/decisions/0010-core-state-and-idleness.md):
+ * Everything the session operator holds, as one type (docs/decisions/0034-sessions-at-scale.md):
  * the input clock (log time, partitions, the policies' progress with the hidden bias reference
- * last), the service registry (service cap), every (service, user) key with its lanes of sessions
- * shared by policies (docs/decisions/0018-shared-sessions.md) and closed-session bounds, the pane
- * sequence counters, the early queues and the bias windows. `status()` and the snapshot codec read
- * it; restoring decodes one and builds the operator around it. Timer queues are derived from it.
+ * last), the service registry (service cap), the session store (rows and keys), the cells per
+ * window size with each policy's early queue, the dials, and counters. `status()` and the snapshot
+ * codec read it; restoring decodes one and builds the operator around it. Timer queues are derived
+ * from it.
  */
 import { newClockState, type ClockState } from "../clock-state.js";
 import { KeyRegistry } from "../key-registry.js";
 import type { CoreConfig, PolicyConfig } from "../types.js";
-import { SessionBias } from "./session-bias.js";
+import type { CellWindow, SessionCell } from "./cell-window.js";
+import { SessionDials } from "./session-bias.js";
 import type { SessionConfig } from "./session-config.js";
-import { keyIdOf } from "../window-state.js";
-import { newKeyState, type KeyState, type Session } from "./session-key.js";
+import { SessionKeys } from "./session-keys.js";
+import { SessionSlots } from "./session-slots.js";
 
 export interface SessionState {
   /** Policies are the configured ones, then the reference (index = configured count). */
   readonly clock: ClockState;
-  /** Services that keep their name under the service cap (routes are not keyed here). */
+  /** Services that keep their name under the service cap. */
   readonly services: KeyRegistry;
-  /** service → user → key. */
-  readonly keys: Map<string, Map<string, KeyState>>;
-  /** The service of the last lookup and its users (its entry in `keys`, or undefined once deleted). */
-  lastService: string;
-  lastUsers: Map<string, KeyState> | undefined;
-  /** Number of keys in `keys`. */
-  keyCount: number;
-  /** Open sessions (policy views) over all policies, the reference's included. */
-  openSessions: number;
-  /** Per policy: the next pane seq. */
-  readonly seqs: number[];
-  /** Per policy: sessions changed since its last early tick, in order (dead ones skipped). */
-  readonly early: Session[][];
+  readonly slots: SessionSlots;
+  readonly keys: SessionKeys;
+  /** Cell window sizes (ms): the tumbling windows of the core config, ascending. */
+  readonly sizes: readonly number[];
+  /** Per window size: start → its cells. */
+  readonly windows: Map<number, CellWindow>[];
+  /** Per configured policy: cells changed since its last early tick, in order. */
+  readonly early: SessionCell[][];
+  readonly dials: SessionDials;
   /** Events without a user: no session. */
   anonymous: number;
+  /** Events of (service, user) keys past the key cap: not sessionized. */
+  overflowEvents: number;
   /** Merges of two or more sessions by a bridging event, over the configured policies. */
   merges: number;
-  /** Next key or session id (one sequence, monotone). */
-  nextId: number;
-  readonly bias: SessionBias;
 }
 
 /** The bias reference as a hidden last policy: every event kept to the reference horizon, no panes. */
@@ -54,55 +50,37 @@ export function referencePolicy(config: CoreConfig): PolicyConfig {
   };
 }
 
+/** The tumbling window sizes of the config (a sliding window's cells are not kept), ascending, distinct. */
+export function cellSizes(config: CoreConfig): number[] {
+  const sizes = new Set<number>();
+  for (const w of config.windows) if (w.kind === "tumbling") sizes.add(w.sizeMs);
+  return [...sizes].sort((a, b) => a - b);
+}
+
+/** Timer clocks: 0 is log time; each event-time policy has its own (its W). */
+export function clockCount(clock: ClockState): number {
+  return 1 + clock.policies.filter((p) => p.eventTime).length;
+}
+
 export function newSessionState(config: CoreConfig, sessions: Readonly<SessionConfig>): SessionState {
   const clock = newClockState(config, [...config.policies, referencePolicy(config)]);
+  const sizes = cellSizes(config);
   return {
     clock,
     services: new KeyRegistry(config.serviceCap, config.routeCapPerService),
-    keys: new Map(),
-    lastService: "",
-    lastUsers: undefined,
-    keyCount: 0,
-    openSessions: 0,
-    seqs: clock.policies.map(() => 0),
-    early: clock.policies.map(() => []),
+    slots: new SessionSlots(clockCount(clock)),
+    keys: new SessionKeys(clock.policies.length, sessions.maxKeys),
+    sizes,
+    windows: sizes.map(() => new Map()),
+    early: config.policies.map(() => []),
+    dials: new SessionDials(sizes, config.policies.length, config.biasWindows, config.serviceCap),
     anonymous: 0,
+    overflowEvents: 0,
     merges: 0,
-    nextId: 1,
-    bias: new SessionBias(sessions.metricsWindowMs, clock.policies.length, config.biasWindows, config.serviceCap),
   };
 }
 
 /** Index of the hidden reference policy (= the number of configured policies). */
 export function referenceIndex(state: SessionState): number {
   return state.clock.policies.length - 1;
-}
-
-/** The (service, user) key's state, created (with the next id) on first use. */
-export function keyOf(state: SessionState, service: string, user: string): KeyState {
-  // Consecutive events often share a service (a batch is per partition): one lookup saved.
-  let users =
-    state.lastUsers !== undefined && state.lastService === service ? state.lastUsers : state.keys.get(service);
-  if (users === undefined) state.keys.set(service, (users = new Map()));
-  state.lastService = service;
-  state.lastUsers = users;
-  let k = users.get(user);
-  if (k === undefined) {
-    k = newKeyState(state.nextId++, service, user, keyIdOf(service, user), state.clock.policies.length);
-    users.set(user, k);
-    state.keyCount++;
-  }
-  return k;
-}
-
-/** Forgets a key with nothing left (no open session, no closed-session bound). */
-export function dropKey(state: SessionState, k: KeyState): void {
-  k.live = false;
-  state.keyCount--;
-  const users = state.keys.get(k.service);
-  users?.delete(k.user);
-  if (users?.size === 0) {
-    state.keys.delete(k.service);
-    if (state.lastService === k.service) state.lastUsers = undefined;
-  }
 }

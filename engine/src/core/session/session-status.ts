@@ -1,46 +1,71 @@
-/** The session operator's status: CoreStatus (so drivers read it alike) plus session counters. */
+/** The session operator's status: CoreStatus (so drivers read it alike) plus the session store's counters. */
 import { watermarkOf } from "../clock-state.js";
 import { dialStatus } from "../dial-status.js";
-import type { PolicyDial } from "../policy-dial.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "../status-parts.js";
 import type { CoreConfig, CoreStatus } from "../types.js";
+import { bit } from "./session-context.js";
 import { referenceIndex, type SessionState } from "./session-state.js";
 
 export interface SessionStatus extends CoreStatus {
-  /** Open sessions summed over the policies (openWindows also counts the bias reference's). */
+  /** Open sessions summed over the configured policies (a row several policies hold counts for each). */
   openSessions: number;
   /** Open sessions of the hidden bias reference (kept to the reference horizon). */
   referenceSessions: number;
+  /** Session rows held (each shared by the policies that see the same session). */
+  sessionRows: number;
+  /** (service, user) keys held, and the cap on them (`sessions.maxKeys`). */
+  sessionKeys: number;
+  maxSessionKeys: number;
+  /** Events of new keys past the cap: counted, not sessionized. */
+  overflowEvents: number;
   /** Merges of two or more sessions by a bridging event, summed over policies. */
   merges: number;
   /** Events without a user: they belong to no session. */
   anonymousEvents: number;
 }
 
-/** Rough heap cost of one open session and one key (object headers, fields, list slots). */
-const SESSION_BYTES = 160;
-const KEY_BYTES = 120;
+/** Bytes a held key costs beyond its typed-array rows: its map entry and user string (measured, engine/BENCHMARKS.md). */
+const KEY_OVERHEAD_BYTES = 80;
+
+function popcount(x: number): number {
+  let n = 0;
+  for (let v = x >>> 0; v !== 0; v &= v - 1) n++;
+  return n;
+}
 
 export function sessionStatus(config: CoreConfig, state: SessionState): SessionStatus {
   const clock = state.clock;
   const ref = referenceIndex(state);
-  const open = state.openSessions;
+  const { slots, keys } = state;
+  let open = 0;
   let reference = 0;
-  for (const users of state.keys.values()) for (const k of users.values()) reference += k.open[ref] as number;
+  const refBit = bit(ref);
+  for (let s = 0; s < slots.top; s++) {
+    const mask = slots.mask[s] as number;
+    if (mask === 0) continue;
+    if (mask & refBit) reference++;
+    open += popcount(mask & ~refBit);
+  }
+  let cells = 0;
+  for (const windows of state.windows) for (const w of windows.values()) cells += w.services.size;
   return {
     logTime: orNull(clock.logTime),
     partitions: partitionStatuses(clock, config.idleTimeoutMs),
     policies: clock.policies
       .slice(0, ref)
-      .map((p) => policyStatus(p, watermarkOf(clock, p), dialStatus(p, [state.bias.dials[p.index] as PolicyDial]))),
-    openWindows: open,
-    stateKeys: state.keyCount,
-    stateBytes: open * SESSION_BYTES + state.keyCount * KEY_BYTES,
+      .map((p) => policyStatus(p, watermarkOf(clock, p), dialStatus(p, state.dials.dials[p.index] ?? []))),
+    openWindows: cells,
+    stateKeys: keys.live,
+    stateBytes: slots.bytes + keys.bytes + keys.live * KEY_OVERHEAD_BYTES,
     overflow: { services: state.services.overflow.services, routes: 0 },
     eventsTotal: clock.eventsTotal,
     heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
-    openSessions: open - reference,
+    openSessions: open,
     referenceSessions: reference,
+    sessionRows: slots.live,
+    sessionKeys: keys.live,
+    maxSessionKeys: keys.maxKeys,
+    overflowEvents: state.overflowEvents,
     merges: state.merges,
     anonymousEvents: state.anonymous,
   };

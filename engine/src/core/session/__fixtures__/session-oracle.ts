@@ -1,6 +1,7 @@
 /**
- * Test support, independent of the operator: an offline sessionizer over complete data, and the
- * downstream upsert table a pane consumer keeps (retractions applied; deltas summed in discarding).
+ * Test support, independent of the operator: an offline sessionizer over complete data, the cells an
+ * independent consumer computes from its sessions, and the table a pane consumer keeps (the last
+ * pane per id; deltas summed in discarding).
  */
 import type { Pane, TelemetryEvent } from "../../../protocol.js";
 import type { AccumulationMode } from "../../types.js";
@@ -70,28 +71,66 @@ export function bruteForce(events: readonly TelemetryEvent[], gap: number, cap: 
   return sortFinals(out);
 }
 
-/** A downstream table keyed by pane id: a retract deletes the id, other panes set it (or add, discarding). */
-export function upsertTable(panes: readonly Pane[], mode: AccumulationMode): Final[] {
-  const table = new Map<string, Final>();
+/** One session cell as an independent consumer computes it: sessions ending in the window. */
+export interface OfflineCell {
+  service: string;
+  start: number;
+  count: number;
+  /** Sessions with at least one failed event. */
+  errors: number;
+  events: number;
+  /** Durations of its sessions, ascending. */
+  durations: number[];
+}
+
+/** Sessions per (service, tumbling window of `sizeMs` holding the session's end), sorted by service then start. */
+export function offlineCells(sessions: readonly Final[], sizeMs: number): OfflineCell[] {
+  const cells = new Map<string, OfflineCell>();
+  for (const s of sessions) {
+    const start = Math.floor(s.end / sizeMs) * sizeMs;
+    const key = JSON.stringify([s.service, start]);
+    let c = cells.get(key);
+    if (!c) cells.set(key, (c = { service: s.service, start, count: 0, errors: 0, events: 0, durations: [] }));
+    c.count++;
+    if (s.errors > 0) c.errors++;
+    c.events += s.count;
+    c.durations.push(s.durationMs);
+  }
+  for (const c of cells.values()) c.durations.sort((a, b) => a - b);
+  return [...cells.values()].sort((a, b) => byRoute(a.service, b.service) || a.start - b.start);
+}
+
+/** What a downstream table keyed by pane id holds at the end: the last pane's value, or the sum of deltas (discarding). */
+export interface HeldCell {
+  service: string;
+  sizeMs: number;
+  start: number;
+  count: number;
+  errors: number;
+  events: number;
+  p50: number;
+  p99: number;
+  kind: Pane["kind"];
+}
+
+export function heldCells(panes: readonly Pane[], mode: AccumulationMode): HeldCell[] {
+  const table = new Map<string, HeldCell>();
   for (const p of panes) {
-    if (p.kind === "retract") {
-      table.delete(p.id);
-      continue;
-    }
+    if (p.kind === "retract") continue;
     const old = table.get(p.id);
     const add = mode === "discarding" && old !== undefined;
-    const s = p.session as NonNullable<Pane["session"]>;
+    const events = (p.sessions as NonNullable<Pane["sessions"]>).events;
     table.set(p.id, {
       service: p.key.service,
-      user: p.key.user as string,
+      sizeMs: p.window.end - p.window.start,
       start: p.window.start,
-      end: p.window.end,
       count: p.value.count + (add ? old.count : 0),
       errors: p.value.errors + (add ? old.errors : 0),
-      durationMs: s.durationMs,
-      firstRoute: s.firstRoute,
-      lastRoute: s.lastRoute,
+      events: events + (add ? old.events : 0),
+      p50: p.value.p50,
+      p99: p.value.p99,
+      kind: p.kind,
     });
   }
-  return sortFinals([...table.values()]);
+  return [...table.values()].sort((a, b) => a.sizeMs - b.sizeMs || byRoute(a.service, b.service) || a.start - b.start);
 }

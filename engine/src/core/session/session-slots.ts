@@ -1,0 +1,116 @@
+/**
+ * Session slots (docs/decisions/0034-sessions-at-scale.md): every open session of every
+ * (service, user) key is one row of typed arrays, shared by the policies whose view of the key
+ * holds exactly that session (bit p of `mask`; the hidden bias reference is a policy too). A row
+ * holds the session's first and last event time, its events, whether one failed, which of its
+ * policies have counted it as ended (`ended` ⊆ `mask`), the next row of the same key and the key,
+ * and per timer clock the due it is armed at. No object per session: about 45 bytes a row, nothing
+ * for the garbage collector to trace.
+ *
+ * Invariant: a row is live iff its mask is non-zero; a freed row is on the free list.
+ */
+export const NO_SLOT = -1;
+
+/** A copy of `a` with room for `size` entries. */
+export function grownTo<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T, size: number): T {
+  const next = new (a.constructor as new (n: number) => T)(size);
+  next.set(a);
+  return next;
+}
+
+export class SessionSlots {
+  first = new Float64Array(0);
+  last = new Float64Array(0);
+  events = new Uint32Array(0);
+  /** 1 when one of the session's events failed (status ≥ 500). */
+  error = new Uint8Array(0);
+  /** Policies holding the session. */
+  mask = new Uint32Array(0);
+  /** Policies that counted it as ended (their W passed its end); a subset of `mask`. */
+  ended = new Uint32Array(0);
+  /** Next row of the same key (NO_SLOT: the last). */
+  next = new Int32Array(0);
+  key = new Int32Array(0);
+  /** Per timer clock: the due the row is armed at (Infinity: not armed). */
+  readonly armed: Float64Array[];
+  /** Rows [0, top) have been used. */
+  top = 0;
+  /** Live rows. */
+  live = 0;
+  private free = new Int32Array(0);
+  private freeCount = 0;
+
+  constructor(
+    readonly clocks: number,
+    capacity = 1024,
+  ) {
+    this.armed = Array.from({ length: clocks }, () => new Float64Array(0));
+    this.resize(capacity);
+  }
+
+  get capacity(): number {
+    return this.first.length;
+  }
+
+  /** A fresh row (mask 0, not armed, no next): the caller fills it. */
+  alloc(): number {
+    this.live++;
+    const s = this.freeCount > 0 ? (this.free[--this.freeCount] as number) : this.top++;
+    if (s >= this.capacity) this.resize(Math.ceil(this.capacity * 1.5));
+    this.next[s] = NO_SLOT;
+    this.ended[s] = 0;
+    for (const a of this.armed) a[s] = Infinity;
+    return s;
+  }
+
+  release(s: number): void {
+    this.live--;
+    this.mask[s] = 0;
+    this.ended[s] = 0;
+    for (const a of this.armed) a[s] = Infinity;
+    this.free[this.freeCount++] = s;
+  }
+
+  /** Bytes of every backing array. */
+  get bytes(): number {
+    let n = this.free.byteLength;
+    for (const a of this.columns()) n += a.byteLength;
+    return n;
+  }
+
+  /** The row columns, in the snapshot's order. */
+  columns(): (Float64Array | Uint32Array | Uint8Array | Int32Array)[] {
+    return [this.first, this.last, this.events, this.error, this.mask, this.ended, this.next, this.key, ...this.armed];
+  }
+
+  /** The free list, bottom first (the next alloc takes the last). */
+  freeList(): Int32Array {
+    return this.free.subarray(0, this.freeCount);
+  }
+
+  /** Restores the bookkeeping a snapshot wrote (columns are filled by the caller after `resize`). */
+  restore(top: number, free: readonly number[]): void {
+    if (top > this.capacity) this.resize(top);
+    this.top = top;
+    this.freeCount = 0;
+    for (const s of free) this.free[this.freeCount++] = s;
+    this.live = top - free.length;
+  }
+
+  private resize(size: number): void {
+    this.first = grownTo(this.first, size);
+    this.last = grownTo(this.last, size);
+    this.events = grownTo(this.events, size);
+    this.error = grownTo(this.error, size);
+    this.mask = grownTo(this.mask, size);
+    this.ended = grownTo(this.ended, size);
+    this.next = grownTo(this.next, size);
+    this.key = grownTo(this.key, size);
+    for (let c = 0; c < this.armed.length; c++) {
+      const a = grownTo(this.armed[c] as Float64Array, size);
+      a.fill(Infinity, (this.armed[c] as Float64Array).length);
+      this.armed[c] = a;
+    }
+    this.free = grownTo(this.free, size);
+  }
+}
