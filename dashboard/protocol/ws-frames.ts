@@ -7,7 +7,7 @@
 import type { EngineStatusMessage, Pane, PaneBias, ServiceDial, StageBias } from "@tidemark/engine/protocol";
 import type { AlertsView } from "./alerts.js";
 
-/** `sessions` selects the derived session-metrics panes (docs/websocket-protocol.md, "Sessions"); the others, window panes. */
+/** `sessions` selects the session panes (docs/websocket-protocol.md, "Sessions"); the others, window panes. */
 export type MetricName = "requests" | "errorRate" | "latency" | "users" | "sessions";
 
 /** What one dashboard panel wants: panes of one policy and window size, some services. */

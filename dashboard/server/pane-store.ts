@@ -130,7 +130,7 @@ export type PaneFilter = Pick<PanelSubscription, "policy" | "windowMs" | "servic
 /** True when a pane belongs to the series a filter selects (time range aside). */
 export function matchesSeries(p: Pane, f: PaneFilter): boolean {
   if (p.policy !== f.policy || p.window.end - p.window.start !== f.windowMs) return false;
-  // Derived session-metrics panes (they have a key.user) only for `sessions` panels, and only for them.
+  // Session panes (they have a key.user) only for `sessions` panels, and only for them.
   if ((p.key.user !== undefined) !== (f.metric === "sessions")) return false;
   if ((p.key.route ?? undefined) !== (f.route ?? undefined)) return false;
   return !f.services || f.services.length === 0 || f.services.includes(p.key.service);

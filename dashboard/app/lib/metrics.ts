@@ -84,10 +84,16 @@ const errorShare = (ps: readonly Pane[]): number => {
   return n === 0 ? NaN : (100 * sum(ps.map((p) => p.value.errors))) / n;
 };
 
+/** Events per session over all sessions of the panes. */
+const eventsPerSession = (ps: readonly Pane[]): number => {
+  const n = sum(ps.map((p) => p.value.count));
+  return n === 0 ? NaN : sum(ps.map((p) => p.sessions?.events ?? 0)) / n;
+};
+
 /**
- * Sessions ended per window (derived session panes, docs/websocket-protocol.md): the count is
- * the headline; the duration quantiles (largest over services) and the share of sessions that
- * saw an error are its details. Bias: the policy's session-count shortfall.
+ * Sessions ended per window (the engine's session panes, docs/websocket-protocol.md): the count is
+ * the headline; the duration quantiles (largest over services), the share of sessions that saw an
+ * error and the events per session are its details. Bias: the policy's session-count shortfall.
  */
 const SESSIONS: MetricDef = {
   panel: "sessions",
@@ -103,6 +109,7 @@ const SESSIONS: MetricDef = {
     { name: "p50", text: `duration p50 ${formatDuration(max(ps.map((p) => p.value.p50)))}` },
     { name: "p95", text: `p95 ${formatDuration(max(ps.map((p) => p.value.p95)))}` },
     { name: "errors", text: `error sessions ${formatNumber(errorShare(ps))} %` },
+    { name: "events", text: `${formatNumber(eventsPerSession(ps))} events/session` },
   ],
 };
 

@@ -48,22 +48,23 @@ describe("PaneBook (pane replacement in the browser)", () => {
     expect(book.size).toBe(0);
   });
 
-  it("keeps derived session panes (key.user) for the Sessions panel only; its details combine services", () => {
+  it("keeps session panes (key.user) for the Sessions panel only; its details combine services", () => {
     const book = new PaneBook();
-    const sessions = (service: string, count: number, errors: number, p50: number, p95: number): Pane => {
+    const sessions = (service: string, count: number, errors: number, p50: number, p95: number, events: number): Pane => {
       const base = testPane({ service, count, errors, windowMs: W, seq: 1 });
       return {
         ...base,
         id: `dashboard|sessions:${service}|${W}|0`,
         key: { service, user: "*" },
         value: { ...base.value, p50, p95 },
+        sessions: { events },
       };
     };
     book.apply(
       [
         p("api", 0, 0, "on-time", 7),
-        sessions("api", 10, 1, 30_000, 90_000),
-        sessions("web", 30, 3, 20_000, 150_000),
+        sessions("api", 10, 1, 30_000, 90_000, 50),
+        sessions("web", 30, 3, 20_000, 150_000, 130),
       ].map((pane, i) => ({ rev: i + 1, pane })),
     );
     expect([...book.series(f, 0, 60_000).values()].flat().map((x) => x.pane.id)).toEqual(["dashboard|api|10000|0"]);
@@ -77,6 +78,7 @@ describe("PaneBook (pane replacement in the browser)", () => {
       "duration p50 30 s",
       "p95 2 m 30 s",
       "error sessions 10 %",
+      "4.5 events/session",
     ]);
   });
 

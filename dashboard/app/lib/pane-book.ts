@@ -12,7 +12,7 @@ export interface PanelFilter {
   policy: string;
   windowMs: number;
   services: readonly string[];
-  /** True: the derived session panes (they have a key.user); else window panes. */
+  /** True: the session panes (they have a key.user); else window panes. */
   sessions?: boolean;
 }
 

@@ -11,7 +11,7 @@ export interface MetricDef {
   readonly name: string;
   /** The `quantile` label of a quantile series. */
   readonly quantile?: string;
-  /** Read from the derived session panes rather than the window panes. */
+  /** Read from the session panes rather than the window panes. */
   readonly sessions: boolean;
   readonly additive: boolean;
   readonly help: string;
@@ -88,7 +88,7 @@ const WINDOW_METRICS: MetricDef[] = [
   }),
 ];
 
-/** The dial: measured bias and emit delay per pane (docs/semantics.md, "Measured bias"); sessions measure no p99 or users bias. */
+/** The dial: measured bias and emit delay per pane (docs/semantics.md, "Measured bias"); sessions measure no users bias (their p99 is the duration's). */
 const DIAL_METRICS = (prefix: string, sessions: boolean): MetricDef[] => [
   gauge({
     name: `${prefix}bias_count_pct`,
@@ -104,14 +104,17 @@ const DIAL_METRICS = (prefix: string, sessions: boolean): MetricDef[] => [
     unit: "percentage points",
     value: column(COL.errorRatePp),
   }),
+  gauge({
+    name: `${prefix}bias_p99_pct`,
+    sessions,
+    help: sessions
+      ? "Measured session-duration p99 difference, policy − reference, % of the reference, carried by the pane."
+      : "Measured p99 latency difference, policy − reference, % of the reference, carried by the pane.",
+    unit: "percent",
+    value: column(COL.p99Pct),
+  }),
   ...(!sessions
     ? [
-        gauge({
-          name: `${prefix}bias_p99_pct`,
-          help: "Measured p99 latency difference, policy − reference, % of the reference, carried by the pane.",
-          unit: "percent",
-          value: column(COL.p99Pct),
-        }),
         gauge({
           name: `${prefix}bias_users_pct`,
           help: "Measured distinct-users shortfall against the reference, % (positive: under-counts), carried by the pane.",
@@ -133,7 +136,7 @@ const SESSION_METRICS: MetricDef[] = [
   count({
     name: "tidemark_sessions",
     sessions: true,
-    help: `Sessions that ended ${NEWEST} (open sessions count provisionally).`,
+    help: `Sessions that ended ${NEWEST} (an early pane: those ended so far).`,
     value: column(COL.count),
     bias: ["countPct"],
   }),
@@ -160,13 +163,15 @@ const SESSION_METRICS: MetricDef[] = [
       help: `Session duration quantile (ms) of the sessions ended ${NEWEST}.`,
       unit: "milliseconds",
       value: column(c),
+      bias: quantile === "0.99" ? ["p99Pct"] : [],
     }),
   ),
-  gauge({
-    name: "tidemark_session_users",
+  count({
+    name: "tidemark_session_events",
     sessions: true,
-    help: `Distinct users among the sessions ended ${NEWEST}.`,
-    value: column(COL.users),
+    help: `Events of the sessions that ended ${NEWEST} (per session: divided by tidemark_sessions).`,
+    value: column(COL.events),
+    bias: ["countPct"],
   }),
 ];
 

@@ -94,7 +94,7 @@ describe("PaneSamples: series from panes", () => {
     expect(values(query(s, 'tidemark_requests{policy="dashboard"}', at))[0]?.[1]).toBe(6);
   });
 
-  it("serves bias series only where the bias is measured, and session metrics from derived session panes", () => {
+  it("serves bias series only where the bias is measured, and session metrics from session panes", () => {
     const s = store();
     s.apply(pane({ start: T, seq: 0, count: 5 }));
     s.apply(pane({ start: T + W, seq: 0, count: 5, bias: { ...NO_BIAS, errorRatePp: -1.4, windows: 30 } }));
@@ -106,8 +106,10 @@ describe("PaneSamples: series from panes", () => {
       id: `billing|sessions:api|${W}|${T}`,
       policy: "billing",
       key: { service: "api", user: "*" },
+      sessions: { events: 19 },
     };
     s.apply(session);
+    expect(values(query(s, "tidemark_session_events", T + W))[0]?.[1]).toBe(19);
     expect(values(query(s, "tidemark_sessions", T + W))).toEqual([
       [{ __name__: "tidemark_sessions", policy: "billing", window: "10s", service: "api", pane_kind: "on-time" }, 7],
     ]);

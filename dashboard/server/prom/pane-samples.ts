@@ -51,9 +51,8 @@ export class PaneSamples implements Queryable {
     return this.total;
   }
 
-  /** Takes a window pane or a derived session pane; idempotent on (id, seq). */
+  /** Takes a window pane or a session pane; idempotent on (id, seq). */
   apply(pane: Pane): void {
-    if (pane.session) return;
     const key = pane.id.slice(0, pane.id.lastIndexOf("|"));
     let s = this.series.get(key);
     if (!s) {
@@ -65,7 +64,7 @@ export class PaneSamples implements Queryable {
         pane.window.end - pane.window.start,
         sessions,
         this.opts.windowsPerSeries,
-        !sessions && this.discarding.has(pane.policy),
+        this.discarding.has(pane.policy),
       );
       this.series.set(key, s);
     }

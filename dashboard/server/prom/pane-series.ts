@@ -24,8 +24,10 @@ export const COL = {
   p99Pct: 14,
   usersPct: 15,
   biasWindows: 16,
+  /** Session panes: events of the sessions counted (0 for window panes). */
+  events: 17,
 } as const;
-const STRIDE = 17;
+const STRIDE = 18;
 const QUANTILES = [COL.p50, COL.p90, COL.p95, COL.p99, COL.p999] as const;
 
 export const KINDS: readonly PaneKind[] = ["early", "on-time", "late", "final", "retract"];
@@ -47,7 +49,7 @@ export class PaneSeries {
     readonly service: string,
     readonly route: string | undefined,
     readonly windowMs: number,
-    /** Derived session panes (docs/websocket-protocol.md, "Derived session panes"). */
+    /** Session panes (docs/websocket-protocol.md, "Session panes"). */
     readonly sessions: boolean,
     private readonly keep: number,
     private readonly discarding: boolean,
@@ -102,12 +104,14 @@ export class PaneSeries {
       r[o + COL.count] = (r[o + COL.count] as number) + v.count;
       r[o + COL.errors] = (r[o + COL.errors] as number) + v.errors;
       r[o + COL.users] = (r[o + COL.users] as number) + v.users;
+      r[o + COL.events] = (r[o + COL.events] as number) + (pane.sessions?.events ?? 0);
       const quantiles = [v.p50, v.p90, v.p95, v.p99, v.p999];
       if (v.count > 0) QUANTILES.forEach((c, q) => (r[o + c] = Math.max(r[o + c] as number, quantiles[q] as number)));
       const count = r[o + COL.count] as number;
       r[o + COL.errorRate] = count === 0 ? 0 : (r[o + COL.errors] as number) / count;
     } else {
       r.set([v.count, v.errors, v.errorRate, v.p50, v.p90, v.p95, v.p99, v.p999, v.users], o + COL.count);
+      r[o + COL.events] = pane.sessions?.events ?? 0;
     }
     r[o + COL.start] = pane.window.start;
     r[o + COL.seq] = pane.seq;

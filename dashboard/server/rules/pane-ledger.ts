@@ -23,7 +23,7 @@ export interface PaneFacts {
 export interface LedgerScope {
   readonly policy: string;
   readonly windowMs: number;
-  /** Derived session panes (they have a key.user) rather than window panes. */
+  /** Session panes (they have a key.user) rather than window panes. */
   readonly sessions: boolean;
 }
 
@@ -57,7 +57,6 @@ export class PaneLedger {
   covers(pane: Pane): boolean {
     const s = this.scope;
     return (
-      pane.session === undefined &&
       pane.policy === s.policy &&
       pane.window.end - pane.window.start === s.windowMs &&
       (pane.key.user !== undefined) === s.sessions

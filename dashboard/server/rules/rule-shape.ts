@@ -22,7 +22,7 @@ export interface RuleShape {
   readonly metric: string | undefined;
   /** The `quantile` the first selector names (latency rules). */
   readonly quantile: string | undefined;
-  /** Derived session panes rather than window panes. */
+  /** Session panes rather than window panes. */
   readonly sessions: boolean;
   /** The measured bias that fits the metric (docs/prometheus-api.md, "Metrics"), if any. */
   readonly biasField: BiasField | undefined;

@@ -90,11 +90,11 @@ const GOLDEN = {
     },
   },
   sessions: {
-    version: 5,
+    version: 6,
     bytes: {
-      length: 6813,
+      length: 6731,
       head: "544d575301d3",
-      sha256: "2d435c19698ad4345f0176ea35cef4cea19a24ba04de8d8cc2b4ac05692ec9b4",
+      sha256: "070cfd7fa80cb44bf095a75694ed63f3ee7715a19cf254c435ee375750cbc9e5",
     },
   },
 };

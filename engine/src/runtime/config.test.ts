@@ -59,14 +59,20 @@ describe("engine config", () => {
     expect(parseEngineConfig({ flags: { sessions: "true" } }).sessions).toEqual({
       gapMs: 60_000,
       maxLengthMs: 4 * 3_600_000,
-      metricsWindowMs: 60_000,
+      maxKeys: 1_000_000,
     });
-    const file = { engine: { sessions: { enabled: true, gap: "2m", maxLength: "1h", metricsWindow: "5m" } } };
+    const file = { engine: { sessions: { enabled: true, gap: "2m", maxLength: "1h", maxKeys: 5000 } } };
     expect(parseEngineConfig({ file }).sessions).toEqual({
       gapMs: 120_000,
       maxLengthMs: 3_600_000,
-      metricsWindowMs: 300_000,
+      maxKeys: 5000,
     });
+    expect(parseEngineConfig({ file, env: { TIDEMARK_SESSION_MAX_KEYS: "70" } }).sessions?.maxKeys).toBe(70);
+    expect(parseEngineConfig({ file, flags: { "session-max-keys": "9" } }).sessions?.maxKeys).toBe(9);
+    expect(() => parseEngineConfig({ flags: { "session-max-keys": "many" } })).toThrow(/--session-max-keys: /);
+    expect(() =>
+      parseEngineConfig({ file: { engine: { sessions: { metricsWindow: "1m" } } }, fileName: "t.json" }),
+    ).toThrow(/t.json: engine.sessions.metricsWindow/);
     const env = { TIDEMARK_SESSIONS: "1", TIDEMARK_SESSION_GAP: "30s" };
     expect(parseEngineConfig({ file, env }).sessions?.gapMs).toBe(30_000);
     expect(

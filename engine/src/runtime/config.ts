@@ -127,6 +127,7 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   sessions: { env: "TIDEMARK_SESSIONS", flag: "sessions" },
   sessionGap: { env: "TIDEMARK_SESSION_GAP", flag: "session-gap" },
   sessionMaxLength: { env: "TIDEMARK_SESSION_MAX_LENGTH", flag: "session-max-length" },
+  sessionMaxKeys: { env: "TIDEMARK_SESSION_MAX_KEYS", flag: "session-max-keys" },
   partials: { env: "TIDEMARK_PARTIALS", flag: "partials" },
   partitionBy: { env: "TIDEMARK_PARTITION_BY", flag: "partition-by" },
   mergePartitions: { env: "TIDEMARK_MERGE_PARTITIONS", flag: "merge-partitions" },

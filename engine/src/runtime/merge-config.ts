@@ -18,7 +18,7 @@ export interface MergeConfig extends EngineConfig {
 }
 
 /** Engine flags with no meaning for a merge operator. */
-const NOT_FOR_MERGE = ["partitions", "sessions", "session-gap", "session-max-length", "partials"];
+const NOT_FOR_MERGE = ["partitions", "sessions", "session-gap", "session-max-length", "session-max-keys", "partials"];
 
 /** Every flag `tidemark merge` accepts besides --config. */
 export const MERGE_FLAGS: readonly string[] = [

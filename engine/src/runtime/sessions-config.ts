@@ -1,11 +1,12 @@
 /**
- * The engine's `sessions` setting (docs/decisions/0009-session-windows.md, "Live path"): off by
- * default (sessions cost about 4× the per-event work of tumbling windows alone); on with
- * `--sessions`, `TIDEMARK_SESSIONS=1` or `engine.sessions.enabled: true`. Gap and length cap come
- * from `--session-gap` / `TIDEMARK_SESSION_GAP` / `engine.sessions.gap` (default 60 s) and
- * `--session-max-length` / `TIDEMARK_SESSION_MAX_LENGTH` / `engine.sessions.maxLength` (4 h); the
- * metrics window only from the file. Validated once, by the session operator's own validator, even
- * when off (a bad gap is reported before someone turns sessions on).
+ * The engine's `sessions` setting (docs/decisions/0009-session-windows.md, "Live path";
+ * docs/decisions/0034-sessions-at-scale.md): off by default in `tidemark engine` (`tidemark up` turns
+ * it on); on with `--sessions`, `TIDEMARK_SESSIONS=1` or `engine.sessions.enabled: true`. Gap, length
+ * cap and key cap come from `--session-gap` / `TIDEMARK_SESSION_GAP` / `engine.sessions.gap` (default
+ * 60 s), `--session-max-length` / `TIDEMARK_SESSION_MAX_LENGTH` / `engine.sessions.maxLength` (4 h)
+ * and `--session-max-keys` / `TIDEMARK_SESSION_MAX_KEYS` / `engine.sessions.maxKeys` (1,000,000).
+ * Validated once, by the session operator's own validator, even when off (a bad gap is reported
+ * before someone turns sessions on).
  */
 import { ConfigError, validateSessionConfig, type SessionConfig } from "../core/index.js";
 import { RuntimeError, badSetting as bad } from "./errors.js";
@@ -13,7 +14,7 @@ import { RuntimeError, badSetting as bad } from "./errors.js";
 /** One setting resolved across flag, env and file, with where it came from. */
 export type SettingLookup = (key: string, fileValue: unknown, filePath: string) => { v: unknown; where: string };
 
-const FILE_KEYS = ["enabled", "gap", "maxLength", "metricsWindow"];
+const FILE_KEYS = ["enabled", "gap", "maxLength", "maxKeys"];
 const TRUE = ["1", "true", "on", "yes"];
 const FALSE = ["0", "false", "off", "no"];
 
@@ -36,16 +37,17 @@ export function parseSessionsSetting(
   const enabled = lookup("sessions", o.enabled, "engine.sessions.enabled");
   const gap = lookup("sessionGap", o.gap, "engine.sessions.gap");
   const maxLength = lookup("sessionMaxLength", o.maxLength, "engine.sessions.maxLength");
+  const maxKeys = lookup("sessionMaxKeys", o.maxKeys, "engine.sessions.maxKeys");
   const unset = (x: { v: unknown; where: string }, name: string, flag: string, env: string): string =>
     x.v === undefined ? `the default ${name} (set --${flag}, ${env} or engine.sessions.${name})` : x.where;
   const where: Record<string, string> = {
     "sessions.gap": unset(gap, "gap", "session-gap", "TIDEMARK_SESSION_GAP"),
     "sessions.maxLength": unset(maxLength, "maxLength", "session-max-length", "TIDEMARK_SESSION_MAX_LENGTH"),
-    "sessions.metricsWindow": `${fileName}: engine.sessions.metricsWindow`,
+    "sessions.maxKeys": unset(maxKeys, "maxKeys", "session-max-keys", "TIDEMARK_SESSION_MAX_KEYS"),
   };
   let valid: Readonly<SessionConfig>;
   try {
-    valid = validateSessionConfig({ gap: gap.v, maxLength: maxLength.v, metricsWindow: o.metricsWindow });
+    valid = validateSessionConfig({ gap: gap.v, maxLength: maxLength.v, maxKeys: maxKeys.v });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const why = err.message.startsWith(`${err.path}: `) ? err.message.slice(err.path.length + 2) : err.message;

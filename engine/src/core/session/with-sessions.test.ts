@@ -42,8 +42,8 @@ describe("withSessions", { timeout: 30_000 }, () => {
     combined.finish(a.out);
     core.finish(b.out);
     sessions.finish(b.out);
-    expect(a.lines.some((l) => l.includes('"session":{'))).toBe(true);
-    expect(a.lines.some((l) => !l.includes('"session":{'))).toBe(true);
+    expect(a.lines.some((l) => l.includes('"sessions":{'))).toBe(true);
+    expect(a.lines.some((l) => !l.includes('"sessions":{'))).toBe(true);
     expect(a.lines).toEqual(b.lines);
     expect(withSessions(SESSIONS).create(config()).status().sessions.openSessions).toBe(0);
   });
