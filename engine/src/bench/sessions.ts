@@ -1,12 +1,19 @@
 /**
- * `node dist/bench/sessions.js` (part of `npm run bench -w engine`): events/s of the core with
- * session windows on (StreamCore + session operator fed the same events, as the runtime would
- * drive them) vs tumbling only (StreamCore alone), the session operator alone, and sessions
- * without early panes, in one run on the same simulated stream. Each timed pass runs in a fresh
- * child process (one process's JIT and heap history skewed later runs), passes interleaved
- * round-robin, best of 3 per run. Each pass is timed in wall time and in the process's CPU time
- * (user + system): on a shared machine the CPU figure is the steadier one, and the ratios are
- * printed for both. TM_BENCH_SESSION_EVENTS overrides N (default 300k).
+ * `node dist/bench/sessions.js` (part of `npm run bench -w engine`): the session operator
+ * (docs/decisions/0034-sessions-at-scale.md) measured against the window core in the same run.
+ *
+ * - Throughput: events/s of tumbling only (StreamCore), tumbling + sessions (both fed each event, as
+ *   the runtime drives them) and the session operator alone, on two streams: the seed-like stream
+ *   (300k events over 5 min, 20 services, 1,000 users: long sessions, a late tail that bridges) and a
+ *   real-cardinality one (10k events/s of log time for 30 s, 24 services, 100,000 users: mostly
+ *   one-event sessions, the hard case for state). Each pass in a fresh child process, interleaved,
+ *   best of 3, in wall time and in the process's CPU time (the steadier figure on a shared machine).
+ * - State: bytes per open (service, user) session when 200,000 keys each open one session (their rows
+ *   kept by every policy and the reference): the store's typed arrays and timer heaps, counted
+ *   exactly with their spare capacity, plus the growth of the gc'd JS heap (the users' strings).
+ *   Process-wide array-buffer counters are not used: grown-out buffers linger in them after a GC.
+ * - Output: pane JSON bytes per event on the real-cardinality stream, session panes and window panes.
+ * TM_BENCH_SESSION_EVENTS overrides the seed-like stream's size.
  */
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
@@ -16,56 +23,61 @@ import {
   createSessionOperator,
   defaultCoreConfig,
   simulate,
-  type CoreConfig,
   type CoreOutput,
+  type SessionCore,
   type StreamCore,
 } from "../core/index.js";
-import { partitionOf, type TelemetryEvent } from "../protocol.js";
+import { partitionOf, type Pane, type TelemetryEvent } from "../protocol.js";
 
 const EVENTS = Number(process.env.TM_BENCH_SESSION_EVENTS ?? 300_000);
 const REPEATS = 3;
 const SESSIONS = { gap: "60s", maxLength: "4h" };
+const OPEN_KEYS = Number(process.env.TM_BENCH_OPEN_KEYS ?? 200_000);
 
 interface Result {
   eventsPerSec: number;
-  /** Events per second of this process's CPU time (user + system). */
   cpuEventsPerSec: number;
   panes: number;
   merges: number;
 }
 
-/** Early panes are per open session (not per service): the same policies without them, for sessions. */
-function quiet(config: CoreConfig): CoreConfig {
-  return { ...config, policies: config.policies.map((p) => ({ ...p, earlyEveryMs: null })) };
-}
-
-const RUNS: Record<string, { label: string; make: (c: CoreConfig) => StreamCore[] }> = {
-  tumbling: { label: "tumbling only (StreamCore)", make: (c) => [createCore(c)] },
-  both: { label: "tumbling + sessions", make: (c) => [createCore(c), createSessionOperator(c, SESSIONS)] },
-  alone: { label: "session operator alone", make: (c) => [createSessionOperator(c, SESSIONS)] },
-  quiet: {
-    label: "tumbling + sessions, no early panes",
-    make: (c) => [createCore(c), createSessionOperator(quiet(c), SESSIONS)],
+const STREAMS: Record<string, { label: string; events: () => TelemetryEvent[] }> = {
+  seed: {
+    label: `seed-like: ${EVENTS.toLocaleString("en-US")} events over 5 min, 20 services, 1,000 users`,
+    events: () => simulate({ seed: 1, events: EVENTS, spanMs: 300_000, services: 20, routes: 20, users: 1_000 }),
+  },
+  real: {
+    label: "real cardinality: 10k events/s for 30 s, 24 services, 100,000 users",
+    events: () => simulate({ seed: 2, events: 300_000, spanMs: 30_000, services: 24, routes: 5, users: 100_000 }),
   },
 };
 
-/** One timed pass in this process: feeds every event (and finish) to fresh operators. */
-function once(name: string): Result {
-  const config = defaultCoreConfig();
-  // 5 min of traffic, 20 services, 1000 users: a user's requests to one service are ~20 s apart
-  // at 300k events, so sessions (gap 60 s) hold many events and the late tail (up to 90 s) bridges some.
-  const events = simulate({ seed: 1, events: EVENTS, spanMs: 300_000, services: 20, routes: 20, users: 1_000 });
-  const parts = events.map((e) => partitionOf(e.service, config.partitions));
-  const ops = (RUNS[name] as (typeof RUNS)[string]).make(config);
+const RUNS: Record<string, { label: string; make: () => StreamCore[] }> = {
+  tumbling: { label: "tumbling only (StreamCore)", make: () => [createCore(defaultCoreConfig())] },
+  both: {
+    label: "tumbling + sessions",
+    make: () => [createCore(defaultCoreConfig()), createSessionOperator(defaultCoreConfig(), SESSIONS)],
+  },
+  alone: { label: "session operator alone", make: () => [createSessionOperator(defaultCoreConfig(), SESSIONS)] },
+};
+
+function feed(ops: readonly StreamCore[], events: readonly TelemetryEvent[], out: CoreOutput): void {
+  const partitions = defaultCoreConfig().partitions;
+  for (const e of events) {
+    const p = partitionOf(e.service, partitions);
+    for (const op of ops) op.event(p, e, out);
+  }
+}
+
+/** One timed pass in this process. */
+function timed(stream: string, run: string): Result {
+  const events = (STREAMS[stream] as (typeof STREAMS)[string]).events();
+  const ops = (RUNS[run] as (typeof RUNS)[string]).make();
   let n = 0;
   const out: CoreOutput = { pane: () => void n++, late: () => {} };
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i] as TelemetryEvent;
-    const p = parts[i] as number;
-    for (const op of ops) op.event(p, e, out);
-  }
+  feed(ops, events, out);
   for (const op of ops) op.finish(out);
   const ns = Number(process.hrtime.bigint() - t0);
   const cpu = process.cpuUsage(cpu0);
@@ -78,45 +90,97 @@ function once(name: string): Result {
   };
 }
 
-function main(): void {
-  const self = fileURLToPath(import.meta.url);
-  const names = Object.keys(RUNS);
-  const best = new Map<string, Result>();
-  const bestCpu = new Map<string, number>();
-  for (let r = 0; r < REPEATS; r++) {
-    for (const name of names) {
-      const res = JSON.parse(execFileSync(process.execPath, [self, name], { encoding: "utf8" })) as Result;
-      if (res.eventsPerSec > (best.get(name)?.eventsPerSec ?? 0)) best.set(name, res);
-      bestCpu.set(name, Math.max(bestCpu.get(name) ?? 0, res.cpuEventsPerSec));
-    }
-  }
-  const get = (name: string): Result => best.get(name) as Result;
-  const cpuOf = (name: string): number => bestCpu.get(name) as number;
-  const config = defaultCoreConfig();
-  console.log(
-    `session windows: ${EVENTS.toLocaleString("en-US")} events, ${config.policies.length} policies (${config.policies.map((p) => p.name).join(", ")}), windows 10 s + 60 s, gap 60 s; best of ${REPEATS} fresh processes`,
-  );
-  console.log(`| ${"run".padEnd(36)} | events/s    | events/CPU-s | panes     |`);
-  console.log(`|${"-".repeat(38)}|-------------|--------------|-----------|`);
-  const num = (x: number, w: number): string => Math.round(x).toLocaleString("en-US").padStart(w);
-  for (const name of names) {
-    const r = get(name);
-    console.log(
-      `| ${(RUNS[name] as (typeof RUNS)[string]).label.padEnd(36)} | ${num(r.eventsPerSec, 11)} | ${num(cpuOf(name), 12)} | ${String(r.panes).padStart(9)} |`,
-    );
-  }
-  const ratio = (name: string): string => (get(name).eventsPerSec / get("tumbling").eventsPerSec).toFixed(2);
-  const cpuRatio = (name: string): string => (cpuOf(name) / cpuOf("tumbling")).toFixed(2);
-  console.log(
-    `sessions on / tumbling only: ${ratio("both")}x throughput (${ratio("quiet")}x without early session panes); session merges: ${get("alone").merges}`,
-  );
-  console.log(
-    `by CPU time: ${cpuRatio("both")}x (${cpuRatio("quiet")}x without early session panes); load average ${loadavg()
-      .map((x) => x.toFixed(1))
-      .join(" ")}`,
-  );
+/** The JS heap after a full collection (typed arrays' backing stores are counted exactly apart). */
+function heapBytes(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
 }
 
-const child = process.argv[2];
-if (child !== undefined) process.stdout.write(JSON.stringify(once(child)));
+/** Bytes per open (service, user) session: 200k keys, one event each, all open for every policy. */
+function memory(): { bytesPerKey: number; heapPerKey: number; storePerKey: number; keys: number; rows: number; statusBytesPerKey: number } {
+  const op = createSessionOperator(defaultCoreConfig(), SESSIONS);
+  const out: CoreOutput = { pane: () => {}, late: () => {} };
+  const t = 1_767_225_600_000;
+  // Warm the operator's code and tables, then measure the keys alone.
+  op.event(0, { ts: t, ingest_ts: t, service: "svc-00", route: "/", status: 200, latency_ms: 1, user: "warm" }, out);
+  const before = heapBytes();
+  for (let i = 0; i < OPEN_KEYS; i++) {
+    const ts = t + Math.floor(i / 100);
+    const e = { ts, ingest_ts: ts, service: `svc-${String(i % 24).padStart(2, "0")}`, route: "/", status: 200, latency_ms: 1, user: `user-${String(i).padStart(8, "0")}` };
+    op.event(partitionOf(e.service, 8), e, out);
+  }
+  const heap = heapBytes() - before;
+  const s = (op as SessionCore).status();
+  return {
+    bytesPerKey: (heap + s.sessionStoreBytes) / s.sessionKeys,
+    heapPerKey: heap / s.sessionKeys,
+    storePerKey: s.sessionStoreBytes / s.sessionKeys,
+    keys: s.sessionKeys,
+    rows: s.sessionRows,
+    statusBytesPerKey: s.stateBytes / s.sessionKeys,
+  };
+}
+
+/** Pane JSON bytes per event on the real-cardinality stream, by kind of pane. */
+function output(): { sessionBytes: number; windowBytes: number; events: number } {
+  const events = (STREAMS.real as (typeof STREAMS)[string]).events();
+  let sessionBytes = 0;
+  let windowBytes = 0;
+  const out: CoreOutput = {
+    pane: (p: Pane) => {
+      const n = JSON.stringify(p).length + 1;
+      if (p.sessions) sessionBytes += n;
+      else windowBytes += n;
+    },
+    late: () => {},
+  };
+  feed([createCore(defaultCoreConfig()), createSessionOperator(defaultCoreConfig(), SESSIONS)], events, out);
+  return { sessionBytes, windowBytes, events: events.length };
+}
+
+function child(args: readonly string[]): unknown {
+  const self = fileURLToPath(import.meta.url);
+  return JSON.parse(execFileSync(process.execPath, ["--expose-gc", self, ...args], { encoding: "utf8" })) as unknown;
+}
+
+function main(): void {
+  const num = (x: number, w: number): string => Math.round(x).toLocaleString("en-US").padStart(w);
+  console.log(`session windows: default policies (dashboard, alerting, billing + the bias reference), windows 10 s + 60 s, gap 60 s; best of ${REPEATS} fresh processes`);
+  for (const stream of Object.keys(STREAMS)) {
+    const best = new Map<string, Result>();
+    const bestCpu = new Map<string, number>();
+    for (let r = 0; r < REPEATS; r++)
+      for (const run of Object.keys(RUNS)) {
+        const res = child(["timed", stream, run]) as Result;
+        if (res.eventsPerSec > (best.get(run)?.eventsPerSec ?? 0)) best.set(run, res);
+        bestCpu.set(run, Math.max(bestCpu.get(run) ?? 0, res.cpuEventsPerSec));
+      }
+    console.log(`\n${(STREAMS[stream] as (typeof STREAMS)[string]).label}`);
+    console.log(`| ${"run".padEnd(28)} | events/s    | events/CPU-s | panes     |`);
+    console.log(`|${"-".repeat(30)}|-------------|--------------|-----------|`);
+    for (const run of Object.keys(RUNS)) {
+      const r = best.get(run) as Result;
+      console.log(`| ${(RUNS[run] as (typeof RUNS)[string]).label.padEnd(28)} | ${num(r.eventsPerSec, 11)} | ${num(bestCpu.get(run) as number, 12)} | ${String(r.panes).padStart(9)} |`);
+    }
+    const cpu = (run: string): number => bestCpu.get(run) as number;
+    const wall = (run: string): number => (best.get(run) as Result).eventsPerSec;
+    console.log(
+      `sessions on / tumbling only: ${(cpu("both") / cpu("tumbling")).toFixed(2)}x by CPU time, ${(wall("both") / wall("tumbling")).toFixed(2)}x wall; session merges: ${(best.get("alone") as Result).merges}`,
+    );
+  }
+  const m = child(["memory"]) as ReturnType<typeof memory>;
+  console.log(
+    `\nbytes per open (service, user) session: ${num(m.bytesPerKey, 0)} B = ${num(m.storePerKey, 0)} B of typed arrays and timer heaps (exact, spare capacity included) + ${num(m.heapPerKey, 0)} B of gc'd JS heap (the user's string); ${m.keys.toLocaleString("en-US")} keys, ${m.rows.toLocaleString("en-US")} rows; status().stateBytes says ${num(m.statusBytesPerKey, 0)} B; target <= 200 B`,
+  );
+  const o = child(["output"]) as ReturnType<typeof output>;
+  console.log(
+    `pane JSON per event on the real-cardinality stream: session panes ${(o.sessionBytes / o.events).toFixed(1)} B, window panes ${(o.windowBytes / o.events).toFixed(1)} B, together ${((o.sessionBytes + o.windowBytes) / o.events).toFixed(1)} B (the whole stream's panes, finish() excluded)`,
+  );
+  console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === "timed") process.stdout.write(JSON.stringify(timed(rest[0] as string, rest[1] as string)));
+else if (mode === "memory") process.stdout.write(JSON.stringify(memory()));
+else if (mode === "output") process.stdout.write(JSON.stringify(output()));
 else main();

@@ -26,7 +26,7 @@ export function countRow(ctx: SessionContext, s: number, policies: number, sign:
   const end = last + ctx.settings.gapMs;
   const events = slots.events[s] as number;
   const error = slots.error[s] === 1;
-  const service = keys.service[slots.key[s] as number] as string;
+  const service = keys.serviceOf(slots.key[s] as number);
   for (const p of clock.policies) {
     const b = bit(p.index);
     if (!(policies & b)) continue;

@@ -89,7 +89,7 @@ export class SessionOperator implements StreamCore {
   }
 
   status(): SessionStatus {
-    return sessionStatus(this.config, this.state);
+    return sessionStatus(this.config, this.state, this.ctx.timers.bytes);
   }
 
   snapshot(): Uint8Array {

@@ -175,7 +175,7 @@ function drop(
   p.droppedEvents++;
   if (p.index === ctx.state.early.length) return;
   const keys = ctx.state.keys;
-  const keyId = keyIdOf(keys.service[k] as string, keys.user[k]);
+  const keyId = keyIdOf(keys.serviceOf(k), keys.user[k]);
   const rec: LateRecord = {
     policy: p.cfg.name,
     reason: "behind-watermark",

@@ -7,9 +7,13 @@
  * and per timer clock the due it is armed at. No object per session: about 45 bytes a row, nothing
  * for the garbage collector to trace.
  *
- * Invariant: a row is live iff its mask is non-zero; a freed row is on the free list.
+ * Invariant: a row is live iff its mask is non-zero; a freed row is on the free list, which is
+ * threaded through `next` (the most recently freed first).
  */
 export const NO_SLOT = -1;
+
+/** Growth of the row and key tables: small steps, so little of a large table is ever unused. */
+export const GROWTH = 1.25;
 
 /** A copy of `a` with room for `size` entries. */
 export function grownTo<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T, size: number): T {
@@ -37,8 +41,8 @@ export class SessionSlots {
   top = 0;
   /** Live rows. */
   live = 0;
-  private free = new Int32Array(0);
-  private freeCount = 0;
+  /** First row of the free list (NO_SLOT: empty). */
+  private freeHead = NO_SLOT;
 
   constructor(
     readonly clocks: number,
@@ -55,8 +59,10 @@ export class SessionSlots {
   /** A fresh row (mask 0, not armed, no next): the caller fills it. */
   alloc(): number {
     this.live++;
-    const s = this.freeCount > 0 ? (this.free[--this.freeCount] as number) : this.top++;
-    if (s >= this.capacity) this.resize(Math.ceil(this.capacity * 1.5));
+    let s = this.freeHead;
+    if (s !== NO_SLOT) this.freeHead = this.next[s] as number;
+    else s = this.top++;
+    if (s >= this.capacity) this.resize(Math.ceil(this.capacity * GROWTH));
     this.next[s] = NO_SLOT;
     this.ended[s] = 0;
     for (const a of this.armed) a[s] = Infinity;
@@ -68,12 +74,13 @@ export class SessionSlots {
     this.mask[s] = 0;
     this.ended[s] = 0;
     for (const a of this.armed) a[s] = Infinity;
-    this.free[this.freeCount++] = s;
+    this.next[s] = this.freeHead;
+    this.freeHead = s;
   }
 
   /** Bytes of every backing array. */
   get bytes(): number {
-    let n = this.free.byteLength;
+    let n = 0;
     for (const a of this.columns()) n += a.byteLength;
     return n;
   }
@@ -83,18 +90,17 @@ export class SessionSlots {
     return [this.first, this.last, this.events, this.error, this.mask, this.ended, this.next, this.key, ...this.armed];
   }
 
-  /** The free list, bottom first (the next alloc takes the last). */
-  freeList(): Int32Array {
-    return this.free.subarray(0, this.freeCount);
+  /** The first free row (its list goes on through `next`), for the snapshot. */
+  get firstFree(): number {
+    return this.freeHead;
   }
 
-  /** Restores the bookkeeping a snapshot wrote (columns are filled by the caller after `resize`). */
-  restore(top: number, free: readonly number[]): void {
+  /** Restores the bookkeeping a snapshot wrote; the caller fills the columns after it. */
+  restore(top: number, firstFree: number, live: number): void {
     if (top > this.capacity) this.resize(top);
     this.top = top;
-    this.freeCount = 0;
-    for (const s of free) this.free[this.freeCount++] = s;
-    this.live = top - free.length;
+    this.freeHead = firstFree;
+    this.live = live;
   }
 
   private resize(size: number): void {
@@ -111,6 +117,5 @@ export class SessionSlots {
       a.fill(Infinity, (this.armed[c] as Float64Array).length);
       this.armed[c] = a;
     }
-    this.free = grownTo(this.free, size);
   }
 }

@@ -65,59 +65,58 @@ function readColumns(r: ByteReader, columns: readonly Column[], n: number): void
   }
 }
 
-function* writeList(w: ByteWriter, list: Int32Array): Generator<void, void, void> {
-  w.uint(list.length);
-  yield* writeBytesSteps(w, new Uint8Array(list.buffer, list.byteOffset, list.byteLength));
+/** Table bookkeeping: rows used, the first free one (+1: −1 is none), live rows. */
+function writeTop(w: ByteWriter, t: { top: number; firstFree: number; live: number }): void {
+  for (const x of [t.top, t.firstFree + 1, t.live]) w.uint(x);
 }
 
-function readList(r: ByteReader): number[] {
-  const n = r.uint();
-  const b = r.bytes();
-  if (b.length !== n * 4) throw corrupt("has a free list of the wrong length");
-  return Array.from(new Int32Array(b.slice().buffer));
+function readTop(r: ByteReader): [top: number, firstFree: number, live: number] {
+  const top = r.uint();
+  const firstFree = r.uint() - 1;
+  const live = r.uint();
+  if (firstFree >= top || live > top) throw corrupt("has a table past its end");
+  return [top, firstFree, live];
 }
 
 function* writeSlots(w: ByteWriter, slots: SessionSlots): Generator<void, void, void> {
-  w.uint(slots.top);
-  yield* writeList(w, slots.freeList());
+  writeTop(w, slots);
   yield* writeColumns(w, slots.columns(), slots.top);
 }
 
 function readSlots(r: ByteReader, slots: SessionSlots): void {
-  const top = r.uint();
-  slots.restore(top, readList(r));
-  readColumns(r, slots.columns(), top);
+  slots.restore(...readTop(r));
+  readColumns(r, slots.columns(), slots.top);
 }
 
 function* writeKeys(w: ByteWriter, keys: SessionKeys): Generator<void, void, void> {
-  w.uint(keys.top);
-  yield* writeList(w, keys.freeList());
+  writeTop(w, keys);
   yield* writeColumns(w, [keys.head, keys.armed], keys.top);
   yield* writeBytesSteps(w, bytesOf(keys.closed, keys.top * keys.policies));
   w.uint(keys.live);
   let n = 0;
   for (const k of keys.keys()) {
     w.uint(k);
-    w.string(keys.service[k] as string);
+    w.string(keys.serviceOf(k));
     w.string(keys.user[k] as string);
     if (++n % KEYS_PER_STEP === 0) yield;
   }
 }
 
 function readKeys(r: ByteReader, keys: SessionKeys): void {
-  const top = r.uint();
-  const free = readList(r);
-  keys.restore(top, free);
+  const [top, firstFree, live] = readTop(r);
+  keys.restore(top, firstFree, live);
   readColumns(r, [keys.head, keys.armed], top);
   const closed = r.bytes();
   if (closed.length !== top * keys.policies * 8) throw corrupt("has closed-session bounds of the wrong length");
   bytesOf(keys.closed, top * keys.policies).set(closed);
-  for (let n = r.uint(); n > 0; n--) {
+  const named = r.uint();
+  if (named !== live) throw corrupt("names another number of keys than it holds");
+  for (let n = named; n > 0; n--) {
     const k = r.uint();
     if (k >= top) throw corrupt("names a key past its key table");
     keys.restoreKey(k, r.string(), r.string());
   }
-  keys.restore(top, free);
+  keys.reindex();
 }
 
 /** Snapshot bytes of the operator's whole state. */

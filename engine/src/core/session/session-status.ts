@@ -16,6 +16,8 @@ export interface SessionStatus extends CoreStatus {
   /** (service, user) keys held, and the cap on them (`sessions.maxKeys`). */
   sessionKeys: number;
   maxSessionKeys: number;
+  /** Bytes of the session store's typed arrays and timer heaps, exactly (capacity included). */
+  sessionStoreBytes: number;
   /** Events of new keys past the cap: counted, not sessionized. */
   overflowEvents: number;
   /** Merges of two or more sessions by a bridging event, summed over policies. */
@@ -24,8 +26,8 @@ export interface SessionStatus extends CoreStatus {
   anonymousEvents: number;
 }
 
-/** Bytes a held key costs beyond its typed-array rows: its map entry and user string (measured, engine/BENCHMARKS.md). */
-const KEY_OVERHEAD_BYTES = 80;
+/** Bytes a held key costs on the JS heap: its user string and its slot in the array of them (measured, engine/BENCHMARKS.md). */
+const KEY_HEAP_BYTES = 44;
 
 function popcount(x: number): number {
   let n = 0;
@@ -33,7 +35,8 @@ function popcount(x: number): number {
   return n;
 }
 
-export function sessionStatus(config: CoreConfig, state: SessionState): SessionStatus {
+/** `timerBytes`: the operator's timer heaps (not part of its state). */
+export function sessionStatus(config: CoreConfig, state: SessionState, timerBytes: number): SessionStatus {
   const clock = state.clock;
   const ref = referenceIndex(state);
   const { slots, keys } = state;
@@ -56,7 +59,7 @@ export function sessionStatus(config: CoreConfig, state: SessionState): SessionS
       .map((p) => policyStatus(p, watermarkOf(clock, p), dialStatus(p, state.dials.dials[p.index] ?? []))),
     openWindows: cells,
     stateKeys: keys.live,
-    stateBytes: slots.bytes + keys.bytes + keys.live * KEY_OVERHEAD_BYTES,
+    stateBytes: slots.bytes + keys.bytes + timerBytes + keys.live * KEY_HEAP_BYTES,
     overflow: { services: state.services.overflow.services, routes: 0 },
     eventsTotal: clock.eventsTotal,
     heldBackBy: heldBackBy(clock, config.idleTimeoutMs),
@@ -65,6 +68,7 @@ export function sessionStatus(config: CoreConfig, state: SessionState): SessionS
     sessionRows: slots.live,
     sessionKeys: keys.live,
     maxSessionKeys: keys.maxKeys,
+    sessionStoreBytes: slots.bytes + keys.bytes + timerBytes,
     overflowEvents: state.overflowEvents,
     merges: state.merges,
     anonymousEvents: state.anonymous,
