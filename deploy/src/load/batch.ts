@@ -1,6 +1,6 @@
 /**
  * One `POST /v1/events` of `tidemark load`: its events, their NDJSON lines (the recording
- * format, docs/decisions/0002-event-format.md), and the Idempotency-Key every attempt carries.
+ * format, docs/decisions/0002-event-batch-format.md), and the Idempotency-Key every attempt carries.
  * Pure.
  */
 import type { DemoEvent } from "../demo/model.js";

@@ -1,5 +1,5 @@
 /**
- * Delivers one batch of `tidemark load` (docs/operations.md, "`tidemark load`", "Retries"):
+ * Delivers one batch of `tidemark load` (docs/operations.md, "`tidemark load`", "Sending"):
  * posts it, resends it with the same Idempotency-Key after a 429, a 5xx or no answer (waiting as
  * retry-policy.ts says), and accounts for it once: the accepted records into the counters, the
  * ledger and the record file; a refused batch into `refused`; a batch given up on into `unsent`.

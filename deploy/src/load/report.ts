@@ -1,5 +1,5 @@
 /**
- * What `tidemark load` prints (docs/operations.md, "`tidemark load`", "The summary"): a progress
+ * What `tidemark load` prints (docs/operations.md, "`tidemark load`", "Output"): a progress
  * line on stderr about every second, a human summary on stderr at the end, and one machine line
  * on stdout, `tidemark load done {json}`. Pure formatting.
  */

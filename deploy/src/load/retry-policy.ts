@@ -1,6 +1,6 @@
 /**
  * What `tidemark load` does with each answer of `POST /v1/events` (docs/ingest.md, "Errors";
- * docs/operations.md, "`tidemark load`", "Retries"), and how long it waits before resending the
+ * docs/operations.md, "`tidemark load`", "Sending"), and how long it waits before resending the
  * same batch with the same Idempotency-Key. Pure: the jitter's uniform draw is passed in.
  */
 
