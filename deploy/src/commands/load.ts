@@ -1,6 +1,7 @@
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { loadTidemarkConfig } from "../config/tidemark-config.js";
+import { DeployError } from "../errors.js";
 import { EngineLag } from "../load/engine-lag.js";
 import { readLoadOptions, type LoadOptions } from "../load/load-options.js";
 import { runLoad, type LoadResult } from "../load/load-run.js";
@@ -34,16 +35,30 @@ export const load: Command = {
     const result = await runLoad({ ...o, record, lag: lag?.tracker, log }, abort.signal);
     // The figures at the end: one more status from each worker heard from (at most 2.5 s).
     if (lag && lag.tracker.workers > 0) await lag.fresh(lag.tracker.workers, 2500);
-    await record?.close();
     await lag?.close();
+    const closed = await record?.close().then(
+      () => undefined,
+      (err: Error) => err,
+    );
     const done = doneOf(o, result, lag);
     ledgerFile?.write({ ...result.ledger.toJSON(), seed: o.seed, rate: o.rate, startedAt: result.startedAt });
     for (const line of summaryLines(done, lag !== undefined)) log(line);
-    if (result.failure) throw result.failure;
+    const failure = result.failure ?? closed ?? nothingAccepted(done);
+    if (failure) throw failure;
     process.stdout.write(doneLine(done) + "\n");
     return 0;
   },
 };
+
+/** A run in which ingest took none of the events it was sent has not put any load on the stack. */
+function nothingAccepted(d: DoneRecord): DeployError | undefined {
+  if (d.accepted > 0 || d.generated === 0) return undefined;
+  return new DeployError(
+    "TM_LOAD_REFUSED",
+    `ingest accepted none of ${d.generated} events (${d.http5xx} answers 5xx, ${d.http4xx} 4xx, ` +
+      `${d.connectionErrors} attempts without an answer): see the messages above`,
+  );
+}
 
 function describe(o: LoadOptions): string {
   const s = sessionShape(o.rate, o.users);

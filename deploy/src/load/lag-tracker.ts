@@ -1,6 +1,6 @@
 /**
  * The engine's pipeline lag as `tidemark load` reports it (docs/operations.md, "`tidemark
- * load`", "The summary"): from each worker's `tm.status` (`EngineStatusMessage.pipelineLag`, p50
+ * load`", "Output"): from each worker's `tm.status` (`EngineStatusMessage.pipelineLag`, p50
  * and p99 over the worker's last minute), the worst worker's latest figures and the largest p99
  * any worker reported during the run. Pure.
  */

@@ -99,7 +99,7 @@ describe("runLoad", () => {
       res.end('{"error":{"code":"TM_INGEST_UNAUTHORIZED","message":"missing or wrong bearer token"}}');
     });
     const r = await runLoad(options(server.url, { durationMs: 10_000 }), new AbortController().signal);
-    expect(r.failure?.code).toBe("TM_LOAD_REFUSED");
+    expect((r.failure as { code?: string } | undefined)?.code).toBe("TM_LOAD_REFUSED");
     expect(r.counters.accepted).toBe(0);
     expect(r.counters.http4xx).toBeLessThanOrEqual(2);
     expect(r.endedAt - r.startedAt).toBeLessThan(5000);

@@ -6,7 +6,6 @@
  * still held back are sent at once; senders then have `drainMs` to get every batch answered.
  */
 import { DDSketch } from "@tidemark/sketches";
-import type { DeployError } from "../errors.js";
 import { DelayQueue } from "../demo/delay-queue.js";
 import type { PlannedEvent } from "../demo/model.js";
 import { cut, makeBatch, type LoadBatch } from "./batch.js";
@@ -52,8 +51,8 @@ export interface LoadResult {
   startedAt: number;
   /** When the last batch was answered or given up on. */
   endedAt: number;
-  /** Set when ingest refused for good or never answered. */
-  failure: DeployError | undefined;
+  /** Set when ingest refused for good (TM_LOAD_REFUSED), never answered (TM_LOAD_UNREACHABLE), or --record failed. */
+  failure: Error | undefined;
 }
 
 export async function runLoad(opts: LoadRunOptions, signal: AbortSignal): Promise<LoadResult> {
@@ -70,11 +69,12 @@ class LoadRun {
   private readonly client: IngestClient;
   private readonly startedAt = Date.now();
   private readonly model: LoadModel;
-  private failure: DeployError | undefined;
+  private failure: Error | undefined;
   private generating = true;
   private inFlight = 0;
   private batchNo = 0;
-  private wake: () => void = () => undefined;
+  /** Senders waiting for a batch. */
+  private idle: Array<() => void> = [];
   private lastProgress = { at: this.startedAt, accepted: 0 };
 
   constructor(private readonly opts: LoadRunOptions) {
@@ -129,13 +129,16 @@ class LoadRun {
         if (p.late) this.counters.late++;
         this.held.push(p.sendAt, p);
       }
-      // The end-of-run flush: events still held back go now, their lateness shortened.
-      this.enqueue(this.held.popDue(over ? Number.POSITIVE_INFINITY : now));
       if (over) break;
+      this.enqueue(this.held.popDue(now));
       await pause(Math.max(1, tickMs - (Date.now() - now)), signal);
     }
+    // The end-of-run flush: events still held back go now, their lateness shortened.
+    const rest = this.held.popDue(Number.POSITIVE_INFINITY);
+    if (this.stop.signal.aborted) this.counters.unsent += rest.length;
+    else this.enqueue(rest);
     this.generating = false;
-    this.wake();
+    this.wakeAll();
   }
 
   private enqueue(due: PlannedEvent[]): void {
@@ -145,7 +148,7 @@ class LoadRun {
       this.outbox.offer(makeBatch(key, items));
     }
     this.counters.shed = this.outbox.shedEvents;
-    this.wake();
+    this.wakeAll();
   }
 
   /** Posts batches until none is left and none will come. */
@@ -155,26 +158,23 @@ class LoadRun {
       const b = this.outbox.take();
       if (b === undefined) {
         if (!this.generating) return;
-        await new Promise<void>((resolve) => this.waitForWork(resolve));
+        await new Promise<void>((resolve) => this.idle.push(resolve));
         continue;
       }
       this.inFlight++;
       try {
         await delivery.deliver(b);
+      } catch (err) {
+        this.counters.unsent += b.events.length;
+        this.fail(err as Error);
       } finally {
         this.inFlight--;
       }
     }
   }
 
-  /** Chains `resolve` onto the wake-up of every waiting sender. */
-  private waitForWork(resolve: () => void): void {
-    const previous = this.wake;
-    this.wake = () => {
-      this.wake = () => undefined;
-      previous();
-      resolve();
-    };
+  private wakeAll(): void {
+    for (const wake of this.idle.splice(0)) wake();
   }
 
   /** Waits for the senders; past `drainMs` gives up on what is left (counted as unsent). */
@@ -193,10 +193,10 @@ class LoadRun {
     for (const b of this.outbox.drain()) this.counters.unsent += b.events.length;
   }
 
-  private fail(err: DeployError): void {
+  private fail(err: Error): void {
     this.failure ??= err;
     this.stop.abort();
-    this.wake();
+    this.wakeAll();
   }
 
   private progress(): void {

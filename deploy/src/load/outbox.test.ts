@@ -5,7 +5,7 @@ const batch = (n: number, tag = ""): { events: number[]; tag: string } => ({ eve
 
 describe("Outbox", () => {
   it("hands batches out first in first out", () => {
-    const o = new Outbox(100);
+    const o = new Outbox<ReturnType<typeof batch>>(100);
     o.offer(batch(10, "a"));
     o.offer(batch(20, "b"));
     expect(o.queuedEvents).toBe(30);
@@ -16,7 +16,7 @@ describe("Outbox", () => {
   });
 
   it("sheds a batch that would take it past the cap, counts it, and takes batches again once there is room", () => {
-    const o = new Outbox(25);
+    const o = new Outbox<ReturnType<typeof batch>>(25);
     expect(o.offer(batch(10))).toBe(true);
     expect(o.offer(batch(10))).toBe(true);
     expect(o.offer(batch(10))).toBe(false);
@@ -29,7 +29,7 @@ describe("Outbox", () => {
   });
 
   it("takes one batch larger than the cap when it is empty, and drains what is left", () => {
-    const o = new Outbox(5);
+    const o = new Outbox<ReturnType<typeof batch>>(5);
     expect(o.offer(batch(50))).toBe(true);
     expect(o.drain()).toHaveLength(1);
     expect(o.queuedEvents).toBe(0);

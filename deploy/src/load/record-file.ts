@@ -19,6 +19,13 @@ function open(path: string, flag: string): number {
   }
 }
 
+function writeFailed(path: string, err: unknown): DeployError {
+  return new DeployError(
+    "TM_LOAD_OUTPUT",
+    `writing --record ${path} failed (${(err as NodeJS.ErrnoException).code ?? String(err)}): free disk space or pass another path`,
+  );
+}
+
 export class RecordFile {
   private readonly stream: WriteStream;
   private failed: Error | undefined;
@@ -30,14 +37,18 @@ export class RecordFile {
 
   /** Appends `chunk`; waits when the disk is behind, so lines never pile up in memory. */
   async write(chunk: string): Promise<void> {
-    if (this.failed) throw this.failed;
-    if (chunk !== "" && !this.stream.write(chunk)) await once(this.stream, "drain");
+    try {
+      if (this.failed) throw this.failed;
+      if (chunk !== "" && !this.stream.write(chunk)) await once(this.stream, "drain");
+    } catch (err) {
+      throw writeFailed(this.path, err);
+    }
   }
 
   async close(): Promise<void> {
     this.stream.end();
     await once(this.stream, "close");
-    if (this.failed) throw this.failed;
+    if (this.failed) throw writeFailed(this.path, this.failed);
   }
 }
 
