@@ -6,6 +6,7 @@ import { DeployError } from "./errors.js";
 const COMMANDS: Record<string, () => Promise<Command>> = {
   up: async () => (await import("./commands/up.js")).up,
   demo: async () => (await import("./commands/demo.js")).demo,
+  load: async () => (await import("./commands/load.js")).load,
   ingest: async () => (await import("./commands/ingest.js")).ingest,
   dashboard: async () => (await import("./commands/dashboard.js")).dashboard,
   engine: async () => (await import("./commands/engine.js")).engine,

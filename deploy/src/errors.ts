@@ -11,7 +11,10 @@ export type DeployErrorCode =
   | "TM_CONFIG_INVALID"
   | "TM_ROLE_START_FAILED"
   | "TM_DEMO_REFUSED"
-  | "TM_BACKFILL_NOT_STORED";
+  | "TM_BACKFILL_NOT_STORED"
+  | "TM_LOAD_REFUSED"
+  | "TM_LOAD_UNREACHABLE"
+  | "TM_LOAD_OUTPUT";
 
 export class DeployError extends Error {
   constructor(
