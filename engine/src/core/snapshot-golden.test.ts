@@ -94,7 +94,7 @@ const GOLDEN = {
     bytes: {
       length: 6731,
       head: "544d575301d3",
-      sha256: "070cfd7fa80cb44bf095a75694ed63f3ee7715a19cf254c435ee375750cbc9e5",
+      sha256: "1e4c3f38ddc77379db7a1f440d4300c10815207d5488a118f326aad5b1562c56",
     },
   },
 };
