@@ -1,16 +1,15 @@
 /**
- * Sessions end to end (docs/decisions/0009-session-windows.md, "Live path"): nats-server, `tidemark
- * engine --sessions`, `tidemark dashboard`, then `tidemark backfill` of a small recording with
- * users. The session panes the engine wrote to TM_PANES, applied here to an upsert table
- * (retractions delete), give per (policy, service) the sessions ending in each 60 s window; the
- * dashboard's REST view and the browser's Sessions panel must show exactly that count and
- * error-session share for the newest window, a duration p50 among the middle durations, and follow
- * the panel's policy switch.
+ * Sessions end to end (docs/semantics.md, "Session windows"): nats-server, `tidemark engine
+ * --sessions`, `tidemark dashboard`, then `tidemark backfill` of a small recording with users. The
+ * engine's session panes on TM_PANES hold per (policy, service, 60 s window) the sessions that ended
+ * there; billing's newest final one is exactly what an offline sessionizer finds in the recording,
+ * and the dashboard's REST view and the browser's Sessions panel show the newest cell's count,
+ * error-session share and duration p50 for each policy, and follow the panel's policy switch.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Pane } from "@tidemark/engine/protocol";
+import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
 import type { Page } from "playwright-core";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
 import {
@@ -29,38 +28,57 @@ import { ARTIFACTS, launchBrowser } from "./browser.js";
 import { biasExtras, closeTo, expectedBias, expectedDelay, shownDuration, shownNumber } from "./shown-text.js";
 
 const W = 60_000;
+const GAP = 20_000;
 const SERVICE = "api";
 
 interface Expected {
   start: number;
   sessions: number;
   errorSessions: number;
-  durations: number[];
+  /** Where the shown duration p50 must lie (ms). */
+  p50: [lo: number, hi: number];
 }
 
-/** The newest 60 s window of the service's sessions (by end) under `policy`, from the pane stream. */
-function expectedNewest(panes: Iterable<Pane>, policy: string): Expected {
-  const rows = new Map<string, Pane>();
-  for (const p of [...panes]
-    .filter((x) => x.policy === policy && x.session && x.key.service === SERVICE)
-    .sort((a, b) => a.seq - b.seq)) {
-    if (p.kind === "retract") rows.delete(p.id);
-    else rows.set(p.id, p);
+/** The newest 60 s session cell of the service under `policy` in the pane stream: its latest pane. */
+function newestCell(panes: Iterable<Pane>, policy: string): Pane {
+  let newest: Pane | undefined;
+  for (const p of panes) {
+    if (p.policy !== policy || !p.sessions || p.key.service !== SERVICE || p.kind === "retract") continue;
+    if (p.window.end - p.window.start !== W) continue;
+    if (!newest || p.window.start > newest.window.start || (p.window.start === newest.window.start && p.seq > newest.seq))
+      newest = p;
   }
-  const byWindow = new Map<number, Pane[]>();
-  for (const p of rows.values()) {
-    const start = Math.floor(p.window.end / W) * W;
-    byWindow.set(start, [...(byWindow.get(start) ?? []), p]);
+  if (!newest) throw new Error(`no ${policy} session pane of ${SERVICE}`);
+  return newest;
+}
+
+/** What the panel must show of a cell: its counts, and its p50 up to the page's rounding. */
+function shownOf(cell: Pane): Expected {
+  const p50 = cell.value.p50;
+  return { start: cell.window.start, sessions: cell.value.count, errorSessions: cell.value.errors, p50: [p50 * 0.99 - 500, p50 * 1.01 + 500] };
+}
+
+/** Offline sessions of the service (gap GAP) ending in [start, start + W): count, error sessions, durations. */
+function offlineWindow(events: readonly TelemetryEvent[], start: number): { sessions: number; errorSessions: number; durations: number[] } {
+  const byUser = new Map<string, TelemetryEvent[]>();
+  for (const e of events) if (e.service === SERVICE && e.user !== "") byUser.set(e.user, [...(byUser.get(e.user) ?? []), e]);
+  const out = { sessions: 0, errorSessions: 0, durations: [] as number[] };
+  for (const list of byUser.values()) {
+    const sorted = [...list].sort((a, b) => a.ts - b.ts);
+    let from = 0;
+    for (let i = 1; i <= sorted.length; i++) {
+      if (i < sorted.length && (sorted[i] as TelemetryEvent).ts - (sorted[i - 1] as TelemetryEvent).ts < GAP) continue;
+      const session = sorted.slice(from, i);
+      from = i;
+      const end = (session[session.length - 1] as TelemetryEvent).ts + GAP;
+      if (end < start || end >= start + W) continue;
+      out.sessions++;
+      if (session.some((e) => e.status >= 500)) out.errorSessions++;
+      out.durations.push(end - GAP - (session[0] as TelemetryEvent).ts);
+    }
   }
-  const start = Math.max(...byWindow.keys());
-  const list = byWindow.get(start) ?? [];
-  // Accumulating and final-only panes carry whole values (no discarding policy here).
-  return {
-    start,
-    sessions: list.length,
-    errorSessions: list.filter((p) => p.value.errors > 0).length,
-    durations: list.map((p) => p.session?.durationMs ?? NaN).sort((a, b) => a - b),
-  };
+  out.durations.sort((a, b) => a - b);
+  return out;
 }
 
 describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () => {
@@ -88,8 +106,19 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     const summary = await runBackfill(nats.url, writeRecording(dir, events));
     await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, "end of recording");
     const panes = [...dedupePanes(await readStream(nc, "TM_PANES")).values()];
+    // Billing drops nothing here (the recording's delays stay under its 100 s): its final cell is
+    // exactly what an offline sessionizer finds over the whole recording.
+    const billing = newestCell(panes, "billing");
+    expect(billing.kind).toBe("final");
+    const truth = offlineWindow(events, billing.window.start);
+    expect([billing.value.count, billing.value.errors]).toEqual([truth.sessions, truth.errorSessions]);
+    const n = truth.durations.length;
+    const mid = Math.round(0.5 * (n - 1));
+    // DDSketch (1 % relative accuracy) answers within the order statistics around the median.
+    expect(billing.value.p50).toBeGreaterThanOrEqual((truth.durations[Math.max(0, mid - 1)] ?? 0) * 0.99);
+    expect(billing.value.p50).toBeLessThanOrEqual((truth.durations[Math.min(n - 1, mid + 1)] ?? 0) * 1.01);
     for (const policy of ["dashboard", "billing"]) {
-      const want = expectedNewest(panes, policy);
+      const want = shownOf(newestCell(panes, policy));
       expected.set(policy, want);
       // The dashboard has folded the engine's session panes once its REST view holds the same count.
       await waitFor(
@@ -125,7 +154,7 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     };
   };
 
-  /** The dashboard's derived cell of the window (REST), whose bias and delays the headline shows. */
+  /** The dashboard's cell of the window (REST), whose bias and delays the headline shows. */
   const cellOf = async (policy: string, start: number): Promise<Pane> => {
     const res = await fetch(`${url}/api/sessions?policy=${policy}&window=60s&service=${SERVICE}`);
     const cell = ((await res.json()) as { panes: Pane[] }).panes.find((p) => p.window.start === start);
@@ -134,18 +163,14 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
   };
 
   function expectShown(s: Awaited<ReturnType<typeof shown>>, want: Expected, cell: Pane): void {
-    const ctx = `${JSON.stringify(s)} vs ${JSON.stringify({ ...want, durations: want.durations.length })}`;
+    const ctx = `${JSON.stringify(s)} vs ${JSON.stringify(want)}`;
     expect(shownNumber(s.value), ctx).toBe(want.sessions);
     expect(closeTo(shownNumber(s.errors), (100 * want.errorSessions) / want.sessions), ctx).toBe(true);
-    // DDSketch (1 % relative accuracy) answers within the order statistics around the median.
-    const n = want.durations.length;
-    const mid = Math.round(0.5 * (n - 1));
-    const lo = (want.durations[Math.max(0, mid - 1)] ?? 0) * 0.99 - 500;
-    const hi = (want.durations[Math.min(n - 1, mid + 1)] ?? 0) * 1.01 + 500;
+    const [lo, hi] = want.p50;
     const p50 = shownDuration(s.p50.replace(/^duration p50 /, ""));
     expect(p50 >= lo && p50 <= hi, `${ctx}: p50 ${p50} outside [${lo}, ${hi}]`).toBe(true);
-    // The bias and delays the dashboard's cell carries (the session pane that last changed it),
-    // exactly as the page writes them; the bias is measured (the session-count shortfall).
+    // The bias and delays the cell's pane carries, exactly as the page writes them; the bias is
+    // measured (the session-count shortfall).
     expect(cell.bias.countPct, ctx).not.toBeNull();
     expect(cell.bias.windows, ctx).toBeGreaterThan(0);
     expect(s.bias, ctx).toBe(

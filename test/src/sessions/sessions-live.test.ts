@@ -2,10 +2,10 @@
  * Session windows through the real runtime (docs/decisions/0009-session-windows.md, "Live path"):
  * the engine started in-process with sessions on in its config (so `withSessions` is its
  * CoreFactory), a real nats-server, the recording backfilled by the real `tidemark backfill`. The
- * session panes read back from TM_PANES, applied to an upsert table with retractions, give exactly
- * the offline sessions for the policy that drops nothing here (billing: 100 s, the recording's
- * delays stay under 60 s); a run stopped midway and restarted from its checkpoint gives the same
- * pane stream after dedupe on (id, seq).
+ * session panes read back from TM_PANES — per (policy, service, window) the sessions that ended
+ * there — are for billing, which drops nothing here (100 s; the recording's delays stay under 60 s),
+ * exactly the cells of an offline sessionizer over the recording; a run stopped midway and restarted
+ * from its checkpoint gives the same pane stream after dedupe on (id, seq).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,47 +29,41 @@ import {
 
 const GAP = 20_000;
 const CAP = 4 * 3_600_000;
+const WINDOW = 10_000;
 const SESSIONS = { gap: "20s" };
 const events = makeRecording({ events: 3000, seed: 23 });
 
 interface Row {
   id: string;
-  start: number;
-  end: number;
+  /** Sessions ending in the window. */
   count: number;
+  /** Of them, sessions with a failed event. */
   errors: number;
-  durationMs: number;
-  firstRoute: string;
-  lastRoute: string;
+  /** Their events. */
+  events: number;
 }
 
-/** Offline sessions of (service, user): events by ts, cut at gaps >= GAP (ties: smaller route first/last). */
+/**
+ * Offline session cells: per (service, user) the events by ts, cut at gaps >= GAP (and at the length
+ * cap); each session counted in the 10 s window holding its end (last event + GAP), per service.
+ */
 function offline(list: readonly TelemetryEvent[]): Row[] {
   const keys = new Map<string, TelemetryEvent[]>();
   for (const e of list) keys.set(`${e.service}/${e.user}`, [...(keys.get(`${e.service}/${e.user}`) ?? []), e]);
-  const out: Row[] = [];
-  for (const [key, evs] of keys) {
-    const sorted = [...evs].sort((a, b) => a.ts - b.ts || (a.route < b.route ? -1 : a.route > b.route ? 1 : 0));
+  const cells = new Map<string, Row>();
+  for (const evs of keys.values()) {
+    const sorted = [...evs].sort((a, b) => a.ts - b.ts);
     let cur: TelemetryEvent[] = [];
     const flush = (): void => {
       const first = cur[0] as TelemetryEvent;
-      const lastTs = (cur[cur.length - 1] as TelemetryEvent).ts;
-      const lastRoute = cur
-        .filter((e) => e.ts === lastTs)
-        .map((e) => e.route)
-        .sort()[0] as string;
-      const id = `billing|session:${key}|${GAP}|${first.ts}`;
-      const errors = cur.filter((e) => e.status >= 500).length;
-      out.push({
-        id,
-        start: first.ts,
-        end: lastTs + GAP,
-        count: cur.length,
-        errors,
-        durationMs: lastTs - first.ts,
-        firstRoute: first.route,
-        lastRoute,
-      });
+      const end = (cur[cur.length - 1] as TelemetryEvent).ts + GAP;
+      const start = Math.floor(end / WINDOW) * WINDOW;
+      const id = `billing|sessions:${encodeURIComponent(first.service)}|${WINDOW}|${start}`;
+      const row = cells.get(id) ?? { id, count: 0, errors: 0, events: 0 };
+      row.count++;
+      if (cur.some((e) => e.status >= 500)) row.errors++;
+      row.events += cur.length;
+      cells.set(id, row);
       cur = [];
     };
     for (const e of sorted) {
@@ -79,27 +73,21 @@ function offline(list: readonly TelemetryEvent[]): Row[] {
     }
     flush();
   }
-  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+  return [...cells.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-/** The session panes of one policy applied to an upsert table keyed by id (retract = delete). */
+/** The latest session pane of each id of one policy (what an idempotent sink holds). */
 function table(panes: Iterable<Pane>, policy: string): Row[] {
-  const sorted = [...panes].filter((p) => p.policy === policy && p.session).sort((a, b) => a.seq - b.seq);
+  const sorted = [...panes].filter((p) => p.policy === policy && p.sessions).sort((a, b) => a.seq - b.seq);
   const rows = new Map<string, Row>();
-  for (const p of sorted) {
-    if (p.kind === "retract") rows.delete(p.id);
-    else {
-      const s = p.session as NonNullable<Pane["session"]>;
+  for (const p of sorted)
+    if (p.kind !== "retract")
       rows.set(p.id, {
         id: p.id,
-        start: p.window.start,
-        end: p.window.end,
         count: p.value.count,
         errors: p.value.errors,
-        ...s,
+        events: (p.sessions as NonNullable<Pane["sessions"]>).events,
       });
-    }
-  }
   return [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
@@ -165,13 +153,13 @@ describe("session windows in the live engine", () => {
     const bodies = messages.flatMap((m) => paneBatchLines(m.body));
     subjects = {};
     for (const m of messages) subjects[m.subject] = (subjects[m.subject] ?? 0) + paneBatchLines(m.body).length;
-    sessionPaneCount = bodies.filter((b) => (JSON.parse(b) as Pane).session !== undefined).length;
+    sessionPaneCount = bodies.filter((b) => (JSON.parse(b) as Pane).sessions !== undefined).length;
     return dedupePanes(bodies);
   }
 
-  it("billing's session panes, retractions applied, are the offline sessions; a restart midway changes nothing", async () => {
+  it("billing's session panes are the offline sessions' cells; a restart midway changes nothing", async () => {
     const clean = await run("clean", null);
-    const sessionPanes = [...clean.values()].filter((p) => p.session);
+    const sessionPanes = [...clean.values()].filter((p) => p.sessions);
     expect(sessionPanes.length).toBeGreaterThan(0);
     expect(sessionPanes.some((p) => p.kind === "retract" && p.policy === "alerting")).toBe(true);
     expect(DEFAULT_POLICIES.map((p) => p.name)).toContain("billing");
