@@ -325,6 +325,8 @@ export interface EngineStatusMessage {
    * routeCapPerService; docs/semantics.md, "Configuration"): counted, never refused. Absent from older engines.
    */
   overflow?: { services: number; routes: number };
+  /** The session store, on a worker running session windows (docs/semantics.md, "Session windows"). */
+  sessions?: SessionStoreStatus;
   checkpointAgeMs: number | null;
   eventsTotal: number;
   /**
@@ -333,6 +335,22 @@ export interface EngineStatusMessage {
    * workers, and `heldBackBy` the partition holding the merged watermark back, named with its worker.
    */
   merge?: MergeStageStatus;
+}
+
+/** A worker's session store in `tm.status`: keys against their cap, what the cap refused, size. */
+export interface SessionStoreStatus {
+  /** (service, user) keys held, and their cap (`sessions.maxKeys`). */
+  keys: number;
+  maxKeys: number;
+  /** Session rows (one per session, shared by the policies that see it alike). */
+  rows: number;
+  stateBytes: number;
+  /** Events of new keys past the cap since start: counted, not sessionized. */
+  overflowEvents: number;
+  /** Open sessions summed over the configured policies. */
+  openSessions: number;
+  merges: number;
+  anonymousEvents: number;
 }
 
 export interface MergeStageStatus {

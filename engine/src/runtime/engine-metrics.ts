@@ -16,6 +16,7 @@ import {
 } from "prom-client";
 import type { CoreStatus, PolicyStatus } from "../core/types.js";
 import { LAG_BUCKETS_S, type PipelineLag } from "./pipeline-lag.js";
+import { registerSessionGauges } from "./session-gauges.js";
 
 /** Bucket bounds of tidemark_engine_checkpoint_pause_seconds, seconds. */
 export const CHECKPOINT_PAUSE_BUCKETS_S: readonly number[] = [
@@ -150,6 +151,7 @@ export class EngineMetrics {
     });
     gauge(r, `${prefix}state_keys`, "Open (window, key) states.", () => view.status().stateKeys);
     gauge(r, `${prefix}state_bytes`, "Estimated heap bytes of window state.", () => view.status().stateBytes);
+    if (prefix === "tidemark_engine_") registerSessionGauges(r, prefix, () => view.status());
     r.registerMetric(
       new LagHistogram(view.pipelineLag, {
         name: `${prefix}pipeline_lag_seconds`,

@@ -13,6 +13,7 @@ import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/
 import type { EngineStatusMessage, PolicyStatusWire } from "../protocol.js";
 import type { LaneOffset } from "./partition-merge.js";
 import type { LagPercentiles } from "./pipeline-lag.js";
+import { sessionsOf } from "./session-gauges.js";
 import { boundServices } from "./status-services.js";
 
 export interface StatusInputs {
@@ -36,6 +37,24 @@ export interface StatusInputs {
 export function strategyText(w: WatermarkStrategyConfig): string {
   if (w.kind === "percentile") return `percentile q${w.q} of ${w.sample}`;
   return `${w.kind} ${formatDuration(w.lagMs)}`;
+}
+
+/** The session store's figures, when the core runs sessions (docs/decisions/0034-sessions-at-scale.md). */
+function sessionsPart(core: CoreStatus): Pick<EngineStatusMessage, "sessions"> {
+  const s = sessionsOf(core);
+  if (s === undefined) return {};
+  return {
+    sessions: {
+      keys: s.sessionKeys,
+      maxKeys: s.maxSessionKeys,
+      rows: s.sessionRows,
+      stateBytes: s.stateBytes,
+      overflowEvents: s.overflowEvents,
+      openSessions: s.openSessions,
+      merges: s.merges,
+      anonymousEvents: s.anonymousEvents,
+    },
+  };
 }
 
 export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
@@ -81,6 +100,7 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
     stateKeys: s.core.stateKeys,
     stateBytes: s.core.stateBytes,
     overflow: { ...s.core.overflow },
+    ...sessionsPart(s.core),
     checkpointAgeMs: s.lastCheckpointWall === null ? null : s.wallTime - s.lastCheckpointWall,
     eventsTotal: s.eventsTotal,
   };
