@@ -50,7 +50,14 @@ describe("PaneBook (pane replacement in the browser)", () => {
 
   it("keeps session panes (key.user) for the Sessions panel only; its details combine services", () => {
     const book = new PaneBook();
-    const sessions = (service: string, count: number, errors: number, p50: number, p95: number, events: number): Pane => {
+    const sessions = (
+      service: string,
+      count: number,
+      errors: number,
+      p50: number,
+      p95: number,
+      events: number,
+    ): Pane => {
       const base = testPane({ service, count, errors, windowMs: W, seq: 1 });
       return {
         ...base,

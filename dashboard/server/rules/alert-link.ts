@@ -15,7 +15,7 @@ const BY_METRIC: Record<string, AlertPanel> = {
   tidemark_session_errors: "sessions",
   tidemark_session_error_ratio: "sessions",
   tidemark_session_duration_ms: "sessions",
-  tidemark_session_users: "sessions",
+  tidemark_session_events: "sessions",
 };
 const BY_QUANTILE: Record<string, AlertPanel> = {
   "0.5": "p50",

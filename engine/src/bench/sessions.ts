@@ -97,7 +97,14 @@ function heapBytes(): number {
 }
 
 /** Bytes per open (service, user) session: 200k keys, one event each, all open for every policy. */
-function memory(): { bytesPerKey: number; heapPerKey: number; storePerKey: number; keys: number; rows: number; statusBytesPerKey: number } {
+function memory(): {
+  bytesPerKey: number;
+  heapPerKey: number;
+  storePerKey: number;
+  keys: number;
+  rows: number;
+  statusBytesPerKey: number;
+} {
   const op = createSessionOperator(defaultCoreConfig(), SESSIONS);
   const out: CoreOutput = { pane: () => {}, late: () => {} };
   const t = 1_767_225_600_000;
@@ -106,7 +113,15 @@ function memory(): { bytesPerKey: number; heapPerKey: number; storePerKey: numbe
   const before = heapBytes();
   for (let i = 0; i < OPEN_KEYS; i++) {
     const ts = t + Math.floor(i / 100);
-    const e = { ts, ingest_ts: ts, service: `svc-${String(i % 24).padStart(2, "0")}`, route: "/", status: 200, latency_ms: 1, user: `user-${String(i).padStart(8, "0")}` };
+    const e = {
+      ts,
+      ingest_ts: ts,
+      service: `svc-${String(i % 24).padStart(2, "0")}`,
+      route: "/",
+      status: 200,
+      latency_ms: 1,
+      user: `user-${String(i).padStart(8, "0")}`,
+    };
     op.event(partitionOf(e.service, 8), e, out);
   }
   const heap = heapBytes() - before;
@@ -145,7 +160,9 @@ function child(args: readonly string[]): unknown {
 
 function main(): void {
   const num = (x: number, w: number): string => Math.round(x).toLocaleString("en-US").padStart(w);
-  console.log(`session windows: default policies (dashboard, alerting, billing + the bias reference), windows 10 s + 60 s, gap 60 s; best of ${REPEATS} fresh processes`);
+  console.log(
+    `session windows: default policies (dashboard, alerting, billing + the bias reference), windows 10 s + 60 s, gap 60 s; best of ${REPEATS} fresh processes`,
+  );
   for (const stream of Object.keys(STREAMS)) {
     const best = new Map<string, Result>();
     const bestCpu = new Map<string, number>();
@@ -160,7 +177,9 @@ function main(): void {
     console.log(`|${"-".repeat(30)}|-------------|--------------|-----------|`);
     for (const run of Object.keys(RUNS)) {
       const r = best.get(run) as Result;
-      console.log(`| ${(RUNS[run] as (typeof RUNS)[string]).label.padEnd(28)} | ${num(r.eventsPerSec, 11)} | ${num(bestCpu.get(run) as number, 12)} | ${String(r.panes).padStart(9)} |`);
+      console.log(
+        `| ${(RUNS[run] as (typeof RUNS)[string]).label.padEnd(28)} | ${num(r.eventsPerSec, 11)} | ${num(bestCpu.get(run) as number, 12)} | ${String(r.panes).padStart(9)} |`,
+      );
     }
     const cpu = (run: string): number => bestCpu.get(run) as number;
     const wall = (run: string): number => (best.get(run) as Result).eventsPerSec;
@@ -176,7 +195,11 @@ function main(): void {
   console.log(
     `pane JSON per event on the real-cardinality stream: session panes ${(o.sessionBytes / o.events).toFixed(1)} B, window panes ${(o.windowBytes / o.events).toFixed(1)} B, together ${((o.sessionBytes + o.windowBytes) / o.events).toFixed(1)} B (the whole stream's panes, finish() excluded)`,
   );
-  console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
 }
 
 const [mode, ...rest] = process.argv.slice(2);

@@ -27,9 +27,21 @@ export function registerSessionGauges(r: Registry, prefix: string, status: () =>
     });
   };
   gauge("session_keys", "(service, user) keys the session store holds.", (s) => s.sessionKeys);
-  gauge("session_keys_limit", "The cap on session keys (sessions.maxKeys); 0 with sessions off.", (s) => s.maxSessionKeys);
-  gauge("session_rows", "Session rows held (each shared by the policies that see the same session).", (s) => s.sessionRows);
-  gauge("session_state_bytes", "Bytes of the session store: typed arrays and timer heaps exactly, users' strings estimated.", (s) => s.stateBytes);
+  gauge(
+    "session_keys_limit",
+    "The cap on session keys (sessions.maxKeys); 0 with sessions off.",
+    (s) => s.maxSessionKeys,
+  );
+  gauge(
+    "session_rows",
+    "Session rows held (each shared by the policies that see the same session).",
+    (s) => s.sessionRows,
+  );
+  gauge(
+    "session_state_bytes",
+    "Bytes of the session store: typed arrays and timer heaps exactly, users' strings estimated.",
+    (s) => s.stateBytes,
+  );
   new Counter({
     name: `${prefix}session_overflow_events_total`,
     help: "Events of new (service, user) keys past sessions.maxKeys: counted, not sessionized.",

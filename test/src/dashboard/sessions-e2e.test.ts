@@ -45,7 +45,11 @@ function newestCell(panes: Iterable<Pane>, policy: string): Pane {
   for (const p of panes) {
     if (p.policy !== policy || !p.sessions || p.key.service !== SERVICE || p.kind === "retract") continue;
     if (p.window.end - p.window.start !== W) continue;
-    if (!newest || p.window.start > newest.window.start || (p.window.start === newest.window.start && p.seq > newest.seq))
+    if (
+      !newest ||
+      p.window.start > newest.window.start ||
+      (p.window.start === newest.window.start && p.seq > newest.seq)
+    )
       newest = p;
   }
   if (!newest) throw new Error(`no ${policy} session pane of ${SERVICE}`);
@@ -55,13 +59,22 @@ function newestCell(panes: Iterable<Pane>, policy: string): Pane {
 /** What the panel must show of a cell: its counts, and its p50 up to the page's rounding. */
 function shownOf(cell: Pane): Expected {
   const p50 = cell.value.p50;
-  return { start: cell.window.start, sessions: cell.value.count, errorSessions: cell.value.errors, p50: [p50 * 0.99 - 500, p50 * 1.01 + 500] };
+  return {
+    start: cell.window.start,
+    sessions: cell.value.count,
+    errorSessions: cell.value.errors,
+    p50: [p50 * 0.99 - 500, p50 * 1.01 + 500],
+  };
 }
 
 /** Offline sessions of the service (gap GAP) ending in [start, start + W): count, error sessions, durations. */
-function offlineWindow(events: readonly TelemetryEvent[], start: number): { sessions: number; errorSessions: number; durations: number[] } {
+function offlineWindow(
+  events: readonly TelemetryEvent[],
+  start: number,
+): { sessions: number; errorSessions: number; durations: number[] } {
   const byUser = new Map<string, TelemetryEvent[]>();
-  for (const e of events) if (e.service === SERVICE && e.user !== "") byUser.set(e.user, [...(byUser.get(e.user) ?? []), e]);
+  for (const e of events)
+    if (e.service === SERVICE && e.user !== "") byUser.set(e.user, [...(byUser.get(e.user) ?? []), e]);
   const out = { sessions: 0, errorSessions: 0, durations: [] as number[] };
   for (const list of byUser.values()) {
     const sorted = [...list].sort((a, b) => a.ts - b.ts);

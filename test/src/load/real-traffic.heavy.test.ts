@@ -18,7 +18,14 @@ import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { Pane } from "@tidemark/engine/protocol";
 import { spawnTidemark, waitFor, type CliProcess } from "../index.js";
-import { connectNats, dedupePanes, lastPanes, metricValue, readStream, waitForStatus } from "../engine/engine-fixtures.js";
+import {
+  connectNats,
+  dedupePanes,
+  lastPanes,
+  metricValue,
+  readStream,
+  waitForStatus,
+} from "../engine/engine-fixtures.js";
 import { sessionCells, type SessionEvent } from "./sessionize.js";
 
 const RATE = 10_000;
@@ -85,7 +92,18 @@ describe("the default stack under real traffic", () => {
     const configFile = join(dir, "tidemark.config.json");
     writeFileSync(configFile, JSON.stringify(config()));
     up = spawnTidemark(
-      ["up", "--no-demo", "--config", configFile, "--data", join(dir, "data"), "--ingest-port", "0", "--dashboard-port", "0"],
+      [
+        "up",
+        "--no-demo",
+        "--config",
+        configFile,
+        "--data",
+        join(dir, "data"),
+        "--ingest-port",
+        "0",
+        "--dashboard-port",
+        "0",
+      ],
       { cwd: dir, readyTimeoutMs: 60_000 },
     );
     const ready = await up.ready;
@@ -105,7 +123,11 @@ describe("the default stack under real traffic", () => {
     ]);
     expect(await load.exited, load.output()).toBe(0);
     clearInterval(sampler);
-    const doneLine = load.output().split("\n").find((l) => l.startsWith(DONE)) ?? "";
+    const doneLine =
+      load
+        .output()
+        .split("\n")
+        .find((l) => l.startsWith(DONE)) ?? "";
     const done = JSON.parse(doneLine.slice(DONE.length)) as Record<string, number | boolean>;
     expect(done.http5xx).toBe(0);
     expect(done.exact).toBe(true);
@@ -127,11 +149,17 @@ describe("the default stack under real traffic", () => {
     const settled = Math.floor((lastTs + GAP_MS) / WINDOW_MS) * WINDOW_MS + WINDOW_MS + BILLING_GRACE_MS + lag;
     const nc = await connectNats(String(ready.nats));
     try {
-      await waitForStatus(nc, (s) => s.worker !== "merge-0" && (s.logTime ?? 0) >= settled, 180_000, "billing's W past the last session");
+      await waitForStatus(
+        nc,
+        (s) => s.worker !== "merge-0" && (s.logTime ?? 0) >= settled,
+        180_000,
+        "billing's W past the last session",
+      );
       const ledger = JSON.parse(readFileSync(accepted, "utf8")) as Ledger;
       const wantWindows = new Map<string, { count: number; errors: number }>();
       for (const [service, windows] of Object.entries(ledger.services))
-        for (const [start, c] of Object.entries(windows)) wantWindows.set(`billing|${encodeURIComponent(service)}|${WINDOW_MS}|${start}`, c);
+        for (const [start, c] of Object.entries(windows))
+          wantWindows.set(`billing|${encodeURIComponent(service)}|${WINDOW_MS}|${start}`, c);
       const wantSessions = new Map<string, { count: number; errors: number; events: number }>();
       for (const [key, c] of sessionCells(events, GAP_MS, WINDOW_MS)) {
         const [service, start] = key.split("|") as [string, string];

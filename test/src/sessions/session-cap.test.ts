@@ -12,9 +12,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
-import { HEARTBEAT_HEADER, encodeEventBatch, eventsSubject, partitionOf, type TelemetryEvent } from "@tidemark/engine/protocol";
+import {
+  HEARTBEAT_HEADER,
+  encodeEventBatch,
+  eventsSubject,
+  partitionOf,
+  type TelemetryEvent,
+} from "@tidemark/engine/protocol";
 import type { Page } from "playwright-core";
-import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { spawnTidemark, startTestNats, type CliProcess, type TestNats } from "../index.js";
 import {
   connectNats,
   dedupePanes,
@@ -113,7 +119,15 @@ async function publish(nc: NatsConnection): Promise<void> {
     const service = SERVICES[i % SERVICES.length] as string;
     const p = partitionOf(service, PARTITIONS);
     const t = T0 + Math.floor((i * SPAN_MS) / USERS);
-    (batches[p] as TelemetryEvent[]).push({ ts: t, ingest_ts: t, service, route: "/", status: 200, latency_ms: 5, user: `user-${i}` });
+    (batches[p] as TelemetryEvent[]).push({
+      ts: t,
+      ingest_ts: t,
+      service,
+      route: "/",
+      status: 200,
+      latency_ms: 5,
+      user: `user-${i}`,
+    });
     if ((i + 1) % 4000 === 0) {
       await Promise.all(batches.map((_, q) => flush(q)));
       await heartbeats(nc, t);

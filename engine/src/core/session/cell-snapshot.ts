@@ -22,7 +22,14 @@ function writeCell(w: ByteWriter, c: SessionCell): void {
 
 function readCell(r: ByteReader, window: CellWindow, service: string, policy: number, accuracy: number): SessionCell {
   const c = newCell(window, service, policy, accuracy);
-  [c.count, c.errors, c.events, c.lateAccepted, c.seq, c.lastEvents] = [r.uint(), r.uint(), r.uint(), r.uint(), r.uint(), r.uint()];
+  [c.count, c.errors, c.events, c.lateAccepted, c.seq, c.lastEvents] = [
+    r.uint(),
+    r.uint(),
+    r.uint(),
+    r.uint(),
+    r.uint(),
+    r.uint(),
+  ];
   c.lastSlot = r.uint() - 1;
   [c.changed, c.queued, c.lateDirty] = [r.bool(), r.bool(), r.bool()];
   return Object.assign(c, { durations: DDSketch.decode(r.bytes()), last: readValue(r), points: readStagePoints(r) });
@@ -91,7 +98,12 @@ export function* writeCells(w: ByteWriter, state: SessionState): Generator<void,
   }
 }
 
-export function readCells(r: ByteReader, state: SessionState, accuracy: number, corrupt: (what: string) => CoreError): void {
+export function readCells(
+  r: ByteReader,
+  state: SessionState,
+  accuracy: number,
+  corrupt: (what: string) => CoreError,
+): void {
   const policies = state.clock.policies.length;
   state.windows.forEach((windows, size) => {
     for (let n = r.uint(); n > 0; n--) {

@@ -20,12 +20,7 @@ export class SessionDials {
   /** Per configured policy, per window size. */
   readonly dials: PolicyDial[][];
 
-  constructor(
-    sizes: readonly number[],
-    policies: number,
-    biasWindows: number,
-    serviceCap: number,
-  ) {
+  constructor(sizes: readonly number[], policies: number, biasWindows: number, serviceCap: number) {
     this.dials = Array.from({ length: policies }, () =>
       sizes.map((sizeMs) => {
         const dial = newPolicyDial(sizeMs, biasWindows, serviceCap);
@@ -45,7 +40,12 @@ export class SessionDials {
     for (const [service, cells] of w.services) {
       const r = cells[reference];
       if (r === undefined) continue;
-      ref.set(service, { count: r.count, errors: r.errors, p99: r.count > 0 ? r.durations.quantile(0.99) : 0, users: 0 });
+      ref.set(service, {
+        count: r.count,
+        errors: r.errors,
+        p99: r.count > 0 ? r.durations.quantile(0.99) : 0,
+        users: 0,
+      });
     }
     return ref;
   }

@@ -18,7 +18,14 @@ import { bit, watermarkOf, type SessionContext } from "./session-context.js";
  * window size. `placed`: the change comes from placing an event now (`late`, a mask: one those
  * policies accepted late), not from a row's timer.
  */
-export function countRow(ctx: SessionContext, s: number, policies: number, sign: 1 | -1, placed = false, late = 0): void {
+export function countRow(
+  ctx: SessionContext,
+  s: number,
+  policies: number,
+  sign: 1 | -1,
+  placed = false,
+  late = 0,
+): void {
   if (policies === 0) return;
   const { slots, keys, clock } = ctx.state;
   const first = slots.first[s] as number;
@@ -40,7 +47,14 @@ export function countRow(ctx: SessionContext, s: number, policies: number, sign:
 }
 
 /** The policy's cell of `service` in the window of size index z holding `end`, created if new. */
-function cellOf(ctx: SessionContext, p: PolicyState, z: number, service: string, end: number, placed: boolean): SessionCell {
+function cellOf(
+  ctx: SessionContext,
+  p: PolicyState,
+  z: number,
+  service: string,
+  end: number,
+  placed: boolean,
+): SessionCell {
   const sizeMs = ctx.state.sizes[z] as number;
   const start = Math.floor(end / sizeMs) * sizeMs;
   const windows = ctx.state.windows[z] as Map<number, CellWindow>;

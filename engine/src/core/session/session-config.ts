@@ -31,7 +31,10 @@ function duration(v: unknown, path: string): number {
 function count(v: unknown, path: string): number {
   const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
   if (typeof n !== "number" || !(Number.isSafeInteger(n) && n >= 1))
-    throw new ConfigError(path, `must be a whole number of keys of at least 1 (e.g. 1000000), got ${JSON.stringify(v)}`);
+    throw new ConfigError(
+      path,
+      `must be a whole number of keys of at least 1 (e.g. 1000000), got ${JSON.stringify(v)}`,
+    );
   return n;
 }
 

@@ -13,19 +13,44 @@ import { createSessionOperator, type SessionCore } from "./index.js";
 const T = 1_767_225_600_000;
 const GAP = 10_000;
 
-function policy(name: string, mode: PolicyConfig["mode"], lagMs: number, graceMs: number, late: number | null): PolicyConfig {
-  return { name, label: name, watermark: { kind: "arrival-lag", lagMs }, graceMs, earlyEveryMs: null, lateEveryMs: late, mode };
+function policy(
+  name: string,
+  mode: PolicyConfig["mode"],
+  lagMs: number,
+  graceMs: number,
+  late: number | null,
+): PolicyConfig {
+  return {
+    name,
+    label: name,
+    watermark: { kind: "arrival-lag", lagMs },
+    graceMs,
+    earlyEveryMs: null,
+    lateEveryMs: late,
+    mode,
+  };
 }
 
 function config(policies: PolicyConfig[], over: Partial<CoreConfig> = {}): CoreConfig {
-  return { ...defaultCoreConfig(), partitions: 1, windows: [{ kind: "tumbling", sizeMs: 60_000 }], policies, referenceHorizonMs: 120_000, ...over };
+  return {
+    ...defaultCoreConfig(),
+    partitions: 1,
+    windows: [{ kind: "tumbling", sizeMs: 60_000 }],
+    policies,
+    referenceHorizonMs: 120_000,
+    ...over,
+  };
 }
 
 function event(ts: number, arrival: number, user = "ann", status = 200): TelemetryEvent {
   return { ts, ingest_ts: arrival, service: "shop", route: "/", status, latency_ms: 1, user };
 }
 
-function recorder(): { out: { pane: (p: Pane) => void; late: (r: LateRecord) => void }; panes: Pane[]; late: LateRecord[] } {
+function recorder(): {
+  out: { pane: (p: Pane) => void; late: (r: LateRecord) => void };
+  panes: Pane[];
+  late: LateRecord[];
+} {
   const panes: Pane[] = [];
   const late: LateRecord[] = [];
   return { panes, late, out: { pane: (p) => panes.push(p), late: (r) => late.push(r) } };
@@ -77,7 +102,10 @@ describe("session operator", () => {
   });
 
   it("the key TTL frees a session that an event-time policy whose W stopped would hold forever", () => {
-    const bounded: PolicyConfig = { ...policy("ev", "accumulating", 0, 0, null), watermark: { kind: "bounded", lagMs: 1_000 } };
+    const bounded: PolicyConfig = {
+      ...policy("ev", "accumulating", 0, 0, null),
+      watermark: { kind: "bounded", lagMs: 1_000 },
+    };
     const op = createSessionOperator(config([bounded], { keyTtlMs: 600_000, idleTimeoutMs: 3_600_000 }), { gap: GAP });
     const r = recorder();
     op.event(0, event(T, T), r.out);
@@ -92,7 +120,8 @@ describe("session operator", () => {
     const op: SessionCore = createSessionOperator(defaultCoreConfig(), {});
     const r = recorder();
     const keys = 50_000;
-    for (let i = 0; i < keys; i++) op.event(0, event(T + Math.floor(i / 10), T + Math.floor(i / 10), `user-${i}`), r.out);
+    for (let i = 0; i < keys; i++)
+      op.event(0, event(T + Math.floor(i / 10), T + Math.floor(i / 10), `user-${i}`), r.out);
     const s = op.status();
     expect(s.sessionKeys).toBe(keys);
     expect(s.sessionRows).toBe(keys);

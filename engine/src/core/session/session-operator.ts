@@ -107,7 +107,8 @@ export class SessionOperator implements StreamCore {
   }
 
   private fire(t: SessionTimer): void {
-    if (t.kind === PROXY_KIND) this.ctx.timers.fireProxy(t as SlotProxy, (c, id, due) => fireSlotTimer(this.ctx, c, id, due));
+    if (t.kind === PROXY_KIND)
+      this.ctx.timers.fireProxy(t as SlotProxy, (c, id, due) => fireSlotTimer(this.ctx, c, id, due));
     else fireCellTimer(this.ctx, t as WindowTimer);
   }
 

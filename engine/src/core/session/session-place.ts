@@ -77,10 +77,11 @@ function listTouchedFirst(ctx: SessionContext, k: number, ts: number, period: nu
   if (n <= MAX_ROWS) return n;
   const { slots, keys } = ctx.state;
   const gap = ctx.settings.gapMs;
-  for (let s = keys.head[k] as number; s !== NO_SLOT; ) {
+  for (let s = keys.head[k] as number; s !== NO_SLOT;) {
     const next = slots.next[s] as number;
     const f = slots.first[s] as number;
-    const hit = Math.floor(f / ctx.settings.maxLengthMs) === period && f - gap < ts && ts < (slots.last[s] as number) + gap;
+    const hit =
+      Math.floor(f / ctx.settings.maxLengthMs) === period && f - gap < ts && ts < (slots.last[s] as number) + gap;
     if (hit && keys.head[k] !== s) {
       unlinkRow(ctx, s);
       slots.next[s] = keys.head[k] as number;
@@ -159,7 +160,9 @@ function judge(
 function boundBlocks(ctx: SessionContext, p: PolicyState, k: number, ts: number, period: number): boolean {
   const keys = ctx.state.keys;
   const bound = keys.closed[k * keys.policies + p.index] as number;
-  return bound > -Infinity && Math.floor(bound / ctx.settings.maxLengthMs) === period && ts < bound + ctx.settings.gapMs;
+  return (
+    bound > -Infinity && Math.floor(bound / ctx.settings.maxLengthMs) === period && ts < bound + ctx.settings.gapMs
+  );
 }
 
 function drop(
@@ -192,7 +195,15 @@ function drop(
  * become one, holding exactly g, with the event in it; `late` ⊇ the policies for which its end is
  * already behind W (it counts as ended for them at once).
  */
-function keepEvent(ctx: SessionContext, k: number, g: number, t: number, ts: number, error: boolean, late: number): void {
+function keepEvent(
+  ctx: SessionContext,
+  k: number,
+  g: number,
+  t: number,
+  ts: number,
+  error: boolean,
+  late: number,
+): void {
   const slots = ctx.state.slots;
   if (t === 0) {
     const s = slots.alloc();
@@ -287,7 +298,7 @@ function placeApart(
 function joinRows(ctx: SessionContext, k: number): void {
   const slots = ctx.state.slots;
   for (let a = ctx.state.keys.head[k] as number; a !== NO_SLOT; a = slots.next[a] as number) {
-    for (let b = slots.next[a] as number; b !== NO_SLOT; ) {
+    for (let b = slots.next[a] as number; b !== NO_SLOT;) {
       const next = slots.next[b] as number;
       if (sameSession(ctx, a, b)) {
         slots.mask[a] = ((slots.mask[a] as number) | (slots.mask[b] as number)) >>> 0;

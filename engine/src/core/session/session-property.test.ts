@@ -18,7 +18,14 @@ const GAP = 3_000;
 const CAP = 20_000;
 const SIZES = [2_000, 5_000];
 
-const policy = (name: string, lagMs: number, graceMs: number, mode: PolicyConfig["mode"], early: number | null, late: number | null): PolicyConfig => ({
+const policy = (
+  name: string,
+  lagMs: number,
+  graceMs: number,
+  mode: PolicyConfig["mode"],
+  early: number | null,
+  late: number | null,
+): PolicyConfig => ({
   name,
   label: name,
   watermark: { kind: "arrival-lag", lagMs },
@@ -118,7 +125,10 @@ function checkAgainstOracle(steps: readonly Step[], r: Run): void {
         p99: quantile(c.durations, 0.99),
       })),
     );
-    expect(held.map(({ kind: _k, ...c }) => c), `${p.name} final cells`).toEqual(expected);
+    expect(
+      held.map(({ kind: _k, ...c }) => c),
+      `${p.name} final cells`,
+    ).toEqual(expected);
     const dropped = r.late.filter((x) => x.policy === p.name).map((x) => x.event);
     expect(dropped, `${p.name} drops`).toEqual(naive.dropped[i]);
     if (p.mode === "final-only") return;

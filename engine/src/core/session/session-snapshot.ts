@@ -120,7 +120,11 @@ function readKeys(r: ByteReader, keys: SessionKeys): void {
 }
 
 /** Snapshot bytes of the operator's whole state. */
-export function encodeSessionSnapshot(config: CoreConfig, sessions: Readonly<SessionConfig>, state: SessionState): Uint8Array {
+export function encodeSessionSnapshot(
+  config: CoreConfig,
+  sessions: Readonly<SessionConfig>,
+  state: SessionState,
+): Uint8Array {
   return allSteps(encodeSessionSnapshotSteps(config, sessions, state));
 }
 

@@ -71,7 +71,10 @@ export function naiveSessions(
         if (s.last + gap + p.graceMs <= w) {
           (result.finals[i] as Final[]).push(toFinal(s, gap));
           const k = keyOf(s);
-          (closed[i] as Map<string, number>).set(k, Math.max((closed[i] as Map<string, number>).get(k) ?? -Infinity, s.last));
+          (closed[i] as Map<string, number>).set(
+            k,
+            Math.max((closed[i] as Map<string, number>).get(k) ?? -Infinity, s.last),
+          );
         } else keep.push(s);
       }
       open[i] = keep;
