@@ -1,0 +1,163 @@
+/**
+ * `npm run bench -w test` (node dist/soak/soak.js): the whole default stack (`tidemark up --no-demo`:
+ * ingest, one engine worker with sessions, the merge operator, the dashboard, nats-server) under
+ * `tidemark load` in its own process, on this machine (docs/operations.md, "Capacity").
+ *
+ * 1. Soak: 10,000 events/s for TM_SOAK_MINUTES (default 10) from 100,000 users; each minute the
+ *    engine's lag (its histogram over the minute, and tm.status' last-minute p50/p99) and every
+ *    role's RSS; TM_PANES bytes per accepted event over the soak.
+ * 2. Capacity: steps of 40 s from 15,000 events/s up, 5,000 apart, each after the lag recovered;
+ *    the highest rate whose events the engine handled with lag p99 ≤ 250 ms (its histogram).
+ * 3. Overload: 3× that rate for 30 s, then the time until the engine's lag is back under 1 s.
+ * 4. Nothing lost: billing's final service panes (10 s) equal every run's accepted ledger summed.
+ * Loopback only, bounded, stops by itself; it stops only what it started.
+ */
+import { mkdtempSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { billingFinals } from "./billing-finals.js";
+import { addLedgers, runLoad, type Ledger, type LoadDone } from "./load-run.js";
+import { lagBuckets, p99Bound, panesBytes, rssMb, shareWithin, startStack, workerStatus, type Stack } from "./stack.js";
+
+const USERS = 100_000;
+const SOAK_RATE = 10_000;
+const MINUTES = Number(process.env.TM_SOAK_MINUTES ?? 10);
+const STEP_S = 40;
+const BILLING_SETTLE_MS = 60_000 + 10_000 + 90_000 + 20_000;
+
+const log = (line: string): void => void process.stdout.write(`${line}\n`);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const mb = (x: number): string => `${Math.round(x)} MB`;
+
+function rssLine(stack: Stack): string {
+  return Object.entries(stack.pids)
+    .map(([role, pid]) => `${role} ${mb(rssMb(pid))}`)
+    .join(", ");
+}
+
+/** Waits until the engine worker's lag (wall − log time) is under `ms`; returns how long it took. */
+async function recover(stack: Stack, ms: number, limitMs = 600_000): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < limitMs) {
+    const s = workerStatus(stack);
+    if (s !== undefined && s.wallTime > t0 && (s.pipelineLagMs ?? Infinity) < ms) return Date.now() - t0;
+    await sleep(250);
+  }
+  throw new Error(`the engine's lag did not come back under ${ms} ms within ${limitMs} ms`);
+}
+
+async function soak(stack: Stack, dir: string): Promise<{ done: LoadDone; ledger: Ledger }> {
+  log(
+    `soak: ${SOAK_RATE.toLocaleString("en-US")} events/s for ${MINUTES} min from ${USERS.toLocaleString("en-US")} users`,
+  );
+  log(`  start RSS: ${rssLine(stack)}`);
+  const bytes0 = await panesBytes(stack.nc);
+  const run = runLoad(stack, dir, "soak", SOAK_RATE, MINUTES * 60, USERS);
+  let before = await lagBuckets(stack);
+  const peak: Record<string, number> = {};
+  const sampler = setInterval(() => {
+    for (const [role, pid] of Object.entries(stack.pids)) peak[role] = Math.max(peak[role] ?? 0, rssMb(pid));
+  }, 1_000);
+  log(
+    "  | minute | events | lag p99 (histogram bound) | lag p50 / p99 (tm.status, last min) | engine RSS | merge RSS |",
+  );
+  for (let minute = 1; minute <= MINUTES; minute++) {
+    await sleep(60_000);
+    const after = await lagBuckets(stack);
+    const s = workerStatus(stack);
+    const { events } = shareWithin(before, after, "0.25");
+    log(
+      `  | ${minute} | ${events.toLocaleString("en-US")} | ≤ ${p99Bound(before, after)} s | ${s?.pipelineLag?.p50 ?? "–"} / ${s?.pipelineLag?.p99 ?? "–"} ms | ${mb(rssMb(stack.pids.engine ?? 0))} | ${mb(rssMb(stack.pids.merge ?? 0))} |`,
+    );
+    before = after;
+  }
+  const result = await run;
+  clearInterval(sampler);
+  log(
+    `  end RSS: ${rssLine(stack)}; peak: ${Object.entries(peak)
+      .map(([r, v]) => `${r} ${mb(v)}`)
+      .join(", ")}`,
+  );
+  await recover(stack, 1_000);
+  const bytes = (await panesBytes(stack.nc)) - bytes0;
+  log(
+    `  accepted ${result.done.accepted.toLocaleString("en-US")} (${result.done.acceptedPerSec}/s), 5xx ${result.done.http5xx}, POST p99 ${result.done.httpP99Ms} ms; TM_PANES ${(bytes / result.done.accepted).toFixed(1)} B per accepted event`,
+  );
+  return result;
+}
+
+async function capacity(stack: Stack, dir: string, ledgers: Ledger[]): Promise<number> {
+  log(`capacity: ${STEP_S} s steps, the engine's histogram over each step`);
+  let best = 0;
+  for (let rate = 15_000; rate <= 60_000; rate += 5_000) {
+    await recover(stack, 1_000);
+    const before = await lagBuckets(stack);
+    const { done, ledger } = await runLoad(stack, dir, `step-${rate}`, rate, STEP_S, USERS);
+    ledgers.push(ledger);
+    const after = await lagBuckets(stack);
+    const within = shareWithin(before, after, "0.25");
+    const held = within.share >= 0.99 && done.acceptedPerSec >= 0.95 * rate;
+    log(
+      `  ${rate.toLocaleString("en-US")}/s: accepted ${done.acceptedPerSec.toLocaleString("en-US")}/s, ${(100 * within.share).toFixed(2)} % of events within 250 ms (p99 ≤ ${p99Bound(before, after)} s), 5xx ${done.http5xx}, retries ${done.retries} — ${held ? "holds" : "does not hold"}`,
+    );
+    if (!held) break;
+    best = rate;
+  }
+  log(`  highest rate with engine lag p99 ≤ 250 ms: ${best.toLocaleString("en-US")} events/s`);
+  return best;
+}
+
+async function overload(stack: Stack, dir: string, capacityRate: number, ledgers: Ledger[]): Promise<void> {
+  const rate = 3 * Math.max(capacityRate, SOAK_RATE);
+  await recover(stack, 1_000);
+  log(`overload: ${rate.toLocaleString("en-US")} events/s (3× capacity) for 30 s`);
+  const { done, ledger } = await runLoad(stack, dir, "burst", rate, 30, USERS);
+  ledgers.push(ledger);
+  const lagAtEnd = workerStatus(stack)?.pipelineLagMs ?? null;
+  const took = await recover(stack, 1_000);
+  log(
+    `  accepted ${done.accepted.toLocaleString("en-US")} (${done.acceptedPerSec.toLocaleString("en-US")}/s), 5xx ${done.http5xx}, retries ${done.retries}, shed ${done.shed}; engine lag at the burst's end ${lagAtEnd} ms, back under 1 s ${(took / 1000).toFixed(1)} s after it`,
+  );
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tidemark-soak-"));
+  const stack = await startStack(join(dir, "data"), dir);
+  try {
+    log(
+      `soak bench (load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}); ${JSON.stringify(stack.pids)}`,
+    );
+    const ledgers: Ledger[] = [(await soak(stack, dir)).ledger];
+    const best = await capacity(stack, dir, ledgers);
+    await overload(stack, dir, best, ledgers);
+    log(`nothing lost: waiting ${BILLING_SETTLE_MS / 1000} s for billing's finals`);
+    await sleep(BILLING_SETTLE_MS);
+    const want = addLedgers(ledgers);
+    const got = await billingFinals(stack.nc, 10_000);
+    let missing = 0;
+    let wrong = 0;
+    for (const [key, c] of want) {
+      const g = got.get(key);
+      if (g === undefined) missing++;
+      else if (g.count !== c.count || g.errors !== c.errors) wrong++;
+    }
+    const total = [...want.values()].reduce((n, c) => n + c.count, 0);
+    log(
+      `  billing's final 10 s windows vs the accepted ledgers: ${want.size} windows, ${total.toLocaleString("en-US")} events; ${missing} missing, ${wrong} different`,
+    );
+    log(
+      `load average at the end ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
+  } finally {
+    await stack.stop();
+  }
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`soak: ${String(err)}\n`);
+  process.exitCode = 1;
+});
