@@ -10,6 +10,7 @@ export { keyIdOf } from "./window-state.js";
 export { OTHER_ROUTE, OTHER_SERVICE } from "./key-registry.js";
 export { SNAPSHOT_VERSION } from "./snapshot.js";
 export { allSteps, snapshotStepsOf } from "./snapshot-steps.js";
+export { SNAPSHOT_CAPTURED } from "./types.js";
 export type {
   AccumulationMode,
   CoreConfig,

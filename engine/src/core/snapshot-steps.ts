@@ -11,7 +11,7 @@ import type { SnapshotSteps, StreamCore } from "./types.js";
 const BYTES_STEP = 256 * 1024;
 
 /** Runs every step at once and returns what the last one returns. */
-export function allSteps<T>(steps: Generator<void, T, void>): T {
+export function allSteps<T>(steps: Generator<unknown, T, void>): T {
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
@@ -47,6 +47,14 @@ export function* joinSteps(pieces: readonly Uint8Array[]): Generator<void, Uint8
 /** w.bytes(b) (length, then the bytes), a step per BYTES_STEP copied. */
 export function* writeBytesSteps(w: ByteWriter, b: Uint8Array): Generator<void, void, void> {
   w.uint(b.length);
+  for (let at = 0; at < b.length; at += BYTES_STEP) {
+    w.raw(b.subarray(at, Math.min(b.length, at + BYTES_STEP)));
+    yield;
+  }
+}
+
+/** w.raw(b) (the bytes alone), a step per BYTES_STEP copied. */
+export function* writeRawSteps(w: ByteWriter, b: Uint8Array): Generator<void, void, void> {
   for (let at = 0; at < b.length; at += BYTES_STEP) {
     w.raw(b.subarray(at, Math.min(b.length, at + BYTES_STEP)));
     yield;

@@ -135,9 +135,13 @@ export interface CoreStatus {
  * A snapshot encoded in steps (docs/decisions/0016-checkpoints-without-pause.md): each `next()`
  * encodes a bounded piece of the state (a key with its routes, a window's key, a piece of the
  * checksum); the last returns the bytes `snapshot()` would have returned when the first step ran.
- * No input may reach the core until then; `status()` may.
+ * No input may reach the core until then — or until a step yields SNAPSHOT_CAPTURED: everything
+ * after it is encoded from copies taken before it (docs/decisions/0034-sessions-at-scale.md), so
+ * input may resume while the rest encodes. `status()` may be read at any time.
  */
-export type SnapshotSteps = Generator<void, Uint8Array, void>;
+export const SNAPSHOT_CAPTURED = "captured";
+
+export type SnapshotSteps = Generator<void | typeof SNAPSHOT_CAPTURED, Uint8Array, void>;
 
 /**
  * One tick of the merge stage's input (docs/decisions/0029-two-stage-dataflow.md): every upstream

@@ -7,9 +7,16 @@
  * only the user's string. At most `maxKeys` keys are held: a new key past the cap is refused, and
  * the caller counts its events (an explosion of users meets a counted bound, never memory).
  */
-import { GROWTH, grownTo, NO_SLOT } from "./session-slots.js";
+import { CaptureBuffers, GROWTH, grownTo, NO_SLOT, type CapturedTable } from "./session-slots.js";
 
 export const NO_KEY = -1;
+
+/** The keys as they stood, copied: columns head, armed, closed; each key's user ("" free) and service. */
+export interface CapturedKeys extends CapturedTable {
+  readonly user: readonly string[];
+  readonly serviceIndex: Int32Array;
+  readonly services: readonly (string | null)[];
+}
 const EMPTY = -1;
 
 /** A string that owns its characters: a slice of a decoded batch would keep the whole batch alive. */
@@ -49,6 +56,9 @@ export class SessionKeys {
   private readonly serviceIds = new Map<string, number>();
   private lastService = "";
   private lastServiceId = -1;
+  private readonly captures = new CaptureBuffers();
+  /** The users copied at the last capture (reused, like the column copies). */
+  private readonly users: string[] = [];
 
   constructor(
     readonly policies: number,
@@ -98,6 +108,27 @@ export class SessionKeys {
   /** The keys held, in the order a snapshot writes them (ascending index). */
   *keys(): Generator<number, void, void> {
     for (let k = 0; k < this.top; k++) if (this.user[k] !== "") yield k;
+  }
+
+  /** Copies of the used keys (their users' strings by reference: strings do not change). */
+  capture(): CapturedKeys {
+    const top = this.top;
+    const columns = [this.head, this.armed, this.closed, this.serviceIndex];
+    const copy = this.captures.copy(columns, [top, top, top * this.policies, top]);
+    const [head, armed, closed, serviceIndex] = copy.columns as [Int32Array, Float64Array, Float64Array, Int32Array];
+    const user = copy.own ? this.users : [];
+    user.length = top;
+    for (let k = 0; k < top; k++) user[k] = this.user[k] as string;
+    return {
+      top,
+      firstFree: this.freeHead,
+      live: this.live,
+      columns: [head, armed, closed],
+      user,
+      serviceIndex,
+      services: this.services.slice(),
+      release: copy.release,
+    };
   }
 
   /** The first free key (its list goes on through `head`), for the snapshot. */

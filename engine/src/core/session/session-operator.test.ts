@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import type { LateRecord, Pane, TelemetryEvent } from "../../protocol.js";
 import { defaultCoreConfig } from "../default-config.js";
-import type { CoreConfig, PolicyConfig } from "../types.js";
+import { simulate } from "../simulation.js";
+import { SNAPSHOT_CAPTURED, type CoreConfig, type PolicyConfig } from "../types.js";
 import { createSessionOperator, type SessionCore } from "./index.js";
 
 const T = 1_767_225_600_000;
@@ -114,6 +115,24 @@ describe("session operator", () => {
     expect(op.status()).toMatchObject({ sessionRows: 1, openSessions: 1 });
     op.heartbeat(0, T + GAP + 600_000, r.out);
     expect(op.status()).toMatchObject({ sessionRows: 0, openSessions: 0 });
+  });
+
+  it("a snapshot's steps after SNAPSHOT_CAPTURED encode the cut, whatever input came in meanwhile", () => {
+    const events = simulate({ seed: 4, events: 6_000, services: 4, users: 300 });
+    const op = createSessionOperator(defaultCoreConfig(), {});
+    const r = recorder();
+    for (const e of events.slice(0, 3_000)) op.event(0, e, r.out);
+    const atCut = op.snapshot();
+    const steps = op.snapshotSteps();
+    let captured = false;
+    let step = steps.next();
+    for (; !step.done && !captured; step = steps.next()) captured = step.value === SNAPSHOT_CAPTURED;
+    expect(captured).toBe(true);
+    // The input resumes: rows, keys, cells and dials all change.
+    for (const e of events.slice(3_000)) op.event(0, e, r.out);
+    while (!step.done) step = steps.next();
+    expect(step.value).toEqual(atCut);
+    expect(op.snapshot()).not.toEqual(atCut);
   });
 
   it("a (service, user) with one open session holds at most 200 bytes of the store's tables", () => {

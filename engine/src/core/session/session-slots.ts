@@ -12,6 +12,51 @@
  */
 export const NO_SLOT = -1;
 
+type Column = Float64Array | Int32Array | Uint32Array | Uint8Array;
+
+/** A table's rows as they stood, copied (what a snapshot encodes after the input resumed). */
+export interface CapturedTable {
+  readonly top: number;
+  readonly firstFree: number;
+  readonly live: number;
+  readonly columns: readonly Column[];
+  /** Gives the copies' buffers back for the next capture (the snapshot is encoded). */
+  release(): void;
+}
+
+/**
+ * Buffers a table's columns are copied into at a snapshot's cut, kept for the next one: a copy of
+ * tens of MB allocated anew at each checkpoint would cost a major collection in the pause. A capture
+ * while an earlier one is still being encoded gets fresh buffers.
+ */
+export class CaptureBuffers {
+  private spare: Column[] = [];
+  private busy = false;
+
+  /**
+   * Copies of `columns[i].subarray(0, lengths[i])`; `release` when they are no longer read. `own`:
+   * the kept buffers were used (false: fresh ones, an earlier capture still holds the kept ones).
+   */
+  copy(
+    columns: readonly Column[],
+    lengths: readonly number[],
+  ): { columns: Column[]; own: boolean; release: () => void } {
+    const own = !this.busy;
+    const out = columns.map((c, i) => {
+      const n = lengths[i] as number;
+      let b = own ? this.spare[i] : undefined;
+      if (b === undefined || b.length < n || b.constructor !== c.constructor) {
+        b = new (c.constructor as new (n: number) => Column)(Math.ceil(n * GROWTH));
+        if (own) this.spare[i] = b;
+      }
+      b.set(c.subarray(0, n));
+      return b.subarray(0, n);
+    });
+    if (own) this.busy = true;
+    return { columns: out, own, release: () => void (own && (this.busy = false)) };
+  }
+}
+
 /** Growth of the row and key tables: small steps, so little of a large table is ever unused. */
 export const GROWTH = 1.25;
 
@@ -43,6 +88,7 @@ export class SessionSlots {
   live = 0;
   /** First row of the free list (NO_SLOT: empty). */
   private freeHead = NO_SLOT;
+  private readonly captures = new CaptureBuffers();
 
   constructor(
     readonly clocks: number,
@@ -88,6 +134,16 @@ export class SessionSlots {
   /** The row columns, in the snapshot's order. */
   columns(): (Float64Array | Uint32Array | Uint8Array | Int32Array)[] {
     return [this.first, this.last, this.events, this.error, this.mask, this.ended, this.next, this.key, ...this.armed];
+  }
+
+  /** Copies of the used rows of every column (a few memory copies: the snapshot's pause). */
+  capture(): CapturedTable {
+    const columns = this.columns();
+    const { columns: copies, release } = this.captures.copy(
+      columns,
+      columns.map(() => this.top),
+    );
+    return { top: this.top, firstFree: this.freeHead, live: this.live, columns: copies, release };
   }
 
   /** The first free row (its list goes on through `next`), for the snapshot. */

@@ -4,7 +4,8 @@
  * (their typed-array columns as they are, free list included, so row and key indexes survive), the
  * keys (columns, then each held key's service and user), the cells (cell-snapshot.ts) and the dials.
  * Timer queues are not written: the operator re-arms every row, key and window at the dues the
- * snapshot holds, so a restored operator emits byte-identical panes. Layout: "TMSS" · version ·
+ * snapshot holds, so a restored operator emits byte-identical panes. The rows and keys are copied
+ * at the cut (SNAPSHOT_CAPTURED) and encoded after: the input waits for the copies only. Layout: "TMSS" · version ·
  * config CRC · body · CRC-32 of all before. Columns are written in the host's byte order
  * (little-endian on every platform Node supports for tidemark).
  */
@@ -20,13 +21,13 @@ import {
   writePartitionClocks,
   writePolicyProgress,
 } from "../snapshot-parts.js";
-import { allSteps, writeBytesSteps } from "../snapshot-steps.js";
-import type { CoreConfig, SnapshotSteps } from "../types.js";
+import { allSteps, writeBytesSteps, writeRawSteps } from "../snapshot-steps.js";
+import { SNAPSHOT_CAPTURED, type CoreConfig, type SnapshotSteps } from "../types.js";
 import { readCells, writeCells } from "./cell-snapshot.js";
 import { sealSteps, unseal } from "./sealed-bytes.js";
 import type { SessionConfig } from "./session-config.js";
-import type { SessionKeys } from "./session-keys.js";
-import type { SessionSlots } from "./session-slots.js";
+import type { CapturedKeys, SessionKeys } from "./session-keys.js";
+import type { CapturedTable, SessionSlots } from "./session-slots.js";
 import { newSessionState, type SessionState } from "./session-state.js";
 
 const MAGIC = [0x54, 0x4d, 0x53, 0x53];
@@ -36,7 +37,7 @@ const MAGIC = [0x54, 0x4d, 0x53, 0x53];
  * cells per window size instead of per-session panes (docs/decisions/0034-sessions-at-scale.md).
  */
 export const SESSION_SNAPSHOT_VERSION = 6;
-/** Keys whose names are written per step. */
+/** Keys whose names are written per step (a power of two). */
 const KEYS_PER_STEP = 4096;
 
 type Column = Float64Array | Int32Array | Uint32Array | Uint8Array;
@@ -51,10 +52,6 @@ function corrupt(what: string): CoreError {
 
 function bytesOf(c: Column, n: number): Uint8Array {
   return new Uint8Array(c.buffer, c.byteOffset, n * c.BYTES_PER_ELEMENT);
-}
-
-function* writeColumns(w: ByteWriter, columns: readonly Column[], n: number): Generator<void, void, void> {
-  for (const c of columns) yield* writeBytesSteps(w, bytesOf(c, n));
 }
 
 function readColumns(r: ByteReader, columns: readonly Column[], n: number): void {
@@ -78,9 +75,9 @@ function readTop(r: ByteReader): [top: number, firstFree: number, live: number] 
   return [top, firstFree, live];
 }
 
-function* writeSlots(w: ByteWriter, slots: SessionSlots): Generator<void, void, void> {
+function* writeSlots(w: ByteWriter, slots: CapturedTable): Generator<void, void, void> {
   writeTop(w, slots);
-  yield* writeColumns(w, slots.columns(), slots.top);
+  for (const c of slots.columns) yield* writeBytesSteps(w, bytesOf(c, c.length));
 }
 
 function readSlots(r: ByteReader, slots: SessionSlots): void {
@@ -88,17 +85,17 @@ function readSlots(r: ByteReader, slots: SessionSlots): void {
   readColumns(r, slots.columns(), slots.top);
 }
 
-function* writeKeys(w: ByteWriter, keys: SessionKeys): Generator<void, void, void> {
+function* writeKeys(w: ByteWriter, keys: CapturedKeys): Generator<void, void, void> {
   writeTop(w, keys);
-  yield* writeColumns(w, [keys.head, keys.armed], keys.top);
-  yield* writeBytesSteps(w, bytesOf(keys.closed, keys.top * keys.policies));
+  for (const c of keys.columns) yield* writeBytesSteps(w, bytesOf(c, c.length));
   w.uint(keys.live);
-  let n = 0;
-  for (const k of keys.keys()) {
+  for (let k = 0; k < keys.top; k++) {
+    const user = keys.user[k] as string;
+    if (user === "") continue;
     w.uint(k);
-    w.string(keys.serviceOf(k));
-    w.string(keys.user[k] as string);
-    if (++n % KEYS_PER_STEP === 0) yield;
+    w.string(keys.services[keys.serviceIndex[k] as number] as string);
+    w.string(user);
+    if (k % KEYS_PER_STEP === 0) yield;
   }
 }
 
@@ -106,9 +103,7 @@ function readKeys(r: ByteReader, keys: SessionKeys): void {
   const [top, firstFree, live] = readTop(r);
   keys.restore(top, firstFree, live);
   readColumns(r, [keys.head, keys.armed], top);
-  const closed = r.bytes();
-  if (closed.length !== top * keys.policies * 8) throw corrupt("has closed-session bounds of the wrong length");
-  bytesOf(keys.closed, top * keys.policies).set(closed);
+  readColumns(r, [keys.closed], top * keys.policies);
   const named = r.uint();
   if (named !== live) throw corrupt("names another number of keys than it holds");
   for (let n = named; n > 0; n--) {
@@ -151,10 +146,21 @@ export function* encodeSessionSnapshotSteps(
   }
   w.f64(state.services.nextSweep);
   yield* writeKeyRegistry(w, state.services);
-  yield* writeSlots(w, state.slots);
-  yield* writeKeys(w, state.keys);
-  yield* writeCells(w, state);
-  state.dials.encode(w);
+  // The bulk — rows and keys — is copied and encoded after the input resumed; cells and dials are small.
+  const slots = state.slots.capture();
+  const keys = state.keys.capture();
+  const rest = new ByteWriter();
+  yield* writeCells(rest, state);
+  state.dials.encode(rest);
+  yield SNAPSHOT_CAPTURED;
+  try {
+    yield* writeSlots(w, slots);
+    yield* writeKeys(w, keys);
+  } finally {
+    slots.release();
+    keys.release();
+  }
+  for (const piece of rest.chunks()) yield* writeRawSteps(w, piece);
   return yield* sealSteps(w);
 }
 
