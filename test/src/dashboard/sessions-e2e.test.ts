@@ -25,6 +25,7 @@ import {
   writeRecording,
 } from "../engine/engine-fixtures.js";
 import { ARTIFACTS, launchBrowser } from "./browser.js";
+import { sessionCells, type OfflineCell } from "../sessions/sessionize.js";
 import { biasExtras, closeTo, expectedBias, expectedDelay, shownDuration, shownNumber } from "./shown-text.js";
 
 const W = 60_000;
@@ -68,30 +69,8 @@ function shownOf(cell: Pane): Expected {
 }
 
 /** Offline sessions of the service (gap GAP) ending in [start, start + W): count, error sessions, durations. */
-function offlineWindow(
-  events: readonly TelemetryEvent[],
-  start: number,
-): { sessions: number; errorSessions: number; durations: number[] } {
-  const byUser = new Map<string, TelemetryEvent[]>();
-  for (const e of events)
-    if (e.service === SERVICE && e.user !== "") byUser.set(e.user, [...(byUser.get(e.user) ?? []), e]);
-  const out = { sessions: 0, errorSessions: 0, durations: [] as number[] };
-  for (const list of byUser.values()) {
-    const sorted = [...list].sort((a, b) => a.ts - b.ts);
-    let from = 0;
-    for (let i = 1; i <= sorted.length; i++) {
-      if (i < sorted.length && (sorted[i] as TelemetryEvent).ts - (sorted[i - 1] as TelemetryEvent).ts < GAP) continue;
-      const session = sorted.slice(from, i);
-      from = i;
-      const end = (session[session.length - 1] as TelemetryEvent).ts + GAP;
-      if (end < start || end >= start + W) continue;
-      out.sessions++;
-      if (session.some((e) => e.status >= 500)) out.errorSessions++;
-      out.durations.push(end - GAP - (session[0] as TelemetryEvent).ts);
-    }
-  }
-  out.durations.sort((a, b) => a - b);
-  return out;
+function offlineWindow(events: readonly TelemetryEvent[], start: number): OfflineCell {
+  return sessionCells(events, GAP, W).get(`${SERVICE}|${start}`) ?? { count: 0, errors: 0, events: 0, durations: [] };
 }
 
 describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () => {
@@ -124,7 +103,7 @@ describe("engine --sessions → TM_PANES → dashboard → Sessions panel", () =
     const billing = newestCell(panes, "billing");
     expect(billing.kind).toBe("final");
     const truth = offlineWindow(events, billing.window.start);
-    expect([billing.value.count, billing.value.errors]).toEqual([truth.sessions, truth.errorSessions]);
+    expect([billing.value.count, billing.value.errors]).toEqual([truth.count, truth.errors]);
     const n = truth.durations.length;
     const mid = Math.round(0.5 * (n - 1));
     // DDSketch (1 % relative accuracy) answers within the order statistics around the median.

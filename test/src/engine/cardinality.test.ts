@@ -10,15 +10,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { jetstream } from "@nats-io/jetstream";
-import {
-  HEARTBEAT_HEADER,
-  encodeEventBatch,
-  eventsSubject,
-  partitionOf,
-  type TelemetryEvent,
-} from "@tidemark/engine/protocol";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { TelemetryEvent } from "@tidemark/engine/protocol";
 import { startTestNats, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
@@ -32,6 +25,7 @@ import {
   tempDir,
   waitForStatus,
 } from "./engine-fixtures.js";
+import { publishBulk } from "./bulk-feed.js";
 
 const SERVICES = 100_000;
 const CAP = 2000;
@@ -63,7 +57,9 @@ describe("100,000 distinct services", () => {
     "are all processed under 450 MB; past serviceCap they fold into (other), counted",
     async () => {
       const started = Date.now();
-      await publish(nc);
+      // Then past the reference horizon (5 min) and billing's lag + grace: every window closes.
+      const ends = [T0 + SPAN_MS + 400_000, T0 + SPAN_MS + 401_000];
+      await publishBulk(nc, requests(), { partitions: PARTITIONS, idPrefix: "card", ends });
       const end = T0 + SPAN_MS + 400_000;
       const status = await waitForStatus(
         nc,
@@ -101,48 +97,19 @@ describe("100,000 distinct services", () => {
   );
 });
 
-/** One request per service, in batches per partition, then heartbeats far past every horizon. */
-async function publish(nc: NatsConnection): Promise<void> {
-  const js = jetstream(nc);
-  const batches: TelemetryEvent[][] = Array.from({ length: PARTITIONS }, () => []);
-  let n = 0;
-  const flush = async (p: number): Promise<void> => {
-    const batch = batches[p] as TelemetryEvent[];
-    if (batch.length === 0) return;
-    batches[p] = [];
-    await js.publish(eventsSubject(p), encodeEventBatch(batch), { msgID: `card-${p}-${n++}` });
-  };
+/** One request per service, all within SPAN_MS. */
+function* requests(): Generator<TelemetryEvent> {
   for (let i = 0; i < SERVICES; i++) {
-    const service = `svc-${i}`;
-    const p = partitionOf(service, PARTITIONS);
     const t = T0 + Math.floor((i * SPAN_MS) / SERVICES);
-    (batches[p] as TelemetryEvent[]).push({
+    yield {
       ts: t,
       ingest_ts: t,
-      service,
+      service: `svc-${i}`,
       route: "/",
       status: i % 20 === 0 ? 503 : 200,
       latency_ms: 1 + (i % 100),
       user: `u${i % 1000}`,
-    });
-    // Every 4000 requests: all partitions flushed, then a heartbeat on each, as ingest would.
-    if ((i + 1) % 4000 === 0) {
-      await Promise.all(batches.map((_, q) => flush(q)));
-      await heartbeats(nc, t);
-    }
-  }
-  for (let p = 0; p < PARTITIONS; p++) await flush(p);
-  // Past the reference horizon (5 min) and billing's lag + grace: every window closes.
-  await heartbeats(nc, T0 + SPAN_MS + 400_000);
-  await heartbeats(nc, T0 + SPAN_MS + 401_000);
-}
-
-async function heartbeats(nc: NatsConnection, t: number): Promise<void> {
-  const js = jetstream(nc);
-  for (let p = 0; p < PARTITIONS; p++) {
-    const h = headers();
-    h.set(HEARTBEAT_HEADER, String(t));
-    await js.publish(eventsSubject(p), "", { headers: h, msgID: `card-hb-${p}-${t}` });
+    };
   }
 }
 

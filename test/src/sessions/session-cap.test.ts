@@ -10,15 +10,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { jetstream } from "@nats-io/jetstream";
-import {
-  HEARTBEAT_HEADER,
-  encodeEventBatch,
-  eventsSubject,
-  partitionOf,
-  type TelemetryEvent,
-} from "@tidemark/engine/protocol";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { TelemetryEvent } from "@tidemark/engine/protocol";
 import type { Page } from "playwright-core";
 import { spawnTidemark, startTestNats, type CliProcess, type TestNats } from "../index.js";
 import {
@@ -34,6 +27,7 @@ import {
   waitForStatus,
 } from "../engine/engine-fixtures.js";
 import { launchBrowser } from "../dashboard/browser.js";
+import { publishBulk } from "../engine/bulk-feed.js";
 
 const USERS = 60_000;
 const CAP = 5_000;
@@ -70,7 +64,7 @@ describe("a session key cap", () => {
   });
 
   it("sessionizes the first keys, counts the rest, shows them on the health panel, keeps memory small", async () => {
-    await publish(nc);
+    await publishBulk(nc, users(), { partitions: PARTITIONS, idPrefix: "cap", ends: [END, END + 1_000] });
     const status = await waitForStatus(
       nc,
       (s) => s.eventsTotal === USERS && (s.logTime ?? 0) >= END && s.sessions !== undefined,
@@ -104,45 +98,11 @@ describe("a session key cap", () => {
   }, 180_000);
 });
 
-/** One request per user, in batches per partition, then heartbeats past every horizon. */
-async function publish(nc: NatsConnection): Promise<void> {
-  const js = jetstream(nc);
-  const batches: TelemetryEvent[][] = Array.from({ length: PARTITIONS }, () => []);
-  let n = 0;
-  const flush = async (p: number): Promise<void> => {
-    const batch = batches[p] as TelemetryEvent[];
-    if (batch.length === 0) return;
-    batches[p] = [];
-    await js.publish(eventsSubject(p), encodeEventBatch(batch), { msgID: `cap-${p}-${n++}` });
-  };
+/** One request per user, all within SPAN_MS, then log time past every horizon. */
+function* users(): Generator<TelemetryEvent> {
   for (let i = 0; i < USERS; i++) {
     const service = SERVICES[i % SERVICES.length] as string;
-    const p = partitionOf(service, PARTITIONS);
     const t = T0 + Math.floor((i * SPAN_MS) / USERS);
-    (batches[p] as TelemetryEvent[]).push({
-      ts: t,
-      ingest_ts: t,
-      service,
-      route: "/",
-      status: 200,
-      latency_ms: 5,
-      user: `user-${i}`,
-    });
-    if ((i + 1) % 4000 === 0) {
-      await Promise.all(batches.map((_, q) => flush(q)));
-      await heartbeats(nc, t);
-    }
-  }
-  for (let p = 0; p < PARTITIONS; p++) await flush(p);
-  await heartbeats(nc, END);
-  await heartbeats(nc, END + 1_000);
-}
-
-async function heartbeats(nc: NatsConnection, t: number): Promise<void> {
-  const js = jetstream(nc);
-  for (let p = 0; p < PARTITIONS; p++) {
-    const h = headers();
-    h.set(HEARTBEAT_HEADER, String(t));
-    await js.publish(eventsSubject(p), "", { headers: h, msgID: `cap-hb-${p}-${t}` });
+    yield { ts: t, ingest_ts: t, service, route: "/", status: 200, latency_ms: 5, user: `user-${i}` };
   }
 }

@@ -15,6 +15,7 @@ import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import { paneBatchLines, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { parseEngineConfig, startEngine, type RunningEngine } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
+import { sessionCells } from "./sessionize.js";
 import {
   connectNats,
   dedupePanes,
@@ -43,37 +44,15 @@ interface Row {
   events: number;
 }
 
-/**
- * Offline session cells: per (service, user) the events by ts, cut at gaps >= GAP (and at the length
- * cap); each session counted in the 10 s window holding its end (last event + GAP), per service.
- */
+/** Billing's cells by an offline sessionizer over the whole recording (it drops nothing here). */
 function offline(list: readonly TelemetryEvent[]): Row[] {
-  const keys = new Map<string, TelemetryEvent[]>();
-  for (const e of list) keys.set(`${e.service}/${e.user}`, [...(keys.get(`${e.service}/${e.user}`) ?? []), e]);
-  const cells = new Map<string, Row>();
-  for (const evs of keys.values()) {
-    const sorted = [...evs].sort((a, b) => a.ts - b.ts);
-    let cur: TelemetryEvent[] = [];
-    const flush = (): void => {
-      const first = cur[0] as TelemetryEvent;
-      const end = (cur[cur.length - 1] as TelemetryEvent).ts + GAP;
-      const start = Math.floor(end / WINDOW) * WINDOW;
-      const id = `billing|sessions:${encodeURIComponent(first.service)}|${WINDOW}|${start}`;
-      const row = cells.get(id) ?? { id, count: 0, errors: 0, events: 0 };
-      row.count++;
-      if (cur.some((e) => e.status >= 500)) row.errors++;
-      row.events += cur.length;
-      cells.set(id, row);
-      cur = [];
-    };
-    for (const e of sorted) {
-      const prev = cur[cur.length - 1];
-      if (prev && (e.ts - prev.ts >= GAP || Math.floor(e.ts / CAP) !== Math.floor(prev.ts / CAP))) flush();
-      cur.push(e);
-    }
-    flush();
-  }
-  return [...cells.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  return [...sessionCells(list, GAP, WINDOW, CAP)]
+    .map(([key, c]) => {
+      const [service, start] = key.split("|") as [string, string];
+      const id = `billing|sessions:${encodeURIComponent(service)}|${WINDOW}|${start}`;
+      return { id, count: c.count, errors: c.errors, events: c.events };
+    })
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /** The latest session pane of each id of one policy (what an idempotent sink holds). */

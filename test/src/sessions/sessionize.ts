@@ -17,6 +17,8 @@ export interface OfflineCell {
   /** Of them, sessions with a failed event (status ≥ 500). */
   errors: number;
   events: number;
+  /** Their durations (last − first event time), ascending once all are in. */
+  durations: number[];
 }
 
 /** "<service>|<window start>" → its cell. */
@@ -39,10 +41,11 @@ export function sessionCells(
     const first = session[0] as SessionEvent;
     const end = (session[session.length - 1] as SessionEvent).ts + gapMs;
     const key = `${first.service}|${Math.floor(end / windowMs) * windowMs}`;
-    const c = cells.get(key) ?? { count: 0, errors: 0, events: 0 };
+    const c = cells.get(key) ?? { count: 0, errors: 0, events: 0, durations: [] };
     c.count++;
     if (session.some((e) => e.status >= 500)) c.errors++;
     c.events += session.length;
+    c.durations.push(end - gapMs - first.ts);
     cells.set(key, c);
   };
   for (const list of byKey.values()) {
@@ -56,5 +59,6 @@ export function sessionCells(
       from = i;
     }
   }
+  for (const c of cells.values()) c.durations.sort((a, b) => a - b);
   return cells;
 }
