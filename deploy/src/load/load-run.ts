@@ -14,23 +14,13 @@ import { IngestClient } from "./ingest-client.js";
 import type { LagTracker } from "./lag-tracker.js";
 import { AcceptedLedger } from "./ledger.js";
 import { LoadModel } from "./model.js";
+import type { LoadOptions } from "./load-options.js";
 import { Outbox } from "./outbox.js";
 import { pause } from "./pause.js";
 import { emptyCounters, progressLine, type LoadCounters } from "./report.js";
 
-export interface LoadRunOptions {
-  ingest: string;
-  token: string | undefined;
-  rate: number;
-  durationMs: number;
-  services: number;
-  routes: number;
-  users: number;
-  senders: number;
-  batch: number;
-  seed: number;
-  corr: number;
-  windowMs: number;
+/** The run's settings: the command's, with its files opened and its lag source started. */
+export interface LoadRunOptions extends Omit<LoadOptions, "nats" | "accepted" | "record"> {
   record: { write(chunk: string): Promise<void> } | undefined;
   lag: LagTracker | undefined;
   log: (line: string) => void;
