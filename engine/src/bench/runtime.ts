@@ -30,7 +30,7 @@ import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig } from "../core/index.js";
 import type { TelemetryEvent } from "../protocol.js";
-import { PaneSink } from "../runtime/pane-sink.js";
+import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config.js";
 import { startEngine } from "../runtime/start-engine.js";
 import { floorRows } from "./runtime-floor.js";
@@ -210,7 +210,7 @@ async function sinkRates(url: string): Promise<string[]> {
   }
   await Promise.all(inFlight);
   const jsMs = performance.now() - t0;
-  const sink = new PaneSink(nc, 1024);
+  const sink = new PaneSink(nc, { limits: { messages: 1024, bytes: MAX_IN_FLIGHT_BYTES } });
   const t1 = performance.now();
   for (let i = 0; i < N; i++) {
     if (sink.saturated) await sink.room();

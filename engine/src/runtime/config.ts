@@ -36,8 +36,17 @@ export interface EngineConfig {
   /** Undefined: 9464 when free, else any free port. 0: any free port. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
-  /** Pane and late publishes awaiting their ack before the engine pauses. */
+  /**
+   * The bounds that make a slow or stalled NATS show as held input rather than memory
+   * (docs/decisions/0035-backpressure.md): pane and late publishes in flight (messages, bytes of
+   * their bodies; TM_PARTIALS's queue is bounded by the same bytes), events queued per owned
+   * partition between its consumer and the core, and partials a merge operator holds while it
+   * aligns a checkpoint.
+   */
   readonly maxInFlight: number;
+  readonly maxInFlightBytes: number;
+  readonly maxQueuedEvents: number;
+  readonly maxAlignmentBytes: number;
   readonly core: CoreConfig;
   /** Session windows (docs/operations.md, "Engine workers"): their settings when on, null when off (the default). */
   readonly sessions: Readonly<SessionConfig> | null;
@@ -72,6 +81,8 @@ export interface EngineConfigSources {
 
 type Raw = Record<string, unknown>;
 
+const MIB = 1024 * 1024;
+
 /** Settings read from the top level of the file rather than the `engine` section. */
 const TOP_LEVEL: Record<string, string> = {
   nats: "nats.url",
@@ -105,6 +116,9 @@ const ENGINE_KEYS = [
   "metricsPort",
   "metricsHost",
   "maxInFlight",
+  "maxInFlightBytes",
+  "maxQueuedEvents",
+  "maxAlignmentBytes",
   "sessions",
   "partials",
 ] as const;
@@ -122,6 +136,9 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   metricsPort: { env: "TIDEMARK_METRICS_PORT", flag: "metrics-port" },
   metricsHost: { env: "TIDEMARK_METRICS_HOST", flag: "metrics-host" },
   maxInFlight: { env: "TIDEMARK_MAX_IN_FLIGHT", flag: "max-in-flight" },
+  maxInFlightBytes: { env: "TIDEMARK_MAX_IN_FLIGHT_BYTES", flag: "max-in-flight-bytes" },
+  maxQueuedEvents: { env: "TIDEMARK_MAX_QUEUED_EVENTS", flag: "max-queued-events" },
+  maxAlignmentBytes: { env: "TIDEMARK_MAX_ALIGNMENT_BYTES", flag: "max-alignment-bytes" },
   data: { env: "TIDEMARK_DATA", flag: "data" },
   nats: { env: "TIDEMARK_NATS_URL", flag: "nats" },
   sessions: { env: "TIDEMARK_SESSIONS", flag: "sessions" },
@@ -214,6 +231,9 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
       return h.v === undefined ? "127.0.0.1" : str(h);
     })(),
     maxInFlight: int(get("maxInFlight"), 4096, 1, 1_000_000),
+    maxInFlightBytes: int(get("maxInFlightBytes"), 64 * MIB, MIB, 16 * 1024 * MIB),
+    maxQueuedEvents: int(get("maxQueuedEvents"), 65_536, 1, 100_000_000),
+    maxAlignmentBytes: int(get("maxAlignmentBytes"), 64 * MIB, MIB, 16 * 1024 * MIB),
     core,
     sessions,
     partials,

@@ -21,6 +21,9 @@ import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import { BodyBuffers } from "./body-buffers.js";
 import type { GroupMessage } from "./emit-group.js";
 import { LaneGroups } from "./lane-groups.js";
+import { LaneIntake } from "./lane-intake.js";
+import { OutputGate } from "./output-gate.js";
+import type { PublishStats } from "./pane-sink.js";
 import { PipelineLag } from "./pipeline-lag.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
@@ -48,8 +51,6 @@ interface Taken {
 /** Items released per pump slice before yielding to the event loop, in chunks of CHUNK. */
 const SLICE = 4096;
 const CHUNK = 128;
-/** Messages queued per partition before its consumer pauses. */
-const MAX_QUEUED = 64;
 /** Checkpoints are spaced by at least this many times the last snapshot's encoding work (its slices summed). */
 const SNAPSHOT_DUTY = 20;
 /** While the coordinator asked for a checkpoint this recently, the worker takes none of its own. */
@@ -67,6 +68,8 @@ export interface EngineSink {
   readonly saturated: boolean;
   readonly inFlight: number;
   readonly acked: number;
+  /** Its window, for tidemark_engine_publish_* and tm.status (docs/decisions/0035-backpressure.md). */
+  stats(): PublishStats;
   /** Set by the worker: where the buffers of acknowledged bodies go (BodyBuffers). */
   onReturned: (buffer: ArrayBuffer) => void;
   room(): Promise<void>;
@@ -102,8 +105,10 @@ export class EngineWorker {
   /** A checkpoint the coordinator asked for is durable (aligned checkpoints, ADR 0031). */
   onBarrierCheckpoint: (ack: { n: number; file: string; startDelayMs: number }) => void = () => undefined;
 
+  /** Shut while a publisher is saturated: the input is held (docs/decisions/0035-backpressure.md). */
+  readonly gate: OutputGate;
   private readonly sources: PartitionSource[] = [];
-  private readonly spaceWaiters: Array<(() => void) | undefined>;
+  private readonly intake: LaneIntake;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
   private lastWorkMs = 0;
@@ -111,7 +116,6 @@ export class EngineWorker {
   /** From a checkpoint's cut until its snapshot is encoded: the pump releases nothing meanwhile. */
   private holding = false;
   private scheduled = false;
-  private waitingRoom = false;
   private closing = false;
   private connectionDown = false;
   private readonly groups: LaneGroups;
@@ -121,6 +125,8 @@ export class EngineWorker {
   private readonly partials: StageOnePartials | null;
   /** The checkpoint n the coordinator asked for, not cut yet. */
   private barrierAsked: { n: number; startedAt: number } | null = null;
+  /** The checkpoint the coordinator asked for, cut and not yet durable (waiting for acks, or written). */
+  private barrierWaiting: { n: number; since: number } | null = null;
   private lastBarrierWall: number | null = null;
 
   constructor(
@@ -136,7 +142,7 @@ export class EngineWorker {
   ) {
     const lanes = config.partitions.length;
     this.merge = new PartitionMerge(lanes, restored?.offsets);
-    this.spaceWaiters = new Array<(() => void) | undefined>(lanes).fill(undefined);
+    this.intake = new LaneIntake(this.merge, lanes, config.maxQueuedEvents);
     if (restored?.logTime != null) this.lastCheckpointLog = restored.logTime;
     this.sink = sink;
     const buffers = new BodyBuffers();
@@ -157,10 +163,15 @@ export class EngineWorker {
         this.groups.late(r);
       },
     };
-    const onPartialError = (why: string, subject: string): void =>
-      log.warn({ why, subject }, "partial batch not acknowledged; sending it again with the same message id");
-    this.partials = config.partials ? new StageOnePartials(config, core, js, onPartialError, restored?.partials) : null;
+    const onPartialRetry = (r: object): void =>
+      log.warn(r, "partial batch not acknowledged; sending it again with the same message id");
+    this.partials = config.partials ? new StageOnePartials(config, core, js, onPartialRetry, restored?.partials) : null;
     const partials = this.partials;
+    const outputs = [
+      { cause: "TM_PANES" as const, out: sink },
+      { cause: "TM_PARTIALS" as const, out: partials },
+    ];
+    this.gate = new OutputGate(outputs, Date.now, () => this.wake());
     this.mergeSink = {
       event: (lane: number, e: TelemetryEvent, seq: number) => {
         this.groups.at(lane, seq);
@@ -182,6 +193,13 @@ export class EngineWorker {
     return this.partials?.total ?? 0;
   }
 
+  /** Each output stream's window (tidemark_engine_publish_*, tm.status `backpressure`). */
+  publishStats(): Array<{ stream: string; stats: PublishStats }> {
+    const out = [{ stream: "TM_PANES", stats: this.sink.stats() }];
+    if (this.partials) out.push({ stream: "TM_PARTIALS", stats: this.partials.stats() });
+    return out;
+  }
+
   /**
    * The coordinator starts checkpoint n (docs/decisions/0031-aligned-checkpoints.md): the worker
    * cuts at its next point between two items and sends barrier n after its partials. A worker
@@ -192,6 +210,12 @@ export class EngineWorker {
     if (this.barrierAsked === null || n > this.barrierAsked.n) this.barrierAsked = { n, startedAt };
     this.lastBarrierWall = Date.now();
     this.wake();
+  }
+
+  /** The aligned checkpoint cut here and not yet durable, with how long it has waited (null: none). */
+  checkpointWaiting(): { n: number; waitedMs: number } | null {
+    const w = this.barrierWaiting;
+    return w === null ? null : { n: w.n, waitedMs: Date.now() - w.since };
   }
 
   /** Starts one consumer per owned partition. */
@@ -213,7 +237,7 @@ export class EngineWorker {
     if (this.closing) return;
     this.closing = true;
     // Release consumers paused by backpressure first, or they could not see the stop.
-    for (const w of this.spaceWaiters) w?.();
+    this.intake.releaseAll();
     await Promise.all(this.sources.map((s) => s.stop()));
     // One deadline for everything that waits on acks: a checkpoint in progress waits for its panes'
     // acks too, and with TM_PANES unreachable they never come (docs/operations.md, "Engine workers").
@@ -252,8 +276,7 @@ export class EngineWorker {
   }
 
   private backpressure(lane: number): Promise<void> | undefined {
-    if (this.closing || this.merge.queued(lane) < MAX_QUEUED) return undefined;
-    return new Promise((resolve) => (this.spaceWaiters[lane] = resolve));
+    return this.closing ? undefined : this.intake.backpressure(lane);
   }
 
   private wake(): void {
@@ -265,11 +288,16 @@ export class EngineWorker {
   private pump(): void {
     this.scheduled = false;
     if (this.closing || this.holding) return;
-    if (this.outputFull()) return;
-    // Small chunks, so the sink's in-flight window stays full without overshooting it.
+    if (this.gate.blocked()) {
+      // Held input: nothing released, but a checkpoint asked for is cut all the same (its barrier
+      // goes in order after the partials before it), and waits for its acks like any other.
+      this.maybeCheckpoint();
+      return;
+    }
+    // Small chunks, so the sinks' windows stay full and little waits past them (one chunk's output at most).
     let n = 0;
     let more = true;
-    while (more && n < SLICE && !this.sink.saturated) {
+    while (more && n < SLICE && !this.sink.saturated && this.partials?.saturated !== true) {
       const before = this.eventsTotal;
       const k = this.merge.drain(this.mergeSink, CHUNK);
       // Per event: a heartbeat waits for the next item of the partitions before it (the merge's
@@ -280,29 +308,8 @@ export class EngineWorker {
       more = k === CHUNK;
     }
     this.maybeCheckpoint();
-    for (let lane = 0; lane < this.spaceWaiters.length; lane++) {
-      const w = this.spaceWaiters[lane];
-      if (w && this.merge.queued(lane) < MAX_QUEUED / 2) {
-        this.spaceWaiters[lane] = undefined;
-        w();
-      }
-    }
+    this.intake.release();
     if (more) this.wake();
-  }
-
-  /** True when the sink or the partials are backed up; the pump is woken once there is room. */
-  private outputFull(): boolean {
-    const { sink, partials } = this;
-    const room = sink.saturated ? () => sink.room() : partials?.backedUp ? () => partials.flush() : null;
-    if (room === null) return false;
-    if (!this.waitingRoom) {
-      this.waitingRoom = true;
-      void room().then(() => {
-        this.waitingRoom = false;
-        this.wake();
-      });
-    }
-    return true;
   }
 
   /** Resolves once the panes and partials published so far are acknowledged. */
@@ -326,6 +333,7 @@ export class EngineWorker {
     // Barrier n right after the partials emitted before the cut, in order with them (ADR 0031).
     if (barrier) this.partials?.barrier(barrier.n);
     const startDelayMs = barrier ? cut.header.wallTime - barrier.startedAt : 0;
+    if (barrier) this.barrierWaiting = { n: barrier.n, since: cut.header.wallTime };
     // The acks of the panes published before the cut are awaited while the snapshot encodes.
     this.writing = Promise.all([this.encode(cut), this.flushOutput()])
       .then(([taken]) => this.persist(taken))
@@ -335,6 +343,7 @@ export class EngineWorker {
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => {
         this.writing = undefined;
+        this.barrierWaiting = null;
         // A checkpoint the coordinator asked for meanwhile: cut it now, not at the next input, which
         // may never come (the log read to its end).
         if (this.barrierAsked !== null) this.wake();

@@ -16,7 +16,12 @@
  * Aligned checkpoints (docs/decisions/0031-aligned-checkpoints.md): a barrier n of a worker holds
  * that worker's later messages (BarrierAlignment) until every partition's barrier n arrived; the
  * checkpoint n is cut then, resuming at the first held message, and the held messages are handled
- * once its snapshot is encoded.
+ * once its snapshot is encoded. What it holds for an alignment is bounded (maxAlignmentBytes): past
+ * it the alignment of n is given up, as Flink declines a checkpoint whose alignment buffered too
+ * much, rather than holding the input (which would also hold the barrier awaited) or memory
+ * (docs/decisions/0035-backpressure.md, "Aligned checkpoints").
+ *
+ * Held input: while its pane sink is saturated the operator reads no further (OutputGate).
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../core/snapshot-steps.js";
@@ -43,6 +48,8 @@ import type { MergeConfig } from "./merge-config.js";
 import { OrderedReader } from "./ordered-reader.js";
 import { PipelineLag } from "./pipeline-lag.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
+import { OutputGate } from "./output-gate.js";
+import type { PublishStats } from "./pane-sink.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
 
@@ -50,6 +57,8 @@ export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | 
 interface Held {
   b: PartialBatch;
   seq: number;
+  /** Its body's bytes (what the alignment bound counts). */
+  bytes: number;
 }
 
 /** The timer's period, and the EmitGroup number of what it releases (below any message's, −1 − merge partition). */
@@ -74,6 +83,10 @@ export class MergeOperator {
   onBarrierSeen: (n: number) => void = () => undefined;
   /** Checkpoint n aligned and durable here. */
   onCheckpointAligned: (n: number, file: string, alignmentMs: number, workers: string[]) => void = () => undefined;
+  /** The alignment of n was given up here: it held more than maxAlignmentBytes. */
+  onAlignmentDeclined: (n: number, why: string) => void = () => undefined;
+  /** Shut while the pane sink is saturated: the reader holds (docs/decisions/0035-backpressure.md). */
+  readonly gate: OutputGate;
 
   private seq: number;
   private readonly reader: OrderedReader;
@@ -84,6 +97,8 @@ export class MergeOperator {
   /** From a cut until its snapshot is encoded: the reader waits on it. */
   private hold: Promise<void> | undefined;
   private writing: Promise<void> | undefined;
+  /** An aligned checkpoint cut and not yet durable (waiting for its panes' acks, or written). */
+  private barrierWaiting: { n: number; since: number } | null = null;
   private closing = false;
   /** Wall clock at each held tick's first batch (deleted at release). */
   private readonly firstSeen = new Map<number, number>();
@@ -119,11 +134,12 @@ export class MergeOperator {
     this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
     this.heardAt = new Float64Array(config.partitionCount).fill(clock());
     sink.onReturned = (b) => this.buffers.give(b);
+    this.gate = new OutputGate([{ cause: "TM_PANES", out: sink }], clock);
     this.send = (m) => sink.publish(m.subject, m.body, m.msgId);
     const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
     this.reader = new OrderedReader(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), name, this.seq, {
       message: (m) => this.onMessage(m),
-      backpressure: () => this.hold ?? (sink.saturated ? sink.room() : undefined),
+      backpressure: () => this.hold ?? this.gate.blocked(),
       problem: (what, err) => log.warn({ err: err instanceof Error ? err.message : err }, what),
     });
   }
@@ -137,6 +153,17 @@ export class MergeOperator {
   /** Pane and late publishes not yet acknowledged (read by the two-stage benchmark). */
   get panesInFlight(): number {
     return this.sink.inFlight;
+  }
+
+  /** The pane sink's window (tidemark_merge_publish_*, tm.status `backpressure`). */
+  publishStats(): Array<{ stream: string; stats: PublishStats }> {
+    return [{ stream: "TM_PANES", stats: this.sink.stats() }];
+  }
+
+  /** The aligned checkpoint cut here and not yet durable, with how long it has waited (null: none). */
+  checkpointWaiting(): { n: number; waitedMs: number } | null {
+    const w = this.barrierWaiting;
+    return w === null ? null : { n: w.n, waitedMs: this.clock() - w.since };
   }
 
   /** Back on NATS after a disconnect: the consumer is recreated from the last sequence + 1. */
@@ -161,7 +188,7 @@ export class MergeOperator {
   /** The coordinator gave checkpoint n up: what was held for it is handled now. */
   giveUp(n: number): void {
     if (this.alignment.aligning !== n) return;
-    for (const h of this.alignment.giveUp()) this.handle(h.b, h.seq);
+    for (const h of this.alignment.giveUp()) this.handle(h);
   }
 
   private onMessage(m: JsMsg): void {
@@ -179,7 +206,7 @@ export class MergeOperator {
     }
     this.seq = m.seq;
     if ((b.mergePartitions ?? 1) !== this.config.mergePartitions) return this.mismatched(b, m.seq);
-    this.handle(b, m.seq);
+    this.handle({ b, seq: m.seq, bytes: m.data.byteLength });
     this.maybeCheckpoint();
   }
 
@@ -205,7 +232,7 @@ export class MergeOperator {
     this.onBarrierSeen(body.n);
     const now = this.heard(body.partitions);
     const r = this.alignment.barrier(body, now, this.unheard);
-    for (const h of r.released) this.handle(h.b, h.seq);
+    for (const h of r.released) this.handle(h);
     if (r.outcome === "aligned") this.alignedCheckpoint();
   }
 
@@ -213,9 +240,13 @@ export class MergeOperator {
   private alignedCheckpoint(): void {
     const a = this.alignment.take();
     this.lastAlignedWall = this.clock();
+    this.barrierWaiting = { n: a.n, since: this.lastAlignedWall };
     const writing = this.checkpoint(a)
       .then((file) => this.onCheckpointAligned(a.n, file, a.alignmentMs, a.workers))
-      .catch((err: Error) => this.log.error({ n: a.n, err: err.message }, "aligned checkpoint failed"));
+      .catch((err: Error) => this.log.error({ n: a.n, err: err.message }, "aligned checkpoint failed"))
+      .finally(() => {
+        if (this.barrierWaiting?.n === a.n) this.barrierWaiting = null;
+      });
     const before = this.writing;
     this.writing = Promise.all([before, writing]).then(() => (this.writing = undefined));
   }
@@ -227,11 +258,23 @@ export class MergeOperator {
     return now;
   }
 
-  private handle(b: PartialBatch, seq: number): void {
-    this.heard(b.partitions);
-    if (this.alignment.holds(b.worker)) this.alignment.hold({ b, seq });
-    else this.merged(b, seq);
+  private handle(h: Held): void {
+    this.heard(h.b.partitions);
+    if (this.alignment.holds(h.b.worker)) {
+      this.alignment.hold(h, h.bytes);
+      if (this.alignment.heldBytes > this.config.maxAlignmentBytes) return this.declineAlignment();
+    } else this.merged(h.b, h.seq);
     if (this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
+  }
+
+  /** The alignment holds more than its bound: n is given up here, and what it held handled now. */
+  private declineAlignment(): void {
+    const n = this.alignment.aligning as number;
+    const why = `its alignment held more than maxAlignmentBytes (${this.config.maxAlignmentBytes} bytes)`;
+    const missing = this.alignment.missing(this.unheard);
+    this.log.warn({ n, held: this.alignment.heldCount, missing }, `checkpoint ${n} declined: ${why}`);
+    this.onAlignmentDeclined(n, why);
+    for (const h of this.alignment.giveUp()) this.handle(h);
   }
 
   private merged(b: PartialBatch, seq: number): void {
@@ -342,7 +385,7 @@ export class MergeOperator {
     const encoded = encodeAcrossTurns(snapshotStepsOf(this.core));
     const release = (): void => {
       this.hold = undefined;
-      for (const h of aligned?.held ?? []) this.handle(h.b, h.seq);
+      for (const h of aligned?.held ?? []) this.handle(h);
     };
     this.hold = encoded.then(release, release);
     const flushed = this.sink.flush();

@@ -22,10 +22,15 @@ import type { MergeConfig } from "./merge-config.js";
 import { CheckpointCoordinator } from "./checkpoint-coordinator.js";
 import { MergeOperator } from "./merge-operator.js";
 import { MergeStatusPublisher } from "./merge-status.js";
-import { PaneSink } from "./pane-sink.js";
+import { registerBackpressureMetrics } from "./backpressure-metrics.js";
+import { announceWaits } from "./checkpoint-waits.js";
+import { paneSink } from "./start-engine.js";
 import { closeConnections } from "./role-shutdown.js";
 
-/** A checkpoint not complete after this long is aborted (a worker's acknowledgement lost, its write failed). */
+/**
+ * A checkpoint of which nothing is heard for this long is aborted (a worker's acknowledgement lost,
+ * its write failed); one held by backpressure keeps being heard of (ADR 0035).
+ */
 const ALIGNMENT_TIMEOUT_MS = 60_000;
 
 export interface RunningMerge {
@@ -58,12 +63,11 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
         `give the merge operator its own id (--worker) or --data directory`,
     );
   }
-  const sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
-    log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
-  );
+  const sink = paneSink(config, nc, log, false);
   const op = new MergeOperator(config, core, store, jetstream(nc), sink, log, cp?.header);
   const metrics = mergeMetrics(config, op, core);
   metrics.checkpointsCorrupt.inc(loaded.skipped.length);
+  registerBackpressureMetrics(metrics.registry, "tidemark_merge_", op);
   op.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
@@ -71,6 +75,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
   const checkpoints =
     config.mergePartition === 0 ? await coordinate(config, op, nc, metrics, log) : follow(config, op, nc, metrics, log);
+  const waits = announceWaits(nc, config.worker, () => op.checkpointWaiting(), log);
   const status = new MergeStatusPublisher(config, op, core, nc, log, checkpoints);
   status.start();
   op.start();
@@ -84,7 +89,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     skippedCheckpoints: loaded.skipped,
     operator: op,
     status,
-    close: () => (closing ??= closeMerge(op, status, checkpoints, nc, served.server, log)),
+    close: () => (closing ??= (waits.stop(), closeMerge(op, status, checkpoints, nc, served.server, log))),
   };
 }
 
@@ -174,6 +179,8 @@ async function coordinate(
       everyMs: config.checkpointEveryMs,
       timeoutMs: ALIGNMENT_TIMEOUT_MS,
       mergePartitions: config.mergePartitions,
+      // Held by backpressure itself, or waiting for its own acks: progress, not a stall (ADR 0035).
+      held: () => op.gate.hold.current() !== null || op.checkpointWaiting() !== null,
     },
     log,
   );
@@ -196,6 +203,7 @@ async function coordinate(
   };
   c.onStartDelay = (ms) => startDelay.observe(ms / 1000);
   c.onAbort = (n) => op.giveUp(n);
+  op.onAlignmentDeclined = (n, why) => c.decline(n, why);
   c.onComplete = (done) => log.info(done, `checkpoint ${done.n} complete`);
   await c.start();
   return c;
