@@ -1,7 +1,8 @@
 /**
  * Notices of a checkpoint held by backpressure (docs/decisions/0035-backpressure.md, "Aligned
  * checkpoints"). An operator whose aligned checkpoint n is cut but not yet durable — its publishes
- * before the cut still unacknowledged — says so every WAIT_NOTICE_MS on core NATS
+ * before the cut still unacknowledged — says so every WAIT_NOTICE_MS (at most a quarter of the
+ * checkpoint timeout) on core NATS
  * (`tm.checkpoint-waiting.<operator>`); the coordinator takes each notice as progress and does not
  * abort n while they come. A stopped operator sends none, and n is aborted as before.
  */
@@ -11,23 +12,25 @@ import type { WorkerLog } from "./engine-worker.js";
 
 export const WAIT_NOTICE_MS = 5_000;
 
-/** Publishes a notice every WAIT_NOTICE_MS while `waiting()` names a checkpoint waiting that long. */
+/** Publishes a notice every period while `waiting()` names a checkpoint waiting that long. */
 export function announceWaits(
   nc: NatsConnection,
   operator: string,
+  timeoutMs: number,
   waiting: () => { n: number; waitedMs: number } | null,
   log: WorkerLog,
 ): { stop(): void } {
+  const every = Math.min(WAIT_NOTICE_MS, timeoutMs / 4);
   const timer = setInterval(() => {
     const w = waiting();
-    if (w === null || w.waitedMs < WAIT_NOTICE_MS || nc.isClosed()) return;
+    if (w === null || w.waitedMs < every || nc.isClosed()) return;
     const notice: CheckpointWaiting = { operator, n: w.n, waitedMs: w.waitedMs };
     try {
       nc.publish(checkpointWaitingSubject(operator), JSON.stringify(notice));
     } catch (err) {
       log.warn({ n: w.n, err: (err as Error).message }, "checkpoint waiting notice not sent");
     }
-  }, WAIT_NOTICE_MS);
+  }, every);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -26,6 +26,11 @@ export interface EngineConfig {
   readonly checkpointEveryMs: number;
   /** At least this much wall clock between two checkpoints (bounds the cost during catch-up). */
   readonly checkpointMinWallMs: number;
+  /**
+   * An aligned checkpoint of which nothing is heard for this long is aborted (the coordinator's;
+   * operators held by backpressure say they wait twice as often, docs/decisions/0035-backpressure.md).
+   */
+  readonly checkpointTimeoutMs: number;
   readonly keepCheckpoints: number;
   /**
    * A partition with no event for this long of log time is idle: the core's judgement
@@ -110,6 +115,7 @@ const ENGINE_KEYS = [
   "partitions",
   "checkpointEvery",
   "checkpointMinWall",
+  "checkpointTimeout",
   "keepCheckpoints",
   "idleTimeout",
   "statusEvery",
@@ -130,6 +136,7 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   partitionCount: { env: "TIDEMARK_PARTITION_COUNT", flag: "partition-count" },
   checkpointEvery: { env: "TIDEMARK_CHECKPOINT_EVERY", flag: "checkpoint-every" },
   checkpointMinWall: { env: "TIDEMARK_CHECKPOINT_MIN_WALL", flag: "checkpoint-min-wall" },
+  checkpointTimeout: { env: "TIDEMARK_CHECKPOINT_TIMEOUT", flag: "checkpoint-timeout" },
   keepCheckpoints: { env: "TIDEMARK_KEEP_CHECKPOINTS", flag: "keep-checkpoints" },
   idleTimeout: { env: "TIDEMARK_IDLE_TIMEOUT", flag: "idle-timeout" },
   statusEvery: { env: "TIDEMARK_STATUS_EVERY", flag: "status-every" },
@@ -222,6 +229,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     partitions: Object.freeze(partitions),
     checkpointEveryMs: duration(get("checkpointEvery"), 5_000),
     checkpointMinWallMs: duration(get("checkpointMinWall"), 1_000, 0),
+    checkpointTimeoutMs: duration(get("checkpointTimeout"), 60_000, 1_000),
     keepCheckpoints: int(get("keepCheckpoints"), 3, 1, 1000),
     idleTimeoutMs,
     statusEveryMs: duration(get("statusEvery"), 1_000),

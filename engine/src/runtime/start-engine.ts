@@ -76,7 +76,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const status = new StatusPublisher(config, worker, core, nc, log);
   status.start();
   followStarts(nc, (s) => worker.requestBarrier(s.n, s.startedAt), log);
-  const waits = announceWaits(nc, config.worker, () => worker.checkpointWaiting(), log);
+  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => worker.checkpointWaiting(), log);
   const startDelay = new Histogram({
     name: "tidemark_engine_checkpoint_start_delay_seconds",
     help: "Wall time from an aligned checkpoint's start notice to this worker's cut (Flink's checkpointStartDelay).",

@@ -27,12 +27,6 @@ import { announceWaits } from "./checkpoint-waits.js";
 import { paneSink } from "./start-engine.js";
 import { closeConnections } from "./role-shutdown.js";
 
-/**
- * A checkpoint of which nothing is heard for this long is aborted (a worker's acknowledgement lost,
- * its write failed); one held by backpressure keeps being heard of (ADR 0035).
- */
-const ALIGNMENT_TIMEOUT_MS = 60_000;
-
 export interface RunningMerge {
   readonly worker: string;
   readonly metricsUrl: string;
@@ -75,7 +69,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
   const checkpoints =
     config.mergePartition === 0 ? await coordinate(config, op, nc, metrics, log) : follow(config, op, nc, metrics, log);
-  const waits = announceWaits(nc, config.worker, () => op.checkpointWaiting(), log);
+  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => op.checkpointWaiting(), log);
   const status = new MergeStatusPublisher(config, op, core, nc, log, checkpoints);
   status.start();
   op.start();
@@ -177,7 +171,7 @@ async function coordinate(
     {
       operator: config.worker,
       everyMs: config.checkpointEveryMs,
-      timeoutMs: ALIGNMENT_TIMEOUT_MS,
+      timeoutMs: config.checkpointTimeoutMs,
       mergePartitions: config.mergePartitions,
       // Held by backpressure itself, or waiting for its own acks: progress, not a stall (ADR 0035).
       held: () => op.gate.hold.current() !== null || op.checkpointWaiting() !== null,
