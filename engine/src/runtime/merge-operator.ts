@@ -26,7 +26,7 @@
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../core/snapshot-steps.js";
 import { TickAligner } from "../core/tick-aligner.js";
-import type { CoreOutput, StreamCore } from "../core/types.js";
+import type { StreamCore } from "../core/types.js";
 import {
   BARRIER_HEADER,
   decodePartialBatch,
@@ -35,20 +35,19 @@ import {
   partialsSubject,
   STREAM_PARTIALS,
   type PartialBatch,
-  type Pane,
 } from "../protocol.js";
 import { coreAggregates } from "../core/create-core.js";
 import { BarrierAlignment, type Aligned } from "./barrier-alignment.js";
 import { BodyBuffers } from "./body-buffers.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
-import { EmitGroup, type GroupMessage } from "./emit-group.js";
+import type { GroupMessage } from "./emit-group.js";
 import type { CheckpointEvent, EngineSink, WorkerLog } from "./engine-worker.js";
 import type { MergeConfig } from "./merge-config.js";
 import { OrderedReader } from "./ordered-reader.js";
-import { PipelineLag } from "./pipeline-lag.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
 import { OutputGate } from "./output-gate.js";
+import { MergeRelease } from "./merge-release.js";
 import type { PublishStats } from "./pane-sink.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
@@ -69,15 +68,11 @@ const COORDINATED_MS = 30_000;
 
 export class MergeOperator {
   readonly aligner: TickAligner;
-  /** Records merged (the events the partials stand for). */
-  eventsTotal = 0;
-  readonly pipelineLag = new PipelineLag();
-  readonly panesEmitted = new Map<string, Map<string, number>>();
+  /** The ticks released through the core, and what it emits (records merged, panes, lag). */
+  readonly output: MergeRelease;
   readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0, mismatch: 0 };
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
-  /** Each released tick's alignment time: wall ms from its first batch's arrival to its release. */
-  onTickAligned: (ms: number) => void = () => undefined;
   readonly alignment: BarrierAlignment<Held>;
   /** A barrier of n arrived (the coordinator's start delay). */
   onBarrierSeen: (n: number) => void = () => undefined;
@@ -90,8 +85,6 @@ export class MergeOperator {
 
   private seq: number;
   private readonly reader: OrderedReader;
-  private readonly buffers = new BodyBuffers();
-  private readonly send: (m: GroupMessage) => void;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
   /** From a cut until its snapshot is encoded: the reader waits on it. */
@@ -100,11 +93,7 @@ export class MergeOperator {
   /** An aligned checkpoint cut and not yet durable (waiting for its panes' acks, or written). */
   private barrierWaiting: { n: number; since: number } | null = null;
   private closing = false;
-  /** Wall clock at each held tick's first batch (deleted at release). */
-  private readonly firstSeen = new Map<number, number>();
   private lastAlignedWall: number | null = null;
-  /** The merge core's log time: the end of the ticks released (null: none yet). */
-  private logTime: number | null;
   private timer: NodeJS.Timeout | undefined;
   private readonly mismatchedWorkers = new Set<string>();
   /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
@@ -128,14 +117,16 @@ export class MergeOperator {
   ) {
     this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
     if (restored?.merge) this.aligner.restore(restored.merge.aligner, clock());
-    this.logTime = restored?.logTime ?? null;
-    if (this.logTime !== null) this.lastCheckpointLog = this.logTime;
+    const logTime = restored?.logTime ?? null;
+    if (logTime !== null) this.lastCheckpointLog = logTime;
     this.seq = restored?.merge?.seq ?? 0;
     this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
     this.heardAt = new Float64Array(config.partitionCount).fill(clock());
-    sink.onReturned = (b) => this.buffers.give(b);
+    const buffers = new BodyBuffers();
+    sink.onReturned = (b) => buffers.give(b);
     this.gate = new OutputGate([{ cause: "TM_PANES", out: sink }], clock);
-    this.send = (m) => sink.publish(m.subject, m.body, m.msgId);
+    const send = (m: GroupMessage): void => sink.publish(m.subject, m.body, m.msgId);
+    this.output = new MergeRelease(this.aligner, core, config.partitionCount, send, clock, buffers, logTime);
     const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
     this.reader = new OrderedReader(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), name, this.seq, {
       message: (m) => this.onMessage(m),
@@ -148,6 +139,11 @@ export class MergeOperator {
     this.reader.start();
     this.timer = setInterval(() => this.onTimer(), TIMER_MS);
     this.timer.unref();
+  }
+
+  /** Records merged (the events the partials stand for). */
+  get eventsTotal(): number {
+    return this.output.eventsTotal;
   }
 
   /** Pane and late publishes not yet acknowledged (read by the two-stage benchmark). */
@@ -281,42 +277,13 @@ export class MergeOperator {
     const now = this.clock();
     const outcome = this.aligner.offer(b, now);
     this.batches[outcome]++;
-    if (outcome === "accepted" && !this.firstSeen.has(b.from)) this.firstSeen.set(b.from, now);
+    if (outcome === "accepted") this.output.accepted(b.from, now);
     if (outcome === "overlap")
       this.log.warn(
         { seq, worker: b.worker, from: b.from, to: b.to },
         "partial batch overlaps what its partitions already reported: refused (two workers own the same partitions?)",
       );
-    this.release(now, -1 - this.config.mergePartition, seq);
-  }
-
-  /**
-   * The ticks the aligner releases now, through the core, their panes as one EmitGroup keyed
-   * (group, seq): a message's place in TM_PARTIALS, or for a release on the timer its own group
-   * and the wall clock (no message id of a message's group can be reused).
-   */
-  private release(now: number, groupId: number, seq: number): void {
-    const { ticks, logTime } = this.aligner.release(now);
-    if (logTime === null) return;
-    const group = new EmitGroup(groupId, seq, this.send, this.clock, undefined, this.buffers);
-    const out: CoreOutput = {
-      pane: (p) => {
-        this.countPane(p);
-        group.pane(p);
-      },
-      late: (r) => group.late(r),
-    };
-    let records = 0;
-    for (const t of ticks) {
-      this.aligned(t.at, now);
-      for (const c of t.clocks) records += c.events;
-      this.core.partial?.(t, out);
-    }
-    for (let p = 0; p < this.config.partitionCount; p++) this.core.heartbeat(p, logTime, out);
-    this.logTime = logTime;
-    group.seal();
-    this.eventsTotal += records;
-    if (records > 0) this.pipelineLag.observe(now, logTime, records);
+    this.output.release(now, -1 - this.config.mergePartition, seq);
   }
 
   /**
@@ -328,24 +295,11 @@ export class MergeOperator {
     if (this.hold !== undefined || this.closing) return;
     if (this.alignment.completeWith(this.unheard)) return this.alignedCheckpoint();
     if (this.alignment.aligning === null)
-      this.release(this.clock(), TIMER_GROUP - this.config.mergePartition, this.clock());
-  }
-
-  private aligned(at: number, now: number): void {
-    const since = this.firstSeen.get(at);
-    if (since === undefined) return;
-    this.firstSeen.delete(at);
-    this.onTickAligned(now - since);
-  }
-
-  private countPane(p: Pane): void {
-    let kinds = this.panesEmitted.get(p.policy);
-    if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
-    kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+      this.output.release(this.clock(), TIMER_GROUP - this.config.mergePartition, this.clock());
   }
 
   private maybeCheckpoint(): void {
-    const t = this.logTime;
+    const t = this.output.logTime;
     if (this.writing || this.closing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs)
       return;
     const now = this.clock();
@@ -368,7 +322,7 @@ export class MergeOperator {
     // Resume at the first message held (by this alignment, or by one in progress), else after the last.
     const first = aligned ? aligned.held[0] : this.alignment.firstHeld();
     const seq = first === undefined ? this.seq : first.seq - 1;
-    const logTime = this.logTime;
+    const logTime = this.output.logTime;
     const header: CheckpointHeader = {
       worker: this.config.worker,
       partitionCount: this.config.partitionCount,

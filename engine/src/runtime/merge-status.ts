@@ -89,7 +89,7 @@ export class MergeStatusPublisher {
       offsets: [],
       lastCheckpointWall: op.lastCheckpointWall,
       eventsTotal: op.eventsTotal,
-      pipelineLag: op.pipelineLag.percentiles(now),
+      pipelineLag: op.output.pipelineLag.percentiles(now),
       backpressure: backpressureStatus(op),
     });
     const named = waitingFor !== null && msg.heldBackBy === waitingFor;

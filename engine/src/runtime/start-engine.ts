@@ -83,7 +83,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [served.registry],
   });
-  worker.onBarrierCheckpoint = (a) => {
+  worker.checkpoints.onBarrierCheckpoint = (a) => {
     startDelay.observe(a.startDelayMs / 1000);
     publishAck(nc, { operator: config.worker, ...a }, log);
   };
@@ -153,7 +153,7 @@ async function serveMetrics(
       );
     },
   });
-  worker.onCheckpoint = (e) => {
+  worker.checkpoints.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };

@@ -92,10 +92,10 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
   const metrics = new EngineMetrics(
     {
       eventsTotal: () => op.eventsTotal,
-      panesEmitted: () => op.panesEmitted,
+      panesEmitted: () => op.output.panesEmitted,
       status: () => core.status(),
       partitions: () => config.partitions,
-      pipelineLag: () => op.pipelineLag,
+      pipelineLag: () => op.output.pipelineLag,
     },
     { worker: config.worker },
     "tidemark_merge_",
@@ -117,7 +117,7 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  op.onTickAligned = (ms) => alignment.observe(ms / 1000);
+  op.output.onTickAligned = (ms) => alignment.observe(ms / 1000);
   new Gauge({
     name: "tidemark_merge_waiting_ticks",
     help: "Ticks of partials held until every partition has reported past them (a slower worker).",

@@ -59,7 +59,7 @@ export class StatusPublisher {
       laneTimes,
       waitingFor: this.stalls.holding(waitingFor, now),
       offsets: worker.merge.offsets(),
-      lastCheckpointWall: worker.lastCheckpointWall,
+      lastCheckpointWall: worker.checkpoints.lastCheckpointWall,
       eventsTotal: worker.eventsTotal,
       pipelineLag: worker.pipelineLag.percentiles(Date.now()),
       backpressure: backpressureStatus(worker),
