@@ -17,7 +17,7 @@
  * that worker's later messages (BarrierAlignment) until every partition's barrier n arrived; the
  * checkpoint n is cut then, resuming at the first held message, and the held messages are handled
  * once its snapshot is encoded. What it holds for an alignment is bounded (maxAlignmentBytes): past
- * it the alignment of n is given up, as Flink declines a checkpoint whose alignment buffered too
+ * it the alignment of n is given up, as Flink once declined a checkpoint whose alignment buffered too
  * much, rather than holding the input (which would also hold the barrier awaited) or memory
  * (docs/decisions/0035-backpressure.md, "Aligned checkpoints").
  *

@@ -100,11 +100,18 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
     const engine = spawn(proxy.url, "stalled");
     const ready = await engine.ready;
     const feed = new LogFeed(() => a.nc, 2);
-    await steps(feed, 30);
-    lagBefore = (await waitForStatus(a.nc, (s) => (s.logTime ?? 0) >= (fed.at(-1) as number), 30_000, "warm"))
-      .pipelineLagMs!;
+    await stepsWhile(feed, () => fed.length < 30);
+    const warm = await waitForStatus(a.nc, (s) => (s.logTime ?? 0) >= (fed.at(-1) as number), 30_000, "warm");
+    lagBefore = warm.pipelineLagMs as number;
+    await stall(a.nc, feed, ready, engine.child.pid as number);
+    recoveredInMs = await recovery(a.nc, feed);
+    end = (fed.at(-1) as number) + 60_000;
+    stalled = await finish(a.nc, feed, engine, ready);
+    clean = await cleanRun();
+  }, 180_000);
 
-    // The stall: PubAcks of TM_PANES held back; events keep coming, every step's pane publishes are watched.
+  /** PubAcks of TM_PANES held back for STALL_MS while events keep coming; the pane publishes watched. */
+  async function stall(nc: NatsConnection, feed: LogFeed, ready: Record<string, unknown>, pid: number): Promise<void> {
     proxy.toServer = (f) => {
       if (isPanePublish(f) && stallTo === 0) {
         const id = /Nats-Msg-Id: ([^\r]+)/.exec(f.payload.toString("latin1"))?.[1] ?? "";
@@ -114,38 +121,33 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
     };
     proxy.toClient = (f) => (isPanesAck(f) ? "hold" : "pass");
     stallFrom = Date.now();
-    const sampling = sample(ready, engine.child.pid as number, () => Date.now() < stallFrom + STALL_MS);
-    await stepsUntil(feed, stallFrom + STALL_MS);
-    await sampling;
-    backlogAtRelease = await backlog(a.nc, feed);
+    const until = (): boolean => Date.now() < stallFrom + STALL_MS;
+    await Promise.all([sample(ready, pid, until), stepsWhile(feed, until)]);
+    backlogAtRelease = await backlog(nc, feed);
     stallTo = Date.now();
     proxy.toClient = () => "pass";
     proxy.release();
+  }
 
-    // Events go on at the same pace until the engine has caught up: its lag back under a second.
+  /** Events go on at the same pace until the engine has caught up (its lag under a second); how long that took. */
+  async function recovery(nc: NatsConnection, feed: LogFeed): Promise<number> {
     let caughtUp = false;
-    const lag = waitForStatus(
-      a.nc,
-      (s) => (s.pipelineLagMs ?? Infinity) < 1_000 && s.wallTime > stallTo,
-      60_000,
-      "lag",
-    );
-    void lag.then(
-      () => (caughtUp = true),
-      () => (caughtUp = true),
-    );
+    const lag = waitForStatus(nc, (s) => (s.pipelineLagMs ?? Infinity) < 1_000 && s.wallTime > stallTo, 60_000, "lag");
+    const done = (): boolean => (caughtUp = true);
+    void lag.then(done, done);
     await stepsWhile(feed, () => !caughtUp);
-    recoveredInMs = (await lag).wallTime - stallTo;
-    end = (fed.at(-1) as number) + 60_000;
-    stalled = await finish(a.nc, feed, engine, ready);
+    return (await lag).wallTime - stallTo;
+  }
 
+  /** The same log, fed at once to a fresh engine on a second nats-server. */
+  async function cleanRun(): Promise<{ raw: string[]; panes: Map<string, Pane> }> {
     const b = await server();
     const again = spawn(b.nats.url, "clean");
     await again.ready;
     const replay = new LogFeed(() => b.nc, 2);
     for (const t of fed) await replay.events(t, EVENTS_PER_STEP);
-    clean = await finish(b.nc, replay, again, undefined);
-  }, 180_000);
+    return finish(b.nc, replay, again, undefined);
+  }
 
   afterAll(async () => {
     for (const e of engines) if (e.child.exitCode === null) e.child.kill("SIGKILL");
@@ -178,14 +180,7 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
     await feed.events(t, EVENTS_PER_STEP);
   }
 
-  async function steps(feed: LogFeed, n: number): Promise<void> {
-    for (let i = 0; i < n; i++) await paced(feed);
-  }
-
-  async function stepsUntil(feed: LogFeed, until: number): Promise<void> {
-    while (Date.now() < until) await paced(feed);
-  }
-
+  /** Steps every STEP_MS while `go()`. */
   async function stepsWhile(feed: LogFeed, go: () => boolean): Promise<void> {
     while (go()) await paced(feed);
   }
@@ -263,9 +258,10 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
     for (const times of resent) {
       const gaps = times.slice(1).map((t, k) => t - (times[k] as number));
       // Attempt k waits at least 2^k s (publish-backoff.ts), whatever the jitter drew.
-      gaps.forEach((gap, k) => expect(gap, JSON.stringify(gaps)).toBeGreaterThanOrEqual(1000 * 2 ** k - 50));
+      // (Seen at the proxy: 200 ms for a frame held up on its way there by a busy machine.)
+      gaps.forEach((gap, k) => expect(gap, JSON.stringify(gaps)).toBeGreaterThanOrEqual(1000 * 2 ** k - 200));
       const span = (times.at(-1) as number) - (times[0] as number);
-      expect(times.length - 1).toBeLessThanOrEqual(Math.log2(span / 1000 + 1) + 0.001);
+      expect(times.length - 1).toBeLessThanOrEqual(Math.log2((span + 200) / 1000 + 1));
     }
     // The counter grows sub-linearly: the stall's second half resends fewer than its first.
     const half = stallFrom + STALL_MS / 2;

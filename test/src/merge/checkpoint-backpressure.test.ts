@@ -142,12 +142,12 @@ describe("aligned checkpoints while TM_PANES acknowledges nothing", () => {
     const waiting = during(WORKER).map((s) => s.backpressure?.checkpointWaiting?.waitedMs ?? 0);
     expect(Math.max(...waiting)).toBeGreaterThan(STALL_MS / 2);
     expect(waits.some((w) => w.operator === WORKER)).toBe(true);
-    // In the log once it held more than half of a 10 s window, not once per hold.
+    // In the log when it held half of a 10 s window or more (at most every 30 s), not once per hold.
     const held = worker
       .output()
       .split("\n")
       .filter((l) => l.includes("input held"));
     expect(held.length).toBeGreaterThanOrEqual(1);
-    expect(held.length).toBeLessThanOrEqual(2);
+    expect(held.length).toBeLessThan(5);
   });
 });
