@@ -330,6 +330,12 @@ export interface EngineStatusMessage {
   checkpointAgeMs: number | null;
   eventsTotal: number;
   /**
+   * Held input (docs/decisions/0035-backpressure.md): which output's acknowledgements hold the
+   * input now and for how long, the total held, and each output stream's window. Absent from
+   * engines before it.
+   */
+  backpressure?: BackpressureStatus;
+  /**
    * Present on a merge operator's status only (docs/decisions/0029-two-stage-dataflow.md): its
    * `partitions` are every TM_EVENTS partition, each `logTime` the end reported by the upstream
    * workers, and `heldBackBy` the partition holding the merged watermark back, named with its worker.
@@ -351,6 +357,30 @@ export interface SessionStoreStatus {
   openSessions: number;
   merges: number;
   anonymousEvents: number;
+}
+
+/** An operator's held input and output windows in `tm.status` (docs/decisions/0035-backpressure.md). */
+export interface BackpressureStatus {
+  /** The stream whose acknowledgements hold the input now (TM_PANES, TM_PARTIALS), null: it flows. */
+  heldBy: string | null;
+  /** Wall ms of the hold in progress (0 when none). */
+  heldMs: number;
+  /** Wall ms the input was held since the operator started. */
+  heldTotalMs: number;
+  /** The aligned checkpoint cut and waiting for its acks, with how long it has waited, null: none. */
+  checkpointWaiting: { n: number; waitedMs: number } | null;
+  /** Per output stream: publishes sent and unacknowledged, waiting to be sent, the bound, resends since start. */
+  streams: Record<
+    string,
+    {
+      inFlight: number;
+      inFlightBytes: number;
+      waiting: number;
+      waitingBytes: number;
+      limitBytes: number;
+      resends: number;
+    }
+  >;
 }
 
 export interface MergeStageStatus {
@@ -380,6 +410,7 @@ export interface MergeStageStatus {
 export {
   BARRIER_HEADER,
   checkpointAckSubject,
+  checkpointWaitingSubject,
   parseBarrier,
   STREAM_CHECKPOINTS,
   SUBJECT_CHECKPOINT_ABORT,
@@ -390,4 +421,5 @@ export {
   type CheckpointAck,
   type CheckpointComplete,
   type CheckpointStart,
+  type CheckpointWaiting,
 } from "./protocol/checkpoint-barrier.js";

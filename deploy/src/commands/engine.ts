@@ -10,7 +10,8 @@ export const engine: Command = {
     "tidemark engine [--partitions 0-3,6] [--worker ID] [--data DIR] [--nats URL] [--config FILE]\n" +
     "                [--checkpoint-every 5s] [--idle-timeout 10s] [--metrics-port 9464] [--partition-count 8]\n" +
     "                [--sessions [on|off]] [--session-gap 60s] [--session-max-length 4h] [--session-max-keys 1000000] [--partials on|off]\n" +
-    "                [--partition-by service|service+route]",
+    "                [--partition-by service|service+route] [--max-in-flight 4096] [--max-in-flight-bytes 67108864]\n" +
+    "                [--max-queued-events 65536] [--checkpoint-timeout 60s]",
   async run(flags: Flags): Promise<number> {
     const { ENGINE_FLAGS, parseEngineConfig, startEngine } = await import("@tidemark/engine/runtime");
     return runOperator(

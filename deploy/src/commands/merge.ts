@@ -9,7 +9,8 @@ export const merge: Command = {
   usage:
     "tidemark merge [--worker merge-0] [--data DIR] [--nats URL] [--config FILE] [--checkpoint-every 5s]\n" +
     "               [--idle-timeout 10s] [--metrics-port 0] [--partition-count 8] [--partition-by service]\n" +
-    "               [--merge-partitions 1] [--merge-partition 0]",
+    "               [--merge-partitions 1] [--merge-partition 0] [--checkpoint-timeout 60s]\n" +
+    "               [--max-in-flight 4096] [--max-in-flight-bytes 67108864] [--max-alignment-bytes 67108864]",
   async run(flags: Flags): Promise<number> {
     const { MERGE_FLAGS, parseMergeConfig, startMerge } = await import("@tidemark/engine/runtime");
     return runOperator(flags, { key: "merge", flags: MERGE_FLAGS }, parseMergeConfig, (c) => startMerge(c));

@@ -22,7 +22,7 @@ import { createCore, type CoreConfig } from "../core/index.js";
 import { JsonLines, partitionOf, type LateRecord, type Pane, type TelemetryEvent } from "../protocol.js";
 import { BodyBuffers } from "../runtime/body-buffers.js";
 import { EmitGroup, type GroupMessage } from "../runtime/emit-group.js";
-import { PaneSink } from "../runtime/pane-sink.js";
+import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/pane-sink.js";
 import { ensureStream, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
 import { feedCore, type BareRead } from "./runtime-baselines.js";
 import { deletePaneStreams, processCpuMs, row } from "./runtime-setup.js";
@@ -124,7 +124,7 @@ async function publishAll(
   const jsm = await jetstreamManager(nc);
   await deletePaneStreams(jsm);
   for (const spec of [panesStreamSpec(), lateStreamSpec()]) await ensureStream(jsm, spec);
-  const sink = new PaneSink(nc, 1024);
+  const sink = new PaneSink(nc, { limits: { messages: 1024, bytes: MAX_IN_FLIGHT_BYTES } });
   const server0 = processCpuMs(serverPid);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

@@ -13,6 +13,10 @@
  *    batches in memory; publishes per event.
  * 1b. Pipeline lag p50/p99 of a fresh engine fed live (runtime-lag.ts) at the demo's rate and at
  *    half the capacity measured in 1.
+ * 1c. Backpressure (runtime-stall.ts, docs/decisions/0035-backpressure.md): an engine process fed
+ *    live at 10k events/s with TM_PANES away for 5 s: its peak RSS against the same run without,
+ *    the input held, the lag when TM_PANES is back and how long it takes to be under a second again,
+ *    with the default window and with a 16-message one.
  * 2. Checkpoints with ~200k open (window, key) states: the synchronous snapshot() for comparison,
  *    the pause (input held while the snapshot encodes across event-loop turns, as the engine
  *    worker does, docs/decisions/0016-checkpoints-without-pause.md), the full write (encode,
@@ -20,8 +24,8 @@
  *    while checkpointing every 200 ms vs the same with the synchronous snapshot and hash (the way
  *    before ADR 0016) and vs the same ticker without, the pause histogram's p99, and `status()` on
  *    those states (the first call and the next ones, docs/decisions/0021-runtime-lean.md).
- * Bounded: ~90 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
- * runs part 2 alone and prints it (engine/BENCHMARKS.md is left as it is).
+ * Bounded: ~150 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
+ * runs part 2 alone and prints it, TM_BENCH_RUNTIME_PART=stall part 1c (engine/BENCHMARKS.md is left as it is).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -30,13 +34,14 @@ import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig } from "../core/index.js";
 import type { TelemetryEvent } from "../protocol.js";
-import { PaneSink } from "../runtime/pane-sink.js";
+import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config.js";
 import { startEngine } from "../runtime/start-engine.js";
 import { floorRows } from "./runtime-floor.js";
 import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
 import { bareRead, coreAlone, decodeOnly, inputPath } from "./runtime-baselines.js";
 import { checkpointRows } from "./runtime-checkpoints.js";
+import { stallRows } from "./runtime-stall.js";
 import {
   EVENTS_PER_LOG_SECOND,
   deletePaneStreams,
@@ -210,7 +215,7 @@ async function sinkRates(url: string): Promise<string[]> {
   }
   await Promise.all(inFlight);
   const jsMs = performance.now() - t0;
-  const sink = new PaneSink(nc, 1024);
+  const sink = new PaneSink(nc, { limits: { messages: 1024, bytes: MAX_IN_FLIGHT_BYTES } });
   const t1 = performance.now();
   for (let i = 0; i < N; i++) {
     if (sink.saturated) await sink.room();
@@ -251,6 +256,9 @@ function record(lines: readonly string[]): void {
       `\`node dist/bench/runtime-profile.js\` (the same engine run under the CPU profiler, grouped by activity); ` +
       `the breakdown before and after is in ADR 0017 and ADR 0021. The pane-sink rows measure publishing alone. The lag rows run ` +
       `a fresh engine while a worker thread publishes fresh events the way ingest does (bench/live-feed.ts). ` +
+      `The outage rows feed an engine process the same way while TM_PANES is deleted for 5 s and created again (publishes ` +
+      `answered "no responders", none acknowledged): the window absorbs what it can, then the input is held ` +
+      `(docs/decisions/0035-backpressure.md); the baseline is the same run without the outage. ` +
       `The checkpoint rows: the pause is the time the input is held while the snapshot encodes in ~4 ms slices across event-loop turns (docs/decisions/0016-checkpoints-without-pause.md); the file's SHA-256 is taken in 256 KiB steps across turns too and the file written as pieces, with no copy of the snapshot (docs/decisions/0021-runtime-lean.md); the event loop is blocked at most a slice (plus garbage collection), and the row before ADR 0016 takes the same checkpoints the old way in the same run.\n`,
   );
 }
@@ -259,6 +267,13 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-runtime-"));
   if (process.env.TM_BENCH_RUNTIME_PART === "checkpoints") {
     process.stdout.write((await checkpointRows(dir)).join("\n") + "\n");
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  if (process.env.TM_BENCH_RUNTIME_PART === "stall") {
+    const nats = await natsServer(dir);
+    process.stdout.write((await stallRows(nats.url, dir)).join("\n") + "\n");
+    await nats.stop();
     rmSync(dir, { recursive: true, force: true });
     return;
   }
@@ -271,6 +286,7 @@ async function main(): Promise<void> {
     const t = await throughput(nats.url, nats.pid, dir, events);
     lines.push(...t.lines);
     lines.push(...(await lagRows(nats.url, dir, t.eventsPerSecond)));
+    lines.push(...(await stallRows(nats.url, dir)));
     lines.push(...(await sinkRates(nats.url)));
     lines.push(...(await checkpointRows(dir)));
     process.stdout.write(lines.join("\n") + "\n");

@@ -97,8 +97,8 @@ export async function merge(url: string, data: string, id: string): Promise<{ m:
   const config = parseMergeConfig({ env: {}, flags: { nats: url, data, worker: id, "metrics-port": "0" } });
   const m = await startMerge(config, { logger: silentLogger() });
   const aligned: number[] = [];
-  const metric = m.operator.onTickAligned;
-  m.operator.onTickAligned = (ms) => {
+  const metric = m.operator.output.onTickAligned;
+  m.operator.output.onTickAligned = (ms) => {
     metric(ms);
     aligned.push(ms);
   };

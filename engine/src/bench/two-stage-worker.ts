@@ -16,6 +16,8 @@ export interface WorkerArgs {
   /** A partition list as `--partitions` takes it ("all", "0-3"). */
   partitions: string;
   partials: boolean;
+  /** More engine flags (runtime-stall.ts: a smaller window). */
+  flags?: Record<string, string>;
 }
 
 export interface WorkerStatus {
@@ -26,6 +28,11 @@ export interface WorkerStatus {
   partials: number;
   /** Wall ms startEngine took (restore, connect, ensure the streams, start the consumers). */
   startMs: number;
+  /** Backpressure (runtime-stall.ts): resident memory, TM_PANES's bytes in flight and resends, input held. */
+  rssMb: number;
+  inFlightBytes: number;
+  resends: number;
+  heldMs: number;
 }
 
 export interface WorkerReport {
@@ -59,6 +66,10 @@ function status(r: RunningEngine): WorkerStatus {
     inFlight: w.sink.inFlight,
     partials: w.partialsTotal,
     startMs,
+    rssMb: process.memoryUsage.rss() / 1024 / 1024,
+    inFlightBytes: w.sink.stats().inFlight.bytes,
+    resends: w.sink.stats().resends,
+    heldMs: w.gate.hold.totalMs(),
   };
 }
 
@@ -72,6 +83,7 @@ async function go(): Promise<void> {
       partitions: args.partitions,
       partials: args.partials ? "on" : "off",
       "metrics-port": "0",
+      ...args.flags,
     },
   });
   const t0 = performance.now();

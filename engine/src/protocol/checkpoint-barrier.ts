@@ -5,7 +5,12 @@
  *   tm.checkpoints.start          {n, startedAt}                 the coordinator starts checkpoint n
  *   tm.checkpoints.ack.<operator> {operator, n, file, ...}       an operator's checkpoint n is durable
  *   tm.checkpoints.complete       {n, operators, ...}            every operator acknowledged n
- *   tm.checkpoints.abort          {n, why}                       n given up (alignment timeout)
+ *   tm.checkpoints.abort          {n, why}                       n given up (no progress for 60 s, or declined)
+ *
+ * and, on core NATS (not stored: a notice lost is the next one's), while an operator's checkpoint n
+ * waits for its publishes to be acknowledged (docs/decisions/0035-backpressure.md):
+ *
+ *   tm.checkpoint-waiting.<operator> {operator, n, waitedMs}     n is cut here and waits for acks
  *
  * A barrier is a TM_PARTIALS message with header `Tm-Barrier: <n>` and a JSON body naming the
  * worker and its partitions: every partial batch the worker emitted before its checkpoint n is
@@ -22,6 +27,19 @@ export const BARRIER_HEADER = "Tm-Barrier";
 
 export function checkpointAckSubject(operator: string): string {
   return `tm.checkpoints.ack.${operator}`;
+}
+
+/** Outside TM_CHECKPOINTS's `tm.checkpoints.>`: a notice of progress, not state. */
+export function checkpointWaitingSubject(operator: string): string {
+  return `tm.checkpoint-waiting.${operator}`;
+}
+
+/** An operator's checkpoint n is cut and waits for its publishes' acknowledgements (held by backpressure). */
+export interface CheckpointWaiting {
+  operator: string;
+  n: number;
+  /** Wall ms since its cut. */
+  waitedMs: number;
 }
 
 export interface CheckpointStart {

@@ -35,4 +35,18 @@ describe("BarrierAlignment", () => {
     expect(a.giveUp()).toEqual([]);
     expect(a.aligning).toBeNull();
   });
+
+  it("counts the bytes held, and ignores late barriers of an n it gave up", () => {
+    const a = new BarrierAlignment<string>(8);
+    a.barrier(barrier("w1", [0, 1, 2, 3], 1), 0, none);
+    a.hold("m1", 300);
+    a.hold("m2", 200);
+    expect([a.heldCount, a.heldBytes]).toEqual([2, 500]);
+    expect(a.giveUp()).toEqual(["m1", "m2"]);
+    expect([a.heldBytes, a.aligning]).toEqual([0, null]);
+    // The other worker's barrier 1 arrives after n = 1 was given up: no new alignment of it.
+    expect(a.barrier(barrier("w2", [4, 5, 6, 7], 1), 5, none).outcome).toBe("ignored");
+    expect(a.holds("w1")).toBe(false);
+    expect(a.barrier(barrier("w1", [0, 1, 2, 3], 2), 6, none).outcome).toBe("aligning");
+  });
 });

@@ -8,7 +8,9 @@
  * that point the operator's state holds exactly the partials emitted before each worker's cut n,
  * which is what the operator checkpoints before it handles the held messages. A barrier of an n at
  * or below the last aligned one is a replay and ignored; a barrier of a later n while one is being
- * aligned gives up the older one (its held messages are released).
+ * aligned gives up the older one (its held messages are released). What is held is counted in
+ * bytes: the operator gives an alignment up past its bound (docs/decisions/0035-backpressure.md,
+ * "Aligned checkpoints"), and barriers of an n given up are ignored like replays.
  *
  * Pure: no I/O, no clock (times are given).
  */
@@ -33,6 +35,9 @@ export class BarrierAlignment<M> {
   private readonly covered = new Set<number>();
   private readonly workers = new Set<string>();
   private held: M[] = [];
+  private bytes = 0;
+  /** The last n given up (barriers of it, arriving late, are ignored). */
+  private lastGivenUp = 0;
 
   constructor(
     private readonly partitionCount: number,
@@ -71,12 +76,18 @@ export class BarrierAlignment<M> {
     return this.held.length;
   }
 
+  /** Bytes of the messages held so far. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
   /**
    * A barrier arrived at `now`. "aligned": call `take()`, checkpoint, then handle the held messages.
    * Returns also the messages of an older n given up for a newer one (handle them now).
    */
   barrier(b: BarrierBody, now: number, silent: (p: number) => boolean): { outcome: BarrierOutcome; released: M[] } {
-    if (b.n <= this.lastAligned || (this.n !== null && b.n < this.n)) return { outcome: "ignored", released: [] };
+    if (b.n <= Math.max(this.lastAligned, this.lastGivenUp) || (this.n !== null && b.n < this.n))
+      return { outcome: "ignored", released: [] };
     const released = this.n !== null && b.n > this.n ? this.giveUp() : [];
     if (this.n === null) {
       this.n = b.n;
@@ -93,8 +104,9 @@ export class BarrierAlignment<M> {
     return this.n !== null && this.workers.has(worker);
   }
 
-  hold(m: M): void {
+  hold(m: M, bytes = 0): void {
     this.held.push(m);
+    this.bytes += bytes;
   }
 
   /** Whether the silent partitions now complete the alignment (a worker left out as idle). */
@@ -115,9 +127,10 @@ export class BarrierAlignment<M> {
     return out;
   }
 
-  /** Gives up the alignment in progress (a timeout): its held messages, to be handled now. */
+  /** Gives up the alignment in progress (a timeout, its bound): its held messages, to be handled now. */
   giveUp(): M[] {
     const held = this.held;
+    if (this.n !== null) this.lastGivenUp = this.n;
     this.reset();
     return held;
   }
@@ -132,5 +145,6 @@ export class BarrierAlignment<M> {
     this.covered.clear();
     this.workers.clear();
     this.held = [];
+    this.bytes = 0;
   }
 }

@@ -6,8 +6,12 @@
  * `everyMs` of wall time once the previous one ended; it completes (`tm.checkpoints.complete`, with
  * every operator's file) once the merge operator has aligned barrier n and written its checkpoint,
  * and every worker whose barrier it aligned has acknowledged its own; it is aborted
- * (`tm.checkpoints.abort`) when that takes longer than `timeoutMs`, and the merge operator then
- * gives its alignment up. Recovery restores every operator from the newest completed n.
+ * (`tm.checkpoints.abort`) when nothing of it has been heard for `timeoutMs` — no barrier, no
+ * acknowledgement, no notice that an operator's checkpoint n waits for its publishes' acks
+ * (checkpoint-waits.ts), the merge operator's own input not held — or when the merge operator
+ * declines it (its alignment held too much), and the merge operator then gives its alignment up.
+ * So a checkpoint held by backpressure completes late rather than being aborted again and again
+ * (docs/decisions/0035-backpressure.md). Recovery restores every operator from the newest completed n.
  *
  * With several merge partitions (docs/decisions/0033-merge-partitions.md) it runs in the operator of
  * merge partition 0; the operator of each other partition aligns barrier n on its own subject and
@@ -25,11 +29,14 @@ import {
   type CheckpointAck,
   type CheckpointComplete,
 } from "../protocol.js";
+import { followWaits } from "./checkpoint-waits.js";
 import type { WorkerLog } from "./engine-worker.js";
 
 interface InFlight {
   n: number;
   startedAt: number;
+  /** Wall clock when something of n was last heard (the timeout runs from here). */
+  progressAt: number;
   firstBarrierAt: number | null;
   merge: { file: string; alignmentMs: number; workers: string[] } | null;
   acks: Map<string, CheckpointAck>;
@@ -41,6 +48,8 @@ export interface CoordinatorOptions {
   timeoutMs: number;
   /** Merge partitions: an acknowledgement of n from each partition's operator but 0 (this one) completes it. */
   mergePartitions: number;
+  /** True while this coordinator's own operator is held by backpressure or its checkpoint waits for acks. */
+  held?: () => boolean;
 }
 
 export class CheckpointCoordinator {
@@ -59,7 +68,7 @@ export class CheckpointCoordinator {
   private lastEnd = 0;
   private inFlight: InFlight | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private sub: Subscription | undefined;
+  private subs: Subscription[] = [];
 
   constructor(
     private readonly nc: NatsConnection,
@@ -78,7 +87,7 @@ export class CheckpointCoordinator {
     this.last = Number.isSafeInteger(n) ? n : 0;
     // The first checkpoint comes `everyMs` after the start, as every later one after the previous.
     this.lastEnd = this.clock();
-    this.sub = this.nc.subscribe(checkpointAckSubject("*"), {
+    const acks = this.nc.subscribe(checkpointAckSubject("*"), {
       callback: (_err, m) => {
         try {
           this.acked(JSON.parse(m.string()) as CheckpointAck);
@@ -87,12 +96,19 @@ export class CheckpointCoordinator {
         }
       },
     });
+    this.subs = [acks, followWaits(this.nc, (w) => this.progress(w.n))];
     this.timer = setInterval(() => this.tick(), Math.min(this.o.everyMs, 1_000));
   }
 
   stop(): void {
     clearInterval(this.timer);
-    this.sub?.unsubscribe();
+    for (const s of this.subs) s.unsubscribe();
+  }
+
+  /** The merge operator gave the alignment of n up (it held too much): n is aborted now. */
+  decline(n: number, why: string): void {
+    const f = this.inFlight;
+    if (f?.n === n) this.abort(f, `declined by ${this.o.operator}: ${why}`);
   }
 
   /** The n in flight, null when none. */
@@ -102,6 +118,7 @@ export class CheckpointCoordinator {
 
   /** The merge operator saw a barrier of n. */
   barrierSeen(n: number): void {
+    this.progress(n);
     const f = this.inFlight;
     if (f?.n !== n || f.firstBarrierAt !== null) return;
     f.firstBarrierAt = this.clock();
@@ -112,6 +129,7 @@ export class CheckpointCoordinator {
   mergeAligned(n: number, file: string, alignmentMs: number, workers: string[]): void {
     const f = this.inFlight;
     if (f?.n !== n) return;
+    f.progressAt = this.clock();
     f.merge = { file, alignmentMs, workers };
     this.maybeComplete();
   }
@@ -119,6 +137,7 @@ export class CheckpointCoordinator {
   private acked(a: CheckpointAck): void {
     const f = this.inFlight;
     if (f?.n !== a.n || typeof a.operator !== "string" || typeof a.file !== "string") return;
+    f.progressAt = this.clock();
     f.acks.set(a.operator, a);
     this.maybeComplete();
   }
@@ -127,13 +146,24 @@ export class CheckpointCoordinator {
     const now = this.clock();
     const f = this.inFlight;
     if (f !== null) {
-      if (now - f.startedAt >= this.o.timeoutMs) this.abort(f, `not complete after ${this.o.timeoutMs / 1000} s`);
+      if (this.o.held?.() === true) f.progressAt = now;
+      if (now - f.progressAt >= this.o.timeoutMs)
+        this.abort(
+          f,
+          `not complete after ${Math.round((now - f.startedAt) / 1000)} s, nothing of it heard for ${this.o.timeoutMs / 1000} s`,
+        );
       return;
     }
     if (now - this.lastEnd < this.o.everyMs) return;
     const n = ++this.last;
-    this.inFlight = { n, startedAt: now, firstBarrierAt: null, merge: null, acks: new Map() };
+    this.inFlight = { n, startedAt: now, progressAt: now, firstBarrierAt: null, merge: null, acks: new Map() };
     this.store(SUBJECT_CHECKPOINT_START, { n, startedAt: now }, `start:${n}`);
+  }
+
+  /** Something of n was heard: its timeout starts again. */
+  private progress(n: number): void {
+    const f = this.inFlight;
+    if (f?.n === n) f.progressAt = this.clock();
   }
 
   private maybeComplete(): void {

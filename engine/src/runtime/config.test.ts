@@ -54,6 +54,33 @@ describe("engine config", () => {
     );
   });
 
+  it("backpressure bounds: defaults, layered like the rest, whole numbers in range", () => {
+    const d = parseEngineConfig();
+    expect([d.maxInFlight, d.maxInFlightBytes, d.maxQueuedEvents, d.maxAlignmentBytes, d.checkpointTimeoutMs]).toEqual([
+      4096,
+      64 * 1024 * 1024,
+      65_536,
+      64 * 1024 * 1024,
+      60_000,
+    ]);
+    const c = parseEngineConfig({
+      file: { engine: { maxInFlightBytes: 8 * 1024 * 1024, maxQueuedEvents: 1000, checkpointTimeout: "2m" } },
+      env: { TIDEMARK_MAX_QUEUED_EVENTS: "2000", TIDEMARK_MAX_ALIGNMENT_BYTES: "2097152" },
+      flags: { "max-in-flight-bytes": "4194304" },
+    });
+    expect([c.maxInFlightBytes, c.maxQueuedEvents, c.maxAlignmentBytes, c.checkpointTimeoutMs]).toEqual([
+      4 * 1024 * 1024,
+      2000,
+      2 * 1024 * 1024,
+      120_000,
+    ]);
+    expect(() => parseEngineConfig({ flags: { "max-in-flight-bytes": "1000" } })).toThrow(
+      /--max-in-flight-bytes must be a whole number from 1048576/,
+    );
+    expect(() => parseEngineConfig({ env: { TIDEMARK_MAX_QUEUED_EVENTS: "0" } })).toThrow(/TIDEMARK_MAX_QUEUED_EVENTS/);
+    expect(() => parseEngineConfig({ flags: { "checkpoint-timeout": "10ms" } })).toThrow(/at least 1000 ms/);
+  });
+
   it("sessions: off by default; on by flag, env or file, with gap and cap layered like the rest", () => {
     expect(parseEngineConfig().sessions).toBeNull();
     expect(parseEngineConfig({ flags: { sessions: "true" } }).sessions).toEqual({

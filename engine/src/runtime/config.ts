@@ -26,6 +26,11 @@ export interface EngineConfig {
   readonly checkpointEveryMs: number;
   /** At least this much wall clock between two checkpoints (bounds the cost during catch-up). */
   readonly checkpointMinWallMs: number;
+  /**
+   * An aligned checkpoint of which nothing is heard for this long is aborted (the coordinator's;
+   * operators held by backpressure say they wait twice as often, docs/decisions/0035-backpressure.md).
+   */
+  readonly checkpointTimeoutMs: number;
   readonly keepCheckpoints: number;
   /**
    * A partition with no event for this long of log time is idle: the core's judgement
@@ -36,8 +41,17 @@ export interface EngineConfig {
   /** Undefined: 9464 when free, else any free port. 0: any free port. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
-  /** Pane and late publishes awaiting their ack before the engine pauses. */
+  /**
+   * The bounds that make a slow or stalled NATS show as held input rather than memory
+   * (docs/decisions/0035-backpressure.md): pane and late publishes in flight (messages, bytes of
+   * their bodies; TM_PARTIALS's queue is bounded by the same bytes), events queued per owned
+   * partition between its consumer and the core, and partials a merge operator holds while it
+   * aligns a checkpoint.
+   */
   readonly maxInFlight: number;
+  readonly maxInFlightBytes: number;
+  readonly maxQueuedEvents: number;
+  readonly maxAlignmentBytes: number;
   readonly core: CoreConfig;
   /** Session windows (docs/operations.md, "Engine workers"): their settings when on, null when off (the default). */
   readonly sessions: Readonly<SessionConfig> | null;
@@ -72,6 +86,8 @@ export interface EngineConfigSources {
 
 type Raw = Record<string, unknown>;
 
+const MIB = 1024 * 1024;
+
 /** Settings read from the top level of the file rather than the `engine` section. */
 const TOP_LEVEL: Record<string, string> = {
   nats: "nats.url",
@@ -99,12 +115,16 @@ const ENGINE_KEYS = [
   "partitions",
   "checkpointEvery",
   "checkpointMinWall",
+  "checkpointTimeout",
   "keepCheckpoints",
   "idleTimeout",
   "statusEvery",
   "metricsPort",
   "metricsHost",
   "maxInFlight",
+  "maxInFlightBytes",
+  "maxQueuedEvents",
+  "maxAlignmentBytes",
   "sessions",
   "partials",
 ] as const;
@@ -116,12 +136,16 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   partitionCount: { env: "TIDEMARK_PARTITION_COUNT", flag: "partition-count" },
   checkpointEvery: { env: "TIDEMARK_CHECKPOINT_EVERY", flag: "checkpoint-every" },
   checkpointMinWall: { env: "TIDEMARK_CHECKPOINT_MIN_WALL", flag: "checkpoint-min-wall" },
+  checkpointTimeout: { env: "TIDEMARK_CHECKPOINT_TIMEOUT", flag: "checkpoint-timeout" },
   keepCheckpoints: { env: "TIDEMARK_KEEP_CHECKPOINTS", flag: "keep-checkpoints" },
   idleTimeout: { env: "TIDEMARK_IDLE_TIMEOUT", flag: "idle-timeout" },
   statusEvery: { env: "TIDEMARK_STATUS_EVERY", flag: "status-every" },
   metricsPort: { env: "TIDEMARK_METRICS_PORT", flag: "metrics-port" },
   metricsHost: { env: "TIDEMARK_METRICS_HOST", flag: "metrics-host" },
   maxInFlight: { env: "TIDEMARK_MAX_IN_FLIGHT", flag: "max-in-flight" },
+  maxInFlightBytes: { env: "TIDEMARK_MAX_IN_FLIGHT_BYTES", flag: "max-in-flight-bytes" },
+  maxQueuedEvents: { env: "TIDEMARK_MAX_QUEUED_EVENTS", flag: "max-queued-events" },
+  maxAlignmentBytes: { env: "TIDEMARK_MAX_ALIGNMENT_BYTES", flag: "max-alignment-bytes" },
   data: { env: "TIDEMARK_DATA", flag: "data" },
   nats: { env: "TIDEMARK_NATS_URL", flag: "nats" },
   sessions: { env: "TIDEMARK_SESSIONS", flag: "sessions" },
@@ -206,6 +230,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     partitions: Object.freeze(partitions),
     checkpointEveryMs: duration(get("checkpointEvery"), 5_000),
     checkpointMinWallMs: duration(get("checkpointMinWall"), 1_000, 0),
+    checkpointTimeoutMs: duration(get("checkpointTimeout"), 60_000, 1_000),
     keepCheckpoints: int(get("keepCheckpoints"), 3, 1, 1000),
     idleTimeoutMs,
     statusEveryMs: duration(get("statusEvery"), 1_000),
@@ -215,6 +240,9 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
       return h.v === undefined ? "127.0.0.1" : str(h);
     })(),
     maxInFlight: int(get("maxInFlight"), 4096, 1, 1_000_000),
+    maxInFlightBytes: int(get("maxInFlightBytes"), 64 * MIB, MIB, 16 * 1024 * MIB),
+    maxQueuedEvents: int(get("maxQueuedEvents"), 65_536, 1, 100_000_000),
+    maxAlignmentBytes: int(get("maxAlignmentBytes"), 64 * MIB, MIB, 16 * 1024 * MIB),
     core,
     sessions,
     partials,

@@ -16,12 +16,17 @@
  * Aligned checkpoints (docs/decisions/0031-aligned-checkpoints.md): a barrier n of a worker holds
  * that worker's later messages (BarrierAlignment) until every partition's barrier n arrived; the
  * checkpoint n is cut then, resuming at the first held message, and the held messages are handled
- * once its snapshot is encoded.
+ * once its snapshot is encoded. What it holds for an alignment is bounded (maxAlignmentBytes): past
+ * it the alignment of n is given up, as Flink once declined a checkpoint whose alignment buffered too
+ * much, rather than holding the input (which would also hold the barrier awaited) or memory
+ * (docs/decisions/0035-backpressure.md, "Aligned checkpoints").
+ *
+ * Held input: while its pane sink is saturated the operator reads no further (OutputGate).
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../core/snapshot-steps.js";
 import { TickAligner } from "../core/tick-aligner.js";
-import type { CoreOutput, StreamCore } from "../core/types.js";
+import type { StreamCore } from "../core/types.js";
 import {
   BARRIER_HEADER,
   decodePartialBatch,
@@ -30,19 +35,20 @@ import {
   partialsSubject,
   STREAM_PARTIALS,
   type PartialBatch,
-  type Pane,
 } from "../protocol.js";
 import { coreAggregates } from "../core/create-core.js";
 import { BarrierAlignment, type Aligned } from "./barrier-alignment.js";
 import { BodyBuffers } from "./body-buffers.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
-import { EmitGroup, type GroupMessage } from "./emit-group.js";
+import type { GroupMessage } from "./emit-group.js";
 import type { CheckpointEvent, EngineSink, WorkerLog } from "./engine-worker.js";
 import type { MergeConfig } from "./merge-config.js";
 import { OrderedReader } from "./ordered-reader.js";
-import { PipelineLag } from "./pipeline-lag.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
+import { OutputGate } from "./output-gate.js";
+import { MergeRelease } from "./merge-release.js";
+import type { PublishStats } from "./pane-sink.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
 
@@ -50,6 +56,8 @@ export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | 
 interface Held {
   b: PartialBatch;
   seq: number;
+  /** Its body's bytes (what the alignment bound counts). */
+  bytes: number;
 }
 
 /** The timer's period, and the EmitGroup number of what it releases (below any message's, −1 − merge partition). */
@@ -60,36 +68,32 @@ const COORDINATED_MS = 30_000;
 
 export class MergeOperator {
   readonly aligner: TickAligner;
-  /** Records merged (the events the partials stand for). */
-  eventsTotal = 0;
-  readonly pipelineLag = new PipelineLag();
-  readonly panesEmitted = new Map<string, Map<string, number>>();
+  /** The ticks released through the core, and what it emits (records merged, panes, lag). */
+  readonly output: MergeRelease;
   readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0, mismatch: 0 };
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
-  /** Each released tick's alignment time: wall ms from its first batch's arrival to its release. */
-  onTickAligned: (ms: number) => void = () => undefined;
   readonly alignment: BarrierAlignment<Held>;
   /** A barrier of n arrived (the coordinator's start delay). */
   onBarrierSeen: (n: number) => void = () => undefined;
   /** Checkpoint n aligned and durable here. */
   onCheckpointAligned: (n: number, file: string, alignmentMs: number, workers: string[]) => void = () => undefined;
+  /** The alignment of n was given up here: it held more than maxAlignmentBytes. */
+  onAlignmentDeclined: (n: number, why: string) => void = () => undefined;
+  /** Shut while the pane sink is saturated: the reader holds (docs/decisions/0035-backpressure.md). */
+  readonly gate: OutputGate;
 
   private seq: number;
   private readonly reader: OrderedReader;
-  private readonly buffers = new BodyBuffers();
-  private readonly send: (m: GroupMessage) => void;
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
   /** From a cut until its snapshot is encoded: the reader waits on it. */
   private hold: Promise<void> | undefined;
   private writing: Promise<void> | undefined;
+  /** An aligned checkpoint cut and not yet durable (waiting for its panes' acks, or written). */
+  private barrierWaiting: { n: number; since: number } | null = null;
   private closing = false;
-  /** Wall clock at each held tick's first batch (deleted at release). */
-  private readonly firstSeen = new Map<number, number>();
   private lastAlignedWall: number | null = null;
-  /** The merge core's log time: the end of the ticks released (null: none yet). */
-  private logTime: number | null;
   private timer: NodeJS.Timeout | undefined;
   private readonly mismatchedWorkers = new Set<string>();
   /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
@@ -113,17 +117,20 @@ export class MergeOperator {
   ) {
     this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
     if (restored?.merge) this.aligner.restore(restored.merge.aligner, clock());
-    this.logTime = restored?.logTime ?? null;
-    if (this.logTime !== null) this.lastCheckpointLog = this.logTime;
+    const logTime = restored?.logTime ?? null;
+    if (logTime !== null) this.lastCheckpointLog = logTime;
     this.seq = restored?.merge?.seq ?? 0;
     this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
     this.heardAt = new Float64Array(config.partitionCount).fill(clock());
-    sink.onReturned = (b) => this.buffers.give(b);
-    this.send = (m) => sink.publish(m.subject, m.body, m.msgId);
+    const buffers = new BodyBuffers();
+    sink.onReturned = (b) => buffers.give(b);
+    this.gate = new OutputGate([{ cause: "TM_PANES", out: sink }], clock);
+    const send = (m: GroupMessage): void => sink.publish(m.subject, m.body, m.msgId);
+    this.output = new MergeRelease(this.aligner, core, config.partitionCount, send, clock, buffers, logTime);
     const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
     this.reader = new OrderedReader(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), name, this.seq, {
       message: (m) => this.onMessage(m),
-      backpressure: () => this.hold ?? (sink.saturated ? sink.room() : undefined),
+      backpressure: () => this.hold ?? this.gate.blocked(),
       problem: (what, err) => log.warn({ err: err instanceof Error ? err.message : err }, what),
     });
   }
@@ -134,9 +141,25 @@ export class MergeOperator {
     this.timer.unref();
   }
 
+  /** Records merged (the events the partials stand for). */
+  get eventsTotal(): number {
+    return this.output.eventsTotal;
+  }
+
   /** Pane and late publishes not yet acknowledged (read by the two-stage benchmark). */
   get panesInFlight(): number {
     return this.sink.inFlight;
+  }
+
+  /** The pane sink's window (tidemark_merge_publish_*, tm.status `backpressure`). */
+  publishStats(): Array<{ stream: string; stats: PublishStats }> {
+    return [{ stream: "TM_PANES", stats: this.sink.stats() }];
+  }
+
+  /** The aligned checkpoint cut here and not yet durable, with how long it has waited (null: none). */
+  checkpointWaiting(): { n: number; waitedMs: number } | null {
+    const w = this.barrierWaiting;
+    return w === null ? null : { n: w.n, waitedMs: this.clock() - w.since };
   }
 
   /** Back on NATS after a disconnect: the consumer is recreated from the last sequence + 1. */
@@ -161,7 +184,7 @@ export class MergeOperator {
   /** The coordinator gave checkpoint n up: what was held for it is handled now. */
   giveUp(n: number): void {
     if (this.alignment.aligning !== n) return;
-    for (const h of this.alignment.giveUp()) this.handle(h.b, h.seq);
+    for (const h of this.alignment.giveUp()) this.handle(h);
   }
 
   private onMessage(m: JsMsg): void {
@@ -179,7 +202,7 @@ export class MergeOperator {
     }
     this.seq = m.seq;
     if ((b.mergePartitions ?? 1) !== this.config.mergePartitions) return this.mismatched(b, m.seq);
-    this.handle(b, m.seq);
+    this.handle({ b, seq: m.seq, bytes: m.data.byteLength });
     this.maybeCheckpoint();
   }
 
@@ -205,7 +228,7 @@ export class MergeOperator {
     this.onBarrierSeen(body.n);
     const now = this.heard(body.partitions);
     const r = this.alignment.barrier(body, now, this.unheard);
-    for (const h of r.released) this.handle(h.b, h.seq);
+    for (const h of r.released) this.handle(h);
     if (r.outcome === "aligned") this.alignedCheckpoint();
   }
 
@@ -213,9 +236,13 @@ export class MergeOperator {
   private alignedCheckpoint(): void {
     const a = this.alignment.take();
     this.lastAlignedWall = this.clock();
+    this.barrierWaiting = { n: a.n, since: this.lastAlignedWall };
     const writing = this.checkpoint(a)
       .then((file) => this.onCheckpointAligned(a.n, file, a.alignmentMs, a.workers))
-      .catch((err: Error) => this.log.error({ n: a.n, err: err.message }, "aligned checkpoint failed"));
+      .catch((err: Error) => this.log.error({ n: a.n, err: err.message }, "aligned checkpoint failed"))
+      .finally(() => {
+        if (this.barrierWaiting?.n === a.n) this.barrierWaiting = null;
+      });
     const before = this.writing;
     this.writing = Promise.all([before, writing]).then(() => (this.writing = undefined));
   }
@@ -227,53 +254,36 @@ export class MergeOperator {
     return now;
   }
 
-  private handle(b: PartialBatch, seq: number): void {
-    this.heard(b.partitions);
-    if (this.alignment.holds(b.worker)) this.alignment.hold({ b, seq });
-    else this.merged(b, seq);
+  private handle(h: Held): void {
+    this.heard(h.b.partitions);
+    if (this.alignment.holds(h.b.worker)) {
+      this.alignment.hold(h, h.bytes);
+      if (this.alignment.heldBytes > this.config.maxAlignmentBytes) return this.declineAlignment();
+    } else this.merged(h.b, h.seq);
     if (this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
+  }
+
+  /** The alignment holds more than its bound: n is given up here, and what it held handled now. */
+  private declineAlignment(): void {
+    const n = this.alignment.aligning as number;
+    const why = `its alignment held more than maxAlignmentBytes (${this.config.maxAlignmentBytes} bytes)`;
+    const missing = this.alignment.missing(this.unheard);
+    this.log.warn({ n, held: this.alignment.heldCount, missing }, `checkpoint ${n} declined: ${why}`);
+    this.onAlignmentDeclined(n, why);
+    for (const h of this.alignment.giveUp()) this.handle(h);
   }
 
   private merged(b: PartialBatch, seq: number): void {
     const now = this.clock();
     const outcome = this.aligner.offer(b, now);
     this.batches[outcome]++;
-    if (outcome === "accepted" && !this.firstSeen.has(b.from)) this.firstSeen.set(b.from, now);
+    if (outcome === "accepted") this.output.accepted(b.from, now);
     if (outcome === "overlap")
       this.log.warn(
         { seq, worker: b.worker, from: b.from, to: b.to },
         "partial batch overlaps what its partitions already reported: refused (two workers own the same partitions?)",
       );
-    this.release(now, -1 - this.config.mergePartition, seq);
-  }
-
-  /**
-   * The ticks the aligner releases now, through the core, their panes as one EmitGroup keyed
-   * (group, seq): a message's place in TM_PARTIALS, or for a release on the timer its own group
-   * and the wall clock (no message id of a message's group can be reused).
-   */
-  private release(now: number, groupId: number, seq: number): void {
-    const { ticks, logTime } = this.aligner.release(now);
-    if (logTime === null) return;
-    const group = new EmitGroup(groupId, seq, this.send, this.clock, undefined, this.buffers);
-    const out: CoreOutput = {
-      pane: (p) => {
-        this.countPane(p);
-        group.pane(p);
-      },
-      late: (r) => group.late(r),
-    };
-    let records = 0;
-    for (const t of ticks) {
-      this.aligned(t.at, now);
-      for (const c of t.clocks) records += c.events;
-      this.core.partial?.(t, out);
-    }
-    for (let p = 0; p < this.config.partitionCount; p++) this.core.heartbeat(p, logTime, out);
-    this.logTime = logTime;
-    group.seal();
-    this.eventsTotal += records;
-    if (records > 0) this.pipelineLag.observe(now, logTime, records);
+    this.output.release(now, -1 - this.config.mergePartition, seq);
   }
 
   /**
@@ -285,24 +295,11 @@ export class MergeOperator {
     if (this.hold !== undefined || this.closing) return;
     if (this.alignment.completeWith(this.unheard)) return this.alignedCheckpoint();
     if (this.alignment.aligning === null)
-      this.release(this.clock(), TIMER_GROUP - this.config.mergePartition, this.clock());
-  }
-
-  private aligned(at: number, now: number): void {
-    const since = this.firstSeen.get(at);
-    if (since === undefined) return;
-    this.firstSeen.delete(at);
-    this.onTickAligned(now - since);
-  }
-
-  private countPane(p: Pane): void {
-    let kinds = this.panesEmitted.get(p.policy);
-    if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
-    kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+      this.output.release(this.clock(), TIMER_GROUP - this.config.mergePartition, this.clock());
   }
 
   private maybeCheckpoint(): void {
-    const t = this.logTime;
+    const t = this.output.logTime;
     if (this.writing || this.closing || t === null || t < this.lastCheckpointLog + this.config.checkpointEveryMs)
       return;
     const now = this.clock();
@@ -325,7 +322,7 @@ export class MergeOperator {
     // Resume at the first message held (by this alignment, or by one in progress), else after the last.
     const first = aligned ? aligned.held[0] : this.alignment.firstHeld();
     const seq = first === undefined ? this.seq : first.seq - 1;
-    const logTime = this.logTime;
+    const logTime = this.output.logTime;
     const header: CheckpointHeader = {
       worker: this.config.worker,
       partitionCount: this.config.partitionCount,
@@ -342,7 +339,7 @@ export class MergeOperator {
     const encoded = encodeAcrossTurns(snapshotStepsOf(this.core));
     const release = (): void => {
       this.hold = undefined;
-      for (const h of aligned?.held ?? []) this.handle(h.b, h.seq);
+      for (const h of aligned?.held ?? []) this.handle(h);
     };
     this.hold = encoded.then(release, release);
     const flushed = this.sink.flush();

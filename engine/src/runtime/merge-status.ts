@@ -16,6 +16,8 @@ import type { MergeConfig } from "./merge-config.js";
 import type { MergeOperator } from "./merge-operator.js";
 import { HOLD_MS, MergeStallWatch, STALL_MS } from "./merge-stall.js";
 import { buildStatusMessage } from "./status-message.js";
+import { backpressureStatus } from "./backpressure-status.js";
+import { HoldLog } from "./hold-log.js";
 
 /** What the status says of the aligned checkpoints: the coordinator's, or what another merge operator heard of them. */
 export interface CheckpointProgress {
@@ -35,6 +37,7 @@ interface HeldBack {
 
 export class MergeStatusPublisher {
   private readonly stalls: MergeStallWatch;
+  private readonly holds: HoldLog;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -46,6 +49,7 @@ export class MergeStatusPublisher {
     private readonly coordinator?: CheckpointProgress,
   ) {
     this.stalls = new MergeStallWatch(config.partitionCount, Date.now());
+    this.holds = new HoldLog(op, log);
   }
 
   start(): void {
@@ -67,6 +71,7 @@ export class MergeStatusPublisher {
     const held = this.heldBack(now);
     const stalled = this.stalls.observe(held?.partition ?? null, laneTimes, now);
     if (stalled !== null) this.reportStall(stalled, held?.worker ?? null);
+    this.holds.observe(now);
     const furthest = op.aligner.furthest;
     // An awaited barrier has held the checkpoint for HOLD_MS already: named at once.
     const behind =
@@ -84,7 +89,8 @@ export class MergeStatusPublisher {
       offsets: [],
       lastCheckpointWall: op.lastCheckpointWall,
       eventsTotal: op.eventsTotal,
-      pipelineLag: op.pipelineLag.percentiles(now),
+      pipelineLag: op.output.pipelineLag.percentiles(now),
+      backpressure: backpressureStatus(op),
     });
     const named = waitingFor !== null && msg.heldBackBy === waitingFor;
     return {

@@ -4,8 +4,22 @@
  * restarted, the connection dropped) or misses its heartbeats, it is created again from the last
  * sequence seen + 1, so every message is handed on once, in order, per incarnation of the reader.
  * PartitionSource (TM_EVENTS) and the merge stage's PartialsSource (TM_PARTIALS) read through it.
+ *
+ * Held input (docs/decisions/0035-backpressure.md, "Input"): after each message the reader waits
+ * while its owner says so. The client pulls MAX_MESSAGES at a time and sends the next pull only as
+ * the iterator is read, so a held reader buffers at most one pull; but a pull that has run out
+ * sends no heartbeats, and the client would count them missed and pull again on its own. A hold
+ * longer than PARK_AFTER_MS therefore parks the reader: its consumer is closed (the messages it
+ * buffered are still handed on) and deleted, and once the hold ends a new one starts from the last
+ * sequence + 1. Heartbeats missed while held are not a fault.
  */
-import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JsMsg } from "@nats-io/jetstream";
+import {
+  DeliverPolicy,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JsMsg,
+} from "@nats-io/jetstream";
 
 export interface OrderedReaderHandlers {
   /** One message, in stream order. */
@@ -17,11 +31,19 @@ export interface OrderedReaderHandlers {
 }
 
 const RETRY_MS = 500;
+/** Messages per pull (a pull is bounded in messages only: byte-bounded pulls stall on nats-server 2.9, ADR 0035). */
+const MAX_MESSAGES = 128;
+/** Under the ~2 s after which the client counts a silent pull's heartbeats missed. */
+export const PARK_AFTER_MS = 1_000;
 
 export class OrderedReader {
   private lastSeq: number;
   private stopped = false;
   private restarting = false;
+  /** Waiting on the owner's backpressure. */
+  private holding = false;
+  /** The consumer was closed during a hold: a new one starts once it ends, without the retry pause. */
+  private parked = false;
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
 
@@ -62,14 +84,15 @@ export class OrderedReader {
         if (this.stopped) return;
         this.on.problem(`consumer of ${this.name} failed; recreating it from sequence ${this.lastSeq + 1}`, err);
       }
-      if (!this.stopped && !this.restarting) await new Promise((r) => setTimeout(r, RETRY_MS));
+      if (!this.stopped && !this.restarting && !this.parked) await new Promise((r) => setTimeout(r, RETRY_MS));
       this.restarting = false;
+      this.parked = false;
     }
   }
 
   private async recreateWhenSilent(messages: ConsumerMessages): Promise<void> {
     for await (const s of messages.status()) {
-      if (s.type !== "heartbeats_missed") continue;
+      if (s.type !== "heartbeats_missed" || this.holding) continue;
       this.on.problem(
         `consumer of ${this.name} missed its heartbeats; recreating it from sequence ${this.lastSeq + 1}`,
         undefined,
@@ -90,7 +113,7 @@ export class OrderedReader {
     // Short pulls, so a consumer whose server died shows as missed heartbeats within ~2 s; the
     // ordered consumer would keep pulling from it forever, so it is recreated (a NATS cluster
     // node lost: docs/operations.md, "Running past one machine"; test/src/cluster).
-    const messages = await consumer.consume({ max_messages: 128, expires: 2000 });
+    const messages = await consumer.consume({ max_messages: MAX_MESSAGES, expires: 2000 });
     void this.recreateWhenSilent(messages);
     this.messages = messages;
     if (this.stopped) {
@@ -104,8 +127,26 @@ export class OrderedReader {
       this.lastSeq = m.seq;
       this.on.message(m);
       const wait = this.on.backpressure();
-      if (wait) await wait;
+      if (wait) await this.hold(wait, messages, consumer);
       if (this.stopped) break;
+    }
+  }
+
+  /** Waits out the owner's hold; one past PARK_AFTER_MS closes and deletes the consumer (parks). */
+  private async hold(wait: Promise<void>, messages: ConsumerMessages, consumer: Consumer): Promise<void> {
+    this.holding = true;
+    let timer: NodeJS.Timeout | undefined;
+    const park = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), PARK_AFTER_MS)));
+    try {
+      if (await Promise.race([wait.then(() => false), park])) {
+        this.parked = true;
+        void messages.close().catch(() => undefined);
+        void consumer.delete().catch(() => undefined);
+        await wait;
+      }
+    } finally {
+      clearTimeout(timer);
+      this.holding = false;
     }
   }
 }

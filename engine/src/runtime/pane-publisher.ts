@@ -11,6 +11,7 @@ import { isMainThread, parentPort, workerData, type MessagePort } from "node:wor
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats } from "../nats/index.js";
 import { PaneSink, type AckPublisher } from "./pane-sink.js";
+import type { SweepReport } from "./resend-sweep.js";
 
 /** Main thread → publisher. */
 export type ToPublisher =
@@ -20,13 +21,15 @@ export type ToPublisher =
 export type FromPublisher =
   | { t: "acked"; n: number; bytes: number; buffers: ArrayBuffer[] }
   | { t: "flushed"; id: number }
+  | { t: "sweep"; report: SweepReport & { inFlight: number } }
   | { t: "error"; why: string; subject: string }
   | { t: "closed" };
 
 export interface PublisherOptions {
   natsUrl: string;
   maxInFlight: number;
-  ackTimeoutMs?: number;
+  /** Bytes of unacknowledged bodies at most (the main thread's window, pane-thread-sink.ts). */
+  maxInFlightBytes: number;
 }
 
 /** Minimal port: a worker's parentPort or one end of a MessageChannel. */
@@ -40,15 +43,13 @@ export interface PanePort {
  * per event-loop turn (summed), flushes when every publish received before them is acknowledged.
  * Resolves when a `close` has been handled.
  */
-export function servePanePort(port: PanePort, nc: AckPublisher, opts: PublisherOptions): Promise<void> {
-  const sink = new PaneSink(
-    nc,
-    // The main thread bounds what is in flight; here the sink never holds back.
-    Number.MAX_SAFE_INTEGER,
-    (why, subject) => port.postMessage({ t: "error", why, subject }),
-    opts.ackTimeoutMs,
-    Number.MAX_SAFE_INTEGER,
-  );
+export function servePanePort(port: PanePort, nc: AckPublisher, _opts: PublisherOptions): Promise<void> {
+  const sink = new PaneSink(nc, {
+    // The main thread bounds what is in flight (pane-thread-sink.ts); here the sink never holds back.
+    limits: { messages: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER },
+    onError: (why, subject) => port.postMessage({ t: "error", why, subject }),
+    onSweep: (report) => port.postMessage({ t: "sweep", report }),
+  });
   let n = 0;
   let bytes = 0;
   let buffers: ArrayBuffer[] = [];
@@ -60,10 +61,10 @@ export function servePanePort(port: PanePort, nc: AckPublisher, opts: PublisherO
     bytes = 0;
     buffers = [];
   };
-  sink.onAcked = (body) => {
+  sink.onAcked = (_body, b) => {
     if (n === 0) setImmediate(report);
     n++;
-    bytes += body.length;
+    bytes += b;
   };
   sink.onReturned = (buffer) => {
     if (buffer.byteLength > 0 && !buffers.includes(buffer)) buffers.push(buffer);

@@ -29,8 +29,10 @@ class Wire implements AckPublisher {
 function rig(maxInFlight = 10, maxUnits?: number): { sink: PaneThreadSink; wire: Wire; served: Promise<void> } {
   const { port1, port2 } = new MessageChannel();
   const wire = new Wire();
-  const served = servePanePort(port2 as unknown as PanePort, wire, { natsUrl: "unused", maxInFlight });
-  const sink = new PaneThreadSink(port1 as unknown as PublisherPort, maxInFlight, undefined, maxUnits, () => {
+  const opts = { natsUrl: "unused", maxInFlight, maxInFlightBytes: maxUnits ?? 1 << 26 };
+  const served = servePanePort(port2 as unknown as PanePort, wire, opts);
+  const limits = { messages: maxInFlight, bytes: opts.maxInFlightBytes };
+  const sink = new PaneThreadSink(port1 as unknown as PublisherPort, limits, undefined, () => {
     port1.unref();
     port2.unref();
   });
@@ -123,5 +125,26 @@ describe("PaneThreadSink over the pane publisher protocol", () => {
     expect(bytes.sink.saturated).toBe(false);
     bytes.sink.close();
     await bytes.served;
+  });
+
+  it("keeps what the window does not admit on the main thread, in order; a flush waits behind it", async () => {
+    const { sink, wire, served } = rig(2);
+    for (let i = 0; i < 5; i++) sink.publish("tm.panes.dashboard.10000", body(i), id(i));
+    let flushed = false;
+    const f = sink.flush().then(() => (flushed = true));
+    await turns();
+    expect(wire.sent.map((x) => x.msgID)).toEqual([id(0), id(1)]);
+    expect(sink.stats().waiting.messages).toBe(3);
+    for (let i = 0; i < 4; i++) {
+      wire.answer(i);
+      await turns();
+    }
+    expect(wire.sent.map((x) => x.msgID)).toEqual([0, 1, 2, 3, 4].map(id));
+    expect([flushed, sink.window.peakMessages]).toEqual([false, 2]);
+    wire.answer(4);
+    await f;
+    expect([flushed, sink.inFlight, sink.stats().waiting.messages]).toEqual([true, 0, 0]);
+    sink.close();
+    await served;
   });
 });

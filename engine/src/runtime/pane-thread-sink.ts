@@ -1,16 +1,20 @@
 /**
  * PaneThreadSink: the engine's sink (the PaneSink surface: publish, saturated, room, flush,
- * inFlight, acked, close) with the publishing itself on the pane publisher thread
+ * inFlight, acked, stats, close) with the publishing itself on the pane publisher thread
  * (pane-publisher.ts, docs/decisions/0017-engine-throughput.md). The main thread keeps the core;
- * the thread the socket writes, the client's framing and the acks. The guarantees stay where
- * they were stated (pane-sink.ts): the bodies and message ids are the main thread's, a port
+ * the thread the socket writes, the client's framing, the acks and the resends. The guarantees stay
+ * where they were stated (pane-sink.ts): the bodies and message ids are the main thread's, a port
  * delivers in order, so a flush answered by the thread covers every publish posted before it (a
- * checkpoint is never durable ahead of its panes); the bound on what is unacknowledged, in
- * messages and in bytes, is counted here, from the acknowledgements the thread reports.
+ * checkpoint is never durable ahead of its panes); the window on what is unacknowledged, in
+ * messages and in bytes (docs/decisions/0035-backpressure.md), is kept here, from the
+ * acknowledgements the thread reports: a message the window does not admit waits here, in order.
  */
 import { Worker } from "node:worker_threads";
-import { MAX_IN_FLIGHT_UNITS } from "./pane-sink.js";
 import type { FromPublisher, PublisherOptions, ToPublisher } from "./pane-publisher.js";
+import type { PublishStats } from "./pane-sink.js";
+import { bodyBytes, PublishWindow, type WindowLimits } from "./publish-window.js";
+import type { SweepReport } from "./resend-sweep.js";
+import { WaitingLine } from "./waiting-line.js";
 
 /** The main thread's end of the port (a Worker or a MessageChannel end). */
 export interface PublisherPort {
@@ -18,25 +22,41 @@ export interface PublisherPort {
   on(event: "message", listener: (m: FromPublisher) => void): void;
 }
 
+interface Waiting {
+  subject: string;
+  body: Uint8Array;
+  msgId: string;
+  bytes: number;
+}
+
 export class PaneThreadSink {
-  private pending = 0;
-  private units = 0;
+  readonly window: PublishWindow;
+  private readonly waiting = new WaitingLine<Waiting>();
   private nextFlush = 0;
   private readonly flushes = new Map<number, () => void>();
+  /** Messages handed to `publish` so far, and posted to the thread so far. */
+  private enqueued = 0;
+  private posted = 0;
+  /** Flushes to post once the messages before them are posted (a port delivers in order). */
+  private flushesAfter: Array<{ upTo: number; id: number }> = [];
   private roomWaiters: Array<() => void> = [];
   private closed = false;
   /** Publishes acknowledged (duplicates included). */
   acked = 0;
+  /** Publishes the thread sent again. */
+  resends = 0;
   /** The buffer of each acknowledged body, back from the thread, free for the next body (BodyBuffers). */
   onReturned: (buffer: ArrayBuffer) => void = () => undefined;
+  /** Each resend sweep of the thread's sink (pane-sink.ts), for the log. */
+  onSweep: (r: SweepReport & { inFlight: number }) => void = () => undefined;
 
   constructor(
     private readonly port: PublisherPort,
-    private readonly maxInFlight: number,
+    limits: WindowLimits,
     private readonly onError: (why: string, subject: string) => void = () => undefined,
-    private readonly maxInFlightUnits = MAX_IN_FLIGHT_UNITS,
     private readonly onClose: () => void = () => undefined,
   ) {
+    this.window = new PublishWindow(limits);
     port.on("message", (m) => this.onMessage(m));
   }
 
@@ -57,31 +77,42 @@ export class PaneThreadSink {
       setTimeout(() => void worker.terminate(), 5_000).unref();
       worker.unref();
     };
-    return new PaneThreadSink(worker as unknown as PublisherPort, opts.maxInFlight, onError, MAX_IN_FLIGHT_UNITS, stop);
+    const limits = { messages: opts.maxInFlight, bytes: opts.maxInFlightBytes };
+    return new PaneThreadSink(worker as unknown as PublisherPort, limits, onError, stop);
   }
 
   get inFlight(): number {
-    return this.pending;
+    return this.window.messages;
   }
 
   /** True when the engine should stop producing until `room()` resolves. */
   get saturated(): boolean {
-    return this.pending >= this.maxInFlight || this.units >= this.maxInFlightUnits;
+    return this.waiting.length > 0 || this.window.full;
+  }
+
+  stats(): PublishStats {
+    return {
+      inFlight: this.window.count(),
+      waiting: this.waiting.count(),
+      limits: this.window.limits,
+      resends: this.resends,
+    };
   }
 
   /**
-   * Hands one message to the thread. The body's buffer goes with it (transferred, not copied: a
-   * body at offset 0 of its buffer is taken to own it, as JsonLines' bodies do); a body further
-   * into a buffer is copied.
+   * Hands one message to the thread, now or once the window admits it. The body's buffer goes
+   * with it (transferred, not copied: a body at offset 0 of its buffer is taken to own it, as
+   * JsonLines' bodies do); a body further into a buffer is copied.
    */
   publish(subject: string, body: Uint8Array, msgId: string): void {
-    this.pending++;
-    this.units += body.length;
     const own = body.byteOffset === 0 && body.buffer instanceof ArrayBuffer ? body : body.slice();
-    this.port.postMessage({ t: "publish", subject, msgId, body: own }, [own.buffer as ArrayBuffer]);
+    const m: Waiting = { subject, body: own, msgId, bytes: bodyBytes(own) };
+    this.enqueued++;
+    if (this.waiting.length === 0 && this.window.admits(m.bytes)) this.post(m);
+    else this.waiting.push(m, m.bytes);
   }
 
-  /** Resolves once fewer than half of the bounds (messages and bytes) are pending. */
+  /** Resolves once nothing waits and fewer than half of the window's bounds are in flight. */
   room(): Promise<void> {
     if (this.roomy) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
@@ -89,11 +120,12 @@ export class PaneThreadSink {
 
   /** Resolves when every publish issued before this call is acknowledged. */
   flush(): Promise<void> {
-    if (this.pending === 0) return Promise.resolve();
+    if (this.window.messages === 0 && this.waiting.length === 0) return Promise.resolve();
     const id = this.nextFlush++;
     return new Promise((resolve) => {
       this.flushes.set(id, resolve);
-      this.port.postMessage({ t: "flush", id });
+      if (this.posted >= this.enqueued) this.port.postMessage({ t: "flush", id });
+      else this.flushesAfter.push({ upTo: this.enqueued, id });
     });
   }
 
@@ -106,15 +138,34 @@ export class PaneThreadSink {
   }
 
   private get roomy(): boolean {
-    return this.pending < this.maxInFlight / 2 && this.units < this.maxInFlightUnits / 2;
+    return this.waiting.length === 0 && this.window.roomy;
+  }
+
+  private post(m: Waiting): void {
+    this.window.add(m.bytes);
+    this.port.postMessage({ t: "publish", subject: m.subject, msgId: m.msgId, body: m.body }, [
+      m.body.buffer as ArrayBuffer,
+    ]);
+    this.posted++;
+    while (this.flushesAfter.length > 0 && (this.flushesAfter[0] as { upTo: number }).upTo <= this.posted)
+      this.port.postMessage({ t: "flush", id: (this.flushesAfter.shift() as { id: number }).id });
+  }
+
+  /** Posts what waits, in order, while the window admits it. */
+  private admitWaiting(): void {
+    for (let m = this.waiting.peek(); m !== undefined && this.window.admits(m.bytes); m = this.waiting.peek()) {
+      this.waiting.shift(m.bytes);
+      this.post(m);
+    }
   }
 
   private onMessage(m: FromPublisher): void {
     if (m.t === "acked") {
-      this.pending -= m.n;
-      this.units -= m.bytes;
+      this.window.messages -= m.n;
+      this.window.bytes -= m.bytes;
       this.acked += m.n;
       for (const b of m.buffers) this.onReturned(b);
+      this.admitWaiting();
       if (this.roomWaiters.length > 0 && this.roomy) {
         const waiters = this.roomWaiters;
         this.roomWaiters = [];
@@ -123,6 +174,9 @@ export class PaneThreadSink {
     } else if (m.t === "flushed") {
       this.flushes.get(m.id)?.();
       this.flushes.delete(m.id);
+    } else if (m.t === "sweep") {
+      this.resends += m.report.resent;
+      this.onSweep(m.report);
     } else if (m.t === "error") this.onError(m.why, m.subject);
   }
 }

@@ -283,4 +283,23 @@ describe("PartitionMerge", () => {
     expect(out.lines).toEqual(["e 0 7 0 1 a", "e 0 7 1 2 b", "e 0 7 2 3 c"]);
     expect(again.offsets()[0]?.lastSeq).toBe(7);
   });
+
+  it("counts the events queued per lane as they are released, a restored message's skipped ones left out", () => {
+    const merge = new PartitionMerge(2, [
+      { lastSeq: 0, partialSeq: 3, partialCount: 1, logTime: null },
+      { lastSeq: 0, partialSeq: 0, partialCount: 0, logTime: null },
+    ]);
+    const out = recorder();
+    merge.push(0, 3, [ev(1, "a"), ev(2, "b"), ev(3, "c")]); // its first event went out before the restore
+    merge.push(0, 4, null, 4);
+    merge.push(0, 5, [ev(5, "d"), ev(6, "e")]);
+    expect([merge.queuedEvents(0), merge.queuedEvents(1)]).toEqual([4, 0]);
+    merge.push(1, 1, [ev(10, "x")]);
+    merge.drain(out, 1);
+    expect(merge.queuedEvents(0)).toBe(3);
+    merge.drain(out, 2); // b, c (message 3 done), the heartbeat
+    expect(merge.queuedEvents(0)).toBe(2);
+    merge.drain(out);
+    expect([merge.queuedEvents(0), merge.queued(0), merge.queuedEvents(1), merge.queued(1)]).toEqual([0, 0, 1, 1]);
+  });
 });

@@ -66,9 +66,17 @@ class Lane {
   pushedSeq = 0;
   skipSeq = 0;
   skipCount = 0;
+  /** Events of the queued messages still to release, the head's released ones included. */
+  events = 0;
 
   get queued(): number {
     return this.queue.length - this.head;
+  }
+
+  /** Events queued, not yet released. */
+  get queuedEvents(): number {
+    if (this.queued === 0) return 0;
+    return this.events - (this.pos - (this.queue[this.head] as Batch).start);
   }
 
   /** The stored ingest_ts of the head item (not yet clamped to the log time). */
@@ -79,6 +87,7 @@ class Lane {
 
   finishHead(): void {
     const b = this.queue[this.head] as Batch;
+    if (b.events !== null) this.events -= b.events.length - b.start;
     this.lastSeq = b.seq;
     this.head++;
     if (this.head > 64 && this.head * 2 > this.queue.length) {
@@ -133,11 +142,17 @@ export class PartitionMerge {
     if (max > l.received) l.received = max;
     if (l.queued === 0) l.pos = start;
     l.queue.push({ seq, events, heartbeatTs, start });
+    if (events !== null) l.events += events.length - start;
   }
 
   /** Messages queued on a lane (received, not fully released). */
   queued(lane: number): number {
     return (this.lanes[lane] as Lane).queued;
+  }
+
+  /** Events queued on a lane, not yet released (the bound on the input, docs/decisions/0035-backpressure.md). */
+  queuedEvents(lane: number): number {
+    return (this.lanes[lane] as Lane).queuedEvents;
   }
 
   /** Largest ingest_ts a lane has shown (records or heartbeats), null when none. */

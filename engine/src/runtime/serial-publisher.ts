@@ -8,42 +8,109 @@
  * round trip each. (The backfill's OrderedPublisher, deploy/src/nats, pipelines across partitions
  * and fails a run after a while; this one has one chain and retries for as long as the worker runs.)
  *
+ * Backpressure (docs/decisions/0035-backpressure.md): attempt k waits for its ack at most its own
+ * timeout, doubling per attempt with jitter (publish-backoff.ts); a failure sooner than that (no
+ * responders, a closed connection) waits out the rest of it before the next attempt, so attempts
+ * are spaced by the backoff however they fail. What waits is counted in messages and bytes, and
+ * the publisher is `saturated` at its bound: the worker holds its input until `room()`.
+ *
  * Invariant: a message is handed to JetStream only once every message before it is acknowledged;
  * `flush()` resolves once everything published before it is acknowledged (a checkpoint waits).
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
+import type { PublishStats } from "./pane-sink.js";
+import { ackTimeoutMs, PUBLISH_BACKOFF, type Backoff } from "./publish-backoff.js";
+import { bodyBytes, type WindowLimits } from "./publish-window.js";
+import { WaitingLine } from "./waiting-line.js";
 
 interface Item {
   subject: string;
   body: Uint8Array;
   msgID: string;
   headers: MsgHdrs | undefined;
+  bytes: number;
 }
 
-const RETRY_MS = 500;
+/** One failed attempt, for the log. */
+export interface RetryReport {
+  why: string;
+  subject: string;
+  /** The attempt that failed (0: the first send). */
+  attempt: number;
+  /** Wall ms until the next attempt goes. */
+  nextInMs: number;
+  /** Messages unacknowledged, the failed one included. */
+  queued: number;
+}
+
+export interface SerialPublisherOptions {
+  /** At this many messages or bytes unacknowledged the publisher is saturated. */
+  limits: WindowLimits;
+  onRetry?: (r: RetryReport) => void;
+  backoff?: Backoff;
+  clock?: () => number;
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
 
 export class SerialPublisher {
-  private readonly queue: Item[] = [];
+  /** Resends so far (one per failed attempt). */
+  resends = 0;
+  private readonly queue = new WaitingLine<Item>();
+  private readonly o: Required<SerialPublisherOptions>;
+  /** The head has been handed to JetStream and is not yet acknowledged. */
+  private sending = false;
   private running = false;
   private closed = false;
   private acked = 0;
   private queuedTotal = 0;
   private waiters: Array<{ upTo: number; resolve: () => void }> = [];
+  private roomWaiters: Array<() => void> = [];
 
   constructor(
     private readonly js: Pick<JetStreamClient, "publish">,
-    private readonly onError: (why: string, subject: string) => void = () => undefined,
-    private readonly ackTimeoutMs = 5_000,
-  ) {}
+    opts: SerialPublisherOptions,
+  ) {
+    this.o = {
+      onRetry: () => undefined,
+      backoff: PUBLISH_BACKOFF,
+      clock: Date.now,
+      random: Math.random,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      ...opts,
+    };
+  }
 
   /** Messages not yet acknowledged. */
   get queued(): number {
     return this.queue.length;
   }
 
+  /** True at the bound (messages or bytes unacknowledged): the producer should wait for `room()`. */
+  get saturated(): boolean {
+    const q = this.queue.count();
+    return q.messages >= this.o.limits.messages || q.bytes >= this.o.limits.bytes;
+  }
+
+  /** Resolves once under half of the bound. */
+  room(): Promise<void> {
+    if (this.roomy) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** The head in flight (one message at most), the rest waiting; the limits bound both together. */
+  stats(): PublishStats {
+    const q = this.queue.count();
+    const head = this.sending ? (this.queue.peek() as Item).bytes : 0;
+    const inFlight = { messages: this.sending ? 1 : 0, bytes: head };
+    const waiting = { messages: q.messages - inFlight.messages, bytes: q.bytes - head };
+    return { inFlight, waiting, limits: this.o.limits, resends: this.resends };
+  }
+
   publish(subject: string, body: Uint8Array, msgID: string, headers?: MsgHdrs): void {
-    this.queue.push({ subject, body, msgID, headers });
+    const bytes = bodyBytes(body);
+    this.queue.push({ subject, body, msgID, headers, bytes }, bytes);
     this.queuedTotal++;
     if (!this.running) void this.run();
   }
@@ -59,22 +126,46 @@ export class SerialPublisher {
     this.closed = true;
   }
 
+  private get roomy(): boolean {
+    const q = this.queue.count();
+    return q.messages < this.o.limits.messages / 2 && q.bytes < this.o.limits.bytes / 2;
+  }
+
   private async run(): Promise<void> {
     this.running = true;
-    while (this.queue.length > 0 && !this.closed) {
-      const head = this.queue[0] as Item;
-      try {
-        const opts = { msgID: head.msgID, timeout: this.ackTimeoutMs };
-        await this.js.publish(head.subject, head.body, head.headers ? { ...opts, headers: head.headers } : opts);
-      } catch (err) {
-        this.onError((err as Error).message, head.subject);
-        await new Promise((r) => setTimeout(r, RETRY_MS));
+    let attempt = 0;
+    for (let head = this.queue.peek(); head !== undefined && !this.closed; head = this.queue.peek()) {
+      if (!(await this.attempt(head, attempt))) {
+        attempt++;
         continue;
       }
-      this.queue.shift();
+      attempt = 0;
+      this.queue.shift(head.bytes);
       this.acked++;
       this.waiters = this.waiters.filter((w) => (w.upTo <= this.acked ? (w.resolve(), false) : true));
+      if (this.roomWaiters.length > 0 && this.roomy) for (const w of this.roomWaiters.splice(0)) w();
     }
     this.running = false;
+  }
+
+  /** One attempt at the head: true once acknowledged; false after its timeout has run out. */
+  private async attempt(head: Item, attempt: number): Promise<boolean> {
+    const timeout = ackTimeoutMs(attempt, this.o.backoff, this.o.random);
+    const t0 = this.o.clock();
+    this.sending = true;
+    try {
+      const opts = { msgID: head.msgID, timeout };
+      await this.js.publish(head.subject, head.body, head.headers ? { ...opts, headers: head.headers } : opts);
+      return true;
+    } catch (err) {
+      this.resends++;
+      const left = Math.max(0, timeout - (this.o.clock() - t0));
+      const why = (err as Error).message;
+      this.o.onRetry({ why, subject: head.subject, attempt, nextInMs: left, queued: this.queue.length });
+      if (left > 0) await this.o.sleep(left);
+      return false;
+    } finally {
+      this.sending = false;
+    }
   }
 }

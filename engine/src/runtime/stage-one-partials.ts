@@ -23,10 +23,15 @@ import {
   type TelemetryEvent,
 } from "../protocol.js";
 import type { EngineConfig } from "./config.js";
-import { SerialPublisher } from "./serial-publisher.js";
+import type { PublishStats } from "./pane-sink.js";
+import { SerialPublisher, type RetryReport } from "./serial-publisher.js";
 
-/** Batches unacknowledged (NATS away) at which the worker pauses, as when its pane sink is saturated. */
-const MAX_QUEUED = 256;
+/**
+ * Batches unacknowledged per merge partition at which the worker holds its input, as when its pane
+ * sink is saturated (25 s of ticks); in bytes the bound is engine.maxInFlightBytes
+ * (docs/decisions/0035-backpressure.md).
+ */
+export const MAX_QUEUED_PARTIALS = 256;
 
 export class StageOnePartials {
   /** Batches published, one per merge partition per tick (tidemark_engine_partial_batches_total). */
@@ -37,16 +42,19 @@ export class StageOnePartials {
   private readonly worker: string;
   private readonly partitions: number[];
   private readonly mergePartitions: number;
+  private readonly limitBytes: number;
 
   constructor(
     config: EngineConfig,
     /** The worker's core: its delay quantiles go into each batch (percentile policies). */
     core: StreamCore,
     js: JetStreamClient,
-    onError: (why: string, subject: string) => void,
+    onRetry: (r: RetryReport) => void,
     restored: PartialAccumulatorState | undefined,
   ) {
-    this.out = Array.from({ length: config.mergePartitions }, () => new SerialPublisher(js, onError));
+    const limits = { messages: MAX_QUEUED_PARTIALS, bytes: config.maxInFlightBytes };
+    this.out = Array.from({ length: config.mergePartitions }, () => new SerialPublisher(js, { limits, onRetry }));
+    this.limitBytes = config.maxInFlightBytes;
     this.worker = config.worker;
     this.partitions = [...config.partitions];
     this.mergePartitions = config.mergePartitions;
@@ -96,9 +104,30 @@ export class StageOnePartials {
     return this.acc.state();
   }
 
-  /** True when so many batches wait for their ack that the worker should pause until `flush()`. */
-  get backedUp(): boolean {
-    return this.out.some((o) => o.queued >= MAX_QUEUED);
+  /** True when so many batches wait for their ack that the worker should hold its input until `room()`. */
+  get saturated(): boolean {
+    return this.out.some((o) => o.saturated);
+  }
+
+  /** Resolves once every chain is under half of its bound. */
+  room(): Promise<void> {
+    return Promise.all(this.out.map((o) => o.room())).then(() => undefined);
+  }
+
+  /** Every chain's window summed (TM_PARTIALS in tidemark_engine_publish_*). */
+  stats(): PublishStats {
+    const sum = { inFlight: { messages: 0, bytes: 0 }, waiting: { messages: 0, bytes: 0 }, resends: 0 };
+    for (const o of this.out) {
+      const s = o.stats();
+      sum.inFlight.messages += s.inFlight.messages;
+      sum.inFlight.bytes += s.inFlight.bytes;
+      sum.waiting.messages += s.waiting.messages;
+      sum.waiting.bytes += s.waiting.bytes;
+      sum.resends += s.resends;
+    }
+    const n = this.out.length;
+    const limits = { messages: n * MAX_QUEUED_PARTIALS, bytes: n * this.limitBytes };
+    return { ...sum, limits };
   }
 
   /** Resolves once every batch emitted so far is acknowledged. */

@@ -9,12 +9,14 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
 import { pino, type Logger } from "pino";
-import { Histogram, type Registry } from "prom-client";
+import { Gauge, Histogram, type Registry } from "prom-client";
 import type { StreamCore } from "../core/types.js";
 import type { EngineConfig } from "./config.js";
 import { checkRetention, connectEngine } from "./engine-connect.js";
 import { followStarts, lastComplete, publishAck } from "./checkpoint-notices.js";
 import { EngineMetrics } from "./engine-metrics.js";
+import { registerBackpressureMetrics } from "./backpressure-metrics.js";
+import { announceWaits } from "./checkpoint-waits.js";
 import { restoreEngine, type CoreFactory } from "./engine-restore.js";
 import { EngineWorker, type EngineSink } from "./engine-worker.js";
 import { PaneSink } from "./pane-sink.js";
@@ -74,13 +76,14 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const status = new StatusPublisher(config, worker, core, nc, log);
   status.start();
   followStarts(nc, (s) => worker.requestBarrier(s.n, s.startedAt), log);
+  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => worker.checkpointWaiting(), log);
   const startDelay = new Histogram({
     name: "tidemark_engine_checkpoint_start_delay_seconds",
     help: "Wall time from an aligned checkpoint's start notice to this worker's cut (Flink's checkpointStartDelay).",
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [served.registry],
   });
-  worker.onBarrierCheckpoint = (a) => {
+  worker.checkpoints.onBarrierCheckpoint = (a) => {
     startDelay.observe(a.startDelayMs / 1000);
     publishAck(nc, { operator: config.worker, ...a }, log);
   };
@@ -96,16 +99,25 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     restoredFrom: loaded.file,
     skippedCheckpoints: loaded.skipped,
     engine: worker,
-    close: () => (closing ??= closeEngine(worker, status, nc, served.server, log)),
+    close: () => (closing ??= (waits.stop(), closeEngine(worker, status, nc, served.server, log))),
   };
 }
 
-/** A PaneSink on the engine's connection, or (on request) the pane publisher thread with its own. */
-function paneSink(config: EngineConfig, nc: NatsConnection, log: Logger, thread: boolean): EngineSink {
+/**
+ * A PaneSink on the engine's connection, or (on request) the pane publisher thread with its own;
+ * one log line per resend sweep, not per message (docs/decisions/0035-backpressure.md).
+ */
+export function paneSink(config: EngineConfig, nc: NatsConnection, log: Logger, thread: boolean): EngineSink {
   const onError = (why: string, subject: string): void =>
-    log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id");
-  if (!thread) return new PaneSink(nc, config.maxInFlight, onError);
-  return PaneThreadSink.start({ natsUrl: config.natsUrl, maxInFlight: config.maxInFlight }, onError);
+    log.warn({ why, subject }, "publish refused; it is sent again, with the same message id, after its timeout");
+  const onSweep = (r: object): void =>
+    log.warn(r, "unacknowledged publishes sent again with their message ids (timeouts doubling per attempt)");
+  const limits = { messages: config.maxInFlight, bytes: config.maxInFlightBytes };
+  if (!thread) return new PaneSink(nc, { limits, onError, onSweep });
+  const opts = { natsUrl: config.natsUrl, maxInFlight: config.maxInFlight, maxInFlightBytes: config.maxInFlightBytes };
+  const sink = PaneThreadSink.start(opts, onError);
+  sink.onSweep = onSweep;
+  return sink;
 }
 
 /** /metrics on the configured port, else 9464 when free, else any. */
@@ -128,7 +140,20 @@ async function serveMetrics(
     { worker: config.worker },
   );
   metrics.checkpointsCorrupt.inc(corruptCheckpoints);
-  worker.onCheckpoint = (e) => {
+  registerBackpressureMetrics(metrics.registry, "tidemark_engine_", worker);
+  new Gauge({
+    name: "tidemark_engine_input_queued_events",
+    help: "Events read from the owned partition and not yet handed to the core (bounded by engine.maxQueuedEvents).",
+    labelNames: ["partition"],
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      config.partitions.forEach((partition, lane) =>
+        this.set({ partition: String(partition) }, worker.merge.queuedEvents(lane)),
+      );
+    },
+  });
+  worker.checkpoints.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };

@@ -22,11 +22,10 @@ import type { MergeConfig } from "./merge-config.js";
 import { CheckpointCoordinator } from "./checkpoint-coordinator.js";
 import { MergeOperator } from "./merge-operator.js";
 import { MergeStatusPublisher } from "./merge-status.js";
-import { PaneSink } from "./pane-sink.js";
+import { registerBackpressureMetrics } from "./backpressure-metrics.js";
+import { announceWaits } from "./checkpoint-waits.js";
+import { paneSink } from "./start-engine.js";
 import { closeConnections } from "./role-shutdown.js";
-
-/** A checkpoint not complete after this long is aborted (a worker's acknowledgement lost, its write failed). */
-const ALIGNMENT_TIMEOUT_MS = 60_000;
 
 export interface RunningMerge {
   readonly worker: string;
@@ -58,12 +57,11 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
         `give the merge operator its own id (--worker) or --data directory`,
     );
   }
-  const sink = new PaneSink(nc, config.maxInFlight, (why, subject) =>
-    log.warn({ why, subject }, "publish not acknowledged; sending it again with the same message id"),
-  );
+  const sink = paneSink(config, nc, log, false);
   const op = new MergeOperator(config, core, store, jetstream(nc), sink, log, cp?.header);
   const metrics = mergeMetrics(config, op, core);
   metrics.checkpointsCorrupt.inc(loaded.skipped.length);
+  registerBackpressureMetrics(metrics.registry, "tidemark_merge_", op);
   op.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
@@ -71,6 +69,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
   const checkpoints =
     config.mergePartition === 0 ? await coordinate(config, op, nc, metrics, log) : follow(config, op, nc, metrics, log);
+  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => op.checkpointWaiting(), log);
   const status = new MergeStatusPublisher(config, op, core, nc, log, checkpoints);
   status.start();
   op.start();
@@ -84,7 +83,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     skippedCheckpoints: loaded.skipped,
     operator: op,
     status,
-    close: () => (closing ??= closeMerge(op, status, checkpoints, nc, served.server, log)),
+    close: () => (closing ??= (waits.stop(), closeMerge(op, status, checkpoints, nc, served.server, log))),
   };
 }
 
@@ -93,10 +92,10 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
   const metrics = new EngineMetrics(
     {
       eventsTotal: () => op.eventsTotal,
-      panesEmitted: () => op.panesEmitted,
+      panesEmitted: () => op.output.panesEmitted,
       status: () => core.status(),
       partitions: () => config.partitions,
-      pipelineLag: () => op.pipelineLag,
+      pipelineLag: () => op.output.pipelineLag,
     },
     { worker: config.worker },
     "tidemark_merge_",
@@ -118,7 +117,7 @@ function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore):
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  op.onTickAligned = (ms) => alignment.observe(ms / 1000);
+  op.output.onTickAligned = (ms) => alignment.observe(ms / 1000);
   new Gauge({
     name: "tidemark_merge_waiting_ticks",
     help: "Ticks of partials held until every partition has reported past them (a slower worker).",
@@ -172,8 +171,10 @@ async function coordinate(
     {
       operator: config.worker,
       everyMs: config.checkpointEveryMs,
-      timeoutMs: ALIGNMENT_TIMEOUT_MS,
+      timeoutMs: config.checkpointTimeoutMs,
       mergePartitions: config.mergePartitions,
+      // Held by backpressure itself, or waiting for its own acks: progress, not a stall (ADR 0035).
+      held: () => op.gate.hold.current() !== null || op.checkpointWaiting() !== null,
     },
     log,
   );
@@ -196,6 +197,7 @@ async function coordinate(
   };
   c.onStartDelay = (ms) => startDelay.observe(ms / 1000);
   c.onAbort = (n) => op.giveUp(n);
+  op.onAlignmentDeclined = (n, why) => c.decline(n, why);
   c.onComplete = (done) => log.info(done, `checkpoint ${done.n} complete`);
   await c.start();
   return c;

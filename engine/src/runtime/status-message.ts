@@ -10,7 +10,7 @@
  */
 import { formatDuration } from "../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../core/types.js";
-import type { EngineStatusMessage, PolicyStatusWire } from "../protocol.js";
+import type { BackpressureStatus, EngineStatusMessage, PolicyStatusWire } from "../protocol.js";
 import type { LaneOffset } from "./partition-merge.js";
 import type { LagPercentiles } from "./pipeline-lag.js";
 import { sessionsOf } from "./session-gauges.js";
@@ -32,6 +32,8 @@ export interface StatusInputs {
   eventsTotal: number;
   /** The last minute's pipeline lag percentiles (PipelineLag.percentiles). */
   pipelineLag: LagPercentiles;
+  /** Held input and the output windows (backpressure-status.ts). */
+  backpressure?: BackpressureStatus;
 }
 
 export function strategyText(w: WatermarkStrategyConfig): string {
@@ -103,5 +105,6 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
     ...sessionsPart(s.core),
     checkpointAgeMs: s.lastCheckpointWall === null ? null : s.wallTime - s.lastCheckpointWall,
     eventsTotal: s.eventsTotal,
+    ...(s.backpressure ? { backpressure: s.backpressure } : {}),
   };
 }

@@ -8,12 +8,15 @@ import type { Logger } from "pino";
 import type { StreamCore } from "../core/types.js";
 import { SUBJECT_STATUS } from "../protocol.js";
 import type { EngineConfig } from "./config.js";
+import { backpressureStatus } from "./backpressure-status.js";
 import type { EngineWorker } from "./engine-worker.js";
+import { HoldLog } from "./hold-log.js";
 import { MergeStallWatch, STALL_MS } from "./merge-stall.js";
 import { buildStatusMessage } from "./status-message.js";
 
 export class StatusPublisher {
   private readonly stalls: MergeStallWatch;
+  private readonly holds: HoldLog;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -24,6 +27,7 @@ export class StatusPublisher {
     private readonly log: Logger,
   ) {
     this.stalls = new MergeStallWatch(config.partitions.length, Date.now());
+    this.holds = new HoldLog(worker, log);
   }
 
   start(): void {
@@ -45,6 +49,7 @@ export class StatusPublisher {
     const waitingFor = worker.merge.waitingFor();
     const now = Date.now();
     if (!worker.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
+    this.holds.observe(now);
     const msg = buildStatusMessage({
       worker: config.worker,
       wallTime: Date.now(),
@@ -54,9 +59,10 @@ export class StatusPublisher {
       laneTimes,
       waitingFor: this.stalls.holding(waitingFor, now),
       offsets: worker.merge.offsets(),
-      lastCheckpointWall: worker.lastCheckpointWall,
+      lastCheckpointWall: worker.checkpoints.lastCheckpointWall,
       eventsTotal: worker.eventsTotal,
       pipelineLag: worker.pipelineLag.percentiles(Date.now()),
+      backpressure: backpressureStatus(worker),
     });
     if (this.nc.isClosed()) return;
     try {

@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
@@ -151,6 +152,15 @@ describe("engine /metrics as documented", () => {
       tidemark_engine_pipeline_lag_seconds_bucket: ["le"],
       tidemark_engine_pipeline_lag_seconds_count: [],
       tidemark_engine_pipeline_lag_seconds_sum: [],
+      tidemark_engine_publish_in_flight_messages: ["stream"],
+      tidemark_engine_publish_in_flight_bytes: ["stream"],
+      tidemark_engine_publish_waiting_messages: ["stream"],
+      tidemark_engine_publish_waiting_bytes: ["stream"],
+      tidemark_engine_publish_in_flight_limit_messages: ["stream"],
+      tidemark_engine_publish_in_flight_limit_bytes: ["stream"],
+      tidemark_engine_publish_resends_total: ["stream"],
+      tidemark_engine_input_held_seconds_total: [],
+      tidemark_engine_input_queued_events: ["partition"],
     };
     for (const [name, labels] of Object.entries(documented)) {
       const got = only(samples, name);
@@ -163,6 +173,27 @@ describe("engine /metrics as documented", () => {
     expect(ours.some((s) => s.name.startsWith("tidemark_engine_process_"))).toBe(true);
     expect(ours.some((s) => s.name.startsWith("tidemark_engine_nodejs_"))).toBe(true);
     expect(ours.filter((s) => /^tidemark_engine_nodejs_active_\w+_total$/.test(s.name))).toEqual([]);
+  });
+
+  it("carries every metric docs/operations.md's table documents, with the labels it names", async () => {
+    const doc = readFileSync(fileURLToPath(new URL("../../../docs/operations.md", import.meta.url)), "utf8");
+    const rows = doc.split("\n").filter((l) => l.startsWith("| `tidemark_engine_"));
+    const named = rows.flatMap((r) => [
+      ...(r.split(" | ")[0] ?? "").matchAll(/`(tidemark_engine_\w+)(?:\{([^}]*)\})?`/g),
+    ]);
+    expect(named.length).toBeGreaterThan(25);
+    const samples = await scrape();
+    for (const [, name, labels] of named) {
+      const want = (labels ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((l) => (l.split("=")[0] as string).trim());
+      // A histogram is documented by its name: its series are _bucket (le), _sum and _count.
+      const got =
+        only(samples, name as string).length > 0 ? only(samples, name as string) : only(samples, `${name}_count`);
+      expect(got.length, name).toBeGreaterThan(0);
+      for (const x of got) expect(Object.keys(x.labels).sort(), name).toEqual(["worker", ...want].sort());
+    }
   });
 
   it("counts what happened: events, drops, panes, watermark lag, idle flags, state, checkpoints, lag", async () => {
@@ -236,6 +267,20 @@ describe("engine /metrics as documented", () => {
       value(samples, "tidemark_engine_dropped_window_events_total", { policy: "dashboard" }) ?? 0,
     );
     expect(value(samples, "tidemark_engine_key_overflow_events_total", { key: "service" })).toBe(0);
+
+    // Every publish acknowledged, nothing waiting, nothing resent; the bounds as configured (the defaults).
+    for (const stream of ["TM_PANES", "TM_PARTIALS"]) {
+      for (const m of ["in_flight_messages", "in_flight_bytes", "waiting_messages", "waiting_bytes"])
+        expect(value(samples, `tidemark_engine_publish_${m}`, { stream }), `${stream} ${m}`).toBe(0);
+      expect(value(samples, "tidemark_engine_publish_resends_total", { stream })).toBe(0);
+      expect(value(samples, "tidemark_engine_publish_in_flight_limit_bytes", { stream })).toBe(64 * 1024 * 1024);
+    }
+    expect(value(samples, "tidemark_engine_publish_in_flight_limit_messages", { stream: "TM_PANES" })).toBe(4096);
+    expect(value(samples, "tidemark_engine_publish_in_flight_limit_messages", { stream: "TM_PARTIALS" })).toBe(256);
+    expect(value(samples, "tidemark_engine_input_held_seconds_total")).toBeGreaterThanOrEqual(0);
+    expect(only(samples, "tidemark_engine_input_queued_events").map((x) => [x.labels.partition, x.value])).toEqual(
+      OWNED.map((p) => [String(p), 0]),
+    );
 
     // Idle flags by partition id (4-7, not lanes 0-3), as the worker's status says.
     const idle = only(samples, "tidemark_engine_partition_idle");
