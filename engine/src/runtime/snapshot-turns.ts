@@ -2,9 +2,10 @@
  * Encodes a snapshot taken in steps across event-loop turns (docs/decisions/0016-checkpoints-without-pause.md):
  * each turn runs steps for about `sliceMs`, then gives the loop back (setImmediate) so acknowledgements,
  * heartbeats, status and /metrics are served between slices. The caller holds the core's input until
- * the promise settles: the bytes are the state at the cut.
+ * the promise settles, or until `onCaptured` runs (a step yielded SNAPSHOT_CAPTURED: the rest is
+ * encoded from copies, docs/decisions/0034-sessions-at-scale.md): the bytes are the state at the cut.
  */
-import type { SnapshotSteps } from "../core/types.js";
+import { SNAPSHOT_CAPTURED, type SnapshotSteps } from "../core/types.js";
 
 /** Work per turn: the event loop is never blocked much longer than this by a snapshot. */
 export const SNAPSHOT_SLICE_MS = 4;
@@ -19,7 +20,11 @@ export interface SteppedSnapshot {
   workMs: number;
 }
 
-export function encodeAcrossTurns(steps: SnapshotSteps, sliceMs = SNAPSHOT_SLICE_MS): Promise<SteppedSnapshot> {
+export function encodeAcrossTurns(
+  steps: SnapshotSteps,
+  sliceMs = SNAPSHOT_SLICE_MS,
+  onCaptured: () => void = () => undefined,
+): Promise<SteppedSnapshot> {
   return new Promise((resolve, reject) => {
     let turns = 0;
     let longestSliceMs = 0;
@@ -30,6 +35,7 @@ export function encodeAcrossTurns(steps: SnapshotSteps, sliceMs = SNAPSHOT_SLICE
       try {
         for (;;) {
           const r = steps.next();
+          if (r.value === SNAPSHOT_CAPTURED) onCaptured();
           const took = performance.now() - t0;
           if (r.done) {
             resolve({ bytes: r.value, turns, longestSliceMs: Math.max(longestSliceMs, took), workMs: workMs + took });

@@ -186,16 +186,25 @@ export class WorkerCheckpoints {
     return { header, steps: this.subject.snapshot(), t0 };
   }
 
-  /** Encodes the cut's snapshot across event-loop turns, then releases the input. */
+  /**
+   * Encodes the cut's snapshot across event-loop turns and releases the input once the state is
+   * captured: when the snapshot says its rest is encoded from copies (session rows), else at the end.
+   */
   private async encode(cut: Cut): Promise<Taken> {
+    let pauseMs: number | null = null;
+    const release = (): void => {
+      if (pauseMs !== null) return;
+      pauseMs = performance.now() - cut.t0;
+      this.subject.hold(false);
+    };
     try {
-      const s = await encodeAcrossTurns(cut.steps);
+      const s = await encodeAcrossTurns(cut.steps, undefined, release);
+      release();
       this.lastWorkMs = s.workMs;
       const cp = { header: cut.header, snapshot: s.bytes };
-      const pauseMs = performance.now() - cut.t0;
-      return { cp, t0: cut.t0, pauseMs, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
+      return { cp, t0: cut.t0, pauseMs: pauseMs ?? 0, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
     } finally {
-      this.subject.hold(false);
+      release();
     }
   }
 
