@@ -7,14 +7,8 @@ import {
   type ConsumerMessages,
   type JsMsg,
 } from "@nats-io/jetstream";
-import {
-  STREAM_PANES,
-  SUBJECT_STATUS,
-  paneBatchLines,
-  type EngineStatusMessage,
-  type Pane,
-} from "@tidemark/engine/protocol";
-import { natsConnectOptions } from "@tidemark/engine/nats";
+import { STREAM_PANES, SUBJECT_STATUS, type EngineStatusMessage, type Pane } from "@tidemark/engine/protocol";
+import { natsConnectOptions, paneBodyLines } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 import type { DashboardConfig } from "./config.js";
 import type { FeedStatus } from "../protocol/ws-frames.js";
@@ -215,11 +209,11 @@ class PaneFeedLoop implements PaneFeed {
     }
   }
 
-  /** A TM_PANES message: a batch of panes, one JSON per line (a message written before batching holds one). */
+  /** A TM_PANES message: a batch of panes, one JSON per line, gzip-compressed or not (a message written before batching holds one). */
   private onPane(m: JsMsg): void {
     if (m.seq <= this.feed.lastSeq) return;
     this.feed.lastSeq = m.seq;
-    for (const json of paneBatchLines(m.string())) {
+    for (const json of paneBodyLines(m.data)) {
       let pane: Pane;
       try {
         pane = parsePane(json);

@@ -81,6 +81,14 @@ describe("engine config", () => {
     expect(() => parseEngineConfig({ flags: { "checkpoint-timeout": "10ms" } })).toThrow(/at least 1000 ms/);
   });
 
+  it("compressPanes: on by default; off by flag, env or file", () => {
+    expect(parseEngineConfig().compressPanes).toBe(true);
+    expect(parseEngineConfig({ flags: { "compress-panes": "off" } }).compressPanes).toBe(false);
+    expect(parseEngineConfig({ env: { TIDEMARK_COMPRESS_PANES: "0" } }).compressPanes).toBe(false);
+    expect(parseEngineConfig({ file: { engine: { compressPanes: false } } }).compressPanes).toBe(false);
+    expect(() => parseEngineConfig({ flags: { "compress-panes": "maybe" } })).toThrow(/--compress-panes/);
+  });
+
   it("sessions: off by default; on by flag, env or file, with gap and cap layered like the rest", () => {
     expect(parseEngineConfig().sessions).toBeNull();
     expect(parseEngineConfig({ flags: { sessions: "true" } }).sessions).toEqual({

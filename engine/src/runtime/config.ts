@@ -61,6 +61,11 @@ export interface EngineConfig {
    */
   readonly partials: boolean;
   /**
+   * Gzip each TM_PANES / TM_LATE message body (docs/decisions/0034-sessions-at-scale.md): readers
+   * take both (`paneBodyLines`). On by default; off for bodies a person can read with a NATS CLI.
+   */
+  readonly compressPanes: boolean;
+  /**
    * What chooses an event's partition (top-level `partitionBy`, shared with ingest and backfill;
    * docs/decisions/0032-partition-by-route.md). With "service+route" a service's events spread over
    * partitions: workers publish its route panes and its service-level partials, and the merge stage
@@ -127,6 +132,7 @@ const ENGINE_KEYS = [
   "maxAlignmentBytes",
   "sessions",
   "partials",
+  "compressPanes",
 ] as const;
 
 /** Env variable and flag for each setting (flags win over env, env over the file). */
@@ -153,6 +159,7 @@ const SOURCES: Record<string, { env: string; flag: string }> = {
   sessionMaxLength: { env: "TIDEMARK_SESSION_MAX_LENGTH", flag: "session-max-length" },
   sessionMaxKeys: { env: "TIDEMARK_SESSION_MAX_KEYS", flag: "session-max-keys" },
   partials: { env: "TIDEMARK_PARTIALS", flag: "partials" },
+  compressPanes: { env: "TIDEMARK_COMPRESS_PANES", flag: "compress-panes" },
   partitionBy: { env: "TIDEMARK_PARTITION_BY", flag: "partition-by" },
   mergePartitions: { env: "TIDEMARK_MERGE_PARTITIONS", flag: "merge-partitions" },
 };
@@ -208,6 +215,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   const pb = value("partitionBy", file.partitionBy);
   const partitionBy = partitionByOf(pb);
   const partials = onOff(get("partials"), true);
+  const compressPanes = onOff(get("compressPanes"), true);
   if (partitionBy === "service+route" && sessions !== null)
     throw bad(
       pb.where,
@@ -246,6 +254,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     core,
     sessions,
     partials,
+    compressPanes,
     partitionBy,
     mergePartitions: int(value("mergePartitions", file.mergePartitions), 1, 1, 64),
   });

@@ -20,8 +20,7 @@ import { snapshotStepsOf } from "../core/snapshot-steps.js";
 import type { CoreOutput, StreamCore } from "../core/types.js";
 import type { Pane, TelemetryEvent } from "../protocol.js";
 import type { CheckpointHeader } from "./checkpoint-codec.js";
-import { BodyBuffers } from "./body-buffers.js";
-import type { GroupMessage } from "./emit-group.js";
+import { bodySender } from "./body-sender.js";
 import { LaneGroups } from "./lane-groups.js";
 import { LaneIntake } from "./lane-intake.js";
 import { OutputGate } from "./output-gate.js";
@@ -102,9 +101,7 @@ export class EngineWorker {
     this.merge = new PartitionMerge(lanes, restored?.offsets);
     this.intake = new LaneIntake(this.merge, lanes, config.maxQueuedEvents);
     this.sink = sink;
-    const buffers = new BodyBuffers();
-    sink.onReturned = (b) => buffers.give(b);
-    const send = (m: GroupMessage): void => this.sink.publish(m.subject, m.body, m.msgId);
+    const { buffers, send } = bodySender(sink, config.compressPanes);
     this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending, buffers);
     // Partitioned by service and route, a service's panes from one worker are partial: the merge
     // stage makes them from every worker's partials (docs/decisions/0032-partition-by-route.md).

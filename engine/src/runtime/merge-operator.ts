@@ -38,10 +38,9 @@ import {
 } from "../protocol.js";
 import { coreAggregates } from "../core/create-core.js";
 import { BarrierAlignment, type Aligned } from "./barrier-alignment.js";
-import { BodyBuffers } from "./body-buffers.js";
+import { bodySender } from "./body-sender.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
-import type { GroupMessage } from "./emit-group.js";
 import type { CheckpointEvent, EngineSink, WorkerLog } from "./engine-worker.js";
 import type { MergeConfig } from "./merge-config.js";
 import { OrderedReader } from "./ordered-reader.js";
@@ -122,10 +121,8 @@ export class MergeOperator {
     this.seq = restored?.merge?.seq ?? 0;
     this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
     this.heardAt = new Float64Array(config.partitionCount).fill(clock());
-    const buffers = new BodyBuffers();
-    sink.onReturned = (b) => buffers.give(b);
+    const { buffers, send } = bodySender(sink, config.compressPanes);
     this.gate = new OutputGate([{ cause: "TM_PANES", out: sink }], clock);
-    const send = (m: GroupMessage): void => sink.publish(m.subject, m.body, m.msgId);
     this.output = new MergeRelease(this.aligner, core, config.partitionCount, send, clock, buffers, logTime);
     const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
     this.reader = new OrderedReader(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), name, this.seq, {

@@ -6,7 +6,6 @@ import { connect, type NatsConnection, type Subscription } from "@nats-io/transp
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
   decodeEventBatch,
-  paneBatchLines,
   partitionOf,
   STREAM_EVENTS,
   STREAM_PANES,
@@ -15,7 +14,13 @@ import {
   type Pane,
   type TelemetryEvent,
 } from "@tidemark/engine/protocol";
-import { eventsStreamSpec, lateStreamSpec, panesStreamSpec, streamConfigOf } from "@tidemark/engine/nats";
+import {
+  eventsStreamSpec,
+  lateStreamSpec,
+  panesStreamSpec,
+  paneBodyLines,
+  streamConfigOf,
+} from "@tidemark/engine/nats";
 import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
 import { FAST_POLICIES_CONFIG } from "../up/fast-policies.js";
 import { LOAD_SERVICES, runLoad, type LoadResult } from "./http-load.js";
@@ -51,7 +56,7 @@ function billingTruth(stored: readonly TelemetryEvent[]): Map<string, { count: n
 async function billingPanes(nc: NatsConnection): Promise<Pane[]> {
   const latest = new Map<string, Pane>();
   // Each message is a batch of panes, one JSON per line (docs/decisions/0012-batched-transport.md).
-  for (const json of (await readStream(nc, STREAM_PANES)).flatMap((m) => paneBatchLines(m.body))) {
+  for (const json of (await readStream(nc, STREAM_PANES)).flatMap((m) => paneBodyLines(m.data))) {
     const p = JSON.parse(json) as Pane;
     if (p.policy !== "billing" || p.key.route !== undefined || p.window.end - p.window.start !== WINDOW_MS) continue;
     const prev = latest.get(p.id);

@@ -13,6 +13,8 @@ export interface StoredMessage {
   subject: string;
   msgId: string | undefined;
   body: string;
+  /** The body's bytes (a TM_PANES body may be gzip). */
+  data: Uint8Array;
 }
 
 export async function readStream(nc: NatsConnection, stream: string, parallel = 32): Promise<StoredMessage[]> {
@@ -25,7 +27,13 @@ export async function readStream(nc: NatsConnection, stream: string, parallel = 
     const got = await Promise.all(seqs.map((seq) => retry(() => get(jsm, stream, seq))));
     for (const m of got) {
       if (m)
-        out.push({ seq: m.seq, subject: m.subject, msgId: m.header.get("Nats-Msg-Id") || undefined, body: m.string() });
+        out.push({
+          seq: m.seq,
+          subject: m.subject,
+          msgId: m.header.get("Nats-Msg-Id") || undefined,
+          body: m.string(),
+          data: m.data,
+        });
     }
   }
   return out;

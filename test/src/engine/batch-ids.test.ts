@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { paneBatchLines, type Pane } from "@tidemark/engine/protocol";
+import type { Pane } from "@tidemark/engine/protocol";
 import { decodeCheckpoint } from "@tidemark/engine/runtime";
 import {
   makeRecording,
@@ -21,6 +21,7 @@ import {
   tempDir,
   waitForStatus,
   writeRecording,
+  bodyLines,
 } from "./engine-fixtures.js";
 import { checkpointFiles, Fleet } from "./fleet.js";
 
@@ -47,7 +48,7 @@ describe("batched pane and late transport under replay", () => {
       for (const m of await readMessages(nc, stream)) {
         expect(m.msgId, `${stream} seq ${m.seq} has a Nats-Msg-Id`).toBeDefined();
         expect(out.has(m.msgId as string), `${m.msgId} stored once`).toBe(false);
-        const lines = paneBatchLines(m.body).map((l) =>
+        const lines = bodyLines(m).map((l) =>
           stream === "TM_PANES" ? JSON.stringify({ ...(JSON.parse(l) as Pane), pipelineLagMs: 0 }) : l,
         );
         out.set(m.msgId as string, `${m.subject}\n${lines.join("\n")}`);

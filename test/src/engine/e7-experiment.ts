@@ -19,7 +19,6 @@ import {
   HEARTBEAT_HEADER,
   encodeEventBatch,
   eventsSubject,
-  paneBatchLines,
   partitionOf,
   type EngineStatusMessage,
   type TelemetryEvent,
@@ -37,6 +36,7 @@ import {
   tempDir,
   waitForStatus,
 } from "./engine-fixtures.js";
+import { paneBodyLines } from "@tidemark/engine/nats";
 
 export const E7_PARTITIONS = 4;
 export const E7_SILENT = 2;
@@ -151,7 +151,7 @@ export async function runE7(opts: E7Options): Promise<E7Result> {
     const panes = nc.subscribe("tm.panes.fast.>", {
       // A message is a batch of panes, one JSON line each (docs/decisions/0012-batched-transport.md).
       callback: (_e, m) => {
-        for (const line of paneBatchLines(m.string()))
+        for (const line of paneBodyLines(m.data))
           if ((JSON.parse(line) as { kind: string }).kind === "on-time") onTime++;
       },
     });

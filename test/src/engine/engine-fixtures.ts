@@ -13,12 +13,12 @@ import {
   STREAM_PANES,
   STREAM_PARTIALS,
   decodePartialBatch,
-  paneBatchLines,
   type EngineStatusMessage,
   type PartialBatch,
   type Pane,
   type TelemetryEvent,
 } from "@tidemark/engine/protocol";
+import { paneBodyLines } from "@tidemark/engine/nats";
 import { spawnTidemark, type CliProcess } from "../harness/processes.js";
 
 export const SERVICES = ["api", "web", "auth", "billing", "search", "cart", "media", "mail"];
@@ -133,13 +133,18 @@ export async function readMessages(nc: NatsConnection, stream: string): Promise<
   return out;
 }
 
+/** The JSON of each pane or late record of a TM_PANES / TM_LATE message (gzip-compressed or not). */
+export function bodyLines(m: StoredMessage): string[] {
+  return paneBodyLines(m.data);
+}
+
 /**
  * Every message body of a stream, in stream order; for TM_PANES and TM_LATE every pane or late
  * record, each message being a batch of them, one JSON per line (docs/decisions/0012-batched-transport.md).
  */
 export async function readStream(nc: NatsConnection, stream: string): Promise<string[]> {
-  const bodies = (await readMessages(nc, stream)).map((m) => m.body);
-  return stream === STREAM_PANES || stream === STREAM_LATE ? bodies.flatMap(paneBatchLines) : bodies;
+  const messages = await readMessages(nc, stream);
+  return stream === STREAM_PANES || stream === STREAM_LATE ? messages.flatMap(bodyLines) : messages.map((m) => m.body);
 }
 
 /** Every partial batch of TM_PARTIALS, decoded, in stream order. */

@@ -192,6 +192,11 @@ describe("the default stack under real traffic", () => {
 
       const jsm = await jetstreamManager(nc);
       const panesBytes = (await jsm.streams.info("TM_PANES")).state.bytes;
+      const within = shareWithin(metrics, "tidemark_engine_pipeline_lag_seconds", "0.25");
+      console.log(
+        `real traffic: ${done.acceptedPerSec}/s accepted, ${(100 * within).toFixed(2)} % of events within 250 ms of lag, ` +
+          `peak RSS ${JSON.stringify(peak)} kB, TM_PANES ${(panesBytes / (done.accepted as number)).toFixed(1)} B per event`,
+      );
       expect(panesBytes / (done.accepted as number)).toBeLessThanOrEqual(100);
     } finally {
       await nc.close();

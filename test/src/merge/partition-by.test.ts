@@ -8,13 +8,7 @@
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  ALL_SERVICES,
-  paneBatchLines,
-  partitionOfEvent,
-  type CheckpointComplete,
-  type Pane,
-} from "@tidemark/engine/protocol";
+import { ALL_SERVICES, partitionOfEvent, type CheckpointComplete, type Pane } from "@tidemark/engine/protocol";
 import {
   lastPanes,
   makeRecording,
@@ -24,6 +18,7 @@ import {
   tempDir,
   waitForStatus,
   writeRecording,
+  bodyLines,
 } from "../engine/engine-fixtures.js";
 import { allPanes, endStack, startMerge, startStack, waitForMergeEnd, type Stack } from "./merge-fixtures.js";
 
@@ -113,7 +108,7 @@ describe("partitionBy service+route (real NATS)", () => {
     );
     const serviceMsgIds = (await readMessages(s.nc, "TM_PANES"))
       .filter((m) =>
-        paneBatchLines(m.body).some((l) => {
+        bodyLines(m).some((l) => {
           const p = JSON.parse(l) as Pane;
           return p.key.route === undefined && p.key.service !== ALL_SERVICES;
         }),

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DEFAULT_POLICIES } from "@tidemark/engine/core";
-import { paneBatchLines, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
+import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
 import { parseEngineConfig, startEngine, type RunningEngine } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
 import { sessionCells } from "./sessionize.js";
@@ -26,6 +26,7 @@ import {
   tempDir,
   waitForStatus,
   writeRecording,
+  bodyLines,
 } from "../engine/engine-fixtures.js";
 
 const GAP = 20_000;
@@ -129,9 +130,9 @@ describe("session windows in the live engine", () => {
     // Each TM_PANES message is a batch of one subject's panes (docs/decisions/0012-batched-transport.md):
     // count the panes on each subject.
     const messages = await readMessages(nc, "TM_PANES");
-    const bodies = messages.flatMap((m) => paneBatchLines(m.body));
+    const bodies = messages.flatMap((m) => bodyLines(m));
     subjects = {};
-    for (const m of messages) subjects[m.subject] = (subjects[m.subject] ?? 0) + paneBatchLines(m.body).length;
+    for (const m of messages) subjects[m.subject] = (subjects[m.subject] ?? 0) + bodyLines(m).length;
     sessionPaneCount = bodies.filter((b) => (JSON.parse(b) as Pane).sessions !== undefined).length;
     return dedupePanes(bodies);
   }

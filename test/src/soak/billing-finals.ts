@@ -4,7 +4,8 @@
  */
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { paneBatchLines, panesSubject, type Pane } from "@tidemark/engine/protocol";
+import { paneBodyLines } from "@tidemark/engine/nats";
+import { panesSubject, type Pane } from "@tidemark/engine/protocol";
 
 /** "<service>|<window start>" → its final count and errors. */
 export async function billingFinals(
@@ -23,7 +24,7 @@ export async function billingFinals(
   });
   const messages = await consumer.consume({ max_messages: 256 });
   for await (const m of messages) {
-    for (const line of paneBatchLines(m.string())) {
+    for (const line of paneBodyLines(m.data)) {
       const p = JSON.parse(line) as Pane;
       if (p.kind !== "final" || p.sessions || p.key.route !== undefined || p.key.service === "*") continue;
       const key = `${p.key.service}|${p.window.start}`;
