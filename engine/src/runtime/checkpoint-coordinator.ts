@@ -42,6 +42,13 @@ interface InFlight {
   acks: Map<string, CheckpointAck>;
 }
 
+/**
+ * A checkpoint holds each operator's input from its cut until its snapshot is captured; the next one
+ * starts no sooner than this many times the longest such hold of the last after it ended, so
+ * holding stays within 1 % of the time whatever the state's size (docs/decisions/0034-sessions-at-scale.md).
+ */
+export const HOLD_DUTY = 100;
+
 export interface CoordinatorOptions {
   operator: string;
   everyMs: number;
@@ -66,6 +73,8 @@ export class CheckpointCoordinator {
   private last = 0;
   /** Wall clock when the last checkpoint completed or was aborted. */
   private lastEnd = 0;
+  /** The longest input hold an operator reported for the last completed checkpoint, ms. */
+  private lastHoldMs = 0;
   private inFlight: InFlight | null = null;
   private timer: NodeJS.Timeout | undefined;
   private subs: Subscription[] = [];
@@ -154,7 +163,7 @@ export class CheckpointCoordinator {
         );
       return;
     }
-    if (now - this.lastEnd < this.o.everyMs) return;
+    if (now - this.lastEnd < Math.max(this.o.everyMs, HOLD_DUTY * this.lastHoldMs)) return;
     const n = ++this.last;
     this.inFlight = { n, startedAt: now, progressAt: now, firstBarrierAt: null, merge: null, acks: new Map() };
     this.store(SUBJECT_CHECKPOINT_START, { n, startedAt: now }, `start:${n}`);
@@ -186,6 +195,7 @@ export class CheckpointCoordinator {
     };
     this.inFlight = null;
     this.lastEnd = c.completedAt;
+    this.lastHoldMs = Math.max(0, ...[...f.acks.values()].map((a) => a.pauseMs ?? 0));
     this.completed++;
     this.lastCompleted = c;
     this.store(SUBJECT_CHECKPOINT_COMPLETE, c, `complete:${f.n}`);

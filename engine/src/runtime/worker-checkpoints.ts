@@ -1,7 +1,8 @@
 /**
  * WorkerCheckpoints: when an engine worker checkpoints, and how (docs/operations.md,
- * "Checkpoints"). Every `checkpointEvery` of log time (spaced by `checkpointMinWall` and 20× the
- * last snapshot's encoding work), or at the next point between two items after the coordinator
+ * "Checkpoints"). Every `checkpointEvery` of log time (spaced by `checkpointMinWall`, 20× the
+ * last snapshot's encoding work and HOLD_DUTY× the time it held the input), or at the next point
+ * between two items after the coordinator
  * asked for checkpoint n (docs/decisions/0031-aligned-checkpoints.md): the checkpoint is cut
  * (offsets, open groups, the partials' open tick; barrier n after the partials before the cut),
  * the core's snapshot is encoded across event-loop turns while the input is held
@@ -14,6 +15,7 @@ import type { SnapshotSteps } from "../core/types.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
+import { HOLD_DUTY } from "./checkpoint-coordinator.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
 
 /** Checkpoints are spaced by at least this many times the last snapshot's encoding work (its slices summed). */
@@ -76,11 +78,13 @@ export class WorkerCheckpoints {
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
   /** A checkpoint the coordinator asked for is durable (aligned checkpoints, ADR 0031). */
-  onBarrierCheckpoint: (ack: { n: number; file: string; startDelayMs: number }) => void = () => undefined;
+  onBarrierCheckpoint: (ack: { n: number; file: string; startDelayMs: number; pauseMs: number }) => void = () =>
+    undefined;
 
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
   private lastWorkMs = 0;
+  private lastPauseMs = 0;
   private writing: Promise<void> | undefined;
   /** The checkpoint n the coordinator asked for, not cut yet. */
   private asked: { n: number; startedAt: number } | null = null;
@@ -124,9 +128,9 @@ export class WorkerCheckpoints {
     if (barrier) this.waitingFor = { n: barrier.n, since: cut.header.wallTime };
     // The acks of what was published before the cut are awaited while the snapshot encodes.
     this.writing = Promise.all([this.encode(cut), this.subject.flushOutput()])
-      .then(([taken]) => this.persist(taken))
-      .then((file) => {
-        if (barrier) this.onBarrierCheckpoint({ n: barrier.n, file, startDelayMs });
+      .then(async ([taken]) => ({ file: await this.persist(taken), pauseMs: taken.pauseMs }))
+      .then(({ file, pauseMs }) => {
+        if (barrier) this.onBarrierCheckpoint({ n: barrier.n, file, startDelayMs, pauseMs });
       })
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => {
@@ -160,7 +164,11 @@ export class WorkerCheckpoints {
     const now = Date.now();
     if (this.lastAskedWall !== null && now - this.lastAskedWall < COORDINATED_MS) return false;
     if (t < this.lastCheckpointLog + this.config.checkpointEveryMs) return false;
-    const gap = Math.max(this.config.checkpointMinWallMs, SNAPSHOT_DUTY * this.lastWorkMs);
+    const gap = Math.max(
+      this.config.checkpointMinWallMs,
+      SNAPSHOT_DUTY * this.lastWorkMs,
+      HOLD_DUTY * this.lastPauseMs,
+    );
     return this.lastSnapshotWall === null || now - this.lastSnapshotWall >= gap;
   }
 
@@ -201,6 +209,7 @@ export class WorkerCheckpoints {
       const s = await encodeAcrossTurns(cut.steps, undefined, release);
       release();
       this.lastWorkMs = s.workMs;
+      this.lastPauseMs = pauseMs ?? 0;
       const cp = { header: cut.header, snapshot: s.bytes };
       return { cp, t0: cut.t0, pauseMs: pauseMs ?? 0, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
     } finally {

@@ -6,10 +6,12 @@
  * 1. Soak: 10,000 events/s for TM_SOAK_MINUTES (default 10) from 100,000 users; each minute the
  *    engine's lag (its histogram over the minute, and tm.status' last-minute p50/p99) and every
  *    role's RSS; TM_PANES bytes per accepted event over the soak.
- * 2. Capacity: steps of 40 s from 15,000 events/s up, 5,000 apart, each after the lag recovered;
- *    the highest rate whose events the engine handled with lag p99 ≤ 250 ms (its histogram).
- * 3. Overload: 3× that rate for 30 s, then the time until the engine's lag is back under 1 s.
- * 4. Nothing lost: billing's final service panes (10 s) equal every run's accepted ledger summed.
+ *    Nothing lost: billing's final service panes (10 s) equal the accepted ledger.
+ * 2. Capacity: from 20,000 events/s up, 5,000 apart, each rate for 60 s on a fresh stack (a stack that
+ *    just carried another load would be closing that load's sessions meanwhile); the highest rate whose
+ *    events the engine handled with lag p99 ≤ 250 ms over the last 40 s (its histogram).
+ * 3. Overload, on a fresh stack: that rate for 30 s, then 3× it for 30 s; the time until the engine's
+ *    lag is back under 1 s; nothing accepted missing from billing's finals.
  * Loopback only, bounded, stops by itself; it stops only what it started.
  */
 import { mkdtempSync } from "node:fs";
@@ -22,7 +24,6 @@ import { lagBuckets, p99Bound, panesBytes, rssMb, shareWithin, startStack, worke
 const USERS = 100_000;
 const SOAK_RATE = 10_000;
 const MINUTES = Number(process.env.TM_SOAK_MINUTES ?? 10);
-const STEP_S = 40;
 const BILLING_SETTLE_MS = 60_000 + 10_000 + 90_000 + 20_000;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -86,19 +87,29 @@ async function soak(stack: Stack, dir: string): Promise<{ done: LoadDone; ledger
   return result;
 }
 
-async function capacity(stack: Stack, dir: string, ledgers: Ledger[]): Promise<number> {
-  log(`capacity: ${STEP_S} s steps, the engine's histogram over each step`);
-  let best = 0;
-  for (let rate = 15_000; rate <= 60_000; rate += 5_000) {
-    await recover(stack, 1_000);
+/** One rate on a fresh stack: the engine's histogram over the last 40 s of 60 s (its first 20 s warm it up). */
+async function step(dir: string, rate: number): Promise<{ share: number; bound: string; done: LoadDone }> {
+  const stack = await startStack(join(dir, `data-${rate}`), dir);
+  try {
+    const run = runLoad(stack, dir, `step-${rate}`, rate, 60, USERS);
+    await sleep(20_000);
     const before = await lagBuckets(stack);
-    const { done, ledger } = await runLoad(stack, dir, `step-${rate}`, rate, STEP_S, USERS);
-    ledgers.push(ledger);
+    const { done } = await run;
     const after = await lagBuckets(stack);
-    const within = shareWithin(before, after, "0.25");
-    const held = within.share >= 0.99 && done.acceptedPerSec >= 0.95 * rate;
+    return { share: shareWithin(before, after, "0.25").share, bound: p99Bound(before, after), done };
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function capacity(dir: string): Promise<number> {
+  log("capacity: each rate for 60 s on a fresh stack, the engine's histogram over its last 40 s");
+  let best = 0;
+  for (let rate = 20_000; rate <= 60_000; rate += 5_000) {
+    const { share, bound, done } = await step(dir, rate);
+    const held = share >= 0.99 && done.acceptedPerSec >= 0.95 * rate;
     log(
-      `  ${rate.toLocaleString("en-US")}/s: accepted ${done.acceptedPerSec.toLocaleString("en-US")}/s, ${(100 * within.share).toFixed(2)} % of events within 250 ms (p99 ≤ ${p99Bound(before, after)} s), 5xx ${done.http5xx}, retries ${done.retries} — ${held ? "holds" : "does not hold"}`,
+      `  ${rate.toLocaleString("en-US")}/s: accepted ${done.acceptedPerSec.toLocaleString("en-US")}/s, ${(100 * share).toFixed(2)} % of events within 250 ms (p99 ≤ ${bound} s), 5xx ${done.http5xx}, retries ${done.retries} — ${held ? "holds" : "does not hold"}`,
     );
     if (!held) break;
     best = rate;
@@ -107,54 +118,69 @@ async function capacity(stack: Stack, dir: string, ledgers: Ledger[]): Promise<n
   return best;
 }
 
-async function overload(stack: Stack, dir: string, capacityRate: number, ledgers: Ledger[]): Promise<void> {
-  const rate = 3 * Math.max(capacityRate, SOAK_RATE);
-  await recover(stack, 1_000);
-  log(`overload: ${rate.toLocaleString("en-US")} events/s (3× capacity) for 30 s`);
-  const { done, ledger } = await runLoad(stack, dir, "burst", rate, 30, USERS);
-  ledgers.push(ledger);
-  const lagAtEnd = workerStatus(stack)?.pipelineLagMs ?? null;
-  const took = await recover(stack, 1_000);
+/** 3× capacity for 30 s after 30 s at capacity, on a fresh stack; then nothing accepted may be missing from billing. */
+async function overload(dir: string, capacityRate: number): Promise<void> {
+  const base = Math.max(capacityRate, SOAK_RATE);
+  const rate = 3 * base;
+  const stack = await startStack(join(dir, "data-overload"), dir);
+  try {
+    log(
+      `overload: ${base.toLocaleString("en-US")} events/s for 30 s, then ${rate.toLocaleString("en-US")} events/s (3×) for 30 s`,
+    );
+    const ledgers: Ledger[] = [(await runLoad(stack, dir, "before-burst", base, 30, USERS)).ledger];
+    const { done, ledger } = await runLoad(stack, dir, "burst", rate, 30, USERS);
+    ledgers.push(ledger);
+    const lagAtEnd = workerStatus(stack)?.pipelineLagMs ?? null;
+    const took = await recover(stack, 1_000);
+    log(
+      `  burst accepted ${done.accepted.toLocaleString("en-US")} (${done.acceptedPerSec.toLocaleString("en-US")}/s), 5xx ${done.http5xx}, retries ${done.retries}, shed ${done.shed}; engine lag at its end ${lagAtEnd} ms, back under 1 s ${(took / 1000).toFixed(1)} s after it`,
+    );
+    await nothingLost(stack, ledgers);
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** Billing's final service panes (10 s) against the accepted ledgers, once billing has closed their windows. */
+async function nothingLost(stack: Stack, ledgers: readonly Ledger[]): Promise<void> {
+  log(`  waiting ${BILLING_SETTLE_MS / 1000} s for billing's finals`);
+  await sleep(BILLING_SETTLE_MS);
+  const want = addLedgers(ledgers);
+  const got = await billingFinals(stack.nc, 10_000);
+  let missing = 0;
+  let wrong = 0;
+  for (const [key, c] of want) {
+    const g = got.get(key);
+    if (g === undefined) missing++;
+    else if (g.count !== c.count || g.errors !== c.errors) wrong++;
+  }
+  const total = [...want.values()].reduce((n, c) => n + c.count, 0);
   log(
-    `  accepted ${done.accepted.toLocaleString("en-US")} (${done.acceptedPerSec.toLocaleString("en-US")}/s), 5xx ${done.http5xx}, retries ${done.retries}, shed ${done.shed}; engine lag at the burst's end ${lagAtEnd} ms, back under 1 s ${(took / 1000).toFixed(1)} s after it`,
+    `  billing's final 10 s windows vs the accepted ledgers: ${want.size} windows, ${total.toLocaleString("en-US")} events; ${missing} missing, ${wrong} different`,
   );
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tidemark-soak-"));
+  log(
+    `soak bench (load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")})`,
+  );
   const stack = await startStack(join(dir, "data"), dir);
   try {
-    log(
-      `soak bench (load average ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}); ${JSON.stringify(stack.pids)}`,
-    );
-    const ledgers: Ledger[] = [(await soak(stack, dir)).ledger];
-    const best = await capacity(stack, dir, ledgers);
-    await overload(stack, dir, best, ledgers);
-    log(`nothing lost: waiting ${BILLING_SETTLE_MS / 1000} s for billing's finals`);
-    await sleep(BILLING_SETTLE_MS);
-    const want = addLedgers(ledgers);
-    const got = await billingFinals(stack.nc, 10_000);
-    let missing = 0;
-    let wrong = 0;
-    for (const [key, c] of want) {
-      const g = got.get(key);
-      if (g === undefined) missing++;
-      else if (g.count !== c.count || g.errors !== c.errors) wrong++;
-    }
-    const total = [...want.values()].reduce((n, c) => n + c.count, 0);
-    log(
-      `  billing's final 10 s windows vs the accepted ledgers: ${want.size} windows, ${total.toLocaleString("en-US")} events; ${missing} missing, ${wrong} different`,
-    );
-    log(
-      `load average at the end ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}`,
-    );
+    const { ledger } = await soak(stack, dir);
+    await nothingLost(stack, [ledger]);
   } finally {
     await stack.stop();
   }
+  const best = await capacity(dir);
+  await overload(dir, best);
+  log(
+    `load average at the end ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
 }
 
 void main().catch((err: unknown) => {
