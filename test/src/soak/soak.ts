@@ -19,11 +19,25 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { billingFinals } from "./billing-finals.js";
 import { addLedgers, runLoad, type Ledger, type LoadDone } from "./load-run.js";
-import { lagBuckets, p99Bound, panesBytes, rssMb, shareWithin, startStack, workerStatus, type Stack } from "./stack.js";
+import {
+  checkpointHolds,
+  lagBuckets,
+  p99Bound,
+  panesBytes,
+  rssMb,
+  shareWithin,
+  startStack,
+  workerStatus,
+  type Stack,
+} from "./stack.js";
 
 const USERS = 100_000;
 const SOAK_RATE = 10_000;
+/** The sustained run's rate: the capacity claimed for the whole stack (docs/operations.md, "Capacity"). */
+const SUSTAINED_RATE = 20_000;
 const MINUTES = Number(process.env.TM_SOAK_MINUTES ?? 10);
+/** Which parts run (comma list of soak, sustained, capacity, overload; default all). */
+const PARTS = (process.env.TM_SOAK_PARTS ?? "soak,sustained,capacity,overload").split(",");
 const BILLING_SETTLE_MS = 60_000 + 10_000 + 90_000 + 20_000;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -47,28 +61,30 @@ async function recover(stack: Stack, ms: number, limitMs = 600_000): Promise<num
   throw new Error(`the engine's lag did not come back under ${ms} ms within ${limitMs} ms`);
 }
 
-async function soak(stack: Stack, dir: string): Promise<{ done: LoadDone; ledger: Ledger }> {
-  log(
-    `soak: ${SOAK_RATE.toLocaleString("en-US")} events/s for ${MINUTES} min from ${USERS.toLocaleString("en-US")} users`,
-  );
+async function soak(stack: Stack, dir: string, rate: number): Promise<{ done: LoadDone; ledger: Ledger }> {
+  log(`soak: ${rate.toLocaleString("en-US")} events/s for ${MINUTES} min from ${USERS.toLocaleString("en-US")} users`);
   log(`  start RSS: ${rssLine(stack)}`);
   const bytes0 = await panesBytes(stack.nc);
-  const run = runLoad(stack, dir, "soak", SOAK_RATE, MINUTES * 60, USERS);
+  const run = runLoad(stack, dir, `soak-${rate}`, rate, MINUTES * 60, USERS);
   let before = await lagBuckets(stack);
   const peak: Record<string, number> = {};
   const sampler = setInterval(() => {
     for (const [role, pid] of Object.entries(stack.pids)) peak[role] = Math.max(peak[role] ?? 0, rssMb(pid));
   }, 1_000);
   log(
-    "  | minute | events | lag p99 (histogram bound) | lag p50 / p99 (tm.status, last min) | engine RSS | merge RSS |",
+    "  | minute | events | lag p99 (histogram bound) | lag p50 / p99 (tm.status, last min) | checkpoints (input held) | engine RSS | merge RSS |",
   );
+  let holds = await checkpointHolds(stack);
   for (let minute = 1; minute <= MINUTES; minute++) {
     await sleep(60_000);
     const after = await lagBuckets(stack);
     const s = workerStatus(stack);
     const { events } = shareWithin(before, after, "0.25");
+    const nowHolds = await checkpointHolds(stack);
+    const held = `${nowHolds.count - holds.count} (${(((nowHolds.heldS - holds.heldS) / 60) * 100).toFixed(2)} %)`;
+    holds = nowHolds;
     log(
-      `  | ${minute} | ${events.toLocaleString("en-US")} | ≤ ${p99Bound(before, after)} s | ${s?.pipelineLag?.p50 ?? "–"} / ${s?.pipelineLag?.p99 ?? "–"} ms | ${mb(rssMb(stack.pids.engine ?? 0))} | ${mb(rssMb(stack.pids.merge ?? 0))} |`,
+      `  | ${minute} | ${events.toLocaleString("en-US")} | ≤ ${p99Bound(before, after)} s | ${s?.pipelineLag?.p50 ?? "–"} / ${s?.pipelineLag?.p99 ?? "–"} ms | ${held} | ${mb(rssMb(stack.pids.engine ?? 0))} | ${mb(rssMb(stack.pids.merge ?? 0))} |`,
     );
     before = after;
   }
@@ -167,15 +183,18 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(1))
       .join(" ")})`,
   );
-  const stack = await startStack(join(dir, "data"), dir);
-  try {
-    const { ledger } = await soak(stack, dir);
-    await nothingLost(stack, [ledger]);
-  } finally {
-    await stack.stop();
+  for (const rate of [SOAK_RATE, SUSTAINED_RATE]) {
+    if (!PARTS.includes(rate === SOAK_RATE ? "soak" : "sustained")) continue;
+    const stack = await startStack(join(dir, `data-soak-${rate}`), dir);
+    try {
+      const { ledger } = await soak(stack, dir, rate);
+      await nothingLost(stack, [ledger]);
+    } finally {
+      await stack.stop();
+    }
   }
-  const best = await capacity(dir);
-  await overload(dir, best);
+  const best = PARTS.includes("capacity") ? await capacity(dir) : SUSTAINED_RATE;
+  if (PARTS.includes("overload")) await overload(dir, best);
   log(
     `load average at the end ${loadavg()
       .map((x) => x.toFixed(1))

@@ -67,8 +67,21 @@ export type LagBuckets = Map<string, number>;
 const BOUNDS = ["0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60", "300", "+Inf"];
 
 export async function lagBuckets(stack: Stack): Promise<LagBuckets> {
-  const text = await (await fetch((stack.ready.engine as { metrics: string }).metrics)).text();
+  const text = await engineMetrics(stack);
   return new Map(BOUNDS.map((le) => [le, metricValue(text, `${LAG_METRIC}_bucket`, { le }) ?? 0]));
+}
+
+export async function engineMetrics(stack: Stack): Promise<string> {
+  return (await fetch((stack.ready.engine as { metrics: string }).metrics)).text();
+}
+
+/** Checkpoints the engine worker took so far, and the seconds its input was held for them. */
+export async function checkpointHolds(stack: Stack): Promise<{ count: number; heldS: number }> {
+  const text = await engineMetrics(stack);
+  return {
+    count: metricValue(text, "tidemark_engine_checkpoint_pause_seconds_count") ?? 0,
+    heldS: metricValue(text, "tidemark_engine_checkpoint_pause_seconds_sum") ?? 0,
+  };
 }
 
 /** The share of events handled between two scrapes within `le` seconds of lag, and how many there were. */
