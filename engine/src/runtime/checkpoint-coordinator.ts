@@ -31,6 +31,7 @@ import {
 } from "../protocol.js";
 import { followWaits } from "./checkpoint-waits.js";
 import type { WorkerLog } from "./engine-worker.js";
+import { HOLD_DUTY } from "./checkpoint-spacing.js";
 
 interface InFlight {
   n: number;
@@ -41,13 +42,6 @@ interface InFlight {
   merge: { file: string; alignmentMs: number; workers: string[] } | null;
   acks: Map<string, CheckpointAck>;
 }
-
-/**
- * A checkpoint holds each operator's input from its cut until its snapshot is captured; the next one
- * starts no sooner than this many times the longest such hold of the last after it ended, so
- * holding stays within 1 % of the time whatever the state's size (docs/decisions/0034-sessions-at-scale.md).
- */
-export const HOLD_DUTY = 100;
 
 export interface CoordinatorOptions {
   operator: string;

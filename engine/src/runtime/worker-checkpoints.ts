@@ -15,11 +15,9 @@ import type { SnapshotSteps } from "../core/types.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
-import { HOLD_DUTY } from "./checkpoint-coordinator.js";
+import { HOLD_DUTY, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
 
-/** Checkpoints are spaced by at least this many times the last snapshot's encoding work (its slices summed). */
-const SNAPSHOT_DUTY = 20;
 /** While the coordinator asked for a checkpoint this recently, the worker takes none of its own. */
 const COORDINATED_MS = 30_000;
 
