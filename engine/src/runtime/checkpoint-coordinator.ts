@@ -31,7 +31,7 @@ import {
 } from "../protocol.js";
 import { followWaits } from "./checkpoint-waits.js";
 import type { WorkerLog } from "./engine-worker.js";
-import { HOLD_DUTY } from "./checkpoint-spacing.js";
+import { checkpointSpacing } from "./checkpoint-spacing.js";
 
 interface InFlight {
   n: number;
@@ -157,7 +157,7 @@ export class CheckpointCoordinator {
         );
       return;
     }
-    if (now - this.lastEnd < Math.max(this.o.everyMs, HOLD_DUTY * this.lastHoldMs)) return;
+    if (now - this.lastEnd < checkpointSpacing(this.o.everyMs, this.lastHoldMs)) return;
     const n = ++this.last;
     this.inFlight = { n, startedAt: now, progressAt: now, firstBarrierAt: null, merge: null, acks: new Map() };
     this.store(SUBJECT_CHECKPOINT_START, { n, startedAt: now }, `start:${n}`);

@@ -1,10 +1,18 @@
 /**
  * How far apart checkpoints are (docs/operations.md, "Checkpoints"): beside `checkpointEvery`,
- * a checkpoint holds each operator's input from its cut until its snapshot is captured, so the
- * next one starts no sooner than HOLD_DUTY times the longest such hold of the last after it ended
- * — holding stays within 1 % of the time whatever the state's size
- * (docs/decisions/0034-sessions-at-scale.md) — and a worker's own checkpoints are also spaced by
- * SNAPSHOT_DUTY times the last snapshot's encoding work (docs/decisions/0016-checkpoints-without-pause.md).
+ * a checkpoint holds each operator's input from its cut until its snapshot is captured, so once the
+ * longest such hold of the last one passes HOLD_FLOOR_MS, the next starts no sooner than HOLD_DUTY
+ * times it after the last ended — holding stays within 1 % of the time however large the state
+ * grows (docs/decisions/0034-sessions-at-scale.md); a hold under the floor costs little at the
+ * default `checkpointEvery` (5 s) and leaves a short one as set. A worker's own checkpoints are also
+ * spaced by SNAPSHOT_DUTY times the last snapshot's encoding work
+ * (docs/decisions/0016-checkpoints-without-pause.md).
  */
 export const HOLD_DUTY = 100;
+export const HOLD_FLOOR_MS = 50;
 export const SNAPSHOT_DUTY = 20;
+
+/** The least wall time from the end of a checkpoint to the start of the next. */
+export function checkpointSpacing(everyMs: number, lastHoldMs: number): number {
+  return lastHoldMs > HOLD_FLOOR_MS ? Math.max(everyMs, HOLD_DUTY * lastHoldMs) : everyMs;
+}

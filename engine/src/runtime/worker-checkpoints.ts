@@ -1,7 +1,8 @@
 /**
  * WorkerCheckpoints: when an engine worker checkpoints, and how (docs/operations.md,
  * "Checkpoints"). Every `checkpointEvery` of log time (spaced by `checkpointMinWall`, 20× the
- * last snapshot's encoding work and HOLD_DUTY× the time it held the input), or at the next point
+ * last snapshot's encoding work and, past a floor, 100× the time it held the input:
+ * checkpoint-spacing.ts), or at the next point
  * between two items after the coordinator
  * asked for checkpoint n (docs/decisions/0031-aligned-checkpoints.md): the checkpoint is cut
  * (offsets, open groups, the partials' open tick; barrier n after the partials before the cut),
@@ -15,7 +16,7 @@ import type { SnapshotSteps } from "../core/types.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "./config.js";
-import { HOLD_DUTY, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
+import { checkpointSpacing, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
 
 /** While the coordinator asked for a checkpoint this recently, the worker takes none of its own. */
@@ -165,7 +166,7 @@ export class WorkerCheckpoints {
     const gap = Math.max(
       this.config.checkpointMinWallMs,
       SNAPSHOT_DUTY * this.lastWorkMs,
-      HOLD_DUTY * this.lastPauseMs,
+      checkpointSpacing(0, this.lastPauseMs),
     );
     return this.lastSnapshotWall === null || now - this.lastSnapshotWall >= gap;
   }
