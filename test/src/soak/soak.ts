@@ -7,17 +7,21 @@
  *    engine's lag (its histogram over the minute, and tm.status' last-minute p50/p99) and every
  *    role's RSS; TM_PANES bytes per accepted event over the soak.
  *    Nothing lost: billing's final service panes (10 s) equal the accepted ledger.
- * 2. Capacity: from 20,000 events/s up, 5,000 apart, each rate for 60 s on a fresh stack (a stack that
+ * 2. Sustained: the same at 20,000 events/s on a fresh stack, with each minute's checkpoints and the
+ *    share of the minute they held the engine's input.
+ * 3. Capacity: from 20,000 events/s up, 5,000 apart, each rate for 60 s on a fresh stack (a stack that
  *    just carried another load would be closing that load's sessions meanwhile); the highest rate whose
  *    events the engine handled with lag p99 ≤ 250 ms over the last 40 s (its histogram).
- * 3. Overload, on a fresh stack: that rate for 30 s, then 3× it for 30 s; the time until the engine's
+ * 4. Overload, on a fresh stack: that rate for 30 s, then 3× it for 30 s; the time until the engine's
  *    lag is back under 1 s; nothing accepted missing from billing's finals.
+ * A full run (no TM_SOAK_PARTS, no TM_SOAK_MINUTES) is kept in engine/BENCHMARKS.md, "Soak".
  * Loopback only, bounded, stops by itself; it stops only what it started.
  */
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { billingFinals } from "./billing-finals.js";
+import { recordSoak } from "./record.js";
 import { addLedgers, runLoad, type Ledger, type LoadDone } from "./load-run.js";
 import {
   checkpointHolds,
@@ -40,7 +44,11 @@ const MINUTES = Number(process.env.TM_SOAK_MINUTES ?? 10);
 const PARTS = (process.env.TM_SOAK_PARTS ?? "soak,sustained,capacity,overload").split(",");
 const BILLING_SETTLE_MS = 60_000 + 10_000 + 90_000 + 20_000;
 
-const log = (line: string): void => void process.stdout.write(`${line}\n`);
+const printed: string[] = [];
+const log = (line: string): void => {
+  printed.push(line);
+  process.stdout.write(`${line}\n`);
+};
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const mb = (x: number): string => `${Math.round(x)} MB`;
 
@@ -200,6 +208,7 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(1))
       .join(" ")}`,
   );
+  if (process.env.TM_SOAK_PARTS === undefined && process.env.TM_SOAK_MINUTES === undefined) recordSoak(printed);
 }
 
 void main().catch((err: unknown) => {
