@@ -21,7 +21,7 @@
  */
 import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
 import { ackTimeoutMs, PUBLISH_BACKOFF, type Backoff } from "./publish-backoff.js";
-import { bodyBytes, PublishWindow, type WindowCount, type WindowLimits } from "./publish-window.js";
+import { bodyBytes, publishStats, PublishWindow, type PublishStats, type WindowLimits } from "./publish-window.js";
 import { RESEND_PER_SWEEP, SWEEP_MS, sweepDue, type Resendable, type SweepReport } from "./resend-sweep.js";
 import { ReportPace } from "./report-pace.js";
 import { WaitingLine } from "./waiting-line.js";
@@ -37,13 +37,7 @@ export interface AckPublisher {
 /** The default window: bytes of unacknowledged bodies (engine.maxInFlightBytes). */
 export const MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 
-/** What a publisher reports of its window (tidemark_engine_publish_*, tm.status `backpressure`). */
-export interface PublishStats {
-  inFlight: WindowCount;
-  waiting: WindowCount;
-  limits: WindowLimits;
-  resends: number;
-}
+export type { PublishStats } from "./publish-window.js";
 
 export interface PaneSinkOptions {
   limits: WindowLimits;
@@ -121,12 +115,7 @@ export class PaneSink {
   }
 
   stats(): PublishStats {
-    return {
-      inFlight: this.window.count(),
-      waiting: this.waiting.count(),
-      limits: this.window.limits,
-      resends: this.resends,
-    };
+    return publishStats(this.window, this.waiting, this.resends);
   }
 
   /** Publishes one message (now, or once the window admits it); it is sent until the stream acknowledges it. */

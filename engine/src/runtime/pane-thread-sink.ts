@@ -11,8 +11,7 @@
  */
 import { Worker } from "node:worker_threads";
 import type { FromPublisher, PublisherOptions, ToPublisher } from "./pane-publisher.js";
-import type { PublishStats } from "./pane-sink.js";
-import { bodyBytes, PublishWindow, type WindowLimits } from "./publish-window.js";
+import { bodyBytes, publishStats, PublishWindow, type PublishStats, type WindowLimits } from "./publish-window.js";
 import type { SweepReport } from "./resend-sweep.js";
 import { WaitingLine } from "./waiting-line.js";
 
@@ -91,12 +90,7 @@ export class PaneThreadSink {
   }
 
   stats(): PublishStats {
-    return {
-      inFlight: this.window.count(),
-      waiting: this.waiting.count(),
-      limits: this.window.limits,
-      resends: this.resends,
-    };
+    return publishStats(this.window, this.waiting, this.resends);
   }
 
   /**

@@ -22,6 +22,19 @@ export interface WindowCount {
   bytes: number;
 }
 
+/** What a publisher reports of its window (tidemark_engine_publish_*, tm.status `backpressure`). */
+export interface PublishStats {
+  inFlight: WindowCount;
+  waiting: WindowCount;
+  limits: WindowLimits;
+  resends: number;
+}
+
+/** A publisher's stats: its window, what waits behind it, and how many it sent again. */
+export function publishStats(window: PublishWindow, waiting: { count(): WindowCount }, resends: number): PublishStats {
+  return { inFlight: window.count(), waiting: waiting.count(), limits: window.limits, resends };
+}
+
 const utf8 = new TextEncoder();
 
 /** The bytes a body holds while it is unacknowledged. */

@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { SUBJECT_STATUS, isError, type TelemetryEvent } from "@tidemark/engine/protocol";
-import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { spawnTidemark, waitFor, type CliProcess } from "../index.js";
+import { startIngestProcess, type IngestProcess } from "../harness/ingest-process.js";
 import { readEventsStream } from "../ingest/ingest-fixture.js";
 
 const TOKEN = "load-test-token-42";
@@ -48,47 +48,30 @@ const recorded = (e: Pick<TelemetryEvent, "ts" | "service" | "route" | "status" 
   JSON.stringify([e.ts, e.service, e.route, e.status, e.latency_ms, e.user]);
 
 describe("tidemark load against a real ingest", () => {
-  let nats: TestNats;
-  let ingest: CliProcess;
-  let ingestUrl = "";
-  let nc: NatsConnection;
+  let rig: IngestProcess;
   const dir = mkdtempSync(join(tmpdir(), "tidemark-load-"));
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    ingest = spawnTidemark(["ingest", "--port", "0", "--nats", nats.url], { env: { TIDEMARK_INGEST_TOKENS: TOKEN } });
-    ingestUrl = String((await ingest.ready).ingest);
-    nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    rig = await startIngestProcess(TOKEN);
   });
   afterAll(async () => {
-    await nc?.close();
-    ingest?.child.kill("SIGTERM");
-    await ingest?.exited;
-    await nats?.stop();
+    await rig?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("counts every accepted event exactly once: its ledger and record equal TM_EVENTS", async () => {
     // A stand-in for an engine worker's tm.status (EngineStatusMessage), so the lag path is exercised.
     const status = setInterval(
-      () => nc.publish(SUBJECT_STATUS, JSON.stringify({ worker: "engine-test", pipelineLag: { p50: 12, p99: 345 } })),
+      () =>
+        rig.nc.publish(SUBJECT_STATUS, JSON.stringify({ worker: "engine-test", pipelineLag: { p50: 12, p99: 345 } })),
       200,
     );
     const accepted = join(dir, "accepted.json");
     const record = join(dir, "record.ndjson");
     const load = spawnTidemark(
-      ["load", "--rate", "2000", "--duration", "3s", "--ingest", ingestUrl, "--nats", nats.url, "--seed", "5"].concat([
-        "--corr",
-        "0.3",
-        "--users",
-        "5000",
-        "--window",
-        "1s",
-        "--accepted",
-        accepted,
-        "--record",
-        record,
-      ]),
+      ["load", "--rate", "2000", "--duration", "3s", "--ingest", rig.url, "--nats", rig.nats.url, "--seed", "5"].concat(
+        ["--corr", "0.3", "--users", "5000", "--window", "1s", "--accepted", accepted, "--record", record],
+      ),
       { env: { TIDEMARK_INGEST_TOKENS: TOKEN } },
     );
     const code = await load.exited;
@@ -103,7 +86,7 @@ describe("tidemark load against a real ingest", () => {
     expect(typeof done.httpP99Ms).toBe("number");
     expect(load.output()).toMatch(/t=1\.\ds target=2000\/s accepted=\d+\/s/);
 
-    const stored = (await readEventsStream(nc)).events;
+    const stored = (await readEventsStream(rig.nc)).events;
     const ledger = JSON.parse(readFileSync(accepted, "utf8")) as Ledger;
     expect(ledger.exact).toBe(true);
     expect(ledger.windowMs).toBe(1000);
@@ -124,24 +107,23 @@ describe("tidemark load against a real ingest", () => {
   });
 
   it("stays exact through a NATS outage: batches answered 503 are resent with their key and stored once", async () => {
-    const before = (await readEventsStream(nc)).events.length;
+    const before = (await readEventsStream(rig.nc)).events.length;
     const accepted = join(dir, "outage.json");
     const load = spawnTidemark(
-      ["load", "--rate", "1000", "--duration", "4s", "--ingest", ingestUrl, "--seed", "6", "--accepted", accepted],
+      ["load", "--rate", "1000", "--duration", "4s", "--ingest", rig.url, "--seed", "6", "--accepted", accepted],
       { env: { TIDEMARK_INGEST_TOKENS: TOKEN } },
     );
     await waitFor(() => /total=[1-9]\d{2,}/.test(load.output()), 15_000, "the load to have batches accepted");
-    await nats.kill();
+    await rig.nats.kill();
     await waitFor(() => /status 503: retrying/.test(load.output()), 15_000, "ingest to answer 503 and load to retry");
-    await nats.start();
+    await rig.nats.start();
     expect(await load.exited, load.output()).toBe(0);
     const done = doneOf(load);
     expect(done.retries).toBeGreaterThan(0);
     expect(done.http5xx).toBeGreaterThan(0);
     expect(done).toMatchObject({ shed: 0, unsent: 0, exact: true });
-    await nc.close();
-    nc = await connect({ servers: nats.url, noAsyncTraces: true });
-    const stored = (await readEventsStream(nc)).events.slice(before);
+    await rig.reconnect();
+    const stored = (await readEventsStream(rig.nc)).events.slice(before);
     const ledger = JSON.parse(readFileSync(accepted, "utf8")) as Ledger;
     expect(ledger.total).toBe(done.accepted);
     expect(stored.length).toBe(done.accepted);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { decodeEventBatch, STREAM_EVENTS, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { DEMO_CATALOG } from "@tidemark/deploy";
-import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { spawnTidemark, waitFor, type CliProcess } from "../index.js";
+import { startIngestProcess, type IngestProcess } from "../harness/ingest-process.js";
 import { readStream } from "../cluster/stream-readback.js";
 
 const TOKEN = "demo-test-token-1";
@@ -17,35 +17,26 @@ function summary(demo: CliProcess): Record<string, number> {
 }
 
 describe("tidemark demo against a real ingest", () => {
-  let nats: TestNats;
-  let ingest: CliProcess;
-  let ingestUrl = "";
-  let nc: NatsConnection;
+  let rig: IngestProcess;
 
   beforeAll(async () => {
-    nats = await startTestNats();
-    ingest = spawnTidemark(["ingest", "--port", "0", "--nats", nats.url], { env: { TIDEMARK_INGEST_TOKENS: TOKEN } });
-    ingestUrl = String((await ingest.ready).ingest);
-    nc = await connect({ servers: nats.url, noAsyncTraces: true });
+    rig = await startIngestProcess(TOKEN);
   });
   afterAll(async () => {
-    await nc?.close();
-    ingest?.child.kill("SIGTERM");
-    await ingest?.exited;
-    await nats?.stop();
+    await rig?.stop();
   });
 
   it("sends realistic traffic: every service, late events really late and failing more often with --corr", async () => {
-    const before = (await readStream(nc, STREAM_EVENTS)).length;
+    const before = (await readStream(rig.nc, STREAM_EVENTS)).length;
     const demo = spawnTidemark(
-      ["demo", "--ingest", ingestUrl, "--rate", "800", "--corr", "0.5", "--duration", "12s", "--seed", "3"],
+      ["demo", "--ingest", rig.url, "--rate", "800", "--corr", "0.5", "--duration", "12s", "--seed", "3"],
       {
         env: { TIDEMARK_INGEST_TOKENS: TOKEN },
       },
     );
     expect(await demo.exited).toBe(0);
     const stats = summary(demo);
-    const stored = (await readStream(nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
+    const stored = (await readStream(rig.nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
     expect(stored.length).toBe(stats.accepted);
     expect(stats.accepted).toBeGreaterThan(5000);
     expect(new Set(stored.map((e) => e.service))).toEqual(new Set(DEMO_CATALOG.map((s) => s.service)));
@@ -61,27 +52,27 @@ describe("tidemark demo against a real ingest", () => {
   });
 
   it("rides out NATS going away (503 + Retry-After): every event it counts as accepted is stored exactly once", async () => {
-    const before = (await readStream(nc, STREAM_EVENTS)).length;
-    const demo = spawnTidemark(["demo", "--ingest", ingestUrl, "--rate", "400", "--duration", "12s", "--seed", "7"], {
+    const before = (await readStream(rig.nc, STREAM_EVENTS)).length;
+    const demo = spawnTidemark(["demo", "--ingest", rig.url, "--rate", "400", "--duration", "12s", "--seed", "7"], {
       env: { TIDEMARK_INGEST_TOKENS: TOKEN },
     });
     await demo.ready;
     // NATS goes away mid-run: once some of this demo's events are stored (was a fixed 3 s).
     await waitFor(
-      async () => (await readStream(nc, STREAM_EVENTS)).length > before + 5,
+      async () => (await readStream(rig.nc, STREAM_EVENTS)).length > before + 5,
       30_000,
       "some of the demo's events stored",
       200,
     );
-    await nats.kill();
+    await rig.nats.kill();
     await waitFor(() => /retrying in \d+ ms/.test(demo.output()), 10_000, "the demo to back off", 200);
     await new Promise((r) => setTimeout(r, 2000));
-    await nats.start();
+    await rig.nats.start();
     expect(await demo.exited).toBe(0);
     const stats = summary(demo);
     expect(stats.retries).toBeGreaterThan(0);
     expect(stats.rejected).toBe(0);
-    const stored = (await readStream(nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
+    const stored = (await readStream(rig.nc, STREAM_EVENTS)).slice(before).flatMap((m) => decodeEventBatch(m.body));
     // A retried batch carries the same Idempotency-Key: stored once, so stored equals accepted.
     expect(stored.length).toBe(stats.accepted);
     console.log(
