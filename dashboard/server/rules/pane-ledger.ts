@@ -4,9 +4,8 @@
  * "Alerts"). Idempotent on (id, seq) like every sink; bounded to the recent windows.
  */
 import type { Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
-import { matchesAll, type Labels, type Matcher } from "../promql/index.js";
-import { isAllServices } from "../../protocol/all-services.js";
-import { asksAllServices, windowLabel } from "../prom/pane-samples.js";
+import type { Labels, Matcher } from "../promql/index.js";
+import { selectsKey } from "../prom/pane-samples.js";
 
 export interface PaneFacts {
   readonly service: string;
@@ -111,16 +110,10 @@ export class PaneLedger {
     return serviceLevel.length > 0 ? serviceLevel : out;
   }
 
+  /** As the Prometheus API selects series: a metric of the pane's level (service, route, all services) names it. */
   private selected(pane: Pane): boolean {
-    const labels: Record<string, string> = {
-      policy: pane.policy,
-      window: windowLabel(this.scope.windowMs),
-      service: pane.key.service,
-    };
-    if (pane.key.route !== undefined) labels["route"] = pane.key.route;
-    // As the Prometheus API selects them: the all-services panes only for a selector naming service="*".
-    const all = isAllServices(pane.key.service);
-    return this.selects.some((m) => matchesAll(labels, m) && (!all || asksAllServices(m)));
+    const key = { ...this.scope, service: pane.key.service, route: pane.key.route };
+    return this.selects.some((m) => selectsKey(m, key));
   }
 
   private advance(end: number): void {
