@@ -41,7 +41,7 @@ export interface RuleScope {
 }
 
 const FLIP: Record<ComparisonOp, ComparisonOp> = { ">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!=" };
-const EXAMPLE = 'tidemark_error_ratio{policy="alerting", window="10s", route=""} > 0.05';
+const EXAMPLE = 'tidemark_error_ratio{policy="alerting", window="10s"} > 0.05';
 
 /** The shape of a parsed expression, or an Error saying what to write instead. */
 export function ruleShape(expr: Expr, scope: RuleScope): RuleShape {
