@@ -207,6 +207,19 @@ describe("AlertBook: rules evaluated on pane updates", () => {
     all.offer(...panes);
     expect(all.seen()).toEqual([["fired", ""]]);
     expect(all.events[0]?.[2].labels).not.toHaveProperty("service");
+    // Both rules on one scope: each alert states the panes of its own level (here their emit delays).
+    const both = rig([
+      RATIO,
+      { alert: "AllErrors", expr: 'tidemark_all_error_ratio{policy="alerting",window="10s"} > 0.15' },
+    ]);
+    both.offer(...panes.map((x) => (x.key.service === "*" ? { ...x, emitDelayMs: 1000 } : x)));
+    expect(both.seen().sort()).toEqual([
+      ["fired", ""],
+      ["fired", "checkout"],
+    ]);
+    const delay = (service: string) => both.events.find(([, s]) => s === service)?.[2].annotations["emit_delay"];
+    expect(delay("")).toMatch(/^1 s after/);
+    expect(delay("checkout")).toMatch(/^2 s after/);
     const route = rig([
       { alert: "RouteErrors", expr: 'tidemark_route_error_ratio{policy="alerting",window="10s"} > 0.5' },
     ]);

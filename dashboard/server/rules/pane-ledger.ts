@@ -93,17 +93,21 @@ export class PaneLedger {
 
   /**
    * The facts behind a reading at window end t over `spanMs` (the window, or a rule's range):
-   * the panes of windows ending in (t − spanMs, t] whose service and route agree with the
+   * the panes of windows ending in (t − spanMs, t] that the rule's own selectors read (`selects`:
+   * another rule on the scope may keep other levels) and whose service and route agree with the
    * reading's labels. A reading without a route label takes service-level panes when there are.
    */
-  factsFor(labels: Labels, t: number, spanMs: number): PaneFacts[] {
+  factsFor(labels: Labels, t: number, spanMs: number, selects: ReadonlyArray<readonly Matcher[]>): PaneFacts[] {
     const service = labels["service"];
     const route = labels["route"];
+    const read = (f: PaneFacts): boolean =>
+      selects.some((m) => selectsKey(m, { ...this.scope, service: f.service, route: f.route }));
     const out: PaneFacts[] = [];
     for (const [end, w] of this.windows) {
       if (end <= t - spanMs || end > t) continue;
       for (const f of w.values())
-        if ((service === undefined || f.service === service) && (route === undefined || f.route === route)) out.push(f);
+        if ((service === undefined || f.service === service) && (route === undefined || f.route === route) && read(f))
+          out.push(f);
     }
     if (route !== undefined || service === undefined) return out;
     const serviceLevel = out.filter((f) => f.route === undefined);
