@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
+import { ALL_SERVICES, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
 import {
   connectNats,
@@ -66,15 +66,19 @@ export async function startPromRig(): Promise<PromRig> {
     await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, "end of recording");
     await waitForMergeEnd(nc, summary.endOfRecordingTs);
     const panes = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()];
-    const newest = panes.reduce((a, b) => (b.emittedAt > a.emittedAt ? b : a));
-    await waitFor(
-      async () =>
-        (await panesOf(url, newest.policy, newest.window.end - newest.window.start, newest.key.service)).some(
-          (p) => p.id === newest.id && p.seq === newest.seq,
-        ),
-      20_000,
-      `the dashboard to hold ${newest.id}#${newest.seq}`,
-    );
+    // The newest pane of the workers and of the merge operator, each held by the dashboard.
+    const newestOf = (xs: Pane[]): Pane => xs.reduce((a, b) => (b.emittedAt > a.emittedAt ? b : a));
+    const star = panes.filter((p) => p.key.service === ALL_SERVICES);
+    if (star.length === 0) throw new Error("the merge operator wrote no all-services pane");
+    for (const newest of [newestOf(panes.filter((p) => p.key.service !== ALL_SERVICES)), newestOf(star)])
+      await waitFor(
+        async () =>
+          (await panesOf(url, newest.policy, newest.window.end - newest.window.start, newest.key.service)).some(
+            (p) => p.id === newest.id && p.seq === newest.seq,
+          ),
+        20_000,
+        `the dashboard to hold ${newest.id}#${newest.seq}`,
+      );
     const promtoolUrl = url.replace("http://", `http://tidemark:${TOKEN}@`);
     return { url, promtoolUrl, panes, events, stop };
   } catch (err) {
@@ -83,11 +87,14 @@ export async function startPromRig(): Promise<PromRig> {
   }
 }
 
-/** `/api/panes` of one policy, window size and service (service-level panes), with the read token. */
+/** `/api/panes` of one policy, window size and service (service-level panes; "*": all services), with the read token. */
 export async function panesOf(url: string, policy: string, windowMs: number, service: string): Promise<Pane[]> {
-  const res = await fetch(`${url}/api/panes?policy=${policy}&window=${windowMs / 1000}s&service=${service}`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
-  });
+  const res = await fetch(
+    `${url}/api/panes?policy=${policy}&window=${windowMs / 1000}s&service=${encodeURIComponent(service)}`,
+    {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    },
+  );
   if (res.status !== 200) throw new Error(`/api/panes answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { panes: Pane[] }).panes;
 }
