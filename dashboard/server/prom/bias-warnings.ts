@@ -3,6 +3,7 @@
  * "Warnings"): the bias that fits each metric queried, read from the newest pane the query used per
  * (policy, service) — today the policy's pooled bias, later a per-service one, unchanged here.
  */
+import { isAllServices } from "../../protocol/all-services.js";
 import type { BiasField } from "./metric-catalog.js";
 import { COL } from "./pane-series.js";
 import type { PaneView } from "./pane-view.js";
@@ -60,7 +61,7 @@ function phrases(policy: string, sessions: boolean, field: BiasField, byService:
     const figure = `${sessions ? "session " : ""}${w.what} ${under ? "under" : "over"}-reported by ≈ ${Math.abs(r.value).toFixed(1)} ${w.unit}`;
     let g = groups.get(figure);
     if (!g) groups.set(figure, (g = { services: [], windows: r.windows }));
-    g.services.push(service);
+    g.services.push(isAllServices(service) ? "all services" : service);
   }
   return [...groups].map(([figure, g]) => {
     const names = g.services.sort();

@@ -2,7 +2,7 @@
 import { compareLabels, signature, type Labels, type Matcher } from "../promql/index.js";
 import { METRICS } from "./metric-catalog.js";
 import type { PaneSamples } from "./pane-samples.js";
-import type { PromHandler, PromParams } from "./prom-params.js";
+import { paramError, type PromHandler, type PromParams } from "./prom-params.js";
 import { successJson } from "./prom-response.js";
 
 type Route = (path: string, handler: PromHandler, methods?: Array<"GET" | "POST">) => void;
@@ -31,15 +31,27 @@ export function labelRoutes(route: Route, samples: PaneSamples): void {
     "/api/v1/metadata",
     (p) => {
       const only = p.get("metric");
+      const limit = metadataLimit(p);
       const out: Record<string, Array<{ type: string; help: string; unit: string }>> = {};
       for (const d of METRICS) {
         if ((only && d.name !== only) || out[d.name]) continue;
+        if (Object.keys(out).length >= limit) break;
         out[d.name] = [{ type: "gauge", help: d.help, unit: d.unit }];
       }
       return successJson(JSON.stringify(out), []);
     },
     ["GET"],
   );
+}
+
+/** Prometheus's `limit` of /api/v1/metadata: at most that many metrics (0: none); absent or negative: all. */
+function metadataLimit(p: PromParams): number {
+  const text = p.get("limit");
+  if (text === undefined || text === "") return Infinity;
+  const n = Number(text);
+  if (!Number.isInteger(n))
+    throw paramError("limit", `cannot parse ${JSON.stringify(text)}: give a whole number of metrics (10)`);
+  return n < 0 ? Infinity : n;
 }
 
 /** The distinct label sets of the series matching any `match[]` (all series without one) in [start, end]. */

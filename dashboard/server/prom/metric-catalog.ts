@@ -1,14 +1,25 @@
 /**
- * The metrics the Prometheus API serves from panes (docs/prometheus-api.md, "Metrics"): what each
- * reads from a pane series' row, whether it is a per-window count (`rate`/`increase` add those up),
- * and which measured bias its warnings report.
+ * The metrics the Prometheus API serves from panes (docs/prometheus-api.md, "Metrics" and "The
+ * data model"): what each reads from a pane series' row, whether it is a per-window count
+ * (`rate`/`increase` add those up), and which measured bias its warnings report. Each family has
+ * one name per level — service `tidemark_<family>`, route `tidemark_route_<family>`, all services
+ * `tidemark_all_<family>` — so `sum()` over one name never counts a request twice
+ * (docs/decisions/0037-prometheus-data-model.md).
  */
 import { COL, type PaneSeries } from "./pane-series.js";
 
 export type BiasField = "countPct" | "errorRatePp" | "p99Pct" | "usersPct";
 
+/** The key level of a pane series: a service, a route of a service, or all services ("*"). */
+export type Level = "service" | "route" | "all";
+export const LEVELS: readonly Level[] = ["service", "route", "all"];
+const PREFIX: Record<Level, string> = { service: "tidemark_", route: "tidemark_route_", all: "tidemark_all_" };
+
 export interface MetricDef {
   readonly name: string;
+  /** The family's name without its level prefix (`requests`, `latency_ms`, `bias_count_pct`). */
+  readonly family: string;
+  readonly level: Level;
   /** The `quantile` label of a quantile series. */
   readonly quantile?: string;
   /** Read from the session panes rather than the window panes. */
@@ -37,34 +48,36 @@ const QUANTILES: ReadonlyArray<readonly [string, number]> = [
   ["0.999", COL.p999],
 ];
 
-type Spec = Omit<MetricDef, "sessions" | "additive" | "bias" | "unit"> & Partial<MetricDef>;
-const gauge = (s: Spec): MetricDef => ({ sessions: false, additive: false, bias: [], unit: "", ...s });
-const count = (s: Spec): MetricDef => gauge({ additive: true, ...s });
+/** A family, named without its level prefix; `METRICS` names it once per level. */
+type Family = Omit<MetricDef, "level" | "family">;
+type Spec = Omit<Family, "sessions" | "additive" | "bias" | "unit"> & Partial<Family>;
+const gauge = (s: Spec): Family => ({ sessions: false, additive: false, bias: [], unit: "", ...s });
+const count = (s: Spec): Family => gauge({ additive: true, ...s });
 
 const NEWEST = "in the window ending at the sample's time, from the window's newest pane";
 
-const WINDOW_METRICS: MetricDef[] = [
+const WINDOW_METRICS: Family[] = [
   count({
-    name: "tidemark_requests",
+    name: "requests",
     help: `Requests ${NEWEST} (a discarding policy's deltas added up).`,
     value: column(COL.count),
     bias: ["countPct"],
   }),
   count({
-    name: "tidemark_errors",
+    name: "errors",
     help: `Requests with status >= 500 ${NEWEST}.`,
     value: column(COL.errors),
     bias: ["countPct", "errorRatePp"],
   }),
   gauge({
-    name: "tidemark_error_ratio",
+    name: "error_ratio",
     help: `Errors / requests (0..1) ${NEWEST}.`,
     unit: "ratio",
     value: column(COL.errorRate),
     bias: ["errorRatePp"],
   }),
   gauge({
-    name: "tidemark_request_rate",
+    name: "request_rate",
     help: `Requests per second (count / window seconds) ${NEWEST}.`,
     unit: "requests per second",
     value: perSecond,
@@ -72,7 +85,7 @@ const WINDOW_METRICS: MetricDef[] = [
   }),
   ...QUANTILES.map(([quantile, c]) =>
     gauge({
-      name: "tidemark_latency_ms",
+      name: "latency_ms",
       quantile,
       help: `Latency quantile (DDSketch, ms) ${NEWEST}; a discarding policy's is an upper bound.`,
       unit: "milliseconds",
@@ -81,7 +94,7 @@ const WINDOW_METRICS: MetricDef[] = [
     }),
   ),
   gauge({
-    name: "tidemark_users",
+    name: "users",
     help: `Distinct users (HyperLogLog estimate) ${NEWEST}; a discarding policy's is an upper bound.`,
     value: column(COL.users),
     bias: ["usersPct"],
@@ -89,7 +102,7 @@ const WINDOW_METRICS: MetricDef[] = [
 ];
 
 /** The dial: measured bias and emit delay per pane (docs/semantics.md, "Measured bias"); sessions measure no users bias (their p99 is the duration's). */
-const DIAL_METRICS = (prefix: string, sessions: boolean): MetricDef[] => [
+const DIAL_METRICS = (prefix: string, sessions: boolean): Family[] => [
   gauge({
     name: `${prefix}bias_count_pct`,
     sessions,
@@ -132,23 +145,23 @@ const DIAL_METRICS = (prefix: string, sessions: boolean): MetricDef[] => [
   }),
 ];
 
-const SESSION_METRICS: MetricDef[] = [
+const SESSION_METRICS: Family[] = [
   count({
-    name: "tidemark_sessions",
+    name: "sessions",
     sessions: true,
     help: `Sessions that ended ${NEWEST} (an early pane: those ended so far).`,
     value: column(COL.count),
     bias: ["countPct"],
   }),
   count({
-    name: "tidemark_session_errors",
+    name: "session_errors",
     sessions: true,
     help: `Sessions that saw an error, of those ended ${NEWEST}.`,
     value: column(COL.errors),
     bias: ["countPct", "errorRatePp"],
   }),
   gauge({
-    name: "tidemark_session_error_ratio",
+    name: "session_error_ratio",
     sessions: true,
     help: `Share of ended sessions that saw an error (0..1) ${NEWEST}.`,
     unit: "ratio",
@@ -157,7 +170,7 @@ const SESSION_METRICS: MetricDef[] = [
   }),
   ...QUANTILES.map(([quantile, c]) =>
     gauge({
-      name: "tidemark_session_duration_ms",
+      name: "session_duration_ms",
       quantile,
       sessions: true,
       help: `Session duration quantile (ms) of the sessions ended ${NEWEST}.`,
@@ -167,7 +180,7 @@ const SESSION_METRICS: MetricDef[] = [
     }),
   ),
   count({
-    name: "tidemark_session_events",
+    name: "session_events",
     sessions: true,
     help: `Events of the sessions that ended ${NEWEST} (per session: divided by tidemark_sessions).`,
     value: column(COL.events),
@@ -175,9 +188,30 @@ const SESSION_METRICS: MetricDef[] = [
   }),
 ];
 
-export const METRICS: readonly MetricDef[] = [
-  ...WINDOW_METRICS,
-  ...DIAL_METRICS("tidemark_", false),
-  ...SESSION_METRICS,
-  ...DIAL_METRICS("tidemark_session_", true),
+const SCOPE: Record<Level, string> = {
+  service: "One series per service (labels policy, window, service).",
+  route: "One series per route of a service (labels policy, window, service, route).",
+  all: "All services together, merged by the engine (labels policy, window).",
+};
+
+/** The window panes' families exist at every level; the engine keys session panes by service alone. */
+const FAMILIES: ReadonlyArray<readonly [Family, readonly Level[]]> = [
+  ...[...WINDOW_METRICS, ...DIAL_METRICS("", false)].map((f) => [f, LEVELS] as const),
+  ...[...SESSION_METRICS, ...DIAL_METRICS("session_", true)].map((f) => [f, ["service"] as const] as const),
 ];
+
+/** Every metric: each family once per level it exists at, service level first. */
+export const METRICS: readonly MetricDef[] = LEVELS.flatMap((level) =>
+  FAMILIES.filter(([, levels]) => levels.includes(level)).map(([f]): MetricDef => ({
+    ...f,
+    family: f.name,
+    level,
+    name: PREFIX[level] + f.name,
+    help: `${f.help} ${SCOPE[level]}`,
+  })),
+);
+
+/** The level a metric name belongs to, or undefined when it names no tidemark metric. */
+export function levelOf(name: string): Level | undefined {
+  return METRICS.find((d) => d.name === name)?.level;
+}

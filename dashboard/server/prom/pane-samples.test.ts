@@ -53,14 +53,28 @@ describe("PaneSamples: series from panes", () => {
     expect(s.size).toBe(1);
   });
 
-  it("labels route-level series with route and 60 s windows as 60s", () => {
+  it("serves route-level panes as tidemark_route_* with a route label, 60 s windows as 60s; tidemark_* never holds them", () => {
     const s = store();
     s.apply(pane({ start: T, route: "/cart", windowMs: 60_000, count: 4 }));
-    expect(values(query(s, 'tidemark_requests{route="/cart"}', T + 60_000))[0]?.[0]).toMatchObject({
+    expect(values(query(s, "tidemark_route_requests", T + 60_000))).toEqual([
+      [
+        {
+          __name__: "tidemark_route_requests",
+          policy: "dashboard",
+          window: "60s",
+          service: "api",
+          route: "/cart",
+          pane_kind: "on-time",
+        },
+        4,
+      ],
+    ]);
+    expect(values(query(s, 'tidemark_route_latency_ms{quantile="0.99"}', T + 60_000))[0]?.[0]).toMatchObject({
       route: "/cart",
-      window: "60s",
+      quantile: "0.99",
     });
-    expect(values(query(s, 'tidemark_requests{route=""}', T + 60_000))).toEqual([]);
+    expect(values(query(s, "tidemark_requests", T + 60_000))).toEqual([]);
+    expect(values(query(s, "tidemark_all_requests", T + 60_000))).toEqual([]);
   });
 
   it("has no sample for a window whose newest pane is a retract, and one again after the next pane", () => {
@@ -178,37 +192,51 @@ describe("biasWarnings", () => {
   });
 });
 
-describe('PaneSamples: the all-services ("*") series (docs/decisions/0030-all-services-panes-in-the-dashboard.md)', () => {
-  // a and b saw 100 distinct users each, 50 of them both: the engine's "*" pane says 150.
+describe("PaneSamples: one metric per level, so sum() over a metric counts each request once (docs/decisions/0037-prometheus-data-model.md)", () => {
+  // a and b saw 100 distinct users each, 50 of them both: the engine's "*" pane says 150. a's 6
+  // requests went to two routes.
   const s = store();
   s.apply(pane({ service: "a", start: T, count: 6, users: 100 }));
+  s.apply(pane({ service: "a", route: "/x", start: T, count: 2, users: 30 }));
+  s.apply(pane({ service: "a", route: "/y", start: T, count: 4, users: 90 }));
   s.apply(pane({ service: "b", start: T, count: 4, users: 100 }));
   s.apply(pane({ service: "*", start: T, count: 10, users: 150 }));
-  const services = (q: string) => values(query(s, q, T + W)).map(([l, v]) => [l["service"] ?? null, v]);
+  const at = (q: string) => values(query(s, q, T + W));
+  const services = (q: string) => at(q).map(([l, v]) => [l["service"] ?? null, v]);
 
-  it("keeps them out of per-service selectors and aggregations, so nothing is counted twice", () => {
+  it('service level: no route label and no "*" service, whatever the matchers', () => {
     expect(services("tidemark_users")).toEqual([
       ["a", 100],
       ["b", 100],
     ]);
-    expect(services("sum(tidemark_requests)")).toEqual([[null, 10]]);
-    expect(services("sum by (service) (tidemark_requests)")).toEqual([
-      ["a", 6],
-      ["b", 4],
-    ]);
-    // A regex or negative matcher that "*" satisfies does not ask for it by name.
+    expect(at("tidemark_users").every(([l]) => !("route" in l))).toBe(true);
     expect(services('tidemark_users{service=~".*"}').map(([name]) => name)).toEqual(["a", "b"]);
-    expect(services('tidemark_users{service!="a"}').map(([name]) => name)).toEqual(["b"]);
+    expect(services('tidemark_users{service="*"}')).toEqual([]);
     expect(s.seriesIn(parsePromqlMatchers("tidemark_users"), -Infinity, Infinity).map((l) => l["service"])).toEqual([
       "a",
       "b",
     ]);
   });
 
-  it('answers them to a selector naming service="*": the merged users, not the sum', () => {
-    expect(services('tidemark_users{service="*"}')).toEqual([["*", 150]]);
-    expect(services('sum(tidemark_users{service="*"})')).toEqual([[null, 150]]);
+  it("the sum of each count family over its series is the true count: 10 requests at every level", () => {
+    expect(at("sum(tidemark_requests)")).toEqual([[{}, 10]]);
+    expect(at("sum(tidemark_route_requests)")).toEqual([[{}, 6]]); // b sent no route panes here
+    expect(at('sum by (service) (tidemark_route_requests{service="a"})')).toEqual([[{ service: "a" }, 6]]);
+    expect(at("sum(tidemark_all_requests)")).toEqual([[{}, 10]]);
+    expect(services("sum by (service) (tidemark_requests)")).toEqual([
+      ["a", 6],
+      ["b", 4],
+    ]);
+  });
+
+  it("all services: tidemark_all_* without a service label, the merged users rather than the sum", () => {
+    expect(at("tidemark_all_users")).toEqual([
+      [{ __name__: "tidemark_all_users", policy: "dashboard", window: "10s", pane_kind: "on-time" }, 150],
+    ]);
     // What the services' sum over-counts: 150 of 200.
-    expect(services('sum(tidemark_users{service="*"}) / sum(tidemark_users)')).toEqual([[null, 0.75]]);
+    expect(at("sum(tidemark_all_users) / sum(tidemark_users)")).toEqual([[{}, 0.75]]);
+    expect(s.seriesIn(parsePromqlMatchers("tidemark_all_users"), -Infinity, Infinity)).toEqual([
+      { __name__: "tidemark_all_users", policy: "dashboard", window: "10s", pane_kind: "on-time" },
+    ]);
   });
 });

@@ -4,10 +4,9 @@
  * and labels"; docs/decisions/0011-prometheus-api.md, "Series from panes").
  */
 import type { Pane } from "@tidemark/engine/protocol";
-import { ALL_SERVICES, isAllServices } from "../../protocol/all-services.js";
 import { matchesAll, METRIC_NAME, type Labels, type Matcher, type Queryable } from "../promql/index.js";
 import { METRICS, type MetricDef } from "./metric-catalog.js";
-import { COL, KINDS, PaneSeries, RETRACT } from "./pane-series.js";
+import { COL, keyLevel, KINDS, PaneSeries, RETRACT } from "./pane-series.js";
 import { PANE_KIND, PaneView } from "./pane-view.js";
 
 /** Every kind but retract (which has no sample). */
@@ -23,17 +22,36 @@ export interface PaneSamplesOptions {
 }
 
 /**
- * True when a selector asks for the all-services series by name, `service="*"`: only then are
- * they selected, so summing or grouping by service never counts a request twice
- * (docs/decisions/0030-all-services-panes-in-the-dashboard.md).
+ * The identity labels of a key's series at its level: service `{policy, window, service}`, route
+ * `{…, route}`, all services `{policy, window}` (docs/decisions/0037-prometheus-data-model.md).
  */
-export function asksAllServices(matchers: readonly Matcher[]): boolean {
-  return matchers.some((m) => m.name === "service" && m.op === "=" && m.value === ALL_SERVICES);
+export function keyLabels(policy: string, windowMs: number, service: string, route: string | undefined): Labels {
+  const level = keyLevel(service, route);
+  const labels: Record<string, string> = { policy, window: windowLabel(windowMs) };
+  if (level !== "all") labels["service"] = service;
+  if (level === "route") labels["route"] = route as string;
+  return labels;
 }
 
 /** The `window` label: whole seconds ("10s", "60s"), as the config and /api/panes write sizes; else ms. */
 export function windowLabel(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * True when a selector's matchers (`pane_kind` aside) select a series of this key under some
+ * metric of the key's level, as `PaneSamples.select` does: what alert rules read.
+ */
+export function selectsKey(
+  matchers: readonly Matcher[],
+  key: { policy: string; windowMs: number; service: string; route: string | undefined; sessions: boolean },
+): boolean {
+  const identity = matchers.filter((m) => m.name !== PANE_KIND);
+  const labels = keyLabels(key.policy, key.windowMs, key.service, key.route);
+  const level = keyLevel(key.service, key.route);
+  return METRICS.some(
+    (d) => d.level === level && d.sessions === key.sessions && matchesAll({ ...staticLabels(d), ...labels }, identity),
+  );
 }
 
 export class PaneSamples implements Queryable {
@@ -74,18 +92,17 @@ export class PaneSamples implements Queryable {
 
   /**
    * Views of every (metric, pane series) whose labels match; `pane_kind` matchers select samples.
-   * All-services series only for a selector with `service="*"` (`asksAllServices`).
+   * A metric reads the series of its own level alone.
    */
   select(matchers: readonly Matcher[]): PaneView[] {
     const identity = matchers.filter((m) => m.name !== PANE_KIND);
-    const allServices = asksAllServices(identity);
     const kind = matchers.filter((m) => m.name === PANE_KIND);
     const named = identity.filter((m) => m.name === METRIC_NAME || m.name === "quantile");
     const out: PaneView[] = [];
     METRICS.forEach((def, d) => {
       if (!matchesAll(staticLabels(def), named)) return;
       for (const s of this.series.values()) {
-        if (s.sessions !== def.sessions || s.length === 0 || (!allServices && isAllServices(s.service))) continue;
+        if (s.level !== def.level || s.sessions !== def.sessions || s.length === 0) continue;
         const labels = this.labelsOf(s, def, d);
         if (matchesAll(labels, identity)) out.push(new PaneView(s, def, labels, kind));
       }
@@ -113,13 +130,7 @@ export class PaneSamples implements Queryable {
   private labelsOf(s: PaneSeries, def: MetricDef, d: number): Labels {
     let cache = this.labelCache.get(s);
     if (!cache) this.labelCache.set(s, (cache = []));
-    return (cache[d] ??= {
-      ...staticLabels(def),
-      policy: s.policy,
-      window: windowLabel(s.windowMs),
-      service: s.service,
-      ...(s.route === undefined ? {} : { route: s.route }),
-    });
+    return (cache[d] ??= { ...staticLabels(def), ...keyLabels(s.policy, s.windowMs, s.service, s.route) });
   }
 
   /** Forgets the oldest windows across all series until `keep` remain. */

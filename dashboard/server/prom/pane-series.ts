@@ -4,6 +4,8 @@
  * delay and bias (docs/decisions/0011-prometheus-api.md, "Series from panes").
  */
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
+import { isAllServices } from "../../protocol/all-services.js";
+import type { Level } from "./metric-catalog.js";
 
 /** Column of each field in a row. */
 export const COL = {
@@ -33,12 +35,20 @@ const QUANTILES = [COL.p50, COL.p90, COL.p95, COL.p99, COL.p999] as const;
 export const KINDS: readonly PaneKind[] = ["early", "on-time", "late", "final", "retract"];
 export const RETRACT = KINDS.indexOf("retract");
 
+/** All services ("*", docs/decisions/0030-all-services-panes-in-the-dashboard.md), a route, or a service. */
+export function keyLevel(service: string, route: string | undefined): Level {
+  if (isAllServices(service)) return "all";
+  return route === undefined ? "service" : "route";
+}
+
 export class PaneSeries {
   private rows = new Float64Array(0);
   private kinds = new Uint8Array(0);
   private n = 0;
   /** Windows starting before this were forgotten; their panes are not taken again. */
   private floor = -Infinity;
+  /** The key's level: which metric names the series is served under (docs/prometheus-api.md, "The data model"). */
+  readonly level: Level;
 
   /**
    * @param keep windows kept; the series holds up to keep + keep/8 before dropping the oldest down to keep
@@ -53,7 +63,9 @@ export class PaneSeries {
     readonly sessions: boolean,
     private readonly keep: number,
     private readonly discarding: boolean,
-  ) {}
+  ) {
+    this.level = keyLevel(service, route);
+  }
 
   get length(): number {
     return this.n;

@@ -179,13 +179,83 @@ describe("Prometheus HTTP API (fastify inject)", () => {
     ]);
   });
 
-  it("does not claim to be Prometheus: buildinfo and unknown endpoints are 404 with a JSON body", async () => {
+  it("answers buildinfo as Prometheus 2.42.0 built as tidemark, exemplars as an empty success, unknown endpoints with a JSON 404", async () => {
     const b = await app.inject({ url: "/api/v1/status/buildinfo", headers: auth });
-    expect([b.statusCode, b.json().errorType]).toEqual([404, "not_found"]);
+    expect([b.statusCode, b.json()]).toEqual([
+      200,
+      {
+        status: "success",
+        data: {
+          version: "2.42.0",
+          revision: "tidemark",
+          branch: "tidemark",
+          buildUser: "tidemark",
+          buildDate: "",
+          goVersion: `none (tidemark on Node.js ${process.versions.node})`,
+        },
+      },
+    ]);
+    const ex = await app.inject({
+      method: "POST",
+      url: "/api/v1/query_exemplars",
+      headers: form,
+      payload: `query=${encodeURIComponent("tidemark_requests")}&start=${T / 1000}&end=${NOW / 1000}`,
+    });
+    expect([ex.statusCode, ex.json()]).toEqual([200, { status: "success", data: [] }]);
+    const noQuery = await app.inject({ url: "/api/v1/query_exemplars", headers: auth });
+    expect([noQuery.statusCode, noQuery.json().error]).toEqual([
+      400,
+      'invalid parameter "query": is required, e.g. query=tidemark_requests',
+    ]);
+    const backwards = await app.inject({ url: "/api/v1/query_exemplars?query=up&start=10&end=5", headers: auth });
+    expect([backwards.statusCode, backwards.json().error]).toEqual([
+      400,
+      'invalid parameter "end": end timestamp must not be before start time',
+    ]);
     const r = await app.inject({ url: "/api/v1/rules", headers: auth });
     expect([r.statusCode, r.json().error]).toEqual([
       404,
-      "/api/v1/rules is not served: tidemark answers /api/v1/query, query_range, labels, label/<name>/values, series and metadata (docs/prometheus-api.md)",
+      "/api/v1/rules is not served: tidemark answers /api/v1/query, query_range, query_exemplars, labels, label/<name>/values, series, metadata and status/buildinfo (docs/prometheus-api.md)",
+    ]);
+  });
+
+  it("describes every family at its three levels in the metadata, sessions at service level only; limit as Prometheus", async () => {
+    const meta = (await app.inject({ url: "/api/v1/metadata", headers: auth })).json().data as Record<
+      string,
+      Array<{ type: string; help: string; unit: string }>
+    >;
+    for (const family of [
+      "requests",
+      "errors",
+      "error_ratio",
+      "request_rate",
+      "latency_ms",
+      "users",
+      "bias_count_pct",
+      "bias_error_ratio_pp",
+      "bias_p99_pct",
+      "bias_users_pct",
+      "emit_delay_seconds",
+    ]) {
+      expect(meta[`tidemark_${family}`]?.[0]?.help, family).toMatch(
+        /One series per service \(labels policy, window, service\)\.$/,
+      );
+      expect(meta[`tidemark_route_${family}`]?.[0]?.help, family).toMatch(/labels policy, window, service, route\)\.$/);
+      expect(meta[`tidemark_all_${family}`]?.[0]?.help, family).toMatch(
+        /All services together.*\(labels policy, window\)\.$/,
+      );
+    }
+    expect(meta["tidemark_sessions"]).toBeDefined();
+    expect(Object.keys(meta).filter((n) => /^tidemark_(route|all)_session/.test(n))).toEqual([]);
+    expect(Object.values(meta).every(([m]) => m?.type === "gauge")).toBe(true);
+    const two = await app.inject({ url: "/api/v1/metadata?limit=2", headers: auth });
+    expect(Object.keys(two.json().data)).toEqual(["tidemark_requests", "tidemark_errors"]);
+    const none = await app.inject({ url: "/api/v1/metadata?limit=0", headers: auth });
+    expect(none.json().data).toEqual({});
+    const bad = await app.inject({ url: "/api/v1/metadata?limit=many", headers: auth });
+    expect([bad.statusCode, bad.json().error]).toEqual([
+      400,
+      'invalid parameter "limit": cannot parse "many": give a whole number of metrics (10)',
     ]);
   });
 

@@ -9,10 +9,11 @@ import type { DashboardConfig } from "../config.js";
 import { DashboardError } from "../errors.js";
 import { evaluateInstant, evaluateRange, parsePromql, type Matcher, type Queryable } from "../promql/index.js";
 import { biasWarnings } from "./bias-warnings.js";
+import { buildInfo } from "./build-info.js";
 import { labelRoutes } from "./label-routes.js";
 import type { PaneSamples } from "./pane-samples.js";
 import type { PaneView } from "./pane-view.js";
-import { PromParams, rangeOf, type PromHandler } from "./prom-params.js";
+import { paramError, PromParams, rangeOf, type PromHandler } from "./prom-params.js";
 import { errorReply, instantData, matrixBody, successJson } from "./prom-response.js";
 
 /** Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it). */
@@ -42,12 +43,8 @@ export function promApi(config: DashboardConfig, samples: PaneSamples, now: () =
     route("/api/v1/query", (p) => instantQuery(p, samples, now()));
     route("/api/v1/query_range", (p) => rangeQuery(p, samples));
     labelRoutes(route, samples);
-    route("/api/v1/status/buildinfo", () => {
-      throw new DashboardError(
-        "TM_PROM_NOT_FOUND",
-        "tidemark is not Prometheus and serves no buildinfo: it answers the query, labels, series and metadata endpoints (docs/prometheus-api.md)",
-      );
-    });
+    route("/api/v1/status/buildinfo", () => successJson(JSON.stringify(buildInfo(process.versions.node)), []), ["GET"]);
+    route("/api/v1/query_exemplars", (p) => exemplars(p));
     app.route({
       method: ["GET", "POST"],
       url: "/api/v1/*",
@@ -55,7 +52,7 @@ export function promApi(config: DashboardConfig, samples: PaneSamples, now: () =
         send(reply, () => {
           throw new DashboardError(
             "TM_PROM_NOT_FOUND",
-            `${req.url.split("?")[0]} is not served: tidemark answers /api/v1/query, query_range, labels, label/<name>/values, series and metadata (docs/prometheus-api.md)`,
+            `${req.url.split("?")[0]} is not served: tidemark answers /api/v1/query, query_range, query_exemplars, labels, label/<name>/values, series, metadata and status/buildinfo (docs/prometheus-api.md)`,
           );
         }),
     });
@@ -96,6 +93,15 @@ function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number): strin
   const source = new Recorder(samples);
   const value = evaluateInstant(expr, source, timeMs, { lookbackMs: p.duration("lookback_delta", 300_000) });
   return successJson(instantData(value, timeMs), biasWarnings(source.views));
+}
+
+/** tidemark keeps no exemplars: a valid request gets Prometheus's answer without exemplar storage, an empty list. */
+function exemplars(p: PromParams): string {
+  parsePromql(p.required("query", "query=tidemark_requests"));
+  const start = p.time("start", -Infinity);
+  const end = p.time("end", Infinity);
+  if (end < start) throw paramError("end", "end timestamp must not be before start time");
+  return successJson("[]", []);
 }
 
 function rangeQuery(p: PromParams, samples: PaneSamples): Buffer {

@@ -192,17 +192,41 @@ describe("AlertBook: rules evaluated on pane updates", () => {
     expect(r.events).toEqual([]);
   });
 
-  it('alerts on the all-services ("*") series only for a rule naming service="*"; a sum never reads it', () => {
-    const panes = [p(0, 20), p(0, 1, { service: "cart" }), p(0, 40, { service: "*", count: 200 })];
+  it("alerts on the all-services series through tidemark_all_*; service and route rules and sums never read them", () => {
+    const panes = [
+      p(0, 20),
+      p(0, 1, { service: "cart" }),
+      p(0, 40, { service: "*", count: 200 }),
+      p(0, 90, { route: "/pay" }),
+    ];
     const perService = rig([RATIO]);
     perService.offer(...panes);
     expect(perService.seen()).toEqual([["fired", "checkout"]]);
-    const all = rig([
-      { alert: "AllErrors", expr: 'tidemark_error_ratio{policy="alerting",window="10s",service="*"} > 0.15' },
-    ]);
+    expect(perService.events[0]?.[2].labels).not.toHaveProperty("route");
+    const all = rig([{ alert: "AllErrors", expr: 'tidemark_all_error_ratio{policy="alerting",window="10s"} > 0.15' }]);
     all.offer(...panes);
-    expect(all.seen()).toEqual([["fired", "*"]]);
-    // 21 errors of the services' 200 requests: under 0.15, whatever the "*" pane says (40 of 200).
+    expect(all.seen()).toEqual([["fired", ""]]);
+    expect(all.events[0]?.[2].labels).not.toHaveProperty("service");
+    // Both rules on one scope: each alert states the panes of its own level (here their emit delays).
+    const both = rig([
+      RATIO,
+      { alert: "AllErrors", expr: 'tidemark_all_error_ratio{policy="alerting",window="10s"} > 0.15' },
+    ]);
+    both.offer(...panes.map((x) => (x.key.service === "*" ? { ...x, emitDelayMs: 1000 } : x)));
+    expect(both.seen().sort()).toEqual([
+      ["fired", ""],
+      ["fired", "checkout"],
+    ]);
+    const delay = (service: string) => both.events.find(([, s]) => s === service)?.[2].annotations["emit_delay"];
+    expect(delay("")).toMatch(/^1 s after/);
+    expect(delay("checkout")).toMatch(/^2 s after/);
+    const route = rig([
+      { alert: "RouteErrors", expr: 'tidemark_route_error_ratio{policy="alerting",window="10s"} > 0.5' },
+    ]);
+    route.offer(...panes);
+    expect(route.seen()).toEqual([["fired", "checkout"]]);
+    expect(route.events[0]?.[2].labels).toMatchObject({ route: "/pay" });
+    // 21 errors of the services' 200 requests: under 0.15, whatever the "*" pane (40 of 200) or the route (90 of 100) say.
     const sum = rig([
       {
         alert: "SumErrors",

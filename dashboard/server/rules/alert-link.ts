@@ -3,19 +3,21 @@
  * window size and service through the app's URL state (dashboard/app/lib/url-state.ts).
  */
 import type { AlertPanel } from "../../protocol/alerts.js";
+import { METRICS } from "../prom/metric-catalog.js";
 import type { RuleShape } from "./rule-shape.js";
 
-const BY_METRIC: Record<string, AlertPanel> = {
-  tidemark_requests: "requests",
-  tidemark_request_rate: "requests",
-  tidemark_errors: "errorRate",
-  tidemark_error_ratio: "errorRate",
-  tidemark_users: "users",
-  tidemark_sessions: "sessions",
-  tidemark_session_errors: "sessions",
-  tidemark_session_error_ratio: "sessions",
-  tidemark_session_duration_ms: "sessions",
-  tidemark_session_events: "sessions",
+/** By metric family, whatever its level (service, route, all services). */
+const BY_FAMILY: Record<string, AlertPanel> = {
+  requests: "requests",
+  request_rate: "requests",
+  errors: "errorRate",
+  error_ratio: "errorRate",
+  users: "users",
+  sessions: "sessions",
+  session_errors: "sessions",
+  session_error_ratio: "sessions",
+  session_duration_ms: "sessions",
+  session_events: "sessions",
 };
 const BY_QUANTILE: Record<string, AlertPanel> = {
   "0.5": "p50",
@@ -27,8 +29,9 @@ const BY_QUANTILE: Record<string, AlertPanel> = {
 
 /** The panel of the rule's metric, or null (bias and emit-delay metrics have none). */
 export function panelOf(shape: Pick<RuleShape, "metric" | "quantile">): AlertPanel | null {
-  if (shape.metric === "tidemark_latency_ms") return BY_QUANTILE[shape.quantile ?? "0.99"] ?? "p99";
-  return (shape.metric && BY_METRIC[shape.metric]) || null;
+  const family = METRICS.find((d) => d.name === shape.metric)?.family;
+  if (family === "latency_ms") return BY_QUANTILE[shape.quantile ?? "0.99"] ?? "p99";
+  return (family && BY_FAMILY[family]) || null;
 }
 
 /**

@@ -4,9 +4,8 @@
  * "Alerts"). Idempotent on (id, seq) like every sink; bounded to the recent windows.
  */
 import type { Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
-import { matchesAll, type Labels, type Matcher } from "../promql/index.js";
-import { isAllServices } from "../../protocol/all-services.js";
-import { asksAllServices, windowLabel } from "../prom/pane-samples.js";
+import type { Labels, Matcher } from "../promql/index.js";
+import { selectsKey } from "../prom/pane-samples.js";
 
 export interface PaneFacts {
   readonly service: string;
@@ -94,33 +93,31 @@ export class PaneLedger {
 
   /**
    * The facts behind a reading at window end t over `spanMs` (the window, or a rule's range):
-   * the panes of windows ending in (t − spanMs, t] whose service and route agree with the
+   * the panes of windows ending in (t − spanMs, t] that the rule's own selectors read (`selects`:
+   * another rule on the scope may keep other levels) and whose service and route agree with the
    * reading's labels. A reading without a route label takes service-level panes when there are.
    */
-  factsFor(labels: Labels, t: number, spanMs: number): PaneFacts[] {
+  factsFor(labels: Labels, t: number, spanMs: number, selects: ReadonlyArray<readonly Matcher[]>): PaneFacts[] {
     const service = labels["service"];
     const route = labels["route"];
+    const read = (f: PaneFacts): boolean =>
+      selects.some((m) => selectsKey(m, { ...this.scope, service: f.service, route: f.route }));
     const out: PaneFacts[] = [];
     for (const [end, w] of this.windows) {
       if (end <= t - spanMs || end > t) continue;
       for (const f of w.values())
-        if ((service === undefined || f.service === service) && (route === undefined || f.route === route)) out.push(f);
+        if ((service === undefined || f.service === service) && (route === undefined || f.route === route) && read(f))
+          out.push(f);
     }
     if (route !== undefined || service === undefined) return out;
     const serviceLevel = out.filter((f) => f.route === undefined);
     return serviceLevel.length > 0 ? serviceLevel : out;
   }
 
+  /** As the Prometheus API selects series: a metric of the pane's level (service, route, all services) names it. */
   private selected(pane: Pane): boolean {
-    const labels: Record<string, string> = {
-      policy: pane.policy,
-      window: windowLabel(this.scope.windowMs),
-      service: pane.key.service,
-    };
-    if (pane.key.route !== undefined) labels["route"] = pane.key.route;
-    // As the Prometheus API selects them: the all-services panes only for a selector naming service="*".
-    const all = isAllServices(pane.key.service);
-    return this.selects.some((m) => matchesAll(labels, m) && (!all || asksAllServices(m)));
+    const key = { ...this.scope, service: pane.key.service, route: pane.key.route };
+    return this.selects.some((m) => selectsKey(m, key));
   }
 
   private advance(end: number): void {

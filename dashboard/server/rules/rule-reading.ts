@@ -39,7 +39,7 @@ export function readRule(shape: RuleShape, source: Queryable, ledger: PaneLedger
     const labels = identity(s.labels);
     const sig = signature(labels);
     if (seen.has(sig)) continue;
-    const facts = ledger.factsFor(labels, t, span);
+    const facts = ledger.factsFor(labels, t, span, shape.selects);
     if (facts.length === 0) continue;
     seen.add(sig);
     const kind = leastSettled(facts);

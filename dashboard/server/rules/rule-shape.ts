@@ -30,7 +30,7 @@ export interface RuleShape {
   readonly plain: boolean;
   /** The longest range selector: an evaluation at t reads windows back to t − rangeMs. */
   readonly rangeMs: number;
-  /** Each selector's matchers on the series' identity (no `__name__`, no `pane_kind`): the panes the rule reads. */
+  /** Each selector's matchers but `pane_kind`: the panes the rule reads (the metric's name says their level). */
   readonly selects: ReadonlyArray<readonly Matcher[]>;
 }
 
@@ -41,7 +41,7 @@ export interface RuleScope {
 }
 
 const FLIP: Record<ComparisonOp, ComparisonOp> = { ">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!=" };
-const EXAMPLE = 'tidemark_error_ratio{policy="alerting", window="10s", route=""} > 0.05';
+const EXAMPLE = 'tidemark_error_ratio{policy="alerting", window="10s"} > 0.05';
 
 /** The shape of a parsed expression, or an Error saying what to write instead. */
 export function ruleShape(expr: Expr, scope: RuleScope): RuleShape {
@@ -78,7 +78,7 @@ export function ruleShape(expr: Expr, scope: RuleScope): RuleShape {
     biasField: def?.bias[0],
     plain: isPlain(vector),
     rangeMs: Math.max(0, ...rangesOf(vector)),
-    selects: selectors.map((s) => s.matchers.filter((m) => m.name !== METRIC_NAME && m.name !== "pane_kind")),
+    selects: selectors.map((s) => s.matchers.filter((m) => m.name !== "pane_kind")),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
  * The engine's all-services ("*") panes through the dashboard's HTTP APIs
  * (docs/decisions/0030-all-services-panes-in-the-dashboard.md): `/api/panes?service=*` answers
- * them, `service=a,b` still the two services; the Prometheus API keeps them out of per-service
- * selectors and sums and answers them to `service="*"`. An in-process dashboard on a real
- * nats-server, panes published as the engine does, real HTTP.
+ * them, `service=a,b` still the two services; the Prometheus API serves them as `tidemark_all_*`
+ * without a service label, never under the service-level names
+ * (docs/decisions/0037-prometheus-data-model.md). An in-process dashboard on a real nats-server,
+ * panes published as the engine does, real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
@@ -63,18 +64,22 @@ describe('the all-services ("*") panes over REST and the Prometheus API', () => 
     expect((await services("")).map(([s]) => s).sort()).toEqual(["*", "a", "b"]);
   });
 
-  it('the Prometheus API keeps "*" out of per-service series and sums, and answers it to service="*"', async () => {
+  it("the Prometheus API serves them as tidemark_all_* without a service label, never as a service", async () => {
     expect((await prom("tidemark_users")).sort()).toEqual([
       ["a", 100],
       ["b", 100],
     ]);
     expect(await prom("sum(tidemark_requests)")).toEqual([[null, 1000]]);
-    expect(await prom('tidemark_users{service="*"}')).toEqual([["*", 150]]);
+    expect(await prom("tidemark_all_users")).toEqual([[null, 150]]);
+    expect(await prom("sum(tidemark_all_requests)")).toEqual([[null, 1000]]);
+    expect(await prom('tidemark_users{service="*"}')).toEqual([]);
     const values = await get("/api/v1/label/service/values");
     expect(values["data"]).toEqual(["a", "b"]);
-    const asked = await get(
-      `/api/v1/label/service/values?match[]=${encodeURIComponent('tidemark_users{service="*"}')}`,
-    );
-    expect(asked["data"]).toEqual(["*"]);
+    const asked = await get(`/api/v1/label/service/values?match[]=${encodeURIComponent("tidemark_all_users")}`);
+    expect(asked["data"]).toEqual([]);
+    const series = await get(`/api/v1/series?match[]=${encodeURIComponent("tidemark_all_users")}`);
+    expect(series["data"]).toEqual([
+      { __name__: "tidemark_all_users", pane_kind: "final", policy: "dashboard", window: "10s" },
+    ]);
   });
 });

@@ -1,12 +1,13 @@
 /**
- * The Prometheus API's real-component rig: nats-server, `tidemark engine`, `tidemark dashboard
- * --token`, fed by `tidemark backfill` of a seeded recording long enough (8 min) for panes to
- * carry a measured bias; plus promtool (/usr/bin/promtool) and /api/panes helpers.
+ * The Prometheus API's real-component rig: nats-server, `tidemark engine`, `tidemark merge` (the
+ * all-services panes), `tidemark dashboard --token`, fed by `tidemark backfill` of a seeded
+ * recording long enough (8 min) for panes to carry a measured bias; plus promtool (from PATH) and
+ * /api/panes helpers.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Pane } from "@tidemark/engine/protocol";
+import { ALL_SERVICES, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
 import {
   connectNats,
@@ -20,17 +21,21 @@ import {
   waitForStatus,
   writeRecording,
 } from "../engine/engine-fixtures.js";
+import { startMerge, waitForMergeEnd } from "../merge/merge-fixtures.js";
 
 export const TOKEN = "prom-read-token";
-export const PROMTOOL = "/usr/bin/promtool";
+/** Resolved from PATH (the Debian package "prometheus" installs it). */
+export const PROMTOOL = "promtool";
 
 export interface PromRig {
   /** http://127.0.0.1:port */
   readonly url: string;
   /** The URL promtool 2.42 is given: basic auth with the read token as password. */
   readonly promtoolUrl: string;
-  /** Every pane the engine wrote, the newest (id, seq) per id. */
+  /** Every pane the engine and the merge operator wrote (TM_PANES), the newest non-retract (id, seq) per id. */
   readonly panes: readonly Pane[];
+  /** The recording backfilled: the raw events, the truth the counts are checked against. */
+  readonly events: readonly TelemetryEvent[];
   stop(): Promise<void>;
 }
 
@@ -42,9 +47,10 @@ export async function startPromRig(): Promise<PromRig> {
   // the year around now.
   const events = makeRecording({ events: 24_000, seed: 5, startMs: Date.now() - 10 * 60_000 });
   const engine: CliProcess = startEngine(nats.url, join(dir, "data"), ["--idle-timeout", "1h"]);
+  const merge: CliProcess = startMerge(nats.url, join(dir, "merge"), ["--idle-timeout", "1h"]);
   const dash: CliProcess = spawnTidemark(["dashboard", "--port", "0", "--nats", nats.url, "--token", TOKEN]);
   const stop = async (): Promise<void> => {
-    for (const p of [dash, engine]) {
+    for (const p of [dash, merge, engine]) {
       if (p.child.exitCode === null) {
         p.child.kill("SIGTERM");
         await p.exited;
@@ -54,33 +60,41 @@ export async function startPromRig(): Promise<PromRig> {
     await nats.stop();
   };
   try {
-    await engine.ready;
+    await Promise.all([engine.ready, merge.ready]);
     const url = (await dash.ready)["dashboard"] as string;
     const summary = await runBackfill(nats.url, writeRecording(dir, events));
     await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, "end of recording");
+    await waitForMergeEnd(nc, summary.endOfRecordingTs);
     const panes = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()];
-    const newest = panes.reduce((a, b) => (b.emittedAt > a.emittedAt ? b : a));
-    await waitFor(
-      async () =>
-        (await panesOf(url, newest.policy, newest.window.end - newest.window.start, newest.key.service)).some(
-          (p) => p.id === newest.id && p.seq === newest.seq,
-        ),
-      20_000,
-      `the dashboard to hold ${newest.id}#${newest.seq}`,
-    );
+    // The newest pane of the workers and of the merge operator, each held by the dashboard.
+    const newestOf = (xs: Pane[]): Pane => xs.reduce((a, b) => (b.emittedAt > a.emittedAt ? b : a));
+    const star = panes.filter((p) => p.key.service === ALL_SERVICES);
+    if (star.length === 0) throw new Error("the merge operator wrote no all-services pane");
+    for (const newest of [newestOf(panes.filter((p) => p.key.service !== ALL_SERVICES)), newestOf(star)])
+      await waitFor(
+        async () =>
+          (await panesOf(url, newest.policy, newest.window.end - newest.window.start, newest.key.service)).some(
+            (p) => p.id === newest.id && p.seq === newest.seq,
+          ),
+        20_000,
+        `the dashboard to hold ${newest.id}#${newest.seq}`,
+      );
     const promtoolUrl = url.replace("http://", `http://tidemark:${TOKEN}@`);
-    return { url, promtoolUrl, panes, stop };
+    return { url, promtoolUrl, panes, events, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-/** `/api/panes` of one policy, window size and service (service-level panes), with the read token. */
+/** `/api/panes` of one policy, window size and service (service-level panes; "*": all services), with the read token. */
 export async function panesOf(url: string, policy: string, windowMs: number, service: string): Promise<Pane[]> {
-  const res = await fetch(`${url}/api/panes?policy=${policy}&window=${windowMs / 1000}s&service=${service}`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
-  });
+  const res = await fetch(
+    `${url}/api/panes?policy=${policy}&window=${windowMs / 1000}s&service=${encodeURIComponent(service)}`,
+    {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    },
+  );
   if (res.status !== 200) throw new Error(`/api/panes answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { panes: Pane[] }).panes;
 }

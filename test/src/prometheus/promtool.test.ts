@@ -1,16 +1,20 @@
 /**
  * promtool 2.42 reads tidemark through the Prometheus API (docs/prometheus-api.md): its instant,
- * range, labels and series answers equal /api/panes for the same windows, on a real nats-server,
- * `tidemark engine` and `tidemark dashboard --token` fed by `tidemark backfill`.
+ * range, labels and series answers equal /api/panes for the same windows, and the sum over each
+ * level's request metric is the true request count of the raw events
+ * (docs/decisions/0037-prometheus-data-model.md); on a real nats-server, `tidemark engine`,
+ * `tidemark merge` and `tidemark dashboard --token` fed by `tidemark backfill`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Pane } from "@tidemark/engine/protocol";
+import { defaultCoreConfig } from "@tidemark/engine/core";
+import { ALL_SERVICES, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
+import { starTruth } from "../merge/merge-fixtures.js";
 import { panesOf, promtool, promtoolJson, startPromRig, type PromRig } from "./prom-rig.js";
 
 const W = 10_000;
 const SERVICE = "api";
 const SELECTOR = (metric: string, policy: string) =>
-  `${metric}{policy="${policy}", window="10s", service="${SERVICE}", route=""}`;
+  `${metric}{policy="${policy}", window="10s", service="${SERVICE}"}`;
 
 interface PromSample {
   metric: Record<string, string>;
@@ -106,8 +110,18 @@ describe("promtool query against tidemark", () => {
       rig.promtoolUrl,
       "service",
     ]);
-    expect(services).toEqual(
-      [...new Set(rig.panes.filter((p) => p.policy === "billing").map((p) => p.key.service))].sort(),
+    // The service-level panes' services: the merge operator's "*" is no service.
+    const serviceLevel = rig.panes.filter((p) => p.policy === "billing" && p.key.service !== ALL_SERVICES);
+    expect(services).toEqual([...new Set(serviceLevel.map((p) => p.key.service))].sort());
+    expect(
+      await promtoolJson<string[]>([
+        "labels",
+        `--match=tidemark_route_requests{service="${SERVICE}"}`,
+        rig.promtoolUrl,
+        "route",
+      ]),
+    ).toEqual(
+      [...new Set(rig.panes.filter((p) => p.key.service === SERVICE && p.key.route).map((p) => p.key.route))].sort(),
     );
     const series = await promtoolJson<Array<Record<string, string>>>([
       "series",
@@ -117,6 +131,42 @@ describe("promtool query against tidemark", () => {
     expect(series).toEqual([
       { __name__: "tidemark_requests", pane_kind: "final", policy: "billing", service: SERVICE, window: "10s" },
     ]);
+  });
+
+  it("sum by (policy) over each level's requests metric is the true request count of the raw events", async () => {
+    const billing = defaultCoreConfig().policies.find((p) => p.name === "billing");
+    if (billing?.watermark.kind !== "arrival-lag")
+      throw new Error("the default billing policy has an arrival-lag watermark");
+    const policy = { name: "billing", lagMs: billing.watermark.lagMs, graceMs: billing.graceMs };
+    const size = 60_000;
+    // Each event counts unless the watermark at its arrival (its ingest_ts − lag: the recording
+    // arrives in ingest_ts order) had passed its window's end + grace (docs/semantics.md).
+    const kept = (e: TelemetryEvent, end: number): boolean => e.ingest_ts - policy.lagMs < end + policy.graceMs;
+    const truth = (end: number): number =>
+      rig.events.filter((e) => e.ts >= end - size && e.ts < end && kept(e, end)).length;
+    const star = starTruth(rig.events, policy, size);
+    const finals = rig.panes
+      .filter((p) => p.policy === "billing" && p.key.service === SERVICE && p.key.route === undefined)
+      .filter((p) => p.window.end - p.window.start === size && p.kind === "final")
+      .map((p) => p.window.end)
+      .sort((a, b) => a - b);
+    expect(finals.length).toBeGreaterThanOrEqual(4);
+    for (const end of finals.slice(1)) {
+      const sum = async (metric: string): Promise<PromSample[]> =>
+        promtoolJson<PromSample[]>([
+          "instant",
+          `--time=${end / 1000}`,
+          rig.promtoolUrl,
+          `sum by (policy) (${metric}{policy="billing", window="60s"})`,
+        ]);
+      const want = [{ metric: { policy: "billing" }, value: [end / 1000, String(truth(end))] }];
+      expect(await sum("tidemark_requests"), `services, window ending ${end}`).toEqual(want);
+      expect(await sum("tidemark_route_requests"), `routes, window ending ${end}`).toEqual(want);
+      const all = star.get(`billing|${encodeURIComponent(ALL_SERVICES)}|${size}|${end - size}`)?.count;
+      expect(await sum("tidemark_all_requests"), `all services, window ending ${end}`).toEqual([
+        { metric: { policy: "billing" }, value: [end / 1000, String(all)] },
+      ]);
+    }
   });
 
   it("bad and unsupported expressions fail with the server's message", async () => {
