@@ -56,10 +56,12 @@ export interface CheckpointAck {
   /** Wall ms from the start notice to the operator's cut (Flink's checkpointStartDelay). */
   startDelayMs: number;
   /**
-   * Wall ms the operator held its input for n (its cut to its snapshot's capture): the coordinator
-   * spaces checkpoints so that holding stays a small share of the time. Absent from older operators.
+   * The work, ms, of the snapshot's slices while the operator held its input for n (its cut to its
+   * snapshot's capture; the turns between slices not counted): the coordinator spaces checkpoints by
+   * it so that holding stays a small share of the time (engine/src/runtime/checkpoint-spacing.ts).
+   * Absent from older operators.
    */
-  pauseMs?: number;
+  holdWorkMs?: number;
   /**
    * From a merge operator of merge partition ≥ 1 (docs/decisions/0033-merge-partitions.md): its
    * partition, the workers whose barrier n it aligned (each must acknowledge too) and its alignment time.

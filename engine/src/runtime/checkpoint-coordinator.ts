@@ -189,7 +189,7 @@ export class CheckpointCoordinator {
     };
     this.inFlight = null;
     this.lastEnd = c.completedAt;
-    this.lastHoldMs = Math.max(0, ...[...f.acks.values()].map((a) => a.pauseMs ?? 0));
+    this.lastHoldMs = Math.max(0, ...[...f.acks.values()].map((a) => a.holdWorkMs ?? 0));
     this.completed++;
     this.lastCompleted = c;
     this.store(SUBJECT_CHECKPOINT_COMPLETE, c, `complete:${f.n}`);

@@ -350,6 +350,7 @@ export class MergeOperator {
       file: w.file,
       bytes: w.bytes,
       pauseMs,
+      holdWorkMs: s.workMs,
       longestSliceMs: s.longestSliceMs,
       workMs: s.workMs,
       totalMs: performance.now() - t0,

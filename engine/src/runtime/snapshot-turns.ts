@@ -3,7 +3,8 @@
  * each turn runs steps for about `sliceMs`, then gives the loop back (setImmediate) so acknowledgements,
  * heartbeats, status and /metrics are served between slices. The caller holds the core's input until
  * the promise settles, or until `onCaptured` runs (a step yielded SNAPSHOT_CAPTURED: the rest is
- * encoded from copies, docs/decisions/0034-sessions-at-scale.md): the bytes are the state at the cut.
+ * encoded from copies, docs/decisions/0034-sessions-at-scale.md; it is given the slices' work up to
+ * there): the bytes are the state at the cut.
  */
 import { SNAPSHOT_CAPTURED, type SnapshotSteps } from "../core/types.js";
 
@@ -23,7 +24,7 @@ export interface SteppedSnapshot {
 export function encodeAcrossTurns(
   steps: SnapshotSteps,
   sliceMs = SNAPSHOT_SLICE_MS,
-  onCaptured: () => void = () => undefined,
+  onCaptured: (workMs: number) => void = () => undefined,
 ): Promise<SteppedSnapshot> {
   return new Promise((resolve, reject) => {
     let turns = 0;
@@ -35,7 +36,7 @@ export function encodeAcrossTurns(
       try {
         for (;;) {
           const r = steps.next();
-          if (r.value === SNAPSHOT_CAPTURED) onCaptured();
+          if (r.value === SNAPSHOT_CAPTURED) onCaptured(workMs + performance.now() - t0);
           const took = performance.now() - t0;
           if (r.done) {
             resolve({ bytes: r.value, turns, longestSliceMs: Math.max(longestSliceMs, took), workMs: workMs + took });

@@ -1,7 +1,7 @@
 /**
  * WorkerCheckpoints: when an engine worker checkpoints, and how (docs/operations.md,
  * "Checkpoints"). Every `checkpointEvery` of log time (spaced by `checkpointMinWall`, 20× the
- * last snapshot's encoding work and, past a floor, 100× the time it held the input:
+ * last snapshot's encoding work and, past a floor, 100× the work done while it held the input:
  * checkpoint-spacing.ts), or at the next point
  * between two items after the coordinator
  * asked for checkpoint n (docs/decisions/0031-aligned-checkpoints.md): the checkpoint is cut
@@ -25,8 +25,10 @@ const COORDINATED_MS = 30_000;
 export interface CheckpointEvent {
   file: string;
   bytes: number;
-  /** The pause: input held from the cut until the snapshot was encoded, ms. */
+  /** The pause: input held from the cut until the snapshot was captured, ms of wall time. */
   pauseMs: number;
+  /** The slices' work within the pause, ms: the next checkpoint is spaced by it (checkpoint-spacing.ts). */
+  holdWorkMs: number;
   /** The longest synchronous slice of that encoding, ms. */
   longestSliceMs: number;
   /** The encoding's own work, the sum of its slices, ms: the next checkpoint comes no sooner than 20× this. */
@@ -68,6 +70,7 @@ interface Taken {
   cp: Checkpoint;
   t0: number;
   pauseMs: number;
+  holdWorkMs: number;
   longestSliceMs: number;
   workMs: number;
 }
@@ -77,13 +80,13 @@ export class WorkerCheckpoints {
   lastCheckpointWall: number | null = null;
   onCheckpoint: (e: CheckpointEvent) => void = () => undefined;
   /** A checkpoint the coordinator asked for is durable (aligned checkpoints, ADR 0031). */
-  onBarrierCheckpoint: (ack: { n: number; file: string; startDelayMs: number; pauseMs: number }) => void = () =>
+  onBarrierCheckpoint: (ack: { n: number; file: string; startDelayMs: number; holdWorkMs: number }) => void = () =>
     undefined;
 
   private lastCheckpointLog = -Infinity;
   private lastSnapshotWall: number | null = null;
   private lastWorkMs = 0;
-  private lastPauseMs = 0;
+  private lastHoldWorkMs = 0;
   private writing: Promise<void> | undefined;
   /** The checkpoint n the coordinator asked for, not cut yet. */
   private asked: { n: number; startedAt: number } | null = null;
@@ -127,9 +130,9 @@ export class WorkerCheckpoints {
     if (barrier) this.waitingFor = { n: barrier.n, since: cut.header.wallTime };
     // The acks of what was published before the cut are awaited while the snapshot encodes.
     this.writing = Promise.all([this.encode(cut), this.subject.flushOutput()])
-      .then(async ([taken]) => ({ file: await this.persist(taken), pauseMs: taken.pauseMs }))
-      .then(({ file, pauseMs }) => {
-        if (barrier) this.onBarrierCheckpoint({ n: barrier.n, file, startDelayMs, pauseMs });
+      .then(async ([taken]) => ({ file: await this.persist(taken), holdWorkMs: taken.holdWorkMs }))
+      .then(({ file, holdWorkMs }) => {
+        if (barrier) this.onBarrierCheckpoint({ n: barrier.n, file, startDelayMs, holdWorkMs });
       })
       .catch((err: Error) => this.log.error({ err: err.message }, "checkpoint failed; the next one will retry"))
       .finally(() => {
@@ -166,7 +169,7 @@ export class WorkerCheckpoints {
     const gap = Math.max(
       this.config.checkpointMinWallMs,
       SNAPSHOT_DUTY * this.lastWorkMs,
-      checkpointSpacing(0, this.lastPauseMs),
+      checkpointSpacing(0, this.lastHoldWorkMs),
     );
     return this.lastSnapshotWall === null || now - this.lastSnapshotWall >= gap;
   }
@@ -199,20 +202,23 @@ export class WorkerCheckpoints {
    */
   private async encode(cut: Cut): Promise<Taken> {
     let pauseMs: number | null = null;
-    const release = (): void => {
+    let holdWorkMs: number | null = null;
+    const release = (workMs: number): void => {
       if (pauseMs !== null) return;
       pauseMs = performance.now() - cut.t0;
+      holdWorkMs = workMs;
       this.subject.hold(false);
     };
     try {
       const s = await encodeAcrossTurns(cut.steps, undefined, release);
-      release();
+      release(s.workMs);
       this.lastWorkMs = s.workMs;
-      this.lastPauseMs = pauseMs ?? 0;
+      this.lastHoldWorkMs = holdWorkMs ?? s.workMs;
       const cp = { header: cut.header, snapshot: s.bytes };
-      return { cp, t0: cut.t0, pauseMs: pauseMs ?? 0, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
+      const hold = { pauseMs: pauseMs ?? 0, holdWorkMs: this.lastHoldWorkMs };
+      return { cp, t0: cut.t0, ...hold, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
     } finally {
-      release();
+      release(0);
     }
   }
 
@@ -224,6 +230,7 @@ export class WorkerCheckpoints {
       file: w.file,
       bytes: w.bytes,
       pauseMs: taken.pauseMs,
+      holdWorkMs: taken.holdWorkMs,
       longestSliceMs: taken.longestSliceMs,
       workMs: taken.workMs,
       totalMs: performance.now() - t0,

@@ -157,14 +157,14 @@ describe("engine checkpoints", () => {
     }
     // Every next checkpoint, in both phases, comes as soon as the rules allow (docs/operations.md,
     // "Checkpoints"): once the engine's log time moved checkpointEvery past it, checkpointMinWall,
-    // 20× its encoding's work and, for a hold of the input over 50 ms, 100× that hold passed, and it
-    // was written. Judged on the engine's own clock (its tm.status
+    // 20× its encoding's work and, when its work while it held the input passed 50 ms, 100× that
+    // work passed, and it was written. Judged on the engine's own clock (its tm.status
     // every 100 ms says which log time it had reached when), so a starved engine catching up on a
     // backlog is not mistaken for a late checkpoint; SLACK_MS covers the status period and a feed step.
     for (const [a, b] of pairs(all.filter((w) => within(w, slowFrom + 1000, fastTo)))) {
       const cost = costs.get(basename(a.file));
       expect(cost, `${a.file} has a "checkpoint written" log line`).toBeDefined();
-      const gap = Math.max(MIN_WALL_MS, 20 * cost!.workMs, cost!.pauseMs > 50 ? 100 * cost!.pauseMs : 0);
+      const gap = Math.max(MIN_WALL_MS, 20 * cost!.workMs, cost!.holdWorkMs > 50 ? 100 * cost!.holdWorkMs : 0);
       expect(b.header.wallTime - a.header.wallTime, ctx).toBeGreaterThanOrEqual(gap);
       expect(logGap(a, b), ctx).toBeGreaterThanOrEqual(EVERY_MS);
       const due = Math.max(
@@ -255,7 +255,7 @@ const SLACK_MS = 500;
 interface Cost {
   workMs: number;
   totalMs: number;
-  pauseMs: number;
+  holdWorkMs: number;
 }
 
 function checkpointCosts(output: string): Map<string, Cost> {
@@ -263,7 +263,7 @@ function checkpointCosts(output: string): Map<string, Cost> {
   for (const line of output.split("\n")) {
     if (!line.includes('"checkpoint written"')) continue;
     const e = JSON.parse(line) as { file: string } & Cost;
-    costs.set(basename(e.file), { workMs: e.workMs, totalMs: e.totalMs, pauseMs: e.pauseMs });
+    costs.set(basename(e.file), { workMs: e.workMs, totalMs: e.totalMs, holdWorkMs: e.holdWorkMs });
   }
   return costs;
 }
