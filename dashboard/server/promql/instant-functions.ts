@@ -35,7 +35,7 @@ const MATH: Readonly<Record<string, (v: number) => number>> = {
 const DATE: Readonly<Record<string, (d: Date) => number>> = {
   day_of_month: (d) => d.getUTCDate(),
   day_of_week: (d) => d.getUTCDay(),
-  day_of_year: (d) => Math.round((d.getTime() - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000) + 1,
+  day_of_year: (d) => Math.floor((d.getTime() - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000) + 1,
   days_in_month: (d) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate(),
   hour: (d) => d.getUTCHours(),
   minute: (d) => d.getUTCMinutes(),
