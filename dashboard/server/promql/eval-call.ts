@@ -36,7 +36,11 @@ export function callAt(ev: Evaluation, e: CallExpr, t: number): Value {
   }
   const matrixArg = e.args.findIndex((a) => a.type === "range" || a.type === "subquery");
   const samples = matrixArg >= 0 ? rangeCall(ev, e, matrixArg, t) : vectorCall(ev, e, t);
-  return { type: "vector", samples: fn === "sort" || fn === "sort_desc" ? samples : unique(samples) };
+  const arg = e.args[matrixArg];
+  // sort keeps its input's labels; a range selector's series stay distinct when no two differ only by name.
+  const distinct =
+    fn === "sort" || fn === "sort_desc" || (arg?.type === "range" && ev.distinctWithoutName(arg.selector));
+  return { type: "vector", samples: distinct ? samples : unique(samples) };
 }
 
 function vectorCall(ev: Evaluation, e: CallExpr, t: number): Sample[] {

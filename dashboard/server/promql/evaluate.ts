@@ -18,7 +18,7 @@ import {
 import { aggregate } from "./aggregate.js";
 import { binary } from "./binary.js";
 import { callAt } from "./eval-call.js";
-import { compareLabels, dropName, type Labels } from "./labels.js";
+import { compareLabels, dropName, signature, type Labels } from "./labels.js";
 import { RangePoints, unique } from "./range-points.js";
 import type { Queryable, SeriesView } from "./queryable.js";
 import { SampleColumns } from "./sample-columns.js";
@@ -85,6 +85,7 @@ export class Evaluation {
   /** Per selector, the first and last time it is evaluated at (before its offset). */
   private readonly spans = new Map<SelectorExpr, [number, number]>();
   private readonly subqueries = new Map<SubqueryExpr, Map<number, Sample[]>>();
+  private readonly distinct = new Map<SelectorExpr, boolean>();
   readonly lookbackMs: number;
   readonly subqueryStepMs: number;
 
@@ -165,7 +166,8 @@ export class Evaluation {
       case "aggregate": {
         const p = e.param ? this.at(e.param, t) : undefined;
         const param = p?.type === "scalar" || p?.type === "string" ? p.value : undefined;
-        return { type: "vector", samples: unique(aggregate(e, this.vector(e.expr, t), param)) };
+        // Groups have distinct labels, and topk/bottomk keep their input's: no duplicate check needed.
+        return { type: "vector", samples: aggregate(e, this.vector(e.expr, t), param) };
       }
       case "call":
         return callAt(this, e, t);
@@ -190,6 +192,16 @@ export class Evaluation {
       this.views.set(e, views);
     }
     return views;
+  }
+
+  /** True when the selector's series keep distinct label sets without `__name__` (checked once per query). */
+  distinctWithoutName(e: SelectorExpr): boolean {
+    let d = this.distinct.get(e);
+    if (d === undefined) {
+      const sigs = new Set(this.select(e).map((v) => signature(dropName(v.labels))));
+      this.distinct.set(e, (d = sigs.size === this.select(e).length));
+    }
+    return d;
   }
 
   /** The instant lookback of a series: the default, or its window size when longer. */

@@ -29,7 +29,12 @@ export const RANGE_FUNCTIONS: Readonly<Record<string, RangeFn>> = {
   sum_over_time: (p) => {
     let sum = 0;
     let c = 0;
-    for (let i = p.lo; i < p.hi; i++) [sum, c] = kahanSumInc(p.values[i] as number, sum, c);
+    for (let i = p.lo; i < p.hi; i++) {
+      const v = p.values[i] as number;
+      const t = sum + v;
+      c += Math.abs(sum) >= Math.abs(v) ? sum - t + v : v - t + sum;
+      sum = t;
+    }
     return Number.isFinite(sum) ? sum + c : sum;
   },
   count_over_time: (p) => p.hi - p.lo,
@@ -76,7 +81,10 @@ function avgOverTime(p: RangePoints): number {
       if (!Number.isFinite(v) && !Number.isNaN(v) && mean > 0 === v > 0) continue;
       if (Number.isFinite(v)) continue;
     }
-    [mean, c] = kahanSumInc(v / count - mean / count, mean, c);
+    const inc = v / count - mean / count;
+    const t = mean + inc;
+    c += Math.abs(mean) >= Math.abs(inc) ? mean - t + inc : inc - t + mean;
+    mean = t;
   }
   return !Number.isFinite(mean) && !Number.isNaN(mean) ? mean : mean + c;
 }

@@ -20,25 +20,40 @@ function matchedBy(m: VectorMatching): (name: string) => boolean {
   return on ? (n) => labels.includes(n) : (n) => n !== METRIC_NAME && !labels.includes(n);
 }
 
-export function setOperation(e: BinaryExpr, lhs: readonly Sample[], rhs: readonly Sample[]): Sample[] {
+/** Per operation, each label set's match signature (range queries ask for the same label sets at every step). */
+const matchMemo = new WeakMap<BinaryExpr, WeakMap<Labels, string>>();
+
+function matchSignature(e: BinaryExpr): (labels: Labels) => string {
+  let memo = matchMemo.get(e);
+  if (!memo) matchMemo.set(e, (memo = new WeakMap()));
+  const m = memo;
   const matched = matchedBy(e.matching);
-  const sigs = (v: readonly Sample[]) => new Set(v.map((s) => signatureOf(s.labels, matched)));
+  return (labels) => {
+    let sig = m.get(labels);
+    if (sig === undefined) m.set(labels, (sig = signatureOf(labels, matched)));
+    return sig;
+  };
+}
+
+export function setOperation(e: BinaryExpr, lhs: readonly Sample[], rhs: readonly Sample[]): Sample[] {
+  const sigOf = matchSignature(e);
+  const sigs = (v: readonly Sample[]) => new Set(v.map((s) => sigOf(s.labels)));
   switch (e.op) {
     case "and": {
       if (lhs.length === 0 || rhs.length === 0) return [];
       const right = sigs(rhs);
-      return lhs.filter((s) => right.has(signatureOf(s.labels, matched)));
+      return lhs.filter((s) => right.has(sigOf(s.labels)));
     }
     case "or": {
       if (lhs.length === 0) return [...rhs];
       if (rhs.length === 0) return [...lhs];
       const left = sigs(lhs);
-      return [...lhs, ...rhs.filter((s) => !left.has(signatureOf(s.labels, matched)))];
+      return [...lhs, ...rhs.filter((s) => !left.has(sigOf(s.labels)))];
     }
     default: {
       if (lhs.length === 0 || rhs.length === 0) return [...lhs];
       const right = sigs(rhs);
-      return lhs.filter((s) => !right.has(signatureOf(s.labels, matched)));
+      return lhs.filter((s) => !right.has(sigOf(s.labels)));
     }
   }
 }
@@ -50,9 +65,10 @@ export function vectorBinop(e: BinaryExpr, lhsIn: readonly Sample[], rhsIn: read
   const swapped = m.card === "one-to-many";
   const [lhs, rhs] = swapped ? [rhsIn, lhsIn] : [lhsIn, rhsIn];
   const matched = matchedBy(m);
+  const sigOf = matchSignature(e);
   const right = new Map<string, Sample>();
   for (const s of rhs) {
-    const sig = signatureOf(s.labels, matched);
+    const sig = sigOf(s.labels);
     const dup = right.get(sig);
     if (dup)
       throw execution(
@@ -63,7 +79,7 @@ export function vectorBinop(e: BinaryExpr, lhsIn: readonly Sample[], rhsIn: read
   const matchedSigs = new Map<string, Set<string> | null>();
   const out: Sample[] = [];
   for (const ls of lhs) {
-    const sig = signatureOf(ls.labels, matched);
+    const sig = sigOf(ls.labels);
     const rs = right.get(sig);
     if (!rs) continue;
     const [vl, vr] = swapped ? [rs.value, ls.value] : [ls.value, rs.value];
@@ -89,14 +105,15 @@ export function vectorBinop(e: BinaryExpr, lhsIn: readonly Sample[], rhsIn: read
   return out;
 }
 
-const resultMemo = new WeakMap<BinaryExpr, Map<string, Labels>>();
+const resultMemo = new WeakMap<BinaryExpr, WeakMap<Labels, WeakMap<Labels, Labels>>>();
 
 /** resultMetric: the "many" (or left) side's labels, `__name__` dropped for arithmetic, kept to `on` or less `ignoring` one-to-one, group labels copied from the "one" side. */
 function resultLabels(l: Labels, r: Labels, e: BinaryExpr): Labels {
   let memo = resultMemo.get(e);
-  if (!memo) resultMemo.set(e, (memo = new Map()));
-  const key = `${signature(l)}\u0002${signature(r)}`;
-  const hit = memo.get(key);
+  if (!memo) resultMemo.set(e, (memo = new WeakMap()));
+  let byRight = memo.get(l);
+  if (!byRight) memo.set(l, (byRight = new WeakMap()));
+  const hit = byRight.get(r);
   if (hit) return hit;
   const m = e.matching;
   const drop = dropsName(e.op) && !isComparison(e.op);
@@ -108,6 +125,6 @@ function resultLabels(l: Labels, r: Labels, e: BinaryExpr): Labels {
     if (v !== undefined && v !== "") out[n] = v;
     else delete out[n];
   }
-  memo.set(key, out);
+  byRight.set(r, out);
   return out;
 }
