@@ -1,4 +1,4 @@
-/** tidemark's PromQL subset: parse with lezer-promql, evaluate against a Queryable (docs/prometheus-api.md). */
+/** tidemark's PromQL (Prometheus 2.42 over floats): parse with lezer-promql, evaluate against a Queryable (docs/prometheus-api.md). */
 export { parsePromql } from "./parse.js";
 export {
   evaluateInstant,
