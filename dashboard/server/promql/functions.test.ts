@@ -162,6 +162,21 @@ describe("functions over instant vectors and scalars", () => {
     expect(one("minute()", 125)).toBe(2);
   });
 
+  it("histogram_quantile over bucket series as Prometheus's bucketQuantile; a 422 over series without le", () => {
+    const bucket = (le: string, v: number): TestSeries => ({
+      labels: { __name__: "h", job: "a", le },
+      points: [[40, v]],
+    });
+    const source = testSource([bucket("0.1", 10), bucket("1", 30), bucket("+Inf", 40)]);
+    const q = (phi: number) => evaluateInstant(parsePromql(`histogram_quantile(${phi}, h)`), source, 40_000);
+    // rank 20 falls in (0.1, 1]: 10 of its 20 observations in, halfway
+    expect(q(0.5)).toEqual({ type: "vector", samples: [{ labels: { job: "a" }, value: 0.55 }] });
+    expect(q(0.95)).toEqual({ type: "vector", samples: [{ labels: { job: "a" }, value: 1 }] }); // the +Inf bucket
+    expect(failure("histogram_quantile(0.9, x)")).toMatch(
+      /^TM_PROMQL_UNSUPPORTED: function histogram_quantile is not supported on series without buckets: x has no "le" label; tidemark ships quantiles/,
+    );
+  });
+
   it("rate, increase, irate keep tidemark's per-window meaning", () => {
     expect(one("increase(x[30s])")).toBe(14); // windows ending in (10 s, 40 s]
     expect(one("rate(x[30s])")).toBe(14 / 30);

@@ -19,7 +19,7 @@ export function histogramQuantile(q: number, samples: readonly Sample[]): Sample
     if (le === undefined || le === "")
       throw new DashboardError(
         "TM_PROMQL_UNSUPPORTED",
-        `histogram_quantile needs bucket series (an "le" label), and ${s.labels["__name__"] ?? "this series"} has none: tidemark ships quantiles, not buckets — read tidemark_latency_ms{quantile="0.99"} (docs/prometheus-api.md)`,
+        `function histogram_quantile is not supported on series without buckets: ${s.labels["__name__"] ?? "this series"} has no "le" label; tidemark ships quantiles, not buckets — read tidemark_latency_ms{quantile="0.99"} (docs/prometheus-api.md)`,
       );
     const upper = parseBound(le);
     if (upper === undefined) continue;
