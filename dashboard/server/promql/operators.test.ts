@@ -159,6 +159,19 @@ describe("subqueries and @", () => {
     expect(one("last_over_time(x[30s:10s] @ 20)")).toBe(4);
   });
 
+  it("a subquery meets counted bounds: points per step, evaluations per query (422)", () => {
+    expect(failure("max_over_time(x[1h:100ms])")).toBe(
+      'subquery x[1h:100ms] needs 36001 points at each step; at most 11000 are evaluated: use a larger subquery step or a shorter range (docs/prometheus-api.md, "PromQL")',
+    );
+    const long = () =>
+      evaluateRange(parsePromql("max_over_time(x[1s:1s])"), testSource(SERIES), {
+        startMs: 0,
+        endMs: 200_000_000,
+        stepMs: 1000,
+      });
+    expect(long).toThrow(/^subquery x\[1s:1s\] needs more than 100000 evaluations over the query/);
+  });
+
   it("@ fixes a selector's time whatever the step; start() and end() are the query's", () => {
     expect(samples("x @ 20", 40)).toEqual([[{ __name__: "x", job: "a" }, 4]]);
     const range = { startMs: 20_000, endMs: 40_000, stepMs: 10_000 };
