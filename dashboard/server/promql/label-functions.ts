@@ -13,8 +13,10 @@ function execution(message: string): DashboardError {
 export function labelReplacer(dst: string, repl: string, src: string, regex: string): (s: Sample) => Sample {
   let re: RegExp;
   try {
-    // Go's (?P<name>…) is JavaScript's (?<name>…).
-    re = new RegExp(`^(?:${regex.replace(/\(\?P</g, "(?<")})$`, "s");
+    // Go's (?P<name>…) is JavaScript's (?<name>…); a leading (?i) is the i flag (as matcher.ts reads it).
+    const insensitive = regex.startsWith("(?i)");
+    const body = (insensitive ? regex.slice(4) : regex).replace(/\(\?P</g, "(?<");
+    re = new RegExp(`^(?:${body})$`, insensitive ? "si" : "s");
   } catch {
     throw execution(`invalid regular expression in label_replace(): ${regex}`);
   }

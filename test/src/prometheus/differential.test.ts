@@ -64,7 +64,7 @@ describe("PromQL: tidemark against Prometheus 2.42 over tidemark's own samples",
     // Not vacuous: almost every query has values in Prometheus's answer somewhere.
     const answered = new Set(results.filter((r) => nonEmpty(r.p)).map((r) => r.query));
     // Prometheus's errors, which tidemark gives too: label sets made equal (by dropping __name__ or
-    // rewriting a label), many-to-many matches, and range vectors asked as range queries.
+    // rewriting a label), many-to-many matches, and range vectors and strings asked as range queries.
     const errors = new Set(results.filter((r) => r.p.kind === "error").map((r) => r.query));
     expect([...errors].sort()).toEqual(
       [
@@ -77,6 +77,7 @@ describe("PromQL: tidemark against Prometheus 2.42 over tidemark's own samples",
         'sum(tidemark_requests{route=""})[2m:30s]',
         'tidemark_error_ratio{route=""}[2m] offset 1m',
         'tidemark_latency_ms{route="", quantile="0.99"}[90s]',
+        '"a string"',
       ].sort(),
     );
     expect(answered.size).toBeGreaterThanOrEqual(CORPUS.length - errors.size - 6);

@@ -194,6 +194,35 @@ const subqueries = [
   `${RATIO}[2m] offset 1m`,
 ];
 
+const edges = [
+  `count_values("v", ${REQ} / 0)`,
+  `count_values("v", ${P99} * 1e22)`,
+  `round(${RATIO}, -0.05)`,
+  `clamp(${REQ}, NaN, 100)`,
+  `clamp_max(${REQ}, -Inf)`,
+  `absent(sum(${sel("tidemark_requests", 'service="nope"')}))`,
+  `vector(scalar(${REQ}))`,
+  `-${REQ} ^ 2`,
+  `${REQ} ^ -1`,
+  `2 ^ -1`,
+  `sum(${REQ}) by (service)`,
+  `topk(scalar(count(${P99})) - 5, ${P99})`,
+  "1 == bool 1",
+  '"a string"',
+  "time() > bool 1700000000",
+  `changes(${RATIO}[5m:10s])`,
+  `resets(${REQ}[5m:7s])`,
+  `predict_linear(${USERS}[5m:1m], 60)`,
+  `last_over_time(${REQ}[1m] offset -30s)`,
+  `year(${REQ})`,
+  `label_replace(${REQ}, "svc", "$1", "service", "(?i)(API|WEB)")`,
+  `${sel("tidemark_requests", 'service=~"(?i)API"')}`,
+  `max_over_time((${REQ} @ start())[2m:30s])`,
+  `sum_over_time(sum_over_time(${REQ}[1m:10s])[3m:1m] @ end())`,
+  `stddev by (service) (${LAT})`,
+  `avg(${REQ} / 0) or vector(1)`,
+];
+
 /** Every query whose answer must equal Prometheus 2.42's. */
 export const CORPUS: readonly string[] = [
   ...selectors,
@@ -202,6 +231,7 @@ export const CORPUS: readonly string[] = [
   ...overTime,
   ...functions,
   ...subqueries,
+  ...edges,
 ];
 
 /** rate, increase, irate: tidemark's per-window meaning, compared with expected values of their own. */
