@@ -20,6 +20,7 @@ import { binary } from "./binary.js";
 import { callAt } from "./eval-call.js";
 import { compareLabels, dropName, signature, type Labels } from "./labels.js";
 import { RangePoints, unique } from "./range-points.js";
+import { subqueryAt } from "./subquery.js";
 import type { Queryable, SeriesView } from "./queryable.js";
 import { SampleColumns } from "./sample-columns.js";
 import type { RangeSeries, Sample, Value } from "./values.js";
@@ -28,10 +29,6 @@ import type { RangeSeries, Sample, Value } from "./values.js";
 export const DEFAULT_LOOKBACK_MS = 5 * 60_000;
 /** A subquery's step when it gives none: Prometheus's default global evaluation interval. */
 export const DEFAULT_SUBQUERY_STEP_MS = 60_000;
-/** At most this many points of a subquery at one step (a range query's bound per series). */
-export const MAX_SUBQUERY_POINTS = 11_000;
-/** At most this many distinct times a subquery's expression is evaluated at over one query. */
-export const MAX_SUBQUERY_EVALUATIONS = 100_000;
 
 export interface EvalOptions {
   /** How far back an instant selector looks for a sample; a series' own window size if longer. */
@@ -289,37 +286,8 @@ export class Evaluation {
 
   /** The subquery's inner expression at each multiple of its step in [t − offset − range, t − offset]. */
   subquery(e: SubqueryExpr, t: number): RangeSeries[] {
-    const ref = this.evalTime(e.at, t) - e.offsetMs;
-    const step = e.stepMs || this.subqueryStepMs;
-    const from = ref - e.rangeMs;
-    let ti = Math.trunc(from / step) * step;
-    if (ti < from) ti += step;
-    if ((ref - ti) / step + 1 > MAX_SUBQUERY_POINTS)
-      throw subqueryBound(e, `${Math.floor((ref - ti) / step) + 1} points at each step`, MAX_SUBQUERY_POINTS);
     let cache = this.subqueries.get(e);
     if (!cache) this.subqueries.set(e, (cache = new Map()));
-    const points = new RangePoints();
-    for (; ti <= ref; ti += step) {
-      let samples = cache.get(ti);
-      if (!samples) {
-        if (cache.size >= MAX_SUBQUERY_EVALUATIONS)
-          throw subqueryBound(
-            e,
-            `more than ${MAX_SUBQUERY_EVALUATIONS} evaluations over the query`,
-            MAX_SUBQUERY_EVALUATIONS,
-          );
-        cache.set(ti, (samples = this.vector(e.expr, ti)));
-      }
-      for (const s of samples) points.add(s.labels, ti, s.value);
-    }
-    return points.series();
+    return subqueryAt(this, e, t, cache);
   }
-}
-
-/** A 422 for a subquery past its counted bound, naming it and what to change. */
-function subqueryBound(e: SubqueryExpr, what: string, max: number): DashboardError {
-  return new DashboardError(
-    "TM_PROMQL_EXECUTION",
-    `subquery ${e.text} needs ${what}; at most ${max} are evaluated: use a larger subquery step or a shorter range (docs/prometheus-api.md, "PromQL")`,
-  );
 }
