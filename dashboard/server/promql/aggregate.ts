@@ -1,92 +1,134 @@
-/** `sum`, `avg`, `min`, `max`, `count`, `topk` with `by` / `without`, as Prometheus computes them. */
+/**
+ * Aggregations with `by` / `without`, as Prometheus 2.42 computes them (promql/engine.go,
+ * aggregation()): groups in the order their first sample comes, running means and variances,
+ * topk/bottomk through Go's heap (heap.ts), quantile interpolated (docs/prometheus-api.md, "PromQL").
+ */
 import { DashboardError } from "../errors.js";
 import type { AggregateExpr } from "./ast.js";
-import { compareLabels, METRIC_NAME, pick, signature, type Labels } from "./labels.js";
-import type { Sample } from "./values.js";
+import { bottomk, topk } from "./heap.js";
+import { METRIC_NAME, pick, signature, type Labels } from "./labels.js";
+import { quantile } from "./stats.js";
+import { formatValue, type Sample } from "./values.js";
 
 interface Group {
   labels: Labels;
   members: Sample[];
 }
 
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
 /** Per aggregation, each input label set's group labels and their signature (reused at every step). */
 const groupKeys = new WeakMap<AggregateExpr, WeakMap<Labels, [Labels, string]>>();
 
-export function aggregate(e: AggregateExpr, samples: readonly Sample[], k: number | undefined): Sample[] {
+/** `param` is topk/bottomk's k, quantile's φ or count_values' label, evaluated at this step. */
+export function aggregate(e: AggregateExpr, input: readonly Sample[], param: number | string | undefined): Sample[] {
+  let samples = input;
+  let grouping = e.grouping;
+  if (e.op === "count_values") {
+    const label = param as string;
+    if (!LABEL_NAME.test(label)) throw new DashboardError("TM_PROMQL_EXECUTION", `invalid label name "${label}"`);
+    samples = input.map((s) => ({ labels: { ...s.labels, [label]: formatValue(s.value) }, value: s.value }));
+    if (!e.without) grouping = [...grouping, label];
+  }
+  let k = 0;
+  if (e.op === "topk" || e.op === "bottomk") {
+    k = intParam(param as number);
+    if (k < 1) return [];
+  }
+  const groups = groupsOf(e, samples, grouping, e.op !== "count_values");
+  const out: Sample[] = [];
+  for (const g of groups) {
+    if (e.op === "topk") out.push(...topk(g.members, k));
+    else if (e.op === "bottomk") out.push(...bottomk(g.members, k));
+    else out.push({ labels: g.labels, value: reduce(e.op, g.members, param as number) });
+  }
+  return out;
+}
+
+function groupsOf(e: AggregateExpr, samples: readonly Sample[], grouping: readonly string[], memo: boolean): Group[] {
   const keep = e.without
-    ? (n: string) => n !== METRIC_NAME && !e.grouping.includes(n)
-    : (n: string) => e.grouping.includes(n);
+    ? (n: string) => n !== METRIC_NAME && !grouping.includes(n)
+    : (n: string) => grouping.includes(n);
   let keys = groupKeys.get(e);
   if (!keys) groupKeys.set(e, (keys = new WeakMap()));
   const groups = new Map<string, Group>();
   for (const s of samples) {
-    let key = keys.get(s.labels);
+    let key = memo ? keys.get(s.labels) : undefined;
     if (!key) {
       const picked = pick(s.labels, keep);
-      keys.set(s.labels, (key = [picked, signature(picked)]));
+      key = [picked, signature(picked)];
+      if (memo) keys.set(s.labels, key);
     }
     const [labels, sig] = key;
     let g = groups.get(sig);
     if (!g) groups.set(sig, (g = { labels, members: [] }));
     g.members.push(s);
   }
-  const out: Sample[] = [];
-  for (const g of groups.values()) {
-    if (e.op === "topk") out.push(...topk(g.members, k ?? 0));
-    else out.push({ labels: g.labels, value: reduce(e.op, g.members) });
-  }
-  return out;
+  return [...groups.values()];
 }
 
-function reduce(op: Exclude<AggregateExpr["op"], "topk">, members: readonly Sample[]): number {
+function reduce(op: AggregateExpr["op"], members: readonly Sample[], q: number): number {
+  const first = (members[0] as Sample).value;
   switch (op) {
-    case "sum":
-      return kahanSum(members.map((s) => s.value));
+    case "sum": {
+      let sum = first;
+      for (let i = 1; i < members.length; i++) sum += (members[i] as Sample).value;
+      return sum;
+    }
     case "avg":
-      return kahanSum(members.map((s) => s.value)) / members.length;
+      return mean(members);
     case "count":
+    case "count_values":
       return members.length;
+    case "group":
+      return 1;
     case "min":
     case "max": {
-      let best = NaN;
+      let best = first;
       for (const { value } of members)
-        if (Number.isNaN(best) || (op === "max" ? value > best : value < best)) best = value;
+        if ((op === "max" ? best < value : best > value) || Number.isNaN(best)) best = value;
       return best;
     }
-  }
-}
-
-/** The k largest (NaN last; ties by labels, so answers are stable). */
-function topk(members: readonly Sample[], k: number): Sample[] {
-  if (k < 1) return [];
-  const order = (a: Sample, b: Sample): number => {
-    const an = Number.isNaN(a.value);
-    const bn = Number.isNaN(b.value);
-    if (an || bn) return an === bn ? compareLabels(a.labels, b.labels) : an ? 1 : -1;
-    return b.value - a.value || compareLabels(a.labels, b.labels);
-  };
-  return [...members].sort(order).slice(0, k);
-}
-
-/** topk's k at one evaluation: a whole number (truncated, as Prometheus does). */
-export function topkParam(v: number): number {
-  if (Number.isNaN(v)) throw new DashboardError("TM_PROMQL_EXECUTION", "topk: parameter value is NaN");
-  return Math.trunc(Math.max(Math.min(v, Number.MAX_SAFE_INTEGER), -1));
-}
-
-/** Kahan–Babuška summation, as Prometheus sums. */
-export function kahanSum(values: readonly number[]): number {
-  let sum = 0;
-  let c = 0;
-  for (const v of values) {
-    const t = sum + v;
-    if (!Number.isFinite(t)) {
-      sum = t;
-      c = 0;
-      continue;
+    case "stddev":
+    case "stdvar": {
+      let m = first;
+      let value = 0;
+      for (let i = 1; i < members.length; i++) {
+        const v = (members[i] as Sample).value;
+        const delta = v - m;
+        m += delta / (i + 1);
+        value += delta * (v - m);
+      }
+      return op === "stdvar" ? value / members.length : Math.sqrt(value / members.length);
     }
-    c += Math.abs(sum) >= Math.abs(v) ? sum - t + v : v - t + sum;
-    sum = t;
+    case "quantile":
+      return quantile(
+        q,
+        members.map((s) => s.value),
+      );
+    default:
+      throw new Error(`not a reducing aggregation: ${op}`);
   }
-  return Number.isFinite(sum) ? sum + c : sum;
+}
+
+/** The running mean of engine.go, which keeps an infinite mean instead of turning it into NaN. */
+function mean(members: readonly Sample[]): number {
+  let m = (members[0] as Sample).value;
+  for (let i = 1; i < members.length; i++) {
+    const v = (members[i] as Sample).value;
+    const count = i + 1;
+    if (!Number.isFinite(m) && !Number.isNaN(m)) {
+      if (!Number.isFinite(v) && !Number.isNaN(v) && m > 0 === v > 0) continue;
+      if (Number.isFinite(v)) continue;
+    }
+    m += v / count - m / count;
+  }
+  return m;
+}
+
+/** topk/bottomk's k at one step: Prometheus refuses what does not fit an int64, then truncates. */
+function intParam(v: number): number {
+  if (!(v <= 9.223372036854776e18 && v >= -9.223372036854776e18))
+    throw new DashboardError("TM_PROMQL_EXECUTION", `Scalar value ${formatValue(v)} overflows int64`);
+  return Math.trunc(v);
 }

@@ -102,7 +102,8 @@ describe("range evaluation over columns, against a step-by-step oracle on random
           if (s.labels["__name__"] !== "tidemark_error_ratio") return [];
           const at = t - offsetMs;
           const reach = Math.max(LOOKBACK_MS, s.stepMs ?? 0);
-          const p = (points[n] as Point[]).filter((q) => keeps(q) && q.ms <= at && q.ms > at - reach).at(-1);
+          // Prometheus 2.42: the lookback is closed at both ends, [t − lookback, t].
+          const p = (points[n] as Point[]).filter((q) => keeps(q) && q.ms <= at && q.ms >= at - reach).at(-1);
           return p ? [{ labels: { ...s.labels, pane_kind: p.kind }, ts: t, value: p.value }] : [];
         }),
       );
@@ -128,8 +129,11 @@ describe("range evaluation over columns, against a step-by-step oracle on random
             if (s.labels["__name__"] !== metric) return [];
             const at = t - offsetMs;
             if ((fn === "rate" || fn === "increase") && rangeS * 1000 < (s.stepMs ?? 0)) return [];
+            // rate and increase add up the windows ending in (t − d, t]; *_over_time read [t − d, t] as Prometheus 2.42.
+            const counts = fn === "rate" || fn === "increase";
+            const from = at - rangeS * 1000;
             const vs = (points[n] as Point[])
-              .filter((q) => keeps(q) && q.ms <= at && q.ms > at - rangeS * 1000)
+              .filter((q) => keeps(q) && q.ms <= at && (counts ? q.ms > from : q.ms >= from))
               .map((q) => q.value);
             if (vs.length === 0) return [];
             const value =

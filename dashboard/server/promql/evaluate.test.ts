@@ -99,12 +99,12 @@ describe("evaluateInstant", () => {
     expect(byService(run('tidemark_requests{service!~"api|web"}'))).toEqual({});
   });
 
-  it("looks back 5 minutes (left-open), or a window's own size when longer", () => {
-    expect(byService(run('tidemark_requests{policy="billing"}', T0 - 20 + 299))).toEqual({ api: 12 });
-    expect(byService(run('tidemark_requests{policy="billing"}', T0 - 20 + 300))).toEqual({});
+  it("looks back 5 minutes (closed at both ends, as Prometheus 2.42), or a window's own size when longer", () => {
+    expect(byService(run('tidemark_requests{policy="billing"}', T0 - 20 + 300))).toEqual({ api: 12 });
+    expect(byService(run('tidemark_requests{policy="billing"}', T0 - 20 + 300.001))).toEqual({});
     const hourly: TestSeries[] = [{ labels: req("api"), points: [[T0, 5]], stepMs: 3_600_000 }];
-    expect(byService(run("tidemark_requests", T0 + 3000, hourly))).toEqual({ api: 5 });
-    expect(byService(run("tidemark_requests", T0 + 3600, hourly))).toEqual({});
+    expect(byService(run("tidemark_requests", T0 + 3600, hourly))).toEqual({ api: 5 });
+    expect(byService(run("tidemark_requests", T0 + 3600.001, hourly))).toEqual({});
   });
 
   it("applies offset to selectors and ranges", () => {
@@ -124,9 +124,10 @@ describe("evaluateInstant", () => {
   });
 
   it("keeps avg/max/min_over_time exactly Prometheus's, without __name__ and pane_kind", () => {
+    // Prometheus's running mean: 1, then 1 + (2/2 − 1/2) = 1.5, then 1.5 + (4/3 − 1.5/3).
     expect(byService(run('avg_over_time(tidemark_requests{policy="dashboard"}[30s])'))).toEqual({
       api: 20,
-      web: 7 / 3,
+      web: 1.5 + (4 / 3 - 1.5 / 3),
     });
     expect(byService(run('max_over_time(tidemark_requests{policy="dashboard"}[25s])'))).toEqual({ api: 30, web: 4 });
     expect(byService(run('min_over_time(tidemark_requests{policy="dashboard"}[15s])'))).toEqual({ api: 20, web: 2 });
@@ -174,10 +175,11 @@ describe("evaluateInstant", () => {
       ["dashboard", "api", 30],
       ["billing", "api", 12],
     ]);
+    // Groups come in the order of their first sample (series in label order), as Prometheus's.
     const g = run("topk by (policy) (1, tidemark_requests)");
     expect(g.type === "vector" && g.samples.map((s) => [s.labels["policy"], s.value])).toEqual([
-      ["dashboard", 30],
       ["billing", 12],
+      ["dashboard", 30],
     ]);
     expect(run("topk(0, tidemark_requests)")).toEqual({ type: "vector", samples: [] });
   });
@@ -219,7 +221,7 @@ describe("evaluateInstant", () => {
       /^found duplicate series for the match group \{window="10s"\} on the right hand-side of the operation/,
     );
     expect(failure('tidemark_requests{policy="dashboard"} / on(window) tidemark_errors').message).toMatch(
-      /^multiple matches for labels \{window="10s"\}: many-to-one matching must be explicit/,
+      /^multiple matches for labels: many-to-one matching must be explicit \(group_left\/group_right\)$/,
     );
   });
 

@@ -1,34 +1,55 @@
 /**
- * Evaluates the subset against a Queryable at one time (instant query) or at each step of a range
- * (range query: every step is an instant evaluation, as in Prometheus). Selectors are resolved once
- * per query, and each selected series' samples in the span the query reaches are read once into
+ * Evaluates PromQL against a Queryable at one time (instant query) or at each step of a range
+ * (range query: every step is an instant evaluation, as in Prometheus 2.42). Selectors are resolved
+ * once per query, and each selected series' samples in the span the query reaches are read once into
  * columns that every step searches (docs/prometheus-api.md, "Sizing"). Pure: the time comes in as
  * an argument.
  */
 import { DashboardError } from "../errors.js";
-import { typeName, typeOf, type Expr, type RangeExpr, type SelectorExpr } from "./ast.js";
-import { aggregate, topkParam } from "./aggregate.js";
+import {
+  typeName,
+  typeOf,
+  type AtModifier,
+  type Expr,
+  type RangeExpr,
+  type SelectorExpr,
+  type SubqueryExpr,
+} from "./ast.js";
+import { aggregate } from "./aggregate.js";
 import { binary } from "./binary.js";
-import { compareLabels, dropName, signature } from "./labels.js";
-import type { Labels } from "./labels.js";
+import { callAt } from "./eval-call.js";
+import { compareLabels, dropName, signature, type Labels } from "./labels.js";
+import { RangePoints, unique } from "./range-points.js";
+import { subqueryAt } from "./subquery.js";
 import type { Queryable, SeriesView } from "./queryable.js";
-import { countsOverRange, overRange } from "./range-functions.js";
 import { SampleColumns } from "./sample-columns.js";
 import type { RangeSeries, Sample, Value } from "./values.js";
 
 /** Prometheus's default lookback (docs/decisions/0011-prometheus-api.md, "Lookback"). */
 export const DEFAULT_LOOKBACK_MS = 5 * 60_000;
+/** A subquery's step when it gives none: Prometheus's default global evaluation interval. */
+export const DEFAULT_SUBQUERY_STEP_MS = 60_000;
 
 export interface EvalOptions {
   /** How far back an instant selector looks for a sample; a series' own window size if longer. */
   readonly lookbackMs?: number;
+  /** The step of a subquery written without one (`x[5m:]`). */
+  readonly subqueryStepMs?: number;
 }
 
-/** An instant query's value at `timeMs`: instant vectors sorted by labels (topk keeps its order). */
+/** Functions and aggregations whose output order is the answer (the rest are sorted by labels). */
+function ordered(e: Expr): boolean {
+  if (e.type === "call") return e.fn === "sort" || e.fn === "sort_desc";
+  return e.type === "aggregate" && (e.op === "topk" || e.op === "bottomk");
+}
+
+/** An instant query's value at `timeMs`: instant vectors sorted by labels (sort, sort_desc, topk, bottomk keep theirs). */
 export function evaluateInstant(expr: Expr, source: Queryable, timeMs: number, opts: EvalOptions = {}): Value {
-  const v = new Evaluation(source, opts, timeMs, timeMs).at(expr, timeMs);
-  const ordered = expr.type === "aggregate" && expr.op === "topk";
-  if (v.type === "vector" && !ordered) v.samples.sort((a, b) => compareLabels(a.labels, b.labels));
+  let v = new Evaluation(source, opts, expr, timeMs, timeMs).at(expr, timeMs);
+  if (v.type === "vector") {
+    v = { type: "vector", samples: v.samples.map((s) => ({ labels: s.labels, value: s.value })) };
+    if (!ordered(expr)) v.samples.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
   if (v.type === "matrix") v.series.sort((a, b) => compareLabels(a.labels, b.labels));
   return v;
 }
@@ -46,8 +67,9 @@ export function evaluateRange(
       "TM_PROMQL_PARSE",
       `invalid expression type "${typeName(t)}" for range query, must be Scalar or instant Vector`,
     );
-  const ev = new Evaluation(source, opts, range.startMs, range.endMs);
-  if (expr.type === "selector") return ev.selectorRange(expr, range).sort((a, b) => compareLabels(a.labels, b.labels));
+  const ev = new Evaluation(source, opts, expr, range.startMs, range.endMs);
+  if (expr.type === "selector" && !expr.at)
+    return ev.selectorRange(expr, range).sort((a, b) => compareLabels(a.labels, b.labels));
   const points = new RangePoints();
   const none: Labels = {};
   for (let ts = range.startMs; ts <= range.endMs; ts += range.stepMs) {
@@ -58,45 +80,61 @@ export function evaluateRange(
   return points.series().sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
-/**
- * A range result's points grouped by label set. Label sets are looked up by identity first: the
- * engine hands out the same objects step after step (memoized labels), so the signature is only
- * computed for a label set it has not seen.
- */
-class RangePoints {
-  private readonly bySig = new Map<string, RangeSeries>();
-  private readonly byLabels = new Map<Labels, RangeSeries>();
-
-  add(labels: Labels, ts: number, value: number): void {
-    let series = this.byLabels.get(labels);
-    if (!series) {
-      const sig = signature(labels);
-      series = this.bySig.get(sig);
-      if (!series) this.bySig.set(sig, (series = { labels, times: [], values: [] }));
-      this.byLabels.set(labels, series);
-    }
-    series.times.push(ts);
-    series.values.push(value);
-  }
-
-  series(): RangeSeries[] {
-    return [...this.bySig.values()];
-  }
-}
-
-class Evaluation {
+export class Evaluation {
   private readonly views = new Map<SelectorExpr, readonly SeriesView[]>();
   private readonly columnsOf = new Map<SelectorExpr, readonly SampleColumns[]>();
-  private readonly lookbackMs: number;
+  /** Per selector, the first and last time it is evaluated at (before its offset). */
+  private readonly spans = new Map<SelectorExpr, [number, number]>();
+  private readonly subqueries = new Map<SubqueryExpr, Map<number, Sample[]>>();
+  private readonly distinct = new Map<SelectorExpr, boolean>();
+  readonly lookbackMs: number;
+  readonly subqueryStepMs: number;
 
-  /** Evaluates at times in [fromMs, toMs] only: the columns hold the samples that span reaches. */
+  /** Evaluates `expr` at times in [startMs, endMs] only: the columns hold the samples that span reaches. */
   constructor(
     private readonly source: Queryable,
     opts: EvalOptions,
-    private readonly fromMs: number,
-    private readonly toMs: number,
+    expr: Expr,
+    readonly startMs: number,
+    readonly endMs: number,
   ) {
     this.lookbackMs = opts.lookbackMs ?? DEFAULT_LOOKBACK_MS;
+    this.subqueryStepMs = opts.subqueryStepMs ?? DEFAULT_SUBQUERY_STEP_MS;
+    this.plan(expr, startMs, endMs);
+  }
+
+  /** The time an `@` modifier fixes, else the step's. */
+  evalTime(at: AtModifier | undefined, t: number): number {
+    if (at === undefined) return t;
+    return at === "start" ? this.startMs : at === "end" ? this.endMs : at.ms;
+  }
+
+  /** Records the span each selector is evaluated over, through subqueries and `@`. */
+  private plan(e: Expr, lo: number, hi: number): void {
+    switch (e.type) {
+      case "selector":
+        this.spans.set(e, e.at ? [this.evalTime(e.at, 0), this.evalTime(e.at, 0)] : [lo, hi]);
+        return;
+      case "range":
+        return this.plan(e.selector, lo, hi);
+      case "subquery": {
+        const [l, h] = e.at ? [this.evalTime(e.at, 0), this.evalTime(e.at, 0)] : [lo, hi];
+        return this.plan(e.expr, l - e.offsetMs - e.rangeMs, h - e.offsetMs);
+      }
+      case "unary":
+        return this.plan(e.expr, lo, hi);
+      case "binary":
+        this.plan(e.lhs, lo, hi);
+        return this.plan(e.rhs, lo, hi);
+      case "aggregate":
+        if (e.param) this.plan(e.param, lo, hi);
+        return this.plan(e.expr, lo, hi);
+      case "call":
+        for (const a of e.args) this.plan(a, lo, hi);
+        return;
+      default:
+        return;
+    }
   }
 
   at(e: Expr, t: number): Value {
@@ -109,35 +147,62 @@ class Evaluation {
         return { type: "vector", samples: this.instant(e, t) };
       case "range":
         return { type: "matrix", series: this.matrix(e, t) };
+      case "subquery":
+        return { type: "matrix", series: this.subquery(e, t) };
       case "unary": {
         const v = this.at(e.expr, t);
         if (e.op === "+") return v;
         if (v.type === "scalar") return { type: "scalar", value: -v.value };
         if (v.type === "vector")
-          return { type: "vector", samples: v.samples.map((s) => ({ labels: dropName(s.labels), value: -s.value })) };
+          return {
+            type: "vector",
+            samples: unique(v.samples.map((s) => ({ labels: dropName(s.labels), value: -s.value }))),
+          };
         return v;
       }
-      case "binary":
-        return binary(e, this.at(e.lhs, t), this.at(e.rhs, t));
+      case "binary": {
+        const v = binary(e, this.at(e.lhs, t), this.at(e.rhs, t));
+        return v.type === "vector" ? { type: "vector", samples: unique(v.samples) } : v;
+      }
       case "aggregate": {
-        const param = e.param ? this.at(e.param, t) : undefined;
-        const k = param?.type === "scalar" ? topkParam(param.value) : undefined;
-        return { type: "vector", samples: aggregate(e, this.vector(e.expr, t), k) };
+        const p = e.param ? this.at(e.param, t) : undefined;
+        const param = p?.type === "scalar" || p?.type === "string" ? p.value : undefined;
+        // Groups have distinct labels, and topk/bottomk keep their input's: no duplicate check needed.
+        return { type: "vector", samples: aggregate(e, this.vector(e.expr, t), param) };
       }
       case "call":
-        return { type: "vector", samples: this.call(e.fn, e.arg, t) };
+        return callAt(this, e, t);
     }
   }
 
-  private vector(e: Expr, t: number): Sample[] {
+  vector(e: Expr, t: number): Sample[] {
     const v = this.at(e, t);
     return v.type === "vector" ? v.samples : [];
   }
 
+  scalar(e: Expr, t: number): number {
+    const v = this.at(e, t);
+    return v.type === "scalar" ? v.value : NaN;
+  }
+
+  /** The selected series, in label order (as Prometheus's storage hands them out). */
   private select(e: SelectorExpr): readonly SeriesView[] {
     let views = this.views.get(e);
-    if (!views) this.views.set(e, (views = this.source.select(e.matchers)));
+    if (!views) {
+      views = [...this.source.select(e.matchers)].sort((a, b) => compareLabels(a.labels, b.labels));
+      this.views.set(e, views);
+    }
     return views;
+  }
+
+  /** True when the selector's series keep distinct label sets without `__name__` (checked once per query). */
+  distinctWithoutName(e: SelectorExpr): boolean {
+    let d = this.distinct.get(e);
+    if (d === undefined) {
+      const sigs = new Set(this.select(e).map((v) => signature(dropName(v.labels))));
+      this.distinct.set(e, (d = sigs.size === this.select(e).length));
+    }
+    return d;
   }
 
   /** The instant lookback of a series: the default, or its window size when longer. */
@@ -146,30 +211,32 @@ class Evaluation {
   }
 
   /**
-   * The selected series' present samples over what the query's steps reach: (from − offset − reach,
-   * to − offset], the reach being a range selector's range or the instant lookback.
+   * The selected series' present samples over what the selector's evaluations reach: from its first
+   * evaluation − offset − reach (inclusive) to its last − offset, the reach being a range selector's
+   * range or the instant lookback.
    */
-  private columns(e: SelectorExpr, rangeMs?: number): readonly SampleColumns[] {
+  columns(e: SelectorExpr, rangeMs?: number): readonly SampleColumns[] {
     let cols = this.columnsOf.get(e);
     if (!cols) {
-      const to = this.toMs - e.offsetMs;
-      const from = this.fromMs - e.offsetMs;
-      cols = this.select(e).map((v) => new SampleColumns(v, from - (rangeMs ?? this.lookback(v)), to));
+      const [lo, hi] = this.spans.get(e) ?? [this.startMs, this.endMs];
+      const to = hi - e.offsetMs;
+      const from = lo - e.offsetMs;
+      cols = this.select(e).map((v) => new SampleColumns(v, from - (rangeMs ?? this.lookback(v)) - 1, to));
       this.columnsOf.set(e, cols);
     }
     return cols;
   }
 
-  /** Per series, the newest sample at or before t − offset within the lookback (the series' window size if longer). */
+  /** Per series, the newest sample in [t − offset − lookback, t − offset] (the series' window size if longer). */
   private instant(e: SelectorExpr, t: number): Sample[] {
-    const at = t - e.offsetMs;
+    const ref = this.evalTime(e.at, t) - e.offsetMs;
     const out: Sample[] = [];
     for (const c of this.columns(e)) {
-      const j = c.seek(1, at) - 1;
-      if (j < 0 || (c.times[j] as number) <= at - this.lookback(c.view)) continue;
+      const j = c.seek(1, ref) - 1;
+      if (j < 0 || (c.times[j] as number) < ref - this.lookback(c.view)) continue;
       const i = c.rows[j] as number;
       c.view.touch(i);
-      out.push({ labels: c.view.sampleLabels(i), value: c.values[j] as number });
+      out.push({ labels: c.view.sampleLabels(i), value: c.values[j] as number, t: c.times[j] as number });
     }
     return out;
   }
@@ -189,7 +256,7 @@ class Evaluation {
         const at = ts - e.offsetMs;
         while (next < c.length && (times[next] as number) <= at) next++;
         const j = next - 1;
-        if (j < 0 || (times[j] as number) <= at - lookback) continue;
+        if (j < 0 || (times[j] as number) < at - lookback) continue;
         const i = rows[j] as number;
         c.view.touch(i);
         points.add(c.view.sampleLabels(i), ts, values[j] as number);
@@ -199,13 +266,13 @@ class Evaluation {
     return out;
   }
 
-  /** Each series' samples in (t − offset − range, t − offset], oldest first. */
+  /** Each series' samples in [t − offset − range, t − offset], oldest first (Prometheus 2.42 closes both ends). */
   private matrix(e: RangeExpr, t: number): RangeSeries[] {
-    const at = t - e.selector.offsetMs;
+    const ref = this.evalTime(e.selector.at, t) - e.selector.offsetMs;
     const out: RangeSeries[] = [];
     for (const c of this.columns(e.selector, e.rangeMs)) {
-      const lo = c.upperBound(at - e.rangeMs);
-      const hi = c.upperBound(at);
+      const lo = c.upperBound(ref - e.rangeMs - 1);
+      const hi = c.upperBound(ref);
       if (lo >= hi) continue;
       c.touch(lo, hi);
       out.push({
@@ -217,26 +284,10 @@ class Evaluation {
     return out;
   }
 
-  private call(fn: Parameters<typeof overRange>[0], arg: RangeExpr, t: number): Sample[] {
-    const at = t - arg.selector.offsetMs;
-    const out: Sample[] = [];
-    const values: number[] = [];
-    for (const c of this.columns(arg.selector, arg.rangeMs)) {
-      const lo = c.seek(0, at - arg.rangeMs);
-      const hi = c.seek(1, at);
-      c.touch(lo, hi);
-      const sums = fn === "rate" || fn === "increase" ? c.exactSums() : null;
-      let v: number | undefined;
-      if (sums) {
-        const sum = (sums[hi] as number) - (sums[lo] as number);
-        v = countsOverRange(fn as "rate" | "increase", c.view, sum, hi - lo, arg.rangeMs, arg.text);
-      } else {
-        values.length = 0;
-        for (let j = hi - 1; j >= lo; j--) values.push(c.values[j] as number); // newest first, as always summed
-        v = overRange(fn, c.view, values, arg.rangeMs, arg.text);
-      }
-      if (v !== undefined) out.push({ labels: dropName(c.view.labels), value: v });
-    }
-    return out;
+  /** The subquery's inner expression at each multiple of its step in [t − offset − range, t − offset]. */
+  subquery(e: SubqueryExpr, t: number): RangeSeries[] {
+    let cache = this.subqueries.get(e);
+    if (!cache) this.subqueries.set(e, (cache = new Map()));
+    return subqueryAt(this, e, t, cache);
   }
 }

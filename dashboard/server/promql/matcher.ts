@@ -1,7 +1,7 @@
 /**
  * Label matchers `=`, `!=`, `=~`, `!~`. Regexes are fully anchored and `.` matches a newline, as in
  * Prometheus (`^(?s:re)$`); a leading `(?i)` makes the match case-insensitive (docs/prometheus-api.md,
- * "The PromQL subset").
+ * "PromQL").
  */
 import { DashboardError } from "../errors.js";
 import type { Labels } from "./labels.js";

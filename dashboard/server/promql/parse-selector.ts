@@ -34,7 +34,7 @@ export function selectorOf(q: string, n: SyntaxNode, offsetMs: number): Selector
     );
   if (!matchers.some((m) => !m.test("")))
     throw parseError(q, n.from, "vector selector must contain at least one non-empty matcher");
-  return { type: "selector", matchers, offsetMs, text: textOf(q, n) };
+  return { type: "selector", matchers, offsetMs, at: undefined, text: textOf(q, n) };
 }
 
 function readMatcher(

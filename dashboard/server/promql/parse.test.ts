@@ -25,7 +25,7 @@ describe("parsePromql: the lezer-promql adapter", () => {
       lhs: { type: "number", value: 1 },
       rhs: { type: "number", value: 1 },
       bool: false,
-      matching: { on: false, labels: [] },
+      matching: { card: "one-to-one", on: false, labels: [], include: [] },
     });
     const e = parsePromql("-(2 ^ 3 ^ 2) % 7");
     expect(e.type === "binary" && e.op).toBe("%");
@@ -64,8 +64,9 @@ describe("parsePromql: the lezer-promql adapter", () => {
 
   it("reads ranges, offsets (also before a range's function) and durations like 1m0s, 90s, 1h30m", () => {
     const e = parsePromql("rate(x[1h30m] offset 1m0s)");
-    expect(e.type === "call" && e.arg.rangeMs).toBe(5_400_000);
-    expect(e.type === "call" && e.arg.selector.offsetMs).toBe(60_000);
+    const arg = e.type === "call" ? e.args[0] : undefined;
+    expect(arg?.type === "range" && arg.rangeMs).toBe(5_400_000);
+    expect(arg?.type === "range" && arg.selector.offsetMs).toBe(60_000);
     const o = parsePromql("x offset -90s");
     expect(o.type === "selector" && o.offsetMs).toBe(-90_000);
   });
@@ -81,9 +82,18 @@ describe("parsePromql: the lezer-promql adapter", () => {
 
   it("reads comparisons with bool and vector matching with on / ignoring", () => {
     const e = parsePromql("x > bool on(service) y");
-    expect(e.type === "binary" && [e.op, e.bool, e.matching]).toEqual([">", true, { on: true, labels: ["service"] }]);
+    expect(e.type === "binary" && [e.op, e.bool, e.matching]).toEqual([
+      ">",
+      true,
+      { card: "one-to-one", include: [], on: true, labels: ["service"] },
+    ]);
     const i = parsePromql("x / ignoring(quantile) y");
-    expect(i.type === "binary" && i.matching).toEqual({ on: false, labels: ["quantile"] });
+    expect(i.type === "binary" && i.matching).toEqual({
+      card: "one-to-one",
+      on: false,
+      labels: ["quantile"],
+      include: [],
+    });
   });
 
   it("rejects lezer's error-recovery nodes with a 400 naming the position", () => {
@@ -119,24 +129,82 @@ describe("parsePromql: the lezer-promql adapter", () => {
     for (const [q, message] of cases) expect(failure(q), q).toEqual({ code: "TM_PROMQL_PARSE", message });
   });
 
-  it("rejects valid PromQL outside the subset with a 422 naming the construct", () => {
+  it("rejects valid PromQL that tidemark does not evaluate with a 422 naming the construct", () => {
     const cases: Array<[string, string]> = [
-      ["histogram_quantile(0.9, x)", "function histogram_quantile is not supported"],
-      ["x[5m:1m]", "subqueries are not supported"],
-      ["rate(x[5m])[10m:]", "subqueries are not supported"],
-      ["x @ 100", "the @ modifier is not supported"],
-      ["quantile(0.9, x)", "aggregation quantile is not supported"],
-      ["bottomk(1, x)", "aggregation bottomk is not supported"],
-      ["x and y", "operator and is not supported"],
-      ["x * on(a) group_left(b) y", "group_left is not supported: only one-to-one vector matching"],
+      ["histogram_count(x)", "histogram_count reads native histograms, which tidemark does not have"],
+      ['sort_by_label(x, "a")', "function sort_by_label is not in Prometheus 2.42, whose PromQL tidemark answers"],
+      ["limitk(1, x)", "aggregation limitk is not in Prometheus 2.42, whose PromQL tidemark answers"],
+      [
+        "rate(x[5m:1m])",
+        'rate() over a subquery: tidemark\'s rate adds up per-window counts of a count metric (docs/prometheus-api.md, "rate, increase and irate"); use sum_over_time over the subquery instead',
+      ],
       ["x[5m+1m]", 'duration expression "5m+1m" is not supported: write a duration such as 5m'],
-      ["time()", "function time is not supported"],
     ];
     for (const [q, what] of cases) {
       const f = failure(q);
       expect(f.code, q).toBe("TM_PROMQL_UNSUPPORTED");
-      expect(f.message, q).toBe(`${what} (tidemark answers a PromQL subset: see docs/prometheus-api.md)`);
+      expect(f.message, q).toBe(
+        `${what} (tidemark answers Prometheus 2.42's PromQL over floats: see docs/prometheus-api.md)`,
+      );
     }
+  });
+
+  it("reads what Prometheus 2.42 reads: subqueries, @, set operators, group modifiers, every float function", () => {
+    const sub = parsePromql("max_over_time(rate(x[1m])[10m:30s] offset 1m @ end())");
+    const arg = sub.type === "call" ? sub.args[0] : undefined;
+    expect(arg?.type === "subquery" && [arg.rangeMs, arg.stepMs, arg.offsetMs, arg.at]).toEqual([
+      600_000,
+      30_000,
+      60_000,
+      "end",
+    ]);
+    const at = parsePromql("x @ 1700000000.5 offset -1m");
+    expect(at.type === "selector" && [at.at, at.offsetMs]).toEqual([{ ms: 1_700_000_000_500 }, -60_000]);
+    const g = parsePromql("x * on(a) group_left(b, c) y");
+    expect(g.type === "binary" && g.matching).toEqual({
+      card: "many-to-one",
+      on: true,
+      labels: ["a"],
+      include: ["b", "c"],
+    });
+    const r = parsePromql("x / ignoring(a) group_right y");
+    expect(r.type === "binary" && r.matching.card).toBe("one-to-many");
+    const u = parsePromql("x unless on(a) y");
+    expect(u.type === "binary" && [u.op, u.matching.card]).toEqual(["unless", "many-to-many"]);
+    for (const q of [
+      "quantile(0.9, x)",
+      'count_values("v", x)',
+      "bottomk(1, x)",
+      "stddev without (a) (x)",
+      "holt_winters(x[5m], 0.5, 0.5)",
+      'label_join(x, "d", "-", "a", "b", "c")',
+      "round(x)",
+      "round(x, 0.5)",
+      "year()",
+      "time()",
+      "histogram_quantile(0.9, x)",
+      "absent_over_time(x[5m])",
+    ])
+      expect(() => parsePromql(q), q).not.toThrow();
+  });
+
+  it("types as Prometheus 2.42: wrong arguments, set operators on scalars, grouping on set operators (400)", () => {
+    const cases: Array<[string, string]> = [
+      ["x and 1", 'parse error at char 1: set operator "and" not allowed in binary scalar expression'],
+      ["x and on(a) group_left y", 'parse error at char 13: no grouping allowed for "and" operation'],
+      ["x + on(a) group_left(a) y", 'parse error at char 11: label "a" must not occur in ON and GROUP clause at once'],
+      ["count_values(1, x)", "parse error at char 14: expected type string in aggregation parameter, got scalar"],
+      [
+        "sum(x) @ 100",
+        "parse error at char 1: @ modifier must be preceded by an instant vector selector or range vector selector or a subquery",
+      ],
+      ["x @ 1 @ 2", "parse error at char 1: @ <timestamp> may not be set multiple times"],
+      ["(x[5m])[10m:]", "parse error at char 1: subquery is only allowed on instant vector, got range vector"],
+      ["clamp(x, 1)", 'parse error at char 1: expected 3 argument(s) in call to "clamp", got 2'],
+      ["round(x, 1, 2)", 'parse error at char 1: expected at most 2 argument(s) in call to "round", got 3'],
+      ['label_join(x, "a")', 'parse error at char 1: expected at least 4 argument(s) in call to "label_join", got 2'],
+    ];
+    for (const [q, message] of cases) expect(failure(q), q).toEqual({ code: "TM_PROMQL_PARSE", message });
   });
 });
 

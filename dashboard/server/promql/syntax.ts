@@ -1,6 +1,6 @@
 /**
  * The lezer-promql tree, read without a hand-written parser: node access, error-recovery nodes
- * (lezer's "⚠") turned into a 400 naming the position, and the two error kinds of the subset
+ * (lezer's "⚠") turned into a 400 naming the position, and the two error kinds
  * (docs/prometheus-api.md, "Errors").
  */
 import { parser } from "@prometheus-io/lezer-promql";
@@ -8,9 +8,17 @@ import { DashboardError } from "../errors.js";
 
 export type SyntaxNode = ReturnType<typeof parser.parse>["topNode"];
 
+/**
+ * Prometheus 2.42's function names that lezer-promql no longer knows, each masked by a known name
+ * of the same length so the tree keeps the query's positions; the builder reads names from the
+ * query's own text.
+ */
+const RENAMED: ReadonlyArray<[RegExp, string]> = [[/\bholt_winters(?=\s*\()/g, "day_of_month"]];
+
 /** The tree of a query; throws a parse error at lezer's first error-recovery node. */
 export function syntaxTree(query: string): SyntaxNode {
-  const tree = parser.parse(query);
+  const masked = RENAMED.reduce((q, [re, known]) => q.replace(re, known), query);
+  const tree = parser.parse(masked);
   let error: { from: number; to: number } | undefined;
   tree.iterate({
     enter: (n) => {
@@ -47,10 +55,10 @@ export function parseError(query: string, at: number, what: string): DashboardEr
   return new DashboardError("TM_PROMQL_PARSE", `parse error at char ${pos}: ${what}`);
 }
 
-/** A 422 (`execution`): valid PromQL outside tidemark's subset. */
+/** A 422 (`execution`): valid PromQL that tidemark does not evaluate. */
 export function unsupported(what: string): DashboardError {
   return new DashboardError(
     "TM_PROMQL_UNSUPPORTED",
-    `${what} (tidemark answers a PromQL subset: see docs/prometheus-api.md)`,
+    `${what} (tidemark answers Prometheus 2.42's PromQL over floats: see docs/prometheus-api.md)`,
   );
 }

@@ -4,6 +4,8 @@ import type { Labels } from "./labels.js";
 export interface Sample {
   readonly labels: Labels;
   readonly value: number;
+  /** The sample's own time (ms), set by instant selectors only: what timestamp() reads. */
+  readonly t?: number;
 }
 
 /** A series of a range vector or of a range query's result: times (ms) and values, point by point. */

@@ -114,7 +114,9 @@ function selectorsOf(e: Expr): SelectorExpr[] {
     case "range":
       return [e.selector];
     case "call":
-      return [e.arg.selector];
+      return e.args.flatMap(selectorsOf);
+    case "subquery":
+      return selectorsOf(e.expr);
     case "aggregate":
       return [...(e.param ? selectorsOf(e.param) : []), ...selectorsOf(e.expr)];
     case "binary":
@@ -131,7 +133,9 @@ function rangesOf(e: Expr): number[] {
     case "range":
       return [e.rangeMs];
     case "call":
-      return [e.arg.rangeMs];
+      return e.args.flatMap(rangesOf);
+    case "subquery":
+      return [e.rangeMs, ...rangesOf(e.expr)];
     case "aggregate":
       return [...(e.param ? rangesOf(e.param) : []), ...rangesOf(e.expr)];
     case "binary":
