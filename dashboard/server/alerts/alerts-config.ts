@@ -1,7 +1,7 @@
 /**
  * The `alerts` section of tidemark.config.json (docs/operations.md, "Alerts"), validated once at
  * start: Alertmanagers, delivery timing and the rules, in the Prometheus rule shape with `expr` in
- * the PromQL subset. Every error is TM_CONFIG_INVALID and names the rule (index and alert name)
+ * PromQL (docs/prometheus-api.md). Every error is TM_CONFIG_INVALID and names the rule (index and alert name)
  * and the field.
  */
 import { parseDuration, validateCoreConfig } from "@tidemark/engine/core";
