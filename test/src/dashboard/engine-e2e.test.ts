@@ -19,6 +19,7 @@ import {
   readStream,
   runBackfill,
   startEngine,
+  stopGracefully,
   tempDir,
   waitForStatus,
   writeRecording,
@@ -89,12 +90,7 @@ describe("engine → TM_PANES → dashboard → browser (backfilled recording)",
   afterAll(async () => {
     clearInterval(heartbeats);
     await browser?.close();
-    for (const p of [dash, engine]) {
-      if (p && p.child.exitCode === null) {
-        p.child.kill("SIGTERM");
-        await p.exited;
-      }
-    }
+    for (const p of [dash, engine]) if (p) await stopGracefully(p);
     await nc?.close();
     await nats?.stop();
   });

@@ -15,6 +15,7 @@ import {
   makeRecording,
   runBackfill,
   startEngine,
+  stopGracefully,
   tempDir,
   waitForStatus,
   writeRecording,
@@ -65,12 +66,7 @@ export async function startDifferentialRig(): Promise<DifferentialRig> {
       prom.kill("SIGTERM");
       await exited;
     }
-    for (const p of [dash, engine]) {
-      if (p.child.exitCode === null) {
-        p.child.kill("SIGTERM");
-        await p.exited;
-      }
-    }
+    for (const p of [dash, engine]) await stopGracefully(p);
     await nc.close();
     await nats.stop();
   };

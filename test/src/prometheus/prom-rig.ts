@@ -17,6 +17,7 @@ import {
   readStream,
   runBackfill,
   startEngine,
+  stopGracefully,
   tempDir,
   waitForStatus,
   writeRecording,
@@ -50,12 +51,7 @@ export async function startPromRig(): Promise<PromRig> {
   const merge: CliProcess = startMerge(nats.url, join(dir, "merge"), ["--idle-timeout", "1h"]);
   const dash: CliProcess = spawnTidemark(["dashboard", "--port", "0", "--nats", nats.url, "--token", TOKEN]);
   const stop = async (): Promise<void> => {
-    for (const p of [dash, merge, engine]) {
-      if (p.child.exitCode === null) {
-        p.child.kill("SIGTERM");
-        await p.exited;
-      }
-    }
+    for (const p of [dash, merge, engine]) await stopGracefully(p);
     await nc.close();
     await nats.stop();
   };
