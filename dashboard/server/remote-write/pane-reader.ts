@@ -103,21 +103,24 @@ export class PaneReader {
       return false;
     }
     const existing = await jsm.consumers.info(STREAM_PANES, this.opts.consumer).catch(() => undefined);
-    if (existing) {
-      this.log.info(
-        { consumer: this.opts.consumer, ackFloor: existing.ack_floor.stream_seq, pending: existing.num_pending },
-        "resuming the durable consumer",
-      );
-      return true;
-    }
+    // Delivered but unacknowledged messages would come again only after ackWait, behind newer ones
+    // (out of order per series): the consumer is made anew from its ack floor instead. Messages
+    // acknowledged past the floor come again and are skipped as resent.
+    const floor = existing?.ack_floor.stream_seq;
+    if (existing) await jsm.consumers.delete(STREAM_PANES, this.opts.consumer);
     await jsm.consumers.add(STREAM_PANES, {
       durable_name: this.opts.consumer,
       ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
+      ...(floor === undefined
+        ? { deliver_policy: DeliverPolicy.All }
+        : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: floor + 1 }),
       ack_wait: nanos(this.opts.ackWaitMs),
       max_ack_pending: this.opts.maxAckPending,
     });
-    this.log.info({ consumer: this.opts.consumer }, "created the durable consumer (from the stream's first pane)");
+    this.log.info(
+      { consumer: this.opts.consumer, from: floor === undefined ? "the stream's first pane" : floor + 1 },
+      floor === undefined ? "created the durable consumer" : "resuming the durable consumer after its ack floor",
+    );
     return true;
   }
 
