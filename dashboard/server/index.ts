@@ -5,3 +5,12 @@ export { DashboardError, type DashboardErrorCode } from "./errors.js";
 export { CLOSE_TOO_SLOW } from "./client-session.js";
 export type * from "../protocol/ws-frames.js";
 export type * from "../protocol/alerts.js";
+export { startRemoteWrite, type RemoteWriteRole } from "./remote-write/remote-write-role.js";
+export {
+  resolveRemoteWriteConfig,
+  fileLayer as remoteWriteFileLayer,
+  envLayer as remoteWriteEnvLayer,
+  flagLayer as remoteWriteFlagLayer,
+  REMOTE_WRITE_FLAGS,
+  type RemoteWriteConfig,
+} from "./remote-write/remote-write-config.js";

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   backfill: async () => (await import("./commands/backfill.js")).backfill,
   frontier: async () => (await import("./commands/frontier.js")).frontier,
   simulate: async () => (await import("./commands/simulate.js")).simulate,
+  "remote-write": async () => (await import("./commands/remote-write.js")).remoteWrite,
 };
 
 function help(): string {

@@ -11,6 +11,8 @@ import {
   ingestArgs,
   mergeArgs,
   mergePartitionsOf,
+  remoteWriteArgs,
+  remoteWriteConfigured,
   validateRoles,
   type RoleContext,
 } from "../config/role-configs.js";
@@ -96,6 +98,7 @@ export const up: Command = {
           engine: ready.engines[0]?.engine,
           engines: ready.engines.map((r) => r.engine),
           merge: ready.merge.merge,
+          ...(ready.remoteWrite ? { remoteWrite: ready.remoteWrite.remoteWrite } : {}),
           pids,
         }) + "\n",
       );
@@ -172,6 +175,8 @@ interface RolesReady {
   engines: Record<string, unknown>[];
   merge: Record<string, unknown>;
   dashboard: Record<string, unknown>;
+  /** When `remoteWrite.url` is configured (docs/remote-write.md). */
+  remoteWrite?: Record<string, unknown>;
 }
 
 /** Starts the roles side by side; registers each that came up (stop order: reverse). */
@@ -191,12 +196,16 @@ async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Sto
   for (const r of all) if (r.status === "fulfilled") started.push(r.value.child);
   for (const r of all) if (r.status === "rejected") throw r.reason;
   const ready = all.map((r) => (r.status === "fulfilled" ? r.value.ready : {}));
-  return {
+  const out: RolesReady = {
     dashboard: ready[0] ?? {},
     engines: ready.slice(1, 1 + ctx.workers),
     merge: ready[1 + ctx.workers] ?? {},
     ingest: ready[1 + ctx.workers + ctx.mergePartitions] ?? {},
   };
+  if (!remoteWriteConfigured(ctx.config, env)) return out;
+  const rw = await spawnRole("remote-write", remoteWriteArgs(ctx), env);
+  started.push(rw.child);
+  return { ...out, remoteWrite: rw.ready };
 }
 
 async function startDemo(

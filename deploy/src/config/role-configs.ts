@@ -79,6 +79,16 @@ export function dashboardArgs(ctx: RoleContext): string[] {
   return withConfig(ctx.config, ["--nats", ctx.natsUrl, "--port", String(ctx.dashboardPort)]);
 }
 
+/** `tidemark remote-write` runs under `up` when the file's `remoteWrite.url` or TIDEMARK_REMOTE_WRITE_URL names a receiver (docs/remote-write.md). */
+export function remoteWriteConfigured(config: TidemarkConfig, env: NodeJS.ProcessEnv): boolean {
+  const section = config.document.remoteWrite as { url?: unknown } | undefined;
+  return section?.url !== undefined || (env.TIDEMARK_REMOTE_WRITE_URL ?? "") !== "";
+}
+
+export function remoteWriteArgs(ctx: RoleContext): string[] {
+  return withConfig(ctx.config, ["--nats", ctx.natsUrl, "--data", ctx.config.data]);
+}
+
 /** Parses every role's configuration exactly as the role will (throws the role's coded error). */
 export async function validateRoles(ctx: RoleContext, env: NodeJS.ProcessEnv): Promise<void> {
   const { loadIngestConfig } = await import("@tidemark/ingest");
@@ -92,6 +102,14 @@ export async function validateRoles(ctx: RoleContext, env: NodeJS.ProcessEnv): P
     parseMergeConfig({ file: ctx.config.document, fileName: file, env, flags: flagsOf(mergeArgs(ctx, m)) });
   const d = flagsOf(dashboardArgs(ctx));
   resolveConfig(file === undefined ? {} : readConfigFile(file), envConfig(env), { nats: d.nats, port: d.port });
+  if (remoteWriteConfigured(ctx.config, env)) {
+    const rw = await import("@tidemark/dashboard");
+    rw.resolveRemoteWriteConfig(
+      { nats: ctx.natsUrl, dataDir: ctx.config.data, policies: ctx.config.core.policies },
+      rw.remoteWriteFileLayer(ctx.config.document.remoteWrite, file ?? "config"),
+      rw.remoteWriteEnvLayer(env),
+    );
+  }
 }
 
 /** `["--a", "1", "--b", "2"]` → `{ a: "1", b: "2" }` (the roles' config modules take flags so). */

@@ -42,8 +42,11 @@ export const CORE_KEYS = [
   "hllPrecision",
 ] as const;
 export const ROLE_KEYS = ["ingest", "engine", "dashboard"] as const;
-/** Top-level sections a role validates itself: `alerts`, the dashboard's alert rules (docs/operations.md, "Alerts"). */
-export const ROLE_OWNED_KEYS = ["alerts"] as const;
+/**
+ * Top-level sections a role validates itself: `alerts`, the dashboard's alert rules (docs/operations.md,
+ * "Alerts"); `remoteWrite`, the remote-write role's (docs/remote-write.md, "Configuration").
+ */
+export const ROLE_OWNED_KEYS = ["alerts", "remoteWrite"] as const;
 export const TOP_KEYS = [
   "$schema",
   "data",
