@@ -10,6 +10,8 @@ import type { InFlightBudget } from "./in-flight-budget.js";
 
 export interface BodyLimits {
   readonly maxBodyBytes: number;
+  /** A body that sends nothing for this long is refused with 408 (0: no limit). */
+  readonly bodyIdleMs: number;
   readonly budget: InFlightBudget;
   /** Called with each amount taken from the budget, so the caller can release it at the end. */
   readonly onTake: (bytes: number) => void;
@@ -31,11 +33,22 @@ function take(n: number, limits: BodyLimits): void {
   limits.onTake(n);
 }
 
+/** Why a stalled body's stream was destroyed. */
+class BodyIdle extends Error {}
+
 async function readRaw(stream: Readable, limits: BodyLimits): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
+  let idle: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    if (limits.bodyIdleMs <= 0) return;
+    clearTimeout(idle);
+    idle = setTimeout(() => stream.destroy(new BodyIdle()), limits.bodyIdleMs);
+  };
   try {
+    arm();
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      arm();
       size += chunk.length;
       if (size > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
       take(chunk.length, limits);
@@ -43,10 +56,17 @@ async function readRaw(stream: Readable, limits: BodyLimits): Promise<Buffer> {
     }
   } catch (err) {
     if (err instanceof IngestError) throw err;
+    if (err instanceof BodyIdle)
+      throw new IngestError(
+        "TM_INGEST_BODY_TIMEOUT",
+        `the request body sent nothing for ${limits.bodyIdleMs} ms (bodyIdleTimeout): nothing was stored; send it again`,
+      );
     throw new IngestError(
       "TM_INGEST_BODY_ABORTED",
       `the request body ended early (${(err as Error).message}): nothing was stored; send it again`,
     );
+  } finally {
+    clearTimeout(idle);
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }

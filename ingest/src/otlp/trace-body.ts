@@ -68,6 +68,7 @@ export function parseTraceBody(
         } else if (isEventSpan(span as Record<string, unknown>)) {
           batch.add(spanToEvent(span as Record<string, unknown>, service, ingestTs, opts), index++);
         } else {
+          batch.skip();
           skipped++;
           index++;
         }
