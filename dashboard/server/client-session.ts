@@ -89,6 +89,7 @@ export class ClientSession {
         items.push(s);
       }
     }
+    if (this.queuedPastBytes()) return;
     this.queue.pushFrame(
       snapshotFrame(
         panels.map((p) => p.panel),
@@ -128,6 +129,7 @@ export class ClientSession {
   offer(stored: StoredPane): void {
     for (const p of this.panels.values()) {
       if (!matches(stored.pane, p)) continue;
+      if (this.queuedPastBytes()) return;
       this.queue.pushPane(stored);
       this.scheduleOrDrop();
       return;
@@ -140,6 +142,7 @@ export class ClientSession {
   }
 
   sendControl(json: string): void {
+    if (this.queuedPastBytes()) return;
     this.queue.pushFrame(json);
     this.scheduleOrDrop();
   }
@@ -149,10 +152,19 @@ export class ClientSession {
     this.panels.clear();
   }
 
-  /** Past maxQueuedFrames must-deliver items or maxQueuedBytes (snapshots included) the client is dropped. */
+  /**
+   * True (and the client dropped) when more than maxQueuedBytes wait unsent, snapshots included:
+   * checked before a frame is queued, so one large snapshot on an empty queue always goes out.
+   */
+  private queuedPastBytes(): boolean {
+    if (this.queue.bytes <= this.config.maxQueuedBytes) return false;
+    this.dropTooSlow();
+    return true;
+  }
+
+  /** Past maxQueuedFrames must-deliver items the client is dropped. */
   private scheduleOrDrop(): void {
-    if (this.queue.mustDeliver > this.config.maxQueuedFrames || this.queue.bytes > this.config.maxQueuedBytes)
-      this.dropTooSlow();
+    if (this.queue.mustDeliver > this.config.maxQueuedFrames) this.dropTooSlow();
     else this.schedule();
   }
 
