@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { natsCredentialEnv } from "../config/nats-env.js";
+import { dashboardToken, DASHBOARD_TOKEN_FILE, type DashboardToken } from "../config/dashboard-token.js";
 import { localIngestToken, tokenList } from "../config/ingest-token.js";
 import { availableParallelism } from "node:os";
 import {
@@ -62,7 +63,9 @@ export const up: Command = {
         workers: flags.int("workers", defaultWorkers(P, availableParallelism()), 1, P),
         mergePartitions: mergePartitionsOf(config, process.env),
       };
-      await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, process.env);
+      // A dashboard bound off loopback needs a read token: generated here when none is configured.
+      const read = dashboardToken(config, process.env);
+      await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, { ...process.env, ...read.env });
       await stopLeftovers(config.data, log);
       const natsUrl = flags.get("nats") ?? config.nats.url ?? (await startNats(config, started, log));
       const streams = await ensureStreams(natsUrl, config.nats);
@@ -76,6 +79,7 @@ export const up: Command = {
         ...process.env,
         ...natsCredentialEnv(config.nats),
         ...sessionsEnv(config),
+        ...read.env,
         TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(","),
       };
       const ready = await startRoles({ config, natsUrl, ...ports }, env, started);
@@ -83,7 +87,7 @@ export const up: Command = {
       const dashboardUrl = String(ready.dashboard.dashboard);
       if (flags.bool("demo", config.demo.enabled)) await startDemo(flags, config, ingestUrl, env, started, log);
       else log("demo traffic off (--no-demo)");
-      printWelcome(log, { dashboardUrl, ingestUrl, token, created, data: config.data });
+      printWelcome(log, { dashboardUrl, ingestUrl, token, created, data: config.data, read });
       recordPids(config, started);
       const pids = Object.fromEntries(started.map((s) => [s.name, s.pid]));
       process.stdout.write(
@@ -92,6 +96,7 @@ export const up: Command = {
           ingest: ingestUrl,
           nats: natsUrl,
           token,
+          ...(read.token === null ? {} : { readToken: read.token }),
           data: config.data,
           engine: ready.engines[0]?.engine,
           engines: ready.engines.map((r) => r.engine),
@@ -222,13 +227,20 @@ async function startDemo(
 
 function printWelcome(
   log: Log,
-  w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string },
+  w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string; read: DashboardToken },
 ): void {
   const sample = '{"service":"my-api","route":"GET /hello","status":200,"latency_ms":12.5,"user":"alice"}';
   log("");
   log(`dashboard  ${w.dashboardUrl}`);
   log(`ingest     ${w.ingestUrl}  (POST /v1/events NDJSON/JSON, POST /v1/traces OTLP/HTTP)`);
   log(`token      ${w.token}  (${w.created ? "generated; " : ""}kept in ${resolve(w.data, "ingest-token")})`);
+  if (w.read.token !== null) {
+    const where = resolve(w.data, DASHBOARD_TOKEN_FILE);
+    log(`read token ${w.read.token}  (${w.read.created ? "generated; " : ""}kept in ${where})`);
+    log(
+      `  the dashboard binds ${w.read.host}: open ${w.dashboardUrl}/#token=<read token> (the page keeps it out of its URL)`,
+    );
+  }
   log("send your own events:");
   log(`  curl -sS -H 'Authorization: Bearer ${w.token}' -H 'Content-Type: application/x-ndjson' \\`);
   log(`       --data-binary '${sample}' ${w.ingestUrl}/v1/events`);
