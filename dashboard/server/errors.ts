@@ -12,6 +12,7 @@ export type DashboardErrorCode =
   | "TM_DASHBOARD_HOST_REJECTED"
   | "TM_DASHBOARD_LIMIT"
   | "TM_DASHBOARD_TLS"
+  | "TM_DASHBOARD_INTERNAL"
   // The unified config's sections the dashboard validates (docs/operations.md, "Alerts").
   | "TM_CONFIG_INVALID"
   // The Prometheus query API (docs/prometheus-api.md, "Errors").

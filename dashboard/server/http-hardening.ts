@@ -60,6 +60,23 @@ export async function securityHeaders(req: FastifyRequest, reply: FastifyReply, 
   return payload;
 }
 
+/**
+ * Fastify error handler: a client error keeps its message (it names what to fix); anything else
+ * answers 500 without internal text, which goes to the log with the request (masked) instead.
+ */
+export function answerErrors(
+  err: Error & { statusCode?: number; code?: string },
+  req: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const status = err.statusCode ?? 500;
+  if (status < 500)
+    return reply.code(status).send({ code: err.code ?? "TM_DASHBOARD_QUERY_INVALID", error: err.message });
+  req.log.error({ err, req: requestForLog(req) }, "request failed");
+  const e = new DashboardError("TM_DASHBOARD_INTERNAL", "internal error: the server log has the details");
+  return reply.code(500).send({ code: e.code, error: e.message });
+}
+
 /** A URL (or comma list of URLs) with any user, password or token removed, for logs. */
 export function redactUrl(urls: string): string {
   return urls.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@");

@@ -12,7 +12,7 @@ import { guard, hostGuard, WS_PROTOCOL } from "./auth.js";
 import type { DashboardConfig } from "./config.js";
 import { DashboardError } from "./errors.js";
 import { createFanout, type Fanout } from "./fanout.js";
-import { httpsOptions, redactUrl, requestForLog, securityHeaders } from "./http-hardening.js";
+import { answerErrors, httpsOptions, redactUrl, requestForLog, securityHeaders } from "./http-hardening.js";
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
 import { PaneSamples } from "./prom/pane-samples.js";
@@ -63,6 +63,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     if (reply.sent) metrics.hostRejected.inc();
   });
   app.addHook("onSend", securityHeaders);
+  app.setErrorHandler(answerErrors);
 
   app.get("/metrics", async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),

@@ -92,6 +92,16 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   app.addHook("onSend", async (_req, reply) => {
     if (closing) reply.header("connection", "close");
   });
+  // A client error keeps its message; anything else answers 500 without internal text (logged instead).
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status < 500)
+      return reply.code(status).send({ error: { code: err.code ?? "TM_INGEST_BAD_REQUEST", message: err.message } });
+    log.error({ err, url: req.url }, "request failed");
+    return reply
+      .code(500)
+      .send({ error: { code: "TM_INGEST_INTERNAL", message: "internal error: the ingest log has the details" } });
+  });
   app.addHook("onResponse", async (req, reply) => {
     const endpoint = req.routeOptions.url;
     if (endpoint?.startsWith("/v1/"))

@@ -116,6 +116,19 @@ describe("dashboard read access", () => {
     await expect(connectWs(`${guarded.url}/ws?token=nope-nope`)).rejects.toThrow(/401/);
   });
 
+  it("names the parameter, never internals, in an error (a repeated query parameter)", async () => {
+    const res = await fetch(`${open.url}/api/panes?policy=dashboard&window=10s&service=a&service=b`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; error: string };
+    expect(body).toEqual({
+      code: "TM_DASHBOARD_QUERY_INVALID",
+      error: 'query parameter "service" is given 2 times: give it once (a comma list for several services)',
+    });
+    const policies = await fetch(`${open.url}/api/policies?window=10s&window=60s`);
+    expect(policies.status).toBe(400);
+    expect(((await policies.json()) as { error: string }).error).toContain('query parameter "window" is given 2 times');
+  });
+
   it("serves without a token only to a loopback Host (DNS rebinding); any Host with one", async () => {
     expect((await getWithHost(`${open.url}/api/status`, "127.0.0.1")).status).toBe(200);
     expect((await getWithHost(`${open.url}/api/status`, `localhost:${new URL(open.url).port}`)).status).toBe(200);
