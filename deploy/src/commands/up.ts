@@ -3,7 +3,8 @@ import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { natsCredentialEnv } from "../config/nats-env.js";
 import { dashboardToken, DASHBOARD_TOKEN_FILE, type DashboardToken } from "../config/dashboard-token.js";
-import { localIngestToken, tokenList } from "../config/ingest-token.js";
+import { localIngestToken, localToken, tokenList } from "../config/ingest-token.js";
+import { NATS_TOKEN_FILE, writeNatsConfig } from "../nats/up-nats-config.js";
 import { availableParallelism } from "node:os";
 import {
   dashboardArgs,
@@ -67,17 +68,23 @@ export const up: Command = {
       const read = dashboardToken(config, process.env);
       await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, { ...process.env, ...read.env });
       await stopLeftovers(config.data, log);
-      const natsUrl = flags.get("nats") ?? config.nats.url ?? (await startNats(config, started, log));
-      const streams = await ensureStreams(natsUrl, config.nats);
+      const own = flags.get("nats") ?? config.nats.url;
+      const local = own === undefined ? await startNats(config, started, log) : undefined;
+      const natsUrl = own ?? (local?.url as string);
+      // Our own nats-server takes the generated token; a given one takes the configured credentials.
+      const nats = local ? { ...config.nats, user: undefined, password: undefined, token: local.token } : config.nats;
+      const streams = await ensureStreams(natsUrl, nats);
       log(
         `streams ${Object.entries(streams)
           .map(([name, how]) => `${name} (${how})`)
           .join(", ")}`,
       );
       const { token, created } = localIngestToken(config.data);
-      const env = {
+      const env: NodeJS.ProcessEnv = {
         ...process.env,
-        ...natsCredentialEnv(config.nats),
+        // Credentials of another NATS in the environment would win over our own server's token.
+        ...(local ? { TIDEMARK_NATS_USER: undefined, TIDEMARK_NATS_PASSWORD: undefined } : {}),
+        ...natsCredentialEnv(nats),
         ...sessionsEnv(config),
         ...read.env,
         TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(","),
@@ -95,6 +102,7 @@ export const up: Command = {
           dashboard: dashboardUrl,
           ingest: ingestUrl,
           nats: natsUrl,
+          ...(local ? { natsToken: local.token } : {}),
           token,
           ...(read.token === null ? {} : { readToken: read.token }),
           data: config.data,
@@ -147,20 +155,41 @@ function configuredTokens(config: TidemarkConfig): string[] {
   return [...fromEnv, ...(Array.isArray(fromFile) ? fromFile.map(String) : [])].filter((t) => t !== "");
 }
 
-async function startNats(config: TidemarkConfig, started: Stoppable[], log: Log): Promise<string> {
+/**
+ * Starts nats-server from a config file in <data> that requires a token (docs/security.md, "NATS
+ * under `up`"): generated once, kept in <data>/nats-token (0600) and handed to the server and
+ * the roles in the environment, so a local user cannot publish to tm.events.* past ingest.
+ */
+async function startNats(
+  config: TidemarkConfig,
+  started: Stoppable[],
+  log: Log,
+): Promise<{ url: string; token: string }> {
   const port = await preferredOrFreePort(config.nats.port);
   const monitorPort = await preferredOrFreePort(config.nats.monitorPort);
-  const nats = await spawnNatsServer({ port, monitorPort, storeDir: resolve(config.data, "nats"), detached: true });
+  const { token } = localToken(config.data, NATS_TOKEN_FILE);
+  const storeDir = resolve(config.data, "nats");
+  const configFile = writeNatsConfig(config.data, { port, monitorPort, storeDir });
+  const nats = await spawnNatsServer({
+    port,
+    monitorPort,
+    storeDir,
+    configFile,
+    detached: true,
+    env: { ...process.env, TIDEMARK_NATS_SERVER_TOKEN: token },
+  });
   started.push({
     name: "nats-server",
     pid: nats.pid,
-    markers: ["nats-server", nats.storeDir],
+    markers: ["nats-server", configFile],
     exited: nats.exited,
     stop: () => nats.stop(),
   });
   recordPids(config, started);
-  log(`started nats-server pid ${nats.pid} at ${nats.url} (monitor ${nats.monitorUrl}, store ${nats.storeDir})`);
-  return nats.url;
+  log(
+    `started nats-server pid ${nats.pid} at ${nats.url} (monitor ${nats.monitorUrl}, store ${nats.storeDir}; token in ${resolve(config.data, NATS_TOKEN_FILE)})`,
+  );
+  return { url: nats.url, token };
 }
 
 /** <data>/up.pids, for the next `up` should this one be killed (up-pids.ts). */
