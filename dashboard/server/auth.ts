@@ -4,6 +4,7 @@
  * the WebSocket; the Host allow-list that stops DNS rebinding when no read token is set.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DashboardConfig } from "./config.js";
 import { DashboardError } from "./errors.js";
@@ -75,7 +76,7 @@ export function hostAllowed(config: DashboardConfig, host: string | undefined): 
   const name = h.startsWith("[") ? h.slice(0, h.indexOf("]") + 1) : h.replace(/:\d+$/, "");
   return (
     LOOPBACK_NAMES.has(name) ||
-    name.startsWith("127.") ||
+    (isIP(name) === 4 && name.startsWith("127.")) ||
     name === config.host.toLowerCase() ||
     config.allowedHosts.includes(h) ||
     config.allowedHosts.includes(name)
