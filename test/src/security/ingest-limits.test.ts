@@ -5,6 +5,10 @@
  * /metrics. Real nats-server, real HTTP.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { context, SpanKind, trace } from "@opentelemetry/api";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { waitFor } from "../index.js";
 import {
   inFlightBytes,
@@ -124,5 +128,36 @@ describe("ingest limits", () => {
     const over = await fx.post("/v1/traces", body(101), "application/json");
     expect(over.status).toBe(413);
     expect(JSON.stringify(await over.json())).toContain("TM_INGEST_TOO_MANY_EVENTS");
+  });
+
+  it("counts the spans of an OTLP protobuf before decoding it: a body of skipped child spans past the cap is 413", async () => {
+    fx = await startIngestFixture({ maxEventsPerRequest: 1000 });
+    const mem = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ "service.name": "limits" }),
+      spanProcessors: [new SimpleSpanProcessor(mem)],
+    });
+    const tracer = provider.getTracer("limits-test");
+    const parent = tracer.startSpan("GET /x", { kind: SpanKind.SERVER });
+    const inside = trace.setSpan(context.active(), parent);
+    for (let i = 0; i < 1000; i++) tracer.startSpan("SELECT", { kind: SpanKind.CLIENT }, inside).end();
+    await provider.forceFlush();
+    const children = mem.getFinishedSpans();
+    const post = (n: number) =>
+      fx!.post(
+        "/v1/traces",
+        ProtobufTraceSerializer.serializeRequest(children.slice(0, n)) as Uint8Array,
+        "application/x-protobuf",
+      );
+    expect((await post(1000)).status).toBe(200);
+    expect((await post(1000)).status).toBe(200); // the same 1000 again (no key): at the cap, not past it
+    mem.reset();
+    tracer.startSpan("SELECT", { kind: SpanKind.CLIENT }, inside).end();
+    await provider.forceFlush();
+    children.push(...mem.getFinishedSpans());
+    const past = await post(1001);
+    expect(past.status).toBe(413);
+    expect(past.headers.get("content-type")).toMatch(/^application\/x-protobuf/);
+    expect(await metric(fx.ingest.url, /^tidemark_ingest_spans_skipped_total (\d+)$/m)).toBe(2000);
   });
 });
