@@ -8,9 +8,9 @@ import type { StatusView } from "./status-view.js";
 /** REST: `/api/panes`, `/api/sessions`, `/api/policies[?window=]`, `/api/status` (docs/websocket-protocol.md, REST section). */
 export function apiRoutes(app: FastifyInstance, store: PaneStore, status: StatusView): void {
   const panes = (sessions: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
-    const q = req.query as Record<string, string | undefined>;
     let filter;
     try {
+      const q = singleValues(req.query as Record<string, string | string[] | undefined>);
       filter = { ...paneQuery(q), ...(sessions ? { metric: "sessions" as const, route: undefined } : {}) };
     } catch (err) {
       const e = err as DashboardError;
@@ -27,9 +27,9 @@ export function apiRoutes(app: FastifyInstance, store: PaneStore, status: Status
   app.get("/api/sessions", panes(true));
 
   app.get("/api/policies", async (req: FastifyRequest, reply: FastifyReply) => {
-    const w = (req.query as Record<string, string | undefined>)["window"];
     let windowMs: number | null = null;
     try {
+      const w = singleValues(req.query as Record<string, string | string[] | undefined>)["window"];
       if (w !== undefined && w !== "") windowMs = duration(w, "window");
     } catch (err) {
       const e = err as DashboardError;
@@ -42,6 +42,20 @@ export function apiRoutes(app: FastifyInstance, store: PaneStore, status: Status
   });
 
   app.get("/api/status", async () => status.view());
+}
+
+/** The query with one value per parameter; a repeated parameter is refused, naming it. */
+function singleValues(q: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(q ?? {})) {
+    if (Array.isArray(v))
+      throw queryError(
+        k,
+        `is given ${v.length} times: give it once${k === "service" ? " (a comma list for several services)" : ""}`,
+      );
+    out[k] = v;
+  }
+  return out;
 }
 
 function paneQuery(q: Record<string, string | undefined>) {

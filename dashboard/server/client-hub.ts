@@ -3,6 +3,7 @@ import type { AlertsView } from "../protocol/alerts.js";
 import type { DashboardStatus } from "../protocol/ws-frames.js";
 import { ClientSession, type ClientSocket } from "./client-session.js";
 import type { DashboardConfig } from "./config.js";
+import { DashboardError } from "./errors.js";
 import { frame } from "./frames.js";
 import type { DashboardMetrics } from "./metrics.js";
 import type { PaneStore, StoredPane } from "./pane-store.js";
@@ -19,6 +20,9 @@ const STATUS_HEARTBEAT_MS = 2000;
 export class ClientHub {
   readonly epoch = randomUUID();
   private readonly sessions = new Set<ClientSession>();
+  /** Open sockets (attached or still authenticating), in all and per remote address. */
+  private sockets = 0;
+  private readonly perAddress = new Map<string, number>();
   private statusTimer: NodeJS.Timeout | undefined;
   private alertsTimer: NodeJS.Timeout | undefined;
   private alerts: (() => AlertsView) | undefined;
@@ -38,6 +42,40 @@ export class ClientHub {
     return this.sessions.size;
   }
 
+  /**
+   * Takes a connection slot for a socket from `address`, or returns the TM_DASHBOARD_LIMIT error
+   * naming the limit (maxClients, maxClientsPerAddress) it would pass. `release` gives it back.
+   */
+  admit(address: string): DashboardError | undefined {
+    const mine = this.perAddress.get(address) ?? 0;
+    const limit =
+      this.sockets >= this.config.maxClients
+        ? ([
+            "clients",
+            `the server holds its maximum of ${this.config.maxClients} WebSocket clients (maxClients)`,
+          ] as const)
+        : mine >= this.config.maxClientsPerAddress
+          ? ([
+              "clients_per_address",
+              `this address holds its maximum of ${this.config.maxClientsPerAddress} WebSocket clients (maxClientsPerAddress)`,
+            ] as const)
+          : undefined;
+    if (limit) {
+      this.metrics.wsLimited.inc({ limit: limit[0] });
+      return new DashboardError("TM_DASHBOARD_LIMIT", `${limit[1]}: close another tab or try again later`);
+    }
+    this.sockets++;
+    this.perAddress.set(address, mine + 1);
+    return undefined;
+  }
+
+  release(address: string): void {
+    this.sockets--;
+    const left = (this.perAddress.get(address) ?? 1) - 1;
+    if (left > 0) this.perAddress.set(address, left);
+    else this.perAddress.delete(address);
+  }
+
   offer(stored: StoredPane): void {
     for (const s of this.sessions) s.offer(stored);
   }
@@ -51,6 +89,7 @@ export class ClientHub {
       coalesced: () => this.metrics.earlyCoalesced.inc(),
       dropped: () => this.metrics.earlyDropped.inc(),
       tooSlow: () => this.metrics.slowDisconnects.inc(),
+      limited: (limit) => this.metrics.wsLimited.inc({ limit }),
     });
     this.sessions.add(session);
     this.metrics.clients.set(this.sessions.size);

@@ -1,4 +1,5 @@
 import type { DashboardConfig } from "./config.js";
+import { DashboardError } from "./errors.js";
 import { panesFrame, snapshotFrame } from "./frames.js";
 import { matches, type PaneStore, type StoredPane } from "./pane-store.js";
 import { SendQueue, type QueueCounters } from "./send-queue.js";
@@ -15,12 +16,26 @@ export interface ClientSocket {
 export interface SessionCounters extends QueueCounters {
   sent(frames: number, panes: number): void;
   tooSlow(): void;
+  /** A frame refused by a limit (docs/security.md, "WebSocket limits"). */
+  limited(limit: "panels" | "subscribe_rate"): void;
 }
+
+type SessionLimits = Pick<
+  DashboardConfig,
+  | "sendBufferBytes"
+  | "maxQueuedEarly"
+  | "maxQueuedFrames"
+  | "maxQueuedBytes"
+  | "maxPanelsPerClient"
+  | "subscribesPerSecond"
+>;
 
 /** Close code for a client that fell too far behind; it reconnects and resumes. */
 export const CLOSE_TOO_SLOW = 4008;
 const OPEN = 1;
 const PANES_PER_FRAME = 500;
+/** A client may send this many seconds' worth of subscribes at once (a page load subscribes every panel). */
+const SUBSCRIBE_BURST_S = 10;
 
 /**
  * One WebSocket client: its panel subscriptions and its outbound queue. Sends while the socket
@@ -32,19 +47,37 @@ export class ClientSession {
   private readonly queue: SendQueue;
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Subscribe frames that may still be taken now (a bucket of SUBSCRIBE_BURST_S seconds' worth, refilled at subscribesPerSecond). */
+  private subscribeBudget: number;
+  private refilledAt: number;
 
   constructor(
     private readonly socket: ClientSocket,
     private readonly store: PaneStore,
     private readonly epoch: string,
-    private readonly config: Pick<DashboardConfig, "sendBufferBytes" | "maxQueuedEarly" | "maxQueuedFrames">,
+    private readonly config: SessionLimits,
     private readonly counters: SessionCounters,
+    private readonly now: () => number = Date.now,
   ) {
     this.queue = new SendQueue(config.maxQueuedEarly, counters);
+    this.subscribeBudget = config.subscribesPerSecond * SUBSCRIBE_BURST_S;
+    this.refilledAt = now();
   }
 
-  /** Adds or replaces panels and queues a snapshot of what they select. */
+  /**
+   * Adds or replaces panels and queues a snapshot of what they select. Throws
+   * TM_DASHBOARD_LIMIT (nothing changed) past the subscribe rate or the panels per client.
+   */
   subscribe(panels: readonly PanelSubscription[], since?: ResumeCursor): void {
+    this.takeSubscribe();
+    const added = new Set(panels.map((p) => p.panel).filter((id) => !this.panels.has(id))).size;
+    if (this.panels.size + added > this.config.maxPanelsPerClient) {
+      this.counters.limited("panels");
+      throw new DashboardError(
+        "TM_DASHBOARD_LIMIT",
+        `subscribe refused: at most ${this.config.maxPanelsPerClient} panels per client (maxPanelsPerClient), ${this.panels.size} held and ${added} new; unsubscribe some first`,
+      );
+    }
     for (const p of panels) this.panels.set(p.panel, p);
     const resume = since !== undefined && since.epoch === this.epoch && since.rev <= this.store.rev;
     const seen = new Set<string>();
@@ -56,6 +89,7 @@ export class ClientSession {
         items.push(s);
       }
     }
+    if (this.queuedPastBytes()) return;
     this.queue.pushFrame(
       snapshotFrame(
         panels.map((p) => p.panel),
@@ -64,7 +98,27 @@ export class ClientSession {
         items,
       ),
     );
-    this.schedule();
+    this.scheduleOrDrop();
+  }
+
+  /** One subscribe from the bucket, refilled continuously. */
+  private takeSubscribe(): void {
+    const now = this.now();
+    const rate = this.config.subscribesPerSecond;
+    this.subscribeBudget = Math.min(
+      rate * SUBSCRIBE_BURST_S,
+      this.subscribeBudget + ((now - this.refilledAt) * rate) / 1000,
+    );
+    this.refilledAt = now;
+    if (this.subscribeBudget >= 1) {
+      this.subscribeBudget -= 1;
+      return;
+    }
+    this.counters.limited("subscribe_rate");
+    throw new DashboardError(
+      "TM_DASHBOARD_LIMIT",
+      `subscribe refused: at most ${rate} subscribe frames per second per client after a burst of ${rate * SUBSCRIBE_BURST_S} (subscribesPerSecond); send one frame with every panel`,
+    );
   }
 
   unsubscribe(ids: readonly string[]): void {
@@ -75,9 +129,9 @@ export class ClientSession {
   offer(stored: StoredPane): void {
     for (const p of this.panels.values()) {
       if (!matches(stored.pane, p)) continue;
+      if (this.queuedPastBytes()) return;
       this.queue.pushPane(stored);
-      if (this.queue.mustDeliver > this.config.maxQueuedFrames) this.dropTooSlow();
-      else this.schedule();
+      this.scheduleOrDrop();
       return;
     }
   }
@@ -88,13 +142,30 @@ export class ClientSession {
   }
 
   sendControl(json: string): void {
+    if (this.queuedPastBytes()) return;
     this.queue.pushFrame(json);
-    this.schedule();
+    this.scheduleOrDrop();
   }
 
   close(): void {
     clearTimeout(this.timer);
     this.panels.clear();
+  }
+
+  /**
+   * True (and the client dropped) when more than maxQueuedBytes wait unsent, snapshots included:
+   * checked before a frame is queued, so one large snapshot on an empty queue always goes out.
+   */
+  private queuedPastBytes(): boolean {
+    if (this.queue.bytes <= this.config.maxQueuedBytes) return false;
+    this.dropTooSlow();
+    return true;
+  }
+
+  /** Past maxQueuedFrames must-deliver items the client is dropped. */
+  private scheduleOrDrop(): void {
+    if (this.queue.mustDeliver > this.config.maxQueuedFrames) this.dropTooSlow();
+    else this.schedule();
   }
 
   private schedule(): void {
@@ -126,6 +197,7 @@ export class ClientSession {
   }
 
   private dropTooSlow(): void {
+    if (this.socket.readyState !== OPEN) return;
     this.counters.tooSlow();
     this.close();
     this.socket.close(CLOSE_TOO_SLOW, "too slow: reconnect and resume");

@@ -19,6 +19,7 @@ describe("dashboard config", () => {
     const env = envConfig({
       TIDEMARK_DASHBOARD_PORT: "5000",
       TIDEMARK_DASHBOARD_ORIGINS: "http://a.test, http://b.test",
+      TIDEMARK_DASHBOARD_TOKEN: "read-token-1,read-token-2",
     });
     const c = resolveConfig(readConfigFile(file), env, { port: "6000", host: undefined });
     expect(c).toMatchObject({
@@ -27,7 +28,8 @@ describe("dashboard config", () => {
       nats: "nats://file:4222",
       replayMs: 1_800_000,
       allowedOrigins: ["http://a.test", "http://b.test"],
-      readToken: null,
+      readTokens: ["read-token-1", "read-token-2"],
+      readToken: "read-token-1",
     });
     expect(resolveConfig().replayMs).toBe(3_600_000);
     // The NATS URL and credentials the way every role takes them; TIDEMARK_NATS_URL wins over TIDEMARK_NATS.
@@ -54,6 +56,30 @@ describe("dashboard config", () => {
     expect(resolveConfig().discardingPolicies).toEqual([]);
     writeFileSync(file, JSON.stringify({ policies: [{ ...policies[0], mode: "sometimes" }] }));
     expect(() => readConfigFile(file)).toThrow(/mode.*sometimes.*session metrics/);
+  });
+
+  it("refuses to serve off loopback without a read token, as ingest does", () => {
+    expect(() => resolveConfig({ host: "0.0.0.0" })).toThrow(
+      'dashboard setting "readToken" (--token, TIDEMARK_DASHBOARD_TOKEN, dashboard.readToken in the config file) no read token configured but host 0.0.0.0 is not loopback: set TIDEMARK_DASHBOARD_TOKEN or TIDEMARK_DASHBOARD_TOKEN_FILE, or "readToken" in the config file\'s dashboard section',
+    );
+    for (const host of ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
+      expect(resolveConfig({ host }).readTokens).toEqual([]);
+    expect(resolveConfig({ host: "10.1.2.3", readToken: "long-enough" }).readTokens).toEqual(["long-enough"]);
+  });
+
+  it("reads read tokens from a file (one a line) besides the environment, and refuses short ones", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
+    const file = join(dir, "tokens");
+    writeFileSync(file, "new-token-abc\n\nold-token-xyz\n");
+    const c = resolveConfig(
+      envConfig({ TIDEMARK_DASHBOARD_TOKEN_FILE: file, TIDEMARK_DASHBOARD_TOKEN: "env-token-1" }),
+    );
+    expect(c.readTokens).toEqual(["env-token-1", "new-token-abc", "old-token-xyz"]);
+    expect(() => resolveConfig({ readTokenFile: join(dir, "missing") })).toThrow(
+      /"readTokenFile" \(--token-file, TIDEMARK_DASHBOARD_TOKEN_FILE, .*\) cannot be read \(ENOENT\)/,
+    );
+    expect(() => resolveConfig({ readTokens: ["with space"] })).toThrow(/printable characters without spaces/);
+    expect(() => resolveConfig({ tlsCertFile: "/x.pem" })).toThrow(/"tlsKeyFile" .* is missing: give both/);
   });
 
   it("names the field and the fix when a value is wrong", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseDuration, validateCoreConfig } from "@tidemark/engine/core";
+import { validateCoreConfig } from "@tidemark/engine/core";
 import {
   isAlertsConfig,
   NO_ALERTS,
@@ -10,6 +10,7 @@ import {
   type AlertsConfig,
 } from "./alerts/alerts-config.js";
 import { DashboardError } from "./errors.js";
+import { bad, duration, ENV, int, isLoopback, list, optionalStr, readTokensOf, str } from "./config-values.js";
 
 /**
  * The dashboard server's configuration: parsed once, validated, frozen (docs/websocket-protocol.md,
@@ -36,8 +37,27 @@ export interface DashboardConfig {
   readonly promMaxWindows: number;
   /** Extra allowed WebSocket origins; the server's own origin is always allowed. */
   readonly allowedOrigins: readonly string[];
-  /** When set, REST and WebSocket need `?token=` or `Authorization: Bearer`. */
+  /**
+   * Read tokens (several while one is rotated out; docs/security.md): when any is set, REST, the
+   * Prometheus API and the WebSocket need one. Off loopback at least one is required.
+   */
+  readonly readTokens: readonly string[];
+  /** The first read token, or null (kept for callers that know one token only). */
   readonly readToken: string | null;
+  /** Host header values (host or host:port) served when no read token is set (DNS rebinding; docs/security.md). */
+  readonly allowedHosts: readonly string[];
+  /** TLS certificate and key files (PEM); both or neither. */
+  readonly tlsCertFile: string | null;
+  readonly tlsKeyFile: string | null;
+  /** WebSocket clients at once, in all and per remote address. */
+  readonly maxClients: number;
+  readonly maxClientsPerAddress: number;
+  /** Panels one client may subscribe to at once. */
+  readonly maxPanelsPerClient: number;
+  /** Bytes queued for one client (snapshots included) before it is disconnected to resume later. */
+  readonly maxQueuedBytes: number;
+  /** Subscribe frames per second per client (a bucket of this many, refilled at this rate). */
+  readonly subscribesPerSecond: number;
   /** A client whose socket holds more than this many unsent bytes gets coalesced early panes. */
   readonly sendBufferBytes: number;
   /** Early panes queued per slow client; beyond it the oldest early panes are dropped (counted). */
@@ -64,7 +84,9 @@ export interface DashboardConfig {
 
 /** Layer keys that are not settings of their own: they override a part of `alerts`. */
 const ALERT_OVERRIDES = ["alertmanagers", "alertsExternalUrl"] as const;
-type InputKey = keyof DashboardConfig | (typeof ALERT_OVERRIDES)[number];
+/** Layer keys read into `readTokens` besides `readToken` (a token or comma list) and `readTokens` (a list). */
+const TOKEN_INPUTS = ["readTokenFile"] as const;
+export type InputKey = keyof DashboardConfig | (typeof ALERT_OVERRIDES)[number] | (typeof TOKEN_INPUTS)[number];
 
 /** What each layer may set; values are strings (env, flags) or JSON values (file). */
 export type DashboardConfigInput = Partial<Record<InputKey, unknown>>;
@@ -82,7 +104,16 @@ const DEFAULTS: DashboardConfig = {
   promWindowsPerSeries: 8640,
   promMaxWindows: 1_000_000,
   allowedOrigins: [],
+  readTokens: [],
   readToken: null,
+  allowedHosts: [],
+  tlsCertFile: null,
+  tlsKeyFile: null,
+  maxClients: 500,
+  maxClientsPerAddress: 32,
+  maxPanelsPerClient: 256,
+  maxQueuedBytes: 64 * 1024 * 1024,
+  subscribesPerSecond: 20,
   sendBufferBytes: 256 * 1024,
   maxQueuedEarly: 2000,
   maxQueuedFrames: 20_000,
@@ -91,23 +122,6 @@ const DEFAULTS: DashboardConfig = {
   logLevel: "info",
   discardingPolicies: [],
   alerts: NO_ALERTS,
-};
-
-/** Env names, in increasing precedence where two set the same setting. */
-const ENV: Record<string, InputKey> = {
-  TIDEMARK_DASHBOARD_HOST: "host",
-  TIDEMARK_DASHBOARD_PORT: "port",
-  TIDEMARK_NATS: "nats",
-  TIDEMARK_NATS_URL: "nats",
-  TIDEMARK_NATS_USER: "natsUser",
-  TIDEMARK_NATS_PASSWORD: "natsPassword",
-  TIDEMARK_NATS_TOKEN: "natsToken",
-  TIDEMARK_DASHBOARD_REPLAY: "replayMs",
-  TIDEMARK_DASHBOARD_ORIGINS: "allowedOrigins",
-  TIDEMARK_DASHBOARD_TOKEN: "readToken",
-  TIDEMARK_LOG_LEVEL: "logLevel",
-  TIDEMARK_ALERTMANAGERS: "alertmanagers",
-  TIDEMARK_ALERTS_EXTERNAL_URL: "alertsExternalUrl",
 };
 
 /**
@@ -172,11 +186,27 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
   const merged: Record<string, unknown> = { ...DEFAULTS };
   for (const layer of layers) for (const [k, v] of Object.entries(layer)) if (v !== undefined) merged[k] = v;
   const unknown = Object.keys(merged).filter(
-    (k) => !(k in DEFAULTS) && !(ALERT_OVERRIDES as readonly string[]).includes(k),
+    (k) => !(k in DEFAULTS) && ![...ALERT_OVERRIDES, ...TOKEN_INPUTS].includes(k as never),
   );
   if (unknown.length > 0) bad(unknown[0] ?? "", "is not a dashboard setting", Object.keys(DEFAULTS).join(", "));
+  const readTokens = Object.freeze(readTokensOf(merged));
+  const host = str(merged, "host");
+  if (readTokens.length === 0 && !isLoopback(host))
+    bad(
+      "readToken",
+      `no read token configured but host ${host} is not loopback`,
+      'set TIDEMARK_DASHBOARD_TOKEN or TIDEMARK_DASHBOARD_TOKEN_FILE, or "readToken" in the config file\'s dashboard section',
+    );
+  const tlsCertFile = optionalStr(merged, "tlsCertFile");
+  const tlsKeyFile = optionalStr(merged, "tlsKeyFile");
+  if ((tlsCertFile === null) !== (tlsKeyFile === null))
+    bad(
+      tlsCertFile === null ? "tlsCertFile" : "tlsKeyFile",
+      "is missing",
+      "give both tlsCertFile and tlsKeyFile, or neither",
+    );
   return Object.freeze({
-    host: str(merged, "host"),
+    host,
     port: int(merged, "port", 0, 65535),
     nats: str(merged, "nats"),
     natsUser: optionalStr(merged, "natsUser"),
@@ -188,7 +218,16 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     promWindowsPerSeries: int(merged, "promWindowsPerSeries", 1, 10_000_000),
     promMaxWindows: int(merged, "promMaxWindows", 10, 1_000_000_000),
     allowedOrigins: Object.freeze(list(merged, "allowedOrigins")),
-    readToken: optionalStr(merged, "readToken"),
+    readTokens,
+    readToken: readTokens[0] ?? null,
+    allowedHosts: Object.freeze(list(merged, "allowedHosts").map((h) => h.toLowerCase())),
+    tlsCertFile,
+    tlsKeyFile,
+    maxClients: int(merged, "maxClients", 1, 1_000_000),
+    maxClientsPerAddress: int(merged, "maxClientsPerAddress", 1, 1_000_000),
+    maxPanelsPerClient: int(merged, "maxPanelsPerClient", 1, 1_000_000),
+    maxQueuedBytes: int(merged, "maxQueuedBytes", 64 * 1024, 2 ** 40),
+    subscribesPerSecond: int(merged, "subscribesPerSecond", 1, 1_000_000),
     sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),
     maxQueuedEarly: int(merged, "maxQueuedEarly", 1, 10_000_000),
     maxQueuedFrames: int(merged, "maxQueuedFrames", 1, 10_000_000),
@@ -209,61 +248,4 @@ function alertsOf(merged: Record<string, unknown>): AlertsConfig {
     { alertmanagers: merged["alertmanagers"], externalUrl: merged["alertsExternalUrl"] },
     "TIDEMARK_ALERTMANAGERS / TIDEMARK_ALERTS_EXTERNAL_URL / --alertmanager",
   );
-}
-
-/** Flags that set a setting, so an error names what the user typed. */
-const FLAGS: Partial<Record<keyof DashboardConfig, string>> = {
-  host: "--host",
-  port: "--port",
-  nats: "--nats",
-  replayMs: "--replay",
-  readToken: "--token",
-};
-
-function bad(field: string, what: string, hint: string): never {
-  const env = Object.entries(ENV)
-    .filter(([, k]) => k === field)
-    .map(([name]) => name);
-  const where = [FLAGS[field as keyof DashboardConfig], ...env, `dashboard.${field} in the config file`]
-    .filter(Boolean)
-    .join(", ");
-  throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard setting "${field}" (${where}) ${what}: ${hint}`);
-}
-
-function str(o: Record<string, unknown>, k: string): string {
-  const v = o[k];
-  if (typeof v !== "string" || v === "")
-    bad(k, `must be a non-empty string, got ${JSON.stringify(v)}`, "set it or leave it out");
-  return v;
-}
-
-function optionalStr(o: Record<string, unknown>, k: string): string | null {
-  return o[k] === null || o[k] === "" ? null : str(o, k);
-}
-
-function int(o: Record<string, unknown>, k: string, min: number, max: number): number {
-  const v = o[k];
-  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
-    bad(k, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`, "fix the value");
-  return n;
-}
-
-function duration(o: Record<string, unknown>, k: string): number {
-  try {
-    return parseDuration(o[k] as string | number);
-  } catch {
-    return bad(k, `must be a duration, got ${JSON.stringify(o[k])}`, "write e.g. 500ms, 10s, 1m, 1h");
-  }
-}
-
-function list(o: Record<string, unknown>, k: string): string[] {
-  const v = o[k];
-  if (typeof v === "string")
-    return v
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s !== "");
-  if (Array.isArray(v) && v.every((s) => typeof s === "string")) return v;
-  return bad(k, `must be a list of strings (or a comma-separated string), got ${JSON.stringify(v)}`, "fix the value");
 }

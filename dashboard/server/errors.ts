@@ -8,6 +8,11 @@ export type DashboardErrorCode =
   | "TM_DASHBOARD_ORIGIN_REJECTED"
   | "TM_DASHBOARD_APP_MISSING"
   | "TM_DASHBOARD_LISTEN_FAILED"
+  // Security and limits (docs/security.md).
+  | "TM_DASHBOARD_HOST_REJECTED"
+  | "TM_DASHBOARD_LIMIT"
+  | "TM_DASHBOARD_TLS"
+  | "TM_DASHBOARD_INTERNAL"
   // The unified config's sections the dashboard validates (docs/operations.md, "Alerts").
   | "TM_CONFIG_INVALID"
   // The Prometheus query API (docs/prometheus-api.md, "Errors").

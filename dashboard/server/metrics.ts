@@ -43,6 +43,22 @@ export function dashboardMetrics() {
       help: "Clients disconnected for falling too far behind on must-deliver panes",
       registers: [registry],
     }),
+    wsLimited: new Counter({
+      name: "tidemark_dashboard_ws_limited_total",
+      help: "WebSocket connections or frames refused by a limit (docs/security.md), by limit",
+      labelNames: ["limit"],
+      registers: [registry],
+    }),
+    wsAuthFailures: new Counter({
+      name: "tidemark_dashboard_ws_auth_failures_total",
+      help: "WebSocket connections closed for a missing or wrong read token in the first frame",
+      registers: [registry],
+    }),
+    hostRejected: new Counter({
+      name: "tidemark_dashboard_host_rejected_total",
+      help: "HTTP requests refused for a Host not allowed without a read token (DNS rebinding)",
+      registers: [registry],
+    }),
     panesApplied: new Counter({
       name: "tidemark_dashboard_panes_applied_total",
       help: "Panes from TM_PANES stored as the newest of their id",

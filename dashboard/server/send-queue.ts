@@ -20,6 +20,7 @@ export class SendQueue {
   private readonly early = new Map<string, number>();
   private statusAt = -1;
   private nonEarly = 0;
+  private queuedBytes = 0;
 
   constructor(
     private readonly maxEarly: number,
@@ -28,6 +29,11 @@ export class SendQueue {
 
   get length(): number {
     return this.items.length - this.head;
+  }
+
+  /** Bytes of the queued frames and panes (a pane counts its JSON). */
+  get bytes(): number {
+    return this.queuedBytes;
   }
 
   /** Queued items that are neither early panes nor status frames. */
@@ -39,6 +45,7 @@ export class SendQueue {
     const id = stored.pane.id;
     const queued = this.early.get(id);
     if (queued !== undefined) {
+      this.forget(this.items[queued]);
       this.items[queued] = null;
       this.early.delete(id);
       this.counters.coalesced();
@@ -47,18 +54,24 @@ export class SendQueue {
       if (this.early.size >= this.maxEarly) this.dropOldestEarly();
       this.early.set(id, this.items.length);
     } else this.nonEarly++;
+    this.queuedBytes += stored.json.length;
     this.items.push({ pane: stored });
   }
 
   pushFrame(frame: string): void {
     this.nonEarly++;
+    this.queuedBytes += frame.length;
     this.items.push({ frame });
   }
 
   /** Queues a status frame, replacing a status frame still waiting. */
   pushStatus(frame: string): void {
-    if (this.statusAt >= this.head && this.items[this.statusAt]) this.items[this.statusAt] = null;
+    if (this.statusAt >= this.head && this.items[this.statusAt]) {
+      this.forget(this.items[this.statusAt]);
+      this.items[this.statusAt] = null;
+    }
     this.statusAt = this.items.length;
+    this.queuedBytes += frame.length;
     this.items.push({ frame, status: true });
   }
 
@@ -68,6 +81,7 @@ export class SendQueue {
     const first = this.items[this.head];
     if (!first) return undefined;
     if ("frame" in first) {
+      this.forget(first);
       this.items[this.head++] = null;
       if (!first.status) this.nonEarly--;
       this.compact();
@@ -78,6 +92,7 @@ export class SendQueue {
       const item = this.items[this.head];
       if (item && "frame" in item) break;
       if (item) {
+        this.forget(item);
         run.push(item.pane);
         if (item.pane.pane.kind === "early") this.early.delete(item.pane.pane.id);
         else this.nonEarly--;
@@ -91,9 +106,14 @@ export class SendQueue {
   private dropOldestEarly(): void {
     const oldest = this.early.entries().next().value;
     if (!oldest) return;
+    this.forget(this.items[oldest[1]]);
     this.items[oldest[1]] = null;
     this.early.delete(oldest[0]);
     this.counters.dropped();
+  }
+
+  private forget(item: QueueItem | null | undefined): void {
+    if (item) this.queuedBytes -= "frame" in item ? item.frame.length : item.pane.json.length;
   }
 
   private skipHoles(): void {

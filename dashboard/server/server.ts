@@ -8,18 +8,17 @@ import { alertMetrics } from "./alerts/alert-metrics.js";
 import { alertRoutes } from "./alerts/alert-routes.js";
 import { startAlerting, type Alerting } from "./alerts/alerting.js";
 import { apiRoutes } from "./api-routes.js";
-import { guard } from "./auth.js";
-import { parseClientFrame } from "./client-frame.js";
-import type { ClientSocket } from "./client-session.js";
+import { guard, hostGuard, WS_PROTOCOL } from "./auth.js";
 import type { DashboardConfig } from "./config.js";
 import { DashboardError } from "./errors.js";
 import { createFanout, type Fanout } from "./fanout.js";
-import { frame } from "./frames.js";
+import { answerErrors, httpsOptions, redactUrl, requestForLog, securityHeaders } from "./http-hardening.js";
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
 import { PaneSamples } from "./prom/pane-samples.js";
 import { promApi } from "./prom/prom-api.js";
 import { within } from "./within.js";
+import { serveConnection, type WsSocket } from "./ws-connection.js";
 
 /** How long a close waits for the HTTP connections to end, before cutting them and again after. */
 const CLOSE_WAIT_MS = 3_000;
@@ -29,12 +28,6 @@ export interface DashboardServer {
   readonly url: string;
   readonly fanout: Fanout;
   close(): Promise<void>;
-}
-
-/** Socket events the server listens to (a `ws` WebSocket). */
-interface WsSocket extends ClientSocket {
-  on(event: "message", cb: (data: Buffer) => void): void;
-  on(event: "close", cb: () => void): void;
 }
 
 /** Starts the dashboard: HTTP + WebSocket server, and the TM_PANES / tm.status feed. */
@@ -50,8 +43,27 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   fanout.store.observe((pane) => samples.apply(pane));
   /** Set up once the server listens (alerts link to its URL), before the feed starts. */
   const alerting: { current?: Alerting } = {};
-  const app = Fastify({ loggerInstance: log.child({ component: "http" }, { level: "warn" }) as FastifyBaseLogger });
-  await app.register(fastifyWebsocket, { options: { maxPayload: 1 << 20 } });
+  const app = Fastify({
+    loggerInstance: log.child(
+      { component: "http" },
+      { level: "warn", serializers: { req: requestForLog } },
+    ) as unknown as FastifyBaseLogger,
+    ...httpsOptions(config),
+  }) as unknown as FastifyInstance;
+  // A client offering the `tidemark` protocol (with its token protocol) gets it selected (docs/security.md).
+  await app.register(fastifyWebsocket, {
+    options: {
+      maxPayload: 1 << 20,
+      handleProtocols: (offered: Set<string>) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    },
+  });
+  app.addHook("onRequest", async (req, reply) => {
+    const refused = hostGuard(config);
+    await refused(req, reply);
+    if (reply.sent) metrics.hostRejected.inc();
+  });
+  app.addHook("onSend", securityHeaders);
+  app.setErrorHandler(answerErrors);
 
   app.get("/metrics", async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
@@ -66,28 +78,16 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   });
   app.register(promApi(config, samples));
   app.register(async (ws) => {
-    ws.addHook("preValidation", guard(config, true));
-    ws.get("/ws", { websocket: true }, (socket: WsSocket) => {
-      const session = fanout.hub.attach(socket);
-      log.info({ clients: fanout.hub.clients }, "dashboard client connected");
-      socket.on("message", (data) => {
-        try {
-          const f = parseClientFrame(data.toString("utf8"));
-          if (f.type === "subscribe") session.subscribe(f.panels, f.since);
-          else if (f.type === "unsubscribe") session.unsubscribe(f.panels);
-          else session.sendControl(frame({ type: "pong" }));
-        } catch (err) {
-          const e = err as DashboardError;
-          session.sendControl(
-            frame({ type: "error", code: e.code ?? "TM_DASHBOARD_FRAME_INVALID", message: e.message }),
-          );
-        }
-      });
-      socket.on("close", () => {
-        fanout.hub.detach(session);
-        log.info({ clients: fanout.hub.clients }, "dashboard client disconnected");
-      });
-    });
+    ws.addHook("preValidation", guard(config, true, true));
+    ws.get("/ws", { websocket: true }, (socket: WsSocket, req) =>
+      serveConnection(socket, req, {
+        config,
+        hub: fanout.hub,
+        metrics,
+        onAttach: () => log.info({ clients: fanout.hub.clients }, "dashboard client connected"),
+        onDetach: () => log.info({ clients: fanout.hub.clients }, "dashboard client disconnected"),
+      }),
+    );
   });
   await serveApp(app, config, log);
 
@@ -102,7 +102,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  const url = `${config.tlsCertFile ? "https" : "http"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   const alerts = startAlerting(
     config.alerts,
     config.alerts.externalUrl ?? url,
@@ -130,7 +130,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     },
   });
   log.info(
-    { url, nats: config.nats, replayMs: config.replayMs, alertRules: config.alerts.rules.length },
+    { url, nats: redactUrl(config.nats), replayMs: config.replayMs, alertRules: config.alerts.rules.length },
     "dashboard listening",
   );
   return {

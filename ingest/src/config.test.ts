@@ -110,4 +110,32 @@ describe("ingest config", () => {
       /flag --partition-by.*"service" or "service\+route"/,
     );
   });
+
+  it("reads tokens from a file beside the environment, and the limits, timeouts and TLS files by every name", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tm-ingest-config-"));
+    const tokens = join(dir, "tokens");
+    writeFileSync(tokens, "file-token-aaaa\n\nfile-token-bbbb\n");
+    const c = loadIngestConfig({
+      env: {
+        TIDEMARK_INGEST_TOKENS: "env-token-1111",
+        TIDEMARK_INGEST_TOKENS_FILE: tokens,
+        TIDEMARK_INGEST_TOKEN_RATE: "50",
+        TIDEMARK_INGEST_BODY_IDLE_TIMEOUT: "2s",
+      },
+      flags: { "token-concurrency": "4", "request-timeout": "30s", host: "0.0.0.0" },
+      configFile: configFile({ ingest: { maxIdempotencyKeys: 10 } }),
+    });
+    expect(c.tokens).toEqual(["env-token-1111", "file-token-aaaa", "file-token-bbbb"]);
+    expect(c).toMatchObject({ tokenRate: 50, tokenConcurrency: 4, bodyIdleTimeoutMs: 2000, requestTimeoutMs: 30_000 });
+    expect(c.maxIdempotencyKeys).toBe(10);
+    expect(errorOf(() => loadIngestConfig({ env: { TIDEMARK_INGEST_TOKENS_FILE: join(dir, "none") } })).message).toBe(
+      `config tokensFile: cannot read ${join(dir, "none")} (ENOENT): give a readable file of tokens, one a line`,
+    );
+    expect(errorOf(() => loadIngestConfig({ flags: { "tls-cert": "/c.pem" } })).message).toBe(
+      "config tlsKey: is missing: give both tlsCert and tlsKey, or neither",
+    );
+    expect(errorOf(() => loadIngestConfig({ flags: { "token-rate": "fast" } })).message).toContain(
+      "flag --token-rate: must be a whole number from 0 to 10000000",
+    );
+  });
 });

@@ -9,9 +9,8 @@
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { parseDuration } from "@tidemark/engine/core";
 import { DEFAULT_PARTITIONS, type PartitionBy } from "@tidemark/engine/protocol";
-import { IngestError } from "./errors.js";
+import { fail, FIELDS, parseTokens } from "./config-fields.js";
 
 export interface IngestConfig {
   readonly host: string;
@@ -39,6 +38,19 @@ export interface IngestConfig {
   /** Least time between two punctuation rounds after published events; 0: none (nats/punctuation.ts). */
   readonly punctuationMs: number;
   readonly logLevel: string;
+  /** A file of more bearer tokens, one a line (docs/security.md); null: none. */
+  readonly tokensFile: string | null;
+  /** Requests per second per token (0: no limit) and requests in flight per token (0: no limit). */
+  readonly tokenRate: number;
+  readonly tokenConcurrency: number;
+  /** A request body that sends nothing for this long answers 408; a whole request (headers and body) longer than requestTimeoutMs is cut (408). */
+  readonly bodyIdleTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** Idempotency keys remembered for the 409 on a reused key (docs/security.md, "Idempotency"). */
+  readonly maxIdempotencyKeys: number;
+  /** TLS certificate and key files (PEM): both or neither. */
+  readonly tlsCertFile: string | null;
+  readonly tlsKeyFile: string | null;
 }
 
 export type IngestConfigInput = { [K in keyof IngestConfig]?: unknown };
@@ -61,6 +73,14 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   heartbeatMs: 1_000,
   punctuationMs: 100,
   logLevel: "info",
+  tokensFile: null,
+  tokenRate: 1000,
+  tokenConcurrency: 64,
+  bodyIdleTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  maxIdempotencyKeys: 100_000,
+  tlsCertFile: null,
+  tlsKeyFile: null,
 });
 
 /** Names of each field in the config file's `ingest` section, the environment and the flags. */
@@ -80,6 +100,14 @@ const FILE_KEYS: Record<string, keyof IngestConfig> = {
   heartbeatInterval: "heartbeatMs",
   punctuationInterval: "punctuationMs",
   logLevel: "logLevel",
+  tokensFile: "tokensFile",
+  tokenRate: "tokenRate",
+  tokenConcurrency: "tokenConcurrency",
+  bodyIdleTimeout: "bodyIdleTimeoutMs",
+  requestTimeout: "requestTimeoutMs",
+  maxIdempotencyKeys: "maxIdempotencyKeys",
+  tlsCert: "tlsCertFile",
+  tlsKey: "tlsKeyFile",
 };
 const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_INGEST_HOST: "host",
@@ -89,6 +117,14 @@ const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_PARTITION_BY: "partitionBy",
   TIDEMARK_INGEST_TOKENS: "tokens",
   TIDEMARK_LOG_LEVEL: "logLevel",
+  TIDEMARK_INGEST_TOKENS_FILE: "tokensFile",
+  TIDEMARK_INGEST_TOKEN_RATE: "tokenRate",
+  TIDEMARK_INGEST_TOKEN_CONCURRENCY: "tokenConcurrency",
+  TIDEMARK_INGEST_BODY_IDLE_TIMEOUT: "bodyIdleTimeoutMs",
+  TIDEMARK_INGEST_REQUEST_TIMEOUT: "requestTimeoutMs",
+  TIDEMARK_INGEST_MAX_IDEMPOTENCY_KEYS: "maxIdempotencyKeys",
+  TIDEMARK_INGEST_TLS_CERT: "tlsCertFile",
+  TIDEMARK_INGEST_TLS_KEY: "tlsKeyFile",
 };
 const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   host: "host",
@@ -97,6 +133,14 @@ const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   "partition-count": "partitionCount",
   "partition-by": "partitionBy",
   "log-level": "logLevel",
+  "tokens-file": "tokensFile",
+  "token-rate": "tokenRate",
+  "token-concurrency": "tokenConcurrency",
+  "body-idle-timeout": "bodyIdleTimeoutMs",
+  "request-timeout": "requestTimeoutMs",
+  "max-idempotency-keys": "maxIdempotencyKeys",
+  "tls-cert": "tlsCertFile",
+  "tls-key": "tlsKeyFile",
 };
 
 export interface IngestConfigSources {
@@ -129,13 +173,31 @@ export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfi
   for (const layer of layers) {
     for (const [key, [raw, where]] of layer) out[key] = FIELDS[key](raw, where);
   }
-  const config = out as unknown as IngestConfig;
+  const config = withTokensFile(out as unknown as IngestConfig);
+  if ((config.tlsCertFile === null) !== (config.tlsKeyFile === null))
+    fail(config.tlsCertFile === null ? "tlsCert" : "tlsKey", "is missing: give both tlsCert and tlsKey, or neither");
   if (config.tokens.length === 0 && !isLoopback(config.host))
     fail(
       "tokens",
       `no bearer tokens configured but host ${config.host} is not loopback: set TIDEMARK_INGEST_TOKENS or "tokens" in the config file`,
     );
   return Object.freeze({ ...config, tokens: Object.freeze([...config.tokens]) });
+}
+
+/** The configured tokens and those of `tokensFile` (one a line), validated alike. */
+function withTokensFile(config: IngestConfig): IngestConfig {
+  if (config.tokensFile === null) return config;
+  let text: string;
+  try {
+    text = readFileSync(config.tokensFile, "utf8");
+  } catch (err) {
+    fail(
+      "tokensFile",
+      `cannot read ${config.tokensFile} (${(err as NodeJS.ErrnoException).code ?? "error"}): give a readable file of tokens, one a line`,
+    );
+  }
+  const more = parseTokens(text.split(/\r?\n/).join(","), `tokens in ${config.tokensFile}`) as string[];
+  return { ...config, tokens: [...new Set([...config.tokens, ...more])] };
 }
 
 /** Shorthand for programmatic use (tests, `tidemark up`): defaults < overrides. */
@@ -196,80 +258,6 @@ function namedLayer(
   return layer;
 }
 
-function fail(field: string, message: string): never {
-  throw new IngestError("TM_INGEST_CONFIG", `config ${field}: ${message}`);
-}
-
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."));
 }
-
-type FieldParser = (raw: unknown, where: string) => unknown;
-
-/** One NATS URL or a comma list (any server of a cluster is enough to join it). */
-const NATS_URLS = /^(nats|tls|ws|wss):\/\/[^\s,]+(\s*,\s*(nats|tls|ws|wss):\/\/[^\s,]+)*$/;
-
-function int(min: number, max: number): FieldParser {
-  return (raw, where) => {
-    const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
-    if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
-      fail(where, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-    return n;
-  };
-}
-
-function duration(min: number): FieldParser {
-  return (raw, where) => {
-    let ms: number;
-    try {
-      ms = parseDuration(raw as string | number);
-    } catch {
-      fail(where, `must be a duration like 500ms, 10s, 5m, 24h, got ${JSON.stringify(raw)}`);
-    }
-    if (ms < min) fail(where, `must be at least ${min} ms, got ${JSON.stringify(raw)}`);
-    return ms;
-  };
-}
-
-function text(pattern: RegExp, hint: string): FieldParser {
-  return (raw, where) => {
-    if (typeof raw !== "string" || !pattern.test(raw)) fail(where, `${hint}, got ${JSON.stringify(raw)}`);
-    return raw;
-  };
-}
-
-const parseTokens: FieldParser = (raw, where) => {
-  const list =
-    typeof raw === "string"
-      ? raw
-          .split(",")
-          .map((t) => t.trim())
-          .filter((t) => t !== "")
-      : raw;
-  if (!Array.isArray(list) || list.some((t) => typeof t !== "string" || !/^[\x21-\x7e]{8,}$/.test(t)))
-    fail(where, "must be a comma list (or array) of tokens of at least 8 printable characters without spaces");
-  return list as string[];
-};
-
-const FIELDS: Record<keyof IngestConfig, FieldParser> = {
-  host: text(/^[\w.:-]+$/, "must be a host name or IP address"),
-  port: int(0, 65_535),
-  natsUrl: text(NATS_URLS, "must be a NATS URL such as nats://127.0.0.1:4222, or a comma list of them"),
-  partitionCount: int(1, 4096),
-  partitionBy: text(/^(service|service\+route)$/, `must be "service" or "service+route"`),
-  tokens: parseTokens,
-  maxBodyBytes: int(1024, 1024 * 1024 * 1024),
-  maxEventsPerRequest: int(1, 10_000_000),
-  maxStringLength: int(1, 65_536),
-  maxFutureSkewMs: duration(0),
-  maxAgeMs: duration(1000),
-  maxInFlightBytes: int(1024, 16 * 1024 * 1024 * 1024),
-  ackTimeoutMs: duration(10),
-  retryAfterS: int(1, 3600),
-  heartbeatMs: duration(10),
-  punctuationMs: duration(0),
-  logLevel: text(
-    /^(fatal|error|warn|info|debug|trace|silent)$/,
-    "must be one of fatal, error, warn, info, debug, trace, silent",
-  ),
-};

@@ -13,9 +13,14 @@ export interface IngestMetrics {
   readonly batchEvents: Histogram;
   readonly inFlightBytes: Gauge;
   readonly heartbeatFailures: Counter;
+  /** Requests refused by a limit (docs/security.md, "Ingest limits"), by limit. */
+  readonly limited: Counter<"limit">;
+  readonly idempotencyConflicts: Counter;
+  readonly idempotencyKeysEvicted: Counter;
+  readonly idempotencyKeys: Gauge;
 }
 
-export function createIngestMetrics(inFlight: () => number): IngestMetrics {
+export function createIngestMetrics(inFlight: () => number, idempotencyKeys: () => number = () => 0): IngestMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tidemark_ingest_" });
   // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
@@ -79,6 +84,30 @@ export function createIngestMetrics(inFlight: () => number): IngestMetrics {
       name: "tidemark_ingest_heartbeat_failures_total",
       help: "Heartbeat rounds that failed",
       registers,
+    }),
+    limited: new Counter({
+      name: "tidemark_ingest_limited_total",
+      help: "Write requests refused by a limit: rate and concurrency per token (429), body idle (408)",
+      labelNames: ["limit"],
+      registers,
+    }),
+    idempotencyConflicts: new Counter({
+      name: "tidemark_ingest_idempotency_conflicts_total",
+      help: "Write requests refused with 409: a key reused with another body within the deduplication window",
+      registers,
+    }),
+    idempotencyKeysEvicted: new Counter({
+      name: "tidemark_ingest_idempotency_keys_evicted_total",
+      help: "Idempotency keys forgotten before the deduplication window ended (maxIdempotencyKeys reached)",
+      registers,
+    }),
+    idempotencyKeys: new Gauge({
+      name: "tidemark_ingest_idempotency_keys",
+      help: "Idempotency keys remembered now",
+      registers,
+      collect() {
+        this.set(idempotencyKeys());
+      },
     }),
   };
 }

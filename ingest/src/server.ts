@@ -13,6 +13,10 @@ import { registerHealthRoutes } from "./http/health-routes.js";
 import { InFlightBudget } from "./http/in-flight-budget.js";
 import { registerTracesRoute } from "./http/traces-route.js";
 import { WritePipeline } from "./http/write-pipeline.js";
+import { IdempotencyKeys } from "./http/idempotency-keys.js";
+import { TokenLimits } from "./http/token-limits.js";
+import { redactUrl, tlsOptions } from "./http/tls-options.js";
+import { eventsStreamSpec } from "@tidemark/engine/nats";
 import { createIngestMetrics } from "./metrics.js";
 import { EventPublisher } from "./nats/event-publisher.js";
 import { Heartbeat } from "./nats/heartbeat.js";
@@ -38,7 +42,16 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     opts.logger ?? pino({ level: config.logLevel, base: { role: "ingest" }, redact: ["req.headers.authorization"] });
   const link = await NatsLink.open(config.natsUrl, log);
   const budget = new InFlightBudget(config.maxInFlightBytes);
-  const metrics = createIngestMetrics(() => budget.bytes);
+  const evicted = { count: (): void => undefined };
+  const keys = new IdempotencyKeys(eventsStreamSpec().duplicateWindowMs, config.maxIdempotencyKeys, () =>
+    evicted.count(),
+  );
+  const metrics = createIngestMetrics(
+    () => budget.bytes,
+    () => keys.size,
+  );
+  evicted.count = () => metrics.idempotencyKeysEvicted.inc();
+  const limits = new TokenLimits(config.tokenRate, config.tokenConcurrency, (limit) => metrics.limited.inc({ limit }));
   const clock = new IngestClock();
   const heartbeat = new Heartbeat(link, clock, config.partitionCount, config.ackTimeoutMs, metrics, log);
   const punctuation = new Punctuation(
@@ -66,7 +79,10 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: "idle",
-  });
+    // fastify's defaults are 0 (none): a request that never ends would hold its budget for ever.
+    requestTimeout: config.requestTimeoutMs,
+    ...tlsOptions(config),
+  }) as unknown as FastifyInstance;
   // Bodies are read by the write pipeline itself (limits, gzip, in-flight budget), never by fastify.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
@@ -76,6 +92,16 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   app.addHook("onSend", async (_req, reply) => {
     if (closing) reply.header("connection", "close");
   });
+  // A client error keeps its message; anything else answers 500 without internal text (logged instead).
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status < 500)
+      return reply.code(status).send({ error: { code: err.code ?? "TM_INGEST_BAD_REQUEST", message: err.message } });
+    log.error({ err, url: req.url }, "request failed");
+    return reply
+      .code(500)
+      .send({ error: { code: "TM_INGEST_INTERNAL", message: "internal error: the ingest log has the details" } });
+  });
   app.addHook("onResponse", async (req, reply) => {
     const endpoint = req.routeOptions.url;
     if (endpoint?.startsWith("/v1/"))
@@ -83,7 +109,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     if (reply.statusCode >= 500) log.warn({ url: req.url, status: reply.statusCode }, "request failed");
   });
 
-  const pipeline = new WritePipeline({ config, auth, budget, link, publisher, clock });
+  const pipeline = new WritePipeline({ config, auth, budget, link, publisher, clock, limits, keys, metrics });
   const bodyOpts = { ...config };
   registerEventsRoute(app, pipeline, bodyOpts, metrics);
   registerTracesRoute(app, pipeline, bodyOpts, metrics);
@@ -99,8 +125,8 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
-  log.info({ url, nats: config.natsUrl, partitionCount: config.partitionCount }, "ingest listening");
+  const url = `${config.tlsCertFile ? "https" : "http"}://${host}:${port}`;
+  log.info({ url, nats: redactUrl(config.natsUrl), partitionCount: config.partitionCount }, "ingest listening");
 
   return {
     url,

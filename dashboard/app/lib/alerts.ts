@@ -17,17 +17,17 @@ export function alertLine(a: ActiveAlert | AlertEvent): string {
 }
 
 /**
- * The in-app link of an alert: its generatorURL's view (search and panel), here, keeping the
- * page's read token (the server never puts the token in the alert).
+ * The in-app link of an alert: its generatorURL's view (search and panel), here. The read token
+ * stays out of it (the tab keeps it: read-token.ts).
  */
-export function alertHref(a: Pick<ActiveAlert, "generatorURL">, token: string | null): string {
+export function alertHref(a: Pick<ActiveAlert, "generatorURL">): string {
   let u: URL;
   try {
     u = new URL(a.generatorURL);
   } catch {
     return "";
   }
-  if (token !== null) u.searchParams.set("token", token);
+  u.searchParams.delete("token");
   return `${u.search}${u.hash}`;
 }
 

@@ -25,8 +25,10 @@ export class DashboardSocket {
   private closed = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
+  /** `token`: the read token, sent as the first frame of every connection (docs/websocket-protocol.md, "Auth"). */
   constructor(
     private readonly url: string,
+    private readonly token: string | null,
     private readonly events: SocketEvents,
   ) {}
 
@@ -51,10 +53,12 @@ export class DashboardSocket {
 
   private open(state: Connection): void {
     this.events.connection(state, this.url);
-    const ws = new WebSocket(this.url);
+    // Offering the `tidemark` protocol lets the token come in the first frame instead of the URL.
+    const ws = new WebSocket(this.url, ["tidemark"]);
     this.ws = ws;
     ws.onopen = () => {
       this.retryMs = 250;
+      if (this.token !== null) ws.send(JSON.stringify({ type: "auth", token: this.token }));
       this.events.connection("open", this.url);
       const since = this.book.cursor();
       const panels = [...this.panels.values()];

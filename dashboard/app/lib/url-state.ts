@@ -4,7 +4,7 @@ import type { PanelKind } from "./metrics.js";
 
 export type RangeName = "15m" | "1h" | "6h" | "custom";
 
-/** Everything the URL holds, so a view can be shared and reloaded. */
+/** Everything the URL holds, so a view can be shared and reloaded (never the read token: read-token.ts). */
 export interface ViewState {
   range: RangeName;
   /** Custom range bounds, ms (only with range = custom). */
@@ -19,7 +19,6 @@ export interface ViewState {
   /** Panels showing their newest window corrected (the nowcast); off unless named. */
   nowcast: Partial<Record<PanelKind, boolean>>;
   frontierBias: "countPct" | "errorRatePp" | "p99Pct" | "usersPct";
-  token: string | null;
 }
 
 export const RANGES: readonly RangeName[] = ["15m", "1h", "6h", "custom"];
@@ -46,7 +45,6 @@ export function parseView(search: string): ViewState {
     policies,
     nowcast,
     frontierBias: bias === "countPct" || bias === "p99Pct" || bias === "usersPct" ? bias : "errorRatePp",
-    token: q.get("token"),
   };
 }
 
@@ -63,7 +61,6 @@ export function viewToSearch(v: ViewState): string {
   for (const [panel, policy] of Object.entries(v.policies)) q.set(`policy.${panel}`, policy);
   for (const [panel, on] of Object.entries(v.nowcast)) if (on) q.set(`nowcast.${panel}`, "1");
   if (v.frontierBias !== "errorRatePp") q.set("bias", v.frontierBias);
-  if (v.token !== null) q.set("token", v.token);
   return `?${q.toString()}`;
 }
 

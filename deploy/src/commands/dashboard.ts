@@ -7,8 +7,11 @@ import { stopRequested } from "../stop-request.js";
 export const dashboard: Command = {
   summary: "serve the live dashboard (panes from TM_PANES, status from tm.status)",
   usage:
-    "tidemark dashboard [--port 3000] [--host 127.0.0.1] [--nats URL] [--config FILE] [--replay 1h] [--token T]\n" +
-    "                   [--alertmanager URL[,URL]]",
+    "tidemark dashboard [--port 3000] [--host 127.0.0.1] [--nats URL] [--config FILE] [--replay 1h]\n" +
+    "                   [--token-file FILE] [--tls-cert FILE --tls-key FILE] [--alertmanager URL[,URL]]\n" +
+    "                   [--max-clients 500] [--max-clients-per-address 32] [--max-panels 256]\n" +
+    "                   [--max-queued-bytes 67108864] [--subscribe-rate 20]\n" +
+    "  read tokens: TIDEMARK_DASHBOARD_TOKEN or --token-file (--token T shows in ps: discouraged)",
   async run(flags: Flags): Promise<number> {
     const { envConfig, readConfigFile, resolveConfig, startDashboard } = await import("@tidemark/dashboard");
     const file = flags.get("config");
@@ -18,6 +21,14 @@ export const dashboard: Command = {
       nats: flags.get("nats"),
       replayMs: flags.get("replay"),
       readToken: flags.get("token"),
+      readTokenFile: flags.get("token-file"),
+      tlsCertFile: flags.get("tls-cert"),
+      tlsKeyFile: flags.get("tls-key"),
+      maxClients: flags.get("max-clients"),
+      maxClientsPerAddress: flags.get("max-clients-per-address"),
+      maxPanelsPerClient: flags.get("max-panels"),
+      maxQueuedBytes: flags.get("max-queued-bytes"),
+      subscribesPerSecond: flags.get("subscribe-rate"),
       alertmanagers: flags.get("alertmanager"),
     });
     const server = await startDashboard(config);

@@ -14,11 +14,31 @@ export const ingest: Command = {
   summary: "HTTP ingest: NDJSON/JSON events and OTLP traces into JetStream TM_EVENTS",
   usage:
     "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partition-count 8]\n" +
-    "                [--partition-by service|service+route] [--log-level info]",
+    "                [--partition-by service|service+route] [--log-level info] [--tokens-file FILE]\n" +
+    "                [--tls-cert FILE --tls-key FILE] [--token-rate 1000] [--token-concurrency 64]\n" +
+    "                [--body-idle-timeout 10s] [--request-timeout 2m] [--max-idempotency-keys 100000]\n" +
+    "  tokens: TIDEMARK_INGEST_TOKENS, TIDEMARK_INGEST_TOKENS_FILE or --tokens-file (docs/security.md)",
   async run(flags: Flags): Promise<number> {
     const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
     // "partitions" is passed on so that the count's old flag is refused, naming the new one.
-    const names = ["port", "host", "nats", "partition-count", "partition-by", "partitions", "config", "log-level"];
+    const names = [
+      "port",
+      "host",
+      "nats",
+      "partition-count",
+      "partition-by",
+      "partitions",
+      "config",
+      "log-level",
+      "tokens-file",
+      "tls-cert",
+      "tls-key",
+      "token-rate",
+      "token-concurrency",
+      "body-idle-timeout",
+      "request-timeout",
+      "max-idempotency-keys",
+    ];
     const config = loadIngestConfig({
       flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])),
       env: process.env,

@@ -2,7 +2,9 @@ import { resolve } from "node:path";
 import type { Flags } from "../args.js";
 import type { Command } from "../command.js";
 import { natsCredentialEnv } from "../config/nats-env.js";
-import { localIngestToken, tokenList } from "../config/ingest-token.js";
+import { dashboardToken, DASHBOARD_TOKEN_FILE, type DashboardToken } from "../config/dashboard-token.js";
+import { localIngestToken, localToken, tokenList } from "../config/ingest-token.js";
+import { NATS_TOKEN_FILE, writeNatsConfig } from "../nats/up-nats-config.js";
 import { availableParallelism } from "node:os";
 import {
   dashboardArgs,
@@ -64,20 +66,29 @@ export const up: Command = {
         workers: flags.int("workers", defaultWorkers(P, availableParallelism()), 1, P),
         mergePartitions: mergePartitionsOf(config, process.env),
       };
-      await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, process.env);
+      // A dashboard bound off loopback needs a read token: generated here when none is configured.
+      const read = dashboardToken(config, process.env);
+      await validateRoles({ config, natsUrl: "nats://127.0.0.1:4222", ...ports }, { ...process.env, ...read.env });
       await stopLeftovers(config.data, log);
-      const natsUrl = flags.get("nats") ?? config.nats.url ?? (await startNats(config, started, log));
-      const streams = await ensureStreams(natsUrl, config.nats);
+      const own = flags.get("nats") ?? config.nats.url;
+      const local = own === undefined ? await startNats(config, started, log) : undefined;
+      const natsUrl = own ?? (local?.url as string);
+      // Our own nats-server takes the generated token; a given one takes the configured credentials.
+      const nats = local ? { ...config.nats, user: undefined, password: undefined, token: local.token } : config.nats;
+      const streams = await ensureStreams(natsUrl, nats);
       log(
         `streams ${Object.entries(streams)
           .map(([name, how]) => `${name} (${how})`)
           .join(", ")}`,
       );
       const { token, created } = localIngestToken(config.data);
-      const env = {
+      const env: NodeJS.ProcessEnv = {
         ...process.env,
-        ...natsCredentialEnv(config.nats),
+        // Credentials of another NATS in the environment would win over our own server's token.
+        ...(local ? { TIDEMARK_NATS_USER: undefined, TIDEMARK_NATS_PASSWORD: undefined } : {}),
+        ...natsCredentialEnv(nats),
         ...sessionsEnv(config),
+        ...read.env,
         TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(","),
       };
       const ready = await startRoles({ config, natsUrl, ...ports }, env, started);
@@ -85,7 +96,7 @@ export const up: Command = {
       const dashboardUrl = String(ready.dashboard.dashboard);
       if (flags.bool("demo", config.demo.enabled)) await startDemo(flags, config, ingestUrl, env, started, log);
       else log("demo traffic off (--no-demo)");
-      printWelcome(log, { dashboardUrl, ingestUrl, token, created, data: config.data });
+      printWelcome(log, { dashboardUrl, ingestUrl, token, created, data: config.data, read });
       recordPids(config, started);
       const pids = Object.fromEntries(started.map((s) => [s.name, s.pid]));
       process.stdout.write(
@@ -93,7 +104,9 @@ export const up: Command = {
           dashboard: dashboardUrl,
           ingest: ingestUrl,
           nats: natsUrl,
+          ...(local ? { natsToken: local.token } : {}),
           token,
+          ...(read.token === null ? {} : { readToken: read.token }),
           data: config.data,
           engine: ready.engines[0]?.engine,
           engines: ready.engines.map((r) => r.engine),
@@ -145,20 +158,41 @@ function configuredTokens(config: TidemarkConfig): string[] {
   return [...fromEnv, ...(Array.isArray(fromFile) ? fromFile.map(String) : [])].filter((t) => t !== "");
 }
 
-async function startNats(config: TidemarkConfig, started: Stoppable[], log: Log): Promise<string> {
+/**
+ * Starts nats-server from a config file in <data> that requires a token (docs/security.md, "NATS
+ * under `up`"): generated once, kept in <data>/nats-token (0600) and handed to the server and
+ * the roles in the environment, so a local user cannot publish to tm.events.* past ingest.
+ */
+async function startNats(
+  config: TidemarkConfig,
+  started: Stoppable[],
+  log: Log,
+): Promise<{ url: string; token: string }> {
   const port = await preferredOrFreePort(config.nats.port);
   const monitorPort = await preferredOrFreePort(config.nats.monitorPort);
-  const nats = await spawnNatsServer({ port, monitorPort, storeDir: resolve(config.data, "nats"), detached: true });
+  const { token } = localToken(config.data, NATS_TOKEN_FILE);
+  const storeDir = resolve(config.data, "nats");
+  const configFile = writeNatsConfig(config.data, { port, monitorPort, storeDir });
+  const nats = await spawnNatsServer({
+    port,
+    monitorPort,
+    storeDir,
+    configFile,
+    detached: true,
+    env: { ...process.env, TIDEMARK_NATS_SERVER_TOKEN: token },
+  });
   started.push({
     name: "nats-server",
     pid: nats.pid,
-    markers: ["nats-server", nats.storeDir],
+    markers: ["nats-server", configFile],
     exited: nats.exited,
     stop: () => nats.stop(),
   });
   recordPids(config, started);
-  log(`started nats-server pid ${nats.pid} at ${nats.url} (monitor ${nats.monitorUrl}, store ${nats.storeDir})`);
-  return nats.url;
+  log(
+    `started nats-server pid ${nats.pid} at ${nats.url} (monitor ${nats.monitorUrl}, store ${nats.storeDir}; token in ${resolve(config.data, NATS_TOKEN_FILE)})`,
+  );
+  return { url: nats.url, token };
 }
 
 /** <data>/up.pids, for the next `up` should this one be killed (up-pids.ts). */
@@ -231,13 +265,20 @@ async function startDemo(
 
 function printWelcome(
   log: Log,
-  w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string },
+  w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string; read: DashboardToken },
 ): void {
   const sample = '{"service":"my-api","route":"GET /hello","status":200,"latency_ms":12.5,"user":"alice"}';
   log("");
   log(`dashboard  ${w.dashboardUrl}`);
   log(`ingest     ${w.ingestUrl}  (POST /v1/events NDJSON/JSON, POST /v1/traces OTLP/HTTP)`);
   log(`token      ${w.token}  (${w.created ? "generated; " : ""}kept in ${resolve(w.data, "ingest-token")})`);
+  if (w.read.token !== null) {
+    const where = resolve(w.data, DASHBOARD_TOKEN_FILE);
+    log(`read token ${w.read.token}  (${w.read.created ? "generated; " : ""}kept in ${where})`);
+    log(
+      `  the dashboard binds ${w.read.host}: open ${w.dashboardUrl}/#token=<read token> (the page keeps it out of its URL)`,
+    );
+  }
   log("send your own events:");
   log(`  curl -sS -H 'Authorization: Bearer ${w.token}' -H 'Content-Type: application/x-ndjson' \\`);
   log(`       --data-binary '${sample}' ${w.ingestUrl}/v1/events`);

@@ -9,7 +9,12 @@ import { dirname, join } from "node:path";
 export const TOKEN_FILE = "ingest-token";
 
 export function localIngestToken(dataDir: string): { token: string; created: boolean } {
-  const file = join(dataDir, TOKEN_FILE);
+  return localToken(dataDir, TOKEN_FILE);
+}
+
+/** A random token kept in <data>/<name> (mode 0600), reused by the next `up` on the same data directory. */
+export function localToken(dataDir: string, name: string): { token: string; created: boolean } {
+  const file = join(dataDir, name);
   if (existsSync(file)) {
     const token = readFileSync(file, "utf8").trim();
     if (/^[\x21-\x7e]{8,}$/.test(token)) return { token, created: false };

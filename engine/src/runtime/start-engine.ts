@@ -89,7 +89,15 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   };
   worker.start();
   void followConnection(nc, worker, status, log);
-  log.info({ partitions: config.partitions, metrics: served.port, nats: config.natsUrl }, "engine started");
+  // Credentials in the NATS URL are never logged (docs/security.md).
+  log.info(
+    {
+      partitions: config.partitions,
+      metrics: served.port,
+      nats: config.natsUrl.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@"),
+    },
+    "engine started",
+  );
 
   let closing: Promise<void> | undefined;
   return {

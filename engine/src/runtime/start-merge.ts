@@ -74,7 +74,15 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   status.start();
   op.start();
   void followConnection(nc, op, status, log);
-  log.info({ partitionCount: config.partitionCount, metrics: served.port, nats: config.natsUrl }, "merge started");
+  // Credentials in the NATS URL are never logged (docs/security.md).
+  log.info(
+    {
+      partitionCount: config.partitionCount,
+      metrics: served.port,
+      nats: config.natsUrl.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@"),
+    },
+    "merge started",
+  );
   let closing: Promise<void> | undefined;
   return {
     worker: config.worker,

@@ -27,6 +27,11 @@ export class RecordBatch {
       );
   }
 
+  /** A record that is not an event (an OTLP span neither server nor root): counted toward the limit all the same. */
+  skip(): void {
+    this.count();
+  }
+
   add(result: Normalized, index: number): void {
     if (!result.ok) return this.reject(index, result.field, result.message, result.reason);
     this.count();

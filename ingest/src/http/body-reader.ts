@@ -10,6 +10,8 @@ import type { InFlightBudget } from "./in-flight-budget.js";
 
 export interface BodyLimits {
   readonly maxBodyBytes: number;
+  /** A body that sends nothing for this long is refused with 408 (0: no limit). */
+  readonly bodyIdleMs: number;
   readonly budget: InFlightBudget;
   /** Called with each amount taken from the budget, so the caller can release it at the end. */
   readonly onTake: (bytes: number) => void;
@@ -31,24 +33,59 @@ function take(n: number, limits: BodyLimits): void {
   limits.onTake(n);
 }
 
-async function readRaw(stream: Readable, limits: BodyLimits): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+/**
+ * Reads the whole body, applying the limits chunk by chunk. A refusal stops reading without
+ * destroying the socket, so the answer (413, 408, 429) still reaches the client; the route
+ * then closes the connection.
+ */
+function readRaw(stream: Readable, limits: BodyLimits): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const stop = (err?: IngestError): void => {
+      clearTimeout(idle);
+      stream.off("data", onData).off("end", onEnd).off("error", onError);
+      if (!err) return resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      stream.pause();
+      reject(err);
+    };
+    const arm = (): void => {
+      if (limits.bodyIdleMs <= 0) return;
+      clearTimeout(idle);
+      idle = setTimeout(
+        () =>
+          stop(
+            new IngestError(
+              "TM_INGEST_BODY_TIMEOUT",
+              `the request body sent nothing for ${limits.bodyIdleMs} ms (bodyIdleTimeout): nothing was stored; send it again`,
+            ),
+          ),
+        limits.bodyIdleMs,
+      );
+    };
+    const onData = (chunk: Buffer): void => {
+      arm();
       size += chunk.length;
-      if (size > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
-      take(chunk.length, limits);
+      if (size > limits.maxBodyBytes) return stop(tooLarge(limits.maxBodyBytes));
+      try {
+        take(chunk.length, limits);
+      } catch (err) {
+        return stop(err as IngestError);
+      }
       chunks.push(chunk);
-    }
-  } catch (err) {
-    if (err instanceof IngestError) throw err;
-    throw new IngestError(
-      "TM_INGEST_BODY_ABORTED",
-      `the request body ended early (${(err as Error).message}): nothing was stored; send it again`,
-    );
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    };
+    const onEnd = (): void => stop();
+    const onError = (err: Error): void =>
+      stop(
+        new IngestError(
+          "TM_INGEST_BODY_ABORTED",
+          `the request body ended early (${err.message}): nothing was stored; send it again`,
+        ),
+      );
+    stream.on("data", onData).on("end", onEnd).on("error", onError);
+    arm();
+  });
 }
 
 function gunzipLimited(input: Buffer, limit: number): Promise<Buffer> {

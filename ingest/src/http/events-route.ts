@@ -18,6 +18,8 @@ export function failureOf(err: unknown, retryAfterS: number, reply: FastifyReply
   if (!(err instanceof IngestError)) throw err;
   if (err.retryable) reply.header("retry-after", String(retryAfterS));
   if (err.status === 401) reply.header("www-authenticate", WWW_AUTHENTICATE);
+  // The rest of a stalled body is not read: the connection ends with the answer.
+  if (err.status === 408) reply.header("connection", "close");
   return err;
 }
 
@@ -29,9 +31,9 @@ export function registerEventsRoute(
 ): void {
   app.post(EVENTS_PATH, async (req, reply) => {
     try {
-      pipeline.authorize(req);
+      const identity = pipeline.authorize(req);
       const format = eventFormatOf(req.headers["content-type"]);
-      const { batch, requestId } = await pipeline.run(req, (body, ingestTs) => ({
+      const { batch, requestId } = await pipeline.run(req, identity, (body, ingestTs) => ({
         batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts),
       }));
       countBatch(metrics, "events", batch);

@@ -24,13 +24,13 @@ export function registerTracesRoute(
   app.post(TRACES_PATH, async (req, reply) => {
     const format = traceFormatOf(req.headers["content-type"]);
     try {
-      pipeline.authorize(req);
+      const identity = pipeline.authorize(req);
       if (!format)
         throw new IngestError(
           "TM_INGEST_UNSUPPORTED_MEDIA_TYPE",
           `Content-Type "${req.headers["content-type"] ?? ""}" is not accepted on /v1/traces: send application/x-protobuf or application/json`,
         );
-      const { batch, skipped, requestId } = await pipeline.run(req, (body, ingestTs) =>
+      const { batch, skipped, requestId } = await pipeline.run(req, identity, (body, ingestTs) =>
         parseTraceBody(body, format, ingestTs, opts),
       );
       countBatch(metrics, "traces", batch);

@@ -1,10 +1,13 @@
 /**
  * The steps every write request takes, in an order that never reads a body it will refuse:
  * auth (401, `authorize`, called first by each route) → content type (415, by the route) →
- * request id (400) → NATS ready (503) → declared size (413) → read body within the
- * body limit and the in-flight budget (413/429/400) → stamp ingest_ts, parse, and start every
- * publish in one synchronous step → await every JetStream ack (503 on any failure).
+ * request id (400) → the token's rate and concurrency (429) → NATS ready (503) → declared size
+ * (413) → read body within the body limit, the body-idle timeout and the in-flight budget
+ * (413/408/429/400) → a key reused with another body (409, docs/security.md, "Idempotency") →
+ * stamp ingest_ts, parse, and start every publish in one synchronous step → await every
+ * JetStream ack (503 on any failure).
  */
+import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { Readable } from "node:stream";
 import type { IngestConfig } from "../config.js";
@@ -15,8 +18,11 @@ import type { EventPublisher } from "../nats/event-publisher.js";
 import type { NatsLink } from "../nats/nats-link.js";
 import type { BearerAuth } from "./bearer-auth.js";
 import { readBody } from "./body-reader.js";
+import type { IngestMetrics } from "../metrics.js";
+import type { IdempotencyKeys } from "./idempotency-keys.js";
 import type { InFlightBudget } from "./in-flight-budget.js";
 import { requestIdOf } from "./request-id.js";
+import type { TokenLimits } from "./token-limits.js";
 
 export interface WriteDeps {
   readonly config: IngestConfig;
@@ -25,23 +31,47 @@ export interface WriteDeps {
   readonly link: NatsLink;
   readonly publisher: EventPublisher;
   readonly clock: IngestClock;
+  readonly limits: TokenLimits;
+  readonly keys: IdempotencyKeys;
+  readonly metrics: IngestMetrics;
+}
+
+/** The body's hash in a message id: 128 bits of SHA-256, base64url. */
+export function bodyHash(body: Buffer): string {
+  return createHash("sha256").update(body).digest("base64url").slice(0, 22);
 }
 
 export class WritePipeline {
   constructor(private readonly deps: WriteDeps) {}
 
-  /** Throws TM_INGEST_UNAUTHORIZED unless the request carries a valid bearer token. */
-  authorize(req: FastifyRequest): void {
-    this.deps.auth.check(req.headers.authorization);
+  /** The identity of the request's token; throws TM_INGEST_UNAUTHORIZED unless it carries a valid one. */
+  authorize(req: FastifyRequest): string {
+    return this.deps.auth.check(req.headers.authorization);
   }
 
-  /** Runs an authorized request through; `parse` turns the body into a batch at ingest time `ingestTs`. */
+  /** Runs a request authorized as `identity`; `parse` turns the body into a batch at ingest time `ingestTs`. */
   async run<T extends { batch: RecordBatch }>(
     req: FastifyRequest,
+    identity: string,
     parse: (body: Buffer, ingestTs: number) => T,
   ): Promise<T & { requestId: string }> {
-    const { config, budget, link, publisher, clock } = this.deps;
-    const requestId = requestIdOf(req.headers);
+    const { id: requestId, header } = requestIdOf(req.headers);
+    const release = this.deps.limits.enter(identity);
+    try {
+      return await this.admitted(req, identity, requestId, header, parse);
+    } finally {
+      release();
+    }
+  }
+
+  private async admitted<T extends { batch: RecordBatch }>(
+    req: FastifyRequest,
+    identity: string,
+    requestId: string,
+    header: string | null,
+    parse: (body: Buffer, ingestTs: number) => T,
+  ): Promise<T & { requestId: string }> {
+    const { config, budget, link, publisher, clock, keys, metrics } = this.deps;
     if (!link.ready)
       throw new IngestError("TM_INGEST_UNAVAILABLE", "NATS is not reachable: retry after the Retry-After delay");
     const declared = Number(req.headers["content-length"] ?? 0);
@@ -56,14 +86,28 @@ export class WritePipeline {
       const body = stream
         ? await readBody(stream, req.headers["content-encoding"], {
             maxBodyBytes: config.maxBodyBytes,
+            bodyIdleMs: config.bodyIdleTimeoutMs,
             budget,
             onTake: (n) => (held += n),
           })
         : Buffer.alloc(0);
+      const hash = bodyHash(body);
+      if (header !== null && !keys.claim(identity, requestId, hash, Date.now())) {
+        metrics.idempotencyConflicts.inc();
+        throw new IngestError(
+          "TM_INGEST_IDEMPOTENCY_CONFLICT",
+          `${header} "${requestId}" was used for a different body within the deduplication window: nothing was stored; send new events with a new key`,
+        );
+      }
       const ingestTs = clock.now();
       const result = parse(body, ingestTs);
-      if (result.batch.events.length > 0) await publisher.publish(requestId, result.batch.events);
+      if (result.batch.events.length > 0)
+        await publisher.publish(`${requestId}:${identity}:${hash}`, result.batch.events);
       return { ...result, requestId };
+    } catch (err) {
+      if (err instanceof IngestError && err.code === "TM_INGEST_BODY_TIMEOUT")
+        metrics.limited.inc({ limit: "body_idle" });
+      throw err;
     } finally {
       budget.release(held);
     }

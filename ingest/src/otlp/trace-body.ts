@@ -8,6 +8,7 @@ import type { EventBodyOptions } from "../events/event-body.js";
 import { decodeUtf8 } from "../events/event-body.js";
 import { RecordBatch } from "../events/record-batch.js";
 import { ExportTraceServiceRequest } from "./otlp-schema.js";
+import { countSpans } from "./span-count.js";
 import { isEventSpan, serviceNameOf, spanToEvent } from "./span-event.js";
 
 export type TraceFormat = "protobuf" | "json";
@@ -18,8 +19,14 @@ export interface TraceBatch {
   skipped: number;
 }
 
-function decode(body: Buffer, format: TraceFormat): unknown {
+function decode(body: Buffer, format: TraceFormat, maxRecords: number): unknown {
   if (format === "protobuf") {
+    // Counted on the wire first: a body of millions of spans is refused before it is decoded.
+    if (countSpans(body, maxRecords) > maxRecords)
+      throw new IngestError(
+        "TM_INGEST_TOO_MANY_EVENTS",
+        `more than ${maxRecords} records in one request: split it into smaller requests`,
+      );
     try {
       return ExportTraceServiceRequest.decode(body);
     } catch (err) {
@@ -49,7 +56,7 @@ export function parseTraceBody(
   ingestTs: number,
   opts: EventBodyOptions,
 ): TraceBatch {
-  const req = decode(body, format);
+  const req = decode(body, format, opts.maxEventsPerRequest);
   if (typeof req !== "object" || req === null || Array.isArray(req))
     throw new IngestError("TM_INGEST_BAD_SHAPE", "body must be an ExportTraceServiceRequest object with resourceSpans");
   const batch = new RecordBatch(opts.maxEventsPerRequest);
@@ -68,6 +75,7 @@ export function parseTraceBody(
         } else if (isEventSpan(span as Record<string, unknown>)) {
           batch.add(spanToEvent(span as Record<string, unknown>, service, ingestTs, opts), index++);
         } else {
+          batch.skip();
           skipped++;
           index++;
         }

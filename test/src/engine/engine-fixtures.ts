@@ -98,8 +98,9 @@ export async function stopGracefully(p: CliProcess): Promise<void> {
   await p.exited;
 }
 
-export function connectNats(url: string): Promise<NatsConnection> {
-  return connect({ servers: url, noAsyncTraces: true });
+/** `token`: the nats-server `tidemark up` starts takes its generated token (ready line `natsToken`). */
+export function connectNats(url: string, token?: string): Promise<NatsConnection> {
+  return connect({ servers: url, noAsyncTraces: true, ...(token === undefined ? {} : { token }) });
 }
 
 /** One stored message: its subject, Nats-Msg-Id and body. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,7 +31,11 @@ describe("tidemark up", () => {
       const natsPid = pids["nats-server"] ?? -1;
       expect(isAlive(natsPid)).toBe(true);
 
-      const nc = await connect({ servers: natsUrl, noAsyncTraces: true });
+      // The nats-server `up` starts takes its generated token only (docs/security.md, "NATS under `up`").
+      const natsToken = String(ready.natsToken);
+      expect(readFileSync(join(dir, "data", "nats-token"), "utf8").trim()).toBe(natsToken);
+      await expect(connect({ servers: natsUrl, noAsyncTraces: true })).rejects.toThrow(/Authorization/i);
+      const nc = await connect({ servers: natsUrl, token: natsToken, noAsyncTraces: true });
       const jsm = await jetstreamManager(nc);
       expect((await jsm.getAccountInfo()).api.total).toBeGreaterThanOrEqual(0);
       await nc.close();

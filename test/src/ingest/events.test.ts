@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { partitionOf } from "@tidemark/engine/protocol";
 import { waitFor } from "../index.js";
-import { startIngestFixture, type IngestFixture, type StreamContents } from "./ingest-fixture.js";
+import { messageKey, startIngestFixture, type IngestFixture, type StreamContents } from "./ingest-fixture.js";
 
 const SERVICES = ["checkout", "search", "auth", "catalog", "payments", "profile", "cart", "images", "ads", "mail"];
 
@@ -33,12 +33,8 @@ describe("POST /v1/events against a real nats-server", () => {
       latency_ms: i + 0.5,
       user: `u${i}`,
     }));
-    const res = await fx.post(
-      "/v1/events",
-      sent.map((e) => JSON.stringify(e)).join("\n") + "\n",
-      "application/x-ndjson",
-      { "idempotency-key": "req-ndjson-1" },
-    );
+    const body = sent.map((e) => JSON.stringify(e)).join("\n") + "\n";
+    const res = await fx.post("/v1/events", body, "application/x-ndjson", { "idempotency-key": "req-ndjson-1" });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-request-id")).toBe("req-ndjson-1");
     expect(await res.json()).toEqual({ accepted: 10, rejected: 0, clamped: 0, errors: [] });
@@ -55,7 +51,7 @@ describe("POST /v1/events against a real nats-server", () => {
         user: s.user,
       });
       expect(got?.partition).toBe(partitionOf(s.service, 4));
-      expect(got?.msgId).toBe(`req-ndjson-1:${got?.partition}`);
+      expect(got?.msgId).toBe(`${messageKey("req-ndjson-1", body)}:${got?.partition}`);
       expect(got?.ingest_ts).toBeGreaterThanOrEqual(now);
     }
     expect(new Set(stored.map((e) => e.msgId)).size).toBe(new Set(sent.map((s) => partitionOf(s.service, 4))).size);
@@ -72,7 +68,8 @@ describe("POST /v1/events against a real nats-server", () => {
     const stored = await newEvents();
     expect(stored.map((e) => e.latency_ms)).toEqual(Array.from({ length: 2500 }, (_, i) => i));
     const p = partitionOf("bulk", 4);
-    expect([...new Set(stored.map((e) => e.msgId))]).toEqual([`bulk-1:${p}:0`, `bulk-1:${p}:1000`, `bulk-1:${p}:2000`]);
+    const key = messageKey("bulk-1", body);
+    expect([...new Set(stored.map((e) => e.msgId))]).toEqual([`${key}:${p}:0`, `${key}:${p}:1000`, `${key}:${p}:2000`]);
   });
 
   it("halves a message that would exceed the server's max_payload, keeping ids by event position", async () => {
@@ -90,7 +87,7 @@ describe("POST /v1/events against a real nats-server", () => {
     expect(stored.every((e, i) => e.route === wide("\u0800", i) && e.user === wide("\u0801", i))).toBe(true);
     const p = partitionOf("wide", 4);
     const ids = [...new Set(stored.map((e) => e.msgId))];
-    expect(ids).toEqual([0, 500].map((offset) => `wide-1:${p}:${offset}`));
+    expect(ids).toEqual([0, 500].map((offset) => `${messageKey("wide-1", body)}:${p}:${offset}`));
   });
 
   it("accepts a JSON array, { events: [...] }, RFC 3339 ts and gzip; ignores unknown fields", async () => {

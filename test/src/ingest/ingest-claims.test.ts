@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionOf } from "@tidemark/engine/protocol";
-import { startIngestFixture, type IngestFixture, type StoredEvent } from "./ingest-fixture.js";
+import { messageKey, startIngestFixture, type IngestFixture, type StoredEvent } from "./ingest-fixture.js";
 
 const P = 4;
 
@@ -40,10 +40,10 @@ describe("ingest claims of docs/ingest.md", () => {
     const ids = [first.headers.get("x-request-id"), second.headers.get("x-request-id")];
     for (const id of ids) expect(id).toMatch(/^[\x21-\x7e]{1,128}$/);
     expect(ids[0]).not.toBe(ids[1]);
-    // Each request's messages: `<request id>:<partition>`, one per partition touched.
+    // Each request's messages: `<request id>:<token identity>:<body hash>:<partition>`, one per partition touched.
     const stored = [...(await storedOf("gen-a")), ...(await storedOf("gen-b"))];
     const expected = ids.flatMap((id) =>
-      [...new Set(["gen-a", "gen-b"].map((s) => partitionOf(s, P)))].map((p) => `${id}:${p}`),
+      [...new Set(["gen-a", "gen-b"].map((s) => partitionOf(s, P)))].map((p) => `${messageKey(String(id), body)}:${p}`),
     );
     expect([...new Set(stored.map((e) => e.msgId))].sort()).toEqual(expected.sort());
     // So the same body sent twice without a key is stored twice.
@@ -58,8 +58,12 @@ describe("ingest claims of docs/ingest.md", () => {
       "idempotency-key": "key-8",
     });
     expect(both.headers.get("x-request-id")).toBe("key-8");
-    expect((await storedOf("gen-c")).map((e) => e.msgId)).toEqual([`client-req-7:${partitionOf("gen-c", P)}`]);
-    expect((await storedOf("gen-d")).map((e) => e.msgId)).toEqual([`key-8:${partitionOf("gen-d", P)}`]);
+    expect((await storedOf("gen-c")).map((e) => e.msgId)).toEqual([
+      `${messageKey("client-req-7", ndjson([{ service: "gen-c" }]))}:${partitionOf("gen-c", P)}`,
+    ]);
+    expect((await storedOf("gen-d")).map((e) => e.msgId)).toEqual([
+      `${messageKey("key-8", ndjson([{ service: "gen-d" }]))}:${partitionOf("gen-d", P)}`,
+    ]);
   });
 
   it("reads application/ndjson and application/jsonl as NDJSON", async () => {

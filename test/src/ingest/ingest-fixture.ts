@@ -2,6 +2,7 @@
  * Test fixture for the ingest tests: a real nats-server, an in-process ingest on a free port,
  * and a reader that returns everything in TM_EVENTS (events with their partition, heartbeats).
  */
+import { createHash } from "node:crypto";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { HEARTBEAT_HEADER, STREAM_EVENTS, decodeEventBatch, type TelemetryEvent } from "@tidemark/engine/protocol";
@@ -9,6 +10,17 @@ import { defineIngestConfig, startIngest, type IngestConfigInput, type IngestSer
 import { startTestNats, type TestNats } from "../index.js";
 
 export const TOKEN = "test-token-0123456789";
+
+/**
+ * The start of a request's message ids as docs/security.md ("Idempotency") specifies them:
+ * `<request id>:<token identity>:<body hash>`, the identity the first 16 hex digits of the
+ * token's SHA-256, the hash the first 22 base64url characters of the body's (decoded) SHA-256.
+ */
+export function messageKey(requestId: string, body: string | Uint8Array, token: string | null = TOKEN): string {
+  const identity = token === null ? "open" : createHash("sha256").update(token).digest("hex").slice(0, 16);
+  const hash = createHash("sha256").update(body).digest("base64url").slice(0, 22);
+  return `${requestId}:${identity}:${hash}`;
+}
 
 export interface StoredEvent extends TelemetryEvent {
   partition: number;

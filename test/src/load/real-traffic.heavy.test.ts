@@ -115,12 +115,15 @@ describe("the default stack under real traffic", () => {
     }, 250);
     const accepted = join(dir, "accepted.json");
     const record = join(dir, "record.ndjson");
-    const load = spawnTidemark([
-      "load",
-      ...["--rate", String(RATE), "--duration", `${SECONDS}s`, "--users", String(USERS)],
-      ...["--ingest", String(ready.ingest), "--token", String(ready.token), "--nats", String(ready.nats)],
-      ...["--accepted", accepted, "--record", record],
-    ]);
+    const load = spawnTidemark(
+      [
+        "load",
+        ...["--rate", String(RATE), "--duration", `${SECONDS}s`, "--users", String(USERS)],
+        ...["--ingest", String(ready.ingest), "--token", String(ready.token), "--nats", String(ready.nats)],
+        ...["--accepted", accepted, "--record", record],
+      ],
+      { env: { TIDEMARK_NATS_TOKEN: String(ready.natsToken) } },
+    );
     expect(await load.exited, load.output()).toBe(0);
     clearInterval(sampler);
     const doneLine =
@@ -147,7 +150,7 @@ describe("the default stack under real traffic", () => {
     const billing = DEFAULT_POLICIES.find((p) => p.name === "billing") as (typeof DEFAULT_POLICIES)[number];
     const lag = (billing.watermark as { lagMs: number }).lagMs;
     const settled = Math.floor((lastTs + GAP_MS) / WINDOW_MS) * WINDOW_MS + WINDOW_MS + BILLING_GRACE_MS + lag;
-    const nc = await connectNats(String(ready.nats));
+    const nc = await connectNats(String(ready.nats), String(ready.natsToken));
     try {
       await waitForStatus(
         nc,

@@ -31,28 +31,31 @@ export async function runLoad(
   users: number,
 ): Promise<{ done: LoadDone; ledger: Ledger }> {
   const accepted = join(dir, `${name}.accepted.json`);
-  const load = spawnTidemark([
-    "load",
-    ...[
-      "--rate",
-      String(rate),
-      "--duration",
-      `${seconds}s`,
-      "--users",
-      String(users),
-      "--seed",
-      String(rate + seconds),
+  const load = spawnTidemark(
+    [
+      "load",
+      ...[
+        "--rate",
+        String(rate),
+        "--duration",
+        `${seconds}s`,
+        "--users",
+        String(users),
+        "--seed",
+        String(rate + seconds),
+      ],
+      ...[
+        "--ingest",
+        String(stack.ready.ingest),
+        "--token",
+        String(stack.ready.token),
+        "--nats",
+        String(stack.ready.nats),
+      ],
+      ...["--accepted", accepted],
     ],
-    ...[
-      "--ingest",
-      String(stack.ready.ingest),
-      "--token",
-      String(stack.ready.token),
-      "--nats",
-      String(stack.ready.nats),
-    ],
-    ...["--accepted", accepted],
-  ]);
+    { env: { TIDEMARK_NATS_TOKEN: String(stack.ready.natsToken) } },
+  );
   const code = await load.exited;
   if (code !== 0) throw new Error(`tidemark load ${name} exited with ${code}:\n${load.output().slice(-2000)}`);
   const line =

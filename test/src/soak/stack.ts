@@ -28,7 +28,7 @@ export async function startStack(dataDir: string, cwd: string): Promise<Stack> {
     readyTimeoutMs: 120_000,
   });
   const ready = await up.ready;
-  const nc = await connectNats(String(ready.nats));
+  const nc = await connectNats(String(ready.nats), String(ready.natsToken));
   const status = new Map<string, EngineStatusMessage>();
   const sub = nc.subscribe("tm.status", {
     callback: (_err, m) => {
