@@ -77,11 +77,6 @@ export function answerErrors(
   return reply.code(500).send({ code: e.code, error: e.message });
 }
 
-/** A URL (or comma list of URLs) with any user, password or token removed, for logs. */
-export function redactUrl(urls: string): string {
-  return urls.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@");
-}
-
 /** A request as logged: method, path with any `token` query value masked, remote address. */
 export function requestForLog(req: { method?: string; url?: string; ip?: string }): Record<string, unknown> {
   return { method: req.method, url: (req.url ?? "").replace(/([?&]token=)[^&#]*/gi, "$1***"), remoteAddress: req.ip };

@@ -23,7 +23,7 @@ export function promApi(config: DashboardConfig, samples: PaneSamples, now: () =
       done(null, body),
     );
     app.addHook("preValidation", async (req, reply) => {
-      if (hasReadToken(config, req) || basicToken(req.headers.authorization) === config.readToken) return;
+      if (hasReadToken(config, req)) return;
       const e = new DashboardError(
         "TM_DASHBOARD_UNAUTHORIZED",
         "a read token is required: pass Authorization: Bearer <token>, or basic auth with the token as password (promtool 2.42: http://tidemark:<token>@host:port)",
@@ -57,14 +57,6 @@ export function promApi(config: DashboardConfig, samples: PaneSamples, now: () =
         }),
     });
   };
-}
-
-/** The password of `Authorization: Basic …` (any user): promtool before --http.config.file can only send basic auth. */
-function basicToken(header: string | undefined): string | undefined {
-  if (!header?.startsWith("Basic ")) return undefined;
-  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
 async function send(reply: FastifyReply, body: () => string | Buffer): Promise<FastifyReply> {

@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { natsConnectOptions } from "@tidemark/engine/nats";
+import { natsConnectOptions, redactUrl } from "@tidemark/engine/nats";
 import { pino, type Logger } from "pino";
 import { postWriteRequest } from "./http-sender.js";
 import { NewestFile } from "./newest-file.js";
@@ -158,7 +158,7 @@ async function connectNats(config: RemoteWriteConfig, log: Logger): Promise<Nats
         reconnectTimeWait: RETRY_MS,
       });
     } catch (err) {
-      log.warn({ nats: config.nats, err: (err as Error).message }, "cannot reach NATS; retrying");
+      log.warn({ nats: redactUrl(config.nats), err: (err as Error).message }, "cannot reach NATS; retrying");
       await new Promise((r) => setTimeout(r, RETRY_MS));
     }
   }

@@ -11,6 +11,11 @@ export interface NatsConnectOptions {
   token?: string;
 }
 
+/** A NATS URL (or comma list of URLs) with any user, password or token removed, for logs. */
+export function redactUrl(urls: string): string {
+  return urls.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@");
+}
+
 export function natsConnectOptions(
   url: string,
   env: Readonly<Record<string, string | undefined>> = process.env,

@@ -16,7 +16,7 @@ export {
   type StreamSpec,
   type StreamSpecOptions,
 } from "./streams.js";
-export { natsConnectOptions, type NatsConnectOptions } from "./connect-options.js";
+export { natsConnectOptions, redactUrl, type NatsConnectOptions } from "./connect-options.js";
 export { connectNats } from "./connect-nats.js";
 export { NatsError, StreamMismatchError, type NatsErrorCode } from "./errors.js";
 export { compressPaneBody, isGzipBody, paneBodyLines } from "./pane-body.js";

@@ -8,6 +8,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
+import { redactUrl } from "../nats/connect-options.js";
 import { pino, type Logger } from "pino";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { StreamCore } from "../core/types.js";
@@ -94,7 +95,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     {
       partitions: config.partitions,
       metrics: served.port,
-      nats: config.natsUrl.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@"),
+      nats: redactUrl(config.natsUrl),
     },
     "engine started",
   );

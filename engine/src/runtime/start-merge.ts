@@ -8,6 +8,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
+import { redactUrl } from "../nats/connect-options.js";
 import { Counter, Gauge, Histogram } from "prom-client";
 import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../core/index.js";
@@ -79,7 +80,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     {
       partitionCount: config.partitionCount,
       metrics: served.port,
-      nats: config.natsUrl.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@"),
+      nats: redactUrl(config.natsUrl),
     },
     "merge started",
   );

@@ -24,8 +24,3 @@ function pem(path: string, field: string): Buffer {
     );
   }
 }
-
-/** A URL (or comma list of URLs) with any user, password or token removed, for logs. */
-export function redactUrl(urls: string): string {
-  return urls.replace(/(\w+:\/\/)[^@/\s,]*@/g, "$1***@");
-}
