@@ -150,9 +150,9 @@ describe("merge stage (real NATS)", () => {
     const s = await startStack(data, SPLIT_TWO, MERGE_FLAGS, WORKER_FLAGS);
     stacks.push(s);
     const tap = new PaneTap(s.nc);
-    // Paced, so the kills land mid-run: about 80 s of log time at ~400 events/s (10 s).
+    // Paced, so the kills land mid-run: about 80 s of log time at ~300 events/s (13 s).
     let backfilled = false;
-    const backfill = runBackfill(s.nats.url, file, ["--rate", "400", "--batch", "50"]).finally(
+    const backfill = runBackfill(s.nats.url, file, ["--rate", "300", "--batch", "50"]).finally(
       () => (backfilled = true),
     );
     const restoredFrom: unknown[] = [];
@@ -165,6 +165,10 @@ describe("merge stage (real NATS)", () => {
       const victim = round === 1 ? "worker" : "merge";
       const id = victim === "merge" ? MERGE_ID : "engine-4-7";
       const at = points[round] as number;
+      const cpDir = join(data, "w", "checkpoints", "engine-4-7");
+      // The worker is restarted from the older of two checkpoints of its own: both written first.
+      if (victim === "worker")
+        await waitFor(() => checkpointFiles(cpDir).length >= 2, 60_000, "two checkpoints of engine-4-7 on disk");
       const seen = await waitForStatus(
         s.nc,
         (m) => m.worker === id && (m.logTime ?? 0) >= at,
@@ -185,8 +189,6 @@ describe("merge stage (real NATS)", () => {
         await w.exited;
         // Restarted from an older checkpoint than the merge stage has seen: the newer ones removed,
         // its partials since then replayed, and the merge stage ignores what it already has.
-        const cpDir = join(data, "w", "checkpoints", "engine-4-7");
-        await waitFor(() => checkpointFiles(cpDir).length >= 2, 60_000, "two checkpoints of engine-4-7 on disk");
         const files = readdirSync(cpDir)
           .filter((f) => f.endsWith(".tmck"))
           .sort();
