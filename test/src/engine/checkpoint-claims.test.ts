@@ -112,19 +112,29 @@ describe("engine checkpoints", () => {
     }
   }
 
+  /** One step at a time until three checkpoints have log times in [from, t], `maxSteps` at most. */
+  async function driveUntilThree(from: number, stepMs: number, wallMs: number, maxSteps: number): Promise<void> {
+    for (let i = 0; i < maxSteps && written().filter((w) => within(w, from, t)).length < 3; i++)
+      await drive(1, stepMs, wallMs);
+  }
+
   async function reached(logTime: number): Promise<void> {
     await waitForStatus(nc, (s) => s.worker === WORKER && (s.logTime ?? -1) >= logTime, 30_000, `log time ${logTime}`);
   }
 
   it("writes one every checkpointEvery of log time, and at least checkpointMinWall of wall clock apart", async () => {
     // Slow log time (half the wall clock's pace): the log-time cadence decides.
+    // Each phase goes on until it holds three checkpoints (a loaded machine's longer holds space
+    // them further, docs/operations.md, "Checkpoints"), a counted number of steps at most.
     const slowFrom = t;
     await drive(80, 50, 100);
+    await driveUntilThree(slowFrom + 1000, 50, 100, 600);
     const slowTo = t;
     // Fast log time (a catch-up: 20× the wall clock): the wall-clock floor decides.
     const fastFrom = t;
     const fastStart = Date.now();
     await drive(120, 500, 25);
+    await driveUntilThree(fastFrom + 1000, 500, 25, 1200);
     const fastWallMs = Date.now() - fastStart;
     const fastTo = t;
     // A checkpoint is considered when log time moves: keep it moving until one lands past the fast phase.

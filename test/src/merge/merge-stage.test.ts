@@ -169,12 +169,15 @@ describe("merge stage (real NATS)", () => {
       // The worker is restarted from the older of two checkpoints of its own: both written first.
       if (victim === "worker")
         await waitFor(() => checkpointFiles(cpDir).length >= 2, 60_000, "two checkpoints of engine-4-7 on disk");
+      const victimProcess = victim === "merge" ? s.merge : (s.workers[1] as (typeof s.workers)[number]);
       const seen = await waitForStatus(
         s.nc,
         (m) => m.worker === id && (m.logTime ?? 0) >= at,
         60_000,
         `${id} at log time +${at - first} ms`,
-      );
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}\n${id}'s output:\n${victimProcess.output().slice(-4000)}`);
+      });
       const context = `round ${round} (seed ${seed}): ${id} killed at log time +${(seen.logTime as number) - first} ms`;
       expect(seen.logTime as number, context).toBeLessThan(lastIn);
       expect(backfilled, `${context}: the kill lands before the recording is all in`).toBe(false);
