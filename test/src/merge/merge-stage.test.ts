@@ -44,8 +44,14 @@ const SPLIT_TWO = [
   ["--partitions", "0-3"],
   ["--partitions", "4-7"],
 ];
-/** Long enough that no worker is ever left out as idle here: the panes must not depend on wall time. */
+/**
+ * Long enough that no worker is ever left out as idle here: the panes must not depend on wall time.
+ * A checkpoint whose alignment waits on a killed worker's barrier is given up after 5 s (60 s by
+ * default, during which the merge holds the other worker's partials).
+ */
 const MERGE_FLAGS = [
+  "--checkpoint-timeout",
+  "5s",
   "--idle-timeout",
   "120s",
   "--checkpoint-every",
