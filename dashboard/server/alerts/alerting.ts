@@ -3,7 +3,8 @@
  * offered goes to the alert book; the book is flushed once per burst of panes — FLUSH_AFTER_MS
  * after the first pane a rule reads, the Prometheus series having taken them — so rules are
  * evaluated on pane updates, never by polling. Delivery to the Alertmanagers starts once the
- * replay of TM_PANES has rebuilt the state.
+ * replay of TM_PANES has rebuilt the state. The flush timer is injectable (`FlushTimers`), so a
+ * test runs each flush itself instead of waiting FLUSH_AFTER_MS of wall time.
  */
 import type { Pane } from "@tidemark/engine/protocol";
 import type { Logger } from "pino";
@@ -34,12 +35,24 @@ export interface Alerting {
   close(): void;
 }
 
+/** Schedules the flush of a burst (the real timers by default). */
+export interface FlushTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_FLUSH_TIMERS: FlushTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout | undefined),
+};
+
 export function startAlerting(
   config: AlertsConfig,
   dashboardUrl: string,
   samples: Queryable,
   metrics: AlertMetrics,
   log: Logger,
+  timers: FlushTimers = REAL_FLUSH_TIMERS,
 ): Alerting {
   const targets = config.alertmanagers.map(
     (url) =>
@@ -57,9 +70,9 @@ export function startAlerting(
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
   const listeners: Array<() => void> = [];
-  let scheduled: NodeJS.Timeout | undefined;
+  let scheduled: unknown;
   const flush = (): void => {
-    clearTimeout(scheduled);
+    if (scheduled !== undefined) timers.clearTimeout(scheduled);
     scheduled = undefined;
     book.flush(samples);
     metrics.rules(book.counts());
@@ -67,19 +80,19 @@ export function startAlerting(
   };
   return {
     offer(pane) {
-      if (book.empty || !book.offer(pane) || scheduled) return;
-      scheduled = setTimeout(flush, FLUSH_AFTER_MS);
+      if (book.empty || !book.offer(pane) || scheduled !== undefined) return;
+      scheduled = timers.setTimeout(flush, FLUSH_AFTER_MS);
     },
     feedChanged(state) {
       if (state !== "live") return;
       // The replay's last panes are judged before anything is sent.
-      if (scheduled) flush();
+      if (scheduled !== undefined) flush();
       delivery.start();
     },
     view: () => book.view(),
     onChange: (fn) => void listeners.push(fn),
     close: () => {
-      clearTimeout(scheduled);
+      if (scheduled !== undefined) timers.clearTimeout(scheduled);
       delivery.close();
     },
   };

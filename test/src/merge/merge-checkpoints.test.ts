@@ -88,8 +88,14 @@ describe("aligned checkpoints (real NATS)", () => {
       "a checkpoint aligning, holding the running worker's partials",
     );
     const n = aligning.merge?.checkpoints?.aligning as number;
-    // Its first barrier came before this status: two more seconds stalled make its alignment ≥ 2 s.
-    await new Promise((r) => setTimeout(r, 2_000));
+    // Its first barrier came before this status: the merge operator's own status, still aligning n
+    // two seconds (its wall clock) later, makes its alignment ≥ 2 s.
+    await waitForStatus(
+      s.nc,
+      (m) => m.worker === MERGE_ID && m.wallTime >= aligning.wallTime + 2_000 && m.merge?.checkpoints?.aligning === n,
+      20_000,
+      `checkpoint ${n} still aligning 2 s after the first status showing it`,
+    );
     expect((await completes(s)).some((x) => x.n === n)).toBe(false);
     high.child.kill("SIGCONT");
     await waitFor(async () => (await completes(s)).some((x) => x.n === n), 30_000, `checkpoint ${n} completed`);
