@@ -32,7 +32,15 @@ export interface DashboardServer {
 }
 
 /** Starts the dashboard: HTTP + WebSocket server, and the TM_PANES / tm.status feed. */
-export async function startDashboard(config: DashboardConfig, logger?: Logger): Promise<DashboardServer> {
+/**
+ * Starts the dashboard server. `now` is the clock the pane feed's replay window is measured from
+ * (`replayMs` before it, by TM_PANES' publish times); tests pass their own.
+ */
+export async function startDashboard(
+  config: DashboardConfig,
+  logger?: Logger,
+  now: () => number = Date.now,
+): Promise<DashboardServer> {
   const log = logger ?? pino({ name: "tidemark-dashboard", level: config.logLevel });
   const metrics = dashboardMetrics();
   const fanout = createFanout(config, metrics);
@@ -123,13 +131,18 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     alerts.onChange(() => fanout.hub.alertsChanged());
   }
   // The feed starts once the server listens, so every alert links to the URL it really serves.
-  const feed = startPaneFeed(config, log.child({ component: "feed" }), {
-    ...fanout.sink,
-    feedChanged: (f) => {
-      fanout.sink.feedChanged(f);
-      alerts.feedChanged(f.state);
+  const feed = startPaneFeed(
+    config,
+    log.child({ component: "feed" }),
+    {
+      ...fanout.sink,
+      feedChanged: (f) => {
+        fanout.sink.feedChanged(f);
+        alerts.feedChanged(f.state);
+      },
     },
-  });
+    now,
+  );
   log.info(
     { url, nats: redactUrl(config.nats), replayMs: config.replayMs, alertRules: config.alerts.rules.length },
     "dashboard listening",

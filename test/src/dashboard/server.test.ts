@@ -299,14 +299,18 @@ describe("dashboard server against a real nats-server", () => {
       kind: "final",
       count: 2,
     });
-    // The replay window is measured from the stored publish times: old is outside, recent inside,
-    // with 5 s of slack for the dashboard's own start (it takes "now" when it opens its consumer).
+    // The replay window is measured from the stored publish times, back from the clock the dashboard
+    // is given: a window that starts between the two publishes has recent inside and old outside.
     await publishPanes(rig.nc, [old]);
     const oldAt = await publishedAt(rig.nc, old);
-    await new Promise((r) => setTimeout(r, 5000));
+    await waitFor(() => Date.now() > oldAt + 2, WAIT_MS, "the clock past the first publish");
     await publishPanes(rig.nc, [recent]);
+    const recentAt = await publishedAt(rig.nc, recent);
+    expect(recentAt).toBeGreaterThan(oldAt + 1);
+    const now = recentAt + 60_000;
     const counts = async (replay: string): Promise<number[]> => {
-      const d = await startDashboard(resolveConfig({ ...quiet, port: 0, nats: rig.nats.url, replayMs: replay }));
+      const config = resolveConfig({ ...quiet, port: 0, nats: rig.nats.url, replayMs: replay });
+      const d = await startDashboard(config, undefined, () => now);
       try {
         await waitFor(
           async () => (await json<{ feed: { state: string } }>(`${d.url}/api/status`)).feed.state === "live",
@@ -320,7 +324,7 @@ describe("dashboard server against a real nats-server", () => {
         await d.close();
       }
     };
-    expect(await counts(`${Date.now() - oldAt - 1}ms`)).toEqual([2]);
+    expect(await counts(`${now - oldAt - 1}ms`)).toEqual([2]);
     expect(await counts("1h")).toEqual([1, 2]);
   });
 

@@ -84,15 +84,24 @@ describe("dashboard WebSocket edge cases", () => {
     let logTime = T0;
     const chatty = setInterval(() => rig.nc.publish(SUBJECT_STATUS, JSON.stringify(workerStatus((logTime += 50)))), 50);
     const busyFrom = Date.now();
-    await new Promise((r) => setTimeout(r, 3000));
+    const statusFrames = (): Array<Extract<ServerFrame, { type: "status" }>> =>
+      ws.frames.filter((f): f is Extract<ServerFrame, { type: "status" }> => f.type === "status");
+    // Busy until the server has sent five status frames carrying the chatty worker's log time.
+    const busyCount = (): number => statusFrames().filter((f) => (f.status.workers[0]?.logTime ?? 0) > T0).length;
+    await waitFor(() => busyCount() >= 5, 20_000, "five status frames while the worker changes");
     clearInterval(chatty);
     const busyTo = Date.now();
     const lastLogTime = logTime;
-    // Then nothing changes for 5 s (the worker turns stale after 5 s: one change at most).
-    await new Promise((r) => setTimeout(r, 5000));
+    // Then nothing changes: until two frames more than 500 ms after the last change (a status at
+    // least every 2 s; the worker turns stale after 5 s, one change at most).
+    await waitFor(
+      () => statusFrames().filter((f) => f.status.serverTime > busyTo + 500).length >= 2,
+      20_000,
+      "two status frames with nothing changing",
+    );
     await ws.close();
 
-    const status = ws.frames.filter((f): f is Extract<ServerFrame, { type: "status" }> => f.type === "status");
+    const status = statusFrames();
     const times = status.map((f) => f.status.serverTime);
     const ctx = JSON.stringify(times.map((t) => t - busyFrom));
     const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
