@@ -7,6 +7,8 @@ export {
   DEFAULT_SUBQUERY_STEP_MS,
   type EvalOptions,
 } from "./evaluate.js";
+export { rangeSteps, type StepRange } from "./range-steps.js";
+export { QueryGuard, QueryLimitError, type GuardLimits, type GuardClock, type QueryLimit } from "./query-guard.js";
 export { typeOf, type Expr, type SelectorExpr, type ValueType } from "./ast.js";
 export { METRIC_NAME, signature, compareLabels, type Labels } from "./labels.js";
 export { matcher, matchesAll, type Matcher, type MatchOp } from "./matcher.js";
