@@ -3,10 +3,10 @@
  * docs/decisions/0040-query-limits.md): series selected, samples held, its deadline and whether its
  * client is still there. Pure: the clock and the client's state come in as functions.
  */
-import { DashboardError } from "../errors.js";
+import { DashboardError, type DashboardErrorCode } from "../errors.js";
 
 /** The bounds a guard checks; each is a setting of the dashboard (the adapter names it). */
-export type QueryLimit = "series" | "samples" | "response_bytes" | "timeout" | "canceled";
+export type QueryLimit = "series" | "samples" | "response_bytes" | "queue" | "timeout" | "canceled";
 
 export interface GuardLimits {
   /** Series the query's selectors select, added up over its selectors. */
@@ -23,16 +23,19 @@ export interface GuardClock {
   aborted(): boolean;
 }
 
+const CODES: Partial<Record<QueryLimit, DashboardErrorCode>> = {
+  timeout: "TM_PROM_TIMEOUT",
+  canceled: "TM_PROM_CANCELED",
+  queue: "TM_PROM_BUSY",
+};
+
 /** A query stopped by one of its bounds: `limit` names which. */
 export class QueryLimitError extends DashboardError {
   constructor(
     readonly limit: QueryLimit,
     message: string,
   ) {
-    super(
-      limit === "timeout" ? "TM_PROM_TIMEOUT" : limit === "canceled" ? "TM_PROM_CANCELED" : "TM_PROM_LIMIT",
-      message,
-    );
+    super(CODES[limit] ?? "TM_PROM_LIMIT", message);
   }
 }
 
