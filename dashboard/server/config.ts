@@ -62,6 +62,8 @@ export interface DashboardConfig {
   readonly queryMaxSeries: number;
   /** Samples one query holds at once (loaded, per step, in its result): `--query.max-samples`'s analogue. */
   readonly queryMaxSamples: number;
+  /** How long one step of evaluation (subqueries included) may hold the event loop, ms. */
+  readonly queryMaxStepMs: number;
   /** Bytes of one query's response body. */
   readonly queryMaxResponseBytes: number;
   /** A query's time, queueing included, ms: past it the answer is 503 `timeout`. */
@@ -127,6 +129,7 @@ const DEFAULTS: DashboardConfig = {
   subscribesPerSecond: 20,
   queryMaxSeries: 20_000,
   queryMaxSamples: 5_000_000,
+  queryMaxStepMs: 500,
   queryMaxResponseBytes: 64 * 1024 * 1024,
   queryTimeoutMs: 120_000,
   queryMaxConcurrency: 4,
@@ -247,6 +250,7 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     subscribesPerSecond: int(merged, "subscribesPerSecond", 1, 1_000_000),
     queryMaxSeries: int(merged, "queryMaxSeries", 1, 1_000_000_000),
     queryMaxSamples: int(merged, "queryMaxSamples", 1, 2 ** 40),
+    queryMaxStepMs: duration(merged, "queryMaxStepMs"),
     queryMaxResponseBytes: int(merged, "queryMaxResponseBytes", 1024, 2 ** 40),
     queryTimeoutMs: duration(merged, "queryTimeoutMs"),
     queryMaxConcurrency: int(merged, "queryMaxConcurrency", 1, 10_000),

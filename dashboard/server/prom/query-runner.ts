@@ -28,6 +28,7 @@ export interface QueryContext {
 const SETTING: Record<QueryLimit, keyof DashboardConfig> = {
   series: "queryMaxSeries",
   samples: "queryMaxSamples",
+  step_time: "queryMaxStepMs",
   response_bytes: "queryMaxResponseBytes",
   queue: "queryMaxQueued",
   timeout: "queryTimeoutMs",
@@ -64,7 +65,11 @@ export class QueryRunner {
     }
     try {
       const guard = new QueryGuard(
-        { maxSeries: this.config.queryMaxSeries, maxSamples: this.config.queryMaxSamples },
+        {
+          maxSeries: this.config.queryMaxSeries,
+          maxSamples: this.config.queryMaxSamples,
+          maxStepMs: this.config.queryMaxStepMs,
+        },
         { now: () => performance.now(), deadline, aborted: () => aborted },
       );
       let sliceStart = performance.now();
@@ -72,6 +77,7 @@ export class QueryRunner {
         if (performance.now() - sliceStart < SLICE_MS) return;
         await new Promise<void>((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
+        guard.resumed();
         guard.check();
       };
       const body = await work({ guard, pause, maxResponseBytes: this.config.queryMaxResponseBytes });

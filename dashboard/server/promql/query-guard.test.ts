@@ -15,8 +15,8 @@ const SERIES: TestSeries[] = Array.from({ length: 10 }, (_, s) => ({
 const source = testSource(SERIES);
 const range = { startMs: (T0 + 1) * 1000, endMs: (T0 + 100) * 1000, stepMs: 1000 };
 const still: GuardClock = { now: () => 0, deadline: 1, aborted: () => false };
-const guard = (maxSeries: number, maxSamples: number, clock = still) =>
-  new QueryGuard({ maxSeries, maxSamples }, clock);
+const guard = (maxSeries: number, maxSamples: number, clock = still, maxStepMs = Infinity) =>
+  new QueryGuard({ maxSeries, maxSamples, maxStepMs }, clock);
 
 function limitOf(run: () => unknown): QueryLimit | "none" {
   try {
@@ -87,5 +87,16 @@ describe("QueryGuard: a query's counted bounds", () => {
     const q = parsePromql("max_over_time(sum(m)[50s:1s])");
     expect(limitOf(() => evaluateInstant(q, source, range.endMs, { guard: guard(10, 1e9, clock) }))).toBe("timeout");
     expect(ticks).toBe(12);
+  });
+
+  it("stops a step that holds the event loop past maxStepMs, counting from the last turn", () => {
+    let ticks = 0;
+    const clock: GuardClock = { now: () => ticks++, deadline: 1e9, aborted: () => false };
+    const q = parsePromql("max_over_time(sum(m)[50s:1s])");
+    const g = guard(10, 1e9, clock, 20);
+    expect(limitOf(() => evaluateInstant(q, source, range.endMs, { guard: g }))).toBe("step_time");
+    expect(ticks).toBe(22); // the constructor's now(), then checks at 1…21: 21 − 0 > 20
+    g.resumed();
+    expect(limitOf(() => g.check())).toBe("none");
   });
 });

@@ -6,13 +6,18 @@
 import { DashboardError, type DashboardErrorCode } from "../errors.js";
 
 /** The bounds a guard checks; each is a setting of the dashboard (the adapter names it). */
-export type QueryLimit = "series" | "samples" | "response_bytes" | "queue" | "timeout" | "canceled";
+export type QueryLimit = "series" | "samples" | "step_time" | "response_bytes" | "queue" | "timeout" | "canceled";
 
 export interface GuardLimits {
   /** Series the query's selectors select, added up over its selectors. */
   readonly maxSeries: number;
   /** Samples held at once: loaded for the whole query and gathered into its result, plus one step's own. */
   readonly maxSamples: number;
+  /**
+   * How long evaluation may hold the event loop between two turns, ms: a step (its subqueries'
+   * inner evaluations included) cannot be broken, so a longer one is stopped.
+   */
+  readonly maxStepMs: number;
 }
 
 export interface GuardClock {
@@ -45,11 +50,20 @@ export class QueryGuard {
   private held = 0;
   /** Samples of the step being evaluated (range selectors' points, subqueries' points, vectors). */
   private step = 0;
+  /** When evaluation last got the event loop back (a turn began). */
+  private turnStart: number;
 
   constructor(
     readonly limits: GuardLimits,
     private readonly clock: GuardClock,
-  ) {}
+  ) {
+    this.turnStart = clock.now();
+  }
+
+  /** Evaluation resumes after a turn of the event loop. */
+  resumed(): void {
+    this.turnStart = this.clock.now();
+  }
 
   /** A selector selected n series. */
   selected(n: number): void {
@@ -83,8 +97,13 @@ export class QueryGuard {
   /** Stops the query when its deadline passed or its client went away. */
   check(): void {
     if (this.clock.aborted()) throw new QueryLimitError("canceled", "query canceled: the client closed the connection");
-    if (this.clock.now() > this.clock.deadline)
-      throw new QueryLimitError("timeout", "query timed out in expression evaluation");
+    const now = this.clock.now();
+    if (now > this.clock.deadline) throw new QueryLimitError("timeout", "query timed out in expression evaluation");
+    if (now - this.turnStart > this.limits.maxStepMs)
+      throw new QueryLimitError(
+        "step_time",
+        `one evaluation step held the server for more than ${this.limits.maxStepMs} ms (a step, its subqueries included, runs without a break): use a larger subquery step, a shorter range or fewer series`,
+      );
   }
 
   private checkSamples(): void {
@@ -99,6 +118,6 @@ export class QueryGuard {
 
 /** No bounds: the engine's callers that are not the Prometheus API (alert rules, tests). */
 export const UNGUARDED = new QueryGuard(
-  { maxSeries: Infinity, maxSamples: Infinity },
+  { maxSeries: Infinity, maxSamples: Infinity, maxStepMs: Infinity },
   { now: () => 0, deadline: Infinity, aborted: () => false },
 );
