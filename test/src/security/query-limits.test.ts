@@ -6,6 +6,7 @@
  * gap over 1 s, /healthz keeps answering, and each bad query gets its limit's error, counted in
  * /metrics. Real nats-server, real CLI dashboard, real sockets.
  */
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connect } from "@nats-io/transport-node";
@@ -282,4 +283,22 @@ describe("bounded Prometheus queries under a live panel", () => {
     });
     expect(await limited("queue")).toBe(12 - LIMITS.concurrency - LIMITS.queued);
   }, 60_000);
+
+  it("keeps /metrics valid for promtool check metrics with every limit's series present", async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    for (const limit of ["series", "samples", "step_time", "response_bytes", "queue", "timeout", "canceled"])
+      expect(text).toMatch(
+        new RegExp(`^tidemark_dashboard_prom_queries_limited_total\\{limit="${limit}"\\} [1-9]`, "m"),
+      );
+    const verdict = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (b: Buffer) => (output += b.toString("utf8")));
+      child.stderr.on("data", (b: Buffer) => (output += b.toString("utf8")));
+      child.once("error", reject);
+      child.once("close", (code) => resolve({ code, output }));
+      child.stdin.end(text);
+    });
+    expect(verdict).toEqual({ code: 0, output: "" });
+  });
 });
