@@ -254,6 +254,10 @@ describe("bounded Prometheus queries under a live panel", () => {
       for (let i = 0; i < 200; i++) deep = `abs(-(${deep}))`;
       const deepAnswer = await instant(`sum(${deep})`);
       expect(deepAnswer.status).toBe(200);
+      // Past the parser's depth: a 400 naming where, not a crash.
+      const parens = await instant(`${"(".repeat(20_000)}1${")".repeat(20_000)}`);
+      expect(parens.status).toBe(400);
+      expect(parens.body).toMatchObject({ errorType: "bad_data", code: "TM_PROMQL_PARSE" });
     });
     expect(await limited("timeout")).toBe(1);
     expect(await limited("step_time")).toBe(1);
