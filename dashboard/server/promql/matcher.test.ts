@@ -24,4 +24,12 @@ describe("regex matchers (RE2)", () => {
     expect(() => matcher("a", "=~", "a(?=b)")).toThrow(/invalid regular expression "a\(\?=b\)".*Perl syntax/);
     expect(() => matcher("a", "=~", "(a)\\1")).toThrow(/invalid regular expression/);
   });
+
+  it("answers a value seen before as the first time (values are remembered per matcher)", () => {
+    const eq = matcher("s", "=~", "api|web");
+    const ne = matcher("s", "!~", "api|web");
+    const values = ["api", "db", "web", "api", "db", "", "web", ""];
+    expect(values.map(eq.test)).toEqual([true, false, true, true, false, false, true, false]);
+    expect(values.map(ne.test)).toEqual(values.map((v) => !["api", "web"].includes(v)));
+  });
 });

@@ -21,10 +21,23 @@ export interface Matcher {
 export function matcher(name: string, op: MatchOp, value: string): Matcher {
   if (op === "=") return { name, op, value, test: (v) => v === value };
   if (op === "!=") return { name, op, value, test: (v) => v !== value };
-  const re = anchored(value);
-  return op === "=~"
-    ? { name, op, value, test: (v) => re.matches(v) }
-    : { name, op, value, test: (v) => !re.matches(v) };
+  const matches = memo(anchored(value));
+  return op === "=~" ? { name, op, value, test: (v) => matches(v) } : { name, op, value, test: (v) => !matches(v) };
+}
+
+/** Distinct label values remembered per matcher: RE2 in JavaScript costs about 1–3 µs a match, and values repeat across series. */
+const MEMO_MAX = 10_000;
+
+function memo(re: RE2JS): (v: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (v) => {
+    let hit = seen.get(v);
+    if (hit === undefined) {
+      hit = re.matches(v);
+      if (seen.size < MEMO_MAX) seen.set(v, hit);
+    }
+    return hit;
+  };
 }
 
 function anchored(source: string): RE2JS {
