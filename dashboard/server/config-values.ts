@@ -28,6 +28,13 @@ export const ENV = {
   TIDEMARK_DASHBOARD_MAX_PANELS: "maxPanelsPerClient",
   TIDEMARK_DASHBOARD_MAX_QUEUED_BYTES: "maxQueuedBytes",
   TIDEMARK_DASHBOARD_SUBSCRIBE_RATE: "subscribesPerSecond",
+  TIDEMARK_DASHBOARD_QUERY_MAX_SERIES: "queryMaxSeries",
+  TIDEMARK_DASHBOARD_QUERY_MAX_SAMPLES: "queryMaxSamples",
+  TIDEMARK_DASHBOARD_QUERY_MAX_STEP_TIME: "queryMaxStepMs",
+  TIDEMARK_DASHBOARD_QUERY_MAX_RESPONSE_BYTES: "queryMaxResponseBytes",
+  TIDEMARK_DASHBOARD_QUERY_TIMEOUT: "queryTimeoutMs",
+  TIDEMARK_DASHBOARD_QUERY_MAX_CONCURRENCY: "queryMaxConcurrency",
+  TIDEMARK_DASHBOARD_QUERY_MAX_QUEUED: "queryMaxQueued",
   TIDEMARK_LOG_LEVEL: "logLevel",
   TIDEMARK_ALERTMANAGERS: "alertmanagers",
   TIDEMARK_ALERTS_EXTERNAL_URL: "alertsExternalUrl",
@@ -48,13 +55,25 @@ export const FLAGS: Readonly<Partial<Record<string, string>>> = {
   maxPanelsPerClient: "--max-panels",
   maxQueuedBytes: "--max-queued-bytes",
   subscribesPerSecond: "--subscribe-rate",
+  queryMaxSeries: "--query-max-series",
+  queryMaxSamples: "--query-max-samples",
+  queryMaxStepMs: "--query-max-step-time",
+  queryMaxResponseBytes: "--query-max-response-bytes",
+  queryTimeoutMs: "--query-timeout",
+  queryMaxConcurrency: "--query-max-concurrency",
+  queryMaxQueued: "--query-max-queued",
 };
 
-export function bad(field: string, what: string, hint: string): never {
+/** Where a setting is set: its flag, its environment variables, its key in the config file. */
+export function settingNames(field: string): string {
   const env = Object.entries(ENV)
     .filter(([, k]) => k === field)
     .map(([name]) => name);
-  const where = [FLAGS[field], ...env, `dashboard.${field} in the config file`].filter(Boolean).join(", ");
+  return [FLAGS[field], ...env, `dashboard.${field} in the config file`].filter(Boolean).join(", ");
+}
+
+export function bad(field: string, what: string, hint: string): never {
+  const where = settingNames(field);
   throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard setting "${field}" (${where}) ${what}: ${hint}`);
 }
 

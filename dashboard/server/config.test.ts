@@ -107,4 +107,33 @@ describe("dashboard config", () => {
     writeFileSync(join(dir, "c.json"), JSON.stringify({ dashboard: { natsPassword: "hunter2" } }));
     expect(err(() => readConfigFile(join(dir, "c.json"))).message).toContain("TIDEMARK_NATS_PASSWORD");
   });
+
+  it("reads the Prometheus query limits from env and flags, and names the setting when one is wrong", () => {
+    const c = resolveConfig(
+      envConfig({
+        TIDEMARK_DASHBOARD_QUERY_MAX_SERIES: "10",
+        TIDEMARK_DASHBOARD_QUERY_MAX_SAMPLES: "20",
+        TIDEMARK_DASHBOARD_QUERY_MAX_STEP_TIME: "250ms",
+        TIDEMARK_DASHBOARD_QUERY_MAX_RESPONSE_BYTES: "4096",
+        TIDEMARK_DASHBOARD_QUERY_TIMEOUT: "30s",
+        TIDEMARK_DASHBOARD_QUERY_MAX_CONCURRENCY: "3",
+        TIDEMARK_DASHBOARD_QUERY_MAX_QUEUED: "0",
+      }),
+      { queryMaxSeries: "11" },
+    );
+    expect([c.queryMaxSeries, c.queryMaxSamples, c.queryMaxStepMs, c.queryMaxResponseBytes]).toEqual([
+      11, 20, 250, 4096,
+    ]);
+    expect([c.queryTimeoutMs, c.queryMaxConcurrency, c.queryMaxQueued]).toEqual([30_000, 3, 0]);
+    const d = resolveConfig({});
+    expect([d.queryMaxSeries, d.queryMaxSamples, d.queryMaxStepMs, d.queryTimeoutMs]).toEqual([
+      20_000, 5_000_000, 500, 120_000,
+    ]);
+    expect(() => resolveConfig({ queryMaxConcurrency: "0" })).toThrow(
+      /"queryMaxConcurrency" \(--query-max-concurrency, TIDEMARK_DASHBOARD_QUERY_MAX_CONCURRENCY, .*\) must be a whole number from 1/,
+    );
+    expect(() => resolveConfig({ queryTimeoutMs: "soon" })).toThrow(
+      /"queryTimeoutMs" \(--query-timeout, .*must be a duration/,
+    );
+  });
 });

@@ -58,6 +58,19 @@ export interface DashboardConfig {
   readonly maxQueuedBytes: number;
   /** Subscribe frames per second per client (a bucket of this many, refilled at this rate). */
   readonly subscribesPerSecond: number;
+  /** Prometheus API query limits (docs/prometheus-api.md, "Query limits"): series selected per query. */
+  readonly queryMaxSeries: number;
+  /** Samples one query holds at once (loaded, per step, in its result): `--query.max-samples`'s analogue. */
+  readonly queryMaxSamples: number;
+  /** How long one step of evaluation (subqueries included) may hold the event loop, ms. */
+  readonly queryMaxStepMs: number;
+  /** Bytes of one query's response body. */
+  readonly queryMaxResponseBytes: number;
+  /** A query's time, queueing included, ms: past it the answer is 503 `timeout`. */
+  readonly queryTimeoutMs: number;
+  /** Queries evaluated at once; more wait in a queue of queryMaxQueued, then are refused (503). */
+  readonly queryMaxConcurrency: number;
+  readonly queryMaxQueued: number;
   /** A client whose socket holds more than this many unsent bytes gets coalesced early panes. */
   readonly sendBufferBytes: number;
   /** Early panes queued per slow client; beyond it the oldest early panes are dropped (counted). */
@@ -117,6 +130,13 @@ const DEFAULTS: DashboardConfig = {
   maxPanelsPerClient: 256,
   maxQueuedBytes: 64 * 1024 * 1024,
   subscribesPerSecond: 20,
+  queryMaxSeries: 20_000,
+  queryMaxSamples: 5_000_000,
+  queryMaxStepMs: 500,
+  queryMaxResponseBytes: 64 * 1024 * 1024,
+  queryTimeoutMs: 120_000,
+  queryMaxConcurrency: 4,
+  queryMaxQueued: 64,
   sendBufferBytes: 256 * 1024,
   maxQueuedEarly: 2000,
   maxQueuedFrames: 20_000,
@@ -231,6 +251,13 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     maxPanelsPerClient: int(merged, "maxPanelsPerClient", 1, 1_000_000),
     maxQueuedBytes: int(merged, "maxQueuedBytes", 64 * 1024, 2 ** 40),
     subscribesPerSecond: int(merged, "subscribesPerSecond", 1, 1_000_000),
+    queryMaxSeries: int(merged, "queryMaxSeries", 1, 1_000_000_000),
+    queryMaxSamples: int(merged, "queryMaxSamples", 1, 2 ** 40),
+    queryMaxStepMs: duration(merged, "queryMaxStepMs"),
+    queryMaxResponseBytes: int(merged, "queryMaxResponseBytes", 1024, 2 ** 40),
+    queryTimeoutMs: duration(merged, "queryTimeoutMs"),
+    queryMaxConcurrency: int(merged, "queryMaxConcurrency", 1, 10_000),
+    queryMaxQueued: int(merged, "queryMaxQueued", 0, 1_000_000),
     sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),
     maxQueuedEarly: int(merged, "maxQueuedEarly", 1, 10_000_000),
     maxQueuedFrames: int(merged, "maxQueuedFrames", 1, 10_000_000),

@@ -20,7 +20,12 @@ export type DashboardErrorCode =
   | "TM_PROMQL_UNSUPPORTED"
   | "TM_PROMQL_EXECUTION"
   | "TM_PROM_PARAM_INVALID"
-  | "TM_PROM_NOT_FOUND";
+  | "TM_PROM_NOT_FOUND"
+  // Query limits (docs/prometheus-api.md, "Query limits").
+  | "TM_PROM_LIMIT"
+  | "TM_PROM_TIMEOUT"
+  | "TM_PROM_BUSY"
+  | "TM_PROM_CANCELED";
 
 export class DashboardError extends Error {
   constructor(

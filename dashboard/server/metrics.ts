@@ -59,6 +59,22 @@ export function dashboardMetrics() {
       help: "HTTP requests refused for a Host not allowed without a read token (DNS rebinding)",
       registers: [registry],
     }),
+    promQueriesLimited: new Counter({
+      name: "tidemark_dashboard_prom_queries_limited_total",
+      help: 'Prometheus API queries stopped or refused by a query limit (docs/prometheus-api.md, "Query limits"), by limit',
+      labelNames: ["limit"],
+      registers: [registry],
+    }),
+    promQueriesRunning: new Gauge({
+      name: "tidemark_dashboard_prom_queries_running",
+      help: "Prometheus API queries being evaluated",
+      registers: [registry],
+    }),
+    promQueriesQueued: new Gauge({
+      name: "tidemark_dashboard_prom_queries_queued",
+      help: "Prometheus API queries waiting for a slot (queryMaxConcurrency)",
+      registers: [registry],
+    }),
     panesApplied: new Counter({
       name: "tidemark_dashboard_panes_applied_total",
       help: "Panes from TM_PANES stored as the newest of their id",

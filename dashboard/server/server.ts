@@ -85,7 +85,7 @@ export async function startDashboard(
       view: () => alerting.current?.view() ?? { active: [], history: [], rules: [] },
     });
   });
-  app.register(promApi(config, samples));
+  app.register(promApi(config, samples, Date.now, metrics));
   app.register(async (ws) => {
     ws.addHook("preValidation", guard(config, true, true));
     ws.get("/ws", { websocket: true }, (socket: WsSocket, req) =>

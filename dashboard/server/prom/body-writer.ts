@@ -2,14 +2,30 @@
  * A response body written straight into bytes: a range result is millions of short pieces, and
  * joining them as strings costs more than evaluating the query (docs/prometheus-api.md, "Sizing").
  */
+import { QueryLimitError } from "../promql/index.js";
+
+/** The error of a response body past its limit. */
+export function responseTooLarge(maxBytes: number): QueryLimitError {
+  return new QueryLimitError(
+    "response_bytes",
+    `the response would be larger than ${maxBytes} bytes: query fewer series, a larger step or a shorter range`,
+  );
+}
+
 export class BodyWriter {
   /** The buffer and the bytes written so far: a writer of its own may fill buf[n…] after room(). */
   buf: Buffer;
   n = 0;
 
-  /** @param sizeHint expected bytes (the writer grows past it) */
-  constructor(sizeHint = 1024) {
-    this.buf = Buffer.allocUnsafe(Math.max(64, sizeHint));
+  /**
+   * @param sizeHint expected bytes (the writer grows past it)
+   * @param maxBytes past this many bytes room() throws a "response_bytes" limit (docs/prometheus-api.md, "Query limits")
+   */
+  constructor(
+    sizeHint = 1024,
+    private readonly maxBytes = Infinity,
+  ) {
+    this.buf = Buffer.allocUnsafe(Math.max(64, Math.min(sizeHint, maxBytes)));
   }
 
   /** A string of ASCII characters only (punctuation, formatted numbers). */
@@ -39,7 +55,8 @@ export class BodyWriter {
   /** Makes room for k more bytes (buf may be replaced). */
   room(k: number): void {
     if (this.n + k <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.n + k));
+    if (this.n + k > this.maxBytes) throw responseTooLarge(this.maxBytes);
+    const grown = Buffer.allocUnsafe(Math.min(Math.max(this.buf.length * 2, this.n + k), this.maxBytes));
     this.buf.copy(grown, 0, 0, this.n);
     this.buf = grown;
   }

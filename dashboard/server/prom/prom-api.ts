@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasReadToken } from "../auth.js";
 import type { DashboardConfig } from "../config.js";
 import { DashboardError } from "../errors.js";
-import { evaluateInstant, evaluateRange, parsePromql, type Matcher, type Queryable } from "../promql/index.js";
+import { dashboardMetrics, type DashboardMetrics } from "../metrics.js";
+import { evaluateInstant, parsePromql, rangeSteps, type Matcher, type Queryable } from "../promql/index.js";
 import { biasWarnings } from "./bias-warnings.js";
 import { buildInfo } from "./build-info.js";
 import { labelRoutes } from "./label-routes.js";
@@ -15,10 +16,20 @@ import type { PaneSamples } from "./pane-samples.js";
 import type { PaneView } from "./pane-view.js";
 import { paramError, PromParams, rangeOf, type PromHandler } from "./prom-params.js";
 import { errorReply, instantData, matrixBody, successJson } from "./prom-response.js";
+import { QueryRunner, type QueryContext } from "./query-runner.js";
 
-/** Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it). */
-export function promApi(config: DashboardConfig, samples: PaneSamples, now: () => number = Date.now) {
+/**
+ * Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it).
+ * Queries run within the limits of docs/prometheus-api.md, "Query limits", counted in `metrics`.
+ */
+export function promApi(
+  config: DashboardConfig,
+  samples: PaneSamples,
+  now: () => number = Date.now,
+  metrics: DashboardMetrics = dashboardMetrics(),
+) {
   return async (app: FastifyInstance): Promise<void> => {
+    const runner = new QueryRunner(config, metrics);
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
       done(null, body),
     );
@@ -40,8 +51,19 @@ export function promApi(config: DashboardConfig, samples: PaneSamples, now: () =
           send(reply, () => handler(new PromParams(req.url, req.body, req.params as Record<string, string>))),
       });
     };
-    route("/api/v1/query", (p) => instantQuery(p, samples, now()));
-    route("/api/v1/query_range", (p) => rangeQuery(p, samples));
+    const query = (path: string, work: (p: PromParams, ctx: QueryContext) => Promise<string | Buffer>): void => {
+      app.route({
+        method: ["GET", "POST"],
+        url: path,
+        handler: (req, reply) =>
+          send(reply, () => {
+            const p = new PromParams(req.url, req.body, req.params as Record<string, string>);
+            return runner.run(p, reply, (ctx) => work(p, ctx));
+          }),
+      });
+    };
+    query("/api/v1/query", (p, ctx) => instantQuery(p, samples, now(), ctx));
+    query("/api/v1/query_range", (p, ctx) => rangeQuery(p, samples, ctx));
     labelRoutes(route, samples);
     route("/api/v1/status/buildinfo", () => successJson(JSON.stringify(buildInfo(process.versions.node)), []), ["GET"]);
     route("/api/v1/query_exemplars", (p) => exemplars(p));
@@ -59,9 +81,12 @@ export function promApi(config: DashboardConfig, samples: PaneSamples, now: () =
   };
 }
 
-async function send(reply: FastifyReply, body: () => string | Buffer): Promise<FastifyReply> {
+async function send(
+  reply: FastifyReply,
+  body: () => string | Buffer | Promise<string | Buffer>,
+): Promise<FastifyReply> {
   try {
-    return reply.type("application/json").send(body());
+    return reply.type("application/json").send(await body());
   } catch (err) {
     const e = errorReply(err);
     return reply.code(e.status).type("application/json").send(JSON.stringify(e.body));
@@ -79,11 +104,12 @@ class Recorder implements Queryable {
   }
 }
 
-function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number): string {
+async function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number, ctx: QueryContext): Promise<string> {
   const expr = parsePromql(p.required("query", "query=tidemark_requests"));
   const timeMs = p.time("time", nowMs);
   const source = new Recorder(samples);
-  const value = evaluateInstant(expr, source, timeMs, { lookbackMs: p.duration("lookback_delta", 300_000) });
+  const lookbackMs = p.duration("lookback_delta", 300_000);
+  const value = evaluateInstant(expr, source, timeMs, { lookbackMs, guard: ctx.guard });
   return successJson(instantData(value, timeMs), biasWarnings(source.views));
 }
 
@@ -96,10 +122,17 @@ function exemplars(p: PromParams): string {
   return successJson("[]", []);
 }
 
-function rangeQuery(p: PromParams, samples: PaneSamples): Buffer {
+/** Step by step, giving the event loop a turn between slices (docs/prometheus-api.md, "Query limits"). */
+async function rangeQuery(p: PromParams, samples: PaneSamples, ctx: QueryContext): Promise<Buffer> {
   const expr = parsePromql(p.required("query", "query=tidemark_requests"));
   const range = rangeOf(p);
   const source = new Recorder(samples);
-  const series = evaluateRange(expr, source, range, { lookbackMs: p.duration("lookback_delta", 300_000) });
-  return matrixBody(series, biasWarnings(source.views));
+  const lookbackMs = p.duration("lookback_delta", 300_000);
+  const steps = rangeSteps(expr, source, range, { lookbackMs, guard: ctx.guard });
+  let r = steps.next();
+  while (!r.done) {
+    await ctx.pause();
+    r = steps.next();
+  }
+  return matrixBody(r.value, biasWarnings(source.views), ctx.maxResponseBytes);
 }

@@ -4,7 +4,8 @@ import { formatValue, type RangeSeries, type Value } from "../promql/index.js";
 import { BodyWriter } from "./body-writer.js";
 import { writeMatrix } from "./matrix-body.js";
 
-export type ErrorType = "bad_data" | "execution" | "not_found" | "unauthorized" | "internal";
+export type ErrorType =
+  "bad_data" | "execution" | "not_found" | "unauthorized" | "internal" | "timeout" | "unavailable" | "canceled";
 
 const STATUS: Record<string, [number, ErrorType]> = {
   TM_PROMQL_PARSE: [400, "bad_data"],
@@ -13,6 +14,11 @@ const STATUS: Record<string, [number, ErrorType]> = {
   TM_PROMQL_EXECUTION: [422, "execution"],
   TM_PROM_NOT_FOUND: [404, "not_found"],
   TM_DASHBOARD_UNAUTHORIZED: [401, "unauthorized"],
+  // Query limits (docs/prometheus-api.md, "Query limits"): Prometheus's statuses and error types.
+  TM_PROM_LIMIT: [422, "execution"],
+  TM_PROM_TIMEOUT: [503, "timeout"],
+  TM_PROM_BUSY: [503, "unavailable"],
+  TM_PROM_CANCELED: [499, "canceled"],
 };
 
 export interface ErrorReply {
@@ -66,10 +72,10 @@ export function matrixData(series: readonly RangeSeries[]): string {
 }
 
 /** The success body of a range query, as bytes: written straight into a buffer (the bulk of the bytes). */
-export function matrixBody(series: readonly RangeSeries[], warnings: readonly string[]): Buffer {
+export function matrixBody(series: readonly RangeSeries[], warnings: readonly string[], maxBytes = Infinity): Buffer {
   let points = 0;
   for (const s of series) points += s.times.length;
-  const w = new BodyWriter(points * 48 + series.length * 256 + 1024);
+  const w = new BodyWriter(points * 48 + series.length * 256 + 1024, maxBytes);
   w.ascii('{"status":"success","data":');
   writeMatrix(w, series);
   w.text(`${warningsJson(warnings)}}`);

@@ -135,6 +135,7 @@ function rangeCall(ev: EvalContext, e: CallExpr, index: number, t: number): Samp
     for (const c of ev.columns(sel, arg.rangeMs)) {
       const lo = c.seek(0, startMs - 1);
       const hi = c.seek(1, endMs);
+      ev.guard.stepSamples(Math.max(0, hi - lo));
       c.touch(lo, hi);
       each(c.view.labels, { times: c.times, values: c.values, lo, hi, startMs, endMs, stepMs: t, scalars });
     }
@@ -165,6 +166,7 @@ function counts(ev: EvalContext, fn: CountFunction, arg: RangeExpr, t: number): 
   for (const c of ev.columns(sel, arg.rangeMs)) {
     const lo = c.seek(0, ref - arg.rangeMs);
     const hi = c.seek(1, ref);
+    ev.guard.stepSamples(Math.max(0, hi - lo));
     c.touch(lo, hi);
     const sums = c.exactSums();
     const sum = sums ? (sums[hi] as number) - (sums[lo] as number) : newestFirstSum(c.values, lo, hi);

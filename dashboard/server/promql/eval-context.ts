@@ -4,12 +4,15 @@
  * A narrow contract, so eval-call.ts and subquery.ts never see the evaluator's caches.
  */
 import type { AtModifier, Expr, SelectorExpr, SubqueryExpr } from "./ast.js";
+import type { QueryGuard } from "./query-guard.js";
 import type { SampleColumns } from "./sample-columns.js";
 import type { RangeSeries, Sample } from "./values.js";
 
 export interface EvalContext {
   /** The default step of a subquery without its own. */
   readonly subqueryStepMs: number;
+  /** The query's counted bounds (query-guard.ts). */
+  readonly guard: QueryGuard;
   /** The time an `@` modifier fixes, else the step's. */
   evalTime(at: AtModifier | undefined, t: number): number;
   vector(e: Expr, t: number): Sample[];

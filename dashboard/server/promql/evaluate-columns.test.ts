@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { prng } from "../prng.fixture.js";
-import { evaluateRange } from "./evaluate.js";
+import { evaluateRange } from "./range-steps.js";
 import { signature, type Labels } from "./labels.js";
 import { parsePromql } from "./parse.js";
 import { testSource, type TestSeries } from "./series.fixture.js";

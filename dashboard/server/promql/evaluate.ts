@@ -5,22 +5,14 @@
  * columns that every step searches (docs/prometheus-api.md, "Sizing"). Pure: the time comes in as
  * an argument.
  */
-import { DashboardError } from "../errors.js";
-import {
-  typeName,
-  typeOf,
-  type AtModifier,
-  type Expr,
-  type RangeExpr,
-  type SelectorExpr,
-  type SubqueryExpr,
-} from "./ast.js";
+import { type AtModifier, type Expr, type RangeExpr, type SelectorExpr, type SubqueryExpr } from "./ast.js";
 import { aggregate } from "./aggregate.js";
 import { binary } from "./binary.js";
 import { callAt } from "./eval-call.js";
 import type { EvalContext } from "./eval-context.js";
-import { compareLabels, dropName, signature, type Labels } from "./labels.js";
-import { RangePoints, unique } from "./range-points.js";
+import { compareLabels, dropName, signature } from "./labels.js";
+import { unique } from "./range-points.js";
+import { UNGUARDED, type QueryGuard } from "./query-guard.js";
 import { subqueryAt } from "./subquery.js";
 import type { Queryable, SeriesView } from "./queryable.js";
 import { SampleColumns } from "./sample-columns.js";
@@ -36,6 +28,8 @@ export interface EvalOptions {
   readonly lookbackMs?: number;
   /** The step of a subquery written without one (`x[5m:]`). */
   readonly subqueryStepMs?: number;
+  /** The query's counted bounds (the Prometheus API's; docs/prometheus-api.md, "Query limits"). */
+  readonly guard?: QueryGuard;
 }
 
 /** Functions and aggregations whose output order is the answer (the rest are sorted by labels). */
@@ -55,32 +49,6 @@ export function evaluateInstant(expr: Expr, source: Queryable, timeMs: number, o
   return v;
 }
 
-/** A range query's series, one point per step at which the expression has a value, sorted by labels. */
-export function evaluateRange(
-  expr: Expr,
-  source: Queryable,
-  range: { startMs: number; endMs: number; stepMs: number },
-  opts: EvalOptions = {},
-): RangeSeries[] {
-  const t = typeOf(expr);
-  if (t !== "scalar" && t !== "vector")
-    throw new DashboardError(
-      "TM_PROMQL_PARSE",
-      `invalid expression type "${typeName(t)}" for range query, must be Scalar or instant Vector`,
-    );
-  const ev = new Evaluation(source, opts, expr, range.startMs, range.endMs);
-  if (expr.type === "selector" && !expr.at)
-    return ev.selectorRange(expr, range).sort((a, b) => compareLabels(a.labels, b.labels));
-  const points = new RangePoints();
-  const none: Labels = {};
-  for (let ts = range.startMs; ts <= range.endMs; ts += range.stepMs) {
-    const v = ev.at(expr, ts);
-    if (v.type === "scalar") points.add(none, ts, v.value);
-    else if (v.type === "vector") for (const s of v.samples) points.add(s.labels, ts, s.value);
-  }
-  return points.series().sort((a, b) => compareLabels(a.labels, b.labels));
-}
-
 export class Evaluation implements EvalContext {
   private readonly views = new Map<SelectorExpr, readonly SeriesView[]>();
   private readonly columnsOf = new Map<SelectorExpr, readonly SampleColumns[]>();
@@ -90,6 +58,7 @@ export class Evaluation implements EvalContext {
   private readonly distinct = new Map<SelectorExpr, boolean>();
   readonly lookbackMs: number;
   readonly subqueryStepMs: number;
+  readonly guard: QueryGuard;
 
   /** Evaluates `expr` at times in [startMs, endMs] only: the columns hold the samples that span reaches. */
   constructor(
@@ -101,6 +70,7 @@ export class Evaluation implements EvalContext {
   ) {
     this.lookbackMs = opts.lookbackMs ?? DEFAULT_LOOKBACK_MS;
     this.subqueryStepMs = opts.subqueryStepMs ?? DEFAULT_SUBQUERY_STEP_MS;
+    this.guard = opts.guard ?? UNGUARDED;
     this.plan(expr, startMs, endMs);
   }
 
@@ -190,7 +160,9 @@ export class Evaluation implements EvalContext {
   private select(e: SelectorExpr): readonly SeriesView[] {
     let views = this.views.get(e);
     if (!views) {
-      views = [...this.source.select(e.matchers)].sort((a, b) => compareLabels(a.labels, b.labels));
+      const selected = [...this.source.select(e.matchers)];
+      this.guard.selected(selected.length);
+      views = selected.sort((a, b) => compareLabels(a.labels, b.labels));
       this.views.set(e, views);
     }
     return views;
@@ -207,7 +179,7 @@ export class Evaluation implements EvalContext {
   }
 
   /** The instant lookback of a series: the default, or its window size when longer. */
-  private lookback(view: SeriesView): number {
+  lookback(view: SeriesView): number {
     return Math.max(this.lookbackMs, view.stepMs);
   }
 
@@ -222,7 +194,11 @@ export class Evaluation implements EvalContext {
       const [lo, hi] = this.spans.get(e) ?? [this.startMs, this.endMs];
       const to = hi - e.offsetMs;
       const from = lo - e.offsetMs;
-      cols = this.select(e).map((v) => new SampleColumns(v, from - (rangeMs ?? this.lookback(v)) - 1, to));
+      cols = this.select(e).map((v) => {
+        const c = new SampleColumns(v, from - (rangeMs ?? this.lookback(v)) - 1, to);
+        this.guard.hold(c.length);
+        return c;
+      });
       this.columnsOf.set(e, cols);
     }
     return cols;
@@ -239,31 +215,7 @@ export class Evaluation implements EvalContext {
       c.view.touch(i);
       out.push({ labels: c.view.sampleLabels(i), value: c.values[j] as number, t: c.times[j] as number });
     }
-    return out;
-  }
-
-  /**
-   * A plain selector over a range query's steps, as instant() at each step gives it, walking each
-   * series' columns once with a cursor instead of searching them per step.
-   */
-  selectorRange(e: SelectorExpr, range: { startMs: number; endMs: number; stepMs: number }): RangeSeries[] {
-    const out: RangeSeries[] = [];
-    for (const c of this.columns(e)) {
-      const lookback = this.lookback(c.view);
-      const points = new RangePoints();
-      const { times, values, rows } = c;
-      let next = 0;
-      for (let ts = range.startMs; ts <= range.endMs; ts += range.stepMs) {
-        const at = ts - e.offsetMs;
-        while (next < c.length && (times[next] as number) <= at) next++;
-        const j = next - 1;
-        if (j < 0 || (times[j] as number) < at - lookback) continue;
-        const i = rows[j] as number;
-        c.view.touch(i);
-        points.add(c.view.sampleLabels(i), ts, values[j] as number);
-      }
-      out.push(...points.series());
-    }
+    this.guard.stepSamples(out.length);
     return out;
   }
 
@@ -275,6 +227,7 @@ export class Evaluation implements EvalContext {
       const lo = c.upperBound(ref - e.rangeMs - 1);
       const hi = c.upperBound(ref);
       if (lo >= hi) continue;
+      this.guard.stepSamples(hi - lo);
       c.touch(lo, hi);
       out.push({
         labels: c.view.labels,

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { DashboardError } from "../errors.js";
-import { evaluateInstant, evaluateRange } from "./evaluate.js";
+import { evaluateInstant } from "./evaluate.js";
+import { evaluateRange } from "./range-steps.js";
 import { parsePromql } from "./parse.js";
 import { testSource, type TestSeries } from "./series.fixture.js";
 import type { Sample, Value } from "./values.js";

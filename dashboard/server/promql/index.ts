@@ -1,12 +1,8 @@
 /** tidemark's PromQL (Prometheus 2.42 over floats): parse with lezer-promql, evaluate against a Queryable (docs/prometheus-api.md). */
 export { parsePromql } from "./parse.js";
-export {
-  evaluateInstant,
-  evaluateRange,
-  DEFAULT_LOOKBACK_MS,
-  DEFAULT_SUBQUERY_STEP_MS,
-  type EvalOptions,
-} from "./evaluate.js";
+export { evaluateInstant, DEFAULT_LOOKBACK_MS, DEFAULT_SUBQUERY_STEP_MS, type EvalOptions } from "./evaluate.js";
+export { evaluateRange, rangeSteps, type StepRange } from "./range-steps.js";
+export { QueryGuard, QueryLimitError, type GuardLimits, type GuardClock, type QueryLimit } from "./query-guard.js";
 export { typeOf, type Expr, type SelectorExpr, type ValueType } from "./ast.js";
 export { METRIC_NAME, signature, compareLabels, type Labels } from "./labels.js";
 export { matcher, matchesAll, type Matcher, type MatchOp } from "./matcher.js";

@@ -1,8 +1,10 @@
 /**
- * Label matchers `=`, `!=`, `=~`, `!~`. Regexes are fully anchored and `.` matches a newline, as in
- * Prometheus (`^(?s:re)$`); a leading `(?i)` makes the match case-insensitive (docs/prometheus-api.md,
- * "PromQL").
+ * Label matchers `=`, `!=`, `=~`, `!~`. Regexes are RE2 (linear time, no backtracking: a crafted
+ * matcher cannot block the server; docs/decisions/0040-query-limits.md), fully anchored and `.`
+ * matches a newline, as in Prometheus (`^(?s:re)$`); RE2's flags such as a leading `(?i)` apply
+ * (docs/prometheus-api.md, "PromQL").
  */
+import { RE2JS } from "re2js";
 import { DashboardError } from "../errors.js";
 import type { Labels } from "./labels.js";
 
@@ -19,15 +21,28 @@ export interface Matcher {
 export function matcher(name: string, op: MatchOp, value: string): Matcher {
   if (op === "=") return { name, op, value, test: (v) => v === value };
   if (op === "!=") return { name, op, value, test: (v) => v !== value };
-  const re = anchored(value);
-  return op === "=~" ? { name, op, value, test: (v) => re.test(v) } : { name, op, value, test: (v) => !re.test(v) };
+  const matches = memo(anchored(value));
+  return op === "=~" ? { name, op, value, test: (v) => matches(v) } : { name, op, value, test: (v) => !matches(v) };
 }
 
-function anchored(source: string): RegExp {
-  const insensitive = source.startsWith("(?i)");
-  const body = insensitive ? source.slice(4) : source;
+/** Distinct label values remembered per matcher: RE2 in JavaScript costs about 1–3 µs a match, and values repeat across series. */
+const MEMO_MAX = 10_000;
+
+function memo(re: RE2JS): (v: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (v) => {
+    let hit = seen.get(v);
+    if (hit === undefined) {
+      hit = re.matches(v);
+      if (seen.size < MEMO_MAX) seen.set(v, hit);
+    }
+    return hit;
+  };
+}
+
+function anchored(source: string): RE2JS {
   try {
-    return new RegExp(`^(?:${body})$`, insensitive ? "si" : "s");
+    return RE2JS.compile(`^(?s:${source})$`);
   } catch (err) {
     throw new DashboardError(
       "TM_PROMQL_PARSE",

@@ -124,7 +124,7 @@ describe("parsePromql: the lezer-promql adapter", () => {
         "parse error at char 1: wrong number of arguments for aggregate expression provided, expected 1, got 2",
       ],
       ["rate(x[0s])", "parse error at char 8: range must be greater than 0"],
-      ['x{a=~"("}', 'invalid regular expression "(": Invalid regular expression: /^(?:()$/s: Unterminated group'],
+      ['x{a=~"("}', 'invalid regular expression "(": error parsing regexp: missing closing ): `^(?s:()$`'],
     ];
     for (const [q, message] of cases) expect(failure(q), q).toEqual({ code: "TM_PROMQL_PARSE", message });
   });

@@ -18,6 +18,7 @@ import { numberLiteral, stringLiteral } from "./literals.js";
 import { aggregateOf, callOf } from "./parse-call.js";
 import { durationOf, groupingOf, offsetOf, selectorOf } from "./parse-selector.js";
 import { kids, parseError, syntaxTree, textOf, unsupported, type SyntaxNode } from "./syntax.js";
+import { checkNesting } from "./nesting.js";
 
 const OPS: Record<string, BinaryOp> = {
   Pow: "^",
@@ -46,6 +47,7 @@ const ONE_TO_ONE: VectorMatching = { card: "one-to-one", on: false, labels: [], 
 /** Parses a PromQL expression. */
 export function parsePromql(query: string): Expr {
   if (query.trim() === "") throw parseError(query, 0, "no expression found in input");
+  checkNesting(query);
   const top = kids(syntaxTree(query));
   const first = top[0];
   if (!first) throw parseError(query, 0, "no expression found in input");

@@ -33,8 +33,11 @@ export function subqueryAt(ev: EvalContext, e: SubqueryExpr, t: number, cache: M
           `more than ${MAX_SUBQUERY_EVALUATIONS} evaluations over the query`,
           MAX_SUBQUERY_EVALUATIONS,
         );
+      ev.guard.check();
       cache.set(ti, (samples = ev.vector(e.expr, ti)));
+      ev.guard.hold(samples.length);
     }
+    ev.guard.stepSamples(samples.length);
     for (const s of samples) points.add(s.labels, ti, s.value);
   }
   return points.series();

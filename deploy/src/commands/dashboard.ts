@@ -11,6 +11,8 @@ export const dashboard: Command = {
     "                   [--token-file FILE] [--tls-cert FILE --tls-key FILE] [--alertmanager URL[,URL]]\n" +
     "                   [--max-clients 500] [--max-clients-per-address 32] [--max-panels 256]\n" +
     "                   [--max-queued-bytes 67108864] [--subscribe-rate 20]\n" +
+    "                   [--query-max-series 20000] [--query-max-samples 5000000] [--query-timeout 2m] [--query-max-step-time 500ms]\n" +
+    "                   [--query-max-response-bytes 67108864] [--query-max-concurrency 4] [--query-max-queued 64]\n" +
     "  read tokens: TIDEMARK_DASHBOARD_TOKEN or --token-file (--token T shows in ps: discouraged)",
   async run(flags: Flags): Promise<number> {
     const { envConfig, readConfigFile, resolveConfig, startDashboard } = await import("@tidemark/dashboard");
@@ -29,6 +31,13 @@ export const dashboard: Command = {
       maxPanelsPerClient: flags.get("max-panels"),
       maxQueuedBytes: flags.get("max-queued-bytes"),
       subscribesPerSecond: flags.get("subscribe-rate"),
+      queryMaxSeries: flags.get("query-max-series"),
+      queryMaxSamples: flags.get("query-max-samples"),
+      queryMaxStepMs: flags.get("query-max-step-time"),
+      queryMaxResponseBytes: flags.get("query-max-response-bytes"),
+      queryTimeoutMs: flags.get("query-timeout"),
+      queryMaxConcurrency: flags.get("query-max-concurrency"),
+      queryMaxQueued: flags.get("query-max-queued"),
       alertmanagers: flags.get("alertmanager"),
     });
     const server = await startDashboard(config);
