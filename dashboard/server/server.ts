@@ -114,6 +114,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
       config.alerts.alertmanagers,
     ),
     log.child({ component: "alerts" }),
+    config.slos,
   );
   alerting.current = alerts;
   // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).

@@ -3,7 +3,8 @@
  * offered goes to the alert book; the book is flushed once per burst of panes — FLUSH_AFTER_MS
  * after the first pane a rule reads, the Prometheus series having taken them — so rules are
  * evaluated on pane updates, never by polling. Delivery to the Alertmanagers starts once the
- * replay of TM_PANES has rebuilt the state.
+ * replay of TM_PANES has rebuilt the state. SLO burn-rate alerts (docs/slo.md) are judged on the
+ * same flushes and delivered by the same sender.
  */
 import type { Pane } from "@tidemark/engine/protocol";
 import type { Logger } from "pino";
@@ -11,6 +12,8 @@ import type { AlertsView } from "../../protocol/alerts.js";
 import type { FeedState } from "../../protocol/ws-frames.js";
 import type { Queryable } from "../promql/index.js";
 import { AlertBook } from "../rules/index.js";
+import { SloBook } from "../slo/slo-book.js";
+import type { SloDefinition } from "../slo/slo-config.js";
 import { AlertDelivery } from "./alert-delivery.js";
 import type { AlertMetrics } from "./alert-metrics.js";
 import { AlertmanagerTarget, type Post } from "./alertmanager-target.js";
@@ -40,6 +43,7 @@ export function startAlerting(
   samples: Queryable,
   metrics: AlertMetrics,
   log: Logger,
+  slos: readonly SloDefinition[] = [],
 ): Alerting {
   const targets = config.alertmanagers.map(
     (url) =>
@@ -56,18 +60,23 @@ export function startAlerting(
     clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
+  const sloBook = new SloBook(slos, dashboardUrl, delivery);
   const listeners: Array<() => void> = [];
   let scheduled: NodeJS.Timeout | undefined;
   const flush = (): void => {
     clearTimeout(scheduled);
     scheduled = undefined;
     book.flush(samples);
+    sloBook.flush();
     metrics.rules(book.counts());
     if (book.takeChanged()) for (const fn of listeners) fn();
   };
   return {
     offer(pane) {
-      if (book.empty || !book.offer(pane) || scheduled) return;
+      // Both books take every pane: no short-circuit.
+      const rules = !book.empty && book.offer(pane);
+      const slo = !sloBook.empty && sloBook.offer(pane);
+      if (!(rules || slo) || scheduled) return;
       scheduled = setTimeout(flush, FLUSH_AFTER_MS);
     },
     feedChanged(state) {

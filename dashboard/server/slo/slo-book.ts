@@ -29,6 +29,8 @@ interface SeverityRun {
   /** Window ends whose verdict crossed: re-read when their panes settle (retraction). */
   readonly crossedEnds: Set<number>;
   readonly reach: number;
+  /** The newest window end read. */
+  read: number;
   notice: AlertNotice | undefined;
 }
 
@@ -80,8 +82,14 @@ export class SloBook {
       s.dirty.clear();
       const newest = s.cells.newestEnd;
       for (const run of s.runs) {
-        const ends = [...run.crossedEnds].filter((e) => e !== newest && dirty.some((d) => d <= e && e < d + run.reach));
-        for (const t of [...ends.sort((a, b) => a - b), newest]) this.record(s, run, t);
+        // Crossed ends whose panes changed (retraction), then every new end in order (a batch or the replay).
+        const again = [...run.crossedEnds].filter(
+          (e) => e <= run.read && dirty.some((d) => d <= e && e < d + run.reach),
+        );
+        const fresh = dirty.filter((e) => e > run.read);
+        for (const t of again.sort((a, b) => a - b)) this.record(s, run, t);
+        for (const t of fresh.sort((a, b) => a - b)) this.record(s, run, t);
+        run.read = Math.max(run.read, newest);
         const keepFrom = newest - 2 * run.reach;
         run.alert.forgetBefore(keepFrom);
         for (const e of run.crossedEnds) if (e <= keepFrom) run.crossedEnds.delete(e);
@@ -174,6 +182,7 @@ function runOf(slo: SloDefinition, severity: Severity): SeverityRun[] {
       alert: new SeriesAlert<SloReading>(0, reach),
       crossedEnds: new Set(),
       reach,
+      read: -Infinity,
       notice: undefined,
     },
   ];
@@ -200,7 +209,7 @@ function readingAt(s: SloState, run: SeverityRun, t: number): SloReading {
     end: t,
     crossed: verdicts.some((v) => v.crossed),
     settled: !window.early,
-    at: newest?.emittedAt ?? window.at,
+    at: newest?.emittedAt ?? t,
     verdict,
     budget: budgetAt(s, verdict, t),
     kind: window.early ? "early" : (newest?.kind ?? "on-time"),

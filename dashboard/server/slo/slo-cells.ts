@@ -44,15 +44,27 @@ export function zero(): Counts {
   };
 }
 
-export function add(to: Counts, c: Counts): void {
-  to.count += c.count;
-  to.errors += c.errors;
-  to.corrCount += c.corrCount;
-  to.corrErrors += c.corrErrors;
-  to.spreadWeight += c.spreadWeight;
-  to.unmeasured += c.unmeasured;
-  to.biasWeight += c.biasWeight;
-  to.biasCount += c.biasCount;
+const FIELDS = [
+  "count",
+  "errors",
+  "corrCount",
+  "corrErrors",
+  "spreadWeight",
+  "unmeasured",
+  "biasWeight",
+  "biasCount",
+] as const;
+
+/** to += sign × c, field by field. */
+export function add(to: Counts, c: Counts, sign = 1): void {
+  for (const f of FIELDS) to[f] += sign * c[f];
+}
+
+/** A window's totals at one end, kept to slide to the next end in O(step) (see `sum`). */
+interface Slide {
+  t: number;
+  counts: Counts;
+  early: number;
 }
 
 /** A pane's counts: its nowcast when there is one, else its own value (correction unmeasured). */
@@ -82,6 +94,8 @@ export class SloCells {
   private readonly cells = new Map<number, Cell>();
   /** Hour start → totals of the cells rolled out of `cells`. */
   private readonly hours = new Map<number, Counts>();
+  /** Span → the totals of its newest read: reads at ascending ends slide instead of summing again. */
+  private readonly slides = new Map<number, Slide>();
   private newest = -Infinity;
 
   /** @param keepMs cells ending this long before the newest roll into the hourly totals */
@@ -111,6 +125,7 @@ export class SloCells {
     if (end <= this.newest - this.keepMs) return undefined;
     const held = this.cells.get(end);
     if (held && held.seq >= pane.seq) return undefined;
+    this.touch(end);
     if (pane.kind === "retract") this.cells.delete(end);
     else this.cells.set(end, cellOf(pane));
     if (end > this.newest) this.advance(end);
@@ -121,19 +136,37 @@ export class SloCells {
     return this.cells.get(end);
   }
 
-  /** Totals of the cells of windows ending in (t − spanMs, t], and whether any of them is early. */
-  sum(t: number, spanMs: number): { counts: Counts; early: boolean; at: number } {
-    const counts = zero();
-    let early = false;
-    let at = -Infinity;
-    for (let e = t - spanMs + this.slo.paneMs; e <= t; e += this.slo.paneMs) {
-      const c = this.cells.get(e);
-      if (!c) continue;
-      add(counts, c);
-      if (c.kind === "early") early = true;
-      if (c.emittedAt > at) at = c.emittedAt;
+  /**
+   * Totals of the cells of windows ending in (t − spanMs, t], and whether any of them is early.
+   * Slides from the span's previous read when t is later and within a span of it (a changed cell
+   * inside the previous read drops it: `touch`), else sums the cells.
+   */
+  sum(t: number, spanMs: number): { counts: Counts; early: boolean } {
+    const step = this.slo.paneMs;
+    const prev = this.slides.get(spanMs);
+    let s: Slide;
+    if (prev && prev.t <= t && t - prev.t < spanMs) {
+      s = { t, counts: { ...prev.counts }, early: prev.early };
+      for (let e = prev.t + step; e <= t; e += step) this.count(s, e, 1);
+      for (let e = prev.t - spanMs + step; e <= t - spanMs; e += step) this.count(s, e, -1);
+    } else {
+      s = { t, counts: zero(), early: 0 };
+      for (let e = t - spanMs + step; e <= t; e += step) this.count(s, e, 1);
     }
-    return { counts, early, at };
+    this.slides.set(spanMs, s);
+    return { counts: { ...s.counts }, early: s.early > 0 };
+  }
+
+  private count(s: Slide, e: number, sign: number): void {
+    const c = this.cells.get(e);
+    if (!c) return;
+    add(s.counts, c, sign);
+    if (c.kind === "early") s.early += sign;
+  }
+
+  /** The cell ending at e changes or goes: reads that hold it are dropped. */
+  private touch(e: number): void {
+    for (const [span, s] of this.slides) if (e <= s.t && e > s.t - span) this.slides.delete(span);
   }
 
   /** Totals over the SLO's period ending at t: the held cells and the hourly totals rolled out. */
@@ -147,6 +180,7 @@ export class SloCells {
     this.newest = end;
     for (const [e, c] of this.cells) {
       if (e > end - this.keepMs) continue;
+      this.touch(e);
       this.cells.delete(e);
       const hour = e - (e % HOUR);
       let h = this.hours.get(hour);

@@ -1,0 +1,179 @@
+/**
+ * SLO burn-rate alerts end to end (docs/slo.md): crafted panes through a real nats-server's
+ * TM_PANES into the dashboard server, SLOBurnRate alerts to a real Alertmanager
+ * (prometheus-alertmanager 0.25), read back with GET /api/v2/alerts and from its webhook
+ * notifications. Oracles: brute-force sums over the published panes' counts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Pane } from "@tidemark/engine/protocol";
+import { waitFor } from "../index.js";
+import { pane, publishPanes, startRig, type DashboardRig } from "../dashboard/fixtures.js";
+import { startAlertmanager, type TestAlertmanager } from "../alerts/alertmanager.js";
+
+const W = 10_000;
+const PAGE_ONLY = [{ severity: "page", long: "1h", short: "5m", factor: 14.4 }];
+let am: TestAlertmanager;
+let rig: DashboardRig;
+/** 70 minutes back: every pane's log time is in the past, like real ones. */
+const base = Math.floor(Date.now() / W) * W - 70 * 60_000;
+
+const at = (service: string, n: number, count: number, errors: number, over: Partial<Pane> = {}): Pane => ({
+  ...pane({ policy: "alerting", service, windowMs: W, start: base + n * W, seq: 0, kind: "on-time", count, errors }),
+  ...over,
+});
+const sloAlerts = async (slo: string) =>
+  (await am.alerts()).filter((a) => a.labels["alertname"] === "SLOBurnRate" && a.labels["slo"] === slo);
+const num = (x: number): string => String(Number(x.toPrecision(4)));
+/** Brute force: errors / requests / (1 − objective) over panes. */
+const burn = (ps: readonly Pane[], objective: number, pick = (p: Pane) => [p.value.count, p.value.errors]): number => {
+  let n = 0;
+  let e = 0;
+  for (const p of ps) {
+    const [c, x] = pick(p) as [number, number];
+    n += c;
+    e += x;
+  }
+  return e / n / (1 - objective);
+};
+
+beforeAll(async () => {
+  am = await startAlertmanager();
+  rig = await startRig(
+    {
+      alerts: { alertmanagers: [am.url], resendEvery: "1s" },
+      slos: [
+        {
+          name: "checkout-availability",
+          service: "checkout",
+          objective: 0.999,
+          policy: "alerting",
+          minRequestsPerHour: 100,
+        },
+        { name: "search-availability", service: "search", objective: 0.999, policy: "alerting", tiers: PAGE_ONLY },
+        { name: "pay-availability", service: "pay", objective: 0.999, policy: "alerting", tiers: PAGE_ONLY },
+      ],
+    } as never,
+    { stream: true },
+  );
+});
+afterAll(async () => {
+  await rig?.stop();
+  await am?.stop();
+});
+
+describe("SLO burn-rate alerts to a real Alertmanager", () => {
+  it("a burst after an hour of clean traffic pages within 5 minutes, with burn rates and budget as a brute force says", async () => {
+    const clean = Array.from({ length: 360 }, (_, n) => at("checkout", n, 200, 0));
+    const burst = Array.from({ length: 30 }, (_, k) => at("checkout", 360 + k, 200, 40));
+    const all = [...clean, ...burst];
+    await publishPanes(rig.nc, all);
+    const last = all.length - 1;
+    const long = burn(all.slice(last - 359), 0.999);
+    const short = burn(all.slice(last - 29), 0.999);
+    // The newest annotations are resent every second: wait for the ones of the last pane.
+    await waitFor(
+      async () => (await sloAlerts("checkout-availability")).some((a) => a.annotations["burn_rate_long"] === num(long)),
+      30_000,
+      "the page with the last pane's burn rates",
+    );
+    const alerts = await sloAlerts("checkout-availability");
+    expect(alerts.map((a) => a.labels["severity"]).sort()).toEqual(["page", "ticket"]);
+    const page = alerts.find((a) => a.labels["severity"] === "page");
+    expect(page?.labels).toEqual({
+      alertname: "SLOBurnRate",
+      slo: "checkout-availability",
+      service: "checkout",
+      severity: "page",
+      policy: "alerting",
+    });
+    expect(page?.annotations).toMatchObject({
+      long_window: "1h",
+      short_window: "5m",
+      factor: "14.4",
+      burn_rate_long: num(long),
+      burn_rate_short: num(short),
+      burn_rate_long_raw: num(long),
+      bias: "not measured yet",
+      // The period so far is this 65 minutes: 1 − their burn rate.
+      budget_remaining: num(1 - burn(all, 0.999)),
+      time_to_exhaustion: "0s (budget spent)",
+      may_flip: "false",
+    });
+    // Paged within 5 minutes of the burst's start (log time of the pane that fired it).
+    const firedAt = Date.parse(page?.startsAt ?? "");
+    expect(firedAt - (base + 360 * W)).toBeLessThanOrEqual(5 * 60_000);
+    expect(firedAt).toBeGreaterThan(base + 360 * W);
+  });
+
+  it("fires on the corrected burn rate while the raw one stays under the factor", async () => {
+    // The policy sees 1 % errors; the nowcast (bias measured for this service) says 2 % ± 0.2 pp.
+    const ps = Array.from({ length: 60 }, (_, n) => {
+      const p = at("pay", n, 200, 2, {
+        bias: {
+          countPct: 0,
+          errorRatePp: -1,
+          p99Pct: null,
+          usersPct: null,
+          windows: 40,
+          stage: "on-time",
+          scope: "service",
+        },
+      });
+      return {
+        ...p,
+        nowcast: {
+          value: { count: 200, errorRate: 0.02, p99: 250, users: 10 },
+          spread: { count: null, errorRate: 0.002, p99: null, users: null },
+          error: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, windows: 40 },
+        },
+      } satisfies Pane;
+    });
+    await publishPanes(rig.nc, ps);
+    await waitFor(async () => (await sloAlerts("pay-availability")).length === 1, 30_000, "pay's page");
+    await waitFor(
+      async () => (await sloAlerts("pay-availability"))[0]?.annotations["burn_rate_short"] === `${num(20)} ± 2`,
+      30_000,
+      "the last pane's annotations",
+    );
+    const a = (await sloAlerts("pay-availability"))[0];
+    const raw = burn(ps, 0.999);
+    const corrected = burn(ps, 0.999, (p) => [
+      p.nowcast?.value.count ?? 0,
+      (p.nowcast?.value.count ?? 0) * (p.nowcast?.value.errorRate ?? 0),
+    ]);
+    expect(raw).toBeLessThan(14.4);
+    expect(corrected).toBeGreaterThan(14.4);
+    expect(a?.annotations).toMatchObject({
+      burn_rate_long: `${num(corrected)} ± 2`,
+      burn_rate_long_raw: num(raw),
+      bias: "-1 pp error rate (policy − reference)",
+      may_flip: "false",
+    });
+  });
+
+  it("retracts a page raised on an early pane that the on-time pane contradicts; Alertmanager shows it resolved", async () => {
+    await publishPanes(
+      rig.nc,
+      Array.from({ length: 30 }, (_, n) => at("search", n, 200, 2)),
+    );
+    await publishPanes(rig.nc, [
+      at("search", 30, 200, 150, { kind: "early", emitDelayMs: -5000, emittedAt: base + 31 * W - 5000 }),
+    ]);
+    await waitFor(async () => (await sloAlerts("search-availability")).length === 1, 30_000, "search's early page");
+    await publishPanes(rig.nc, [at("search", 30, 200, 2, { seq: 1 })]);
+    await waitFor(
+      async () => (await sloAlerts("search-availability")).length === 0,
+      30_000,
+      "the page to be retracted",
+    );
+    await waitFor(
+      () => am.notified.some((n) => n.status === "resolved" && n.labels["slo"] === "search-availability"),
+      30_000,
+      "the resolved notification",
+    );
+    const resolved = am.notified.find((n) => n.status === "resolved" && n.labels["slo"] === "search-availability");
+    expect(resolved?.annotations["retracted"]).toMatch(
+      /^retracted: the on-time panes of .* read 10\.0× \/ 10\.0×, below the factor$/,
+    );
+  });
+});
