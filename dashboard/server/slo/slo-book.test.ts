@@ -227,12 +227,12 @@ describe("SLO burn-rate alerts", () => {
     const windows: Counted[] = [];
     for (let i = 0; i < 5 * 360; i++) windows.push({ count: 100 + (i % 7), errors: i % 5 === 0 ? 1 : 0 });
     windows.forEach((c, i) => r.offer(pane(i, "final", c)));
-    // The period to the hour: windows held (the last 30 m) and those whose end's hour reaches into the last 3 h.
+    // The period to the hour: windows held (the last 30 m + 15 m settling) and those whose end's hour reaches into the last 3 h.
     const t = T0 + windows.length * W;
     const hour = 3_600_000;
     const inPeriod = windows.filter((_, i) => {
       const end = T0 + (i + 1) * W;
-      return end > t - 30 * 60_000 || end - (end % hour) + hour > t - 3 * hour;
+      return end > t - 45 * 60_000 || end - (end % hour) + hour > t - 3 * hour;
     });
     const remaining = 1 - burn(inPeriod, 0, inPeriod.length - 1, (c) => [c.count, c.errors]);
     expect(r.book.read("checkout")?.budget.remaining).toBeCloseTo(remaining, 12);

@@ -14,6 +14,12 @@ import { SloCells } from "./slo-cells.js";
 import type { Severity, SloDefinition, SloTier } from "./slo-config.js";
 import { sloAnnotations, sloLabels, SLO_ALERTNAME } from "./slo-text.js";
 
+/**
+ * Panes held past the longest tier window: the newest window end runs ahead of the windows still
+ * settling (early panes of the next window come before the on-time pane of this one).
+ */
+const SETTLE_MS = 15 * 60_000;
+
 export interface SloReading extends Verdict {
   /** The tier the alert states: the first that crossed, else the nearest to crossing. */
   readonly verdict: TierVerdict;
@@ -51,7 +57,7 @@ export class SloBook {
   ) {
     this.states = slos.map((slo) => ({
       slo,
-      cells: new SloCells(slo, Math.max(...slo.tiers.map((t) => t.longMs))),
+      cells: new SloCells(slo, Math.max(...slo.tiers.map((t) => t.longMs)) + SETTLE_MS),
       runs: (["page", "ticket"] as const).flatMap((severity) => runOf(slo, severity)),
       dirty: new Set(),
     }));
