@@ -17,6 +17,7 @@ import { answerErrors, httpsOptions, requestForLog, securityHeaders } from "./ht
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
 import { PaneSamples } from "./prom/pane-samples.js";
+import { SloSeries } from "./slo/slo-series.js";
 import { promApi } from "./prom/prom-api.js";
 import { within } from "./within.js";
 import { serveConnection, type WsSocket } from "./ws-connection.js";
@@ -42,6 +43,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     discardingPolicies: config.discardingPolicies,
   });
   fanout.store.observe((pane) => samples.apply(pane));
+  const sloSeries = config.slos.length > 0 ? new SloSeries() : undefined;
   /** Set up once the server listens (alerts link to its URL), before the feed starts. */
   const alerting: { current?: Alerting } = {};
   const app = Fastify({
@@ -77,7 +79,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
       view: () => alerting.current?.view() ?? { active: [], history: [], rules: [] },
     });
   });
-  app.register(promApi(config, samples));
+  app.register(promApi(config, samples, Date.now, sloSeries));
   app.register(async (ws) => {
     ws.addHook("preValidation", guard(config, true, true));
     ws.get("/ws", { websocket: true }, (socket: WsSocket, req) =>
@@ -115,6 +117,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
     ),
     log.child({ component: "alerts" }),
     config.slos,
+    sloSeries,
   );
   alerting.current = alerts;
   // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).

@@ -14,6 +14,7 @@ import type { Queryable } from "../promql/index.js";
 import { AlertBook } from "../rules/index.js";
 import { SloBook } from "../slo/slo-book.js";
 import type { SloDefinition } from "../slo/slo-config.js";
+import type { SloSeries } from "../slo/slo-series.js";
 import { AlertDelivery } from "./alert-delivery.js";
 import type { AlertMetrics } from "./alert-metrics.js";
 import { AlertmanagerTarget, type Post } from "./alertmanager-target.js";
@@ -44,6 +45,7 @@ export function startAlerting(
   metrics: AlertMetrics,
   log: Logger,
   slos: readonly SloDefinition[] = [],
+  sloSeries: SloSeries | undefined = undefined,
 ): Alerting {
   const targets = config.alertmanagers.map(
     (url) =>
@@ -60,7 +62,7 @@ export function startAlerting(
     clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
-  const sloBook = new SloBook(slos, dashboardUrl, delivery);
+  const sloBook = new SloBook(slos, dashboardUrl, delivery, sloSeries);
   const listeners: Array<() => void> = [];
   let scheduled: NodeJS.Timeout | undefined;
   const flush = (): void => {

@@ -7,17 +7,30 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasReadToken } from "../auth.js";
 import type { DashboardConfig } from "../config.js";
 import { DashboardError } from "../errors.js";
-import { evaluateInstant, evaluateRange, parsePromql, type Matcher, type Queryable } from "../promql/index.js";
+import {
+  evaluateInstant,
+  evaluateRange,
+  parsePromql,
+  type Matcher,
+  type Queryable,
+  type SeriesView,
+} from "../promql/index.js";
 import { biasWarnings } from "./bias-warnings.js";
 import { buildInfo } from "./build-info.js";
 import { labelRoutes } from "./label-routes.js";
 import type { PaneSamples } from "./pane-samples.js";
+import type { ExtraSeries } from "./extra-series.js";
 import type { PaneView } from "./pane-view.js";
 import { paramError, PromParams, rangeOf, type PromHandler } from "./prom-params.js";
 import { errorReply, instantData, matrixBody, successJson } from "./prom-response.js";
 
 /** Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it). */
-export function promApi(config: DashboardConfig, samples: PaneSamples, now: () => number = Date.now) {
+export function promApi(
+  config: DashboardConfig,
+  samples: PaneSamples,
+  now: () => number = Date.now,
+  extra: ExtraSeries | undefined = undefined,
+) {
   return async (app: FastifyInstance): Promise<void> => {
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
       done(null, body),
@@ -40,9 +53,9 @@ export function promApi(config: DashboardConfig, samples: PaneSamples, now: () =
           send(reply, () => handler(new PromParams(req.url, req.body, req.params as Record<string, string>))),
       });
     };
-    route("/api/v1/query", (p) => instantQuery(p, samples, now()));
-    route("/api/v1/query_range", (p) => rangeQuery(p, samples));
-    labelRoutes(route, samples);
+    route("/api/v1/query", (p) => instantQuery(p, samples, now(), extra));
+    route("/api/v1/query_range", (p) => rangeQuery(p, samples, extra));
+    labelRoutes(route, samples, extra);
     route("/api/v1/status/buildinfo", () => successJson(JSON.stringify(buildInfo(process.versions.node)), []), ["GET"]);
     route("/api/v1/query_exemplars", (p) => exemplars(p));
     app.route({
@@ -71,18 +84,21 @@ async function send(reply: FastifyReply, body: () => string | Buffer): Promise<F
 /** A per-query view of the samples that remembers the series the query selected (for the warnings). */
 class Recorder implements Queryable {
   readonly views: PaneView[] = [];
-  constructor(private readonly samples: PaneSamples) {}
-  select(matchers: readonly Matcher[]): PaneView[] {
+  constructor(
+    private readonly samples: PaneSamples,
+    private readonly extra: ExtraSeries | undefined,
+  ) {}
+  select(matchers: readonly Matcher[]): SeriesView[] {
     const v = this.samples.select(matchers);
     this.views.push(...v);
-    return v;
+    return this.extra ? [...v, ...this.extra.select(matchers)] : v;
   }
 }
 
-function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number): string {
+function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number, extra: ExtraSeries | undefined): string {
   const expr = parsePromql(p.required("query", "query=tidemark_requests"));
   const timeMs = p.time("time", nowMs);
-  const source = new Recorder(samples);
+  const source = new Recorder(samples, extra);
   const value = evaluateInstant(expr, source, timeMs, { lookbackMs: p.duration("lookback_delta", 300_000) });
   return successJson(instantData(value, timeMs), biasWarnings(source.views));
 }
@@ -96,10 +112,10 @@ function exemplars(p: PromParams): string {
   return successJson("[]", []);
 }
 
-function rangeQuery(p: PromParams, samples: PaneSamples): Buffer {
+function rangeQuery(p: PromParams, samples: PaneSamples, extra: ExtraSeries | undefined): Buffer {
   const expr = parsePromql(p.required("query", "query=tidemark_requests"));
   const range = rangeOf(p);
-  const source = new Recorder(samples);
+  const source = new Recorder(samples, extra);
   const series = evaluateRange(expr, source, range, { lookbackMs: p.duration("lookback_delta", 300_000) });
   return matrixBody(series, biasWarnings(source.views));
 }

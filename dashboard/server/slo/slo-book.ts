@@ -11,6 +11,7 @@ import type { AlertListener, AlertNotice } from "../rules/index.js";
 import { SeriesAlert, type Transition, type Verdict } from "../rules/series-alert.js";
 import { budgetOf, tierVerdict, windowBurn, type Budget, type TierVerdict } from "./burn-rate.js";
 import { SloCells } from "./slo-cells.js";
+import type { SloSeries } from "./slo-series.js";
 import type { Severity, SloDefinition, SloTier } from "./slo-config.js";
 import { sloAnnotations, sloLabels, SLO_ALERTNAME } from "./slo-text.js";
 
@@ -45,6 +46,10 @@ interface SloState {
   readonly cells: SloCells;
   readonly runs: SeverityRun[];
   readonly dirty: Set<number>;
+  /** Distinct tier windows, for the series. */
+  readonly spans: readonly number[];
+  /** The newest window end recorded in the series. */
+  recorded: number;
 }
 
 export class SloBook {
@@ -54,12 +59,15 @@ export class SloBook {
     slos: readonly SloDefinition[],
     private readonly dashboardUrl: string,
     private readonly listener: AlertListener,
+    private readonly series?: SloSeries,
   ) {
     this.states = slos.map((slo) => ({
       slo,
       cells: new SloCells(slo, Math.max(...slo.tiers.map((t) => t.longMs)) + SETTLE_MS),
       runs: (["page", "ticket"] as const).flatMap((severity) => runOf(slo, severity)),
       dirty: new Set(),
+      spans: [...new Set(slo.tiers.flatMap((t) => [t.longMs, t.shortMs]))].sort((a, b) => a - b),
+      recorded: -Infinity,
     }));
   }
 
@@ -100,6 +108,7 @@ export class SloBook {
         run.alert.forgetBefore(keepFrom);
         for (const e of run.crossedEnds) if (e <= keepFrom) run.crossedEnds.delete(e);
       }
+      if (this.series) this.recordSeries(s, this.series, dirty);
     }
   }
 
@@ -115,6 +124,22 @@ export class SloBook {
   /** The SLOs and their newest window end. */
   slos(): Array<{ slo: SloDefinition; newestEnd: number }> {
     return this.states.map((s) => ({ slo: s.slo, newestEnd: s.cells.newestEnd }));
+  }
+
+  /**
+   * The series at every new window end; when older panes changed, the newest end is read again
+   * (earlier samples keep what was read then, as a recording rule's do).
+   */
+  private recordSeries(s: SloState, series: SloSeries, dirty: readonly number[]): void {
+    const ends = new Set(dirty.filter((e) => e > s.recorded));
+    if (dirty.some((d) => d <= s.recorded)) ends.add(s.recorded);
+    for (const t of [...ends].sort((a, b) => a - b)) {
+      const burns = s.spans.map((span) => windowBurn(s.cells.sum(t, span).counts, span, s.slo.objective));
+      const first = s.slo.tiers[0] as SloTier;
+      const long = burns[s.spans.indexOf(first.longMs)] as (typeof burns)[number];
+      series.record(s.slo, t, burns, budgetOf(s.cells.period(t), s.slo, long.corrected));
+    }
+    s.recorded = Math.max(s.recorded, s.cells.newestEnd);
   }
 
   private record(s: SloState, run: SeverityRun, t: number): void {

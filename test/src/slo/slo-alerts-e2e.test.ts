@@ -151,6 +151,52 @@ describe("SLO burn-rate alerts to a real Alertmanager", () => {
     });
   });
 
+  it("serves the tidemark_slo_* series in the Prometheus API, equal to the brute force", async () => {
+    // pay's panes (the test above): raw 1 % and corrected 2 % in every window, objective 0.999.
+    const t = (base + 60 * W) / 1000;
+    const query = async (q: string) => {
+      const res = await fetch(`${rig.dash.url}/api/v1/query?query=${encodeURIComponent(q)}&time=${t}`);
+      const body = (await res.json()) as {
+        status: string;
+        data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+      };
+      expect(body.status).toBe("success");
+      return body.data.result;
+    };
+    await waitFor(
+      async () => (await query('tidemark_slo_objective{slo="pay-availability"}')).length === 1,
+      30_000,
+      "pay's series",
+    );
+    const raw = await query('tidemark_slo_burn_rate{slo="pay-availability"}');
+    expect(raw.map((r) => [r.metric["window"], Number(r.value[1])]).sort()).toEqual([
+      ["1h", expect.closeTo(10, 9)],
+      ["5m", expect.closeTo(10, 9)],
+    ]);
+    const corrected = await query('tidemark_slo_burn_rate_corrected{slo="pay-availability", window="5m"}');
+    expect(corrected.map((r) => [r.metric, Number(r.value[1])])).toEqual([
+      [{ __name__: "tidemark_slo_burn_rate_corrected", slo: "pay-availability", window: "5m" }, expect.closeTo(20, 9)],
+    ]);
+    const budget = await query('tidemark_slo_budget_remaining_ratio{slo="pay-availability"}');
+    expect(Number(budget[0]?.value[1])).toBeCloseTo(1 - 20, 9);
+    expect(Number((await query('tidemark_slo_objective{slo="pay-availability"}'))[0]?.value[1])).toBe(0.999);
+    // PromQL over them: the page condition as Sloth would write it, on the corrected series.
+    const page = await query(
+      'tidemark_slo_burn_rate_corrected{slo="pay-availability",window="1h"} > 14.4 and on(slo) tidemark_slo_burn_rate_corrected{slo="pay-availability",window="5m"} > 14.4',
+    );
+    expect(page.length).toBe(1);
+    const series = (await (
+      await fetch(
+        `${rig.dash.url}/api/v1/series?match[]=${encodeURIComponent('{__name__=~"tidemark_slo_.*",slo="pay-availability"}')}`,
+      )
+    ).json()) as { data: unknown[] };
+    expect(series.data.length).toBe(6);
+    const meta = (await (
+      await fetch(`${rig.dash.url}/api/v1/metadata?metric=tidemark_slo_burn_rate_corrected`)
+    ).json()) as { data: Record<string, unknown> };
+    expect(Object.keys(meta.data)).toEqual(["tidemark_slo_burn_rate_corrected"]);
+  });
+
   it("retracts a page raised on an early pane that the on-time pane contradicts; Alertmanager shows it resolved", async () => {
     await publishPanes(
       rig.nc,
