@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
+import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
 import { waitFor } from "../index.js";
 import { pane, publishPanes, startRig, type DashboardRig } from "../dashboard/fixtures.js";
 import { startAlertmanager, type TestAlertmanager } from "../alerts/alertmanager.js";
@@ -38,23 +39,21 @@ const burn = (ps: readonly Pane[], objective: number, pick = (p: Pane) => [p.val
 
 beforeAll(async () => {
   am = await startAlertmanager();
-  rig = await startRig(
+  rig = await startRig(config() as never, { stream: true });
+});
+const config = () => ({
+  alerts: { alertmanagers: [am.url], resendEvery: "1s" },
+  slos: [
     {
-      alerts: { alertmanagers: [am.url], resendEvery: "1s" },
-      slos: [
-        {
-          name: "checkout-availability",
-          service: "checkout",
-          objective: 0.999,
-          policy: "alerting",
-          minRequestsPerHour: 100,
-        },
-        { name: "search-availability", service: "search", objective: 0.999, policy: "alerting", tiers: PAGE_ONLY },
-        { name: "pay-availability", service: "pay", objective: 0.999, policy: "alerting", tiers: PAGE_ONLY },
-      ],
-    } as never,
-    { stream: true },
-  );
+      name: "checkout-availability",
+      service: "checkout",
+      objective: 0.999,
+      policy: "alerting",
+      minRequestsPerHour: 100,
+    },
+    { name: "search-availability", service: "search", objective: 0.999, policy: "alerting", tiers: PAGE_ONLY },
+    { name: "pay-availability", service: "pay", objective: 0.999, policy: "alerting", tiers: PAGE_ONLY },
+  ],
 });
 afterAll(async () => {
   await rig?.stop();
@@ -221,5 +220,34 @@ describe("SLO burn-rate alerts to a real Alertmanager", () => {
     expect(resolved?.annotations["retracted"]).toMatch(
       /^retracted: the on-time panes of .* read 10\.0× \/ 10\.0×, below the factor$/,
     );
+  });
+
+  it("a restart rebuilds the burn rates, the budget and the firing page from the TM_PANES replay", async () => {
+    const query = async (url: string, q: string, t: number) => {
+      const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(q)}&time=${t / 1000}`);
+      const body = (await res.json()) as { data: { result: Array<{ value: [number, string] }> } };
+      return body.data.result.map((r) => r.value[1]);
+    };
+    const t = base + 390 * W;
+    const q =
+      '{__name__=~"tidemark_slo_budget_remaining_ratio|tidemark_slo_burn_rate_corrected", slo="checkout-availability"}';
+    const before = await query(rig.dash.url, q, t);
+    // 7 distinct tier windows (1h, 5m, 6h, 30m, 1d, 2h, 3d) and the budget.
+    expect(before.length).toBe(8);
+    await rig.dash.close();
+    const dash: DashboardServer = await startDashboard(
+      resolveConfig({ logLevel: "warn", retryMs: "100ms", port: 0, nats: rig.nats.url, ...config() } as never),
+    );
+    try {
+      await waitFor(async () => (await query(dash.url, q, t)).length === 8, 30_000, "the replay to rebuild the series");
+      expect(await query(dash.url, q, t)).toEqual(before);
+      // The page is still firing in Alertmanager, sent again after the replay.
+      expect((await sloAlerts("checkout-availability")).map((a) => a.labels["severity"]).sort()).toEqual([
+        "page",
+        "ticket",
+      ]);
+    } finally {
+      await dash.close();
+    }
   });
 });
