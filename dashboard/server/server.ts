@@ -122,7 +122,7 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
   alerting.current = alerts;
   // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).
   fanout.store.observe((pane) => alerts.offer(pane));
-  if (config.alerts.rules.length > 0) {
+  if (config.alerts.rules.length > 0 || config.slos.length > 0) {
     fanout.hub.showAlerts(() => alerts.view());
     alerts.onChange(() => fanout.hub.alertsChanged());
   }

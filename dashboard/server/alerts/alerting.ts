@@ -62,7 +62,8 @@ export function startAlerting(
     clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
-  const sloBook = new SloBook(slos, dashboardUrl, delivery, sloSeries);
+  // SLO alerts reach the history, the change flag and delivery through the rule book's recorder.
+  const sloBook = new SloBook(slos, dashboardUrl, book.recording(), sloSeries);
   const listeners: Array<() => void> = [];
   let scheduled: NodeJS.Timeout | undefined;
   const flush = (): void => {
@@ -87,7 +88,10 @@ export function startAlerting(
       if (scheduled) flush();
       delivery.start();
     },
-    view: () => book.view(),
+    view: () => {
+      const v = book.view();
+      return sloBook.empty ? v : { ...v, active: [...v.active, ...sloBook.active()] };
+    },
     onChange: (fn) => void listeners.push(fn),
     close: () => {
       clearTimeout(scheduled);

@@ -6,6 +6,7 @@
  * panes' own times are the only clock.
  */
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
+import type { ActiveAlert } from "../../protocol/alerts.js";
 import { signature } from "../promql/index.js";
 import type { AlertListener, AlertNotice } from "../rules/index.js";
 import { SeriesAlert, type Transition, type Verdict } from "../rules/series-alert.js";
@@ -119,6 +120,25 @@ export class SloBook {
     const at = t ?? s.cells.newestEnd;
     const verdicts = s.slo.tiers.map((tier) => verdictAt(s, tier, at));
     return { verdicts, budget: budgetAt(s, verdicts[0] as TierVerdict, at) };
+  }
+
+  /** Firing and pending SLO alerts, as /api/alerts lists them. */
+  active(): ActiveAlert[] {
+    const out: ActiveAlert[] = [];
+    for (const s of this.states)
+      for (const run of s.runs) {
+        const state = run.alert.state;
+        const latest = run.alert.latest;
+        if (state === "inactive" || !latest) continue;
+        const { startsAt: _startsAt, ...facts } = this.notice(run, latest, run.alert.activeAt);
+        out.push({
+          ...facts,
+          state,
+          activeAt: run.alert.activeAt,
+          firedAt: state === "firing" ? run.alert.firedAt : null,
+        });
+      }
+    return out;
   }
 
   /** The SLOs and their newest window end. */

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
+import type { AlertsView } from "@tidemark/dashboard";
 import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
 import { waitFor } from "../index.js";
 import { pane, publishPanes, startRig, type DashboardRig } from "../dashboard/fixtures.js";
@@ -98,6 +99,16 @@ describe("SLO burn-rate alerts to a real Alertmanager", () => {
       time_to_exhaustion: "0s (budget spent)",
       may_flip: "false",
     });
+    // The dashboard's own alert view lists them too, and their firing in its history.
+    const view = (await (await fetch(`${rig.dash.url}/api/alerts`)).json()) as AlertsView;
+    const mine = view.active.filter((a) => a.labels["slo"] === "checkout-availability");
+    expect(mine.map((a) => [a.alertname, a.labels["severity"], a.state]).sort()).toEqual([
+      ["SLOBurnRate", "page", "firing"],
+      ["SLOBurnRate", "ticket", "firing"],
+    ]);
+    expect(view.history.filter((h) => h.labels["slo"] === "checkout-availability" && h.event === "fired").length).toBe(
+      2,
+    );
     // Paged within 5 minutes of the burst's start (log time of the pane that fired it).
     const firedAt = Date.parse(page?.startsAt ?? "");
     expect(firedAt - (base + 360 * W)).toBeLessThanOrEqual(5 * 60_000);
