@@ -6,10 +6,9 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { parseDuration } from "@tidemark/engine/core";
 import { DashboardError } from "./errors.js";
-import type { InputKey } from "./config.js";
 
 /** Env names, in increasing precedence where two set the same setting. */
-export const ENV: Record<string, InputKey> = {
+export const ENV = {
   TIDEMARK_DASHBOARD_HOST: "host",
   TIDEMARK_DASHBOARD_PORT: "port",
   TIDEMARK_NATS: "nats",
@@ -32,10 +31,10 @@ export const ENV: Record<string, InputKey> = {
   TIDEMARK_LOG_LEVEL: "logLevel",
   TIDEMARK_ALERTMANAGERS: "alertmanagers",
   TIDEMARK_ALERTS_EXTERNAL_URL: "alertsExternalUrl",
-};
+} as const;
 
 /** Flags that set a setting, so an error names what the user typed. */
-export const FLAGS: Partial<Record<InputKey, string>> = {
+export const FLAGS: Readonly<Partial<Record<string, string>>> = {
   host: "--host",
   port: "--port",
   nats: "--nats",
@@ -55,7 +54,7 @@ export function bad(field: string, what: string, hint: string): never {
   const env = Object.entries(ENV)
     .filter(([, k]) => k === field)
     .map(([name]) => name);
-  const where = [FLAGS[field as InputKey], ...env, `dashboard.${field} in the config file`].filter(Boolean).join(", ");
+  const where = [FLAGS[field], ...env, `dashboard.${field} in the config file`].filter(Boolean).join(", ");
   throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard setting "${field}" (${where}) ${what}: ${hint}`);
 }
 

@@ -97,6 +97,9 @@ export type InputKey = keyof DashboardConfig | (typeof ALERT_OVERRIDES)[number] 
 /** What each layer may set; values are strings (env, flags) or JSON values (file). */
 export type DashboardConfigInput = Partial<Record<InputKey, unknown>>;
 
+/** config-values.ts's environment names, each naming a setting (the compiler checks every one). */
+const ENV_KEYS: Readonly<Record<string, InputKey>> = ENV;
+
 const DEFAULTS: DashboardConfig = {
   host: "127.0.0.1",
   port: 3000,
@@ -186,7 +189,7 @@ function discardingIn(policies: unknown, path: string): string[] {
 
 export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
   const out: DashboardConfigInput = {};
-  for (const [name, key] of Object.entries(ENV)) if (env[name] !== undefined) out[key] = env[name];
+  for (const [name, key] of Object.entries(ENV_KEYS)) if (env[name] !== undefined) out[key] = env[name];
   return out;
 }
 

@@ -116,8 +116,8 @@ export async function startDashboard(config: DashboardConfig, logger?: Logger): 
       config.alerts.alertmanagers,
     ),
     log.child({ component: "alerts" }),
-    config.slos,
-    sloSeries,
+    undefined,
+    { slos: config.slos, series: sloSeries },
   );
   alerting.current = alerts;
   // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).

@@ -3,8 +3,9 @@
  * offered goes to the alert book; the book is flushed once per burst of panes — FLUSH_AFTER_MS
  * after the first pane a rule reads, the Prometheus series having taken them — so rules are
  * evaluated on pane updates, never by polling. Delivery to the Alertmanagers starts once the
- * replay of TM_PANES has rebuilt the state. SLO burn-rate alerts (docs/slo.md) are judged on the
- * same flushes and delivered by the same sender.
+ * replay of TM_PANES has rebuilt the state. The flush timer is injectable (`FlushTimers`), so a
+ * test runs each flush itself instead of waiting FLUSH_AFTER_MS of wall time. SLO burn-rate alerts
+ * (docs/slo.md) are judged on the same flushes and delivered by the same sender.
  */
 import type { Pane } from "@tidemark/engine/protocol";
 import type { Logger } from "pino";
@@ -38,14 +39,33 @@ export interface Alerting {
   close(): void;
 }
 
+/** Schedules the flush of a burst (the real timers by default). */
+export interface FlushTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_FLUSH_TIMERS: FlushTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout | undefined),
+};
+
+/** The SLOs judged beside the rules, and the series they are recorded in (docs/slo.md). */
+export interface SloInputs {
+  readonly slos: readonly SloDefinition[];
+  readonly series: SloSeries | undefined;
+}
+
+const NO_SLOS: SloInputs = { slos: [], series: undefined };
+
 export function startAlerting(
   config: AlertsConfig,
   dashboardUrl: string,
   samples: Queryable,
   metrics: AlertMetrics,
   log: Logger,
-  slos: readonly SloDefinition[] = [],
-  sloSeries: SloSeries | undefined = undefined,
+  timers: FlushTimers = REAL_FLUSH_TIMERS,
+  slo: SloInputs = NO_SLOS,
 ): Alerting {
   const targets = config.alertmanagers.map(
     (url) =>
@@ -63,11 +83,11 @@ export function startAlerting(
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
   // SLO alerts reach the history, the change flag and delivery through the rule book's recorder.
-  const sloBook = new SloBook(slos, dashboardUrl, book.recording(), sloSeries);
+  const sloBook = new SloBook(slo.slos, dashboardUrl, book.recording(), slo.series);
   const listeners: Array<() => void> = [];
-  let scheduled: NodeJS.Timeout | undefined;
+  let scheduled: unknown;
   const flush = (): void => {
-    clearTimeout(scheduled);
+    if (scheduled !== undefined) timers.clearTimeout(scheduled);
     scheduled = undefined;
     book.flush(samples);
     sloBook.flush();
@@ -78,14 +98,14 @@ export function startAlerting(
     offer(pane) {
       // Both books take every pane: no short-circuit.
       const rules = !book.empty && book.offer(pane);
-      const slo = !sloBook.empty && sloBook.offer(pane);
-      if (!(rules || slo) || scheduled) return;
-      scheduled = setTimeout(flush, FLUSH_AFTER_MS);
+      const slos = !sloBook.empty && sloBook.offer(pane);
+      if (!(rules || slos) || scheduled !== undefined) return;
+      scheduled = timers.setTimeout(flush, FLUSH_AFTER_MS);
     },
     feedChanged(state) {
       if (state !== "live") return;
       // The replay's last panes are judged before anything is sent.
-      if (scheduled) flush();
+      if (scheduled !== undefined) flush();
       delivery.start();
     },
     view: () => {
@@ -94,7 +114,7 @@ export function startAlerting(
     },
     onChange: (fn) => void listeners.push(fn),
     close: () => {
-      clearTimeout(scheduled);
+      if (scheduled !== undefined) timers.clearTimeout(scheduled);
       delivery.close();
     },
   };

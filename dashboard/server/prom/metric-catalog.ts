@@ -11,8 +11,9 @@ import { COL, type PaneSeries } from "./pane-series.js";
 export type BiasField = "countPct" | "errorRatePp" | "p99Pct" | "usersPct";
 
 /** The key level of a pane series: a service, a route of a service, or all services ("*"). */
-export type Level = "service" | "route" | "all";
-export const LEVELS: readonly Level[] = ["service", "route", "all"];
+import { LEVELS, type Level } from "./level.js";
+
+export { LEVELS, type Level };
 const PREFIX: Record<Level, string> = { service: "tidemark_", route: "tidemark_route_", all: "tidemark_all_" };
 
 export interface MetricDef {

@@ -5,7 +5,7 @@
  */
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
 import { isAllServices } from "../../protocol/all-services.js";
-import type { Level } from "./metric-catalog.js";
+import type { Level } from "./level.js";
 
 /** Column of each field in a row. */
 export const COL = {

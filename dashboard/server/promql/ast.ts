@@ -2,7 +2,9 @@
 import { FUNCTIONS } from "./function-types.js";
 import type { Matcher } from "./matcher.js";
 
-export type ValueType = "scalar" | "vector" | "matrix" | "string";
+import type { ValueType } from "./value-type.js";
+
+export type { ValueType };
 
 export type ArithmeticOp = "+" | "-" | "*" | "/" | "%" | "^" | "atan2";
 export type ComparisonOp = "==" | "!=" | ">" | "<" | ">=" | "<=";

@@ -4,55 +4,11 @@
  * vector-matching.ts (docs/prometheus-api.md, "PromQL").
  */
 import { DashboardError } from "../errors.js";
-import { isComparison, type BinaryExpr, type BinaryOp } from "./ast.js";
+import { isComparison, type BinaryExpr } from "./ast.js";
+import { apply, dropsName } from "./binary-op.js";
 import { dropName } from "./labels.js";
 import type { Sample, Value } from "./values.js";
 import { setOperation, vectorBinop } from "./vector-matching.js";
-
-/** Go's math.Pow where JavaScript's `**` differs (1^NaN, (−1)^±Inf). */
-function pow(x: number, y: number): number {
-  if (x === 1 || (x === -1 && !Number.isFinite(y) && !Number.isNaN(y))) return 1;
-  return x ** y;
-}
-
-/** The result of `l op r` and, for comparisons, whether it holds (arithmetic always keeps). */
-export function apply(op: BinaryOp, l: number, r: number): [number, boolean] {
-  switch (op) {
-    case "+":
-      return [l + r, true];
-    case "-":
-      return [l - r, true];
-    case "*":
-      return [l * r, true];
-    case "/":
-      return [l / r, true];
-    case "%":
-      return [l % r, true];
-    case "^":
-      return [pow(l, r), true];
-    case "atan2":
-      return [Math.atan2(l, r), true];
-    case "==":
-      return [l, l === r];
-    case "!=":
-      return [l, l !== r];
-    case ">":
-      return [l, l > r];
-    case "<":
-      return [l, l < r];
-    case ">=":
-      return [l, l >= r];
-    case "<=":
-      return [l, l <= r];
-    default:
-      throw new DashboardError("TM_PROMQL_EXECUTION", `operator ${op} not allowed between numbers`);
-  }
-}
-
-/** Arithmetic drops `__name__` (atan2 does not, as in Prometheus 2.42). */
-export function dropsName(op: BinaryOp): boolean {
-  return op === "+" || op === "-" || op === "*" || op === "/" || op === "%" || op === "^";
-}
 
 export function binary(e: BinaryExpr, lhs: Value, rhs: Value): Value {
   if (lhs.type === "scalar" && rhs.type === "scalar") {

@@ -4,7 +4,7 @@
  * and scalars (instant-functions.ts, label-functions.ts), as Prometheus 2.42 (promql/engine.go).
  */
 import type { CallExpr, Expr, RangeExpr, SelectorExpr, SubqueryExpr } from "./ast.js";
-import type { Evaluation } from "./evaluate.js";
+import type { EvalContext } from "./eval-context.js";
 import { unique } from "./range-points.js";
 import { histogramQuantile } from "./histogram.js";
 import {
@@ -26,7 +26,7 @@ import type { Sample, Value } from "./values.js";
 
 const compiled = new WeakMap<CallExpr, (s: Sample) => Sample>();
 
-export function callAt(ev: Evaluation, e: CallExpr, t: number): Value {
+export function callAt(ev: EvalContext, e: CallExpr, t: number): Value {
   const fn = e.fn;
   if (fn === "time") return { type: "scalar", value: t / 1000 };
   if (fn === "pi") return { type: "scalar", value: Math.PI };
@@ -43,7 +43,7 @@ export function callAt(ev: Evaluation, e: CallExpr, t: number): Value {
   return { type: "vector", samples: distinct ? samples : unique(samples) };
 }
 
-function vectorCall(ev: Evaluation, e: CallExpr, t: number): Sample[] {
+function vectorCall(ev: EvalContext, e: CallExpr, t: number): Sample[] {
   const [first, ...rest] = e.args;
   const fn = e.fn;
   const scalars = (): number[] => rest.map((a) => ev.scalar(a, t));
@@ -116,7 +116,7 @@ function absentLabels(e: Expr): Labels {
 }
 
 /** A function of a range vector: per series with points in the range, one sample. */
-function rangeCall(ev: Evaluation, e: CallExpr, index: number, t: number): Sample[] {
+function rangeCall(ev: EvalContext, e: CallExpr, index: number, t: number): Sample[] {
   const arg = e.args[index] as RangeExpr | SubqueryExpr;
   const scalars = e.args.map((a, i) => (i === index ? NaN : ev.scalar(a, t))).filter((_, i) => i !== index);
   if (arg.type === "range" && COUNT_FUNCTIONS.includes(e.fn)) return counts(ev, e.fn as CountFunction, arg, t);
@@ -158,7 +158,7 @@ function rangeCall(ev: Evaluation, e: CallExpr, index: number, t: number): Sampl
 }
 
 /** rate, increase, irate over the window counts whose sample lies in (t − offset − d, t − offset]. */
-function counts(ev: Evaluation, fn: CountFunction, arg: RangeExpr, t: number): Sample[] {
+function counts(ev: EvalContext, fn: CountFunction, arg: RangeExpr, t: number): Sample[] {
   const sel = arg.selector;
   const ref = ev.evalTime(sel.at, t) - sel.offsetMs;
   const out: Sample[] = [];

@@ -18,6 +18,7 @@ import {
 import { aggregate } from "./aggregate.js";
 import { binary } from "./binary.js";
 import { callAt } from "./eval-call.js";
+import type { EvalContext } from "./eval-context.js";
 import { compareLabels, dropName, signature, type Labels } from "./labels.js";
 import { RangePoints, unique } from "./range-points.js";
 import { subqueryAt } from "./subquery.js";
@@ -80,7 +81,7 @@ export function evaluateRange(
   return points.series().sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
-export class Evaluation {
+export class Evaluation implements EvalContext {
   private readonly views = new Map<SelectorExpr, readonly SeriesView[]>();
   private readonly columnsOf = new Map<SelectorExpr, readonly SampleColumns[]>();
   /** Per selector, the first and last time it is evaluated at (before its offset). */

@@ -3,7 +3,7 @@
  * argument types, how many trailing arguments may be left out, the return type
  * (docs/prometheus-api.md, "PromQL").
  */
-import type { ValueType } from "./ast.js";
+import type { ValueType } from "./value-type.js";
 
 export interface FunctionType {
   readonly args: readonly ValueType[];

@@ -2,8 +2,15 @@
 import { typeName, typeOf, type AggregateOp, type Expr, type ValueType } from "./ast.js";
 import { FUNCTIONS, REFUSED } from "./function-types.js";
 import { groupingOf } from "./parse-selector.js";
-import type { Builder } from "./parse.js";
 import { kids, unsupported, type SyntaxNode } from "./syntax.js";
+
+/** What building a call or an aggregation needs of parse.ts's Builder: the query, node text, sub-expressions, errors. */
+export interface Builder {
+  readonly q: string;
+  text(n: SyntaxNode): string;
+  expr(n: SyntaxNode): Expr;
+  error(n: SyntaxNode, what: string): Error;
+}
 
 const AGGREGATIONS: readonly AggregateOp[] = [
   "sum",

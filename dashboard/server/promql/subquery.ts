@@ -5,7 +5,7 @@
  */
 import { DashboardError } from "../errors.js";
 import type { SubqueryExpr } from "./ast.js";
-import type { Evaluation } from "./evaluate.js";
+import type { EvalContext } from "./eval-context.js";
 import { RangePoints } from "./range-points.js";
 import type { RangeSeries, Sample } from "./values.js";
 
@@ -15,7 +15,7 @@ export const MAX_SUBQUERY_POINTS = 11_000;
 export const MAX_SUBQUERY_EVALUATIONS = 100_000;
 
 /** `cache` holds the expression's value at each time already evaluated in this query. */
-export function subqueryAt(ev: Evaluation, e: SubqueryExpr, t: number, cache: Map<number, Sample[]>): RangeSeries[] {
+export function subqueryAt(ev: EvalContext, e: SubqueryExpr, t: number, cache: Map<number, Sample[]>): RangeSeries[] {
   const ref = ev.evalTime(e.at, t) - e.offsetMs;
   const step = e.stepMs || ev.subqueryStepMs;
   const from = ref - e.rangeMs;

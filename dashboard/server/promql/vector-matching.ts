@@ -6,7 +6,7 @@
  */
 import { DashboardError } from "../errors.js";
 import { isComparison, type BinaryExpr, type VectorMatching } from "./ast.js";
-import { apply, dropsName } from "./binary.js";
+import { apply, dropsName } from "./binary-op.js";
 import { dropName, formatLabels, METRIC_NAME, pick, signature, signatureOf, type Labels } from "./labels.js";
 import type { Sample } from "./values.js";
 

@@ -91,7 +91,7 @@ export async function checkpointRows(dir: string): Promise<string[]> {
     row(
       "  pause: input held while the snapshot encodes across event-loop turns",
       `${med(pauses).toFixed(1)} ms`,
-      `median of 5; longest synchronous slice ${Math.max(...slices).toFixed(1)} ms`,
+      `median of 5; longest synchronous slice ${Math.max(...slices).toFixed(1)} ms (${((100 * Math.max(...slices)) / med(syncs)).toFixed(1)} % of snapshot() synchronous)`,
     ),
     row(
       "  full write: pause + encode + sha256 (256 KiB steps across turns) + write + fsync + rename + fsync dir",

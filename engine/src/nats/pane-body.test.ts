@@ -23,6 +23,12 @@ describe("pane bodies", () => {
     expect(packed.length * 5).toBeLessThan(plain.length);
   });
 
+  it("holds a compressed body in a buffer of its own size, not in zlib's 16 KiB chunk", () => {
+    const packed = compressPaneBody(plain);
+    expect(packed.byteOffset).toBe(0);
+    expect(packed.buffer.byteLength).toBe(packed.byteLength);
+  });
+
   it("reads an empty body and a one-pane body written before batching", () => {
     expect(paneBodyLines(new Uint8Array(0))).toEqual([]);
     const one = new TextEncoder().encode(lines[0]);

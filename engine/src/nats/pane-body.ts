@@ -18,7 +18,12 @@ export function paneBodyLines(body: Uint8Array): string[] {
   return paneBatchLines(isGzipBody(body) ? gunzipSync(body) : body);
 }
 
-/** A body as compressing engines write it (gzip, fastest level: the JSON's repetition is what it finds). */
+/**
+ * A body as compressing engines write it (gzip, fastest level: the JSON's repetition is what it
+ * finds), in a buffer of its own size: zlib returns it inside a 16 KiB chunk, which a publish
+ * window would hold (and count, runtime/publish-window.ts) until the body is acknowledged.
+ */
 export function compressPaneBody(body: Uint8Array): Uint8Array {
-  return gzipSync(body, { level: 1 });
+  const gz = gzipSync(body, { level: 1 });
+  return gz.byteLength < gz.buffer.byteLength ? new Uint8Array(gz) : gz;
 }

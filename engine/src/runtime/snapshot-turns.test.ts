@@ -1,9 +1,10 @@
 /**
  * A checkpoint's snapshot does not block the event loop (docs/decisions/0016-checkpoints-without-pause.md):
  * with ~100k open (window, key) states, encoding across turns gives the synchronous snapshot's
- * bytes while a probe on the event loop never waits for more than a generous bound of work (50 ms
- * of CPU on a loaded shared machine; a slice is SNAPSHOT_SLICE_MS): the synchronous snapshot is
- * far more than that, so an encoder that did not slice would fail here.
+ * bytes, in many turns, with a probe on the event loop running between them: an encoder that did
+ * not slice would give the probe no turn. How long a slice blocks the loop, against the
+ * synchronous snapshot measured in the same run, is a timing claim: the runtime benchmark's
+ * checkpoint part measures it (engine/BENCHMARKS.md, "longest synchronous slice").
  */
 import { describe, expect, it } from "vitest";
 import { defaultCoreConfig } from "../core/default-config.js";
@@ -11,7 +12,6 @@ import type { SnapshotSteps, StreamCore } from "../core/types.js";
 import { openStates } from "../bench/open-states.js";
 import { encodeAcrossTurns, SNAPSHOT_SLICE_MS } from "./snapshot-turns.js";
 
-const BOUND_MS = 50;
 const config = { ...defaultCoreConfig(), partitions: 8, routeCapPerService: 200 };
 
 /**
@@ -20,52 +20,36 @@ const config = { ...defaultCoreConfig(), partitions: 8, routeCapPerService: 200 
  */
 const manyStates = (): StreamCore => openStates(config, 1000);
 
-/**
- * Gaps between turns of a setImmediate chain, until stop(): the one that took the most CPU time of
- * this process (user + system), with its wall time. CPU time, because on a machine shared by many
- * busy processes the wall time of a slice also counts the time the OS ran the others.
- */
-function loopProbe(): { stop: () => { cpuMs: number; wallMs: number } } {
-  let last = performance.now();
-  let lastCpu = process.cpuUsage();
-  let worst = { cpuMs: 0, wallMs: 0 };
+/** Turns of a setImmediate chain, until stop(): how many times the event loop ran it. */
+function loopProbe(): { stop: () => number } {
+  let ticks = 0;
   let on = true;
-  const gap = (): void => {
-    const now = performance.now();
-    const cpu = process.cpuUsage(lastCpu);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
-    if (cpuMs > worst.cpuMs) worst = { cpuMs, wallMs: now - last };
-    last = now;
-    lastCpu = process.cpuUsage();
-  };
   const tick = (): void => {
-    gap();
+    ticks++;
     if (on) setImmediate(tick);
   };
   setImmediate(tick);
   return {
     stop: () => {
       on = false;
-      gap();
-      return worst;
+      return ticks;
     },
   };
 }
 
 describe("snapshot across event-loop turns", { timeout: 120_000 }, () => {
-  it("with ~100k open states, gives the synchronous bytes and never blocks the loop past the bound", async () => {
+  it("with ~100k open states, gives the synchronous bytes across many turns, the event loop running between them", async () => {
     const core = manyStates();
     expect(core.status().stateKeys).toBeGreaterThan(100_000);
-    const t0 = performance.now();
     const sync = core.snapshot();
-    const syncMs = performance.now() - t0;
     const probe = loopProbe();
     const s = await encodeAcrossTurns(core.snapshotSteps?.() as SnapshotSteps);
-    const gap = probe.stop();
+    const ticks = probe.stop();
     expect(Buffer.from(s.bytes).equals(Buffer.from(sync))).toBe(true);
-    expect(s.turns, `synchronous snapshot took ${syncMs.toFixed(0)} ms`).toBeGreaterThan(5);
-    const seen = `busiest gap ${gap.cpuMs.toFixed(1)} ms of CPU in ${gap.wallMs.toFixed(1)} ms; slices of ${SNAPSHOT_SLICE_MS} ms, longest ${s.longestSliceMs.toFixed(1)} ms of wall time`;
-    expect(gap.cpuMs, seen).toBeLessThan(BOUND_MS);
+    const seen = `${s.turns} turns (slices of ${SNAPSHOT_SLICE_MS} ms), probe ran ${ticks} times`;
+    expect(s.turns, seen).toBeGreaterThan(5);
+    // The probe's chain and the encoder's alternate: a turn of the probe between every two slices.
+    expect(ticks, seen).toBeGreaterThanOrEqual(s.turns - 1);
   });
 
   it("a step that throws rejects the encoding", async () => {

@@ -1,7 +1,8 @@
 /**
  * A real Alertmanager (Debian's prometheus-alertmanager) for tests: a free loopback port, no
  * cluster, storage in a temp dir, and a webhook receiver on a loopback HTTP server that records
- * every notification (firing and resolved). Stopped by its PID.
+ * every notification (firing and resolved). Stopped by its PID. The binary is resolved from PATH,
+ * as test setup resolves nats-server and promtool; without it the test fails naming the package.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -11,7 +12,8 @@ import { join } from "node:path";
 import { freePort } from "@tidemark/deploy";
 import { waitFor } from "../index.js";
 
-export const ALERTMANAGER = "/usr/bin/prometheus-alertmanager";
+/** Debian's package and binary name, looked up on PATH. */
+export const ALERTMANAGER = "prometheus-alertmanager";
 
 /** An alert as GET /api/v2/alerts returns it. */
 export interface GettableAlert {
@@ -86,9 +88,19 @@ export async function startAlertmanager(): Promise<TestAlertmanager> {
     );
     c.stdout?.on("data", (b: Buffer) => (log += b.toString("utf8")));
     c.stderr?.on("data", (b: Buffer) => (log += b.toString("utf8")));
+    let missing: Error | undefined;
+    c.once("error", (err: NodeJS.ErrnoException) => {
+      missing =
+        err.code === "ENOENT"
+          ? new Error(`${ALERTMANAGER} is not on PATH: install the prometheus-alertmanager package (0.25)`)
+          : err;
+    });
     child = c;
     await waitFor(
-      async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true,
+      async () => {
+        if (missing) throw missing;
+        return (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true;
+      },
       20_000,
       `alertmanager on ${url} to be ready:\n${log}`,
     );

@@ -59,7 +59,11 @@ describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => 
     const acked = new Map<string, number>();
     let next = 0;
     let failedAttempts = 0;
-    const stopAt = Date.now() + 8000;
+    /** The leader dies once this many batches are acknowledged; the load goes on until as many more are. */
+    const PER_SIDE = 60;
+    /** A counted bound on the load, should acknowledgements stop for good. */
+    const MAX_BATCHES = 5_000;
+    let ackedAtCrash: number | undefined;
     const publishOne = async (n: number): Promise<void> => {
       const events = batch(n, 200);
       const p = n % 8;
@@ -77,17 +81,20 @@ describe("3-node nats-server cluster from deploy/nats/cluster-node.conf", () => 
         }
       }
     };
+    const done = () => ackedAtCrash !== undefined && acked.size >= ackedAtCrash + PER_SIDE;
     const worker = async (): Promise<void> => {
-      while (Date.now() < stopAt) await publishOne(next++);
+      while (!done() && next < MAX_BATCHES) await publishOne(next++);
     };
+    // The crash lands mid-load: after PER_SIDE acknowledged batches, with four publishers running.
     const crash = (async () => {
-      await new Promise((r) => setTimeout(r, 2500));
+      await waitFor(() => acked.size >= PER_SIDE, 30_000, `${PER_SIDE} batches acknowledged before the crash`, 10);
       await cluster.crash(leader);
+      ackedAtCrash = acked.size;
     })();
     await Promise.all([worker(), worker(), worker(), worker(), crash]);
     expect(isAlive(leaderPid)).toBe(false);
-    const ackedBefore = acked.size;
-    expect(ackedBefore).toBeGreaterThan(50);
+    // As many batches acknowledged again after the leader died, within the bound.
+    expect(done(), `${acked.size} acknowledged, ${ackedAtCrash} at the crash, ${next} tried`).toBe(true);
 
     // A new leader takes over among the survivors (the election can outlast a request timeout).
     await waitFor(

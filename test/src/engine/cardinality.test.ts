@@ -2,7 +2,8 @@
  * Unbounded key cardinality meets a bound that is counted and visible, never an out-of-memory
  * (docs/semantics.md, "Configuration": serviceCap). 100,000 requests, each from a service of its
  * own (a bug or a hostile client), go through a real engine: every event is processed (about 4 s on
- * an idle machine; the bound is 180 s, which a 2-core machine at load 17 needed more than 60 s of),
+ * an idle machine, printed; the wait gives up after 180 s, which a 2-core machine at load 17 needed
+ * more than 60 s of: a hang guard, not a timing claim),
  * the engine's peak resident memory stays under 450 MB, the first `serviceCap` services keep their
  * names and the rest fold into `(other)`, counted in tm.status and on /metrics — and every event is
  * still in a pane.
@@ -31,7 +32,7 @@ const SERVICES = 100_000;
 const CAP = 2000;
 const PARTITIONS = 8;
 const T0 = Math.floor((Date.now() - 3_600_000) / 10_000) * 10_000;
-/** How long processing every event may take (wall clock, the machine may be loaded). */
+/** When the wait for every event gives up (a hang guard: the machine may be loaded). */
 const BOUND_MS = 180_000;
 /** Event times over 4 s: one 10 s window, one 60 s window per service. */
 const SPAN_MS = 4_000;
@@ -71,7 +72,7 @@ describe("100,000 distinct services", () => {
       const peakRss = peakRssBytes(engine.child.pid as number);
       const metrics = await scrape(await engine.ready);
 
-      expect(tookMs).toBeLessThan(BOUND_MS);
+      console.log(`cardinality: ${SERVICES} services processed in ${tookMs} ms`);
       expect(peakRss).toBeLessThan(450 * 1024 * 1024);
       // Folded events, not services: the first CAP services keep their names.
       expect(status.overflow).toEqual({ services: SERVICES - CAP, routes: 0 });

@@ -2,8 +2,8 @@
  * Exactly-once effect with idleness on (docs/semantics.md, "Watermarks"; docs/decisions/0010): a
  * recording in which one partition's only service goes silent for 25 s of log time — its requests
  * of that time are held back and arrive when it heals — is run by a real engine with a bounded
- * (event-time) policy and a 2 s idle timeout, once cleanly and once killed with SIGKILL at random
- * points. Idleness is judged in log time, so the killed run replays the very same decisions: after
+ * (event-time) policy and a 2 s idle timeout, once cleanly and once killed with SIGKILL at seeded
+ * log times before the end of the input (harness/kill-plan.ts). Idleness is judged in log time, so the killed run replays the very same decisions: after
  * dedupe on (id, seq) its pane stream equals the clean run's byte for byte (pipelineLagMs aside).
  */
 import { readdirSync, writeFileSync } from "node:fs";
@@ -13,6 +13,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import { partitionOf, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
 import { waitFor } from "../index.js";
+import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   dedupePanes,
@@ -26,6 +27,7 @@ import {
   writeRecording,
 } from "./engine-fixtures.js";
 import { Fleet } from "./fleet.js";
+import { PaneTap } from "./pane-tap.js";
 
 /** Eight services, one per partition of 8: a silent service is a silent partition. */
 const SERVICES = oneServicePerPartition(8);
@@ -34,7 +36,7 @@ const START = 1_700_000_000_000;
 const SILENCE_FROM = START + 20_000;
 const HEAL_AT = START + 45_000;
 const IDLE = ["--idle-timeout", "2s"];
-const FAST_CHECKPOINTS = ["--checkpoint-every", "1s", "--checkpoint-min-wall", "50ms"];
+const FAST_CHECKPOINTS = ["--checkpoint-every", "1s", "--checkpoint-min-wall", "50ms", "--status-every", "100ms"];
 const CONFIG = {
   policies: [
     ...DEFAULT_POLICIES,
@@ -55,7 +57,6 @@ describe("engine crash and replay with idleness on", () => {
   let file: string;
   let config: string;
   let events: TelemetryEvent[];
-  let clean: Map<string, Pane>;
   const fleet = new Fleet();
 
   beforeAll(() => {
@@ -78,13 +79,20 @@ describe("engine crash and replay with idleness on", () => {
     return dedupePanes(await readStream(nc, "TM_PANES"));
   }
 
+  /** The clean run: a fixture every case awaits (started by the first that needs it). */
+  let cleanRun: Promise<{ panes: Map<string, Pane>; nc: NatsConnection }> | undefined;
+  const cleanOnce = () =>
+    (cleanRun ??= (async () => {
+      const { nats, nc } = await natsServer();
+      const p = engine(nats.url, join(dir, "clean"));
+      await p.ready;
+      const summary = await runBackfill(nats.url, file, ["--config", config]);
+      expect(summary.events).toBe(events.length);
+      return { panes: await finish(nc, p, summary.endOfRecordingTs), nc };
+    })());
+
   it("a clean run judges the silent partition idle: the bounded policy fires through the silence, the backlog is late or dropped", async () => {
-    const { nats, nc } = await natsServer();
-    const p = engine(nats.url, join(dir, "clean"));
-    await p.ready;
-    const summary = await runBackfill(nats.url, file, ["--config", config]);
-    expect(summary.events).toBe(events.length);
-    clean = await finish(nc, p, summary.endOfRecordingTs);
+    const { panes: clean, nc } = await cleanOnce();
     const bounded = [...clean.values()].filter((x) => x.policy === "bounded" && x.key.route === undefined);
     // Windows that end inside the silence got their on-time pane before the heal: only possible with
     // the silent partition out of the event-time minimum (its last event is from before the silence).
@@ -101,19 +109,34 @@ describe("engine crash and replay with idleness on", () => {
     expect(backlogDrops.length + backlogLate.length).toBeGreaterThan(0);
   });
 
-  it("SIGKILL at random points changes nothing after dedupe", async () => {
+  it("SIGKILL at seeded points changes nothing after dedupe", async () => {
+    const clean = (await cleanOnce()).panes;
     const { nats, nc } = await natsServer();
+    const tap = new PaneTap(nc);
     const data = join(dir, "crash");
     let p = engine(nats.url, data, FAST_CHECKPOINTS);
     await p.ready;
-    const backfill = runBackfill(nats.url, file, ["--config", config, "--rate", "700"]);
+    // Paced (about 10 s for the recording's minute of log time), so every kill lands mid-input.
+    const backfill = runBackfill(nats.url, file, ["--config", config, "--rate", "300"]);
+    const first = (events[0] as TelemetryEvent).ingest_ts;
+    const lastIn = (events.at(-1) as TelemetryEvent).ingest_ts;
+    const seed = killSeed(13);
+    const points = killPoints(seed, 3, first, lastIn);
+    logKillPlan("crash-replay-idle", seed, points, first);
     const restored: string[] = [];
     for (let i = 0; i < 3; i++) {
-      // Past a checkpoint written by this process (so every restart resumes from one), then a random moment.
+      // Past a checkpoint written by this process (so every restart resumes from one), then the seeded point.
       const cpDir = join(data, "checkpoints", "engine-0-7");
       const atStart = checkpoints(cpDir).at(-1);
       await waitFor(() => (checkpoints(cpDir).at(-1) ?? atStart) !== atStart, 60_000, "a new checkpoint");
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 600)));
+      const seen = await waitForStatus(
+        nc,
+        (s) => (s.logTime ?? 0) >= (points[i] as number),
+        60_000,
+        `log time +${(points[i] as number) - first} ms`,
+      );
+      const at = `kill ${i} (seed ${seed}) at log time +${(seen.logTime as number) - first} ms`;
+      expect(seen.logTime as number, `${at}: before the end of the input`).toBeLessThan(lastIn);
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
       p = engine(nats.url, data, FAST_CHECKPOINTS);
@@ -128,6 +151,9 @@ describe("engine crash and replay with idleness on", () => {
     expect({ missing: missing.slice(0, 20), extra: extra.slice(0, 20) }).toEqual({ missing: [], extra: [] });
     const differing = [...clean].filter(([k, x]) => normalized(got.get(k) as Pane) !== normalized(x));
     expect(differing.map(([k]) => k)).toEqual([]);
+    // The restarts really replayed: more panes were published than TM_PANES keeps after dedupe.
+    await tap.stop(nc);
+    expect(tap.panes().length, `seed ${seed}`).toBeGreaterThan(got.size);
   });
 });
 

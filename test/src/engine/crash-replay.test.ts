@@ -1,7 +1,8 @@
 /**
  * Exactly-once effect (docs/operations.md, "Recovery"): the engine as a real child process against
  * a real nats-server. A clean run's final panes equal the recording's truth under each policy; runs
- * killed with SIGKILL at random points (one restart finding a corrupt newest checkpoint), and a run
+ * killed with SIGKILL at seeded log times before the end of the input (harness/kill-plan.ts; one
+ * restart finding a corrupt newest checkpoint), and a run
  * whose nats-server restarts mid-way, give — after dedupe on (id, seq) — the clean run's pane
  * stream byte for byte (pipelineLagMs, a wall-clock field, aside).
  */
@@ -13,6 +14,7 @@ import { decodeEventBatch, type Pane } from "@tidemark/engine/protocol";
 import { defaultCoreConfig } from "@tidemark/engine/core";
 import { decodeCheckpoint, type CheckpointHeader } from "@tidemark/engine/runtime";
 import { waitFor } from "../index.js";
+import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   dedupePanes,
@@ -30,14 +32,16 @@ import {
   writeRecording,
 } from "./engine-fixtures.js";
 import { checkpointFiles, Fleet } from "./fleet.js";
+import { PaneTap } from "./pane-tap.js";
 
 const events = makeRecording({ events: 3000, seed: 7 });
-const FAST_CHECKPOINTS = ["--checkpoint-every", "1s", "--checkpoint-min-wall", "50ms"];
+const FIRST_IN = (events[0] as (typeof events)[number]).ingest_ts;
+const LAST_IN = (events.at(-1) as (typeof events)[number]).ingest_ts;
+const FAST_CHECKPOINTS = ["--checkpoint-every", "1s", "--checkpoint-min-wall", "50ms", "--status-every", "100ms"];
 
 describe("engine crash and replay", () => {
   let dir: string;
   let file: string;
-  let clean: Map<string, Pane>;
   const fleet = new Fleet();
 
   beforeAll(() => {
@@ -56,7 +60,20 @@ describe("engine crash and replay", () => {
     return dedupePanes(await readStream(nc, "TM_PANES"));
   }
 
-  function expectSameStream(got: Map<string, Pane>): void {
+  /** The clean run: a fixture every case awaits (started by the first that needs it). */
+  let cleanRun: Promise<{ panes: Map<string, Pane>; endOfRecordingTs: number; nc: NatsConnection; url: string }>;
+  const cleanOnce = () =>
+    (cleanRun ??= (async () => {
+      const { nats, nc } = await natsServer();
+      const p = engine(nats.url, join(dir, "clean"));
+      await p.ready;
+      const summary = await runBackfill(nats.url, file);
+      expect(summary.events).toBe(events.length);
+      const panes = await finish(nc, p, summary.endOfRecordingTs);
+      return { panes, endOfRecordingTs: summary.endOfRecordingTs, nc, url: nats.url };
+    })());
+
+  function expectSameStream(clean: Map<string, Pane>, got: Map<string, Pane>): void {
     const missing = [...clean.keys()].filter((k) => !got.has(k));
     const extra = [...got.keys()].filter((k) => !clean.has(k));
     expect({ missing: missing.slice(0, 20), extra: extra.slice(0, 20) }).toEqual({ missing: [], extra: [] });
@@ -68,12 +85,7 @@ describe("engine crash and replay", () => {
   }
 
   it("a clean run's final panes equal the recording's truth under every policy and window", async () => {
-    const { nats, nc } = await natsServer();
-    const p = engine(nats.url, join(dir, "clean"));
-    await p.ready;
-    const summary = await runBackfill(nats.url, file);
-    expect(summary.events).toBe(events.length);
-    clean = await finish(nc, p, summary.endOfRecordingTs);
+    const { panes: clean, endOfRecordingTs, nc, url } = await cleanOnce();
     const last = lastPanes(clean.values());
     const cfg = defaultCoreConfig();
     let compared = 0;
@@ -107,33 +119,46 @@ describe("engine crash and replay", () => {
     // SIGTERM wrote a final checkpoint at the end of the recording: a restart resumes there and
     // has nothing to emit again.
     const stored = (await readStream(nc, "TM_PANES")).length;
-    const again = engine(nats.url, join(dir, "clean"));
+    const again = engine(url, join(dir, "clean"));
     const ready = (await again.ready).engine as { restoredFrom: string };
     const header = decodeCheckpoint(readFileSync(ready.restoredFrom), ready.restoredFrom).header;
-    expect(header.logTime).toBe(summary.endOfRecordingTs);
+    expect(header.logTime).toBe(endOfRecordingTs);
     const status = await waitForStatus(nc, () => true, 10_000, "a status of the restarted engine");
     expect(status.eventsTotal).toBe(0);
     await stopGracefully(again);
     expect((await readStream(nc, "TM_PANES")).length).toBe(stored);
   });
 
-  it("SIGKILL at random points (and a corrupt newest checkpoint) changes nothing after dedupe", async () => {
+  it("SIGKILL at seeded points (and a corrupt newest checkpoint) changes nothing after dedupe", async () => {
+    const clean = (await cleanOnce()).panes;
     const { nats, nc } = await natsServer();
+    const tap = new PaneTap(nc);
     const data = join(dir, "crash");
     const cpDir = join(data, "checkpoints", "engine-0-7");
     let p = engine(nats.url, data, FAST_CHECKPOINTS);
     await p.ready;
-    const backfill = runBackfill(nats.url, file, ["--rate", "700"]);
-    const delays: number[] = [];
+    // Paced (about 10 s for the recording's minute of log time), so every kill lands mid-input.
+    const backfill = runBackfill(nats.url, file, ["--rate", "300"]);
+    const seed = killSeed(7);
+    const points = killPoints(seed, 3, FIRST_IN, LAST_IN);
+    logKillPlan("crash-replay", seed, points, FIRST_IN);
+    const killedAt: number[] = [];
     const restored: Array<string | null> = [];
     let corrupted = "";
     for (let i = 0; i < 3; i++) {
       // Two checkpoints on disk before any kill (files are kept, 3 by default): every restart,
-      // the one finding its newest file corrupt included, has one to restore. Random after that.
+      // the one finding its newest file corrupt included, has one to restore. Then the seeded point.
       await waitFor(() => checkpointFiles(cpDir).length >= 2, 60_000, "two checkpoints on disk");
-      const wait = 700 + Math.floor(Math.random() * 800);
-      delays.push(wait);
-      await new Promise((r) => setTimeout(r, wait));
+      const seen = await waitForStatus(
+        nc,
+        (s) => (s.logTime ?? 0) >= (points[i] as number),
+        60_000,
+        `log time +${(points[i] as number) - FIRST_IN} ms`,
+      );
+      killedAt.push(seen.logTime as number);
+      expect(seen.logTime as number, `kill ${i} (seed ${seed}) lands before the end of the input`).toBeLessThan(
+        LAST_IN,
+      );
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
       if (i === 2) corrupted = corruptNewestCheckpoint(cpDir);
@@ -145,7 +170,7 @@ describe("engine crash and replay", () => {
       const ready = await p.ready;
       const from = (ready.engine as { restoredFrom: string | null }).restoredFrom;
       restored.push(from);
-      const context = `kill ${i} after ${wait} ms; restored from ${from}`;
+      const context = `kill ${i} (seed ${seed}) at log time +${(killedAt[i] as number) - FIRST_IN} ms; restored from ${from}`;
       expect(from, context).toBe(expected);
       expect(header.worker, context).toBe("engine-0-7");
       expect(header.partitions, context).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
@@ -158,7 +183,7 @@ describe("engine crash and replay", () => {
     const summary = await backfill;
     const metrics = await scrape(await p.ready);
     const got = await finish(nc, p, summary.endOfRecordingTs);
-    const context = `kill delays ${delays.join(",")} ms; restored from ${restored.join(", ")}`;
+    const context = `seed ${seed}, kills at log time ${killedAt.map((t) => `+${t - FIRST_IN}`).join(", ")} ms; restored from ${restored.join(", ")}`;
     expect(
       restored.filter((r) => r !== null),
       context,
@@ -166,10 +191,14 @@ describe("engine crash and replay", () => {
     expect(restored[2], context).not.toBe(corrupted);
     expect(p.output()).toContain(`skipped corrupt checkpoint ${corrupted}`);
     expect(metricValue(metrics, "tidemark_engine_checkpoints_corrupt_total")).toBe(1);
-    expectSameStream(got);
+    expectSameStream(clean, got);
+    // The restarts really replayed: more panes were published than TM_PANES keeps after dedupe.
+    await tap.stop(nc);
+    expect(tap.panes().length, context).toBeGreaterThan(got.size);
   });
 
   it("a nats-server restart mid-run (and a backfill re-run) changes nothing after dedupe", async () => {
+    const clean = (await cleanOnce()).panes;
     const { nats, nc } = await natsServer();
     const p = engine(nats.url, join(dir, "nats-restart"), FAST_CHECKPOINTS);
     await p.ready;
@@ -181,7 +210,7 @@ describe("engine crash and replay", () => {
     // Whatever the first backfill stored is deduplicated on its message ids.
     const again = await runBackfill(nats.url, file);
     expect(again.duplicates).toBeGreaterThan(0);
-    expectSameStream(await finish(nc, p, again.endOfRecordingTs));
+    expectSameStream(clean, await finish(nc, p, again.endOfRecordingTs));
   });
 });
 

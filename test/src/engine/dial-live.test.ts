@@ -2,24 +2,18 @@
  * The honest dial through the real pipeline (docs/semantics.md, "Measured bias", "Correlated
  * lateness"): a stream where one service's delayed requests fail far more often, backfilled through
  * a real nats-server into `tidemark engine`, read back from TM_PANES, tm.status and a real
- * `tidemark dashboard`'s /api/policies, against the same stream through the core offline.
+ * `tidemark dashboard`'s /api/policies, against the dial written out from the raw events
+ * (dial-truth.ts), to 1e-9: the figures are means of ratios of exact counts.
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  createCore,
-  simulate,
-  validateCoreConfig,
-  withCorrelatedFailures,
-  type CoreStatus,
-} from "@tidemark/engine/core";
-import { partitionOf, type EngineStatusMessage, type Pane, type ServiceDial } from "@tidemark/engine/protocol";
+import { defaultCoreConfig, simulate, withCorrelatedFailures } from "@tidemark/engine/core";
+import type { EngineStatusMessage, Pane, ServiceDial } from "@tidemark/engine/protocol";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
 import { launchBrowser } from "../dashboard/browser.js";
 import {
   connectNats,
   dedupePanes,
-  lastPanes,
   readStream,
   runBackfill,
   startEngine,
@@ -28,6 +22,17 @@ import {
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
+import {
+  cellsOf,
+  finalLimit,
+  meanOfLast,
+  onTimeLimit,
+  referenceOf,
+  sample,
+  tally,
+  type Cell,
+  type LagPolicy,
+} from "./dial-truth.js";
 
 const W = 10_000;
 const CULPRIT = "c";
@@ -38,18 +43,37 @@ const EVENTS = withCorrelatedFailures(
   { service: CULPRIT, minDelayMs: 2_000, failRate: 0.3, seed: 8 },
 );
 
+const CONFIG = defaultCoreConfig();
+const H = CONFIG.referenceHorizonMs;
+const N = CONFIG.biasWindows;
+/** Means of ratios of exact counts: equal up to floating-point rounding. */
+const EXACT = 1e-9;
+const DASHBOARD: LagPolicy = (() => {
+  const p = CONFIG.policies.find((x) => x.name === "dashboard")!;
+  return { lagMs: (p.watermark as { lagMs: number }).lagMs, graceMs: p.graceMs, mode: p.mode };
+})();
+const CELLS = cellsOf(EVENTS, W);
+const INPUTS = EVENTS.map((e) => e.ingest_ts);
+
+function expectExact(actual: number | null | undefined, want: number | null, what: string): void {
+  if (want === null) return void expect(actual ?? null, what).toBeNull();
+  expect(actual, what).not.toBeNull();
+  expect(Math.abs((actual as number) - want), `${what}: ${actual} vs ${want}`).toBeLessThan(EXACT);
+}
+
 /**
- * The same stream through the core offline, with the engine's default configuration (8 partitions),
- * up to backfill's end of recording (its heartbeats carry log time a reference horizon past the last event).
+ * The service's windows the reference closed before a pane emitted at log time `t` (closed at
+ * an event at or after end + horizon and before t); null when a heartbeat may have closed one at
+ * a time the events do not tell (end + horizon ≤ t with no event in between).
  */
-function offline(endOfRecordingTs: number): { status: CoreStatus; panes: Map<string, Pane> } {
-  const config = validateCoreConfig({});
-  const core = createCore(config);
-  const panes = new Map<string, Pane>();
-  const out = { pane: (p: Pane) => void panes.set(p.id, p), late: () => {} };
-  for (const e of EVENTS) core.event(partitionOf(e.service, config.partitions), e, out);
-  for (let p = 0; p < config.partitions; p++) core.heartbeat(p, endOfRecordingTs, out);
-  return { status: core.status(), panes };
+function closedBefore(cells: readonly Cell[], t: number): Cell[] | null {
+  const out: Cell[] = [];
+  for (const c of cells) {
+    if (c.end + H > t) continue;
+    if (!INPUTS.some((x) => x >= c.end + H && x < t)) return null;
+    out.push(c);
+  }
+  return out;
 }
 
 const dashboardDial = (services: readonly ServiceDial[], service: string) =>
@@ -81,41 +105,141 @@ describe("the dial through nats-server, tidemark engine and tidemark dashboard",
         120_000,
         "end of recording",
       );
-      const want = offline(summary.endOfRecordingTs);
-
-      // tm.status: the dashboard policy's per-service dials, the culprit alone flagged, as offline.
+      // tm.status: the dashboard policy's per-service dials, the culprit alone flagged, as the raw
+      // events have them over the windows the reference closed by then.
       const live = status.policies.find((p) => p.name === "dashboard");
-      const off = want.status.policies.find((p) => p.name === "dashboard");
       const flagged = (live?.services ?? [])
         .filter((d) => d.windowMs === W && d.lateness.flagged)
         .map((d) => d.service);
       expect(flagged).toEqual([CULPRIT]);
       for (const service of ["a", "b", "c", "d"]) {
         const l = dashboardDial(live?.services ?? [], service);
-        const o = dashboardDial(off?.services ?? [], service);
-        expect(l?.final.windows).toBeGreaterThanOrEqual(20);
-        expect(Math.abs((l?.final.errorRatePp as number) - (o?.final.errorRatePp as number))).toBeLessThan(0.05);
-        expect(Math.abs((l?.onTime.errorRatePp as number) - (o?.onTime.errorRatePp as number))).toBeLessThan(0.05);
-        expect(l?.lateness.lateEvents).toBe(o?.lateness.lateEvents);
+        const closed = CELLS.get(service)!.filter((c) => c.end + H <= (status.logTime as number));
+        const stage = (limit: (p: LagPolicy, c: Cell) => number) =>
+          closed.map((c) =>
+            sample(
+              referenceOf(c, H),
+              tally(c.events, (e) => e.ingest_ts < limit(DASHBOARD, c)),
+            ),
+          );
+        expect(l?.final.windows).toBe(Math.min(N, closed.length));
+        expect(closed.length).toBeGreaterThanOrEqual(20);
+        const finals = stage(finalLimit);
+        const onTimes = stage(onTimeLimit);
+        expectExact(
+          l?.final.errorRatePp,
+          meanOfLast(
+            finals.map((x) => x.errorRatePp),
+            N,
+          ),
+          `${service} final pp`,
+        );
+        expectExact(
+          l?.final.countPct,
+          meanOfLast(
+            finals.map((x) => x.countPct),
+            N,
+          ),
+          `${service} final %`,
+        );
+        expectExact(
+          l?.onTime.errorRatePp,
+          meanOfLast(
+            onTimes.map((x) => x.errorRatePp),
+            N,
+          ),
+          `${service} on-time pp`,
+        );
+        expectExact(
+          l?.onTime.countPct,
+          meanOfLast(
+            onTimes.map((x) => x.countPct),
+            N,
+          ),
+          `${service} on-time %`,
+        );
+        const last = closed.slice(-N);
+        const late = last.reduce(
+          (n, c) => n + c.events.length - tally(c.events, (e) => e.ingest_ts < onTimeLimit(DASHBOARD, c)).count,
+          0,
+        );
+        expect(l?.lateness.lateEvents, `${service} late events`).toBe(late);
       }
       expect(dashboardDial(live?.services ?? [], CULPRIT)?.final.errorRatePp).toBeLessThan(-1);
 
-      // TM_PANES: each service's newest measured on-time pane carries its own service's bias.
-      const panes = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()];
-      const newestOnTime = (service: string) =>
-        panes
-          .filter((p) => p.policy === "dashboard" && p.kind === "on-time" && p.window.end - p.window.start === W)
-          .filter((p) => p.key.service === service && p.key.route === undefined && p.bias.windows > 0)
+      // TM_PANES: each service's newest measured on-time pane (emitted where the events tell which
+      // windows the reference had closed) carries its own service's bias and nowcast error.
+      const all = [...dedupePanes(await readStream(nc, "TM_PANES")).values()];
+      const onTime = all.filter(
+        (p) =>
+          p.policy === "dashboard" &&
+          p.kind === "on-time" &&
+          p.window.end - p.window.start === W &&
+          p.key.route === undefined,
+      );
+      for (const service of ["a", "b", "c", "d"]) {
+        const mine = onTime.filter((p) => p.key.service === service).sort((x, y) => x.seq - y.seq);
+        const published = new Map(mine.map((p) => [p.window.start, p]));
+        const cells = CELLS.get(service)!;
+        const p = mine
+          .filter((x) => x.bias.windows > 0 && closedBefore(cells, x.emittedAt) !== null)
           .sort((x, y) => x.window.start - y.window.start)
           .at(-1) as Pane;
-      for (const service of ["a", "b", "c", "d"]) {
-        const p = newestOnTime(service);
         expect([p.bias.stage, p.bias.scope, p.bias.provisional]).toEqual(["on-time", "service", false]);
-        const o = want.panes.get(p.id);
-        expect(Math.abs((p.bias.errorRatePp as number) - (o?.bias.errorRatePp as number))).toBeLessThan(0.05);
+        const closed = closedBefore(cells, p.emittedAt) as Cell[];
+        const raw = closed.map((c) =>
+          sample(
+            referenceOf(c, H),
+            tally(c.events, (e) => e.ingest_ts < onTimeLimit(DASHBOARD, c)),
+          ),
+        );
+        expect(p.bias.windows, `${service} pane bias windows`).toBe(Math.min(N, closed.length));
+        expectExact(
+          p.bias.errorRatePp,
+          meanOfLast(
+            raw.map((x) => x.errorRatePp),
+            N,
+          ),
+          `${service} pane pp`,
+        );
+        expectExact(
+          p.bias.countPct,
+          meanOfLast(
+            raw.map((x) => x.countPct),
+            N,
+          ),
+          `${service} pane %`,
+        );
         if (service === CULPRIT) expect(p.bias.errorRatePp).toBeLessThan(-1);
         else expect(Math.abs(p.bias.errorRatePp as number)).toBeLessThan(0.5);
-        expect(p.nowcast?.error.windows).toBeGreaterThan(0);
+        // Its nowcast's error: the published nowcasts of the closed windows against the reference.
+        const measured = closed.filter((c) => published.get(c.start)?.nowcast !== undefined);
+        const errs = measured.map((c) => {
+          const r = referenceOf(c, H);
+          const nc = published.get(c.start)!.nowcast!.value;
+          return {
+            countPct: (100 * (nc.count - r.count)) / r.count,
+            errorRatePp: 100 * (nc.errorRate - r.errors / r.count),
+          };
+        });
+        expect(p.nowcast?.error.windows, `${service} nowcast windows`).toBe(Math.min(N, measured.length));
+        expect(measured.length).toBeGreaterThan(0);
+        expectExact(
+          p.nowcast?.error.countPct,
+          meanOfLast(
+            errs.map((x) => x.countPct),
+            N,
+          ),
+          `${service} nowcast %`,
+        );
+        expectExact(
+          p.nowcast?.error.errorRatePp,
+          meanOfLast(
+            errs.map((x) => x.errorRatePp),
+            N,
+          ),
+          `${service} nowcast pp`,
+        );
       }
 
       // A real dashboard's /api/policies lists the culprit flagged, with its on-time and final bias.

@@ -48,6 +48,25 @@ export class LogFeed {
     );
   }
 
+  /**
+   * The test's own events, each on its service's partition, one batch per partition; all must
+   * carry ingest_ts `t` (the log clock the test drives). `tag` keeps their message ids apart.
+   */
+  async put(t: number, events: readonly TelemetryEvent[], tag: string): Promise<void> {
+    const byPartition = new Map<number, TelemetryEvent[]>();
+    for (const e of events) {
+      if (e.ingest_ts !== t) throw new Error(`LogFeed.put at ${t}: an event has ingest_ts ${e.ingest_ts}`);
+      const p = partitionOf(e.service, this.partitions);
+      (byPartition.get(p) ?? byPartition.set(p, []).get(p)!).push(e);
+    }
+    this.sent += events.length;
+    await Promise.all(
+      [...byPartition].map(([p, batch]) =>
+        this.publish(p, encodeEventBatch(batch), `feed:${p}:${t}:${tag}`, undefined),
+      ),
+    );
+  }
+
   /** A heartbeat at `t` on every partition. */
   async heartbeat(t: number): Promise<void> {
     await Promise.all(this.services.map((_, p) => this.publish(p, "", `feed:${p}:${t}:hb`, String(t))));

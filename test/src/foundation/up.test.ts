@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { isAlive, spawnTidemark, waitFor } from "../index.js";
 
 function hold(port: number): Promise<Server | undefined> {
@@ -36,8 +36,20 @@ describe("tidemark up", () => {
       expect(readFileSync(join(dir, "data", "nats-token"), "utf8").trim()).toBe(natsToken);
       await expect(connect({ servers: natsUrl, noAsyncTraces: true })).rejects.toThrow(/Authorization/i);
       const nc = await connect({ servers: natsUrl, token: natsToken, noAsyncTraces: true });
+      // JetStream answers, and stores a stream under <data>/nats.
       const jsm = await jetstreamManager(nc);
-      expect((await jsm.getAccountInfo()).api.total).toBeGreaterThanOrEqual(0);
+      const calls = (await jsm.getAccountInfo()).api.total;
+      await jsm.streams.add({ name: "UP_TEST", subjects: ["up.test"] });
+      const ack = await jetstream(nc).publish("up.test", "hello");
+      expect([ack.stream, ack.seq]).toEqual(["UP_TEST", 1]);
+      const info = await jsm.getAccountInfo();
+      expect(info.api.total).toBeGreaterThan(calls);
+      expect(info.streams).toBeGreaterThanOrEqual(1);
+      const stored = readdirSync(join(dir, "data", "nats"), { recursive: true }).map(String);
+      expect(
+        stored.some((p) => p.split("/").includes("UP_TEST")),
+        stored.join(", "),
+      ).toBe(true);
       await nc.close();
 
       up.child.kill("SIGINT");

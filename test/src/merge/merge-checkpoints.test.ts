@@ -56,7 +56,8 @@ describe("aligned checkpoints (real NATS)", () => {
 
   it("complete as one consistent cut, wait for a stalled worker, and restart every operator from the newest", async () => {
     const dir = tempDir("merge-checkpoints");
-    const file = writeRecording(dir, makeRecording({ events: 5000, seed: 8 }));
+    const first = makeRecording({ events: 5000, seed: 8 });
+    const file = writeRecording(dir, first);
     const s = await startStack(dir, SPLIT, MERGE_FLAGS);
     stacks.push(s);
     const backfill = runBackfill(s.nats.url, file, ["--rate", "500", "--batch", "25"]);
@@ -81,6 +82,12 @@ describe("aligned checkpoints (real NATS)", () => {
     // other's partials, and completes once it resumes.
     const high = s.workers[1] as Stack["workers"][number];
     high.child.kill("SIGSTOP");
+    // More input once the first is all sent, whatever the machine's pace: the running worker has
+    // partials to send while the stalled one holds the next checkpoint's alignment.
+    await backfill;
+    const startMs = Math.max(...first.map((e) => e.ingest_ts as number)) + 1_000;
+    const more = writeRecording(dir, makeRecording({ events: 2500, seed: 9, startMs }), "more.ndjson");
+    const rest = runBackfill(s.nats.url, more, ["--rate", "500", "--batch", "25"]);
     const aligning = await waitForStatus(
       s.nc,
       (m) => m.worker === MERGE_ID && m.merge?.checkpoints?.aligning != null && (m.merge.checkpoints.held ?? 0) > 0,
@@ -88,8 +95,14 @@ describe("aligned checkpoints (real NATS)", () => {
       "a checkpoint aligning, holding the running worker's partials",
     );
     const n = aligning.merge?.checkpoints?.aligning as number;
-    // Its first barrier came before this status: two more seconds stalled make its alignment ≥ 2 s.
-    await new Promise((r) => setTimeout(r, 2_000));
+    // Its first barrier came before this status: the merge operator's own status, still aligning n
+    // two seconds (its wall clock) later, makes its alignment ≥ 2 s.
+    await waitForStatus(
+      s.nc,
+      (m) => m.worker === MERGE_ID && m.wallTime >= aligning.wallTime + 2_000 && m.merge?.checkpoints?.aligning === n,
+      20_000,
+      `checkpoint ${n} still aligning 2 s after the first status showing it`,
+    );
     expect((await completes(s)).some((x) => x.n === n)).toBe(false);
     high.child.kill("SIGCONT");
     await waitFor(async () => (await completes(s)).some((x) => x.n === n), 30_000, `checkpoint ${n} completed`);
@@ -100,7 +113,7 @@ describe("aligned checkpoints (real NATS)", () => {
     expect(metricValue(text, "tidemark_merge_checkpoint_alignment_seconds_sum")).toBeGreaterThanOrEqual(2);
     expect(metricValue(text, "tidemark_merge_checkpoints_total", { outcome: "completed" })).toBeGreaterThanOrEqual(3);
 
-    const end = (await backfill).endOfRecordingTs;
+    const end = (await rest).endOfRecordingTs;
     await waitForMergeEnd(s.nc, end);
     const before = await starPanes(s.nc);
 

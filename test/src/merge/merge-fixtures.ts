@@ -97,10 +97,10 @@ export function starTruth(
   return out;
 }
 
-/** The exact q-quantile (nearest rank) of `xs`. */
+/** The exact q-quantile of `xs` by the product's rank, ⌊q·(n−1)⌋ (sketches/src/ddsketch.ts, quantile). */
 export function exactQuantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
+  return s[Math.floor(q * (s.length - 1))] as number;
 }
 
 /** Kills every process of the stack that still runs (SIGKILL: a test's leftovers), closes NATS. */

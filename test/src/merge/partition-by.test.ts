@@ -20,6 +20,9 @@ import {
   writeRecording,
   bodyLines,
 } from "../engine/engine-fixtures.js";
+import { checkpointFiles } from "../engine/fleet.js";
+import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
+import { waitFor } from "../index.js";
 import { allPanes, endStack, startMerge, startStack, waitForMergeEnd, type Stack } from "./merge-fixtures.js";
 
 const SPLIT = [
@@ -59,7 +62,7 @@ describe("partitionBy service+route (real NATS)", () => {
 
   async function run(name: string, by: string, mergePartitions = 1): Promise<Run> {
     const common = ["--partition-by", by, "--merge-partitions", String(mergePartitions)];
-    const flags = [...common, "--idle-timeout", "120s", "--checkpoint-every", "1s"];
+    const flags = [...common, "--idle-timeout", "120s", "--checkpoint-every", "1s", "--status-every", "100ms"];
     const s = await startStack(join(dir, name), SPLIT, flags, [...common, "--checkpoint-every", "1s"]);
     stacks.push(s);
     const more = Array.from({ length: mergePartitions - 1 }, (_, i) =>
@@ -73,8 +76,23 @@ describe("partitionBy service+route (real NATS)", () => {
     let backfilled = false;
     const backfill = runBackfill(s.nats.url, file, ["--partition-by", by, ...paced]).finally(() => (backfilled = true));
     if (mergePartitions > 1) {
-      await new Promise((r) => setTimeout(r, 4_000));
-      expect(backfilled, "the kill lands before the recording is all in").toBe(false);
+      // At a seeded log time, past a checkpoint of merge-1's own.
+      const first = (events[0] as (typeof events)[number]).ingest_ts;
+      const lastIn = (events.at(-1) as (typeof events)[number]).ingest_ts;
+      const seed = killSeed(13);
+      const [point] = killPoints(seed, 1, first, lastIn) as [number];
+      logKillPlan(`partition-by ${name}`, seed, [point], first);
+      const cpDir = join(dir, name, "m", "checkpoints", "merge-1");
+      await waitFor(() => checkpointFiles(cpDir).length >= 1, 60_000, "a checkpoint of merge-1 on disk");
+      const seen = await waitForStatus(
+        s.nc,
+        (st) => st.worker === "merge-1" && (st.logTime ?? 0) >= point,
+        60_000,
+        `merge-1 at log time +${point - first} ms`,
+      );
+      const at = `seed ${seed}: merge-1 killed at log time +${(seen.logTime as number) - first} ms`;
+      expect(seen.logTime as number, at).toBeLessThan(lastIn);
+      expect(backfilled, `${at}: the kill lands before the recording is all in`).toBe(false);
       const victim = more[0] as (typeof more)[number];
       victim.child.kill("SIGKILL");
       await victim.exited;
