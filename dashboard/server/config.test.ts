@@ -44,6 +44,23 @@ describe("dashboard config", () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it("reads the file's top-level slos against its own policies and windows", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
+    const file = join(dir, "tidemark.json");
+    const policies = [{ name: "fast", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "0s" }];
+    const slos = [{ name: "checkout-availability", service: "checkout", objective: 0.999, policy: "fast" }];
+    writeFileSync(file, JSON.stringify({ policies, windows: [{ kind: "tumbling", size: "1m" }], slos }));
+    const c = resolveConfig(readConfigFile(file));
+    expect(c.slos.map((s) => [s.name, s.policy, s.paneMs, s.tiers.length])).toEqual([
+      ["checkout-availability", "fast", 60_000, 4],
+    ]);
+    writeFileSync(file, JSON.stringify({ policies, slos: [{ ...slos[0], policy: "alerting" }] }));
+    expect(() => readConfigFile(file)).toThrow(
+      /\$\.slos\[0\] \("checkout-availability"\)\.policy must name one of the config's policies \(fast\)/,
+    );
+    expect(resolveConfig().slos).toEqual([]);
+  });
+
   it("reads which policies of the file are in discarding mode (their session panes carry deltas)", () => {
     const dir = mkdtempSync(join(tmpdir(), "tm-dash-config-"));
     const file = join(dir, "tidemark.json");

@@ -10,6 +10,7 @@ import {
   type AlertsConfig,
 } from "./alerts/alerts-config.js";
 import { DashboardError } from "./errors.js";
+import { parseSlos, type SloDefinition } from "./slo/slo-config.js";
 import { bad, duration, ENV, int, isLoopback, list, optionalStr, readTokensOf, str } from "./config-values.js";
 
 /**
@@ -93,6 +94,11 @@ export interface DashboardConfig {
    * also from TIDEMARK_ALERTMANAGERS / TIDEMARK_ALERTS_EXTERNAL_URL and `--alertmanager`.
    */
   readonly alerts: AlertsConfig;
+  /**
+   * SLOs: the config file's top-level `slos` (docs/slo.md, "Definitions"), validated against its
+   * policies and windows; their alerts go to the `alerts` section's Alertmanagers.
+   */
+  readonly slos: readonly SloDefinition[];
 }
 
 /** Layer keys that are not settings of their own: they override a part of `alerts`. */
@@ -145,6 +151,7 @@ const DEFAULTS: DashboardConfig = {
   logLevel: "info",
   discardingPolicies: [],
   alerts: NO_ALERTS,
+  slos: [],
 };
 
 /**
@@ -168,10 +175,11 @@ export function readConfigFile(path: string): DashboardConfigInput {
         "may not be set in a file",
         "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN",
       );
-  for (const key of ["alerts", ...ALERT_OVERRIDES])
+  for (const key of ["alerts", "slos", ...ALERT_OVERRIDES])
     if (key in section)
       bad(key, "belongs in the file's top-level alerts section", 'write "alerts": { … } at the top level');
   const alerts = root["alerts"] === undefined ? undefined : parseAlerts(root["alerts"], scopeOf(root, path), path);
+  const slos = root["slos"] === undefined ? undefined : parseSlos(root["slos"], scopeOf(root, path), path);
   const nats = root["nats"];
   const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
   const discarding = discardingIn(root["policies"], path);
@@ -179,6 +187,7 @@ export function readConfigFile(path: string): DashboardConfigInput {
     ...(url === undefined ? {} : { nats: url }),
     ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }),
     ...(alerts === undefined ? {} : { alerts }),
+    ...(slos === undefined ? {} : { slos }),
     ...section,
   };
 }
@@ -266,7 +275,15 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     logLevel: str(merged, "logLevel"),
     discardingPolicies: Object.freeze(list(merged, "discardingPolicies")),
     alerts: alertsOf(merged),
+    slos: slosOf(merged["slos"]),
   });
+}
+
+/** The validated `slos`: a file's are validated already (frozen); raw JSON from code against the default policies and windows. */
+function slosOf(given: unknown): readonly SloDefinition[] {
+  if (Array.isArray(given) && Object.isFrozen(given) && given.every((s) => Object.isFrozen(s)))
+    return given as SloDefinition[];
+  return parseSlos(given, scopeOf({}, "config"), "config");
 }
 
 /** The validated `alerts` (raw JSON from code is validated against the default policies and windows), overrides on top. */

@@ -17,6 +17,7 @@ import { answerErrors, httpsOptions, requestForLog, securityHeaders } from "./ht
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
 import { PaneSamples } from "./prom/pane-samples.js";
+import { SloSeries } from "./slo/slo-series.js";
 import { promApi } from "./prom/prom-api.js";
 import { within } from "./within.js";
 import { serveConnection, type WsSocket } from "./ws-connection.js";
@@ -50,6 +51,7 @@ export async function startDashboard(
     discardingPolicies: config.discardingPolicies,
   });
   fanout.store.observe((pane) => samples.apply(pane));
+  const sloSeries = config.slos.length > 0 ? new SloSeries() : undefined;
   /** Set up once the server listens (alerts link to its URL), before the feed starts. */
   const alerting: { current?: Alerting } = {};
   const app = Fastify({
@@ -85,7 +87,7 @@ export async function startDashboard(
       view: () => alerting.current?.view() ?? { active: [], history: [], rules: [] },
     });
   });
-  app.register(promApi(config, samples, Date.now, metrics));
+  app.register(promApi(config, samples, Date.now, metrics, sloSeries));
   app.register(async (ws) => {
     ws.addHook("preValidation", guard(config, true, true));
     ws.get("/ws", { websocket: true }, (socket: WsSocket, req) =>
@@ -122,11 +124,13 @@ export async function startDashboard(
       config.alerts.alertmanagers,
     ),
     log.child({ component: "alerts" }),
+    undefined,
+    { slos: config.slos, series: sloSeries },
   );
   alerting.current = alerts;
   // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).
   fanout.store.observe((pane) => alerts.offer(pane));
-  if (config.alerts.rules.length > 0) {
+  if (config.alerts.rules.length > 0 || config.slos.length > 0) {
     fanout.hub.showAlerts(() => alerts.view());
     alerts.onChange(() => fanout.hub.alertsChanged());
   }

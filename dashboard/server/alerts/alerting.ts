@@ -4,7 +4,8 @@
  * after the first pane a rule reads, the Prometheus series having taken them — so rules are
  * evaluated on pane updates, never by polling. Delivery to the Alertmanagers starts once the
  * replay of TM_PANES has rebuilt the state. The flush timer is injectable (`FlushTimers`), so a
- * test runs each flush itself instead of waiting FLUSH_AFTER_MS of wall time.
+ * test runs each flush itself instead of waiting FLUSH_AFTER_MS of wall time. SLO burn-rate alerts
+ * (docs/slo.md) are judged on the same flushes and delivered by the same sender.
  */
 import type { Pane } from "@tidemark/engine/protocol";
 import type { Logger } from "pino";
@@ -12,6 +13,9 @@ import type { AlertsView } from "../../protocol/alerts.js";
 import type { FeedState } from "../../protocol/ws-frames.js";
 import type { Queryable } from "../promql/index.js";
 import { AlertBook } from "../rules/index.js";
+import { SloBook } from "../slo/slo-book.js";
+import type { SloDefinition } from "../slo/slo-config.js";
+import type { SloSeries } from "../slo/slo-series.js";
 import { AlertDelivery } from "./alert-delivery.js";
 import type { AlertMetrics } from "./alert-metrics.js";
 import { AlertmanagerTarget, type Post } from "./alertmanager-target.js";
@@ -46,6 +50,14 @@ const REAL_FLUSH_TIMERS: FlushTimers = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout | undefined),
 };
 
+/** The SLOs judged beside the rules, and the series they are recorded in (docs/slo.md). */
+export interface SloInputs {
+  readonly slos: readonly SloDefinition[];
+  readonly series: SloSeries | undefined;
+}
+
+const NO_SLOS: SloInputs = { slos: [], series: undefined };
+
 export function startAlerting(
   config: AlertsConfig,
   dashboardUrl: string,
@@ -53,6 +65,7 @@ export function startAlerting(
   metrics: AlertMetrics,
   log: Logger,
   timers: FlushTimers = REAL_FLUSH_TIMERS,
+  slo: SloInputs = NO_SLOS,
 ): Alerting {
   const targets = config.alertmanagers.map(
     (url) =>
@@ -69,18 +82,24 @@ export function startAlerting(
     clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
+  // SLO alerts reach the history, the change flag and delivery through the rule book's recorder.
+  const sloBook = new SloBook(slo.slos, dashboardUrl, book.recording(), slo.series);
   const listeners: Array<() => void> = [];
   let scheduled: unknown;
   const flush = (): void => {
     if (scheduled !== undefined) timers.clearTimeout(scheduled);
     scheduled = undefined;
     book.flush(samples);
+    sloBook.flush();
     metrics.rules(book.counts());
     if (book.takeChanged()) for (const fn of listeners) fn();
   };
   return {
     offer(pane) {
-      if (book.empty || !book.offer(pane) || scheduled !== undefined) return;
+      // Both books take every pane: no short-circuit.
+      const rules = !book.empty && book.offer(pane);
+      const slos = !sloBook.empty && sloBook.offer(pane);
+      if (!(rules || slos) || scheduled !== undefined) return;
       scheduled = timers.setTimeout(flush, FLUSH_AFTER_MS);
     },
     feedChanged(state) {
@@ -89,7 +108,10 @@ export function startAlerting(
       if (scheduled !== undefined) flush();
       delivery.start();
     },
-    view: () => book.view(),
+    view: () => {
+      const v = book.view();
+      return sloBook.empty ? v : { ...v, active: [...v.active, ...sloBook.active()] };
+    },
     onChange: (fn) => void listeners.push(fn),
     close: () => {
       if (scheduled !== undefined) timers.clearTimeout(scheduled);

@@ -1,16 +1,17 @@
 /** `/api/v1/labels`, `/api/v1/label/<name>/values`, `/api/v1/series`, `/api/v1/metadata` (docs/prometheus-api.md). */
 import { compareLabels, signature, type Labels, type Matcher } from "../promql/index.js";
 import { METRICS } from "./metric-catalog.js";
+import type { ExtraSeries } from "./extra-series.js";
 import type { PaneSamples } from "./pane-samples.js";
 import { paramError, type PromHandler, type PromParams } from "./prom-params.js";
 import { successJson } from "./prom-response.js";
 
 type Route = (path: string, handler: PromHandler, methods?: Array<"GET" | "POST">) => void;
 
-export function labelRoutes(route: Route, samples: PaneSamples): void {
+export function labelRoutes(route: Route, samples: PaneSamples, extra?: ExtraSeries): void {
   route("/api/v1/labels", (p) => {
     const names = new Set<string>();
-    for (const l of seriesOf(p, samples, false)) for (const n of Object.keys(l)) names.add(n);
+    for (const l of seriesOf(p, samples, false, extra)) for (const n of Object.keys(l)) names.add(n);
     return successJson(JSON.stringify([...names].sort()), []);
   });
   route(
@@ -18,7 +19,7 @@ export function labelRoutes(route: Route, samples: PaneSamples): void {
     (p) => {
       const name = p.path("name");
       const values = new Set<string>();
-      for (const l of seriesOf(p, samples, false)) {
+      for (const l of seriesOf(p, samples, false, extra)) {
         const v = l[name];
         if (v !== undefined && v !== "") values.add(v);
       }
@@ -26,17 +27,17 @@ export function labelRoutes(route: Route, samples: PaneSamples): void {
     },
     ["GET"],
   );
-  route("/api/v1/series", (p) => successJson(JSON.stringify(seriesOf(p, samples, true)), []));
+  route("/api/v1/series", (p) => successJson(JSON.stringify(seriesOf(p, samples, true, extra)), []));
   route(
     "/api/v1/metadata",
     (p) => {
       const only = p.get("metric");
       const limit = metadataLimit(p);
       const out: Record<string, Array<{ type: string; help: string; unit: string }>> = {};
-      for (const d of METRICS) {
+      for (const d of [...METRICS, ...(extra?.metrics ?? [])]) {
         if ((only && d.name !== only) || out[d.name]) continue;
         if (Object.keys(out).length >= limit) break;
-        out[d.name] = [{ type: "gauge", help: d.help, unit: d.unit }];
+        out[d.name] = [{ type: "gauge", help: d.help, unit: "unit" in d ? d.unit : "" }];
       }
       return successJson(JSON.stringify(out), []);
     },
@@ -55,12 +56,13 @@ function metadataLimit(p: PromParams): number {
 }
 
 /** The distinct label sets of the series matching any `match[]` (all series without one) in [start, end]. */
-function seriesOf(p: PromParams, samples: PaneSamples, required: boolean): Labels[] {
+function seriesOf(p: PromParams, samples: PaneSamples, required: boolean, extra?: ExtraSeries): Labels[] {
   const selectors: Matcher[][] = p.matchers(required);
   const from = p.time("start", -Infinity);
   const to = p.time("end", Infinity);
   const bySig = new Map<string, Labels>();
   for (const matchers of selectors.length > 0 ? selectors : [[]])
-    for (const l of samples.seriesIn(matchers, from, to)) bySig.set(signature(l), l);
+    for (const l of [...samples.seriesIn(matchers, from, to), ...(extra?.seriesIn(matchers, from, to) ?? [])])
+      bySig.set(signature(l), l);
   return [...bySig.values()].sort(compareLabels);
 }

@@ -8,11 +8,19 @@ import { hasReadToken } from "../auth.js";
 import type { DashboardConfig } from "../config.js";
 import { DashboardError } from "../errors.js";
 import { dashboardMetrics, type DashboardMetrics } from "../metrics.js";
-import { evaluateInstant, parsePromql, rangeSteps, type Matcher, type Queryable } from "../promql/index.js";
+import {
+  evaluateInstant,
+  parsePromql,
+  rangeSteps,
+  type Matcher,
+  type Queryable,
+  type SeriesView,
+} from "../promql/index.js";
 import { biasWarnings } from "./bias-warnings.js";
 import { buildInfo } from "./build-info.js";
 import { labelRoutes } from "./label-routes.js";
 import type { PaneSamples } from "./pane-samples.js";
+import type { ExtraSeries } from "./extra-series.js";
 import type { PaneView } from "./pane-view.js";
 import { paramError, PromParams, rangeOf, type PromHandler } from "./prom-params.js";
 import { errorReply, instantData, matrixBody, successJson } from "./prom-response.js";
@@ -27,6 +35,7 @@ export function promApi(
   samples: PaneSamples,
   now: () => number = Date.now,
   metrics: DashboardMetrics = dashboardMetrics(),
+  extra: ExtraSeries | undefined = undefined,
 ) {
   return async (app: FastifyInstance): Promise<void> => {
     const runner = new QueryRunner(config, metrics);
@@ -62,9 +71,9 @@ export function promApi(
           }),
       });
     };
-    query("/api/v1/query", (p, ctx) => instantQuery(p, samples, now(), ctx));
-    query("/api/v1/query_range", (p, ctx) => rangeQuery(p, samples, ctx));
-    labelRoutes(route, samples);
+    query("/api/v1/query", (p, ctx) => instantQuery(p, samples, now(), ctx, extra));
+    query("/api/v1/query_range", (p, ctx) => rangeQuery(p, samples, ctx, extra));
+    labelRoutes(route, samples, extra);
     route("/api/v1/status/buildinfo", () => successJson(JSON.stringify(buildInfo(process.versions.node)), []), ["GET"]);
     route("/api/v1/query_exemplars", (p) => exemplars(p));
     app.route({
@@ -96,18 +105,27 @@ async function send(
 /** A per-query view of the samples that remembers the series the query selected (for the warnings). */
 class Recorder implements Queryable {
   readonly views: PaneView[] = [];
-  constructor(private readonly samples: PaneSamples) {}
-  select(matchers: readonly Matcher[]): PaneView[] {
+  constructor(
+    private readonly samples: PaneSamples,
+    private readonly extra: ExtraSeries | undefined,
+  ) {}
+  select(matchers: readonly Matcher[]): SeriesView[] {
     const v = this.samples.select(matchers);
     this.views.push(...v);
-    return v;
+    return this.extra ? [...v, ...this.extra.select(matchers)] : v;
   }
 }
 
-async function instantQuery(p: PromParams, samples: PaneSamples, nowMs: number, ctx: QueryContext): Promise<string> {
+async function instantQuery(
+  p: PromParams,
+  samples: PaneSamples,
+  nowMs: number,
+  ctx: QueryContext,
+  extra: ExtraSeries | undefined,
+): Promise<string> {
   const expr = parsePromql(p.required("query", "query=tidemark_requests"));
   const timeMs = p.time("time", nowMs);
-  const source = new Recorder(samples);
+  const source = new Recorder(samples, extra);
   const lookbackMs = p.duration("lookback_delta", 300_000);
   const value = evaluateInstant(expr, source, timeMs, { lookbackMs, guard: ctx.guard });
   return successJson(instantData(value, timeMs), biasWarnings(source.views));
@@ -123,10 +141,15 @@ function exemplars(p: PromParams): string {
 }
 
 /** Step by step, giving the event loop a turn between slices (docs/prometheus-api.md, "Query limits"). */
-async function rangeQuery(p: PromParams, samples: PaneSamples, ctx: QueryContext): Promise<Buffer> {
+async function rangeQuery(
+  p: PromParams,
+  samples: PaneSamples,
+  ctx: QueryContext,
+  extra: ExtraSeries | undefined,
+): Promise<Buffer> {
   const expr = parsePromql(p.required("query", "query=tidemark_requests"));
   const range = rangeOf(p);
-  const source = new Recorder(samples);
+  const source = new Recorder(samples, extra);
   const lookbackMs = p.duration("lookback_delta", 300_000);
   const steps = rangeSteps(expr, source, range, { lookbackMs, guard: ctx.guard });
   let r = steps.next();

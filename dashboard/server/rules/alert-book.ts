@@ -133,8 +133,8 @@ export class AlertBook {
     return { ledger, runs, keepMs, dirty: new Set(), swept: true };
   }
 
-  /** The listener, with the history and change flag kept on the way. */
-  private recording(): AlertListener {
+  /** The listener, with the history and change flag kept on the way (SLO alerts go through it too). */
+  recording(): AlertListener {
     const note = (n: AlertNotice, event: AlertEventKind, at: number, reason: string): void => {
       const { startsAt: _startsAt, ...facts } = n;
       this.history.unshift({ ...facts, event, at, reason });

@@ -7,6 +7,7 @@
 import type { Labels } from "../promql/index.js";
 import { formatDuration } from "../../protocol/number-text.js";
 import { biasText, figure, formatSample, shownBias } from "./bias-text.js";
+import type { Nowcast } from "./nowcast-judge.js";
 import type { Reading } from "./rule-reading.js";
 import { holds, type RuleShape } from "./rule-shape.js";
 import { windowLabel } from "../prom/pane-samples.js";
@@ -32,6 +33,8 @@ export const OWN_ANNOTATIONS = [
   "bias",
   "emit_delay",
   "may_flip",
+  "nowcast",
+  "provisional",
   "retracted",
   "resolved",
 ] as const;
@@ -58,7 +61,11 @@ export function thresholdText(shape: RuleShape): string {
  * lies on both sides of the threshold. Only for values in the metric's unit (a selector or a
  * `*_over_time` of one); pp are absolute (a ratio's 0.01 per pp), % are relative to the value.
  */
-export function mayFlip(shape: RuleShape, r: Pick<Reading, "value" | "bias">): string | null {
+export function mayFlip(
+  shape: RuleShape,
+  r: Pick<Reading, "value" | "bias"> & Partial<Pick<Reading, "nowcast">>,
+): string | null {
+  if (r.nowcast) return nowcastFlip(shape, r.nowcast);
   const field = shape.biasField;
   if (!shape.plain || field === undefined) return null;
   const shown = shownBias(r.bias, field);
@@ -70,6 +77,17 @@ export function mayFlip(shape: RuleShape, r: Pick<Reading, "value" | "bias">): s
   return (
     `may flip: bias ${figure(shown)} (${formatSample(r.value)} \u00b1 ${formatSample(reach)} lies on both sides of ` +
     `${formatSample(shape.threshold)})`
+  );
+}
+
+/** An early pane judged on its nowcast: may flip when the nowcast's interval straddles the threshold. */
+function nowcastFlip(shape: RuleShape, n: Nowcast): string | null {
+  if (n.halfWidth === null) return null;
+  const sides = [n.value - n.halfWidth, n.value + n.halfWidth].map((v) => holds(shape.op, v, shape.threshold));
+  if (sides[0] === sides[1]) return null;
+  return (
+    `may flip: nowcast ${formatSample(n.value)} \u00b1 ${formatSample(n.halfWidth)} lies on both sides of ` +
+    `${formatSample(shape.threshold)}`
   );
 }
 
@@ -85,6 +103,13 @@ export function alertAnnotations(rule: AlertRule, r: Reading): Record<string, st
   };
   const flip = mayFlip(rule.shape, r);
   if (flip !== null) own["may_flip"] = flip;
+  if (r.nowcast)
+    own["nowcast"] =
+      `${formatSample(r.nowcast.value)}${r.nowcast.halfWidth === null ? "" : ` \u00b1 ${formatSample(r.nowcast.halfWidth)}`}` +
+      " (the early pane corrected by the bias measured at its stage and age; judged on it)";
+  if (r.provisional)
+    own["provisional"] =
+      "early pane judged on its raw value: no bias measured yet at its stage and age for this service";
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(rule.annotations)) out[k] = template(v, r);
   if (out["summary"] === undefined) out["summary"] = summary(rule, r);

@@ -3,7 +3,7 @@
  * kind, bias, emit delay and log time — what an alert states beside its value (docs/operations.md,
  * "Alerts"). Idempotent on (id, seq) like every sink; bounded to the recent windows.
  */
-import type { Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
+import type { Pane, PaneBias, PaneKind, PaneNowcast } from "@tidemark/engine/protocol";
 import type { Labels, Matcher } from "../promql/index.js";
 import { selectsKey } from "../prom/pane-samples.js";
 
@@ -17,6 +17,8 @@ export interface PaneFacts {
   readonly pipelineLagMs: number;
   /** Log time at emission. */
   readonly emittedAt: number;
+  /** The value corrected by the bias measured at its stage and age, when measured. */
+  readonly nowcast: PaneNowcast | undefined;
 }
 
 export interface LedgerScope {
@@ -82,6 +84,7 @@ export class PaneLedger {
       emitDelayMs: pane.emitDelayMs,
       pipelineLagMs: pane.pipelineLagMs,
       emittedAt: pane.emittedAt,
+      nowcast: pane.nowcast,
     });
     return end;
   }

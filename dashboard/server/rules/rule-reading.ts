@@ -5,6 +5,7 @@
 import type { PaneBias, PaneKind } from "@tidemark/engine/protocol";
 import { mergeBias } from "../../protocol/bias.js";
 import { evaluateInstant, METRIC_NAME, signature, type Labels, type Queryable } from "../promql/index.js";
+import { judgesOnNowcast, nowcastOf, type Nowcast } from "./nowcast-judge.js";
 import type { PaneFacts, PaneLedger } from "./pane-ledger.js";
 import { holds, type RuleShape } from "./rule-shape.js";
 import type { Verdict } from "./series-alert.js";
@@ -20,6 +21,10 @@ export interface Reading extends Verdict {
   readonly bias: PaneBias;
   readonly emitDelayMs: number;
   readonly pipelineLagMs: number;
+  /** An early reading judged on the pane's corrected value (what `crossed` says), when measured. */
+  readonly nowcast: Nowcast | null;
+  /** An early reading of a rule that judges on the nowcast, with none measured yet: judged raw. */
+  readonly provisional: boolean;
 }
 
 /** From least to most settled: a reading is as settled as its least settled pane. */
@@ -43,18 +48,22 @@ export function readRule(shape: RuleShape, source: Queryable, ledger: PaneLedger
     if (facts.length === 0) continue;
     seen.add(sig);
     const kind = leastSettled(facts);
+    const early = kind === "early" && facts.length === 1 && judgesOnNowcast(shape);
+    const nowcast = early ? nowcastOf(shape, facts[0]?.nowcast) : null;
     out.push({
       end: t,
       labels,
       signature: sig,
       value: s.value,
-      crossed: holds(shape.op, s.value, shape.threshold),
+      crossed: holds(shape.op, nowcast ? nowcast.value : s.value, shape.threshold),
       kind,
       settled: kind === "on-time" || kind === "late" || kind === "final",
       at: Math.max(...facts.map((f) => f.emittedAt)),
       bias: facts.map((f) => f.bias).reduce((a, b) => mergeBias(a, b)),
       emitDelayMs: Math.max(...facts.map((f) => f.emitDelayMs)),
       pipelineLagMs: Math.max(...facts.map((f) => f.pipelineLagMs)),
+      nowcast,
+      provisional: early && nowcast === null,
     });
   }
   return out;

@@ -15,7 +15,7 @@
  * - `ingest`, `engine`, `dashboard`: each role's section, validated by that role's config module,
  *   which also layers its TIDEMARK_* env and flags on top (see role-configs.ts);
  * - `alerts`: the alert rules and Alertmanagers, validated by the dashboard's config module (it
- *   runs them) against the file's policies and windows.
+ *   runs them) against the file's policies and windows; `slos` likewise (docs/slo.md).
  *
  * Errors are TM_CONFIG_INVALID and name the file, the JSON path of the bad field and what is allowed.
  */
@@ -44,9 +44,10 @@ export const CORE_KEYS = [
 export const ROLE_KEYS = ["ingest", "engine", "dashboard"] as const;
 /**
  * Top-level sections a role validates itself: `alerts`, the dashboard's alert rules (docs/operations.md,
- * "Alerts"); `remoteWrite`, the remote-write role's (docs/remote-write.md, "Configuration").
+ * "Alerts"); `slos`, the dashboard's SLOs (docs/slo.md); `remoteWrite`, the remote-write role's
+ * (docs/remote-write.md, "Configuration").
  */
-export const ROLE_OWNED_KEYS = ["alerts", "remoteWrite"] as const;
+export const ROLE_OWNED_KEYS = ["alerts", "slos", "remoteWrite"] as const;
 export const TOP_KEYS = [
   "$schema",
   "data",

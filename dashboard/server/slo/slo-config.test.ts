@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { parseSlos, WORKBOOK_TIERS } from "./slo-config.js";
+
+const scope = { policies: ["alerting", "accurate"], windowsMs: [10_000, 60_000] };
+const parse = (raw: unknown): ReturnType<typeof parseSlos> => parseSlos(raw, scope, "tidemark.config.json");
+const base = { name: "checkout-availability", service: "checkout", objective: 0.999, period: "30d", sli: "errors" };
+
+describe("the slos section", () => {
+  it("takes the workbook's four tiers by default, on the smallest window dividing them", () => {
+    const [s] = parse([{ ...base, policy: "alerting", minRequestsPerHour: 100 }]);
+    expect(s?.tiers).toEqual(WORKBOOK_TIERS);
+    expect(s?.tiers.map((t) => [t.severity, t.longMs / 60_000, t.shortMs / 60_000, t.factor])).toEqual([
+      ["page", 60, 5, 14.4],
+      ["page", 360, 30, 6],
+      ["ticket", 1440, 120, 3],
+      ["ticket", 4320, 360, 1],
+    ]);
+    expect([s?.paneMs, s?.periodMs, s?.policy, s?.minRequestsPerHour]).toEqual([
+      10_000,
+      30 * 86_400_000,
+      "alerting",
+      100,
+    ]);
+  });
+
+  it("reads tiers, labels and annotations in the Prometheus rule shape; service defaults to all services", () => {
+    const [s] = parse([
+      {
+        name: "all",
+        objective: 0.99,
+        tiers: [{ severity: "page", long: "1h", short: "5m", factor: 10 }],
+        labels: { team: "pay" },
+        annotations: { runbook: "https://x" },
+      },
+    ]);
+    expect([s?.service, s?.tiers, s?.labels, s?.annotations]).toEqual([
+      "*",
+      [{ severity: "page", longMs: 3_600_000, shortMs: 300_000, factor: 10 }],
+      { team: "pay" },
+      { runbook: "https://x" },
+    ]);
+  });
+
+  it.each([
+    [{ ...base, objective: 99.9 }, /\$\.slos\[0\] \("checkout-availability"\)\.objective must be a fraction/],
+    [{ ...base, period: "a month" }, /\.period must be a duration/],
+    [{ ...base, policy: "fast" }, /\.policy must name one of the config's policies \(alerting, accurate\)/],
+    [{ ...base, sli: { latencyAboveMs: 300 } }, /\.sli latency SLIs .* are not supported yet/],
+    [{ ...base, sli: "latency" }, /\.sli must be "errors"/],
+    [{ ...base, minRequestsPerHour: -1 }, /\.minRequestsPerHour must be a number of requests/],
+    [{ ...base, tiers: [] }, /\.tiers must hold at least one tier/],
+    [
+      { ...base, tiers: [{ severity: "warn", long: "1h", short: "5m", factor: 1 }] },
+      /\.tiers\[0\]\.severity must be "page" or "ticket"/,
+    ],
+    [
+      { ...base, tiers: [{ severity: "page", long: "5m", short: "1h", factor: 1 }] },
+      /\.tiers\[0\]\.short must be shorter than long/,
+    ],
+    [
+      { ...base, tiers: [{ severity: "page", long: "1h", short: "5m", factor: 0 }] },
+      /\.tiers\[0\]\.factor must be a burn rate > 0/,
+    ],
+    [
+      { ...base, tiers: [{ severity: "page", long: "1h", short: "15s", factor: 2 }] },
+      /\.tiers need a window size of the config \(10s, 1m\)/,
+    ],
+    [{ ...base, labels: { severity: "x" } }, /\.labels\.severity is set by tidemark/],
+    [{ ...base, annotations: { budget_remaining: "x" } }, /\.annotations\.budget_remaining is set by tidemark/],
+    [{ ...base, window: "1m" }, /\$\.slos\[0\]\.window is not a known key/],
+    [{ ...base, name: "has space" }, /\$\.slos\[0\]\.name must be a name/],
+  ])("names the SLO and the field: %j", (raw, message) => {
+    expect(() => parse([raw])).toThrow(message);
+    try {
+      parse([raw]);
+    } catch (err) {
+      expect((err as { code: string }).code).toBe("TM_CONFIG_INVALID");
+    }
+  });
+
+  it("rejects a non-list, duplicate names, and too many SLOs", () => {
+    expect(() => parse({})).toThrow(/\$\.slos must be a list of SLOs/);
+    expect(() => parse([base, base])).toThrow(/\$\.slos\[1\]\.name "checkout-availability" is used twice/);
+    expect(() => parse(Array.from({ length: 101 }, (_, i) => ({ ...base, name: `s${i}` })))).toThrow(/at most 100/);
+    expect(parse(undefined)).toEqual([]);
+  });
+});
