@@ -66,6 +66,8 @@ export const parseTokens: FieldParser = (raw, where) => {
 export const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   host: text(/^[\w.:-]+$/, "must be a host name or IP address"),
   port: int(0, 65_535),
+  // 0 turns OTLP/gRPC off (config.ts).
+  grpcPort: (raw, where) => (int(0, 65_535)(raw, where) as number) || null,
   natsUrl: text(NATS_URLS, "must be a NATS URL such as nats://127.0.0.1:4222, or a comma list of them"),
   partitionCount: int(1, 4096),
   partitionBy: text(/^(service|service\+route)$/, `must be "service" or "service+route"`),

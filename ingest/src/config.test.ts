@@ -138,4 +138,14 @@ describe("ingest config", () => {
       "flag --token-rate: must be a whole number from 0 to 10000000",
     );
   });
+
+  it("grpcPort: 4317 by default, 0 turns it off, and follows an ephemeral HTTP port unless given", () => {
+    expect(loadIngestConfig({}).grpcPort).toBe(4317);
+    expect(loadIngestConfig({ flags: { "grpc-port": "0" } }).grpcPort).toBeNull();
+    expect(loadIngestConfig({ env: { TIDEMARK_INGEST_GRPC_PORT: "5317" } }).grpcPort).toBe(5317);
+    expect(loadIngestConfig({ flags: { port: "0" } }).grpcPort).toBe(0);
+    expect(loadIngestConfig({ flags: { port: "0", "grpc-port": "4400" } }).grpcPort).toBe(4400);
+    expect(loadIngestConfig({ flags: { port: "0", "grpc-port": "0" } }).grpcPort).toBeNull();
+    expect(() => loadIngestConfig({ flags: { "grpc-port": "70000" } })).toThrow(/--grpc-port: must be a whole number/);
+  });
 });

@@ -15,6 +15,12 @@ import { fail, FIELDS, parseTokens } from "./config-fields.js";
 export interface IngestConfig {
   readonly host: string;
   readonly port: number;
+  /**
+   * OTLP/gRPC port (docs/ingest.md, "OTLP/gRPC"); null: off (configured as 0). Unset with an
+   * ephemeral HTTP port (port 0), it is ephemeral too (0 here), so embedded and test ingests never
+   * contend for 4317.
+   */
+  readonly grpcPort: number | null;
   readonly natsUrl: string;
   /** Partitions P of TM_EVENTS. */
   readonly partitionCount: number;
@@ -58,6 +64,7 @@ export type IngestConfigInput = { [K in keyof IngestConfig]?: unknown };
 export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   host: "127.0.0.1",
   port: 4318,
+  grpcPort: 4317,
   natsUrl: "nats://127.0.0.1:4222",
   partitionCount: DEFAULT_PARTITIONS,
   partitionBy: "service",
@@ -87,6 +94,7 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
 const FILE_KEYS: Record<string, keyof IngestConfig> = {
   host: "host",
   port: "port",
+  grpcPort: "grpcPort",
   nats: "natsUrl",
   tokens: "tokens",
   maxBodyBytes: "maxBodyBytes",
@@ -112,6 +120,7 @@ const FILE_KEYS: Record<string, keyof IngestConfig> = {
 const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_INGEST_HOST: "host",
   TIDEMARK_INGEST_PORT: "port",
+  TIDEMARK_INGEST_GRPC_PORT: "grpcPort",
   TIDEMARK_NATS_URL: "natsUrl",
   TIDEMARK_PARTITION_COUNT: "partitionCount",
   TIDEMARK_PARTITION_BY: "partitionBy",
@@ -129,6 +138,7 @@ const ENV_KEYS: Record<string, keyof IngestConfig> = {
 const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   host: "host",
   port: "port",
+  "grpc-port": "grpcPort",
   nats: "natsUrl",
   "partition-count": "partitionCount",
   "partition-by": "partitionBy",
@@ -173,6 +183,7 @@ export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfi
   for (const layer of layers) {
     for (const [key, [raw, where]] of layer) out[key] = FIELDS[key](raw, where);
   }
+  if (out.port === 0 && !layers.some((l) => l.has("grpcPort"))) out.grpcPort = 0;
   const config = withTokensFile(out as unknown as IngestConfig);
   if ((config.tlsCertFile === null) !== (config.tlsKeyFile === null))
     fail(config.tlsCertFile === null ? "tlsCert" : "tlsKey", "is missing: give both tlsCert and tlsKey, or neither");

@@ -8,6 +8,9 @@ export interface IngestMetrics {
   readonly rejected: Counter<"endpoint" | "reason">;
   readonly clamped: Counter<"reason">;
   readonly skippedSpans: Counter;
+  readonly skippedLogRecords: Counter;
+  /** OTLP/gRPC calls, by method and gRPC status code. */
+  readonly grpcCalls: Histogram<"method" | "code">;
   readonly requests: Histogram<"endpoint" | "status">;
   readonly publishLatency: Histogram;
   readonly batchEvents: Histogram;
@@ -51,6 +54,18 @@ export function createIngestMetrics(inFlight: () => number, idempotencyKeys: () 
     skippedSpans: new Counter({
       name: "tidemark_ingest_spans_skipped_total",
       help: "OTLP spans neither server nor root (not events)",
+      registers,
+    }),
+    skippedLogRecords: new Counter({
+      name: "tidemark_ingest_log_records_skipped_total",
+      help: "OTLP log records without an HTTP status (not events)",
+      registers,
+    }),
+    grpcCalls: new Histogram({
+      name: "tidemark_ingest_grpc_call_duration_seconds",
+      help: "OTLP/gRPC Export call duration, by method (traces, logs) and gRPC status code",
+      labelNames: ["method", "code"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
     requests: new Histogram({
@@ -113,9 +128,20 @@ export function createIngestMetrics(inFlight: () => number, idempotencyKeys: () 
 }
 
 /** Counts one request's outcome: accepted, rejected by reason, clamped. */
-export function countBatch(metrics: IngestMetrics, endpoint: "events" | "traces", batch: RecordBatch): void {
+export function countBatch(metrics: IngestMetrics, endpoint: "events" | "traces" | "logs", batch: RecordBatch): void {
   metrics.accepted.inc({ endpoint }, batch.events.length);
   metrics.rejected.inc({ endpoint, reason: "invalid" }, batch.rejectedBy.invalid);
   metrics.rejected.inc({ endpoint, reason: "too_old" }, batch.rejectedBy.too_old);
   metrics.clamped.inc({ reason: "future_skew" }, batch.clamped);
+}
+
+/** Counts an OTLP request's outcome and the records that are not events (spans neither server nor root, logs without a status). */
+export function countOtlp(
+  metrics: IngestMetrics,
+  signal: "traces" | "logs",
+  batch: RecordBatch,
+  skipped: number,
+): void {
+  countBatch(metrics, signal, batch);
+  (signal === "traces" ? metrics.skippedSpans : metrics.skippedLogRecords).inc(skipped);
 }

@@ -1,6 +1,6 @@
 /**
  * `startIngest(config)`: the ingest role. Connects to NATS (ensuring TM_EVENTS), starts the
- * heartbeats, serves the HTTP API, and returns its URL and a graceful `close()` that stops
+ * heartbeats, serves the HTTP API and OTLP/gRPC, and returns their addresses and a graceful `close()` that stops
  * accepting, lets in-flight requests finish (their acks included), then drains NATS.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
@@ -11,7 +11,9 @@ import { BearerAuth } from "./http/bearer-auth.js";
 import { registerEventsRoute } from "./http/events-route.js";
 import { registerHealthRoutes } from "./http/health-routes.js";
 import { InFlightBudget } from "./http/in-flight-budget.js";
-import { registerTracesRoute } from "./http/traces-route.js";
+import { registerOtlpRoute } from "./http/otlp-route.js";
+import { startGrpc, type GrpcServer } from "./grpc/otlp-grpc.js";
+import { LOGS, TRACES } from "./otlp/otlp-signal.js";
 import { WritePipeline } from "./http/write-pipeline.js";
 import { IdempotencyKeys } from "./http/idempotency-keys.js";
 import { TokenLimits } from "./http/token-limits.js";
@@ -30,6 +32,8 @@ const CLOSE_GRACE_MS = 10_000;
 export interface IngestServer {
   /** e.g. http://127.0.0.1:4318 */
   readonly url: string;
+  /** host:port of OTLP/gRPC, e.g. 127.0.0.1:4317; null when off (grpcPort 0). */
+  readonly grpcAddress: string | null;
   close(): Promise<void>;
 }
 
@@ -113,12 +117,16 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const pipeline = new WritePipeline({ config, auth, budget, link, publisher, clock, limits, keys, metrics });
   const bodyOpts = { ...config };
   registerEventsRoute(app, pipeline, bodyOpts, metrics);
-  registerTracesRoute(app, pipeline, bodyOpts, metrics);
+  registerOtlpRoute(app, TRACES, pipeline, bodyOpts, metrics);
+  registerOtlpRoute(app, LOGS, pipeline, bodyOpts, metrics);
   registerHealthRoutes(app, link, metrics, config.retryAfterS);
 
+  let grpc: GrpcServer | undefined;
   try {
     await app.listen({ port: config.port, host: config.host });
+    if (config.grpcPort !== null) grpc = await startGrpc({ config, pipeline, metrics, log });
   } catch (err) {
+    await app.close();
     await link.close();
     throw err;
   }
@@ -127,14 +135,19 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `${config.tlsCertFile ? "https" : "http"}://${host}:${port}`;
-  log.info({ url, nats: redactUrl(config.natsUrl), partitionCount: config.partitionCount }, "ingest listening");
+  const grpcAddress = grpc?.address ?? null;
+  log.info(
+    { url, grpc: grpcAddress, nats: redactUrl(config.natsUrl), partitionCount: config.partitionCount },
+    "ingest listening",
+  );
 
   return {
     url,
+    grpcAddress,
     close: () =>
       (closing ??= (async () => {
         const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-        await app.close();
+        await Promise.all([app.close(), grpc?.close()]);
         clearTimeout(force);
         punctuation.stop();
         await heartbeat.stop();

@@ -6,14 +6,15 @@ import { stopRequested } from "../stop-request.js";
 /**
  * `tidemark ingest`: the HTTP ingest role (docs/ingest.md). Config: defaults < the `ingest` section
  * and top-level `partitionCount` of --config FILE < TIDEMARK_* env (TIDEMARK_INGEST_TOKENS,
- * TIDEMARK_NATS_URL, TIDEMARK_PARTITION_COUNT) < flags. Prints `tidemark ready {"ingest": URL}` once listening and
+ * TIDEMARK_NATS_URL, TIDEMARK_PARTITION_COUNT) < flags. Prints `tidemark ready {"ingest": URL, "grpc": "host:port"}`
+ * (grpc null when --grpc-port 0 turns OTLP/gRPC off) once listening and
  * connected to NATS; on SIGTERM/SIGINT it stops accepting, finishes in-flight requests (acks
  * included) and exits 0.
  */
 export const ingest: Command = {
-  summary: "HTTP ingest: NDJSON/JSON events and OTLP traces into JetStream TM_EVENTS",
+  summary: "HTTP and gRPC ingest: NDJSON/JSON events, OTLP traces and logs into JetStream TM_EVENTS",
   usage:
-    "tidemark ingest [--port 4318] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partition-count 8]\n" +
+    "tidemark ingest [--port 4318] [--grpc-port 4317 (0: off)] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partition-count 8]\n" +
     "                [--partition-by service|service+route] [--log-level info] [--tokens-file FILE]\n" +
     "                [--tls-cert FILE --tls-key FILE] [--token-rate 1000] [--token-concurrency 64]\n" +
     "                [--body-idle-timeout 10s] [--request-timeout 2m] [--max-idempotency-keys 100000]\n" +
@@ -23,6 +24,7 @@ export const ingest: Command = {
     // "partitions" is passed on so that the count's old flag is refused, naming the new one.
     const names = [
       "port",
+      "grpc-port",
       "host",
       "nats",
       "partition-count",
@@ -45,7 +47,7 @@ export const ingest: Command = {
     });
     const stop = stopRequested();
     const server = await startIngest(config);
-    process.stdout.write(readyLine({ ingest: server.url }) + "\n");
+    process.stdout.write(readyLine({ ingest: server.url, grpc: server.grpcAddress }) + "\n");
     await stop;
     await server.close();
     return 0;

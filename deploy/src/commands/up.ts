@@ -40,7 +40,7 @@ type Log = (line: string) => void;
 export const up: Command = {
   summary: "run the whole stack on this machine, with live demo traffic",
   usage:
-    "tidemark up [--config FILE] [--data DIR] [--nats URL] [--no-demo] [--ingest-port 4318] [--dashboard-port 3000]\n" +
+    "tidemark up [--config FILE] [--data DIR] [--nats URL] [--no-demo] [--ingest-port 4318] [--grpc-port 4317] [--dashboard-port 3000]\n" +
     "            [--partition-count 8] [--workers N] [--rate N] [--corr X]",
   booleans: ["demo"],
   async run(flags: Flags): Promise<number> {
@@ -60,8 +60,10 @@ export const up: Command = {
     );
     try {
       const P = config.core.partitions;
+      const ingestPort = await port(flags, "ingest-port", 4318);
       const ports = {
-        ingestPort: await port(flags, "ingest-port", 4318),
+        ingestPort,
+        grpcPort: await grpcPort(flags, config, ingestPort),
         dashboardPort: await port(flags, "dashboard-port", 3000),
         workers: flags.int("workers", defaultWorkers(P, availableParallelism()), 1, P),
         mergePartitions: mergePartitionsOf(config, process.env),
@@ -93,16 +95,18 @@ export const up: Command = {
       };
       const ready = await startRoles({ config, natsUrl, ...ports }, env, started);
       const ingestUrl = String(ready.ingest.ingest);
+      const grpcAddress = typeof ready.ingest.grpc === "string" ? ready.ingest.grpc : null;
       const dashboardUrl = String(ready.dashboard.dashboard);
       if (flags.bool("demo", config.demo.enabled)) await startDemo(flags, config, ingestUrl, env, started, log);
       else log("demo traffic off (--no-demo)");
-      printWelcome(log, { dashboardUrl, ingestUrl, token, created, data: config.data, read });
+      printWelcome(log, { dashboardUrl, ingestUrl, grpcAddress, token, created, data: config.data, read });
       recordPids(config, started);
       const pids = Object.fromEntries(started.map((s) => [s.name, s.pid]));
       process.stdout.write(
         readyLine({
           dashboard: dashboardUrl,
           ingest: ingestUrl,
+          grpc: grpcAddress,
           nats: natsUrl,
           ...(local ? { natsToken: local.token } : {}),
           token,
@@ -137,6 +141,17 @@ export const up: Command = {
 /** The flag's port when given (0 = any free port), else `preferred` when free, else a free one. */
 async function port(flags: Flags, name: string, preferred: number): Promise<number> {
   return flags.get(name) === undefined ? preferredOrFreePort(preferred) : flags.int(name, preferred, 0, 65535);
+}
+
+/**
+ * `--grpc-port`, else 4317 or a free port as for HTTP, unless ingest decides: the config file or
+ * the environment sets it, or ingest's HTTP port is ephemeral (its gRPC port then is too).
+ */
+async function grpcPort(flags: Flags, config: TidemarkConfig, ingestPort: number): Promise<number | undefined> {
+  if (flags.get("grpc-port") !== undefined) return flags.int("grpc-port", 4317, 0, 65535);
+  const inFile = (config.roles.ingest as { grpcPort?: unknown } | undefined)?.grpcPort !== undefined;
+  if (inFile || process.env.TIDEMARK_INGEST_GRPC_PORT !== undefined || ingestPort === 0) return undefined;
+  return preferredOrFreePort(4317);
 }
 
 /**
@@ -265,12 +280,21 @@ async function startDemo(
 
 function printWelcome(
   log: Log,
-  w: { dashboardUrl: string; ingestUrl: string; token: string; created: boolean; data: string; read: DashboardToken },
+  w: {
+    dashboardUrl: string;
+    ingestUrl: string;
+    grpcAddress: string | null;
+    token: string;
+    created: boolean;
+    data: string;
+    read: DashboardToken;
+  },
 ): void {
   const sample = '{"service":"my-api","route":"GET /hello","status":200,"latency_ms":12.5,"user":"alice"}';
   log("");
   log(`dashboard  ${w.dashboardUrl}`);
-  log(`ingest     ${w.ingestUrl}  (POST /v1/events NDJSON/JSON, POST /v1/traces OTLP/HTTP)`);
+  log(`ingest     ${w.ingestUrl}  (POST /v1/events NDJSON/JSON, POST /v1/traces and /v1/logs OTLP/HTTP)`);
+  if (w.grpcAddress !== null) log(`otlp grpc  ${w.grpcAddress}  (TraceService/Export, LogsService/Export)`);
   log(`token      ${w.token}  (${w.created ? "generated; " : ""}kept in ${resolve(w.data, "ingest-token")})`);
   if (w.read.token !== null) {
     const where = resolve(w.data, DASHBOARD_TOKEN_FILE);

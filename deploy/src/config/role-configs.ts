@@ -11,6 +11,8 @@ export interface RoleContext {
   readonly config: TidemarkConfig;
   readonly natsUrl: string;
   readonly ingestPort: number;
+  /** OTLP/gRPC port passed to ingest; undefined: ingest's own (config file, env, default; docs/ingest.md). */
+  readonly grpcPort?: number;
   readonly dashboardPort: number;
   /** Engine workers (`--workers`), each owning a contiguous range of the partitions. */
   readonly workers: number;
@@ -46,6 +48,7 @@ export function ingestArgs(ctx: RoleContext): string[] {
     ctx.natsUrl,
     "--port",
     String(ctx.ingestPort),
+    ...(ctx.grpcPort === undefined ? [] : ["--grpc-port", String(ctx.grpcPort)]),
     "--partition-count",
     String(ctx.config.core.partitions),
   ]);

@@ -24,7 +24,8 @@ function tooLarge(limit: number): IngestError {
   );
 }
 
-function take(n: number, limits: BodyLimits): void {
+/** Takes `n` bytes from the in-flight budget, or throws TM_INGEST_OVERLOADED (429). */
+export function take(n: number, limits: BodyLimits): void {
   if (!limits.budget.take(n))
     throw new IngestError(
       "TM_INGEST_OVERLOADED",

@@ -9,7 +9,7 @@ import { decodeUtf8, parseEventBody, type EventBodyOptions } from "../events/eve
 import { countBatch, type IngestMetrics } from "../metrics.js";
 import { WWW_AUTHENTICATE } from "./bearer-auth.js";
 import { eventFormatOf } from "./media-type.js";
-import type { WritePipeline } from "./write-pipeline.js";
+import { httpWrite, type WritePipeline } from "./write-pipeline.js";
 
 export const EVENTS_PATH = "/v1/events";
 
@@ -31,9 +31,9 @@ export function registerEventsRoute(
 ): void {
   app.post(EVENTS_PATH, async (req, reply) => {
     try {
-      const identity = pipeline.authorize(req);
+      const identity = pipeline.authorize(req.headers.authorization);
       const format = eventFormatOf(req.headers["content-type"]);
-      const { batch, requestId } = await pipeline.run(req, identity, (body, ingestTs) => ({
+      const { batch, requestId } = await pipeline.run(httpWrite(req), identity, (body, ingestTs) => ({
         batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts),
       }));
       countBatch(metrics, "events", batch);

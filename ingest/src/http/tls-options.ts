@@ -1,5 +1,5 @@
 /**
- * TLS for ingest HTTP from certificate and key files (docs/security.md, "TLS"), and URLs with
+ * TLS for ingest HTTP and gRPC from certificate and key files (docs/security.md, "TLS"), and URLs with
  * their credentials removed before they are logged.
  */
 import { readFileSync } from "node:fs";
@@ -10,8 +10,16 @@ import { IngestError } from "../errors.js";
 export function tlsOptions(config: Pick<IngestConfig, "tlsCertFile" | "tlsKeyFile">): {
   https?: { cert: Buffer; key: Buffer };
 } {
-  if (config.tlsCertFile === null || config.tlsKeyFile === null) return {};
-  return { https: { cert: pem(config.tlsCertFile, "tlsCert"), key: pem(config.tlsKeyFile, "tlsKey") } };
+  const files = tlsFiles(config);
+  return files ? { https: files } : {};
+}
+
+/** The certificate and key read from tlsCertFile / tlsKeyFile (HTTP and gRPC alike), or undefined. */
+export function tlsFiles(
+  config: Pick<IngestConfig, "tlsCertFile" | "tlsKeyFile">,
+): { cert: Buffer; key: Buffer } | undefined {
+  if (config.tlsCertFile === null || config.tlsKeyFile === null) return undefined;
+  return { cert: pem(config.tlsCertFile, "tlsCert"), key: pem(config.tlsKeyFile, "tlsKey") };
 }
 
 function pem(path: string, field: string): Buffer {

@@ -5,7 +5,9 @@
  * (413) → read body within the body limit, the body-idle timeout and the in-flight budget
  * (413/408/429/400) → a key reused with another body (409, docs/security.md, "Idempotency") →
  * stamp ingest_ts, parse, and start every publish in one synchronous step → await every
- * JetStream ack (503 on any failure).
+ * JetStream ack (503 on any failure). OTLP/gRPC calls take the same steps (grpc/otlp-grpc.ts):
+ * their message arrives read and decompressed by grpc-js, and their deadline is checked last
+ * before publishing (docs/ingest.md, "OTLP/gRPC").
  */
 import { createHash } from "node:crypto";
 import type { FastifyRequest } from "fastify";
@@ -17,12 +19,53 @@ import type { RecordBatch } from "../events/record-batch.js";
 import type { EventPublisher } from "../nats/event-publisher.js";
 import type { NatsLink } from "../nats/nats-link.js";
 import type { BearerAuth } from "./bearer-auth.js";
-import { readBody } from "./body-reader.js";
+import { readBody, take, type BodyLimits } from "./body-reader.js";
 import type { IngestMetrics } from "../metrics.js";
 import type { IdempotencyKeys } from "./idempotency-keys.js";
 import type { InFlightBudget } from "./in-flight-budget.js";
 import { requestIdOf } from "./request-id.js";
 import type { TokenLimits } from "./token-limits.js";
+
+/** One write request, whatever carries it (HTTP or gRPC). */
+export interface WriteRequest {
+  /** Headers (or gRPC metadata) naming the request id. */
+  readonly headers: Record<string, string | string[] | undefined>;
+  /** The size the client declared, refused before reading when over the body limit. */
+  readonly declaredBytes: number;
+  /** The decoded body, read within `limits`. */
+  read(limits: BodyLimits): Promise<Buffer>;
+  /** Throws when the request may no longer be stored (a gRPC deadline passed): called just before publishing. */
+  beforePublish?(): void;
+}
+
+/** An HTTP request as a WriteRequest: its body stream, Content-Length and Content-Encoding. */
+export function httpWrite(req: FastifyRequest): WriteRequest {
+  return {
+    headers: req.headers,
+    declaredBytes: Number(req.headers["content-length"] ?? 0),
+    read: (limits) => {
+      const stream = req.body as Readable | undefined;
+      return stream ? readBody(stream, req.headers["content-encoding"], limits) : Promise.resolve(Buffer.alloc(0));
+    },
+  };
+}
+
+/** A body already read (and decompressed) by the transport, taken from the in-flight budget all the same. */
+export function bufferedWrite(
+  headers: WriteRequest["headers"],
+  body: Buffer,
+  beforePublish?: () => void,
+): WriteRequest {
+  return {
+    headers,
+    declaredBytes: body.length,
+    read: (limits) => {
+      take(body.length, limits);
+      return Promise.resolve(body);
+    },
+    beforePublish,
+  };
+}
 
 export interface WriteDeps {
   readonly config: IngestConfig;
@@ -44,14 +87,14 @@ export function bodyHash(body: Buffer): string {
 export class WritePipeline {
   constructor(private readonly deps: WriteDeps) {}
 
-  /** The identity of the request's token; throws TM_INGEST_UNAUTHORIZED unless it carries a valid one. */
-  authorize(req: FastifyRequest): string {
-    return this.deps.auth.check(req.headers.authorization);
+  /** The identity of the request's token (`Authorization` header or metadata); throws TM_INGEST_UNAUTHORIZED unless it is a valid one. */
+  authorize(authorization: string | undefined): string {
+    return this.deps.auth.check(authorization);
   }
 
   /** Runs a request authorized as `identity`; `parse` turns the body into a batch at ingest time `ingestTs`. */
   async run<T extends { batch: RecordBatch }>(
-    req: FastifyRequest,
+    req: WriteRequest,
     identity: string,
     parse: (body: Buffer, ingestTs: number) => T,
   ): Promise<T & { requestId: string }> {
@@ -65,7 +108,7 @@ export class WritePipeline {
   }
 
   private async admitted<T extends { batch: RecordBatch }>(
-    req: FastifyRequest,
+    req: WriteRequest,
     identity: string,
     requestId: string,
     header: string | null,
@@ -74,7 +117,7 @@ export class WritePipeline {
     const { config, budget, link, publisher, clock, keys, metrics } = this.deps;
     if (!link.ready)
       throw new IngestError("TM_INGEST_UNAVAILABLE", "NATS is not reachable: retry after the Retry-After delay");
-    const declared = Number(req.headers["content-length"] ?? 0);
+    const declared = req.declaredBytes;
     if (declared > config.maxBodyBytes)
       throw new IngestError(
         "TM_INGEST_BODY_TOO_LARGE",
@@ -82,15 +125,12 @@ export class WritePipeline {
       );
     let held = 0;
     try {
-      const stream = req.body as Readable | undefined;
-      const body = stream
-        ? await readBody(stream, req.headers["content-encoding"], {
-            maxBodyBytes: config.maxBodyBytes,
-            bodyIdleMs: config.bodyIdleTimeoutMs,
-            budget,
-            onTake: (n) => (held += n),
-          })
-        : Buffer.alloc(0);
+      const body = await req.read({
+        maxBodyBytes: config.maxBodyBytes,
+        bodyIdleMs: config.bodyIdleTimeoutMs,
+        budget,
+        onTake: (n) => (held += n),
+      });
       const hash = bodyHash(body);
       if (header !== null && !keys.claim(identity, requestId, hash, Date.now())) {
         metrics.idempotencyConflicts.inc();
@@ -101,6 +141,7 @@ export class WritePipeline {
       }
       const ingestTs = clock.now();
       const result = parse(body, ingestTs);
+      req.beforePublish?.();
       if (result.batch.events.length > 0)
         await publisher.publish(`${requestId}:${identity}:${hash}`, result.batch.events);
       return { ...result, requestId };

@@ -6,6 +6,7 @@
 interface LongLike {
   toNumber(): number;
   subtract(other: LongLike): LongLike;
+  div(divisor: number): LongLike;
 }
 
 function isLong(v: unknown): v is LongLike {
@@ -20,6 +21,17 @@ export function nanosBetween(start: unknown, end: unknown): number {
   if (isLong(start) && isLong(end)) return end.subtract(start).toNumber();
   if (typeof start === "string" && typeof end === "string") return Number(BigInt(end) - BigInt(start));
   return (int64(end) ?? 0) - (int64(start) ?? 0);
+}
+
+/**
+ * Nanoseconds (an int64 already checked by int64()) as whole milliseconds, divided exactly (Long or
+ * BigInt): past 2^53 a nanosecond count is not exact as a double, and dividing the double can land
+ * a millisecond early.
+ */
+export function millisOf(nanos: unknown): number {
+  if (isLong(nanos)) return nanos.div(1e6).toNumber();
+  if (typeof nanos === "string") return Number(BigInt(nanos) / 1_000_000n);
+  return Math.trunc((int64(nanos) ?? 0) / 1e6);
 }
 
 /** An int64/fixed64 as a JS number (exact to 2^53, ample for nanoseconds to ~256 ns), or undefined. */

@@ -6,12 +6,11 @@
  * `user.id`.
  */
 import { ALL_SERVICES } from "@tidemark/engine/protocol";
-import { eachAttribute, int64, nanosBetween, scalarOf } from "./any-value.js";
+import { eachAttribute, int64, millisOf, nanosBetween, scalarOf } from "./any-value.js";
 import { normalizeRoute, withTime, type EventLimits, type Normalized } from "../events/normalize-event.js";
 
 const SPAN_KIND_SERVER = 2;
 const STATUS_CODE_ERROR = 2;
-const NS_PER_MS = 1e6;
 
 interface SpanAttributes {
   status: string | number | undefined;
@@ -59,17 +58,51 @@ export function isEventSpan(span: Record<string, unknown>): boolean {
   return isServer(span.kind) || isRoot(span.parentSpanId);
 }
 
-function httpStatus(a: SpanAttributes, spanStatus: unknown): number {
-  for (const v of [a.status, a.legacyStatus]) {
+/** The first of `values` that is an HTTP status (100–599, number or numeric string), or undefined. */
+export function firstHttpStatus(values: readonly unknown[]): number | undefined {
+  for (const v of values) {
     const n = typeof v === "string" ? Number(v) : v;
     if (typeof n === "number" && Number.isInteger(n) && n >= 100 && n <= 599) return n;
   }
+  return undefined;
+}
+
+function httpStatus(a: SpanAttributes, spanStatus: unknown): number {
+  const status = firstHttpStatus([a.status, a.legacyStatus]);
+  if (status !== undefined) return status;
   const code = (spanStatus as { code?: unknown } | null | undefined)?.code;
   return code === STATUS_CODE_ERROR || code === "STATUS_CODE_ERROR" ? 500 : 200;
 }
 
 function fail(field: string, message: string): Normalized {
   return { ok: false, field, message, reason: "invalid" };
+}
+
+/** Why a record (`what`: span, log record) of a resource with `service` cannot be an event, or undefined. */
+export function serviceProblem(
+  service: string | undefined,
+  what: string,
+  limits: EventLimits,
+): (Normalized & { ok: false }) | undefined {
+  const field = "resource.service.name";
+  if (service === undefined || service === "")
+    return fail(
+      field,
+      `the ${what}'s resource has no service.name attribute: set the service name in the SDK's resource`,
+    ) as Normalized & { ok: false };
+  if (service === ALL_SERVICES)
+    return fail(
+      field,
+      `"${ALL_SERVICES}" is reserved for the numbers across all services: set the service name in the SDK's resource`,
+    ) as Normalized & { ok: false };
+  if (service.length > limits.maxStringLength)
+    return fail(
+      field,
+      `is ${service.length} characters; at most ${limits.maxStringLength} are allowed`,
+    ) as Normalized & {
+      ok: false;
+    };
+  return undefined;
 }
 
 /** Maps one event span (see isEventSpan) of a resource with `service` to a normalized event. */
@@ -79,21 +112,8 @@ export function spanToEvent(
   ingestTs: number,
   limits: EventLimits,
 ): Normalized {
-  if (service === undefined || service === "")
-    return fail(
-      "resource.service.name",
-      "the span's resource has no service.name attribute: set the service name in the SDK's resource",
-    );
-  if (service === ALL_SERVICES)
-    return fail(
-      "resource.service.name",
-      `"${ALL_SERVICES}" is reserved for the numbers across all services: set the service name in the SDK's resource`,
-    );
-  if (service.length > limits.maxStringLength)
-    return fail(
-      "resource.service.name",
-      `is ${service.length} characters; at most ${limits.maxStringLength} are allowed`,
-    );
+  const bad = serviceProblem(service, "span", limits);
+  if (bad) return bad;
   const start = int64(span.startTimeUnixNano);
   const end = int64(span.endTimeUnixNano);
   if (start === undefined || end === undefined || end <= 0)
@@ -112,6 +132,6 @@ export function spanToEvent(
     return fail("enduser.id", `is ${user.length} characters; at most ${limits.maxStringLength} are allowed`);
   const status = httpStatus(attrs, span.status);
   const latency = Math.round(nanosBetween(span.startTimeUnixNano, span.endTimeUnixNano) / 1000) / 1000;
-  const event = { ts: 0, ingest_ts: ingestTs, service, route, status, latency_ms: latency, user };
-  return withTime(Math.trunc(end / NS_PER_MS), ingestTs, limits, event);
+  const event = { ts: 0, ingest_ts: ingestTs, service: service as string, route, status, latency_ms: latency, user };
+  return withTime(millisOf(span.endTimeUnixNano), ingestTs, limits, event);
 }

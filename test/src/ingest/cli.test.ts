@@ -19,11 +19,15 @@ describe("tidemark ingest", () => {
 
   it("prints its ready line, stores events, keeps tokens out of its logs, and exits 0 on SIGTERM after finishing in-flight requests", async () => {
     const port = await freePort();
-    const proc = spawnTidemark(["ingest", "--port", String(port), "--nats", nats.url, "--partition-count", "3"], {
-      env: { TIDEMARK_INGEST_TOKENS: TOKEN },
-    });
+    const proc = spawnTidemark(
+      ["ingest", "--port", String(port), "--grpc-port", "0", "--nats", nats.url, "--partition-count", "3"],
+      {
+        env: { TIDEMARK_INGEST_TOKENS: TOKEN },
+      },
+    );
     const ready = await proc.ready;
-    expect(ready).toEqual({ ingest: `http://127.0.0.1:${port}` });
+    // --grpc-port 0: OTLP/gRPC off (so this test never holds 4317), named null in the ready line.
+    expect(ready).toEqual({ ingest: `http://127.0.0.1:${port}`, grpc: null });
     const post = (token: string, body: string) =>
       fetch(`${ready.ingest as string}/v1/events`, {
         method: "POST",
@@ -94,7 +98,15 @@ describe("tidemark ingest", () => {
       const nc = await connect({ servers: other.url, noAsyncTraces: true });
       const jsm = await jetstreamManager(nc);
       await jsm.streams.add({ name: "TM_EVENTS", subjects: ["tm.events.*"], max_age: 60 * 1e9 });
-      const proc = spawnTidemark(["ingest", "--port", String(await freePort()), "--nats", other.url]);
+      const proc = spawnTidemark([
+        "ingest",
+        "--port",
+        String(await freePort()),
+        "--grpc-port",
+        "0",
+        "--nats",
+        other.url,
+      ]);
       expect(await proc.exited).not.toBe(0);
       expect(proc.output()).toMatch(/TM_STREAM_MISMATCH/);
       expect(proc.output()).toMatch(/max_age: expected 86400000000000, found 60000000000/);
