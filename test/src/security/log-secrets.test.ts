@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnTidemark, startTestNats, type TestNats } from "../index.js";
+import { spawnTidemark, startTestNats, waitFor, type TestNats } from "../index.js";
 
 describe("role logs", () => {
   let nats: TestNats;
@@ -61,6 +61,9 @@ describe("role logs", () => {
     ];
     try {
       await Promise.all(roles.map((r) => r.ready));
+      // Its start line names the server it reached, the credentials masked.
+      for (const r of roles)
+        await waitFor(() => r.output().includes("nats://***@127.0.0.1"), 10_000, "the start line with the NATS URL");
     } finally {
       for (const r of roles) r.child.kill("SIGTERM");
       await Promise.all(roles.map((r) => r.exited));
