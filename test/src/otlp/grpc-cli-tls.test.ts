@@ -3,7 +3,6 @@
  * `--grpc-port 0`), and serves gRPC over TLS with ingest's certificate and key
  * (docs/ingest.md, "OTLP/gRPC"): a self-signed certificate made here by openssl.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, credentials, status } from "@grpc/grpc-js";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { spawnTidemark, startTestNats, type TestNats } from "../index.js";
+import { selfSignedCert } from "../harness/self-signed.js";
 import { serverSpans } from "../ingest/otlp-spans.js";
 import { TOKEN, startIngestFixture } from "../ingest/ingest-fixture.js";
 import { TRACE_EXPORT, closeClients, grpcClient, unary } from "./grpc-client.js";
@@ -56,21 +56,7 @@ describe("OTLP/gRPC over TLS", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("with tlsCert/tlsKey, a TLS client is served and a plaintext one is not", async () => {
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        keyFile,
-      ].concat(["-out", certFile, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]),
-      { stdio: "ignore" },
-    );
+    selfSignedCert(dir);
     const fx = await startIngestFixture({ tlsCertFile: certFile, tlsKeyFile: keyFile });
     try {
       const address = fx.ingest.grpcAddress!;

@@ -13,6 +13,7 @@ import {
   connectNats,
   dedupePanes,
   lastPanes,
+  metricValue,
   makeRecording,
   readStream,
   runBackfill,
@@ -61,7 +62,19 @@ export async function startPromRig(): Promise<PromRig> {
     const summary = await runBackfill(nats.url, writeRecording(dir, events));
     await waitForStatus(nc, (s) => (s.logTime ?? 0) >= summary.endOfRecordingTs, 60_000, "end of recording");
     await waitForMergeEnd(nc, summary.endOfRecordingTs);
-    const panes = [...lastPanes(dedupePanes(await readStream(nc, "TM_PANES")).values()).values()];
+    const raw = await readStream(nc, "TM_PANES");
+    const panes = [...lastPanes(dedupePanes(raw).values()).values()];
+    // The dashboard took in (stored or, as an older seq, ignored) every pane line the stream held (its
+    // feed starts at the stream's first message): what promtool reads is all of it, whichever came last.
+    await waitFor(
+      async () => {
+        const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+        const seen = ["applied", "ignored"].map((k) => metricValue(text, `tidemark_dashboard_panes_${k}_total`) ?? 0);
+        return seen[0]! + seen[1]! >= raw.length;
+      },
+      30_000,
+      `the dashboard to apply all ${raw.length} pane lines`,
+    );
     // The newest pane of the workers and of the merge operator, each held by the dashboard.
     const newestOf = (xs: Pane[]): Pane => xs.reduce((a, b) => (b.emittedAt > a.emittedAt ? b : a));
     const star = panes.filter((p) => p.key.service === ALL_SERVICES);

@@ -3,7 +3,6 @@
  * with a self-signed certificate made here by openssl; and the dashboard page's security headers.
  * Real HTTPS, a real WebSocket over TLS, a real nats-server.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
@@ -13,6 +12,7 @@ import WebSocket from "ws";
 import { resolveConfig, startDashboard } from "@tidemark/dashboard";
 import { defineIngestConfig, startIngest } from "@tidemark/ingest";
 import { startTestNats, type TestNats } from "../index.js";
+import { selfSignedCert } from "../harness/self-signed.js";
 import { readEventsStream } from "../ingest/ingest-fixture.js";
 import { connect } from "@nats-io/transport-node";
 
@@ -48,29 +48,7 @@ describe("TLS", () => {
   let nats: TestNats;
 
   beforeAll(async () => {
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        keyFile,
-        "-out",
-        certFile,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=127.0.0.1",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
+    selfSignedCert(dir);
     cert = readFileSync(certFile);
     nats = await startTestNats();
   });
