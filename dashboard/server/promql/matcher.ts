@@ -1,6 +1,6 @@
 /**
  * Label matchers `=`, `!=`, `=~`, `!~`. Regexes are RE2 (linear time, no backtracking: a crafted
- * matcher cannot block the server; docs/decisions/0040-query-limits.md), fully anchored and `.`
+ * matcher cannot block the server; docs/decisions/0042-query-limits.md), fully anchored and `.`
  * matches a newline, as in Prometheus (`^(?s:re)$`); RE2's flags such as a leading `(?i)` apply
  * (docs/prometheus-api.md, "PromQL").
  */

@@ -1,6 +1,6 @@
 /**
  * A query's counted bounds while it is evaluated (docs/prometheus-api.md, "Query limits";
- * docs/decisions/0040-query-limits.md): series selected, samples held, its deadline and whether its
+ * docs/decisions/0042-query-limits.md): series selected, samples held, its deadline and whether its
  * client is still there. Pure: the clock and the client's state come in as functions.
  */
 import { DashboardError, type DashboardErrorCode } from "../errors.js";
