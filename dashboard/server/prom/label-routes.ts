@@ -1,25 +1,36 @@
-/** `/api/v1/labels`, `/api/v1/label/<name>/values`, `/api/v1/series`, `/api/v1/metadata` (docs/prometheus-api.md). */
+/**
+ * `/api/v1/labels`, `/api/v1/label/<name>/values`, `/api/v1/series`, `/api/v1/metadata`
+ * (docs/prometheus-api.md). The first three run as queries do (docs/prometheus-api.md, "Query
+ * limits"): a slot among the concurrent queries, the deadline, the series limit, the response bound.
+ */
 import { compareLabels, signature, type Labels, type Matcher } from "../promql/index.js";
 import { METRICS } from "./metric-catalog.js";
 import type { ExtraSeries } from "./extra-series.js";
 import type { PaneSamples } from "./pane-samples.js";
 import { paramError, type PromHandler, type PromParams } from "./prom-params.js";
+import type { QueryContext } from "./query-runner.js";
 import { successJson } from "./prom-response.js";
 
 type Route = (path: string, handler: PromHandler, methods?: Array<"GET" | "POST">) => void;
+/** Registers a route that runs within the query limits (prom-api.ts). */
+export type QueryRoute = (
+  path: string,
+  work: (p: PromParams, ctx: QueryContext) => Promise<string | Buffer>,
+  methods?: Array<"GET" | "POST">,
+) => void;
 
-export function labelRoutes(route: Route, samples: PaneSamples, extra?: ExtraSeries): void {
-  route("/api/v1/labels", (p) => {
+export function labelRoutes(route: Route, query: QueryRoute, samples: PaneSamples, extra?: ExtraSeries): void {
+  query("/api/v1/labels", async (p, ctx) => {
     const names = new Set<string>();
-    for (const l of seriesOf(p, samples, false, extra)) for (const n of Object.keys(l)) names.add(n);
+    for (const l of seriesOf(p, samples, false, ctx, extra)) for (const n of Object.keys(l)) names.add(n);
     return successJson(JSON.stringify([...names].sort()), []);
   });
-  route(
+  query(
     "/api/v1/label/:name/values",
-    (p) => {
+    async (p, ctx) => {
       const name = p.path("name");
       const values = new Set<string>();
-      for (const l of seriesOf(p, samples, false, extra)) {
+      for (const l of seriesOf(p, samples, false, ctx, extra)) {
         const v = l[name];
         if (v !== undefined && v !== "") values.add(v);
       }
@@ -27,7 +38,7 @@ export function labelRoutes(route: Route, samples: PaneSamples, extra?: ExtraSer
     },
     ["GET"],
   );
-  route("/api/v1/series", (p) => successJson(JSON.stringify(seriesOf(p, samples, true, extra)), []));
+  query("/api/v1/series", async (p, ctx) => successJson(JSON.stringify(seriesOf(p, samples, true, ctx, extra)), []));
   route(
     "/api/v1/metadata",
     (p) => {
@@ -55,8 +66,17 @@ function metadataLimit(p: PromParams): number {
   return n < 0 ? Infinity : n;
 }
 
-/** The distinct label sets of the series matching any `match[]` (all series without one) in [start, end]. */
-function seriesOf(p: PromParams, samples: PaneSamples, required: boolean, extra?: ExtraSeries): Labels[] {
+/**
+ * The distinct label sets of the series matching any `match[]` (all series without one) in
+ * [start, end], counted against the query's series limit and checked against its deadline.
+ */
+function seriesOf(
+  p: PromParams,
+  samples: PaneSamples,
+  required: boolean,
+  ctx: QueryContext,
+  extra?: ExtraSeries,
+): Labels[] {
   const selectors: Matcher[][] = p.matchers(required);
   const from = p.time("start", -Infinity);
   const to = p.time("end", Infinity);
@@ -64,5 +84,7 @@ function seriesOf(p: PromParams, samples: PaneSamples, required: boolean, extra?
   for (const matchers of selectors.length > 0 ? selectors : [[]])
     for (const l of [...samples.seriesIn(matchers, from, to), ...(extra?.seriesIn(matchers, from, to) ?? [])])
       bySig.set(signature(l), l);
+  ctx.guard.selected(bySig.size);
+  ctx.guard.check();
   return [...bySig.values()].sort(compareLabels);
 }

@@ -18,7 +18,7 @@ import {
 } from "../promql/index.js";
 import { biasWarnings } from "./bias-warnings.js";
 import { buildInfo } from "./build-info.js";
-import { labelRoutes } from "./label-routes.js";
+import { labelRoutes, type QueryRoute } from "./label-routes.js";
 import type { PaneSamples } from "./pane-samples.js";
 import type { ExtraSeries } from "./extra-series.js";
 import type { PaneView } from "./pane-view.js";
@@ -60,9 +60,9 @@ export function promApi(
           send(reply, () => handler(new PromParams(req.url, req.body, req.params as Record<string, string>))),
       });
     };
-    const query = (path: string, work: (p: PromParams, ctx: QueryContext) => Promise<string | Buffer>): void => {
+    const query: QueryRoute = (path, work, methods = ["GET", "POST"]) => {
       app.route({
-        method: ["GET", "POST"],
+        method: methods,
         url: path,
         handler: (req, reply) =>
           send(reply, () => {
@@ -73,7 +73,7 @@ export function promApi(
     };
     query("/api/v1/query", (p, ctx) => instantQuery(p, samples, now(), ctx, extra));
     query("/api/v1/query_range", (p, ctx) => rangeQuery(p, samples, ctx, extra));
-    labelRoutes(route, samples, extra);
+    labelRoutes(route, query, samples, extra);
     route("/api/v1/status/buildinfo", () => successJson(JSON.stringify(buildInfo(process.versions.node)), []), ["GET"]);
     route("/api/v1/query_exemplars", (p) => exemplars(p));
     app.route({

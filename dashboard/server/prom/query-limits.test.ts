@@ -52,6 +52,26 @@ describe("Prometheus API query limits", () => {
     await app.close();
   });
 
+  it("bounds /api/v1/series, labels and label values by queryMaxSeries as queries are", async () => {
+    const { app, limited } = await api({ queryMaxSeries: SERVICES - 1 });
+    const all = encodeURIComponent('tidemark_requests{policy="dashboard"}');
+    for (const url of [
+      `/api/v1/series?match[]=${all}`,
+      `/api/v1/labels?match[]=${all}`,
+      `/api/v1/label/service/values?match[]=${all}`,
+    ]) {
+      const res = await app.inject({ url });
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json(), url).toMatchObject({ status: "error", errorType: "execution", code: "TM_PROM_LIMIT" });
+      expect(res.json().error, url).toContain("limit queryMaxSeries = 19; raise it with --query-max-series");
+    }
+    expect(await limited("series")).toBe(3);
+    const one = encodeURIComponent('tidemark_requests{policy="dashboard",service="s1"}');
+    const res = await app.inject({ url: `/api/v1/label/service/values?match[]=${one}` });
+    expect([res.statusCode, res.json().data]).toEqual([200, ["s1"]]);
+    await app.close();
+  });
+
   it("refuses a query holding more samples than queryMaxSamples", async () => {
     const { app, limited, range } = await api({ queryMaxSamples: 1000 });
     const res = await range("sum(tidemark_requests)", "1s");
