@@ -14,7 +14,7 @@ import {
   type StreamCore,
 } from "../core/index.js";
 import { decodeEventBatch, encodeEventBatch, partitionOf, type PaneValue, type TelemetryEvent } from "../protocol.js";
-import type { Aggregate, AggregateKind } from "../core/aggregate.js";
+import type { Aggregate, AggregateKind } from "../core/windows/aggregate.js";
 import { EventTimeCore } from "../core/stream-core.js";
 import type { CoreOptions } from "../core/create-core.js";
 import { report, type HeapPerKey, type Measured, type Timing } from "./core-report.js";

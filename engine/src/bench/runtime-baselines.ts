@@ -15,9 +15,9 @@ import {
   partitionOf,
   type TelemetryEvent,
 } from "../protocol.js";
-import type { BackfillMessage } from "../runtime/backfill-plan.js";
-import { PartitionMerge } from "../runtime/partition-merge.js";
-import { PartitionSource } from "../runtime/partition-source.js";
+import type { BackfillMessage } from "../runtime/backfill/backfill-plan.js";
+import { PartitionMerge } from "../runtime/input/partition-merge.js";
+import { PartitionSource } from "../runtime/input/partition-source.js";
 import { processCpuMs } from "./runtime-setup.js";
 
 /** Feeds a fresh core every event, then the end-of-recording heartbeat on each partition. */

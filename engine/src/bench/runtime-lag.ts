@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { STREAM_EVENTS } from "../protocol.js";
-import { parseEngineConfig } from "../runtime/config.js";
-import { startEngine } from "../runtime/start-engine.js";
+import { parseEngineConfig } from "../runtime/config/config.js";
+import { startEngine } from "../runtime/worker/start-engine.js";
 import type { LiveFeedOptions, LiveFeedResult } from "./live-feed.js";
 
 export interface LagRun {

@@ -15,8 +15,8 @@ import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultCoreConfig } from "../core/index.js";
-import { parseEngineConfig } from "../runtime/config.js";
-import { startEngine } from "../runtime/start-engine.js";
+import { parseEngineConfig } from "../runtime/config/config.js";
+import { startEngine } from "../runtime/worker/start-engine.js";
 import { silentLogger } from "./runtime-lag.js";
 import { natsServer, publish, recording } from "./runtime-setup.js";
 

@@ -12,7 +12,7 @@ import { connect, headers } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { simulate, type CoreConfig } from "../core/index.js";
 import { HEARTBEAT_HEADER, STREAM_LATE, STREAM_PANES, eventsSubject, type TelemetryEvent } from "../protocol.js";
-import { BackfillPlan, type BackfillMessage } from "../runtime/backfill-plan.js";
+import { BackfillPlan, type BackfillMessage } from "../runtime/backfill/backfill-plan.js";
 import { ensureStream, eventsStreamSpec } from "../nats/index.js";
 
 /**

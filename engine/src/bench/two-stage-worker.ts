@@ -5,8 +5,8 @@
  * with its own pipeline lag. SIGTERM (or the parent going away) closes the engine (final
  * checkpoint, NATS drained) and exits 0.
  */
-import { parseEngineConfig } from "../runtime/config.js";
-import { startEngine, type RunningEngine } from "../runtime/start-engine.js";
+import { parseEngineConfig } from "../runtime/config/config.js";
+import { startEngine, type RunningEngine } from "../runtime/worker/start-engine.js";
 import { silentLogger } from "./runtime-lag.js";
 
 export interface WorkerArgs {

@@ -5,12 +5,12 @@
  * and the snapshot codec read it; restoring decodes one and builds the core around it. Timer queues
  * are not part of it: they are derived from the windows and rebuilt (their order is total).
  */
-import { newClockState, type ClockState } from "./clock-state.js";
-import { KeyRegistry } from "./key-registry.js";
-import { newPolicyDial, type PolicyDial } from "./policy-dial.js";
+import { newClockState, type ClockState } from "./watermarks/clock-state.js";
+import { KeyRegistry } from "./windows/key-registry.js";
+import { newPolicyDial, type PolicyDial } from "./dial/policy-dial.js";
 import type { CoreConfig } from "./types.js";
-import { windowSpec, type WindowSpec } from "./window-assigner.js";
-import type { Slice, Window } from "./window-state.js";
+import { windowSpec, type WindowSpec } from "./windows/window-assigner.js";
+import type { Slice, Window } from "./windows/window-state.js";
 
 /** One configured window size (tumbling or sliding): its slices and open windows. */
 export interface WindowConfigState {

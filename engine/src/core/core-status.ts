@@ -1,12 +1,12 @@
 /** The core's status view (docs/semantics.md, "Input contract"): log time, partitions, policies, state size. */
-import { watermarkOf } from "./clock-state.js";
+import { watermarkOf } from "./watermarks/clock-state.js";
 import type { CoreState } from "./core-state.js";
-import { dialStatus } from "./dial-status.js";
-import type { PolicyDial } from "./policy-dial.js";
-import type { PolicyState } from "./policy-state.js";
+import { dialStatus } from "./dial/dial-status.js";
+import type { PolicyDial } from "./dial/policy-dial.js";
+import type { PolicyState } from "./panes/policy-state.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "./status-parts.js";
 import type { CoreConfig, CoreStatus } from "./types.js";
-import type { Slice } from "./window-state.js";
+import type { Slice } from "./windows/window-state.js";
 
 /** One slice's share of the state size, as of its `adds`. */
 interface SliceSize {

@@ -1,8 +1,8 @@
 /** Entry points: a fresh core, or one restored from a snapshot. */
-import type { AggregateKind } from "./aggregate.js";
+import type { AggregateKind } from "./windows/aggregate.js";
 import { newCoreState } from "./core-state.js";
-import { sketchAggregates } from "./sketch-aggregate.js";
-import { decodeCoreSnapshot } from "./snapshot.js";
+import { sketchAggregates } from "./windows/sketch-aggregate.js";
+import { decodeCoreSnapshot } from "./snapshot/snapshot.js";
 import { EventTimeCore } from "./stream-core.js";
 import type { CoreConfig, StreamCore } from "./types.js";
 import { validateCoreConfig } from "./validate-config.js";

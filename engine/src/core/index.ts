@@ -1,15 +1,15 @@
 /** The pure event-time core: no I/O, no clock, no env (docs/architecture.md, "Packages and boundaries"). */
 export { parseDuration, formatDuration, DurationError } from "./duration.js";
 export { coreAggregates, createCore, partialSliceLengths, restoreCore } from "./create-core.js";
-export { PartialAccumulator, type PartialAccumulatorState } from "./partial-accumulator.js";
-export { TickAligner, type OfferOutcome, type TickAlignerState } from "./tick-aligner.js";
+export { PartialAccumulator, type PartialAccumulatorState } from "./partials/partial-accumulator.js";
+export { TickAligner, type OfferOutcome, type TickAlignerState } from "./partials/tick-aligner.js";
 export { defaultCoreConfig, DEFAULT_POLICIES } from "./default-config.js";
 export { validateCoreConfig } from "./validate-config.js";
 export { CoreError, ConfigError, type CoreErrorCode } from "./errors.js";
-export { keyIdOf } from "./window-state.js";
-export { OTHER_ROUTE, OTHER_SERVICE } from "./key-registry.js";
-export { SNAPSHOT_VERSION } from "./snapshot.js";
-export { allSteps, snapshotStepsOf } from "./snapshot-steps.js";
+export { keyIdOf } from "./windows/window-state.js";
+export { OTHER_ROUTE, OTHER_SERVICE } from "./windows/key-registry.js";
+export { SNAPSHOT_VERSION } from "./snapshot/snapshot.js";
+export { allSteps, snapshotStepsOf } from "./snapshot/snapshot-steps.js";
 export { SNAPSHOT_CAPTURED } from "./types.js";
 export type {
   AccumulationMode,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TelemetryEvent } from "../protocol.js";
 import { capture } from "./__fixtures__/capture.js";
 import { createCore } from "./create-core.js";
-import { OTHER_ROUTE, OTHER_SERVICE } from "./key-registry.js";
+import { OTHER_ROUTE, OTHER_SERVICE } from "./windows/key-registry.js";
 import { simulate } from "./simulation.js";
 import { validateCoreConfig } from "./validate-config.js";
 

@@ -2,11 +2,11 @@
  * Status pieces shared by the window core (core-status.ts) and the session operator
  * (session/session-status.ts): partitions, one policy's row, and the partition holding back.
  */
-import type { PolicyDialStatus } from "./dial-status.js";
-import type { PolicyState } from "./policy-state.js";
+import type { PolicyDialStatus } from "./dial/dial-status.js";
+import type { PolicyState } from "./panes/policy-state.js";
 import type { PartitionStatus, PolicyStatus } from "./types.js";
-import type { ClockState } from "./clock-state.js";
-import { describeStrategy, isIdle } from "./watermark.js";
+import type { ClockState } from "./watermarks/clock-state.js";
+import { describeStrategy, isIdle } from "./watermarks/watermark.js";
 
 /** Finite values as they are, ±Infinity (not yet seen) as null. */
 export function orNull(v: number): number | null {

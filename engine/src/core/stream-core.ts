@@ -6,21 +6,21 @@
  * InputDriver takes the inputs and keeps time; triggers see the core only through a TriggerContext.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
-import type { AggregateKind } from "./aggregate.js";
+import type { AggregateKind } from "./windows/aggregate.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
 import { coreStatus } from "./core-status.js";
-import { InputDriver } from "./input-driver.js";
-import { sweepDial, type PolicyDial } from "./policy-dial.js";
-import { emitsOnTime, type PolicyState } from "./policy-state.js";
-import { measureProvisional } from "./provisional.js";
-import { encodeCoreSnapshot, encodeCoreSnapshotSteps } from "./snapshot.js";
-import type { TriggerContext } from "./trigger-context.js";
-import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./triggers.js";
+import { InputDriver } from "./watermarks/input-driver.js";
+import { sweepDial, type PolicyDial } from "./dial/policy-dial.js";
+import { emitsOnTime, type PolicyState } from "./panes/policy-state.js";
+import { measureProvisional } from "./dial/provisional.js";
+import { encodeCoreSnapshot, encodeCoreSnapshotSteps } from "./snapshot/snapshot.js";
+import type { TriggerContext } from "./panes/trigger-context.js";
+import { acceptLate, earlyTick, finalPane, lateFlush, onTime, referenceClose } from "./panes/triggers.js";
 import type { CoreConfig, CoreOutput, CoreStatus, PartialTick, SnapshotSteps, StreamCore } from "./types.js";
-import { firstWindowStart, lastWindowStart } from "./window-assigner.js";
-import { freeWindow, openSlice, scheduleWindow } from "./window-lifecycle.js";
-import { placePartial, type PartialAggregate, type PlaceContext } from "./place-partial.js";
-import { addFolded } from "./window-merge.js";
+import { firstWindowStart, lastWindowStart } from "./windows/window-assigner.js";
+import { freeWindow, openSlice, scheduleWindow } from "./windows/window-lifecycle.js";
+import { placePartial, type PartialAggregate, type PlaceContext } from "./partials/place-partial.js";
+import { addFolded } from "./windows/window-merge.js";
 import {
   STAGE_FINAL,
   STAGE_ON_TIME,
@@ -29,8 +29,8 @@ import {
   type KeyNode,
   type Slice,
   type Window,
-} from "./window-state.js";
-import { coreTimerBefore, WindowTimerKind, type WindowTimer } from "./window-timer.js";
+} from "./windows/window-state.js";
+import { coreTimerBefore, WindowTimerKind, type WindowTimer } from "./windows/window-timer.js";
 
 const NO_OUTPUT: CoreOutput = { pane: () => undefined, late: () => undefined };
 

@@ -11,7 +11,7 @@ import type {
   StageBias,
   TelemetryEvent,
 } from "../protocol.js";
-import type { Aggregate } from "./aggregate.js";
+import type { Aggregate } from "./windows/aggregate.js";
 
 /** How a policy's watermark W is computed (docs/semantics.md, "Watermarks"). */
 export type WatermarkStrategyConfig =

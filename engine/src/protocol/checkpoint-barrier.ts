@@ -58,7 +58,7 @@ export interface CheckpointAck {
   /**
    * The work, ms, of the snapshot's slices while the operator held its input for n (its cut to its
    * snapshot's capture; the turns between slices not counted): the coordinator spaces checkpoints by
-   * it so that holding stays a small share of the time (engine/src/runtime/checkpoint-spacing.ts).
+   * it so that holding stays a small share of the time (engine/src/runtime/checkpoint/checkpoint-spacing.ts).
    * Absent from older operators.
    */
   holdWorkMs?: number;

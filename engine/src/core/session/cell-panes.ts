@@ -7,12 +7,12 @@
  * `<policy>|sessions:<service>|<windowMs>|<start>`, key `{ service, user: "*" }`.
  */
 import type { Pane, PaneBias, PaneKind, PaneValue } from "../../protocol.js";
-import { biasFor, type PolicyDial } from "../policy-dial.js";
-import { hasFinalPane, type PolicyState } from "../policy-state.js";
-import { newStagePoints, recordPoint } from "../stage-points.js";
-import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "../stage-slot.js";
+import { biasFor, type PolicyDial } from "../dial/policy-dial.js";
+import { hasFinalPane, type PolicyState } from "../panes/policy-state.js";
+import { newStagePoints, recordPoint } from "../panes/stage-points.js";
+import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "../panes/stage-slot.js";
 import type { CoreOutput } from "../types.js";
-import { keyIdOf } from "../window-state.js";
+import { keyIdOf } from "../windows/window-state.js";
 import { cellValue, type SessionCell } from "./cell-window.js";
 
 /** The user of every session pane: all users of the service. */

@@ -5,10 +5,17 @@
  * each policy's early queue, naming its cells by (size, start, service).
  */
 import { DDSketch } from "@tidemark/sketches";
-import type { BiasPoint } from "../bias.js";
-import type { ByteReader, ByteWriter } from "../byte-codec.js";
+import type { BiasPoint } from "../dial/bias.js";
+import type { ByteReader, ByteWriter } from "../snapshot/byte-codec.js";
 import type { CoreError } from "../errors.js";
-import { readPoint, readStagePoints, readValue, writePoint, writeStagePoints, writeValue } from "../snapshot-parts.js";
+import {
+  readPoint,
+  readStagePoints,
+  readValue,
+  writePoint,
+  writeStagePoints,
+  writeValue,
+} from "../snapshot/snapshot-parts.js";
 import { newCell, newCellWindow, type CellWindow, type SessionCell } from "./cell-window.js";
 import type { SessionState } from "./session-state.js";
 

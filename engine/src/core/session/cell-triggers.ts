@@ -8,9 +8,9 @@
  * have closed it. Every session that ended by a trigger's moment is counted before it fires
  * (session-timers.ts).
  */
-import { emitsOnTime, hasFinalPane, type PolicyState } from "../policy-state.js";
-import type { WindowTimer } from "../window-timer.js";
-import { STAGE_FINAL, STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
+import { emitsOnTime, hasFinalPane, type PolicyState } from "../panes/policy-state.js";
+import type { WindowTimer } from "../windows/window-timer.js";
+import { STAGE_FINAL, STAGE_LATE_PENDING, STAGE_ON_TIME } from "../windows/window-state.js";
 import { emitCell, type Emitted } from "./cell-panes.js";
 import type { CellWindow, SessionCell } from "./cell-window.js";
 import { SessionDials } from "./session-bias.js";

@@ -8,8 +8,8 @@
  */
 import { DDSketch } from "@tidemark/sketches";
 import type { PaneValue } from "../../protocol.js";
-import type { BiasPoint } from "../bias.js";
-import type { StagePoints } from "../stage-points.js";
+import type { BiasPoint } from "../dial/bias.js";
+import type { StagePoints } from "../panes/stage-points.js";
 
 export interface SessionCell {
   readonly window: CellWindow;

@@ -1,6 +1,6 @@
 /** A byte body sealed with its CRC-32 (little-endian, appended), as the core's snapshots are. */
-import { ByteReader, crc32, type ByteWriter } from "../byte-codec.js";
-import { allSteps, crc32Steps, joinSteps } from "../snapshot-steps.js";
+import { ByteReader, crc32, type ByteWriter } from "../snapshot/byte-codec.js";
+import { allSteps, crc32Steps, joinSteps } from "../snapshot/snapshot-steps.js";
 import { CoreError } from "../errors.js";
 
 export function seal(w: ByteWriter): Uint8Array {

@@ -8,12 +8,12 @@
  * (policy, window size), as window panes have; session panes carry their own service's and stage's
  * figure from it.
  */
-import type { BiasPoint } from "../bias.js";
-import type { ByteReader, ByteWriter } from "../byte-codec.js";
-import { readPolicyDial, writePolicyDial } from "../dial-snapshot.js";
-import { newPolicyDial, sweepDial, type PolicyDial } from "../policy-dial.js";
-import { emitsOnTime, type PolicyState } from "../policy-state.js";
-import { measureShown } from "../window-measure.js";
+import type { BiasPoint } from "../dial/bias.js";
+import type { ByteReader, ByteWriter } from "../snapshot/byte-codec.js";
+import { readPolicyDial, writePolicyDial } from "../dial/dial-snapshot.js";
+import { newPolicyDial, sweepDial, type PolicyDial } from "../dial/policy-dial.js";
+import { emitsOnTime, type PolicyState } from "../panes/policy-state.js";
+import { measureShown } from "../dial/window-measure.js";
 import type { CellWindow } from "./cell-window.js";
 
 export class SessionDials {

@@ -6,8 +6,8 @@
  * late pane (at most one per `lateEvery`) after it. Windows are opened with their first cell and
  * their triggers armed (cell-triggers.ts).
  */
-import { emitsOnTime, type PolicyState } from "../policy-state.js";
-import { STAGE_FINAL, STAGE_LATE_PENDING, STAGE_ON_TIME } from "../window-state.js";
+import { emitsOnTime, type PolicyState } from "../panes/policy-state.js";
+import { STAGE_FINAL, STAGE_LATE_PENDING, STAGE_ON_TIME } from "../windows/window-state.js";
 import { scheduleCellWindow } from "./cell-triggers.js";
 import { applySession, newCell, newCellWindow, type CellWindow, type SessionCell } from "./cell-window.js";
 import { CellTimerKind } from "./session-timers.js";

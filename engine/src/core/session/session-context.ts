@@ -4,8 +4,8 @@
  * its state, settings, the input driver's clock and timer arming, the row timers, and the output.
  * None of them sees the operator itself.
  */
-import type { DriverView } from "../input-driver.js";
-import type { PolicyState } from "../policy-state.js";
+import type { DriverView } from "../watermarks/input-driver.js";
+import type { PolicyState } from "../panes/policy-state.js";
 import type { CoreOutput } from "../types.js";
 import type { CellEmitContext } from "./cell-panes.js";
 import type { SessionConfig } from "./session-config.js";

@@ -9,10 +9,10 @@
  * timers (slot-transitions.ts) and the cells' triggers.
  */
 import type { TelemetryEvent } from "../../protocol.js";
-import { InputDriver } from "../input-driver.js";
-import type { PolicyState } from "../policy-state.js";
+import { InputDriver } from "../watermarks/input-driver.js";
+import type { PolicyState } from "../panes/policy-state.js";
 import type { CoreConfig, CoreOutput, SnapshotSteps, StreamCore } from "../types.js";
-import type { WindowTimer } from "../window-timer.js";
+import type { WindowTimer } from "../windows/window-timer.js";
 import { earlyTick, finishCells, fireCellTimer, scheduleCellWindow } from "./cell-triggers.js";
 import type { CellEmitContext } from "./cell-panes.js";
 import type { SessionConfig } from "./session-config.js";

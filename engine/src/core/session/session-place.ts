@@ -10,8 +10,8 @@
  * rows, and rows that came out identical are joined again.
  */
 import { isError, type LateRecord, type TelemetryEvent } from "../../protocol.js";
-import type { PolicyState } from "../policy-state.js";
-import { keyIdOf } from "../window-state.js";
+import type { PolicyState } from "../panes/policy-state.js";
+import { keyIdOf } from "../windows/window-state.js";
 import { countRow } from "./session-cells.js";
 import { bit, watermarkOf, type SessionContext } from "./session-context.js";
 import { NO_KEY } from "./session-keys.js";

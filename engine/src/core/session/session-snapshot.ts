@@ -9,7 +9,7 @@
  * config CRC · body · CRC-32 of all before. Columns are written in the host's byte order
  * (little-endian on every platform Node supports for tidemark).
  */
-import { ByteWriter, crc32, type ByteReader } from "../byte-codec.js";
+import { ByteWriter, crc32, type ByteReader } from "../snapshot/byte-codec.js";
 import { CoreError } from "../errors.js";
 import {
   readDelaySamples,
@@ -20,8 +20,8 @@ import {
   writeKeyRegistry,
   writePartitionClocks,
   writePolicyProgress,
-} from "../snapshot-parts.js";
-import { allSteps, writeBytesSteps, writeRawSteps } from "../snapshot-steps.js";
+} from "../snapshot/snapshot-parts.js";
+import { allSteps, writeBytesSteps, writeRawSteps } from "../snapshot/snapshot-steps.js";
 import { SNAPSHOT_CAPTURED, type CoreConfig, type SnapshotSteps } from "../types.js";
 import { readCells, writeCells } from "./cell-snapshot.js";
 import { sealSteps, unseal } from "./sealed-bytes.js";

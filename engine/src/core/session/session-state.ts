@@ -6,8 +6,8 @@
  * codec read it; restoring decodes one and builds the operator around it. Timer queues are derived
  * from it.
  */
-import { newClockState, type ClockState } from "../clock-state.js";
-import { KeyRegistry } from "../key-registry.js";
+import { newClockState, type ClockState } from "../watermarks/clock-state.js";
+import { KeyRegistry } from "../windows/key-registry.js";
 import type { CoreConfig, PolicyConfig } from "../types.js";
 import type { CellWindow, SessionCell } from "./cell-window.js";
 import { SessionDials } from "./session-bias.js";

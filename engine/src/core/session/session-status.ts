@@ -1,6 +1,6 @@
 /** The session operator's status: CoreStatus (so drivers read it alike) plus the session store's counters. */
-import { watermarkOf } from "../clock-state.js";
-import { dialStatus } from "../dial-status.js";
+import { watermarkOf } from "../watermarks/clock-state.js";
+import { dialStatus } from "../dial/dial-status.js";
 import { heldBackBy, orNull, partitionStatuses, policyStatus } from "../status-parts.js";
 import type { CoreConfig, CoreStatus } from "../types.js";
 import { bit } from "./session-context.js";

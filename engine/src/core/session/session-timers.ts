@@ -6,8 +6,8 @@
  * kind sorts first at its due, so every session that ends at or before a moment is counted before
  * any pane of that moment is emitted.
  */
-import { compareTimers, type Timer } from "../timer-queue.js";
-import { coreTimerBefore, WindowTimerKind, type CoreTimer } from "../window-timer.js";
+import { compareTimers, type Timer } from "../windows/timer-queue.js";
+import { coreTimerBefore, WindowTimerKind, type CoreTimer } from "../windows/window-timer.js";
 
 /** Kind of a slot-heap proxy: before every other kind at the same due. */
 export const PROXY_KIND = -1;

@@ -9,8 +9,8 @@
  * Invariant: while a heap holds entries, a proxy of it at or before its earliest is in the driver's
  * queue.
  */
-import type { DriverView } from "../input-driver.js";
-import type { PolicyState } from "../policy-state.js";
+import type { DriverView } from "../watermarks/input-driver.js";
+import type { PolicyState } from "../panes/policy-state.js";
 import { DueHeap } from "./due-heap.js";
 import { PROXY_KIND, type SessionTimer, type SlotProxy } from "./session-timers.js";
 

@@ -10,7 +10,7 @@
  * grows is not re-armed (its timer fires early, finds nothing due and re-arms): an event costs no
  * heap work unless it makes a transition earlier.
  */
-import type { PolicyState } from "../policy-state.js";
+import type { PolicyState } from "../panes/policy-state.js";
 import { countRow } from "./session-cells.js";
 import { bit, watermarkOf, type SessionContext } from "./session-context.js";
 import { NO_KEY } from "./session-keys.js";

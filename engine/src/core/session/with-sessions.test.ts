@@ -1,7 +1,7 @@
 /** The window core and sessions as one StreamCore: same panes as driving both, restorable. */
 import { describe, expect, it } from "vitest";
 import type { LateRecord, Pane } from "../../protocol.js";
-import type { CoreFactory } from "../../runtime/start-engine.js";
+import type { CoreFactory } from "../../runtime/worker/start-engine.js";
 import { createCore } from "../create-core.js";
 import { defaultCoreConfig } from "../default-config.js";
 import { CoreError } from "../errors.js";

@@ -6,14 +6,14 @@
  * (`startEngine(config, { cores: withSessions(config.sessions) })`).
  */
 import type { TelemetryEvent } from "../../protocol.js";
-import { ByteReader, ByteWriter } from "../byte-codec.js";
+import { ByteReader, ByteWriter } from "../snapshot/byte-codec.js";
 import { createCore, restoreCore } from "../create-core.js";
 import { CoreError } from "../errors.js";
 import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "../types.js";
 import { createSessionOperator, restoreSessionOperator, type SessionCore } from "./create-session-operator.js";
 import { validateSessionConfig } from "./session-config.js";
 import { sealSteps, unseal } from "./sealed-bytes.js";
-import { allSteps, snapshotStepsOf, writeBytesSteps } from "../snapshot-steps.js";
+import { allSteps, snapshotStepsOf, writeBytesSteps } from "../snapshot/snapshot-steps.js";
 import type { SessionStatus } from "./session-status.js";
 
 const MAGIC = [0x54, 0x4d, 0x57, 0x53];

@@ -1,0 +1,106 @@
+/**
+ * What a policy showed of one (window, service) at each stage (docs/semantics.md, "Measured
+ * bias"): per slot (stage-slot.ts) the value of its last service-level pane there — count, errors,
+ * p99, users — and the nowcast it published with it (count, error rate, p99, users; NaN when
+ * none). One small record per (window, service, policy), allocated with its first pane; a bit mask
+ * says which slots hold a value. Read when the reference closes the window.
+ */
+import type { PaneNowcast, PaneValue } from "../../protocol.js";
+import type { BiasPoint } from "../dial/bias.js";
+
+/** Numbers per slot: the value's four, then the nowcast's four. */
+export const POINT_FIELDS = 8;
+/** Bits of `rows` per slot: a row index (< SLOTS ≤ 16). */
+const ROW_BITS = 4;
+
+/**
+ * Only the slots shown so far are held (docs/decisions/0019-core-light.md): `v` has one row of
+ * POINT_FIELDS numbers per set slot, in the order the slots were first shown, and `rows` holds each
+ * slot's row index in ROW_BITS bits. A plain array of doubles: for a few rows a typed array's
+ * headers would cost more than the numbers.
+ */
+export interface StagePoints {
+  /** Bit `slot` set: the slot holds a value. */
+  mask: number;
+  /** Row of slot s in `v`: bits [ROW_BITS·s, ROW_BITS·(s + 1)), valid where `mask` has bit s. */
+  rows: number;
+  v: number[];
+}
+
+export type NowcastValue = PaneNowcast["value"];
+
+export function newStagePoints(): StagePoints {
+  return { mask: 0, rows: 0, v: [] };
+}
+
+/** Index in `v` of the slot's first number; -1 when the slot holds no value. */
+export function pointOffset(p: StagePoints, slot: number): number {
+  if (!(p.mask & (1 << slot))) return -1;
+  return ((p.rows >>> (ROW_BITS * slot)) & ((1 << ROW_BITS) - 1)) * POINT_FIELDS;
+}
+
+/** The slot's row, added (exactly sized: rows are few and added one at a time) when it had none. */
+function rowOf(p: StagePoints, slot: number): number {
+  const at = pointOffset(p, slot);
+  if (at >= 0) return at;
+  const row = p.v.length / POINT_FIELDS;
+  const grown = new Array<number>(p.v.length + POINT_FIELDS);
+  for (let i = 0; i < p.v.length; i++) grown[i] = p.v[i] as number;
+  p.v = grown;
+  p.rows |= row << (ROW_BITS * slot);
+  p.mask |= 1 << slot;
+  return row * POINT_FIELDS;
+}
+
+/** Sets the slot's eight numbers (value's four, nowcast's four; NaN nowcast = none), replacing earlier ones. */
+export function setPoint(
+  p: StagePoints,
+  slot: number,
+  count: number,
+  errors: number,
+  p99: number,
+  users: number,
+  nowcast: NowcastValue | null,
+): void {
+  const at = rowOf(p, slot);
+  const v = p.v;
+  v[at] = count;
+  v[at + 1] = errors;
+  v[at + 2] = p99;
+  v[at + 3] = users;
+  v[at + 4] = nowcast?.count ?? NaN;
+  v[at + 5] = nowcast?.errorRate ?? NaN;
+  v[at + 6] = nowcast?.p99 ?? NaN;
+  v[at + 7] = nowcast?.users ?? NaN;
+}
+
+/** Records the value (and nowcast, if any) shown at `slot`, replacing an earlier one. */
+export function recordPoint(p: StagePoints, slot: number, value: PaneValue, nowcast: NowcastValue | null): void {
+  setPoint(p, slot, value.count, value.errors, value.p99, value.users, nowcast);
+}
+
+export function hasPoint(p: StagePoints | null | undefined, slot: number): boolean {
+  return p !== null && p !== undefined && (p.mask & (1 << slot)) !== 0;
+}
+
+/** The value shown at `slot`, or null. */
+export function pointAt(p: StagePoints | null | undefined, slot: number): BiasPoint | null {
+  if (!hasPoint(p, slot)) return null;
+  const v = (p as StagePoints).v;
+  const at = pointOffset(p as StagePoints, slot);
+  return { count: v[at] as number, errors: v[at + 1] as number, p99: v[at + 2] as number, users: v[at + 3] as number };
+}
+
+/** The nowcast published at `slot`, or null. */
+export function nowcastAt(p: StagePoints | null | undefined, slot: number): NowcastValue | null {
+  if (!hasPoint(p, slot)) return null;
+  const v = (p as StagePoints).v;
+  const at = pointOffset(p as StagePoints, slot) + 4;
+  if (Number.isNaN(v[at])) return null;
+  return {
+    count: v[at] as number,
+    errorRate: v[at + 1] as number,
+    p99: v[at + 2] as number,
+    users: v[at + 3] as number,
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * Snapshot pieces: partition clocks, policy progress, delay samples (shared by the window core's
+ * snapshot.ts and the session operator's session-snapshot.ts), pane values, bias points, pane
+ * tracks and keyed aggregates.
+ */
+import type { PaneValue } from "../../protocol.js";
+import type { Aggregate, AggregateKind } from "../windows/aggregate.js";
+import type { BiasPoint } from "../dial/bias.js";
+import type { ByteReader, ByteWriter } from "./byte-codec.js";
+import type { CoreError } from "../errors.js";
+import type { KeyRegistry } from "../windows/key-registry.js";
+import type { PolicyState } from "../panes/policy-state.js";
+import { newStagePoints, POINT_FIELDS, pointOffset, setPoint, type StagePoints } from "../panes/stage-points.js";
+import { SLOTS } from "../panes/stage-slot.js";
+import type { PartitionClock } from "../watermarks/watermark.js";
+import type { KeyNode, PaneTrack, TrackNode } from "../windows/window-state.js";
+
+/** Per partition: log time, largest event time, log time of its last record, spoke. */
+export function writePartitionClocks(w: ByteWriter, partitions: readonly PartitionClock[]): void {
+  for (const p of partitions) {
+    w.f64(p.logTime);
+    w.f64(p.maxTs);
+    w.f64(p.lastEventAt);
+    w.bool(p.spoken);
+  }
+}
+
+export function readPartitionClocks(r: ByteReader, partitions: readonly PartitionClock[]): void {
+  for (const p of partitions) {
+    p.logTime = r.f64();
+    p.maxTs = r.f64();
+    p.lastEventAt = r.f64();
+    p.spoken = r.bool();
+  }
+}
+
+/** A policy's watermark and counters: W, emit delay sum, next early tick, dropped and late (pairs, events), emit count. */
+export function writePolicyProgress(w: ByteWriter, p: PolicyState): void {
+  w.f64(p.eventTimeWatermark);
+  w.f64(p.emitDelaySum);
+  w.f64(p.nextEarly);
+  w.uint(p.droppedWindowEvents);
+  w.uint(p.droppedEvents);
+  w.uint(p.lateAcceptedWindowEvents);
+  w.uint(p.lateAcceptedEvents);
+  w.uint(p.emitDelayCount);
+}
+
+export function readPolicyProgress(r: ByteReader, p: PolicyState): void {
+  p.eventTimeWatermark = r.f64();
+  p.emitDelaySum = r.f64();
+  p.nextEarly = r.f64();
+  p.droppedWindowEvents = r.uint();
+  p.droppedEvents = r.uint();
+  p.lateAcceptedWindowEvents = r.uint();
+  p.lateAcceptedEvents = r.uint();
+  p.emitDelayCount = r.uint();
+}
+
+/** A percentile policy's recent delays per partition (nothing for other strategies). */
+export function writeDelaySamples(w: ByteWriter, p: PolicyState): void {
+  for (const d of p.samples ?? []) {
+    for (const x of [d.filled, d.pos, d.sincePush]) w.uint(x);
+    w.f64(d.quantile);
+    for (let i = 0; i < d.filled; i++) w.f64(d.ring[i] as number);
+  }
+}
+
+/** `corrupt` builds the snapshot's own coded error for a sample larger than configured. */
+export function readDelaySamples(r: ByteReader, p: PolicyState, corrupt: (what: string) => CoreError): void {
+  for (const d of p.samples ?? []) {
+    d.filled = r.uint();
+    d.pos = r.uint();
+    d.sincePush = r.uint();
+    d.quantile = r.f64();
+    if (d.filled > d.ring.length) throw corrupt("holds a delay sample larger than configured");
+    for (let i = 0; i < d.filled; i++) d.ring[i] = r.f64();
+  }
+}
+
+export function writeValue(w: ByteWriter, v: PaneValue | null): void {
+  w.bool(v !== null);
+  if (v === null) return;
+  w.uint(v.count);
+  w.uint(v.errors);
+  w.f64(v.errorRate);
+  w.f64(v.p50);
+  w.f64(v.p90);
+  w.f64(v.p95);
+  w.f64(v.p99);
+  w.f64(v.p999);
+  w.uint(v.users);
+}
+
+export function readValue(r: ByteReader): PaneValue | null {
+  if (!r.bool()) return null;
+  return Object.freeze({
+    count: r.uint(),
+    errors: r.uint(),
+    errorRate: r.f64(),
+    p50: r.f64(),
+    p90: r.f64(),
+    p95: r.f64(),
+    p99: r.f64(),
+    p999: r.f64(),
+    users: r.uint(),
+  });
+}
+
+export function writePoint(w: ByteWriter, v: BiasPoint | null): void {
+  w.bool(v !== null);
+  if (v === null) return;
+  w.uint(v.count);
+  w.uint(v.errors);
+  w.f64(v.p99);
+  w.uint(v.users);
+}
+
+export function readPoint(r: ByteReader): BiasPoint | null {
+  return r.bool() ? { count: r.uint(), errors: r.uint(), p99: r.f64(), users: r.uint() } : null;
+}
+
+export function writeNullable(w: ByteWriter, v: number | null): void {
+  w.f64(v ?? NaN);
+}
+export function readNullable(r: ByteReader): number | null {
+  const v = r.f64();
+  return Number.isNaN(v) ? null : v;
+}
+
+export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
+  for (let i = 0; i < policies; i++) {
+    const t = node.tracks?.[i];
+    w.bool(t !== undefined);
+    if (!t) continue;
+    w.uint(t.seq);
+    w.uint(t.lastCount);
+    writeValue(w, t.lastValue);
+    w.bool(t.lastAgg !== null);
+    if (t.lastAgg) w.bytes(t.lastAgg.encode());
+    w.uint(t.lateAccepted);
+    w.bool(t.lateDirty);
+    writeStagePoints(w, t.points);
+    w.uint(t.lastSlot + 1);
+  }
+}
+
+/**
+ * A track's stage values: the slot mask, then per set slot the value (count, errors and users as
+ * integers, p99) and the nowcast if one was published (a flag, then its four numbers).
+ */
+export function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
+  w.uint(p === null ? 0 : p.mask + 1);
+  if (p === null) return;
+  for (let slot = 0; slot < SLOTS; slot++) {
+    const at = pointOffset(p, slot);
+    if (at < 0) continue;
+    const v = p.v;
+    w.uint(v[at] as number);
+    w.uint(v[at + 1] as number);
+    w.f64(v[at + 2] as number);
+    w.uint(v[at + 3] as number);
+    const nowcast = !Number.isNaN(v[at + 4]);
+    w.bool(nowcast);
+    if (nowcast) for (let f = 4; f < POINT_FIELDS; f++) w.f64(v[at + f] as number);
+  }
+}
+
+export function readStagePoints(r: ByteReader): StagePoints | null {
+  const m = r.uint();
+  if (m === 0) return null;
+  const p = newStagePoints();
+  const mask = m - 1;
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (!(mask & (1 << slot))) continue;
+    const count = r.uint();
+    const errors = r.uint();
+    const p99 = r.f64();
+    const users = r.uint();
+    const nowcast = r.bool() ? { count: r.f64(), errorRate: r.f64(), p99: r.f64(), users: r.f64() } : null;
+    setPoint(p, slot, count, errors, p99, users, nowcast);
+  }
+  p.mask = mask;
+  return p;
+}
+
+export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
+  // Exactly one slot per policy (pushing onto [] would reserve 17).
+  const out = new Array<PaneTrack | undefined>(policies);
+  for (let i = 0; i < policies; i++) {
+    if (!r.bool()) continue;
+    const seq = r.uint();
+    const lastCount = r.uint();
+    const lastValue = readValue(r);
+    const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
+    const lateAccepted = r.uint();
+    const lateDirty = r.bool();
+    const points = readStagePoints(r);
+    out[i] = { seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 };
+  }
+  return out;
+}
+
+/** Keyed aggregates, a step per service (with its routes). */
+export function* writeKeys(w: ByteWriter, services: Map<string, KeyNode>): Generator<void, void, void> {
+  // Each aggregate's bytes are copied from the sketches' scratch buffer (no Uint8Array per aggregate).
+  const put = (buf: Uint8Array, length: number): void => w.bytesOf(buf, length);
+  w.uint(services.size);
+  for (const [service, node] of services) {
+    w.string(service);
+    node.agg.encodeInto(put);
+    const routes = node.routes as Map<string, KeyNode>;
+    w.uint(routes.size);
+    // forEach: no [key, value] pair allocated per route (a checkpoint visits every one).
+    routes.forEach((rn, route) => {
+      w.string(route);
+      rn.agg.encodeInto(put);
+    });
+    yield;
+  }
+}
+
+export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNode> {
+  const services = new Map<string, KeyNode>();
+  // Straight from the checkpoint's buffer where the kind can (no Uint8Array view per key).
+  const range = kind.decodeRange?.bind(kind);
+  const agg = (): Aggregate => (range ? r.bytesWith(range) : kind.decode(r.bytes()));
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    const node: KeyNode = { agg: agg(), routes: new Map(), tracks: null, seen: 0 };
+    for (let m = r.uint(); m > 0; m--)
+      node.routes?.set(r.string(), { agg: agg(), routes: null, tracks: null, seen: 0 });
+    services.set(service, node);
+  }
+  return services;
+}
+
+/**
+ * The key registry: next sweep is the caller's; folded-event counters, then each service (last
+ * seen) with its routes; a step per service.
+ */
+export function* writeKeyRegistry(w: ByteWriter, keys: KeyRegistry): Generator<void, void, void> {
+  w.uint(keys.overflow.services);
+  w.uint(keys.overflow.routes);
+  w.uint(keys.services.size);
+  for (const [service, entry] of keys.services) {
+    w.string(service);
+    w.f64(entry.at);
+    w.uint(entry.routes.size);
+    keys.forEachRoute(entry, (route, at) => {
+      w.string(route);
+      w.f64(at);
+    });
+    yield;
+  }
+}
+
+export function readKeyRegistry(r: ByteReader, keys: KeyRegistry): void {
+  keys.overflow.services = r.uint();
+  keys.overflow.routes = r.uint();
+  for (let n = r.uint(); n > 0; n--) {
+    const service = r.string();
+    keys.restoreService(service, r.f64());
+    for (let m = r.uint(); m > 0; m--) keys.restoreRoute(service, r.string(), r.f64());
+  }
+}

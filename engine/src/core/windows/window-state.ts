@@ -1,0 +1,226 @@
+/** Open state: slices hold the shared aggregates, windows hold each policy's pane progress. */
+import type { PaneValue } from "../../protocol.js";
+import type { Aggregate } from "./aggregate.js";
+import type { BiasPoint } from "../dial/bias.js";
+import type { StagePoints } from "../panes/stage-points.js";
+
+/**
+ * One key's aggregate in a slice; a service node also holds its routes. In a tumbling window's
+ * slice (the window's alone) the key node is also the key's track node: `tracks` is its pane
+ * progress per policy, null before its first (docs/decisions/0019-core-light.md).
+ */
+export interface KeyNode extends TrackNode {
+  agg: Aggregate;
+  routes: Map<string, KeyNode> | null;
+  /**
+   * The record (clock.eventsTotal) that made it: a window of several slices lists its keys in the
+   * order they were first seen in its own slices (window-merge.ts).
+   */
+  seen: number;
+}
+
+export interface Slice {
+  start: number;
+  services: Map<string, KeyNode>;
+  /** Open windows containing this slice; freed at 0. */
+  refs: number;
+  /** Events added so far (early ticks skip a window with no new event). */
+  adds: number;
+  /** Earliest end of any window containing it: the fast on-time test. */
+  minEnd: number;
+  /** Windows whose merge holds this slice folded in: its events are added there too (window-merge.ts); null: none. */
+  foldedInto: Window[] | null;
+}
+
+/** Pane progress of one (policy, window, key). */
+export interface PaneTrack {
+  seq: number;
+  /** Aggregate count at the last pane (early panes skip an unchanged key). */
+  lastCount: number;
+  /** Last emitted value (retracting mode). */
+  lastValue: PaneValue | null;
+  /** Aggregate at the last pane (discarding mode). */
+  lastAgg: Aggregate | null;
+  lateAccepted: number;
+  lateDirty: boolean;
+  /** Service-level keys: what the policy showed at each stage (measured when the reference closes). */
+  points: StagePoints | null;
+  /** Slot of the last pane (retracting mode: a retract carries the bias of the pane it retracts); -1 before. */
+  lastSlot: number;
+}
+
+/** Pane progress of one key of a window, per policy (null: none yet); a service node also holds its routes. */
+export interface TrackNode {
+  tracks: (PaneTrack | undefined)[] | null;
+  routes: Map<string, TrackNode> | null;
+}
+
+export const STAGE_ON_TIME = 1;
+export const STAGE_FINAL = 2;
+export const STAGE_LATE_PENDING = 4;
+
+export interface Window {
+  /** Index of its window config. */
+  configIndex: number;
+  /** Tumbling: its one slice belongs to no other window, so its key nodes hold the tracks (not `tracks`). */
+  exclusive: boolean;
+  start: number;
+  end: number;
+  /** Its config's own slice, gcd(size, slide): keys are listed per own slice (window-merge.ts). */
+  sliceMs: number;
+  /** Slices of its grid, in start order. */
+  slices: Slice[];
+  /** Per policy, then the reference (the last index): STAGE_* bits. */
+  stage: Uint8Array;
+  /** Closers done (policy finals + reference); freed when it reaches stage.length. */
+  closed: number;
+  /** Per policy: log time of the last late pane. */
+  lastLateAt: Float64Array;
+  /** Sliding windows only (empty when exclusive): per service its track node. */
+  tracks: Map<string, TrackNode>;
+  /** Reference values per service, set when the reference closes the window. */
+  ref: Map<string, BiasPoint> | null;
+  /** Per policy: the slices' `adds` at its last early tick (not persisted: only saves work). */
+  earlyMark: Float64Array;
+  /**
+   * Smallest window size only (else null): per service, per policy, the events that missed the
+   * policy's on-time pane (late or dropped) and their errors, as [events, errors] pairs.
+   */
+  lateness: Map<string, Float64Array> | null;
+  /** Windows of several slices, while their panes read them: their keys merged (window-merge.ts; not persisted). */
+  merge: WindowMerge | null;
+}
+
+/** A window with nothing closed yet, for `policies` policies and the reference. */
+export function newWindow(
+  configIndex: number,
+  start: number,
+  sizeMs: number,
+  sliceMs: number,
+  exclusive: boolean,
+  policies: number,
+  countsLateness = false,
+): Window {
+  return {
+    configIndex,
+    exclusive,
+    start,
+    end: start + sizeMs,
+    sliceMs,
+    slices: [],
+    stage: new Uint8Array(policies + 1),
+    closed: 0,
+    lastLateAt: new Float64Array(policies).fill(-Infinity),
+    tracks: new Map(),
+    ref: null,
+    earlyMark: new Float64Array(policies).fill(-1),
+    lateness: countsLateness ? new Map() : null,
+    merge: null,
+  };
+}
+
+/** Adds a slice to a window, keeping the window's slices in start order. */
+export function linkSlice(w: Window, slice: Slice): void {
+  let i = w.slices.length;
+  while (i > 0 && (w.slices[i - 1] as Slice).start > slice.start) i--;
+  w.slices.splice(i, 0, slice);
+  slice.refs++;
+  // A window that merges its slices is fed by this one too, from its first event (window-merge.ts).
+  if (w.merge !== null) (slice.foldedInto ??= []).push(w);
+}
+
+/** Sum of the window's slices' adds: changes whenever any of its keys does. */
+export function addsOf(w: Window): number {
+  let n = 0;
+  for (const s of w.slices) n += s.adds;
+  return n;
+}
+
+export function newTrack(): PaneTrack {
+  return {
+    seq: 0,
+    lastCount: 0,
+    lastValue: null,
+    lastAgg: null,
+    lateAccepted: 0,
+    lateDirty: false,
+    points: null,
+    lastSlot: -1,
+  };
+}
+
+/** Escaped names (keys are capped, so few): pane ids are built per pane, not kept per key. */
+const escaped = new Map<string, string>();
+const ESCAPED_MAX = 1 << 16;
+
+function escapePart(name: string): string {
+  let e = escaped.get(name);
+  if (e !== undefined) return e;
+  e = encodeURIComponent(name);
+  if (escaped.size >= ESCAPED_MAX) escaped.clear();
+  escaped.set(name, e);
+  return e;
+}
+
+/** Pane-id key encoding (docs/semantics.md): URI-escaped parts, "/" between service and route. */
+export function keyIdOf(service: string, route: string | undefined): string {
+  const s = escapePart(service);
+  return route === undefined ? s : `${s}/${escapePart(route)}`;
+}
+
+/** The key's track node (its `tracks` array made): the slice's key node in a tumbling window. */
+export function trackNode(w: Window, service: string, route: string | undefined): TrackNode {
+  if (w.exclusive) return keyTracks(w, (w.slices[0] as Slice).services.get(service) as KeyNode, route);
+  let s = w.tracks.get(service);
+  if (s === undefined) {
+    s = { tracks: newTracks(w), routes: new Map() };
+    w.tracks.set(service, s);
+  }
+  if (route === undefined) return s;
+  const routes = s.routes as Map<string, TrackNode>;
+  let r = routes.get(route);
+  if (r === undefined) {
+    r = { tracks: newTracks(w), routes: null };
+    routes.set(route, r);
+  }
+  return r;
+}
+
+/** A tumbling window's key node of the service (or of its route) with its `tracks` made, the service's too. */
+function keyTracks(w: Window, service: KeyNode, route: string | undefined): TrackNode {
+  service.tracks ??= newTracks(w);
+  if (route === undefined) return service;
+  const r = service.routes?.get(route) as KeyNode;
+  r.tracks ??= newTracks(w);
+  return r;
+}
+
+/** One slot per policy, exactly (an empty array would grow to 17 slots at its first track). */
+function newTracks(w: Window): (PaneTrack | undefined)[] {
+  return new Array<PaneTrack | undefined>(w.lastLateAt.length);
+}
+
+/** The track node of a key whose slice node the caller holds (no lookups in a tumbling window). */
+export function trackNodeOf(w: Window, service: string, route: string | undefined, key: KeyNode): TrackNode {
+  if (!w.exclusive) return trackNode(w, service, route);
+  if (key.tracks === null) return keyTracks(w, (w.slices[0] as Slice).services.get(service) as KeyNode, route);
+  return key;
+}
+
+/** The track node of a service, if it has one (read-only). */
+export function serviceTracks(w: Window, service: string): TrackNode | undefined {
+  return w.exclusive ? (w.slices[0] as Slice).services.get(service) : w.tracks.get(service);
+}
+
+/** A key of a window's merge: `group` is the own slice where it was first seen, `seen` its first record there. */
+export interface MergedNode extends KeyNode {
+  group: number;
+  routes: Map<string, MergedNode> | null;
+}
+
+/** Derived state of a window of several slices (not persisted: rebuilt at the first tick after a restore). */
+export interface WindowMerge {
+  keys: Map<string, MergedNode>;
+  /** A key was added since the keys were last put in first-seen order. */
+  unsorted: boolean;
+}

@@ -1,0 +1,289 @@
+/**
+ * The deterministic partition merge (docs/decisions/0006-engine-runtime.md).
+ *
+ * Each owned partition of TM_EVENTS is a lane: an ordered queue of messages (event batches and
+ * heartbeats) in stream order. The merge releases items to the core in the total order
+ * (key, lane, stream sequence, index in batch), where an item's key is
+ * max(its ingest_ts, the merge's log time so far). An item is released only when no lane can
+ * still deliver an item ordered before it: a lane with queued items bounds the release by its
+ * head, an empty lane by (max(the largest ingest_ts it has shown, log time), lane). So the order
+ * of releases does not depend on when messages arrive, and a replay releases the very same
+ * sequence.
+ *
+ * Invariant: every lane speaks. Every ingest instance sends a heartbeat to every partition each
+ * second (docs/ingest.md), so a lane that delivers nothing at all, not even a heartbeat, is a
+ * fault (a stopped producer, a lost consumer), not a quiet partition. The merge then waits for
+ * it rather than guess: nothing past that lane's last time is released, and `waitingFor()` names
+ * it (the status reports it as `heldBackBy`). Whether a partition is idle, i.e. sends heartbeats
+ * but no events, is the core's judgement in log time (docs/semantics.md, "Watermarks"), made on
+ * the items this merge releases; the merge itself knows no idleness and reads no clock.
+ *
+ * Pure: no I/O, no clock. Lanes are dense indices 0..n-1, the core's partition numbers. Nothing
+ * is allocated per released item: one pass over the lanes finds the next lane and its bound.
+ */
+import type { TelemetryEvent } from "../../protocol.js";
+
+/** Receives the released items, in merged order. */
+export interface MergeSink {
+  /**
+   * `event.ingest_ts` is the merged key (equal to the stored one unless that was behind). The
+   * merge sets it on the pushed event for the duration of the call, rather than copy the event,
+   * and puts the stored value back after: keep what you need of the event, not the event.
+   */
+  event(lane: number, event: TelemetryEvent, seq: number, index: number): void;
+  heartbeat(lane: number, ingestTs: number, seq: number): void;
+  /** Every item of the message `seq` of `lane` has been released (its last event, or its heartbeat). */
+  done(lane: number, seq: number): void;
+}
+
+/** Where a lane stands: the resume point of its consumer. */
+export interface LaneOffset {
+  /** Stream sequence of the last message fully released (0: none). */
+  lastSeq: number;
+  /** A message released in part: its sequence and how many events went out (0/0: none). */
+  partialSeq: number;
+  partialCount: number;
+  /** Largest key released from this lane (null: none). */
+  logTime: number | null;
+}
+
+interface Batch {
+  readonly seq: number;
+  readonly events: readonly TelemetryEvent[] | null;
+  readonly heartbeatTs: number;
+  /** First event to release (non-zero only for a message released in part before a restore). */
+  readonly start: number;
+}
+
+class Lane {
+  readonly queue: Batch[] = [];
+  head = 0;
+  /** Index of the next event in the head batch. */
+  pos = 0;
+  received = -Infinity;
+  released = -Infinity;
+  lastSeq = 0;
+  pushedSeq = 0;
+  skipSeq = 0;
+  skipCount = 0;
+  /** Events of the queued messages still to release, the head's released ones included. */
+  events = 0;
+
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Events queued, not yet released. */
+  get queuedEvents(): number {
+    if (this.queued === 0) return 0;
+    return this.events - (this.pos - (this.queue[this.head] as Batch).start);
+  }
+
+  /** The stored ingest_ts of the head item (not yet clamped to the log time). */
+  headTs(): number {
+    const b = this.queue[this.head] as Batch;
+    return b.events === null ? b.heartbeatTs : (b.events[this.pos] as TelemetryEvent).ingest_ts;
+  }
+
+  finishHead(): void {
+    const b = this.queue[this.head] as Batch;
+    if (b.events !== null) this.events -= b.events.length - b.start;
+    this.lastSeq = b.seq;
+    this.head++;
+    if (this.head > 64 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    this.pos = this.queued > 0 ? (this.queue[this.head] as Batch).start : 0;
+  }
+}
+
+export class PartitionMerge {
+  private readonly lanes: Lane[];
+  private time = -Infinity;
+  /** What `scan()` found: the lane whose head comes first (-1: none queued) and the bound of the others. */
+  private best = -1;
+  private boundKey = Infinity;
+  private boundLane = Infinity;
+
+  constructor(laneCount: number, restored?: readonly LaneOffset[]) {
+    this.lanes = Array.from({ length: laneCount }, () => new Lane());
+    restored?.forEach((o, i) => {
+      const lane = this.lanes[i];
+      if (!lane) return;
+      lane.lastSeq = lane.pushedSeq = o.lastSeq;
+      lane.skipSeq = o.partialSeq;
+      lane.skipCount = o.partialCount;
+      if (o.logTime !== null) {
+        lane.received = lane.released = o.logTime;
+        if (o.logTime > this.time) this.time = o.logTime;
+      }
+    });
+  }
+
+  /** Largest key released so far: the log time the core has seen. */
+  get logTime(): number | null {
+    return this.time === -Infinity ? null : this.time;
+  }
+
+  /** Enqueues one message of a lane, in stream order; repeats (seq already seen) are ignored. */
+  push(lane: number, seq: number, events: readonly TelemetryEvent[] | null, heartbeatTs = 0): void {
+    const l = this.lanes[lane] as Lane;
+    if (seq <= l.pushedSeq) return;
+    l.pushedSeq = seq;
+    const start = seq === l.skipSeq ? l.skipCount : 0;
+    if (events !== null && events.length <= start) {
+      // Nothing (left) to release: an empty body, or a message fully released before a restore.
+      if (l.queued === 0) l.lastSeq = seq;
+      return;
+    }
+    let max = events === null ? heartbeatTs : -Infinity;
+    if (events !== null) for (const e of events) if (e.ingest_ts > max) max = e.ingest_ts;
+    if (max > l.received) l.received = max;
+    if (l.queued === 0) l.pos = start;
+    l.queue.push({ seq, events, heartbeatTs, start });
+    if (events !== null) l.events += events.length - start;
+  }
+
+  /** Messages queued on a lane (received, not fully released). */
+  queued(lane: number): number {
+    return (this.lanes[lane] as Lane).queued;
+  }
+
+  /** Events queued on a lane, not yet released (the bound on the input, docs/decisions/0035-backpressure.md). */
+  queuedEvents(lane: number): number {
+    return (this.lanes[lane] as Lane).queuedEvents;
+  }
+
+  /** Largest ingest_ts a lane has shown (records or heartbeats), null when none. */
+  laneTime(lane: number): number | null {
+    const t = (this.lanes[lane] as Lane).received;
+    return t === -Infinity ? null : t;
+  }
+
+  offsets(): LaneOffset[] {
+    return this.lanes.map((l) => {
+      const partial = l.queued > 0 && l.pos > 0;
+      return {
+        lastSeq: l.lastSeq,
+        partialSeq: partial ? (l.queue[l.head] as Batch).seq : 0,
+        partialCount: partial ? l.pos : 0,
+        logTime: l.released === -Infinity ? null : l.released,
+      };
+    });
+  }
+
+  /** Releases, in merged order, everything that may go (at most `budget` items); returns the count. */
+  drain(sink: MergeSink, budget = Infinity): number {
+    let released = 0;
+    while (released < budget) {
+      this.scan();
+      if (this.best < 0) break;
+      const n = this.releaseFrom(this.best, this.boundKey, this.boundLane, sink, budget - released);
+      if (n === 0) break;
+      released += n;
+    }
+    return released;
+  }
+
+  /**
+   * The lane the merge waits for: one with nothing queued whose possible next item would come
+   * before the first queued item of the others. Null when nothing queued is held back.
+   */
+  waitingFor(): number | null {
+    this.scan();
+    if (this.best < 0) return null;
+    const k = this.key((this.lanes[this.best] as Lane).headTs());
+    return k > this.boundKey || (k === this.boundKey && this.best > this.boundLane) ? this.boundLane : null;
+  }
+
+  private key(ts: number): number {
+    return ts > this.time ? ts : this.time;
+  }
+
+  /**
+   * One pass over the lanes: `best`, the queued lane whose head comes first, and the smallest
+   * (key, lane) any other lane may still deliver — its head when it has items queued, else
+   * (max(the largest ingest_ts it showed, log time), lane) — as `boundKey`, `boundLane`.
+   */
+  private scan(): void {
+    let best = -1;
+    let bestKey = Infinity;
+    let k1 = Infinity;
+    let l1 = Infinity;
+    let k2 = Infinity;
+    let l2 = Infinity;
+    const lanes = this.lanes;
+    for (let i = 0; i < lanes.length; i++) {
+      const l = lanes[i] as Lane;
+      const queued = l.queued > 0;
+      const k = this.key(queued ? l.headTs() : l.received);
+      if (queued && k < bestKey) {
+        best = i;
+        bestKey = k;
+      }
+      // The two smallest (key, lane): lanes are visited in order, so a tie keeps the lower lane.
+      if (k < k1) {
+        k2 = k1;
+        l2 = l1;
+        k1 = k;
+        l1 = i;
+      } else if (k < k2) {
+        k2 = k;
+        l2 = i;
+      }
+    }
+    this.best = best;
+    this.boundKey = l1 === best ? k2 : k1;
+    this.boundLane = l1 === best ? l2 : l1;
+  }
+
+  /** Releases items of `lane` while they come before (boundKey, boundLane); returns how many. */
+  private releaseFrom(lane: number, boundKey: number, boundLane: number, sink: MergeSink, budget: number): number {
+    const l = this.lanes[lane] as Lane;
+    let n = 0;
+    while (l.queued > 0 && n < budget) {
+      const b = l.queue[l.head] as Batch;
+      if (b.events === null) {
+        const k = this.key(b.heartbeatTs);
+        if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
+        this.advance(l, k);
+        sink.heartbeat(lane, k, b.seq);
+        l.finishHead();
+        sink.done(lane, b.seq);
+        n++;
+        continue;
+      }
+      const events = b.events;
+      while (l.pos < events.length) {
+        const e = events[l.pos] as TelemetryEvent;
+        const k = e.ingest_ts > this.time ? e.ingest_ts : this.time;
+        if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
+        this.advance(l, k);
+        if (k === e.ingest_ts) sink.event(lane, e, b.seq, l.pos);
+        else released(sink, lane, e, k, b.seq, l.pos);
+        l.pos++;
+        if (++n >= budget && l.pos < events.length) return n;
+      }
+      l.finishHead();
+      sink.done(lane, b.seq);
+    }
+    return n;
+  }
+
+  private advance(l: Lane, k: number): void {
+    this.time = k;
+    l.released = k;
+  }
+}
+
+/** An event behind the log time goes out with the merged key as its ingest_ts, then gets its own back. */
+function released(sink: MergeSink, lane: number, e: TelemetryEvent, key: number, seq: number, index: number): void {
+  const stored = e.ingest_ts;
+  e.ingest_ts = key;
+  try {
+    sink.event(lane, e, seq, index);
+  } finally {
+    e.ingest_ts = stored;
+  }
+}

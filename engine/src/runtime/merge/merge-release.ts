@@ -1,0 +1,79 @@
+/**
+ * MergeRelease: the merge operator's output side (docs/decisions/0029-two-stage-dataflow.md,
+ * "Runtime"): the ticks the TickAligner releases go through the merge core, every partition's log
+ * time moves to the aligner's bound, and what the core emits goes out as one EmitGroup keyed
+ * (group, seq) — a TM_PARTIALS message's place, or the timer's own group and the wall clock, so no
+ * message id of a message's group can be reused. It counts what it merged (records, panes, the
+ * pipeline lag through both stages) and each tick's alignment time.
+ */
+import type { TickAligner } from "../../core/partials/tick-aligner.js";
+import type { CoreOutput, StreamCore } from "../../core/types.js";
+import type { Pane } from "../../protocol.js";
+import type { BodyBuffers } from "../output/body-buffers.js";
+import { EmitGroup, type GroupMessage } from "../output/emit-group.js";
+import { PipelineLag } from "../status/pipeline-lag.js";
+
+export class MergeRelease {
+  /** Records merged (the events the partials stand for). */
+  eventsTotal = 0;
+  readonly pipelineLag = new PipelineLag();
+  readonly panesEmitted = new Map<string, Map<string, number>>();
+  /** Each released tick's alignment time: wall ms from its first batch's arrival to its release. */
+  onTickAligned: (ms: number) => void = () => undefined;
+  /** Wall clock at each held tick's first batch (deleted at release). */
+  private readonly firstSeen = new Map<number, number>();
+
+  constructor(
+    private readonly aligner: TickAligner,
+    private readonly core: StreamCore,
+    private readonly partitionCount: number,
+    private readonly send: (m: GroupMessage) => void,
+    private readonly clock: () => number,
+    private readonly buffers: BodyBuffers,
+    /** The merge core's log time: the end of the ticks released (null: none yet). */
+    public logTime: number | null,
+  ) {}
+
+  /** A batch of the tick starting at `from` was accepted at `now` (its alignment time starts). */
+  accepted(from: number, now: number): void {
+    if (!this.firstSeen.has(from)) this.firstSeen.set(from, now);
+  }
+
+  /** The ticks the aligner releases now, through the core, their panes as one EmitGroup (group, seq). */
+  release(now: number, groupId: number, seq: number): void {
+    const { ticks, logTime } = this.aligner.release(now);
+    if (logTime === null) return;
+    const group = new EmitGroup(groupId, seq, this.send, this.clock, undefined, this.buffers);
+    const out: CoreOutput = {
+      pane: (p) => {
+        this.countPane(p);
+        group.pane(p);
+      },
+      late: (r) => group.late(r),
+    };
+    let records = 0;
+    for (const t of ticks) {
+      this.aligned(t.at, now);
+      for (const c of t.clocks) records += c.events;
+      this.core.partial?.(t, out);
+    }
+    for (let p = 0; p < this.partitionCount; p++) this.core.heartbeat(p, logTime, out);
+    this.logTime = logTime;
+    group.seal();
+    this.eventsTotal += records;
+    if (records > 0) this.pipelineLag.observe(now, logTime, records);
+  }
+
+  private aligned(at: number, now: number): void {
+    const since = this.firstSeen.get(at);
+    if (since === undefined) return;
+    this.firstSeen.delete(at);
+    this.onTickAligned(now - since);
+  }
+
+  private countPane(p: Pane): void {
+    let kinds = this.panesEmitted.get(p.policy);
+    if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
+    kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
+  }
+}

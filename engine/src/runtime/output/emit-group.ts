@@ -1,0 +1,144 @@
+/**
+ * EmitGroup: what the core emits while handling the items of one TM_EVENTS message (its events,
+ * or its heartbeat), as TM_PANES and TM_LATE messages (docs/decisions/0012-batched-transport.md).
+ * Panes go to `tm.panes.<policy>.<windowSize>` (session panes to `tm.panes.<policy>.sessions`),
+ * late records to `tm.late.<policy>`; per subject the JSON of each, in emission order, one per
+ * line (pane-batch.ts), written straight as UTF-8 bytes (JsonLines,
+ * docs/decisions/0017-engine-throughput.md), cut into chunks of at most MAX_BATCH_UNITS. A chunk goes out when it is
+ * full, the last one of each subject when the message's last item has been handled (`seal`).
+ *
+ * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|<chunk>`: the input
+ * message's place in the log. The core is deterministic and the merge's order fixed, so a replay
+ * handles the same items from the same state and emits the same group; a group still open at a
+ * checkpoint travels in it (`state()`, restored by the constructor), so a restore completes it
+ * exactly. The chunk bound counts a pane's JSON without its one wall-clock field
+ * (`pipelineLagMs`), so a replay cuts the same chunks.
+ *
+ * Pure but for the clock given: stamps `pipelineLagMs` = wall clock − log time at emission.
+ */
+import type { CoreOutput } from "../../core/types.js";
+import {
+  JsonLines,
+  lateSubject,
+  type LineBuffers,
+  paneBatchLines,
+  panesSubject,
+  sessionPanesSubject,
+  type LateRecord,
+  type Pane,
+} from "../../protocol.js";
+
+/**
+ * Bound on one message, in UTF-16 units of its lines (wall-clock field aside). A UTF-16 unit is at
+ * most 3 bytes of UTF-8 and a `pipelineLagMs` at most 16 digits, so a chunk stays under 1 MiB,
+ * NATS' default max_payload (MIN_MAX_PAYLOAD), with room for headers.
+ */
+export const MAX_BATCH_UNITS = 256 * 1024;
+/** The max_payload a server must allow for the largest chunk (checked at start). */
+export const MIN_MAX_PAYLOAD = 1024 * 1024;
+
+/** A body's first buffer: most bodies (one TM_EVENTS message's panes on one subject) fit. */
+const WRITER_BYTES = 64 * 1024;
+
+export interface GroupMessage {
+  subject: string;
+  msgId: string;
+  /** UTF-8 NDJSON (pane-batch.ts), written straight as bytes (JsonLines); the receiver owns its buffer. */
+  body: Uint8Array;
+  /** Panes or late records in the body. */
+  records: number;
+}
+
+/** An open group as a checkpoint keeps it: per subject the next chunk's number and its lines so far. */
+export interface EmitGroupState {
+  partition: number;
+  seq: number;
+  subjects: Array<{ subject: string; chunk: number; lines: string[]; units: number }>;
+}
+
+interface SubjectChunk {
+  chunk: number;
+  lines: JsonLines;
+  /** The bound's count: each line's UTF-16 units without the wall-clock field, plus one. */
+  units: number;
+}
+
+export class EmitGroup implements CoreOutput {
+  private readonly subjects = new Map<string, SubjectChunk>();
+
+  constructor(
+    readonly partition: number,
+    readonly seq: number,
+    private readonly send: (m: GroupMessage) => void,
+    private readonly clock: () => number,
+    restored?: EmitGroupState,
+    /** Where the bodies' buffers come from (BodyBuffers: reused once their message is acknowledged). */
+    private readonly buffers?: LineBuffers,
+  ) {
+    for (const s of restored?.subjects ?? []) {
+      const lines = this.writer();
+      for (const json of s.lines) lines.addJson(json);
+      this.subjects.set(s.subject, { chunk: s.chunk, lines, units: s.units });
+    }
+  }
+
+  pane(p: Pane): void {
+    p.pipelineLagMs = this.clock() - p.emittedAt;
+    const subject = p.sessions ? sessionPanesSubject(p.policy) : panesSubject(p.policy, p.window.end - p.window.start);
+    this.add(subject, p, String(p.pipelineLagMs).length);
+  }
+
+  late(r: LateRecord): void {
+    this.add(lateSubject(r.policy), r, 0);
+  }
+
+  /** Sends the last chunk of every subject: the message's last item has been handled. */
+  seal(): void {
+    for (const [subject, s] of this.subjects) {
+      const records = s.lines.lines;
+      if (records > 0) this.emit(subject, s, s.lines.take(), records);
+      s.lines.release();
+    }
+    this.subjects.clear();
+  }
+
+  /** What a checkpoint keeps of the group while the message is still being handled. */
+  state(): EmitGroupState {
+    return {
+      partition: this.partition,
+      seq: this.seq,
+      // Copies: the checkpoint is encoded later, after more lines may have been added.
+      subjects: [...this.subjects].map(([subject, s]) => ({
+        subject,
+        chunk: s.chunk,
+        lines: paneBatchLines(s.lines.body()),
+        units: s.units,
+      })),
+    };
+  }
+
+  /** Writes the record's line; a line that would take the chunk past the bound starts the next chunk. */
+  private add(subject: string, record: Pane | LateRecord, exempt: number): void {
+    let s = this.subjects.get(subject);
+    if (!s) this.subjects.set(subject, (s = { chunk: 0, lines: this.writer(), units: 0 }));
+    const mark = s.lines.length;
+    const full = s.lines.add(record);
+    const units = full - exempt;
+    if (s.lines.lines > 1 && s.units + units + 1 > MAX_BATCH_UNITS) {
+      const records = s.lines.lines - 1;
+      this.emit(subject, s, s.lines.cut(mark, full, 1), records);
+    }
+    s.units += units + 1;
+  }
+
+  private writer(): JsonLines {
+    return new JsonLines(WRITER_BYTES, this.buffers);
+  }
+
+  private emit(subject: string, s: SubjectChunk, body: Uint8Array, records: number): void {
+    const msgId = `${this.partition}|${this.seq}|${subject}|${s.chunk}`;
+    this.send({ subject, msgId, body, records });
+    s.chunk++;
+    s.units = 0;
+  }
+}

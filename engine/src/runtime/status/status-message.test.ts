@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { capture } from "../../core/__fixtures__/capture.js";
+import { createCore, simulate, validateCoreConfig } from "../../core/index.js";
+import { buildStatusMessage } from "./status-message.js";
+
+describe("tm.status message", () => {
+  it("carries each policy's measured dial: pooled stages per window size and per-service dials", () => {
+    const config = validateCoreConfig({ partitions: 1, referenceHorizon: "30s" });
+    const core = createCore(config);
+    const out = capture();
+    for (const e of simulate({ seed: 4, events: 3000, services: 3, spanMs: 120_000, corr: 0.3 })) core.event(0, e, out);
+    const status = core.status();
+    const msg = buildStatusMessage({
+      worker: "engine-0-0",
+      wallTime: (status.logTime ?? 0) + 50,
+      core: status,
+      policies: config.policies,
+      partitions: [0],
+      laneTimes: [status.logTime],
+      waitingFor: null,
+      offsets: [],
+      lastCheckpointWall: null,
+      eventsTotal: status.eventsTotal,
+      pipelineLag: { p50: 12, p99: 40 },
+    });
+    expect(msg.pipelineLag).toEqual({ p50: 12, p99: 40 });
+    const dashboard = msg.policies.find((p) => p.name === "dashboard");
+    expect(dashboard?.stages).toEqual(status.policies[0]?.stages);
+    expect(dashboard?.services).toEqual(status.policies[0]?.services);
+    // 10 s and 60 s windows, measured: on-time and final stages, three services per size.
+    expect(new Set(dashboard?.stages?.map((s) => s.windowMs))).toEqual(new Set([10_000, 60_000]));
+    expect(
+      dashboard?.stages?.find((s) => s.windowMs === 10_000 && s.stage === "on-time")?.bias.windows,
+    ).toBeGreaterThan(0);
+    expect(dashboard?.services?.filter((d) => d.windowMs === 10_000).map((d) => d.service)).toEqual(["a", "b", "c"]);
+    // billing is final-only: its on-time dial is its final.
+    const billing = msg.policies.find((p) => p.name === "billing");
+    for (const d of billing?.services ?? []) expect(d.onTime).toBe(d.final);
+    expect(billing?.stages?.map((s) => s.stage)).toEqual(["final", "final"]);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Publishes `tm.status` every `statusEvery` (docs/operations.md, "Partition ownership"): the
+ * core's status with the merge's view of the partitions (status-message.ts), and logs a partition
+ * the merge has waited on for long (merge-stall.ts).
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import type { StreamCore } from "../../core/types.js";
+import { SUBJECT_STATUS } from "../../protocol.js";
+import type { EngineConfig } from "../config/config.js";
+import { backpressureStatus } from "./backpressure-status.js";
+import type { EngineWorker } from "../worker/engine-worker.js";
+import { HoldLog } from "../input/hold-log.js";
+import { MergeStallWatch, STALL_MS } from "../merge/merge-stall.js";
+import { buildStatusMessage } from "./status-message.js";
+
+export class StatusPublisher {
+  private readonly stalls: MergeStallWatch;
+  private readonly holds: HoldLog;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly config: EngineConfig,
+    private readonly worker: EngineWorker,
+    private readonly core: StreamCore,
+    private readonly nc: NatsConnection,
+    private readonly log: Logger,
+  ) {
+    this.stalls = new MergeStallWatch(config.partitions.length, Date.now());
+    this.holds = new HoldLog(worker, log);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.publish(), this.config.statusEveryMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Back on NATS: silence while disconnected was ours, not the partitions'. */
+  reconnected(): void {
+    this.stalls.restart(Date.now());
+  }
+
+  publish(): void {
+    const { config, worker } = this;
+    const laneTimes = config.partitions.map((_, lane) => worker.merge.laneTime(lane));
+    const waitingFor = worker.merge.waitingFor();
+    const now = Date.now();
+    if (!worker.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
+    this.holds.observe(now);
+    const msg = buildStatusMessage({
+      worker: config.worker,
+      wallTime: Date.now(),
+      core: this.core.status(),
+      policies: config.core.policies,
+      partitions: config.partitions,
+      laneTimes,
+      waitingFor: this.stalls.holding(waitingFor, now),
+      offsets: worker.merge.offsets(),
+      lastCheckpointWall: worker.checkpoints.lastCheckpointWall,
+      eventsTotal: worker.eventsTotal,
+      pipelineLag: worker.pipelineLag.percentiles(Date.now()),
+      backpressure: backpressureStatus(worker),
+    });
+    if (this.nc.isClosed()) return;
+    try {
+      this.nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
+    } catch (err) {
+      // A status is information, not state: one that cannot go out (e.g. over max_payload) is
+      // logged and the next one tried, never a crash of the worker.
+      this.log.error({ err: (err as Error).message }, "engine status not published");
+    }
+  }
+
+  private reportStall(lane: number | null): void {
+    if (lane === null) return;
+    const partition = this.config.partitions[lane];
+    this.log.warn(
+      { partition, laneTime: this.worker.merge.laneTime(lane) },
+      `partition ${partition} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the merge waits for it: ` +
+        `check that ingest runs and heartbeats every partition`,
+    );
+  }
+}
