@@ -91,6 +91,7 @@ export const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   tokenConcurrency: int(0, 1_000_000),
   bodyIdleTimeoutMs: duration(0),
   requestTimeoutMs: duration(0),
+  headersTimeoutMs: duration(0),
   maxIdempotencyKeys: int(1, 100_000_000),
   tlsCertFile: optionalPath,
   tlsKeyFile: optionalPath,

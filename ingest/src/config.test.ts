@@ -139,6 +139,24 @@ describe("ingest config", () => {
     );
   });
 
+  it("reads headersTimeout by every name, and refuses one longer than requestTimeout", () => {
+    expect(loadIngestConfig({}).headersTimeoutMs).toBe(10_000);
+    expect(loadIngestConfig({ env: { TIDEMARK_INGEST_HEADERS_TIMEOUT: "3s" } }).headersTimeoutMs).toBe(3000);
+    expect(loadIngestConfig({ flags: { "headers-timeout": "2s" } }).headersTimeoutMs).toBe(2000);
+    expect(loadIngestConfig({ configFile: configFile({ ingest: { headersTimeout: "1s" } }) }).headersTimeoutMs).toBe(
+      1000,
+    );
+    expect(
+      errorOf(() => loadIngestConfig({ flags: { "headers-timeout": "20s", "request-timeout": "10s" } })).message,
+    ).toBe(
+      "config headersTimeout: 20000 ms is longer than requestTimeout (10000 ms), which includes the headers: lower it or raise requestTimeout",
+    );
+    // requestTimeout 0 (none) leaves headersTimeout free.
+    expect(loadIngestConfig({ flags: { "headers-timeout": "20s", "request-timeout": "0" } }).headersTimeoutMs).toBe(
+      20_000,
+    );
+  });
+
   it("grpcPort: 4317 by default, 0 turns it off, and follows an ephemeral HTTP port unless given", () => {
     expect(loadIngestConfig({}).grpcPort).toBe(4317);
     expect(loadIngestConfig({ flags: { "grpc-port": "0" } }).grpcPort).toBeNull();

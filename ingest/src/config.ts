@@ -52,6 +52,8 @@ export interface IngestConfig {
   /** A request body that sends nothing for this long answers 408; a whole request (headers and body) longer than requestTimeoutMs is cut (408). */
   readonly bodyIdleTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** A request's headers must all arrive within this (408, connection closed); at most requestTimeoutMs. */
+  readonly headersTimeoutMs: number;
   /** Idempotency keys remembered for the 409 on a reused key (docs/security.md, "Idempotency"). */
   readonly maxIdempotencyKeys: number;
   /** TLS certificate and key files (PEM): both or neither. */
@@ -85,6 +87,7 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   tokenConcurrency: 64,
   bodyIdleTimeoutMs: 10_000,
   requestTimeoutMs: 120_000,
+  headersTimeoutMs: 10_000,
   maxIdempotencyKeys: 100_000,
   tlsCertFile: null,
   tlsKeyFile: null,
@@ -113,6 +116,7 @@ const FILE_KEYS: Record<string, keyof IngestConfig> = {
   tokenConcurrency: "tokenConcurrency",
   bodyIdleTimeout: "bodyIdleTimeoutMs",
   requestTimeout: "requestTimeoutMs",
+  headersTimeout: "headersTimeoutMs",
   maxIdempotencyKeys: "maxIdempotencyKeys",
   tlsCert: "tlsCertFile",
   tlsKey: "tlsKeyFile",
@@ -131,6 +135,7 @@ const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_INGEST_TOKEN_CONCURRENCY: "tokenConcurrency",
   TIDEMARK_INGEST_BODY_IDLE_TIMEOUT: "bodyIdleTimeoutMs",
   TIDEMARK_INGEST_REQUEST_TIMEOUT: "requestTimeoutMs",
+  TIDEMARK_INGEST_HEADERS_TIMEOUT: "headersTimeoutMs",
   TIDEMARK_INGEST_MAX_IDEMPOTENCY_KEYS: "maxIdempotencyKeys",
   TIDEMARK_INGEST_TLS_CERT: "tlsCertFile",
   TIDEMARK_INGEST_TLS_KEY: "tlsKeyFile",
@@ -148,6 +153,7 @@ const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   "token-concurrency": "tokenConcurrency",
   "body-idle-timeout": "bodyIdleTimeoutMs",
   "request-timeout": "requestTimeoutMs",
+  "headers-timeout": "headersTimeoutMs",
   "max-idempotency-keys": "maxIdempotencyKeys",
   "tls-cert": "tlsCertFile",
   "tls-key": "tlsKeyFile",
@@ -187,6 +193,11 @@ export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfi
   const config = withTokensFile(out as unknown as IngestConfig);
   if ((config.tlsCertFile === null) !== (config.tlsKeyFile === null))
     fail(config.tlsCertFile === null ? "tlsCert" : "tlsKey", "is missing: give both tlsCert and tlsKey, or neither");
+  if (config.requestTimeoutMs > 0 && config.headersTimeoutMs > config.requestTimeoutMs)
+    fail(
+      "headersTimeout",
+      `${config.headersTimeoutMs} ms is longer than requestTimeout (${config.requestTimeoutMs} ms), which includes the headers: lower it or raise requestTimeout`,
+    );
   if (config.tokens.length === 0 && !isLoopback(config.host))
     fail(
       "tokens",

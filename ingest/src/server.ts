@@ -4,6 +4,7 @@
  * accepting, lets in-flight requests finish (their acks included), then drains NATS.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { ServerOptions } from "node:http";
 import { pino, type Logger } from "pino";
 import type { IngestConfig } from "./config.js";
 import { IngestClock } from "./events/ingest-clock.js";
@@ -19,6 +20,7 @@ import { IdempotencyKeys } from "./http/idempotency-keys.js";
 import { TokenLimits } from "./http/token-limits.js";
 import { redactUrl } from "@tidemark/engine/nats";
 import { tlsOptions } from "./http/tls-options.js";
+import { serverTimeouts } from "./http/server-timeouts.js";
 import { eventsStreamSpec } from "@tidemark/engine/nats";
 import { createIngestMetrics } from "./metrics.js";
 import { EventPublisher } from "./nats/event-publisher.js";
@@ -28,6 +30,13 @@ import { NatsLink } from "./nats/nats-link.js";
 
 /** In-flight requests get this long to finish on close() before their sockets are cut. */
 const CLOSE_GRACE_MS = 10_000;
+
+/** Node's server options: the timeouts (http/server-timeouts.ts), in the TLS options when serving TLS. */
+function serverOptions(config: IngestConfig): { http?: ServerOptions; https?: ServerOptions } {
+  const timeouts = serverTimeouts(config.headersTimeoutMs, config.requestTimeoutMs);
+  const { https } = tlsOptions(config);
+  return https ? { https: { ...https, ...timeouts } } : { http: timeouts };
+}
 
 export interface IngestServer {
   /** e.g. http://127.0.0.1:4318 */
@@ -86,7 +95,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     forceCloseConnections: "idle",
     // fastify's defaults are 0 (none): a request that never ends would hold its budget for ever.
     requestTimeout: config.requestTimeoutMs,
-    ...tlsOptions(config),
+    ...serverOptions(config),
   }) as unknown as FastifyInstance;
   // Bodies are read by the write pipeline itself (limits, gzip, in-flight budget), never by fastify.
   app.removeAllContentTypeParsers();
