@@ -93,6 +93,9 @@ export const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   requestTimeoutMs: duration(0),
   headersTimeoutMs: duration(0),
   maxIdempotencyKeys: int(1, 100_000_000),
+  parseWorkers: int(0, 64),
+  maxQueuedParses: int(0, 100_000),
+  parseOffloadBytes: int(0, 1024 * 1024 * 1024),
   tlsCertFile: optionalPath,
   tlsKeyFile: optionalPath,
 };

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
+import { availableParallelism } from "node:os";
 import { DEFAULT_PARTITIONS, type PartitionBy } from "@tidemark/engine/protocol";
 import { fail, FIELDS, parseTokens } from "./config-fields.js";
 
@@ -56,6 +57,14 @@ export interface IngestConfig {
   readonly headersTimeoutMs: number;
   /** Idempotency keys remembered for the 409 on a reused key (docs/security.md, "Idempotency"). */
   readonly maxIdempotencyKeys: number;
+  /**
+   * Parsing off the event loop (docs/ingest.md, "Parsing off the event loop"): bodies of at least
+   * parseOffloadBytes are parsed by parseWorkers worker threads (0: every body inline), with at
+   * most maxQueuedParses waiting for one (503 past it).
+   */
+  readonly parseWorkers: number;
+  readonly maxQueuedParses: number;
+  readonly parseOffloadBytes: number;
   /** TLS certificate and key files (PEM): both or neither. */
   readonly tlsCertFile: string | null;
   readonly tlsKeyFile: string | null;
@@ -89,6 +98,9 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   requestTimeoutMs: 120_000,
   headersTimeoutMs: 10_000,
   maxIdempotencyKeys: 100_000,
+  parseWorkers: Math.min(2, availableParallelism()),
+  maxQueuedParses: 16,
+  parseOffloadBytes: 64 * 1024,
   tlsCertFile: null,
   tlsKeyFile: null,
 });
@@ -118,6 +130,9 @@ const FILE_KEYS: Record<string, keyof IngestConfig> = {
   requestTimeout: "requestTimeoutMs",
   headersTimeout: "headersTimeoutMs",
   maxIdempotencyKeys: "maxIdempotencyKeys",
+  parseWorkers: "parseWorkers",
+  maxQueuedParses: "maxQueuedParses",
+  parseOffloadBytes: "parseOffloadBytes",
   tlsCert: "tlsCertFile",
   tlsKey: "tlsKeyFile",
 };
@@ -137,6 +152,9 @@ const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_INGEST_REQUEST_TIMEOUT: "requestTimeoutMs",
   TIDEMARK_INGEST_HEADERS_TIMEOUT: "headersTimeoutMs",
   TIDEMARK_INGEST_MAX_IDEMPOTENCY_KEYS: "maxIdempotencyKeys",
+  TIDEMARK_INGEST_PARSE_WORKERS: "parseWorkers",
+  TIDEMARK_INGEST_MAX_QUEUED_PARSES: "maxQueuedParses",
+  TIDEMARK_INGEST_PARSE_OFFLOAD_BYTES: "parseOffloadBytes",
   TIDEMARK_INGEST_TLS_CERT: "tlsCertFile",
   TIDEMARK_INGEST_TLS_KEY: "tlsKeyFile",
 };
@@ -155,6 +173,9 @@ const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   "request-timeout": "requestTimeoutMs",
   "headers-timeout": "headersTimeoutMs",
   "max-idempotency-keys": "maxIdempotencyKeys",
+  "parse-workers": "parseWorkers",
+  "max-queued-parses": "maxQueuedParses",
+  "parse-offload-bytes": "parseOffloadBytes",
   "tls-cert": "tlsCertFile",
   "tls-key": "tlsKeyFile",
 };

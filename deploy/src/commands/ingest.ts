@@ -18,7 +18,8 @@ export const ingest: Command = {
     "                [--partition-by service|service+route] [--log-level info] [--tokens-file FILE]\n" +
     "                [--tls-cert FILE --tls-key FILE] [--token-rate 1000] [--token-concurrency 64]\n" +
     "                [--body-idle-timeout 10s] [--request-timeout 2m] [--headers-timeout 10s]\n" +
-    "                [--max-idempotency-keys 100000]\n" +
+    "                [--max-idempotency-keys 100000] [--parse-workers 2] [--max-queued-parses 16]\n" +
+    "                [--parse-offload-bytes 65536]\n" +
     "  tokens: TIDEMARK_INGEST_TOKENS, TIDEMARK_INGEST_TOKENS_FILE or --tokens-file (docs/security.md)",
   async run(flags: Flags): Promise<number> {
     const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
@@ -42,6 +43,9 @@ export const ingest: Command = {
       "request-timeout",
       "headers-timeout",
       "max-idempotency-keys",
+      "parse-workers",
+      "max-queued-parses",
+      "parse-offload-bytes",
     ];
     const config = loadIngestConfig({
       flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])),
