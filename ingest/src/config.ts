@@ -100,7 +100,7 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   maxIdempotencyKeys: 100_000,
   parseWorkers: Math.min(2, availableParallelism()),
   maxQueuedParses: 16,
-  parseOffloadBytes: 64 * 1024,
+  parseOffloadBytes: 256 * 1024,
   tlsCertFile: null,
   tlsKeyFile: null,
 });
