@@ -6,7 +6,12 @@
  * every accepted body is stored whole. Real nats-server, real HTTP, TM_EVENTS read back.
  */
 import { spawn } from "node:child_process";
+import { SpanKind } from "@opentelemetry/api";
+import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeClients, grpcClient, TRACE_EXPORT, unary } from "../otlp/grpc-client.js";
 import { waitFor } from "../index.js";
 import { startIngestFixture, type IngestFixture, type StoredEvent } from "../ingest/ingest-fixture.js";
 
@@ -159,6 +164,43 @@ describe("ingest parsing off the event loop", () => {
     expect(stored.filter((e) => e.status === 500)).toHaveLength(
       spans.filter((s, i) => i % 2 === 0 && i % 5 === 0).length,
     );
+  });
+
+  it("parses a large OTLP protobuf in a worker, over HTTP and over gRPC, and stores every server span", async () => {
+    fx = await startIngestFixture({ parseWorkers: 1, parseOffloadBytes: 64 * 1024 });
+    const mem = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ "service.name": "proto-offload" }),
+      spanProcessors: [new SimpleSpanProcessor(mem)],
+    });
+    const tracer = provider.getTracer("offload-test");
+    for (let i = 0; i < 3000; i++)
+      tracer
+        .startSpan(`GET /p/${i % 11}`, {
+          kind: SpanKind.SERVER,
+          attributes: { "http.response.status_code": i % 9 === 0 ? 502 : 200 },
+        })
+        .end();
+    await provider.forceFlush();
+    const spans = mem.getFinishedSpans();
+    const body = ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array;
+    expect(body.length).toBeGreaterThan(64 * 1024);
+    expect((await fx.post("/v1/traces", body, "application/x-protobuf")).status).toBe(200);
+    const call = await unary(grpcClient(fx.ingest.grpcAddress as string), TRACE_EXPORT, body);
+    closeClients();
+    expect(call.err).toBeNull();
+    expect(await metric(fx.ingest.url, OFFLOADED)).toBe(2);
+    const stored = (await fx.readStream()).events.filter((e) => e.service === "proto-offload");
+    const key = (route: string, status: number, ts: number) => `${route} ${status} ${ts}`;
+    const expected = spans.map((sp) =>
+      key(
+        sp.name,
+        Number(sp.attributes["http.response.status_code"]),
+        Math.floor(sp.endTime[0] * 1000 + sp.endTime[1] / 1e6),
+      ),
+    );
+    const got = stored.map((e) => key(e.route, e.status, e.ts)).sort();
+    expect(got).toEqual([...expected, ...expected].sort());
   });
 
   it("answers small requests while multi-MiB bodies are being parsed", async () => {
