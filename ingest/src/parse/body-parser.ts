@@ -17,7 +17,8 @@ export class BodyParser {
   ) {}
 
   parse(job: ParseJob, body: Buffer): Parsed | Promise<Parsed> {
-    if (!this.pool || body.length < this.offloadBytes) return parseDeferred(job, body, this.opts);
+    if (!this.pool || this.pool.live === 0 || body.length < this.offloadBytes)
+      return parseDeferred(job, body, this.opts);
     const parsed = this.pool.parse(job, body);
     this.offloaded();
     return parsed;

@@ -3,7 +3,9 @@
  * threads, one body each at a time, and at most `maxQueued` bodies waiting for one; past that a
  * body is refused at once (503 TM_INGEST_PARSE_BUSY, with Retry-After) rather than held. A body
  * is moved to its worker, not copied, when it owns its memory. A worker that dies fails its body
- * (500, nothing stored) and is replaced.
+ * (500, nothing stored) and is replaced; one that dies before it ever came online is not (a
+ * broken install would respawn for ever): with no worker left, `live` is 0 and bodies are parsed
+ * inline (body-parser.ts).
  */
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
@@ -20,14 +22,17 @@ interface Task {
   reject(e: unknown): void;
 }
 
-type Reply =
+type Result =
   | { id: number; packed: PackedBatch }
   | { id: number; refused: { code: IngestErrorCode; message: string } }
   | { id: number; failed: string };
+type Reply = { ready: true } | Result;
 
 interface Slot {
   worker: Worker;
   task?: Task;
+  /** The worker's module loaded (it said so): from then on a death is replaced. */
+  online: boolean;
 }
 
 export class ParsePool {
@@ -41,6 +46,8 @@ export class ParsePool {
     readonly maxQueued: number,
     private readonly opts: EventBodyOptions,
     private readonly log: Logger,
+    /** The worker's module (parse-worker.js beside this file). */
+    private readonly workerUrl: URL = new URL("./parse-worker.js", import.meta.url),
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -48,6 +55,11 @@ export class ParsePool {
   /** Bodies waiting for a worker. */
   get queued(): number {
     return this.queue.length;
+  }
+
+  /** Workers running (or starting). */
+  get live(): number {
+    return this.slots.length;
   }
 
   /** Workers parsing a body now. */
@@ -78,9 +90,12 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL("./parse-worker.js", import.meta.url), { workerData: this.opts });
-    const slot: Slot = { worker };
-    worker.on("message", (reply: Reply) => this.finish(slot, reply));
+    const worker = new Worker(this.workerUrl, { workerData: this.opts });
+    const slot: Slot = { worker, online: false };
+    worker.on("message", (reply: Reply) => {
+      if ("ready" in reply) slot.online = true;
+      else this.finish(slot, reply);
+    });
     worker.on("error", (err) => this.fail(slot, err));
     worker.on("exit", (code) => this.fail(slot, new Error(`parse worker exited with code ${code}`)));
     worker.unref();
@@ -96,7 +111,7 @@ export class ParsePool {
     slot.worker.postMessage(req, [bytes.buffer as ArrayBuffer]);
   }
 
-  private finish(slot: Slot, reply: Reply): void {
+  private finish(slot: Slot, reply: Result): void {
     const task = slot.task;
     slot.task = undefined;
     this.next(slot);
@@ -113,6 +128,14 @@ export class ParsePool {
     slot.task?.reject(this.internal(err.stack ?? err.message));
     slot.task = undefined;
     void slot.worker.terminate();
+    if (!slot.online) {
+      this.log.error({ err }, "a parse worker failed to start: not replaced; bodies are parsed inline without workers");
+      this.slots.splice(i, 1);
+      const other = this.slots.find((s) => !s.task);
+      if (other) this.next(other);
+      else if (this.slots.length === 0) for (const t of this.queue.splice(0)) t.reject(this.internal(err.message));
+      return;
+    }
     const fresh = this.spawn();
     this.slots[i] = fresh;
     this.next(fresh);

@@ -18,6 +18,7 @@ const opts = workerData as EventBodyOptions;
 const port = parentPort;
 if (!port) throw new Error("parse-worker.js runs in a worker thread (parse-pool.ts)");
 
+port.postMessage({ ready: true });
 port.on("message", ({ id, job, body }: ParseRequest) => {
   try {
     const { packed, transfer } = packBatch(
