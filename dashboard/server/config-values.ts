@@ -35,6 +35,9 @@ export const ENV = {
   TIDEMARK_DASHBOARD_QUERY_TIMEOUT: "queryTimeoutMs",
   TIDEMARK_DASHBOARD_QUERY_MAX_CONCURRENCY: "queryMaxConcurrency",
   TIDEMARK_DASHBOARD_QUERY_MAX_QUEUED: "queryMaxQueued",
+  TIDEMARK_DASHBOARD_HEADERS_TIMEOUT: "headersTimeoutMs",
+  TIDEMARK_DASHBOARD_REQUEST_TIMEOUT: "requestTimeoutMs",
+  TIDEMARK_DASHBOARD_CONNECTION_TIMEOUT: "connectionTimeoutMs",
   TIDEMARK_LOG_LEVEL: "logLevel",
   TIDEMARK_ALERTMANAGERS: "alertmanagers",
   TIDEMARK_ALERTS_EXTERNAL_URL: "alertsExternalUrl",
@@ -62,6 +65,9 @@ export const FLAGS: Readonly<Partial<Record<string, string>>> = {
   queryTimeoutMs: "--query-timeout",
   queryMaxConcurrency: "--query-max-concurrency",
   queryMaxQueued: "--query-max-queued",
+  headersTimeoutMs: "--headers-timeout",
+  requestTimeoutMs: "--request-timeout",
+  connectionTimeoutMs: "--connection-timeout",
 };
 
 /** Where a setting is set: its flag, its environment variables, its key in the config file. */

@@ -153,4 +153,29 @@ describe("dashboard config", () => {
       /"queryTimeoutMs" \(--query-timeout, .*must be a duration/,
     );
   });
+
+  it("reads the HTTP timeouts from env and flags, each within the one that contains it", () => {
+    const d = resolveConfig({});
+    expect([d.headersTimeoutMs, d.requestTimeoutMs, d.connectionTimeoutMs]).toEqual([10_000, 30_000, 300_000]);
+    const c = resolveConfig(
+      envConfig({
+        TIDEMARK_DASHBOARD_HEADERS_TIMEOUT: "2s",
+        TIDEMARK_DASHBOARD_REQUEST_TIMEOUT: "5s",
+        TIDEMARK_DASHBOARD_CONNECTION_TIMEOUT: "10m",
+      }),
+      { headersTimeoutMs: "3s" },
+    );
+    expect([c.headersTimeoutMs, c.requestTimeoutMs, c.connectionTimeoutMs]).toEqual([3000, 5000, 600_000]);
+    expect(() => resolveConfig({ headersTimeoutMs: "40s" })).toThrow(
+      /"headersTimeoutMs" \(--headers-timeout, TIDEMARK_DASHBOARD_HEADERS_TIMEOUT, .*\) \(40000 ms\) is longer than requestTimeoutMs \(30000 ms\)/,
+    );
+    expect(() => resolveConfig({ connectionTimeoutMs: "1m" })).toThrow(
+      /"connectionTimeoutMs" \(--connection-timeout, .*is not longer than queryTimeoutMs \(120000 ms\).*raise it above queryTimeoutMs, or 0 for none/,
+    );
+    expect(resolveConfig({ connectionTimeoutMs: 0, requestTimeoutMs: 0, headersTimeoutMs: "1m" })).toMatchObject({
+      connectionTimeoutMs: 0,
+      requestTimeoutMs: 0,
+      headersTimeoutMs: 60_000,
+    });
+  });
 });

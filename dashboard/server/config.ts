@@ -72,6 +72,15 @@ export interface DashboardConfig {
   /** Queries evaluated at once; more wait in a queue of queryMaxQueued, then are refused (503). */
   readonly queryMaxConcurrency: number;
   readonly queryMaxQueued: number;
+  /**
+   * HTTP timeouts (docs/operations.md, "HTTP timeouts"): a request's headers must arrive within
+   * headersTimeoutMs and the whole request within requestTimeoutMs (408, connection closed); a
+   * socket with no traffic either way for connectionTimeoutMs is closed. 0 turns one off. A
+   * WebSocket, once upgraded, is under none of them.
+   */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly connectionTimeoutMs: number;
   /** A client whose socket holds more than this many unsent bytes gets coalesced early panes. */
   readonly sendBufferBytes: number;
   /** Early panes queued per slow client; beyond it the oldest early panes are dropped (counted). */
@@ -143,6 +152,9 @@ const DEFAULTS: DashboardConfig = {
   queryTimeoutMs: 120_000,
   queryMaxConcurrency: 4,
   queryMaxQueued: 64,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  connectionTimeoutMs: 300_000,
   sendBufferBytes: 256 * 1024,
   maxQueuedEarly: 2000,
   maxQueuedFrames: 20_000,
@@ -267,6 +279,7 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     queryTimeoutMs: duration(merged, "queryTimeoutMs"),
     queryMaxConcurrency: int(merged, "queryMaxConcurrency", 1, 10_000),
     queryMaxQueued: int(merged, "queryMaxQueued", 0, 1_000_000),
+    ...httpTimeouts(merged),
     sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),
     maxQueuedEarly: int(merged, "maxQueuedEarly", 1, 10_000_000),
     maxQueuedFrames: int(merged, "maxQueuedFrames", 1, 10_000_000),
@@ -277,6 +290,29 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
     alerts: alertsOf(merged),
     slos: slosOf(merged["slos"]),
   });
+}
+
+/** The HTTP timeouts, each within the one that contains it (docs/operations.md, "HTTP timeouts"). */
+function httpTimeouts(
+  merged: Record<string, unknown>,
+): Pick<DashboardConfig, "headersTimeoutMs" | "requestTimeoutMs" | "connectionTimeoutMs"> {
+  const headersTimeoutMs = duration(merged, "headersTimeoutMs");
+  const requestTimeoutMs = duration(merged, "requestTimeoutMs");
+  const connectionTimeoutMs = duration(merged, "connectionTimeoutMs");
+  if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs)
+    bad(
+      "headersTimeoutMs",
+      `(${headersTimeoutMs} ms) is longer than requestTimeoutMs (${requestTimeoutMs} ms), which includes the headers`,
+      "lower it or raise requestTimeoutMs",
+    );
+  const queryTimeoutMs = duration(merged, "queryTimeoutMs");
+  if (connectionTimeoutMs > 0 && connectionTimeoutMs <= queryTimeoutMs)
+    bad(
+      "connectionTimeoutMs",
+      `(${connectionTimeoutMs} ms) is not longer than queryTimeoutMs (${queryTimeoutMs} ms): a query's socket is idle while it runs and would be cut`,
+      "raise it above queryTimeoutMs, or 0 for none",
+    );
+  return { headersTimeoutMs, requestTimeoutMs, connectionTimeoutMs };
 }
 
 /** The validated `slos`: a file's are validated already (frozen); raw JSON from code against the default policies and windows. */

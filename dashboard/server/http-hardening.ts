@@ -4,9 +4,36 @@
  * page), and URLs with their credentials removed before they are logged.
  */
 import { readFileSync } from "node:fs";
+import type { ServerOptions } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DashboardConfig } from "./config.js";
 import { DashboardError } from "./errors.js";
+
+/**
+ * Fastify's server options: the HTTP timeouts (docs/operations.md, "HTTP timeouts") and, with
+ * tlsCertFile / tlsKeyFile, TLS. Node checks the header and request timeouts every
+ * connectionsCheckingInterval (30 s by default): half the smaller bound here, from 50 ms to 1 s.
+ */
+export function serverOptions(
+  config: Pick<
+    DashboardConfig,
+    "tlsCertFile" | "tlsKeyFile" | "headersTimeoutMs" | "requestTimeoutMs" | "connectionTimeoutMs"
+  >,
+): { http?: ServerOptions; https?: ServerOptions; requestTimeout: number; connectionTimeout: number } {
+  const bounds = [config.headersTimeoutMs, config.requestTimeoutMs].filter((b) => b > 0);
+  const timeouts: ServerOptions = {
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval:
+      bounds.length === 0 ? 1000 : Math.max(50, Math.min(1000, Math.floor(Math.min(...bounds) / 2))),
+  };
+  const { https } = httpsOptions(config);
+  return {
+    ...(https ? { https: { ...https, ...timeouts } } : { http: timeouts }),
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
+  };
+}
 
 /** Fastify's `https` option from tlsCertFile / tlsKeyFile, or nothing (plain HTTP). */
 export function httpsOptions(config: Pick<DashboardConfig, "tlsCertFile" | "tlsKeyFile">): {

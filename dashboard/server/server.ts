@@ -13,7 +13,7 @@ import type { DashboardConfig } from "./config.js";
 import { DashboardError } from "./errors.js";
 import { createFanout, type Fanout } from "./fanout.js";
 import { redactUrl } from "@tidemark/engine/nats";
-import { answerErrors, httpsOptions, requestForLog, securityHeaders } from "./http-hardening.js";
+import { answerErrors, requestForLog, securityHeaders, serverOptions } from "./http-hardening.js";
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
 import { PaneSamples } from "./prom/pane-samples.js";
@@ -59,7 +59,7 @@ export async function startDashboard(
       { component: "http" },
       { level: "warn", serializers: { req: requestForLog } },
     ) as unknown as FastifyBaseLogger,
-    ...httpsOptions(config),
+    ...serverOptions(config),
   }) as unknown as FastifyInstance;
   // A client offering the `tidemark` protocol (with its token protocol) gets it selected (docs/security.md).
   await app.register(fastifyWebsocket, {

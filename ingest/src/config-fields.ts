@@ -91,7 +91,11 @@ export const FIELDS: Record<keyof IngestConfig, FieldParser> = {
   tokenConcurrency: int(0, 1_000_000),
   bodyIdleTimeoutMs: duration(0),
   requestTimeoutMs: duration(0),
+  headersTimeoutMs: duration(0),
   maxIdempotencyKeys: int(1, 100_000_000),
+  parseWorkers: int(0, 64),
+  maxQueuedParses: int(0, 100_000),
+  parseOffloadBytes: int(0, 1024 * 1024 * 1024),
   tlsCertFile: optionalPath,
   tlsKeyFile: optionalPath,
 };

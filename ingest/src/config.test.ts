@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { INGEST_DEFAULTS, loadIngestConfig } from "./config.js";
@@ -136,6 +136,42 @@ describe("ingest config", () => {
     );
     expect(errorOf(() => loadIngestConfig({ flags: { "token-rate": "fast" } })).message).toContain(
       "flag --token-rate: must be a whole number from 0 to 10000000",
+    );
+  });
+
+  it("reads headersTimeout by every name, and refuses one longer than requestTimeout", () => {
+    expect(loadIngestConfig({}).headersTimeoutMs).toBe(10_000);
+    expect(loadIngestConfig({ env: { TIDEMARK_INGEST_HEADERS_TIMEOUT: "3s" } }).headersTimeoutMs).toBe(3000);
+    expect(loadIngestConfig({ flags: { "headers-timeout": "2s" } }).headersTimeoutMs).toBe(2000);
+    expect(loadIngestConfig({ configFile: configFile({ ingest: { headersTimeout: "1s" } }) }).headersTimeoutMs).toBe(
+      1000,
+    );
+    expect(
+      errorOf(() => loadIngestConfig({ flags: { "headers-timeout": "20s", "request-timeout": "10s" } })).message,
+    ).toBe(
+      "config headersTimeout: 20000 ms is longer than requestTimeout (10000 ms), which includes the headers: lower it or raise requestTimeout",
+    );
+    // requestTimeout 0 (none) leaves headersTimeout free.
+    expect(loadIngestConfig({ flags: { "headers-timeout": "20s", "request-timeout": "0" } }).headersTimeoutMs).toBe(
+      20_000,
+    );
+  });
+
+  it("reads the parse pool's settings by every name: workers (min(2, cores)), queue and threshold", () => {
+    const d = loadIngestConfig({});
+    expect([d.parseWorkers, d.maxQueuedParses, d.parseOffloadBytes]).toEqual([
+      Math.min(2, availableParallelism()),
+      16,
+      256 * 1024,
+    ]);
+    const c = loadIngestConfig({
+      env: { TIDEMARK_INGEST_PARSE_WORKERS: "0", TIDEMARK_INGEST_MAX_QUEUED_PARSES: "3" },
+      flags: { "parse-offload-bytes": "1048576" },
+    });
+    expect([c.parseWorkers, c.maxQueuedParses, c.parseOffloadBytes]).toEqual([0, 3, 1_048_576]);
+    expect(loadIngestConfig({ configFile: configFile({ ingest: { parseWorkers: 4 } }) }).parseWorkers).toBe(4);
+    expect(errorOf(() => loadIngestConfig({ flags: { "parse-workers": "-1" } })).message).toContain(
+      "flag --parse-workers: must be a whole number from 0 to 64",
     );
   });
 

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
+import { availableParallelism } from "node:os";
 import { DEFAULT_PARTITIONS, type PartitionBy } from "@tidemark/engine/protocol";
 import { fail, FIELDS, parseTokens } from "./config-fields.js";
 
@@ -52,8 +53,18 @@ export interface IngestConfig {
   /** A request body that sends nothing for this long answers 408; a whole request (headers and body) longer than requestTimeoutMs is cut (408). */
   readonly bodyIdleTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  /** A request's headers must all arrive within this (408, connection closed); at most requestTimeoutMs. */
+  readonly headersTimeoutMs: number;
   /** Idempotency keys remembered for the 409 on a reused key (docs/security.md, "Idempotency"). */
   readonly maxIdempotencyKeys: number;
+  /**
+   * Parsing off the event loop (docs/ingest.md, "Parsing off the event loop"): bodies of at least
+   * parseOffloadBytes are parsed by parseWorkers worker threads (0: every body inline), with at
+   * most maxQueuedParses waiting for one (503 past it).
+   */
+  readonly parseWorkers: number;
+  readonly maxQueuedParses: number;
+  readonly parseOffloadBytes: number;
   /** TLS certificate and key files (PEM): both or neither. */
   readonly tlsCertFile: string | null;
   readonly tlsKeyFile: string | null;
@@ -85,7 +96,11 @@ export const INGEST_DEFAULTS: IngestConfig = Object.freeze({
   tokenConcurrency: 64,
   bodyIdleTimeoutMs: 10_000,
   requestTimeoutMs: 120_000,
+  headersTimeoutMs: 10_000,
   maxIdempotencyKeys: 100_000,
+  parseWorkers: Math.min(2, availableParallelism()),
+  maxQueuedParses: 16,
+  parseOffloadBytes: 256 * 1024,
   tlsCertFile: null,
   tlsKeyFile: null,
 });
@@ -113,7 +128,11 @@ const FILE_KEYS: Record<string, keyof IngestConfig> = {
   tokenConcurrency: "tokenConcurrency",
   bodyIdleTimeout: "bodyIdleTimeoutMs",
   requestTimeout: "requestTimeoutMs",
+  headersTimeout: "headersTimeoutMs",
   maxIdempotencyKeys: "maxIdempotencyKeys",
+  parseWorkers: "parseWorkers",
+  maxQueuedParses: "maxQueuedParses",
+  parseOffloadBytes: "parseOffloadBytes",
   tlsCert: "tlsCertFile",
   tlsKey: "tlsKeyFile",
 };
@@ -131,7 +150,11 @@ const ENV_KEYS: Record<string, keyof IngestConfig> = {
   TIDEMARK_INGEST_TOKEN_CONCURRENCY: "tokenConcurrency",
   TIDEMARK_INGEST_BODY_IDLE_TIMEOUT: "bodyIdleTimeoutMs",
   TIDEMARK_INGEST_REQUEST_TIMEOUT: "requestTimeoutMs",
+  TIDEMARK_INGEST_HEADERS_TIMEOUT: "headersTimeoutMs",
   TIDEMARK_INGEST_MAX_IDEMPOTENCY_KEYS: "maxIdempotencyKeys",
+  TIDEMARK_INGEST_PARSE_WORKERS: "parseWorkers",
+  TIDEMARK_INGEST_MAX_QUEUED_PARSES: "maxQueuedParses",
+  TIDEMARK_INGEST_PARSE_OFFLOAD_BYTES: "parseOffloadBytes",
   TIDEMARK_INGEST_TLS_CERT: "tlsCertFile",
   TIDEMARK_INGEST_TLS_KEY: "tlsKeyFile",
 };
@@ -148,7 +171,11 @@ const FLAG_KEYS: Record<string, keyof IngestConfig> = {
   "token-concurrency": "tokenConcurrency",
   "body-idle-timeout": "bodyIdleTimeoutMs",
   "request-timeout": "requestTimeoutMs",
+  "headers-timeout": "headersTimeoutMs",
   "max-idempotency-keys": "maxIdempotencyKeys",
+  "parse-workers": "parseWorkers",
+  "max-queued-parses": "maxQueuedParses",
+  "parse-offload-bytes": "parseOffloadBytes",
   "tls-cert": "tlsCertFile",
   "tls-key": "tlsKeyFile",
 };
@@ -187,6 +214,11 @@ export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfi
   const config = withTokensFile(out as unknown as IngestConfig);
   if ((config.tlsCertFile === null) !== (config.tlsKeyFile === null))
     fail(config.tlsCertFile === null ? "tlsCert" : "tlsKey", "is missing: give both tlsCert and tlsKey, or neither");
+  if (config.requestTimeoutMs > 0 && config.headersTimeoutMs > config.requestTimeoutMs)
+    fail(
+      "headersTimeout",
+      `${config.headersTimeoutMs} ms is longer than requestTimeout (${config.requestTimeoutMs} ms), which includes the headers: lower it or raise requestTimeout`,
+    );
   if (config.tokens.length === 0 && !isLoopback(config.host))
     fail(
       "tokens",

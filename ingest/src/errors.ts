@@ -20,7 +20,8 @@ export type IngestErrorCode =
   | "TM_INGEST_BODY_TIMEOUT"
   | "TM_INGEST_DEADLINE_EXCEEDED"
   | "TM_INGEST_INTERNAL"
-  | "TM_INGEST_UNAVAILABLE";
+  | "TM_INGEST_UNAVAILABLE"
+  | "TM_INGEST_PARSE_BUSY";
 
 const STATUS: Record<IngestErrorCode, number> = {
   TM_INGEST_CONFIG: 500,
@@ -44,6 +45,7 @@ const STATUS: Record<IngestErrorCode, number> = {
   TM_INGEST_DEADLINE_EXCEEDED: 408,
   TM_INGEST_INTERNAL: 500,
   TM_INGEST_UNAVAILABLE: 503,
+  TM_INGEST_PARSE_BUSY: 503,
 };
 
 export class IngestError extends Error {

@@ -21,9 +21,23 @@ export interface IngestMetrics {
   readonly idempotencyConflicts: Counter;
   readonly idempotencyKeysEvicted: Counter;
   readonly idempotencyKeys: Gauge;
+  /** Bodies handed to a parse worker (docs/ingest.md, "Parsing off the event loop"). */
+  readonly parseOffloaded: Counter;
+  readonly parseQueued: Gauge;
+  readonly parseBusy: Gauge;
 }
 
-export function createIngestMetrics(inFlight: () => number, idempotencyKeys: () => number = () => 0): IngestMetrics {
+/** What the parse pool reports: bodies waiting for a worker, workers parsing. */
+export interface ParseGauges {
+  queued(): number;
+  busy(): number;
+}
+
+export function createIngestMetrics(
+  inFlight: () => number,
+  idempotencyKeys: () => number = () => 0,
+  parse: ParseGauges = { queued: () => 0, busy: () => 0 },
+): IngestMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tidemark_ingest_" });
   // The nodejs_active_*_total sums are gauges named like counters (promtool check metrics warns, docs/operations.md,
@@ -102,7 +116,7 @@ export function createIngestMetrics(inFlight: () => number, idempotencyKeys: () 
     }),
     limited: new Counter({
       name: "tidemark_ingest_limited_total",
-      help: "Write requests refused by a limit: rate and concurrency per token (429), body idle (408)",
+      help: "Write requests refused by a limit: rate and concurrency per token (429), body idle (408), parse queue full (503)",
       labelNames: ["limit"],
       registers,
     }),
@@ -122,6 +136,27 @@ export function createIngestMetrics(inFlight: () => number, idempotencyKeys: () 
       registers,
       collect() {
         this.set(idempotencyKeys());
+      },
+    }),
+    parseOffloaded: new Counter({
+      name: "tidemark_ingest_parse_offloaded_total",
+      help: "Request bodies parsed by a parse worker, off the event loop (those of at least parseOffloadBytes)",
+      registers,
+    }),
+    parseQueued: new Gauge({
+      name: "tidemark_ingest_parse_queue_depth",
+      help: "Request bodies waiting for a parse worker now (at most maxQueuedParses)",
+      registers,
+      collect() {
+        this.set(parse.queued());
+      },
+    }),
+    parseBusy: new Gauge({
+      name: "tidemark_ingest_parse_workers_busy",
+      help: "Parse workers parsing a body now",
+      registers,
+      collect() {
+        this.set(parse.busy());
       },
     }),
   };

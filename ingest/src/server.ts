@@ -4,6 +4,7 @@
  * accepting, lets in-flight requests finish (their acks included), then drains NATS.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { ServerOptions } from "node:http";
 import { pino, type Logger } from "pino";
 import type { IngestConfig } from "./config.js";
 import { IngestClock } from "./events/ingest-clock.js";
@@ -19,15 +20,25 @@ import { IdempotencyKeys } from "./http/idempotency-keys.js";
 import { TokenLimits } from "./http/token-limits.js";
 import { redactUrl } from "@tidemark/engine/nats";
 import { tlsOptions } from "./http/tls-options.js";
+import { serverTimeouts } from "./http/server-timeouts.js";
 import { eventsStreamSpec } from "@tidemark/engine/nats";
 import { createIngestMetrics } from "./metrics.js";
 import { EventPublisher } from "./nats/event-publisher.js";
 import { Heartbeat } from "./nats/heartbeat.js";
 import { Punctuation } from "./nats/punctuation.js";
 import { NatsLink } from "./nats/nats-link.js";
+import { BodyParser } from "./parse/body-parser.js";
+import { ParsePool } from "./parse/parse-pool.js";
 
 /** In-flight requests get this long to finish on close() before their sockets are cut. */
 const CLOSE_GRACE_MS = 10_000;
+
+/** Node's server options: the timeouts (http/server-timeouts.ts), in the TLS options when serving TLS. */
+function serverOptions(config: IngestConfig): { http?: ServerOptions; https?: ServerOptions } {
+  const timeouts = serverTimeouts(config.headersTimeoutMs, config.requestTimeoutMs);
+  const { https } = tlsOptions(config);
+  return https ? { https: { ...https, ...timeouts } } : { http: timeouts };
+}
 
 export interface IngestServer {
   /** e.g. http://127.0.0.1:4318 */
@@ -51,10 +62,16 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
   const keys = new IdempotencyKeys(eventsStreamSpec().duplicateWindowMs, config.maxIdempotencyKeys, () =>
     evicted.count(),
   );
+  const { maxEventsPerRequest, maxStringLength, maxFutureSkewMs, maxAgeMs } = config;
+  const bodyLimits = { maxEventsPerRequest, maxStringLength, maxFutureSkewMs, maxAgeMs };
+  const pool =
+    config.parseWorkers > 0 ? new ParsePool(config.parseWorkers, config.maxQueuedParses, bodyLimits, log) : null;
   const metrics = createIngestMetrics(
     () => budget.bytes,
     () => keys.size,
+    { queued: () => pool?.queued ?? 0, busy: () => pool?.busy ?? 0 },
   );
+  const parser = new BodyParser(bodyLimits, config.parseOffloadBytes, pool, () => metrics.parseOffloaded.inc());
   evicted.count = () => metrics.idempotencyKeysEvicted.inc();
   const limits = new TokenLimits(config.tokenRate, config.tokenConcurrency, (limit) => metrics.limited.inc({ limit }));
   const clock = new IngestClock();
@@ -86,7 +103,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     forceCloseConnections: "idle",
     // fastify's defaults are 0 (none): a request that never ends would hold its budget for ever.
     requestTimeout: config.requestTimeoutMs,
-    ...tlsOptions(config),
+    ...serverOptions(config),
   }) as unknown as FastifyInstance;
   // Bodies are read by the write pipeline itself (limits, gzip, in-flight budget), never by fastify.
   app.removeAllContentTypeParsers();
@@ -114,7 +131,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     if (reply.statusCode >= 500) log.warn({ url: req.url, status: reply.statusCode }, "request failed");
   });
 
-  const pipeline = new WritePipeline({ config, auth, budget, link, publisher, clock, limits, keys, metrics });
+  const pipeline = new WritePipeline({ config, auth, budget, link, publisher, clock, limits, keys, metrics, parser });
   const bodyOpts = { ...config };
   registerEventsRoute(app, pipeline, bodyOpts, metrics);
   registerOtlpRoute(app, TRACES, pipeline, bodyOpts, metrics);
@@ -127,6 +144,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
     if (config.grpcPort !== null) grpc = await startGrpc({ config, pipeline, metrics, log });
   } catch (err) {
     await app.close();
+    await pool?.close();
     await link.close();
     throw err;
   }
@@ -149,6 +167,7 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
         const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS).unref();
         await Promise.all([app.close(), grpc?.close()]);
         clearTimeout(force);
+        await pool?.close();
         punctuation.stop();
         await heartbeat.stop();
         await link.close();

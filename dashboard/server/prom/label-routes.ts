@@ -22,7 +22,7 @@ export type QueryRoute = (
 export function labelRoutes(route: Route, query: QueryRoute, samples: PaneSamples, extra?: ExtraSeries): void {
   query("/api/v1/labels", async (p, ctx) => {
     const names = new Set<string>();
-    for (const l of seriesOf(p, samples, false, ctx, extra)) for (const n of Object.keys(l)) names.add(n);
+    for (const l of await seriesOf(p, samples, false, ctx, extra)) for (const n of Object.keys(l)) names.add(n);
     return successJson(JSON.stringify([...names].sort()), []);
   });
   query(
@@ -30,7 +30,7 @@ export function labelRoutes(route: Route, query: QueryRoute, samples: PaneSample
     async (p, ctx) => {
       const name = p.path("name");
       const values = new Set<string>();
-      for (const l of seriesOf(p, samples, false, ctx, extra)) {
+      for (const l of await seriesOf(p, samples, false, ctx, extra)) {
         const v = l[name];
         if (v !== undefined && v !== "") values.add(v);
       }
@@ -38,7 +38,9 @@ export function labelRoutes(route: Route, query: QueryRoute, samples: PaneSample
     },
     ["GET"],
   );
-  query("/api/v1/series", async (p, ctx) => successJson(JSON.stringify(seriesOf(p, samples, true, ctx, extra)), []));
+  query("/api/v1/series", async (p, ctx) =>
+    successJson(JSON.stringify(await seriesOf(p, samples, true, ctx, extra)), []),
+  );
   route(
     "/api/v1/metadata",
     (p) => {
@@ -66,25 +68,39 @@ function metadataLimit(p: PromParams): number {
   return n < 0 ? Infinity : n;
 }
 
+/** Series pairs scanned between two offers of a turn of the event loop (ctx.pause gives one once a slice is used up). */
+const PAUSE_EVERY = 256;
+
 /**
  * The distinct label sets of the series matching any `match[]` (all series without one) in
- * [start, end], counted against the query's series limit and checked against its deadline.
+ * [start, end], in turns: the scan offers the event loop a turn every PAUSE_EVERY series, and each
+ * turn checks the deadline and the client (docs/prometheus-api.md, "Query limits"); every new
+ * label set counts against the query's series limit as it is found.
  */
-function seriesOf(
+async function seriesOf(
   p: PromParams,
   samples: PaneSamples,
   required: boolean,
   ctx: QueryContext,
   extra?: ExtraSeries,
-): Labels[] {
+): Promise<Labels[]> {
   const selectors: Matcher[][] = p.matchers(required);
   const from = p.time("start", -Infinity);
   const to = p.time("end", Infinity);
   const bySig = new Map<string, Labels>();
-  for (const matchers of selectors.length > 0 ? selectors : [[]])
-    for (const l of [...samples.seriesIn(matchers, from, to), ...(extra?.seriesIn(matchers, from, to) ?? [])])
-      bySig.set(signature(l), l);
-  ctx.guard.selected(bySig.size);
+  const add = (l: Labels): void => {
+    const sig = signature(l);
+    if (bySig.has(sig)) return;
+    bySig.set(sig, l);
+    ctx.guard.selected(1);
+  };
+  for (const matchers of selectors.length > 0 ? selectors : [[]]) {
+    for (const sets of samples.seriesScan(matchers, from, to, PAUSE_EVERY)) {
+      for (const l of sets) add(l);
+      await ctx.pause();
+    }
+    for (const l of extra?.seriesIn(matchers, from, to) ?? []) add(l);
+  }
   ctx.guard.check();
   return [...bySig.values()].sort(compareLabels);
 }

@@ -113,18 +113,35 @@ export class PaneSamples implements Queryable {
   /** Label sets of the matching series with a sample in [fromMs, toMs], one per pane_kind seen there. */
   seriesIn(matchers: readonly Matcher[], fromMs: number, toMs: number): Labels[] {
     const out: Labels[] = [];
-    for (const view of this.select(matchers)) {
-      const s = view.series;
-      const hi = s.lowerBound(toMs - s.windowMs + 1);
-      let seen = 0;
-      for (let i = s.lowerBound(fromMs - s.windowMs); i < hi && seen !== ALL_KINDS; i++) {
-        const bit = 1 << s.kind(i);
-        if ((seen & bit) !== 0 || !view.present(i)) continue;
-        seen |= bit;
-        out.push(view.sampleLabels(i));
+    for (const view of this.select(matchers)) out.push(...labelSetsIn(view, fromMs, toMs));
+    return out;
+  }
+
+  /**
+   * `seriesIn` in turns: the label sets found in each run of `every` (metric, pane series) pairs
+   * (an empty list when none matched), so a caller can give the event loop a turn between runs
+   * (label-routes.ts). `select` keeps its own loop: queries call it on their hot path.
+   */
+  *seriesScan(matchers: readonly Matcher[], fromMs: number, toMs: number, every: number): Generator<Labels[]> {
+    const identity = matchers.filter((m) => m.name !== PANE_KIND);
+    const kind = matchers.filter((m) => m.name === PANE_KIND);
+    const named = identity.filter((m) => m.name === METRIC_NAME || m.name === "quantile");
+    let out: Labels[] = [];
+    let visited = 0;
+    for (let d = 0; d < METRICS.length; d++) {
+      const def = METRICS[d] as MetricDef;
+      if (!matchesAll(staticLabels(def), named)) continue;
+      for (const s of this.series.values()) {
+        if (++visited % every === 0) {
+          yield out;
+          out = [];
+        }
+        if (s.level !== def.level || s.sessions !== def.sessions || s.length === 0) continue;
+        const labels = this.labelsOf(s, def, d);
+        if (matchesAll(labels, identity)) out.push(...labelSetsIn(new PaneView(s, def, labels, kind), fromMs, toMs));
       }
     }
-    return out;
+    yield out;
   }
 
   private labelsOf(s: PaneSeries, def: MetricDef, d: number): Labels {
@@ -148,6 +165,21 @@ export class PaneSamples implements Queryable {
       }
     }
   }
+}
+
+/** The view's label sets with a sample in [fromMs, toMs], one per pane_kind seen there. */
+function labelSetsIn(view: PaneView, fromMs: number, toMs: number): Labels[] {
+  const out: Labels[] = [];
+  const s = view.series;
+  const hi = s.lowerBound(toMs - s.windowMs + 1);
+  let seen = 0;
+  for (let i = s.lowerBound(fromMs - s.windowMs); i < hi && seen !== ALL_KINDS; i++) {
+    const bit = 1 << s.kind(i);
+    if ((seen & bit) !== 0 || !view.present(i)) continue;
+    seen |= bit;
+    out.push(view.sampleLabels(i));
+  }
+  return out;
 }
 
 const statics = new WeakMap<MetricDef, Labels>();

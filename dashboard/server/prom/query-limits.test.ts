@@ -8,6 +8,7 @@ import Fastify from "fastify";
 import { resolveConfig, type DashboardConfigInput } from "../config.js";
 import { dashboardMetrics } from "../metrics.js";
 import { testPane } from "../../protocol/pane.fixture.js";
+import { compareLabels, matcher } from "../promql/index.js";
 import { PaneSamples } from "./pane-samples.js";
 import { promApi } from "./prom-api.js";
 
@@ -116,5 +117,49 @@ describe("Prometheus API query limits", () => {
     expect(answers[2]?.json().error).toContain("1 running and 1 waiting");
     expect(await limited("queue")).toBe(1);
     await app.close();
+  });
+
+  it("scans /api/v1/series, labels and label values in turns: past the deadline they answer 503 timeout, and other requests are answered meanwhile", async () => {
+    // Many series, each a pair per metric of its level: a scan of every one takes far longer than the deadline.
+    const samples = new PaneSamples({ windowsPerSeries: 1, maxWindows: 1_000_000, discardingPolicies: [] });
+    for (let s = 0; s < 5_000; s++) samples.apply(testPane({ start: T, service: `svc-${s}`, kind: "final" }));
+    const metrics = dashboardMetrics();
+    const app = Fastify();
+    const config = resolveConfig({ queryTimeoutMs: "100ms", queryMaxSeries: 1_000_000_000 });
+    await app.register(promApi(config, samples, () => T + W, metrics));
+    await app.ready();
+    const running = async (): Promise<number> => (await metrics.promQueriesRunning.get()).values[0]?.value ?? 0;
+    const all = encodeURIComponent('{__name__=~".+"}');
+    for (const url of [
+      `/api/v1/series?match[]=${all}`,
+      `/api/v1/labels?match[]=${all}`,
+      `/api/v1/label/service/values?match[]=${all}`,
+    ]) {
+      let settled = false;
+      const scan = app.inject({ url }).finally(() => (settled = true));
+      // Seen running from another turn of the event loop: the scan is not one synchronous pass.
+      while ((await running()) === 0 && !settled) await new Promise((r) => setImmediate(r));
+      expect(settled, `${url} was never seen running`).toBe(false);
+      const other = await app.inject({ url: "/api/v1/status/buildinfo" });
+      expect(other.statusCode).toBe(200);
+      expect(settled, `${url} answered before a request sent while it ran`).toBe(false);
+      const res = await scan;
+      expect(res.statusCode, url).toBe(503);
+      expect(res.json(), url).toMatchObject({ errorType: "timeout", code: "TM_PROM_TIMEOUT" });
+    }
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^tidemark_dashboard_prom_queries_limited_total\{limit="timeout"\} 3$/m);
+    await app.close();
+    // Given the time, the scan in turns answers what one synchronous pass gives: one service's series.
+    const patient = Fastify();
+    await patient.register(promApi(resolveConfig({}), samples, () => T + W, dashboardMetrics()));
+    const one = encodeURIComponent('{service="svc-7"}');
+    const ok = await patient.inject({ url: `/api/v1/series?match[]=${one}` });
+    expect(ok.statusCode).toBe(200);
+    const names = (ok.json().data as Array<Record<string, string>>).map((l) => l["__name__"]);
+    expect(names.length).toBeGreaterThan(1);
+    const pass = samples.seriesIn([matcher("service", "=", "svc-7")], -Infinity, Infinity);
+    expect(ok.json().data).toEqual([...pass].sort(compareLabels));
+    await patient.close();
   });
 });

@@ -13,6 +13,7 @@ export const dashboard: Command = {
     "                   [--max-queued-bytes 67108864] [--subscribe-rate 20]\n" +
     "                   [--query-max-series 20000] [--query-max-samples 5000000] [--query-timeout 2m] [--query-max-step-time 500ms]\n" +
     "                   [--query-max-response-bytes 67108864] [--query-max-concurrency 4] [--query-max-queued 64]\n" +
+    "                   [--headers-timeout 10s] [--request-timeout 30s] [--connection-timeout 5m]\n" +
     "  read tokens: TIDEMARK_DASHBOARD_TOKEN or --token-file (--token T shows in ps: discouraged)",
   async run(flags: Flags): Promise<number> {
     const { envConfig, readConfigFile, resolveConfig, startDashboard } = await import("@tidemark/dashboard");
@@ -38,6 +39,9 @@ export const dashboard: Command = {
       queryTimeoutMs: flags.get("query-timeout"),
       queryMaxConcurrency: flags.get("query-max-concurrency"),
       queryMaxQueued: flags.get("query-max-queued"),
+      headersTimeoutMs: flags.get("headers-timeout"),
+      requestTimeoutMs: flags.get("request-timeout"),
+      connectionTimeoutMs: flags.get("connection-timeout"),
       alertmanagers: flags.get("alertmanager"),
     });
     const server = await startDashboard(config);

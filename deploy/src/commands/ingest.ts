@@ -17,7 +17,9 @@ export const ingest: Command = {
     "tidemark ingest [--port 4318] [--grpc-port 4317 (0: off)] [--host 127.0.0.1] [--nats URL] [--config FILE] [--partition-count 8]\n" +
     "                [--partition-by service|service+route] [--log-level info] [--tokens-file FILE]\n" +
     "                [--tls-cert FILE --tls-key FILE] [--token-rate 1000] [--token-concurrency 64]\n" +
-    "                [--body-idle-timeout 10s] [--request-timeout 2m] [--max-idempotency-keys 100000]\n" +
+    "                [--body-idle-timeout 10s] [--request-timeout 2m] [--headers-timeout 10s]\n" +
+    "                [--max-idempotency-keys 100000] [--parse-workers 2] [--max-queued-parses 16]\n" +
+    "                [--parse-offload-bytes 65536]\n" +
     "  tokens: TIDEMARK_INGEST_TOKENS, TIDEMARK_INGEST_TOKENS_FILE or --tokens-file (docs/security.md)",
   async run(flags: Flags): Promise<number> {
     const { loadIngestConfig, startIngest } = await import("@tidemark/ingest");
@@ -39,7 +41,11 @@ export const ingest: Command = {
       "token-concurrency",
       "body-idle-timeout",
       "request-timeout",
+      "headers-timeout",
       "max-idempotency-keys",
+      "parse-workers",
+      "max-queued-parses",
+      "parse-offload-bytes",
     ];
     const config = loadIngestConfig({
       flags: Object.fromEntries(names.map((n) => [n, flags.get(n)])),

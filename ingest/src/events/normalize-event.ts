@@ -112,7 +112,18 @@ export function normalizeEvent(raw: unknown, ingestTs: number, limits: EventLimi
   });
 }
 
-/** Applies the time rules of docs/ingest.md, "`POST /v1/events`", to `event` (whose other fields are valid). */
+/**
+ * An ingest time not yet known: a body is parsed before its ingest_ts is stamped (the stamp and
+ * the publish happen together, after parsing, docs/ingest.md "Ordering"), so parsers pass this
+ * and RecordBatch.stamp applies the time rules later. An event's ts is NaN until then when the
+ * record had none (ts defaults to ingest_ts).
+ */
+export const DEFERRED = NaN;
+
+/**
+ * Applies the time rules of docs/ingest.md, "`POST /v1/events`", to `event` (whose other fields
+ * are valid). With ingestTs DEFERRED only the shape of ts is checked (RecordBatch.stamp does the rest).
+ */
 export function withTime(rawTs: unknown, ingestTs: number, limits: EventLimits, event: TelemetryEvent): Normalized {
   let ts = ingestTs;
   if (rawTs !== undefined && rawTs !== null) {
@@ -120,19 +131,26 @@ export function withTime(rawTs: unknown, ingestTs: number, limits: EventLimits, 
     if (typeof parsed === "string") return bad("ts", parsed);
     ts = parsed;
   }
+  if (Number.isNaN(ingestTs)) {
+    event.ts = ts;
+    return { ok: true, event, clamped: false };
+  }
+  const at = timeAt(ts, ingestTs, limits);
+  if (typeof at === "string") return bad("ts", at, "too_old");
+  event.ts = at.ts;
+  return { ok: true, event, clamped: at.clamped };
+}
+
+/**
+ * The time rules at ingest time `ingestTs` for an event time `ts` (NaN: none given, so ingestTs):
+ * the message of a too-old ts, or the ts kept (a future ts past maxFutureSkew clamped to ingestTs).
+ */
+export function timeAt(ts: number, ingestTs: number, limits: EventLimits): { ts: number; clamped: boolean } | string {
+  if (Number.isNaN(ts)) return { ts: ingestTs, clamped: false };
   if (ts < ingestTs - limits.maxAgeMs) {
     const hint = ts > 0 && ts < SECONDS_HINT ? " (it looks like seconds: send milliseconds)" : "";
-    return bad(
-      "ts",
-      `${ts} is older than the max age of ${limits.maxAgeMs} ms before ingest time ${ingestTs}${hint}`,
-      "too_old",
-    );
+    return `${ts} is older than the max age of ${limits.maxAgeMs} ms before ingest time ${ingestTs}${hint}`;
   }
-  let clamped = false;
-  if (ts > ingestTs + limits.maxFutureSkewMs) {
-    ts = ingestTs;
-    clamped = true;
-  }
-  event.ts = ts;
-  return { ok: true, event, clamped };
+  if (ts > ingestTs + limits.maxFutureSkewMs) return { ts: ingestTs, clamped: true };
+  return { ts, clamped: false };
 }

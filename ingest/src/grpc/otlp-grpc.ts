@@ -91,7 +91,7 @@ function exportHandler(signal: OtlpSignal, deps: GrpcDeps): grpc.handleUnaryCall
       const auth = call.metadata.get("authorization")[0];
       const identity = pipeline.authorize(typeof auth === "string" ? auth : undefined);
       const write = bufferedWrite(headersOf(call.metadata), call.request, expired(call));
-      return pipeline.run(write, identity, (body, ingestTs) => signal.parse(body, "protobuf", ingestTs, config));
+      return pipeline.run(write, identity, { kind: signal.name, format: "protobuf" });
     })().then(
       ({ batch, skipped }) => {
         countOtlp(metrics, signal.name, batch, skipped);

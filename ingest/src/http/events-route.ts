@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { IngestError } from "../errors.js";
-import { decodeUtf8, parseEventBody, type EventBodyOptions } from "../events/event-body.js";
+import type { EventBodyOptions } from "../events/event-body.js";
 import { countBatch, type IngestMetrics } from "../metrics.js";
 import { WWW_AUTHENTICATE } from "./bearer-auth.js";
 import { eventFormatOf } from "./media-type.js";
@@ -33,9 +33,7 @@ export function registerEventsRoute(
     try {
       const identity = pipeline.authorize(req.headers.authorization);
       const format = eventFormatOf(req.headers["content-type"]);
-      const { batch, requestId } = await pipeline.run(httpWrite(req), identity, (body, ingestTs) => ({
-        batch: parseEventBody(decodeUtf8(body), format, ingestTs, opts),
-      }));
+      const { batch, requestId } = await pipeline.run(httpWrite(req), identity, { kind: "events", format });
       countBatch(metrics, "events", batch);
       reply.header("x-request-id", requestId);
       const summary = {

@@ -29,9 +29,10 @@ export function registerOtlpRoute(
           "TM_INGEST_UNSUPPORTED_MEDIA_TYPE",
           `Content-Type "${req.headers["content-type"] ?? ""}" is not accepted on ${signal.httpPath}: send application/x-protobuf or application/json`,
         );
-      const { batch, skipped, requestId } = await pipeline.run(httpWrite(req), identity, (body, ingestTs) =>
-        signal.parse(body, format, ingestTs, opts),
-      );
+      const { batch, skipped, requestId } = await pipeline.run(httpWrite(req), identity, {
+        kind: signal.name,
+        format,
+      });
       countOtlp(metrics, signal.name, batch, skipped);
       const out = otlpSuccess(signal, format, batch.rejected, rejectionMessage(signal, { batch, skipped }));
       return reply.code(200).header("x-request-id", requestId).type(out.contentType).send(out.body);

@@ -4,8 +4,9 @@
  * request id (400) → the token's rate and concurrency (429) → NATS ready (503) → declared size
  * (413) → read body within the body limit, the body-idle timeout and the in-flight budget
  * (413/408/429/400) → a key reused with another body (409, docs/security.md, "Idempotency") →
- * stamp ingest_ts, parse, and start every publish in one synchronous step → await every
- * JetStream ack (503 on any failure). OTLP/gRPC calls take the same steps (grpc/otlp-grpc.ts):
+ * parse, inline or in a parse worker (a full parse queue: 503; docs/ingest.md, "Parsing off the
+ * event loop") → stamp ingest_ts, apply the time rules and start every publish in one synchronous
+ * step (so publish order is stamp order) → await every JetStream ack (503 on any failure). OTLP/gRPC calls take the same steps (grpc/otlp-grpc.ts):
  * their message arrives read and decompressed by grpc-js, and their deadline is checked last
  * before publishing (docs/ingest.md, "OTLP/gRPC").
  */
@@ -15,9 +16,10 @@ import type { Readable } from "node:stream";
 import type { IngestConfig } from "../config.js";
 import { IngestError } from "../errors.js";
 import type { IngestClock } from "../events/ingest-clock.js";
-import type { RecordBatch } from "../events/record-batch.js";
 import type { EventPublisher } from "../nats/event-publisher.js";
 import type { NatsLink } from "../nats/nats-link.js";
+import type { BodyParser } from "../parse/body-parser.js";
+import type { ParseJob, Parsed } from "../parse/parse-job.js";
 import type { BearerAuth } from "./bearer-auth.js";
 import { readBody, take, type BodyLimits } from "./body-reader.js";
 import type { IngestMetrics } from "../metrics.js";
@@ -77,6 +79,7 @@ export interface WriteDeps {
   readonly limits: TokenLimits;
   readonly keys: IdempotencyKeys;
   readonly metrics: IngestMetrics;
+  readonly parser: BodyParser;
 }
 
 /** The body's hash in a message id: 128 bits of SHA-256, base64url. */
@@ -92,29 +95,25 @@ export class WritePipeline {
     return this.deps.auth.check(authorization);
   }
 
-  /** Runs a request authorized as `identity`; `parse` turns the body into a batch at ingest time `ingestTs`. */
-  async run<T extends { batch: RecordBatch }>(
-    req: WriteRequest,
-    identity: string,
-    parse: (body: Buffer, ingestTs: number) => T,
-  ): Promise<T & { requestId: string }> {
+  /** Runs a request authorized as `identity`; `job` says how its body is parsed. */
+  async run(req: WriteRequest, identity: string, job: ParseJob): Promise<Parsed & { requestId: string }> {
     const { id: requestId, header } = requestIdOf(req.headers);
     const release = this.deps.limits.enter(identity);
     try {
-      return await this.admitted(req, identity, requestId, header, parse);
+      return await this.admitted(req, identity, requestId, header, job);
     } finally {
       release();
     }
   }
 
-  private async admitted<T extends { batch: RecordBatch }>(
+  private async admitted(
     req: WriteRequest,
     identity: string,
     requestId: string,
     header: string | null,
-    parse: (body: Buffer, ingestTs: number) => T,
-  ): Promise<T & { requestId: string }> {
-    const { config, budget, link, publisher, clock, keys, metrics } = this.deps;
+    job: ParseJob,
+  ): Promise<Parsed & { requestId: string }> {
+    const { config, budget, link, publisher, clock, keys, metrics, parser } = this.deps;
     if (!link.ready)
       throw new IngestError("TM_INGEST_UNAVAILABLE", "NATS is not reachable: retry after the Retry-After delay");
     const declared = req.declaredBytes;
@@ -139,15 +138,18 @@ export class WritePipeline {
           `${header} "${requestId}" was used for a different body within the deduplication window: nothing was stored; send new events with a new key`,
         );
       }
-      const ingestTs = clock.now();
-      const result = parse(body, ingestTs);
+      const parsed = await parser.parse(job, body);
+      // One synchronous step from here to the publishes: stamp order is publish order.
+      parsed.batch.stamp(clock.now(), config);
       req.beforePublish?.();
-      if (result.batch.events.length > 0)
-        await publisher.publish(`${requestId}:${identity}:${hash}`, result.batch.events);
-      return { ...result, requestId };
+      if (parsed.batch.events.length > 0)
+        await publisher.publish(`${requestId}:${identity}:${hash}`, parsed.batch.events);
+      return { ...parsed, requestId };
     } catch (err) {
       if (err instanceof IngestError && err.code === "TM_INGEST_BODY_TIMEOUT")
         metrics.limited.inc({ limit: "body_idle" });
+      if (err instanceof IngestError && err.code === "TM_INGEST_PARSE_BUSY")
+        metrics.limited.inc({ limit: "parse_queue" });
       throw err;
     } finally {
       budget.release(held);
