@@ -117,6 +117,12 @@ export interface PaneValue {
   p999: number;
   /** Distinct users (HyperLogLog estimate). */
   users: number;
+  /**
+   * Exact count of requests slower than each configured latency threshold: the threshold in ms as
+   * a decimal string ("300") → requests with latency_ms > 300. Absent when no thresholds are
+   * configured (docs/semantics.md, "Latency thresholds").
+   */
+  latencyAbove?: Readonly<Record<string, number>>;
 }
 
 /**

@@ -9,6 +9,7 @@
  * config CRC · body · CRC-32 of all before. Columns are written in the host's byte order
  * (little-endian on every platform Node supports for tidemark).
  */
+import { hashedConfig } from "../snapshot/config-hash.js";
 import { ByteWriter, crc32, type ByteReader } from "../snapshot/byte-codec.js";
 import { CoreError } from "../errors.js";
 import {
@@ -43,7 +44,7 @@ const KEYS_PER_STEP = 4096;
 type Column = Float64Array | Int32Array | Uint32Array | Uint8Array;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {
-  return crc32(new TextEncoder().encode(JSON.stringify([config, sessions])));
+  return crc32(new TextEncoder().encode(JSON.stringify([hashedConfig(config), sessions])));
 }
 
 function corrupt(what: string): CoreError {

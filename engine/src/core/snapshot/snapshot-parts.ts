@@ -78,8 +78,10 @@ export function readDelaySamples(r: ByteReader, p: PolicyState, corrupt: (what: 
   }
 }
 
+/** A pane value: 0 (none), 1 (the value), 2 (the value and its `latencyAbove`: count, then threshold and count each). */
 export function writeValue(w: ByteWriter, v: PaneValue | null): void {
-  w.bool(v !== null);
+  const above = v?.latencyAbove;
+  w.uint(v === null ? 0 : above === undefined ? 1 : 2);
   if (v === null) return;
   w.uint(v.count);
   w.uint(v.errors);
@@ -90,11 +92,19 @@ export function writeValue(w: ByteWriter, v: PaneValue | null): void {
   w.f64(v.p99);
   w.f64(v.p999);
   w.uint(v.users);
+  if (above === undefined) return;
+  const keys = Object.keys(above);
+  w.uint(keys.length);
+  for (const k of keys) {
+    w.uint(Number(k));
+    w.uint(above[k] as number);
+  }
 }
 
 export function readValue(r: ByteReader): PaneValue | null {
-  if (!r.bool()) return null;
-  return Object.freeze({
+  const tag = r.uint();
+  if (tag === 0) return null;
+  const v: PaneValue = {
     count: r.uint(),
     errors: r.uint(),
     errorRate: r.f64(),
@@ -104,7 +114,13 @@ export function readValue(r: ByteReader): PaneValue | null {
     p99: r.f64(),
     p999: r.f64(),
     users: r.uint(),
-  });
+  };
+  if (tag === 2) {
+    const above: Record<string, number> = {};
+    for (let n = r.uint(); n > 0; n--) above[String(r.uint())] = r.uint();
+    v.latencyAbove = Object.freeze(above);
+  }
+  return Object.freeze(v);
 }
 
 export function writePoint(w: ByteWriter, v: BiasPoint | null): void {

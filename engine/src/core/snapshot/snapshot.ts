@@ -8,6 +8,7 @@
 import type { AggregateKind } from "../windows/aggregate.js";
 import type { BiasPoint } from "../dial/bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
+import { hashedConfig } from "./config-hash.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "../core-state.js";
 import { CoreError } from "../errors.js";
 import { allSteps, crc32Steps, joinSteps } from "./snapshot-steps.js";
@@ -55,7 +56,7 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
 export const SNAPSHOT_VERSION = 6;
 
 function configCrc(config: CoreConfig): number {
-  return crc32(new TextEncoder().encode(JSON.stringify(config)));
+  return crc32(new TextEncoder().encode(JSON.stringify(hashedConfig(config))));
 }
 
 function* writeWindow(w: ByteWriter, win: Window, policies: number): Generator<void, void, void> {
