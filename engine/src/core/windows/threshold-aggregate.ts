@@ -17,6 +17,21 @@ const COUNT_BYTES = 8;
 /** `latencyAbove` of a pane value: the threshold's decimal string → the exact count above it. */
 export type LatencyAbove = Readonly<Record<string, number>>;
 
+/** An index past V8's largest gap for fast elements: setting it makes an object's elements a dictionary. */
+const FAR_INDEX = 2 ** 30;
+
+/**
+ * An empty object whose integer-like keys ("300", "1000") go to a dictionary: a plain object
+ * would hold its elements in an array as long as the largest key (8 KB for "1000", measured), per
+ * pane value (engine/BENCHMARKS.md, "Latency thresholds").
+ */
+function sparseObject(): Record<string, number> {
+  const o: Record<number, number> = {};
+  o[FAR_INDEX] = 0;
+  delete o[FAR_INDEX];
+  return o as Record<string, number>;
+}
+
 function corrupt(what: string): SketchError {
   return new SketchError("TM_SKETCH_CODEC_CORRUPT", `cannot decode latency threshold counts (${what})`);
 }
@@ -65,7 +80,7 @@ export function thresholdAggregates(
       const cached = this.thresholdValue;
       const count = this.count;
       if (cached !== null && cached.count === count) return cached;
-      const latencyAbove: Record<string, number> = {};
+      const latencyAbove = sparseObject();
       for (let i = 0; i < k; i++) latencyAbove[keys[i] as string] = this.above[i] as number;
       const v = Object.freeze({ ...super.value(), latencyAbove: Object.freeze(latencyAbove) });
       if (count > 16) this.thresholdValue = v;
