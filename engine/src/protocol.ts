@@ -117,6 +117,12 @@ export interface PaneValue {
   p999: number;
   /** Distinct users (HyperLogLog estimate). */
   users: number;
+  /**
+   * Exact count of requests slower than each configured latency threshold: the threshold in ms as
+   * a decimal string ("300") → requests with latency_ms > 300. Absent when no thresholds are
+   * configured (docs/semantics.md, "Latency thresholds").
+   */
+  latencyAbove?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -141,7 +147,7 @@ export interface PaneBias {
   spread?: BiasSpread;
   /** The stage this measurement is of: a pane carries its own stage's (absent on older panes). */
   stage?: BiasStage;
-  /** Early panes: the age bucket, the elapsed fraction of the window at emission (see AGE_BUCKETS). */
+  /** Early panes: the age bucket at emission (see AGE_BUCKETS). */
   age?: AgeBucket;
   /** "service": measured for the pane's own service; "policy": the pooled figure of its policy and stage. */
   scope?: "service" | "policy";
@@ -161,16 +167,25 @@ export interface BiasSpread {
 export type BiasStage = "early" | "on-time" | "late" | "final";
 
 /**
- * Age buckets of early panes: the elapsed fraction of the window when the pane was emitted,
- * (emittedAt − start) / size; "1+" is after the window's end, before its on-time pane.
+ * Age buckets of early panes (docs/semantics.md, "Measured bias"). Before the window's end: the
+ * elapsed fraction of the window at emission, (emittedAt − start) / size, in quarters. After it
+ * (before the on-time pane): the early interval the pane fell in, k = ⌊(emittedAt − end) /
+ * earlyEvery⌋ — "1+0" the first early pane after the end, "1+1" the next, "1+2", then "1+3+" for
+ * every later one. Early panes after the end differ most from each other (each is a few seconds
+ * closer to the watermark), so each gets its own bias.
  */
-export const AGE_BUCKETS = ["0-0.25", "0.25-0.5", "0.5-0.75", "0.75-1", "1+"] as const;
+export const AGE_BUCKETS = ["0-0.25", "0.25-0.5", "0.5-0.75", "0.75-1", "1+0", "1+1", "1+2", "1+3+"] as const;
 export type AgeBucket = (typeof AGE_BUCKETS)[number];
 
-/** The age bucket of an early pane emitted at log time `emittedAt` for window [start, end). */
-export function ageBucketOf(start: number, end: number, emittedAt: number): AgeBucket {
+/** Buckets for early panes after the window's end, one per early interval; the last is open. */
+const AFTER_END: readonly AgeBucket[] = ["1+0", "1+1", "1+2", "1+3+"];
+
+/** The age bucket of an early pane emitted at log time `emittedAt` for window [start, end) by a policy with early panes every `earlyEveryMs`. */
+export function ageBucketOf(start: number, end: number, emittedAt: number, earlyEveryMs: number): AgeBucket {
   const f = (emittedAt - start) / (end - start);
-  return f < 0.25 ? "0-0.25" : f < 0.5 ? "0.25-0.5" : f < 0.75 ? "0.5-0.75" : f < 1 ? "0.75-1" : "1+";
+  if (f < 1) return f < 0.25 ? "0-0.25" : f < 0.5 ? "0.25-0.5" : f < 0.75 ? "0.5-0.75" : "0.75-1";
+  const k = earlyEveryMs > 0 ? Math.floor((emittedAt - end) / earlyEveryMs) : 0;
+  return AFTER_END[Math.min(k, AFTER_END.length - 1)] as AgeBucket;
 }
 
 /**

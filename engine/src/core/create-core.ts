@@ -2,12 +2,15 @@
 import type { AggregateKind } from "./windows/aggregate.js";
 import { newCoreState } from "./core-state.js";
 import { sketchAggregates } from "./windows/sketch-aggregate.js";
+import { thresholdAggregates } from "./windows/threshold-aggregate.js";
 import { decodeCoreSnapshot } from "./snapshot/snapshot.js";
 import { EventTimeCore } from "./stream-core.js";
 import type { CoreConfig, StreamCore } from "./types.js";
 import { validateCoreConfig } from "./validate-config.js";
 
 function aggregatesFor(config: CoreConfig): AggregateKind {
+  const thresholds = config.latencyThresholdsMs;
+  if (thresholds.length > 0) return thresholdAggregates(config.relativeAccuracy, config.hllPrecision, thresholds);
   return sketchAggregates(config.relativeAccuracy, config.hllPrecision);
 }
 

@@ -49,5 +49,6 @@ export function defaultCoreConfig(): CoreConfig {
     idleTimeoutMs: 10_000,
     relativeAccuracy: 0.01,
     hllPrecision: 14,
+    latencyThresholdsMs: [],
   };
 }

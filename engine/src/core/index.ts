@@ -4,7 +4,7 @@ export { coreAggregates, createCore, partialSliceLengths, restoreCore } from "./
 export { PartialAccumulator, type PartialAccumulatorState } from "./partials/partial-accumulator.js";
 export { TickAligner, type OfferOutcome, type TickAlignerState } from "./partials/tick-aligner.js";
 export { defaultCoreConfig, DEFAULT_POLICIES } from "./default-config.js";
-export { validateCoreConfig } from "./validate-config.js";
+export { MAX_LATENCY_THRESHOLDS, validateCoreConfig } from "./validate-config.js";
 export { CoreError, ConfigError, type CoreErrorCode } from "./errors.js";
 export { keyIdOf } from "./windows/window-state.js";
 export { OTHER_ROUTE, OTHER_SERVICE } from "./windows/key-registry.js";

@@ -67,6 +67,12 @@ export interface CoreConfig {
   relativeAccuracy: number;
   /** HyperLogLog precision. */
   hllPrecision: number;
+  /**
+   * Latency thresholds (ms, ascending, at most 8): every aggregate counts exactly the events slower
+   * than each, published as the pane value's `latencyAbove` (docs/semantics.md, "Latency
+   * thresholds"); empty: no field, no cost.
+   */
+  latencyThresholdsMs: readonly number[];
 }
 
 /** Where the core sends what it emits. */

@@ -100,4 +100,19 @@ describe("validateCoreConfig", () => {
     expect(error({ idleTimeout: 0 }).message).toBe("config.idleTimeout: must be greater than 0, got 0");
     expect(error({ idleTimeout: "soon" }).path).toBe("config.idleTimeout");
   });
+
+  it("reads latency thresholds: positive whole ms, ascending, each once, at most 8 (default none)", () => {
+    expect(validateCoreConfig({}).latencyThresholdsMs).toEqual([]);
+    expect(validateCoreConfig({ latencyThresholdsMs: [100, 300] }).latencyThresholdsMs).toEqual([100, 300]);
+    expect(error({ latencyThresholdsMs: [300, 100] }).message).toBe(
+      "config.latencyThresholdsMs[1]: expected thresholds in ascending order, each once; got 100 after 300",
+    );
+    expect(error({ latencyThresholdsMs: [100, 100] }).path).toBe("config.latencyThresholdsMs[1]");
+    expect(error({ latencyThresholdsMs: [0] }).path).toBe("config.latencyThresholdsMs[0]");
+    expect(error({ latencyThresholdsMs: [2.5] }).path).toBe("config.latencyThresholdsMs[0]");
+    expect(error({ latencyThresholdsMs: "300" }).path).toBe("config.latencyThresholdsMs");
+    expect(error({ latencyThresholdsMs: [1, 2, 3, 4, 5, 6, 7, 8, 9] }).message).toMatch(
+      /^config\.latencyThresholdsMs: expected an array of at most 8 thresholds in ms/,
+    );
+  });
 });

@@ -164,7 +164,30 @@ function stateLimits(
     idleTimeoutMs: duration(pick(o, ["idleTimeoutMs", "idleTimeout"]) ?? d.idleTimeoutMs, `${path}.idleTimeout`, true),
     relativeAccuracy: acc,
     hllPrecision: integer(o.hllPrecision ?? d.hllPrecision, `${path}.hllPrecision`, 4, 18),
+    latencyThresholdsMs: latencyThresholds(o.latencyThresholdsMs, `${path}.latencyThresholdsMs`),
   };
+}
+
+/** At most this many latency thresholds: each costs a count per aggregate and a comparison per event. */
+export const MAX_LATENCY_THRESHOLDS = 8;
+
+/** Positive whole milliseconds, ascending, each once, at most MAX_LATENCY_THRESHOLDS (docs/semantics.md, "Latency thresholds"). */
+function latencyThresholds(v: unknown, path: string): number[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || v.length > MAX_LATENCY_THRESHOLDS)
+    throw new ConfigError(
+      path,
+      `expected an array of at most ${MAX_LATENCY_THRESHOLDS} thresholds in ms, got ${JSON.stringify(v)}`,
+    );
+  const out = v.map((x, i) => integer(x, `${path}[${i}]`, 1, 2 ** 31 - 1));
+  out.forEach((x, i) => {
+    if (i > 0 && x <= (out[i - 1] as number))
+      throw new ConfigError(
+        `${path}[${i}]`,
+        `expected thresholds in ascending order, each once; got ${x} after ${out[i - 1]}`,
+      );
+  });
+  return out;
 }
 
 function deepFreeze<T>(v: T): T {

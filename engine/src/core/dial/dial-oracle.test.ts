@@ -87,6 +87,8 @@ for (const e of STREAM) core.event(0, e, out);
 core.heartbeat(0, LAST_HEARTBEAT, out);
 const status = core.status();
 const policyOf = (name: string) => config.policies.find((p) => p.name === name)!;
+/** The dashboard policy's early cadence: its early panes after the window's end are bucketed by it. */
+const EARLY_MS = policyOf("dashboard").earlyEveryMs as number;
 const onTimeLimit = (name: string, c: Cell) => {
   const p = policyOf(name);
   return c.end + (p.watermark as { lagMs: number }).lagMs + (p.mode === "final-only" ? p.graceMs : 0);
@@ -185,7 +187,10 @@ describe("the dial against an independent computation over the raw events", () =
     // Per (service, window, bucket): the last early pane there is what the policy showed at that age.
     const shown = new Map<string, Pane>();
     for (const p of early)
-      shown.set(`${p.key.service}|${p.window.start}|${ageBucketOf(p.window.start, p.window.end, p.emittedAt)}`, p);
+      shown.set(
+        `${p.key.service}|${p.window.start}|${ageBucketOf(p.window.start, p.window.end, p.emittedAt, EARLY_MS)}`,
+        p,
+      );
     const closes = new Set(dashboardCells.get("a")!.map((c) => closeAt(c.end)));
     let compared = 0;
     for (const [service, cells] of dashboardCells) {
@@ -194,7 +199,7 @@ describe("the dial against an independent computation over the raw events", () =
       for (const p of early)
         if (p.key.service === service && !closes.has(p.emittedAt)) lastIn.set(p.bias.age as string, p);
       for (const [age, pane] of lastIn) {
-        expect(ageBucketOf(pane.window.start, pane.window.end, pane.emittedAt)).toBe(age);
+        expect(ageBucketOf(pane.window.start, pane.window.end, pane.emittedAt, EARLY_MS)).toBe(age);
         const samples = cells
           .filter((c) => closeAt(c.end) < pane.emittedAt && shown.has(`${service}|${c.start}|${age}`))
           .map((c) => {

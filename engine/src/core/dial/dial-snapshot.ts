@@ -7,7 +7,7 @@ import { BiasTracker, type BiasLabel } from "./bias.js";
 import type { ByteReader, ByteWriter } from "../snapshot/byte-codec.js";
 import { LatenessWindow } from "./lateness.js";
 import { newProvisionalDial, newServiceStages, type PolicyDial, type ProvisionalDial } from "./policy-dial.js";
-import { readNullable, writeNullable } from "../snapshot/snapshot-parts.js";
+import { readNullable, savedSlots, writeNullable } from "../snapshot/snapshot-parts.js";
 import { LABELS, SLOTS } from "../panes/stage-slot.js";
 
 /** A tracker or its absence: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
@@ -48,7 +48,12 @@ export function readTrackers(
   size: number,
   labels: readonly BiasLabel[],
 ): void {
-  for (let slot = 0; slot < SLOTS; slot++) into[slot] = readTracker(r, size, labels[slot] as BiasLabel);
+  const slots = savedSlots(r);
+  for (let saved = 0; saved < slots.length; saved++) {
+    const slot = slots[saved] as number;
+    const t = readTracker(r, size, labels[Math.max(slot, 0)] as BiasLabel);
+    if (slot >= 0) into[slot] = t;
+  }
 }
 
 export function writePolicyDial(w: ByteWriter, dial: PolicyDial): void {
@@ -98,9 +103,14 @@ function readProvisional(r: ByteReader, size: number): ProvisionalDial | null {
 
 export function readPolicyDial(r: ByteReader, dial: PolicyDial): void {
   dial.closedWindows = r.uint();
-  for (let slot = 0; slot < SLOTS; slot++) {
-    dial.emitDelaySum[slot] = r.f64();
-    dial.emitDelayCount[slot] = r.uint();
+  const slots = savedSlots(r);
+  for (let saved = 0; saved < slots.length; saved++) {
+    const slot = slots[saved] as number;
+    const sum = r.f64();
+    const count = r.uint();
+    if (slot < 0) continue;
+    dial.emitDelaySum[slot] = sum;
+    dial.emitDelayCount[slot] = count;
   }
   readTrackers(r, dial.pooled, dial.size, LABELS.policy);
   readTrackers(r, dial.pooledNowcastError, dial.size, LABELS.policy);

@@ -52,6 +52,8 @@ const config = validateCoreConfig({
   ],
   referenceHorizon: "30s",
 });
+/** The policy's early cadence: early panes after the window's end are bucketed by it. */
+const EARLY_MS = 2_000;
 
 describe("bias per service and stage", () => {
   const events = stream();
@@ -94,7 +96,7 @@ describe("bias per service and stage", () => {
       ["early", "0.25-0.5"],
       ["early", "0.5-0.75"],
       ["early", "0.75-1"],
-      ["early", "1+"],
+      ["early", "1+0"],
       ["on-time", null],
       ["final", null],
     ]);
@@ -110,7 +112,7 @@ describe("bias per service and stage", () => {
     const refCount = { a: 12, b: 10 } as Record<string, number>;
     const lastEarly = new Map<string, Pane>();
     for (const p of out.panes.filter((q) => services(q) && q.kind === "early" && q.window.start === T))
-      lastEarly.set(`${p.key.service}|${ageBucketOf(p.window.start, p.window.end, p.emittedAt)}`, p);
+      lastEarly.set(`${p.key.service}|${ageBucketOf(p.window.start, p.window.end, p.emittedAt, EARLY_MS)}`, p);
     for (const p of later) {
       const service = p.key.service;
       if (service === "c") {
@@ -119,7 +121,7 @@ describe("bias per service and stage", () => {
         continue;
       }
       if (p.kind === "early") {
-        const age = ageBucketOf(p.window.start, p.window.end, p.emittedAt);
+        const age = ageBucketOf(p.window.start, p.window.end, p.emittedAt, EARLY_MS);
         expect([p.bias.stage, p.bias.age]).toEqual(["early", age]);
         const shown = lastEarly.get(`${service}|${age}`)?.value.count;
         // Window 0 had no early pane of any service in this bucket (e.g. "1+": its log time jumped past

@@ -51,7 +51,7 @@ interface Emission {
 
 /** The policy's panes of `kind` for the window's keys, read from the shared aggregates now. */
 export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, kind: Emitted): void {
-  const slot = slotOf(kind, w.start, w.end, ctx.logTime);
+  const slot = slotOf(kind, w.start, w.end, ctx.logTime, policy.cfg.earlyEveryMs);
   const dial = ctx.dialOf(policy, w.configIndex);
   const alsoFinal = slot === SLOT_ON_TIME && !hasFinalPane(policy);
   recordEmitDelay(dial, slot, ctx.logTime - w.end);

@@ -10,19 +10,20 @@ import type { BiasPoint } from "../dial/bias.js";
 
 /** Numbers per slot: the value's four, then the nowcast's four. */
 export const POINT_FIELDS = 8;
-/** Bits of `rows` per slot: a row index (< SLOTS ≤ 16). */
-const ROW_BITS = 4;
+/** `rows` holds a row index (< SLOTS ≤ 13) per slot in base ROW_BASE: 4 bits each, up to 52 bits of a double. */
+const ROW_BASE = 16;
+const ROW_SCALE: readonly number[] = Array.from({ length: 13 }, (_, s) => ROW_BASE ** s);
 
 /**
  * Only the slots shown so far are held (docs/decisions/0019-core-light.md): `v` has one row of
  * POINT_FIELDS numbers per set slot, in the order the slots were first shown, and `rows` holds each
- * slot's row index in ROW_BITS bits. A plain array of doubles: for a few rows a typed array's
+ * slot's row index as a base-16 digit. A plain array of doubles: for a few rows a typed array's
  * headers would cost more than the numbers.
  */
 export interface StagePoints {
   /** Bit `slot` set: the slot holds a value. */
   mask: number;
-  /** Row of slot s in `v`: bits [ROW_BITS·s, ROW_BITS·(s + 1)), valid where `mask` has bit s. */
+  /** Row of slot s in `v`: digit s of `rows` in base ROW_BASE, valid where `mask` has bit s. */
   rows: number;
   v: number[];
 }
@@ -36,7 +37,7 @@ export function newStagePoints(): StagePoints {
 /** Index in `v` of the slot's first number; -1 when the slot holds no value. */
 export function pointOffset(p: StagePoints, slot: number): number {
   if (!(p.mask & (1 << slot))) return -1;
-  return ((p.rows >>> (ROW_BITS * slot)) & ((1 << ROW_BITS) - 1)) * POINT_FIELDS;
+  return (Math.floor(p.rows / (ROW_SCALE[slot] as number)) % ROW_BASE) * POINT_FIELDS;
 }
 
 /** The slot's row, added (exactly sized: rows are few and added one at a time) when it had none. */
@@ -47,7 +48,7 @@ function rowOf(p: StagePoints, slot: number): number {
   const grown = new Array<number>(p.v.length + POINT_FIELDS);
   for (let i = 0; i < p.v.length; i++) grown[i] = p.v[i] as number;
   p.v = grown;
-  p.rows |= row << (ROW_BITS * slot);
+  p.rows += row * (ROW_SCALE[slot] as number);
   p.mask |= 1 << slot;
   return row * POINT_FIELDS;
 }

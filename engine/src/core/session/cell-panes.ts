@@ -38,7 +38,7 @@ export function cellPaneId(policy: string, service: string, sizeMs: number, star
 /** Emits the cell's pane(s) of `kind` for policy p, and records what it showed for the bias. */
 export function emitCell(ctx: CellEmitContext, p: PolicyState, c: SessionCell, kind: Emitted): void {
   const w = c.window;
-  const slot = slotOf(kind, w.start, w.end, ctx.logTime);
+  const slot = slotOf(kind, w.start, w.end, ctx.logTime, p.cfg.earlyEveryMs);
   const dial = ctx.dialOf(p, w.size);
   const full = cellValue(c);
   const delay = ctx.logTime - w.end;

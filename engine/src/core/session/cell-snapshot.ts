@@ -10,6 +10,7 @@ import type { ByteReader, ByteWriter } from "../snapshot/byte-codec.js";
 import type { CoreError } from "../errors.js";
 import {
   readPoint,
+  readLastSlot,
   readStagePoints,
   readValue,
   writePoint,
@@ -37,7 +38,7 @@ function readCell(r: ByteReader, window: CellWindow, service: string, policy: nu
     r.uint(),
     r.uint(),
   ];
-  c.lastSlot = r.uint() - 1;
+  c.lastSlot = readLastSlot(r);
   [c.changed, c.queued, c.lateDirty] = [r.bool(), r.bool(), r.bool()];
   return Object.assign(c, { durations: DDSketch.decode(r.bytes()), last: readValue(r), points: readStagePoints(r) });
 }

@@ -9,6 +9,8 @@
  * config CRC · body · CRC-32 of all before. Columns are written in the host's byte order
  * (little-endian on every platform Node supports for tidemark).
  */
+import { V6_SLOTS } from "../panes/stage-slot.js";
+import { hashedConfig } from "../snapshot/config-hash.js";
 import { ByteWriter, crc32, type ByteReader } from "../snapshot/byte-codec.js";
 import { CoreError } from "../errors.js";
 import {
@@ -36,14 +38,14 @@ const MAGIC = [0x54, 0x4d, 0x53, 0x53];
  * service and stage. 5: lanes of session facts shared by policies. 6: session rows in typed arrays,
  * cells per window size instead of per-session panes (docs/decisions/0034-sessions-at-scale.md).
  */
-export const SESSION_SNAPSHOT_VERSION = 6;
+export const SESSION_SNAPSHOT_VERSION = 7;
 /** Keys whose names are written per step (a power of two). */
 const KEYS_PER_STEP = 4096;
 
 type Column = Float64Array | Int32Array | Uint32Array | Uint8Array;
 
 function configCrc(config: CoreConfig, sessions: SessionConfig): number {
-  return crc32(new TextEncoder().encode(JSON.stringify([config, sessions])));
+  return crc32(new TextEncoder().encode(JSON.stringify([hashedConfig(config), sessions])));
 }
 
 function corrupt(what: string): CoreError {
@@ -173,11 +175,12 @@ export function decodeSessionSnapshot(
   const r = unseal(bytes, "session snapshot");
   for (const b of MAGIC) if (r.uint() !== b) throw corrupt("is not a session snapshot");
   const version = r.uint();
-  if (version !== SESSION_SNAPSHOT_VERSION)
+  if (version !== SESSION_SNAPSHOT_VERSION && version !== 6)
     throw new CoreError(
       "TM_SNAPSHOT_VERSION",
       `session snapshot version ${version} is not ${SESSION_SNAPSHOT_VERSION}: start with a fresh data directory (the engine replays TM_EVENTS)`,
     );
+  if (version === 6) r.slotMap = V6_SLOTS;
   if (r.uint() !== configCrc(config, sessions))
     throw new CoreError(
       "TM_SNAPSHOT_CONFIG_MISMATCH",

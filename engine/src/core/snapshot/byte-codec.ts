@@ -146,6 +146,11 @@ export class ByteReader {
    */
   private readonly names: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS);
   pos = 0;
+  /**
+   * The saved slot → today's slot (-1: dropped) of a snapshot written with another stage-slot
+   * layout (panes/stage-slot.ts, V6_SLOTS); null: today's layout.
+   */
+  slotMap: readonly number[] | null = null;
   constructor(private readonly buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }

@@ -11,7 +11,7 @@ import type { CoreError } from "../errors.js";
 import type { KeyRegistry } from "../windows/key-registry.js";
 import type { PolicyState } from "../panes/policy-state.js";
 import { newStagePoints, POINT_FIELDS, pointOffset, setPoint, type StagePoints } from "../panes/stage-points.js";
-import { SLOTS } from "../panes/stage-slot.js";
+import { slotFromV6, SLOTS } from "../panes/stage-slot.js";
 import type { PartitionClock } from "../watermarks/watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "../windows/window-state.js";
 
@@ -78,8 +78,10 @@ export function readDelaySamples(r: ByteReader, p: PolicyState, corrupt: (what: 
   }
 }
 
+/** A pane value: 0 (none), 1 (the value), 2 (the value and its `latencyAbove`: count, then threshold and count each). */
 export function writeValue(w: ByteWriter, v: PaneValue | null): void {
-  w.bool(v !== null);
+  const above = v?.latencyAbove;
+  w.uint(v === null ? 0 : above === undefined ? 1 : 2);
   if (v === null) return;
   w.uint(v.count);
   w.uint(v.errors);
@@ -90,11 +92,19 @@ export function writeValue(w: ByteWriter, v: PaneValue | null): void {
   w.f64(v.p99);
   w.f64(v.p999);
   w.uint(v.users);
+  if (above === undefined) return;
+  const keys = Object.keys(above);
+  w.uint(keys.length);
+  for (const k of keys) {
+    w.uint(Number(k));
+    w.uint(above[k] as number);
+  }
 }
 
 export function readValue(r: ByteReader): PaneValue | null {
-  if (!r.bool()) return null;
-  return Object.freeze({
+  const tag = r.uint();
+  if (tag === 0) return null;
+  const v: PaneValue = {
     count: r.uint(),
     errors: r.uint(),
     errorRate: r.f64(),
@@ -104,7 +114,13 @@ export function readValue(r: ByteReader): PaneValue | null {
     p99: r.f64(),
     p999: r.f64(),
     users: r.uint(),
-  });
+  };
+  if (tag === 2) {
+    const above: Record<string, number> = {};
+    for (let n = r.uint(); n > 0; n--) above[String(r.uint())] = r.uint();
+    v.latencyAbove = Object.freeze(above);
+  }
+  return Object.freeze(v);
 }
 
 export function writePoint(w: ByteWriter, v: BiasPoint | null): void {
@@ -166,21 +182,34 @@ export function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
   }
 }
 
+/** The saved slots' order: today's slots, or a snapshot's older layout mapped to them (-1: dropped). */
+export function savedSlots(r: ByteReader): readonly number[] {
+  return r.slotMap ?? CURRENT_SLOTS;
+}
+const CURRENT_SLOTS: readonly number[] = Array.from({ length: SLOTS }, (_, s) => s);
+
+/** A saved `lastSlot` in today's slots. */
+export function readLastSlot(r: ByteReader): number {
+  const saved = r.uint() - 1;
+  return r.slotMap === null ? saved : slotFromV6(saved);
+}
+
 export function readStagePoints(r: ByteReader): StagePoints | null {
   const m = r.uint();
   if (m === 0) return null;
   const p = newStagePoints();
   const mask = m - 1;
-  for (let slot = 0; slot < SLOTS; slot++) {
-    if (!(mask & (1 << slot))) continue;
+  const slots = savedSlots(r);
+  for (let saved = 0; saved < slots.length; saved++) {
+    if (!(mask & (1 << saved))) continue;
+    const slot = slots[saved] as number;
     const count = r.uint();
     const errors = r.uint();
     const p99 = r.f64();
     const users = r.uint();
     const nowcast = r.bool() ? { count: r.f64(), errorRate: r.f64(), p99: r.f64(), users: r.f64() } : null;
-    setPoint(p, slot, count, errors, p99, users, nowcast);
+    if (slot >= 0) setPoint(p, slot, count, errors, p99, users, nowcast);
   }
-  p.mask = mask;
   return p;
 }
 
@@ -196,7 +225,7 @@ export function readTracks(r: ByteReader, policies: number, kind: AggregateKind)
     const lateAccepted = r.uint();
     const lateDirty = r.bool();
     const points = readStagePoints(r);
-    out[i] = { seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: r.uint() - 1 };
+    out[i] = { seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: readLastSlot(r) };
   }
   return out;
 }

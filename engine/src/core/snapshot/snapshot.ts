@@ -5,9 +5,11 @@
  * the decoded state, and their order is total, so a restored core emits byte-identical panes.
  * Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
  */
+import { V6_SLOTS } from "../panes/stage-slot.js";
 import type { AggregateKind } from "../windows/aggregate.js";
 import type { BiasPoint } from "../dial/bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
+import { hashedConfig } from "./config-hash.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "../core-state.js";
 import { CoreError } from "../errors.js";
 import { allSteps, crc32Steps, joinSteps } from "./snapshot-steps.js";
@@ -51,11 +53,14 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
  * 6: window configs share slice grids (docs/decisions/0022-sliced-windows.md): each config's grid is
  * written, then every config's slices, then every config's windows and dials; a window links the
  * slices of its grid.
+ * 7: early panes after the window's end bucketed per early interval ("1+0" … "1+3+", three stage
+ * slots more). Version 6 still restores: its slots are mapped (V6_SLOTS) and its pooled "1+"
+ * figures dropped.
  */
-export const SNAPSHOT_VERSION = 6;
+export const SNAPSHOT_VERSION = 7;
 
 function configCrc(config: CoreConfig): number {
-  return crc32(new TextEncoder().encode(JSON.stringify(config)));
+  return crc32(new TextEncoder().encode(JSON.stringify(hashedConfig(config))));
 }
 
 function* writeWindow(w: ByteWriter, win: Window, policies: number): Generator<void, void, void> {
@@ -174,11 +179,12 @@ function openSnapshot(config: CoreConfig, bytes: Uint8Array): ByteReader {
   const r = new ByteReader(body);
   for (const b of MAGIC) if (r.uint() !== b) throw corrupt("does not start with the tidemark core magic");
   const version = r.uint();
-  if (version !== SNAPSHOT_VERSION)
+  if (version !== SNAPSHOT_VERSION && version !== 6)
     throw new CoreError(
       "TM_SNAPSHOT_VERSION",
       `snapshot version ${version} is not ${SNAPSHOT_VERSION}: start without it or use a matching tidemark`,
     );
+  if (version === 6) r.slotMap = V6_SLOTS;
   if (view.getUint32(body.length, true) !== crc32(body)) throw corrupt("fails its checksum");
   if (r.uint() !== configCrc(config))
     throw new CoreError(

@@ -17,7 +17,7 @@ function finite(v: number | undefined): number {
  * A RequestAggregate that is the core's Aggregate itself (a subclass, not a wrapper: one object per
  * key fewer to allocate, hold and restore), with its pane value cached.
  */
-class SketchAggregate extends RequestAggregate implements Aggregate {
+export class SketchAggregate extends RequestAggregate implements Aggregate {
   /** value() computed at `cached.count`: aggregates only grow between merges, so it stays valid. */
   private cached: PaneValue | null = null;
   /** The core hands a user's hash (hashed once per event); RequestAggregate's own callers a name. */

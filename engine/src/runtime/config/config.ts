@@ -9,6 +9,7 @@ import { parseDuration, validateCoreConfig, type CoreConfig, type SessionConfig 
 import { DEFAULT_PARTITIONS, PARTITION_BY, type PartitionBy } from "../../protocol.js";
 import { RuntimeError, badSetting as bad } from "../errors.js";
 import { parseSessionsSetting } from "./sessions-config.js";
+import { sloLatencyThresholds } from "./slo-thresholds.js";
 import { formatPartitionList, parsePartitionList } from "../input/partition-list.js";
 
 export interface EngineConfig {
@@ -210,6 +211,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   for (const k of CORE_KEYS) if (file[k] !== undefined) coreInput[k] = file[k];
   // Idleness is judged by the core in log time (docs/decisions/0010-core-state-and-idleness.md).
   coreInput.idleTimeout = idleTimeoutMs;
+  coreInput.latencyThresholdsMs = sloLatencyThresholds(file.slos, fileName);
   const core = validateCoreConfig(coreInput, fileName);
   const sessions = parseSessionsSetting(section.sessions, fileName, value);
   const pb = value("partitionBy", file.partitionBy);
