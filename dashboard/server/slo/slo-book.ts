@@ -29,6 +29,15 @@ export interface SloReading extends Verdict {
   readonly kind: PaneKind;
 }
 
+export interface SloRead {
+  readonly verdicts: TierVerdict[];
+  readonly budget: Budget;
+  /** Why the SLO cannot be read, when it cannot (docs/slo.md, "Latency SLI"); null otherwise. */
+  readonly status: string | null;
+  /** The window end read. */
+  readonly at: number;
+}
+
 interface SeverityRun {
   readonly slo: SloDefinition;
   readonly severity: Severity;
@@ -114,12 +123,12 @@ export class SloBook {
   }
 
   /** Every tier's verdict of an SLO at window end t (the newest when omitted). */
-  read(name: string, t?: number): { verdicts: TierVerdict[]; budget: Budget } | undefined {
+  read(name: string, t?: number): SloRead | undefined {
     const s = this.states.find((x) => x.slo.name === name);
     if (!s) return undefined;
     const at = t ?? s.cells.newestEnd;
     const verdicts = s.slo.tiers.map((tier) => verdictAt(s, tier, at));
-    return { verdicts, budget: budgetAt(s, verdicts[0] as TierVerdict, at) };
+    return { verdicts, budget: budgetAt(s, verdicts[0] as TierVerdict, at), status: s.cells.status, at };
   }
 
   /** Firing and pending SLO alerts, as /api/alerts lists them. */

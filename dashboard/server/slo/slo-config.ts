@@ -10,6 +10,11 @@ import type { RuleScope } from "../rules/index.js";
 
 export type Severity = "page" | "ticket";
 
+export type SloSli = "errors" | { readonly latencyAboveMs: number };
+
+/** Distinct latency thresholds over all SLOs: the engine counts each exactly in every pane (a counted bound). */
+export const MAX_LATENCY_THRESHOLDS = 8;
+
 export interface SloTier {
   readonly severity: Severity;
   readonly longMs: number;
@@ -26,7 +31,8 @@ export interface SloDefinition {
   /** e.g. 0.999: the good fraction promised. */
   readonly objective: number;
   readonly periodMs: number;
-  readonly sli: "errors";
+  /** "errors": the error ratio; latency: the ratio of requests slower than `aboveMs` (docs/slo.md, "Latency SLI"). */
+  readonly sli: SloSli;
   readonly policy: string;
   /** The window size of the panes summed into each burn-rate window: the config's smallest dividing them all. */
   readonly paneMs: number;
@@ -97,6 +103,14 @@ export function parseSlos(raw: unknown, scope: RuleScope, source: string): reado
       throw err(`$.slos[${s.index}].name`, `${JSON.stringify(s.name)} is used twice: SLO names must be unique`);
     names.add(s.name);
   }
+  const thresholds = latencyThresholds(out);
+  if (thresholds.length > MAX_LATENCY_THRESHOLDS) {
+    const s = out.find((x) => typeof x.sli === "object" && x.sli.latencyAboveMs === thresholds[MAX_LATENCY_THRESHOLDS]);
+    throw err(
+      `$.slos[${s?.index}] (${JSON.stringify(s?.name)}).sli.latencyAboveMs`,
+      `is the ${MAX_LATENCY_THRESHOLDS + 1}th distinct latency threshold (${thresholds.join(", ")} ms): at most ${MAX_LATENCY_THRESHOLDS}, share thresholds between SLOs`,
+    );
+  }
   return Object.freeze(out);
 }
 
@@ -119,15 +133,7 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
       `must be a fraction between 0 and 1 such as 0.999 (99.9 %), got ${JSON.stringify(objective)}`,
     );
   const periodMs = duration(r["period"] ?? "30d", at("period"), err);
-  if (r["sli"] !== undefined && r["sli"] !== "errors") {
-    const latency = typeof r["sli"] === "object" && r["sli"] !== null && "latencyAboveMs" in r["sli"];
-    throw err(
-      at("sli"),
-      latency
-        ? 'latency SLIs ({ "latencyAboveMs": … }) are not supported yet (docs/slo.md, "Not yet"): use "errors"'
-        : `must be "errors", got ${JSON.stringify(r["sli"])}`,
-    );
-  }
+  const sli = sliOf(r["sli"], at("sli"), err);
   const policy = r["policy"] ?? scope.policies[0];
   if (typeof policy !== "string" || !scope.policies.includes(policy))
     throw err(
@@ -149,7 +155,7 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
     service,
     objective,
     periodMs,
-    sli: "errors",
+    sli,
     policy,
     paneMs,
     minRequestsPerHour: floor,
@@ -157,6 +163,28 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
     labels: stringMap(r["labels"], at("labels"), SLO_LABELS, err),
     annotations: stringMap(r["annotations"], at("annotations"), SLO_ANNOTATIONS, err),
   });
+}
+
+/** The distinct latency thresholds of the SLOs (ms), in order of first use: the engine counts each. */
+export function latencyThresholds(slos: readonly SloDefinition[]): number[] {
+  const out: number[] = [];
+  for (const s of slos)
+    if (typeof s.sli === "object" && !out.includes(s.sli.latencyAboveMs)) out.push(s.sli.latencyAboveMs);
+  return out;
+}
+
+function sliOf(v: unknown, path: string, err: Err): SloSli {
+  if (v === undefined || v === "errors") return "errors";
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw err(path, `must be "errors" or { "latencyAboveMs": 300 }, got ${JSON.stringify(v)}`);
+  const o = object(v, path, ["latencyAboveMs"], err);
+  const ms = o["latencyAboveMs"];
+  if (typeof ms !== "number" || !Number.isInteger(ms) || ms <= 0)
+    throw err(
+      `${path}.latencyAboveMs`,
+      `must be a whole number of milliseconds > 0 such as 300, got ${JSON.stringify(ms)}`,
+    );
+  return Object.freeze({ latencyAboveMs: ms });
 }
 
 function tier(raw: unknown, path: string, err: Err): SloTier {

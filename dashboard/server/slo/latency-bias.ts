@@ -1,0 +1,77 @@
+/**
+ * The measured bias of a latency SLO's ratio (docs/slo.md, "Latency SLI"): the engine measures the
+ * bias of a pane's error rate per stage and age against its reference, but publishes no reference
+ * count of slow requests; so the server applies the same stage/age mechanism to the latency ratio
+ * against the policy's own final pane (the settled value the budget counts). Per stage and age
+ * bucket (`ageBucketOf`, as the engine's), the last SAMPLES differences (pane ratio − final ratio,
+ * pp) give a mean with a 95 % Student-t half-width, as the engine's bias trackers do. Pure.
+ */
+import { ageBucketOf, type Pane } from "@tidemark/engine/protocol";
+
+/** Windows per stage the mean is taken over: the engine's default bias window. */
+export const SAMPLES = 30;
+
+/** t(0.975, df) for df = 1..SAMPLES − 1 (standard tables, 3 decimals). */
+const T975 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045,
+];
+
+export interface StageBiasPp {
+  /** Mean of pane ratio − final ratio, pp; null when no window is measured. */
+  readonly meanPp: number | null;
+  /** 95 % half-width of the mean, pp; null below two windows. */
+  readonly spreadPp: number | null;
+  readonly windows: number;
+}
+
+/** The stage (and age, for early panes) a pane's bias is measured at. */
+export function stageOf(pane: Pane): string {
+  if (pane.kind !== "early") return pane.kind;
+  return `early:${ageBucketOf(pane.window.start, pane.window.end, pane.emittedAt)}`;
+}
+
+export class LatencyBias {
+  private readonly samples = new Map<string, number[]>();
+  /** Window end → stage → the ratio the newest pane of that stage showed. */
+  private readonly shown = new Map<number, Map<string, number>>();
+
+  /** The bias of a stage now. */
+  at(stage: string): StageBiasPp {
+    const xs = this.samples.get(stage) ?? [];
+    const n = xs.length;
+    if (n === 0) return { meanPp: null, spreadPp: null, windows: 0 };
+    const mean = xs.reduce((a, b) => a + b, 0) / n;
+    if (n < 2) return { meanPp: mean, spreadPp: null, windows: n };
+    const ss = xs.reduce((a, x) => a + (x - mean) * (x - mean), 0);
+    const t = T975[n - 2] as number;
+    return { meanPp: mean, spreadPp: (t * Math.sqrt(ss / (n - 1))) / Math.sqrt(n), windows: n };
+  }
+
+  /** A pane of window `end` showed `ratio` (null: no requests); a final pane turns the shown ratios into samples. */
+  saw(end: number, stage: string, ratio: number | null): void {
+    if (stage === "final") {
+      const shown = this.shown.get(end);
+      this.shown.delete(end);
+      if (ratio === null || !shown) return;
+      for (const [s, r] of shown) this.push(s, 100 * (r - ratio));
+      return;
+    }
+    if (ratio === null || stage === "retract") return;
+    let m = this.shown.get(end);
+    if (!m) this.shown.set(end, (m = new Map()));
+    m.set(stage, ratio);
+  }
+
+  /** Forgets the ratios shown for windows ending at or before `end` that no final pane settled. */
+  forgetBefore(end: number): void {
+    for (const e of this.shown.keys()) if (e <= end) this.shown.delete(e);
+  }
+
+  private push(stage: string, pp: number): void {
+    let xs = this.samples.get(stage);
+    if (!xs) this.samples.set(stage, (xs = []));
+    xs.push(pp);
+    if (xs.length > SAMPLES) xs.shift();
+  }
+}
