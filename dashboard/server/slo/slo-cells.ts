@@ -229,6 +229,17 @@ export class SloCells {
     return out;
   }
 
+  /** The start of the oldest window counted (ledger or held), null when none. */
+  countedFrom(): number | null {
+    const first = this.ledger.hoursHeld()[0];
+    let end = Infinity;
+    if (first)
+      for (let e = first.hour; e < first.hour + HOUR_MS + 1 && end === Infinity; e += this.slo.paneMs)
+        if (this.ledger.has(e)) end = e;
+    for (const e of this.cells.keys()) if (e < end) end = e;
+    return Number.isFinite(end) ? end - this.slo.paneMs : null;
+  }
+
   private advance(end: number): void {
     this.newest = end;
     for (const [e, c] of this.cells) {
