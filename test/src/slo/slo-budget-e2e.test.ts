@@ -158,6 +158,27 @@ describe("the error budget over the whole period, persisted in TM_SLO_BUDGET", (
         ["checkout-latency", expect.closeTo(remaining(all, slow), 9), expect.closeTo(remaining(all, slow), 9)],
       ]);
       expect(v2[0]?.budget.countedFrom).toBe(base);
+      // The series covers the whole period too; the latency SLO's burn rate is the exact slow counts'.
+      const t = base + (FIRST + SECOND) * W;
+      const q = encodeURIComponent("tidemark_slo_budget_remaining_ratio");
+      const series = (await (await fetch(`${dash2.url}/api/v1/query?query=${q}&time=${t / 1000}`)).json()) as {
+        data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+      };
+      expect(series.data.result.map((r) => [r.metric["slo"], Number(r.value[1])]).sort()).toEqual([
+        [
+          "checkout-errors",
+          expect.closeTo(
+            remaining(all, (p) => p.value.errors),
+            9,
+          ),
+        ],
+        ["checkout-latency", expect.closeTo(remaining(all, slow), 9)],
+      ]);
+      const last5m = all.slice(-30);
+      expect(v2[1]?.tiers[0]?.short.raw).toBeCloseTo(
+        last5m.reduce((a, p) => a + slow(p), 0) / last5m.reduce((a, p) => a + p.value.count, 0) / 0.01,
+        9,
+      );
     } finally {
       await dash2.close();
     }
