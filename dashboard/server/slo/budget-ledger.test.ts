@@ -59,6 +59,7 @@ describe("the budget ledger", () => {
     for (const h of l.hoursHeld()) expect(again.restore(decodeHour(s, encodeHour(s, h)) as never)).toBe(true);
     expect(again.total(T0 + 400 * W)).toEqual(l.total(T0 + 400 * W));
     expect(again.has(T0 + 17 * W)).toBe(true);
+    expect(again.firstEnd()).toBe(T0 + W);
     expect(again.settle(T0 + 17 * W, counts(10, 1))).toBe(false);
     // Another service, SLI or pane size counts other windows: its hours are not read into this SLO.
     const h = l.hoursHeld()[0];

@@ -83,6 +83,17 @@ export class BudgetLedger {
     return { changed, pruned: this.gone.splice(0) };
   }
 
+  /** The end of the oldest window counted, null when none. */
+  firstEnd(): number | null {
+    const first = this.hoursHeld()[0];
+    if (!first) return null;
+    const i = first.windows.findIndex((b) => b !== 0);
+    if (i < 0) return null;
+    const byte = first.windows[i] as number;
+    const bit = Math.log2(byte & -byte);
+    return first.hour + (8 * i + bit) * this.slo.paneMs;
+  }
+
   hoursHeld(): BudgetHour[] {
     return [...this.hours.values()].sort((a, b) => a.hour - b.hour);
   }

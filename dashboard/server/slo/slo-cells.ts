@@ -231,11 +231,7 @@ export class SloCells {
 
   /** The start of the oldest window counted (ledger or held), null when none. */
   countedFrom(): number | null {
-    const first = this.ledger.hoursHeld()[0];
-    let end = Infinity;
-    if (first)
-      for (let e = first.hour; e < first.hour + HOUR_MS + 1 && end === Infinity; e += this.slo.paneMs)
-        if (this.ledger.has(e)) end = e;
+    let end = this.ledger.firstEnd() ?? Infinity;
     for (const e of this.cells.keys()) if (e < end) end = e;
     return Number.isFinite(end) ? end - this.slo.paneMs : null;
   }
