@@ -16,6 +16,7 @@ import {
   StorageType,
   type JetStreamManager,
 } from "@nats-io/jetstream";
+import { STREAM_PANES } from "@tidemark/engine/protocol";
 import type { Logger } from "pino";
 import { within } from "../within.js";
 import { HOUR_MS, type BudgetLedger } from "./budget-ledger.js";
@@ -147,14 +148,21 @@ export class BudgetStore {
       max_msgs: this.maxMessages,
       max_age: (longest + 2 * HOUR_MS) * NS_PER_MS,
     };
-    try {
-      await jsm.streams.info(STREAM_SLO_BUDGET);
-      // The dashboard owns this stream: its bounds follow the SLOs configured.
-      await jsm.streams.update(STREAM_SLO_BUDGET, config);
-    } catch (err) {
-      if (!/not found/i.test((err as Error).message)) throw err;
-      await jsm.streams.add(config);
+    const existing = await jsm.streams.info(STREAM_SLO_BUDGET).catch((err: Error) => {
+      if (/not found/i.test(err.message)) return undefined;
+      throw err;
+    });
+    // The dashboard owns this stream: its bounds follow the SLOs configured, its replicas TM_PANES's.
+    if (existing) {
+      await jsm.streams.update(STREAM_SLO_BUDGET, {
+        ...existing.config,
+        max_msgs: config.max_msgs,
+        max_age: config.max_age,
+      });
+      return;
     }
+    const panes = await jsm.streams.info(STREAM_PANES).catch(() => undefined);
+    await jsm.streams.add({ ...config, num_replicas: panes?.config.num_replicas ?? 1 });
   }
 
   private async readAll(jsm: JetStreamManager): Promise<RestoreResult> {
