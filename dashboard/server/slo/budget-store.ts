@@ -23,6 +23,9 @@ import { HOUR_MS, type BudgetLedger } from "./budget-ledger.js";
 import { budgetSubject, decodeHour, encodeHour, STREAM_SLO_BUDGET, SUBJECT_SLO_BUDGET } from "./budget-codec.js";
 
 const NS_PER_MS = 1_000_000;
+/** Messages per fetch of the restore, and how long a fetch waits for them. */
+const FETCH_BATCH = 1000;
+const FETCH_EXPIRES_MS = 2000;
 /** How long a close waits for pending writes, then for the connection. */
 const CLOSE_WAIT_MS = 2000;
 
@@ -176,16 +179,19 @@ export class BudgetStore {
     const consumer = await jetstream(this.nc as NatsConnection).consumers.get(STREAM_SLO_BUDGET, {
       deliver_policy: DeliverPolicy.All,
     });
-    const messages = await consumer.consume();
-    for await (const m of messages) {
-      const prefix = m.subject.slice(0, m.subject.lastIndexOf(".") + 1);
-      const ledger = bySubject.get(prefix);
-      const h = ledger ? decodeHour(ledger.slo, m.string()) : undefined;
-      if (ledger && h && ledger.restore(h)) hours++;
-      else ignored++;
-      if (m.info.pending === 0) break;
+    // In bounded fetches: a fetch that ends empty (messages expired meanwhile) ends the read too.
+    for (let more = true; more;) {
+      more = false;
+      for await (const m of await consumer.fetch({ max_messages: FETCH_BATCH, expires: FETCH_EXPIRES_MS })) {
+        const prefix = m.subject.slice(0, m.subject.lastIndexOf(".") + 1);
+        const ledger = bySubject.get(prefix);
+        const h = ledger ? decodeHour(ledger.slo, m.string()) : undefined;
+        if (ledger && h && ledger.restore(h)) hours++;
+        else ignored++;
+        more = m.info.pending > 0;
+        if (!more) break;
+      }
     }
-    await messages.close();
     return { hours, ignored };
   }
 }
