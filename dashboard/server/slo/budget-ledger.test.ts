@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { BudgetLedger, HOUR_MS } from "./budget-ledger.js";
 import { decodeHour, encodeHour } from "./budget-codec.js";
-import { zero, type Counts } from "./slo-cells.js";
+import { SloCells, zero, type Counts } from "./slo-cells.js";
+import { slopane } from "./slo-pane.fixture.js";
 import { parseSlos, type SloDefinition } from "./slo-config.js";
 
 const W = 10_000;
@@ -66,5 +67,31 @@ describe("the budget ledger", () => {
     expect(decodeHour(slo({ service: "b" }), encodeHour(s, h as never))).toBeUndefined();
     expect(decodeHour(slo({ sli: { latencyAboveMs: 300 } }), encodeHour(s, h as never))).toBeUndefined();
     expect(decodeHour(s, "{not json")).toBeUndefined();
+  });
+
+  it("settles the on-time panes of a policy that has no final pane, measuring a latency SLO's early bias against them", () => {
+    const [s] = parseSlos(
+      [{ name: "d", service: "checkout", objective: 0.99, policy: "dashboard", sli: { latencyAboveMs: 300 } }],
+      { policies: ["dashboard"], windowsMs: [W] },
+      "test",
+    );
+    const d = s as SloDefinition;
+    expect(d.settledBy).toBe("on-time");
+    const cells = new SloCells(d, HOUR_MS);
+    for (let i = 0; i < 10; i++) {
+      // The early pane sees 2 slow of 50 (4 %), the on-time one 10 of 100 (10 %): −6 pp each window.
+      cells.apply(slopane(i, "early", { count: 50, errors: 0, latencyAbove: { "300": 2 } }, { policy: "dashboard" }));
+      cells.apply(
+        slopane(i, "on-time", { count: 100, errors: 0, latencyAbove: { "300": 10 } }, { policy: "dashboard" }),
+      );
+    }
+    const t = cells.newestEnd;
+    expect(cells.ledger.has(t)).toBe(true);
+    expect([cells.ledger.total(t).count, cells.ledger.total(t).errors]).toEqual([1000, 100]);
+    // The next early pane is corrected by the 10 windows measured: 4 % + 6 pp, interval 0 (no spread).
+    cells.apply(slopane(10, "early", { count: 50, errors: 0, latencyAbove: { "300": 2 } }, { policy: "dashboard" }));
+    const c = cells.cell(t + W);
+    expect(c?.corrErrors).toBeCloseTo(50 * 0.1, 12);
+    expect([c?.unmeasured, c?.spreadWeight]).toEqual([0, 0]);
   });
 });

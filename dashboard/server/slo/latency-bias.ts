@@ -2,7 +2,8 @@
  * The measured bias of a latency SLO's ratio (docs/slo.md, "Latency SLI"): the engine measures the
  * bias of a pane's error rate per stage and age against its reference, but publishes no reference
  * count of slow requests; so the server applies the same stage/age mechanism to the latency ratio
- * against the policy's own final pane (the settled value the budget counts). Per stage and age
+ * against the policy's own settling pane (its final pane, or its on-time pane when it has no final
+ * one: the settled value the budget counts). Per stage and age
  * bucket (`ageBucketOf`, as the engine's), the last SAMPLES differences (pane ratio − final ratio,
  * pp) give a mean with a 95 % Student-t half-width, as the engine's bias trackers do. Pure.
  */
@@ -48,9 +49,12 @@ export class LatencyBias {
     return { meanPp: mean, spreadPp: (t * Math.sqrt(ss / (n - 1))) / Math.sqrt(n), windows: n };
   }
 
-  /** A pane of window `end` showed `ratio` (null: no requests); a final pane turns the shown ratios into samples. */
-  saw(end: number, stage: string, ratio: number | null): void {
-    if (stage === "final") {
+  /**
+   * A pane of window `end` showed `ratio` (null: no requests); a settling pane (the policy's final,
+   * or its on-time one when it has no final) turns the ratios shown before it into samples.
+   */
+  saw(end: number, stage: string, ratio: number | null, settles: boolean): void {
+    if (settles) {
       const shown = this.shown.get(end);
       this.shown.delete(end);
       if (ratio === null || !shown) return;

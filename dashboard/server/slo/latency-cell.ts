@@ -27,15 +27,21 @@ export function missingThresholdText(ms: number): string {
  * The pane's cell, corrected by the bias measured so far; the pane's ratio then joins the bias
  * measurement. Undefined when the pane has no count for `ms`.
  */
-export function latencyCellOf(pane: Pane, ms: number, bias: LatencyBias): Cell | undefined {
+export function latencyCellOf(
+  pane: Pane,
+  ms: number,
+  bias: LatencyBias,
+  settledBy: "final" | "on-time",
+): Cell | undefined {
   const slow = slowCount(pane, ms);
   if (slow === undefined) return undefined;
   const count = pane.value.count;
   const ratio = count > 0 ? slow / count : null;
   const stage = stageOf(pane);
-  // A final pane is the reference the stages are measured against: its own bias is 0 by construction.
-  const b = stage === "final" ? { meanPp: 0, spreadPp: 0 } : bias.at(stage);
-  bias.saw(pane.window.end, stage, ratio);
+  // The settling pane is the reference the stages are measured against: its own bias is 0 by construction.
+  const settles = pane.kind === "final" || pane.kind === settledBy;
+  const b = settles ? { meanPp: 0, spreadPp: 0 } : bias.at(stage);
+  bias.saw(pane.window.end, stage, ratio, settles);
   const corrCount = pane.nowcast ? pane.nowcast.value.count : count;
   const corrRatio = ratio === null ? 0 : Math.min(1, Math.max(0, ratio - (b.meanPp ?? 0) / 100));
   const hw = b.meanPp === null || b.spreadPp === null ? null : b.spreadPp / 100;

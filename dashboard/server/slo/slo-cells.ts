@@ -152,7 +152,7 @@ export class SloCells {
     if (cell === undefined) this.cells.delete(end);
     else {
       this.cells.set(end, cell);
-      if (pane.kind === "final") this.ledger.settle(end, cell);
+      if (pane.kind === "final" || pane.kind === this.slo.settledBy) this.ledger.settle(end, cell);
       else if (!settled) add(this.unsettled, cell);
     }
     if (end > this.newest) this.advance(end);
@@ -162,7 +162,7 @@ export class SloCells {
   /** The pane's cell by the SLO's SLI; null when the pane lacks the latency threshold (counted). */
   private cellOf(pane: Pane): Cell | null {
     if (typeof this.slo.sli !== "object") return cellOf(pane);
-    const c = latencyCellOf(pane, this.slo.sli.latencyAboveMs, this.latency as LatencyBias);
+    const c = latencyCellOf(pane, this.slo.sli.latencyAboveMs, this.latency as LatencyBias, this.slo.settledBy);
     const newest = pane.window.end >= this.newest;
     if (c === undefined) {
       this.missing.panes++;
@@ -242,7 +242,7 @@ export class SloCells {
       if (e > end - this.keepMs) continue;
       this.touch(e);
       this.cells.delete(e);
-      // A window no final pane settled (a policy whose on-time pane is its last) settles as it goes.
+      // A window its settling pane never came for settles as it goes.
       if (this.ledger.has(e)) continue;
       add(this.unsettled, c, -1);
       this.ledger.settle(e, c);

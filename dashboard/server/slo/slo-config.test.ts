@@ -99,6 +99,18 @@ describe("the slos section", () => {
     );
   });
 
+  it("settles a window on the policy's final pane, or on its on-time pane when it has none (grace 0)", () => {
+    const defaults = { policies: ["dashboard", "alerting", "billing"], windowsMs: [10_000, 60_000] };
+    const settled = (policy: string, policies?: unknown) =>
+      parseSlos([{ ...base, policy }], defaults, "x", policies)[0]?.settledBy;
+    expect([settled("dashboard"), settled("alerting"), settled("billing")]).toEqual(["on-time", "final", "final"]);
+    const mine = [
+      { name: "dashboard", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "5s" },
+      { name: "alerting", watermark: { kind: "arrival-lag", lag: "10s" }, grace: "0s" },
+    ];
+    expect([settled("dashboard", mine), settled("alerting", mine)]).toEqual(["final", "on-time"]);
+  });
+
   it("rejects a non-list, duplicate names, and too many SLOs", () => {
     expect(() => parse({})).toThrow(/\$\.slos must be a list of SLOs/);
     expect(() => parse([base, base])).toThrow(/\$\.slos\[1\]\.name "checkout-availability" is used twice/);

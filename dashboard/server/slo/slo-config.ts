@@ -3,7 +3,7 @@
  * at start against the config's policies and windows. Every error is TM_CONFIG_INVALID and names the
  * SLO (index and name) and the field.
  */
-import { formatDuration, parseDuration } from "@tidemark/engine/core";
+import { formatDuration, parseDuration, validateCoreConfig } from "@tidemark/engine/core";
 import { ALL_SERVICES } from "@tidemark/engine/protocol";
 import { DashboardError } from "../errors.js";
 import type { RuleScope } from "../rules/index.js";
@@ -36,6 +36,8 @@ export interface SloDefinition {
   readonly policy: string;
   /** The window size of the panes summed into each burn-rate window: the config's smallest dividing them all. */
   readonly paneMs: number;
+  /** The pane kind that settles a window of the SLO's policy: "on-time" when it has no final pane (grace 0). */
+  readonly settledBy: "final" | "on-time";
   /** Below this many requests per hour (over a tier's long window) no tier fires. */
   readonly minRequestsPerHour: number;
   readonly tiers: readonly SloTier[];
@@ -90,13 +92,26 @@ export const MAX_SLOS = 100;
 export const MAX_PANES_PER_WINDOW = 30_000;
 
 /** Validates the section (undefined: no SLOs). */
-export function parseSlos(raw: unknown, scope: RuleScope, source: string): readonly SloDefinition[] {
+/**
+ * @param policies the config's raw `policies` (undefined: the defaults), for which of them has no
+ *   final pane after its on-time one (grace 0): their on-time panes settle a window.
+ */
+export function parseSlos(
+  raw: unknown,
+  scope: RuleScope,
+  source: string,
+  policies?: unknown,
+): readonly SloDefinition[] {
   if (raw === undefined || raw === null) return Object.freeze([]);
+  const lastOnTime = onTimeIsLast(policies, source);
   const err = (path: string, what: string): DashboardError =>
     new DashboardError("TM_CONFIG_INVALID", `${source}: ${path} ${what}`);
   if (!Array.isArray(raw)) throw err("$.slos", `must be a list of SLOs, got ${JSON.stringify(raw)}`);
   if (raw.length > MAX_SLOS) throw err("$.slos", `holds ${raw.length} SLOs: at most ${MAX_SLOS}`);
-  const out = raw.map((r, i) => slo(r, i, scope, err));
+  const out = raw.map((r, i) => {
+    const s = slo(r, i, scope, err);
+    return Object.freeze({ ...s, settledBy: lastOnTime.includes(s.policy) ? "on-time" : "final" } as const);
+  });
   const names = new Set<string>();
   for (const s of out) {
     if (names.has(s.name))
@@ -150,6 +165,7 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
   if (tiers.length === 0) throw err(at("tiers"), "must hold at least one tier, or be left out for the workbook's four");
   const paneMs = paneSize(tiers, scope, at("tiers"), err);
   return Object.freeze({
+    settledBy: "final",
     index: i,
     name,
     service,
@@ -163,6 +179,17 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
     labels: stringMap(r["labels"], at("labels"), SLO_LABELS, err),
     annotations: stringMap(r["annotations"], at("annotations"), SLO_ANNOTATIONS, err),
   });
+}
+
+/** Policies whose on-time pane is their last: not final-only, grace 0 (the engine's hasFinalPane). */
+function onTimeIsLast(policies: unknown, source: string): string[] {
+  try {
+    return validateCoreConfig(policies === undefined ? {} : { policies }, "$")
+      .policies.filter((p) => p.mode !== "final-only" && p.graceMs === 0)
+      .map((p) => p.name);
+  } catch (err) {
+    throw new DashboardError("TM_CONFIG_INVALID", `${source}: ${(err as Error).message}`);
+  }
 }
 
 /** The distinct latency thresholds of the SLOs (ms), in order of first use: the engine counts each. */
