@@ -49,7 +49,6 @@ export class BudgetStore {
   /** Subject → body to write (undefined: purge the subject). */
   private readonly pending = new Map<string, string | undefined>();
   private writing: Promise<void> | undefined;
-  written = 0;
 
   constructor(
     private readonly ledgers: readonly BudgetLedger[],
@@ -130,7 +129,6 @@ export class BudgetStore {
       try {
         if (body === undefined) await jsm.streams.purge(STREAM_SLO_BUDGET, { filter: subject });
         else await js.publish(subject, body);
-        this.written++;
       } catch (err) {
         if (!this.pending.has(subject)) this.pending.set(subject, body);
         this.opts.log.warn({ err: (err as Error).message, subject }, "slo budget: write failed, retrying");
