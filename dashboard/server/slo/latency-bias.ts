@@ -3,11 +3,11 @@
  * bias of a pane's error rate per stage and age against its reference, but publishes no reference
  * count of slow requests; so the server applies the same stage/age mechanism to the latency ratio
  * against the policy's own settling pane (its final pane, or its on-time pane when it has no final
- * one: the settled value the budget counts). Per stage and age
- * bucket (`ageBucketOf`, as the engine's), the last SAMPLES differences (pane ratio − final ratio,
- * pp) give a mean with a 95 % Student-t half-width, as the engine's bias trackers do. Pure.
+ * one: the settled value the budget counts). Per stage and age bucket (the engine's, as the pane
+ * states it), the last SAMPLES differences (pane ratio − settled ratio, pp) give a mean with a
+ * 95 % Student-t half-width, as the engine's bias trackers do. Pure.
  */
-import { ageBucketOf, type Pane } from "@tidemark/engine/protocol";
+import type { Pane } from "@tidemark/engine/protocol";
 
 /** Windows per stage the mean is taken over: the engine's default bias window. */
 export const SAMPLES = 30;
@@ -26,10 +26,15 @@ export interface StageBiasPp {
   readonly windows: number;
 }
 
-/** The stage (and age, for early panes) a pane's bias is measured at. */
+/**
+ * The stage (and age, for early panes) a pane's bias is measured at: the engine's own age bucket of
+ * the pane (`bias.age`), else the quarter of the window elapsed at emission, "1+" after its end.
+ */
 export function stageOf(pane: Pane): string {
   if (pane.kind !== "early") return pane.kind;
-  return `early:${ageBucketOf(pane.window.start, pane.window.end, pane.emittedAt)}`;
+  if (pane.bias.age !== undefined) return `early:${pane.bias.age}`;
+  const f = (pane.emittedAt - pane.window.start) / (pane.window.end - pane.window.start);
+  return `early:${f < 1 ? Math.max(0, Math.floor(4 * f)) / 4 : "1+"}`;
 }
 
 export class LatencyBias {
