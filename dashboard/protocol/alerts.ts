@@ -4,6 +4,7 @@
  * Times are log time, ms since epoch (docs/decisions/0014-alerts.md).
  */
 import type { PaneKind } from "@tidemark/engine/protocol";
+import type { SloView } from "./slos.js";
 
 /** The dashboard panel an alert belongs to (the app's panels; absent when none draws its metric). */
 export type AlertPanel = "requests" | "errorRate" | "p50" | "p95" | "p99" | "users" | "sessions";
@@ -66,4 +67,6 @@ export interface AlertsView {
   /** Newest first, bounded. */
   history: AlertEvent[];
   rules: AlertRuleCounts[];
+  /** The SLOs and their burn rates (absent when none is configured; docs/slo.md, "Dashboard panel"). */
+  slos?: SloView[];
 }

@@ -191,7 +191,8 @@ export function readConfigFile(path: string): DashboardConfigInput {
     if (key in section)
       bad(key, "belongs in the file's top-level alerts section", 'write "alerts": { … } at the top level');
   const alerts = root["alerts"] === undefined ? undefined : parseAlerts(root["alerts"], scopeOf(root, path), path);
-  const slos = root["slos"] === undefined ? undefined : parseSlos(root["slos"], scopeOf(root, path), path);
+  const slos =
+    root["slos"] === undefined ? undefined : parseSlos(root["slos"], scopeOf(root, path), path, root["policies"]);
   const nats = root["nats"];
   const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
   const discarding = discardingIn(root["policies"], path);

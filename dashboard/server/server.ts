@@ -12,7 +12,9 @@ import { guard, hostGuard, WS_PROTOCOL } from "./auth.js";
 import type { DashboardConfig } from "./config.js";
 import { DashboardError } from "./errors.js";
 import { createFanout, type Fanout } from "./fanout.js";
-import { redactUrl } from "@tidemark/engine/nats";
+import { natsConnectOptions, redactUrl } from "@tidemark/engine/nats";
+import { BudgetLedger } from "./slo/budget-ledger.js";
+import { BudgetStore } from "./slo/budget-store.js";
 import { answerErrors, requestForLog, securityHeaders, serverOptions } from "./http-hardening.js";
 import { dashboardMetrics } from "./metrics.js";
 import { startPaneFeed } from "./pane-feed.js";
@@ -52,6 +54,7 @@ export async function startDashboard(
   });
   fanout.store.observe((pane) => samples.apply(pane));
   const sloSeries = config.slos.length > 0 ? new SloSeries() : undefined;
+  const budget = config.slos.length > 0 ? sloBudget(config, log) : undefined;
   /** Set up once the server listens (alerts link to its URL), before the feed starts. */
   const alerting: { current?: Alerting } = {};
   const app = Fastify({
@@ -125,7 +128,7 @@ export async function startDashboard(
     ),
     log.child({ component: "alerts" }),
     undefined,
-    { slos: config.slos, series: sloSeries },
+    { slos: config.slos, series: sloSeries, ...(budget ? { budget } : {}) },
   );
   alerting.current = alerts;
   // After the Prometheus series: a flush reads the rules from them (docs/decisions/0014-alerts.md).
@@ -134,19 +137,26 @@ export async function startDashboard(
     fanout.hub.showAlerts(() => alerts.view());
     alerts.onChange(() => fanout.hub.alertsChanged());
   }
-  // The feed starts once the server listens, so every alert links to the URL it really serves.
-  const feed = startPaneFeed(
-    config,
-    log.child({ component: "feed" }),
-    {
-      ...fanout.sink,
-      feedChanged: (f) => {
-        fanout.sink.feedChanged(f);
-        alerts.feedChanged(f.state);
+  // The feed starts once the server listens, so every alert links to the URL it really serves, and
+  // once the SLOs' budgets are read back from TM_SLO_BUDGET, so a replayed final pane is not counted twice.
+  const startFeed = () =>
+    startPaneFeed(
+      config,
+      log.child({ component: "feed" }),
+      {
+        ...fanout.sink,
+        feedChanged: (f) => {
+          fanout.sink.feedChanged(f);
+          alerts.feedChanged(f.state);
+        },
       },
-    },
-    now,
-  );
+      now,
+    );
+  let stopping = false;
+  const feed = (budget ? budget.store.restore() : Promise.resolve(undefined)).then((restored) => {
+    if (restored) log.info(restored, "slo budget: restored from TM_SLO_BUDGET");
+    return stopping ? undefined : startFeed();
+  });
   log.info(
     { url, nats: redactUrl(config.nats), replayMs: config.replayMs, alertRules: config.alerts.rules.length },
     "dashboard listening",
@@ -156,7 +166,9 @@ export async function startDashboard(
     fanout,
     async close() {
       fanout.close();
-      await feed.close();
+      stopping = true;
+      await budget?.store.close();
+      await (await feed)?.close();
       alerts.close();
       // A connection that stays open (a browser's keep-alive request in flight) would hold the close
       // for ever: after CLOSE_WAIT_MS every connection is cut, and the close is waited on again.
@@ -167,6 +179,21 @@ export async function startDashboard(
       if (!(await within(CLOSE_WAIT_MS, closing))) log.warn({}, "the HTTP server did not close: leaving it");
     },
   };
+}
+
+/** The SLOs' budget ledgers and their store in TM_SLO_BUDGET (docs/slo.md, "Error budget"). */
+function sloBudget(config: DashboardConfig, log: Logger) {
+  const ledgers = config.slos.map((slo) => new BudgetLedger(slo));
+  const store = new BudgetStore(ledgers, {
+    connectOptions: natsConnectOptions(config.nats, {
+      TIDEMARK_NATS_USER: config.natsUser ?? undefined,
+      TIDEMARK_NATS_PASSWORD: config.natsPassword ?? undefined,
+      TIDEMARK_NATS_TOKEN: config.natsToken ?? undefined,
+    }),
+    retryMs: config.retryMs,
+    log: log.child({ component: "slo-budget" }),
+  });
+  return { ledgers, store, flushed: () => store.flushed() };
 }
 
 async function serveApp(app: FastifyInstance, config: DashboardConfig, log: Logger): Promise<void> {

@@ -13,6 +13,7 @@ import type { AlertsView } from "../../protocol/alerts.js";
 import type { FeedState } from "../../protocol/ws-frames.js";
 import type { Queryable } from "../promql/index.js";
 import { AlertBook } from "../rules/index.js";
+import type { BudgetLedger } from "../slo/budget-ledger.js";
 import { SloBook } from "../slo/slo-book.js";
 import type { SloDefinition } from "../slo/slo-config.js";
 import type { SloSeries } from "../slo/slo-series.js";
@@ -54,6 +55,8 @@ const REAL_FLUSH_TIMERS: FlushTimers = {
 export interface SloInputs {
   readonly slos: readonly SloDefinition[];
   readonly series: SloSeries | undefined;
+  /** The SLOs' budget ledgers (by index), restored before the feed, and the store told after each flush. */
+  readonly budget?: { readonly ledgers: readonly BudgetLedger[]; flushed(): void };
 }
 
 const NO_SLOS: SloInputs = { slos: [], series: undefined };
@@ -83,16 +86,18 @@ export function startAlerting(
   });
   const book = new AlertBook(config.rules, { dashboardUrl, historySize: HISTORY }, delivery);
   // SLO alerts reach the history, the change flag and delivery through the rule book's recorder.
-  const sloBook = new SloBook(slo.slos, dashboardUrl, book.recording(), slo.series);
+  const sloBook = new SloBook(slo.slos, dashboardUrl, book.recording(), slo.series, slo.budget?.ledgers);
   const listeners: Array<() => void> = [];
   let scheduled: unknown;
   const flush = (): void => {
     if (scheduled !== undefined) timers.clearTimeout(scheduled);
     scheduled = undefined;
     book.flush(samples);
-    sloBook.flush();
+    const slosRead = sloBook.flush();
+    slo.budget?.flushed();
     metrics.rules(book.counts());
-    if (book.takeChanged()) for (const fn of listeners) fn();
+    // The SLO panel's readings change at every flush that read one (the frame is throttled by the hub).
+    if (book.takeChanged() || slosRead) for (const fn of listeners) fn();
   };
   return {
     offer(pane) {
@@ -110,7 +115,7 @@ export function startAlerting(
     },
     view: () => {
       const v = book.view();
-      return sloBook.empty ? v : { ...v, active: [...v.active, ...sloBook.active()] };
+      return sloBook.empty ? v : { ...v, active: [...v.active, ...sloBook.active()], slos: sloBook.views() };
     },
     onChange: (fn) => void listeners.push(fn),
     close: () => {

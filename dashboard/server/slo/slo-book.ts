@@ -7,14 +7,17 @@
  */
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
 import type { ActiveAlert } from "../../protocol/alerts.js";
+import type { SloView } from "../../protocol/slos.js";
 import { signature } from "../promql/index.js";
 import type { AlertListener, AlertNotice } from "../rules/index.js";
 import { SeriesAlert, type Transition, type Verdict } from "../rules/series-alert.js";
 import { budgetOf, tierVerdict, windowBurn, type Budget, type TierVerdict } from "./burn-rate.js";
+import { BudgetLedger } from "./budget-ledger.js";
 import { SloCells } from "./slo-cells.js";
 import type { SloSeries } from "./slo-series.js";
 import type { Severity, SloDefinition, SloTier } from "./slo-config.js";
 import { sloAnnotations, sloLabels, SLO_ALERTNAME } from "./slo-text.js";
+import { sloView } from "./slo-view.js";
 
 /**
  * Panes held past the longest tier window: the newest window end runs ahead of the windows still
@@ -27,6 +30,15 @@ export interface SloReading extends Verdict {
   readonly verdict: TierVerdict;
   readonly budget: Budget;
   readonly kind: PaneKind;
+}
+
+export interface SloRead {
+  readonly verdicts: TierVerdict[];
+  readonly budget: Budget;
+  /** Why the SLO cannot be read, when it cannot (docs/slo.md, "Latency SLI"); null otherwise. */
+  readonly status: string | null;
+  /** The window end read. */
+  readonly at: number;
 }
 
 interface SeverityRun {
@@ -61,10 +73,11 @@ export class SloBook {
     private readonly dashboardUrl: string,
     private readonly listener: AlertListener,
     private readonly series?: SloSeries,
+    ledgers: readonly BudgetLedger[] = slos.map((slo) => new BudgetLedger(slo)),
   ) {
-    this.states = slos.map((slo) => ({
+    this.states = slos.map((slo, i) => ({
       slo,
-      cells: new SloCells(slo, Math.max(...slo.tiers.map((t) => t.longMs)) + SETTLE_MS),
+      cells: new SloCells(slo, Math.max(...slo.tiers.map((t) => t.longMs)) + SETTLE_MS, ledgers[i]),
       runs: (["page", "ticket"] as const).flatMap((severity) => runOf(slo, severity)),
       dirty: new Set(),
       spans: [...new Set(slo.tiers.flatMap((t) => [t.longMs, t.shortMs]))].sort((a, b) => a - b),
@@ -90,9 +103,11 @@ export class SloBook {
   }
 
   /** Reads every SLO at its newest window end and at the crossed ends whose panes changed. */
-  flush(): void {
+  flush(): boolean {
+    let read = false;
     for (const s of this.states) {
       if (s.dirty.size === 0) continue;
+      read = true;
       const dirty = [...s.dirty];
       s.dirty.clear();
       const newest = s.cells.newestEnd;
@@ -111,15 +126,25 @@ export class SloBook {
       }
       if (this.series) this.recordSeries(s, this.series, dirty);
     }
+    return read;
   }
 
   /** Every tier's verdict of an SLO at window end t (the newest when omitted). */
-  read(name: string, t?: number): { verdicts: TierVerdict[]; budget: Budget } | undefined {
+  read(name: string, t?: number): SloRead | undefined {
     const s = this.states.find((x) => x.slo.name === name);
     if (!s) return undefined;
     const at = t ?? s.cells.newestEnd;
     const verdicts = s.slo.tiers.map((tier) => verdictAt(s, tier, at));
-    return { verdicts, budget: budgetAt(s, verdicts[0] as TierVerdict, at) };
+    return { verdicts, budget: budgetAt(s, verdicts[0] as TierVerdict, at), status: s.cells.status, at };
+  }
+
+  /** Every SLO as the dashboard panel shows it, read at its newest window end. */
+  views(): SloView[] {
+    return this.states.map((s) => {
+      const alerts: Record<string, "inactive" | "pending" | "firing"> = {};
+      for (const run of s.runs) alerts[run.severity] = run.alert.state;
+      return sloView(s.slo, this.read(s.slo.name) as SloRead, alerts, s.cells.countedFrom());
+    });
   }
 
   /** Firing and pending SLO alerts, as /api/alerts lists them. */

@@ -1,10 +1,14 @@
 /**
  * The panes one SLO reads (docs/slo.md, "Burn rates"): the newest pane of each window of its
  * policy, pane size and service (no route, no user), as counts — raw, and corrected by the pane's
- * nowcast with the half-width of its error-rate interval. Cells older than the longest tier window
- * roll into hourly totals kept for the SLO's period (the error budget). Pure and bounded.
+ * nowcast with the half-width of its error-rate interval (a latency SLO: latency-cell.ts). Settled
+ * windows (final panes, or cells older than the longest tier window) go to the SLO's budget ledger
+ * for its whole period (budget-ledger.ts). Pure and bounded.
  */
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
+import { BudgetLedger, HOUR_MS } from "./budget-ledger.js";
+import { LatencyBias } from "./latency-bias.js";
+import { latencyCellOf, missingThresholdText } from "./latency-cell.js";
 import type { SloDefinition } from "./slo-config.js";
 
 export interface Counts {
@@ -28,8 +32,6 @@ export interface Cell extends Counts {
   readonly kind: PaneKind;
   readonly emittedAt: number;
 }
-
-const HOUR = 3_600_000;
 
 export function zero(): Counts {
   return {
@@ -92,17 +94,34 @@ export function cellOf(pane: Pane): Cell {
 
 export class SloCells {
   private readonly cells = new Map<number, Cell>();
-  /** Hour start → totals of the cells rolled out of `cells`. */
-  private readonly hours = new Map<number, Counts>();
+  /** Totals of the held cells not in the ledger yet. */
+  private readonly unsettled = zero();
   /** Span → the totals of its newest read: reads at ascending ends slide instead of summing again. */
   private readonly slides = new Map<number, Slide>();
+  private readonly latency: LatencyBias | undefined;
   private newest = -Infinity;
+  /** Panes that carried no count for the SLO's latency threshold, and whether the newest did not. */
+  private missing = { panes: 0, newest: false };
 
-  /** @param keepMs cells ending this long before the newest roll into the hourly totals */
+  /** @param keepMs cells ending this long before the newest settle into the ledger and go */
   constructor(
     readonly slo: SloDefinition,
     private readonly keepMs: number,
-  ) {}
+    readonly ledger: BudgetLedger = new BudgetLedger(slo),
+  ) {
+    this.latency = typeof slo.sli === "object" ? new LatencyBias() : undefined;
+  }
+
+  /** Why the SLO cannot be read, when it cannot: its panes lack its latency threshold. */
+  get status(): string | null {
+    return typeof this.slo.sli === "object" && this.missing.newest
+      ? missingThresholdText(this.slo.sli.latencyAboveMs)
+      : null;
+  }
+
+  get missingPanes(): number {
+    return this.missing.panes;
+  }
 
   get newestEnd(): number {
     return this.newest;
@@ -125,11 +144,33 @@ export class SloCells {
     if (end <= this.newest - this.keepMs) return undefined;
     const held = this.cells.get(end);
     if (held && held.seq >= pane.seq) return undefined;
+    const cell = pane.kind === "retract" ? undefined : this.cellOf(pane);
+    if (cell === null) return undefined;
     this.touch(end);
-    if (pane.kind === "retract") this.cells.delete(end);
-    else this.cells.set(end, cellOf(pane));
+    const settled = this.ledger.has(end);
+    if (held && !settled) add(this.unsettled, held, -1);
+    if (cell === undefined) this.cells.delete(end);
+    else {
+      this.cells.set(end, cell);
+      if (pane.kind === "final" || pane.kind === this.slo.settledBy) this.ledger.settle(end, cell);
+      else if (!settled) add(this.unsettled, cell);
+    }
     if (end > this.newest) this.advance(end);
     return end;
+  }
+
+  /** The pane's cell by the SLO's SLI; null when the pane lacks the latency threshold (counted). */
+  private cellOf(pane: Pane): Cell | null {
+    if (typeof this.slo.sli !== "object") return cellOf(pane);
+    const c = latencyCellOf(pane, this.slo.sli.latencyAboveMs, this.latency as LatencyBias, this.slo.settledBy);
+    const newest = pane.window.end >= this.newest;
+    if (c === undefined) {
+      this.missing.panes++;
+      if (newest) this.missing.newest = true;
+      return null;
+    }
+    if (newest) this.missing.newest = false;
+    return c;
   }
 
   cell(end: number): Cell | undefined {
@@ -142,6 +183,7 @@ export class SloCells {
    * inside the previous read drops it: `touch`), else sums the cells.
    */
   sum(t: number, spanMs: number): { counts: Counts; early: boolean } {
+    if (!Number.isFinite(t)) return { counts: zero(), early: false };
     const step = this.slo.paneMs;
     const prev = this.slides.get(spanMs);
     let s: Slide;
@@ -169,11 +211,29 @@ export class SloCells {
     for (const [span, s] of this.slides) if (e <= s.t && e > s.t - span) this.slides.delete(span);
   }
 
-  /** Totals over the SLO's period ending at t: the held cells and the hourly totals rolled out. */
+  /**
+   * Totals over the SLO's period ending at t: the ledger's settled hours (whole hours, exact to the
+   * hour) and the held cells not settled yet, less the held windows ending after t (a read at an
+   * older t, a batch judged end by end).
+   */
   period(t: number): Counts {
-    const out = this.sum(t, Math.min(this.slo.periodMs, this.keepMs)).counts;
-    for (const [hour, c] of this.hours) if (hour + HOUR > t - this.slo.periodMs) add(out, c);
+    const out = this.ledger.total(t);
+    if (!Number.isFinite(t)) return out;
+    add(out, this.unsettled);
+    for (let e = t + this.slo.paneMs; e <= this.newest; e += this.slo.paneMs) {
+      const c = this.cells.get(e);
+      if (!c) continue;
+      if (!this.ledger.has(e)) add(out, c, -1);
+      else if (e - (e % HOUR_MS) <= t) add(out, c, -1);
+    }
     return out;
+  }
+
+  /** The start of the oldest window counted (ledger or held), null when none. */
+  countedFrom(): number | null {
+    let end = this.ledger.firstEnd() ?? Infinity;
+    for (const e of this.cells.keys()) if (e < end) end = e;
+    return Number.isFinite(end) ? end - this.slo.paneMs : null;
   }
 
   private advance(end: number): void {
@@ -182,11 +242,11 @@ export class SloCells {
       if (e > end - this.keepMs) continue;
       this.touch(e);
       this.cells.delete(e);
-      const hour = e - (e % HOUR);
-      let h = this.hours.get(hour);
-      if (!h) this.hours.set(hour, (h = zero()));
-      add(h, c);
+      // A window its settling pane never came for settles as it goes.
+      if (this.ledger.has(e)) continue;
+      add(this.unsettled, c, -1);
+      this.ledger.settle(e, c);
     }
-    for (const hour of this.hours.keys()) if (hour + HOUR <= end - this.slo.periodMs) this.hours.delete(hour);
+    this.latency?.forgetBefore(end - this.keepMs);
   }
 }

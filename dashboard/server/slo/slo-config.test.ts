@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSlos, WORKBOOK_TIERS } from "./slo-config.js";
+import { latencyThresholds, parseSlos, WORKBOOK_TIERS } from "./slo-config.js";
 
 const scope = { policies: ["alerting", "accurate"], windowsMs: [10_000, 60_000] };
 const parse = (raw: unknown): ReturnType<typeof parseSlos> => parseSlos(raw, scope, "tidemark.config.json");
@@ -45,8 +45,11 @@ describe("the slos section", () => {
     [{ ...base, objective: 99.9 }, /\$\.slos\[0\] \("checkout-availability"\)\.objective must be a fraction/],
     [{ ...base, period: "a month" }, /\.period must be a duration/],
     [{ ...base, policy: "fast" }, /\.policy must name one of the config's policies \(alerting, accurate\)/],
-    [{ ...base, sli: { latencyAboveMs: 300 } }, /\.sli latency SLIs .* are not supported yet/],
-    [{ ...base, sli: "latency" }, /\.sli must be "errors"/],
+    [{ ...base, sli: "latency" }, /\("checkout-availability"\)\.sli must be "errors" or \{ "latencyAboveMs": 300 \}/],
+    [{ ...base, sli: { latencyAboveMs: 0 } }, /\.sli\.latencyAboveMs must be a whole number of milliseconds > 0/],
+    [{ ...base, sli: { latencyAboveMs: 2.5 } }, /\.sli\.latencyAboveMs must be a whole number of milliseconds > 0/],
+    [{ ...base, sli: { latencyAboveMs: "300" } }, /\.sli\.latencyAboveMs must be a whole number/],
+    [{ ...base, sli: { latencyBelowMs: 300 } }, /\.sli\.latencyBelowMs is not a known key: use one of latencyAboveMs/],
     [{ ...base, minRequestsPerHour: -1 }, /\.minRequestsPerHour must be a number of requests/],
     [{ ...base, tiers: [] }, /\.tiers must hold at least one tier/],
     [
@@ -76,6 +79,36 @@ describe("the slos section", () => {
     } catch (err) {
       expect((err as { code: string }).code).toBe("TM_CONFIG_INVALID");
     }
+  });
+
+  it("takes a latency SLI, and at most 8 distinct thresholds over all SLOs", () => {
+    const ms = [100, 200, 300, 400, 500, 600, 700, 800];
+    const slos = parse([
+      ...ms.map((m, i) => ({ ...base, name: `l${i}`, sli: { latencyAboveMs: m } })),
+      { ...base, name: "again", sli: { latencyAboveMs: 300 } },
+    ]);
+    expect(slos.map((s) => s.sli)).toEqual([...ms, 300].map((m) => ({ latencyAboveMs: m })));
+    expect(latencyThresholds(slos)).toEqual(ms);
+    expect(() =>
+      parse([
+        ...slos.map((s) => ({ ...base, name: s.name, sli: s.sli })),
+        { ...base, name: "ninth", sli: { latencyAboveMs: 900 } },
+      ]),
+    ).toThrow(
+      /\$\.slos\[9\] \("ninth"\)\.sli\.latencyAboveMs is the 9th distinct latency threshold \(100, 200, 300, 400, 500, 600, 700, 800, 900 ms\): at most 8/,
+    );
+  });
+
+  it("settles a window on the policy's final pane, or on its on-time pane when it has none (grace 0)", () => {
+    const defaults = { policies: ["dashboard", "alerting", "billing"], windowsMs: [10_000, 60_000] };
+    const settled = (policy: string, policies?: unknown) =>
+      parseSlos([{ ...base, policy }], defaults, "x", policies)[0]?.settledBy;
+    expect([settled("dashboard"), settled("alerting"), settled("billing")]).toEqual(["on-time", "final", "final"]);
+    const mine = [
+      { name: "dashboard", watermark: { kind: "arrival-lag", lag: "2s" }, grace: "5s" },
+      { name: "alerting", watermark: { kind: "arrival-lag", lag: "10s" }, grace: "0s" },
+    ];
+    expect([settled("dashboard", mine), settled("alerting", mine)]).toEqual(["final", "on-time"]);
   });
 
   it("rejects a non-list, duplicate names, and too many SLOs", () => {

@@ -3,12 +3,17 @@
  * at start against the config's policies and windows. Every error is TM_CONFIG_INVALID and names the
  * SLO (index and name) and the field.
  */
-import { formatDuration, parseDuration } from "@tidemark/engine/core";
+import { formatDuration, parseDuration, validateCoreConfig } from "@tidemark/engine/core";
 import { ALL_SERVICES } from "@tidemark/engine/protocol";
 import { DashboardError } from "../errors.js";
 import type { RuleScope } from "../rules/index.js";
 
 export type Severity = "page" | "ticket";
+
+export type SloSli = "errors" | { readonly latencyAboveMs: number };
+
+/** Distinct latency thresholds over all SLOs: the engine counts each exactly in every pane (a counted bound). */
+export const MAX_LATENCY_THRESHOLDS = 8;
 
 export interface SloTier {
   readonly severity: Severity;
@@ -26,10 +31,13 @@ export interface SloDefinition {
   /** e.g. 0.999: the good fraction promised. */
   readonly objective: number;
   readonly periodMs: number;
-  readonly sli: "errors";
+  /** "errors": the error ratio; latency: the ratio of requests slower than `aboveMs` (docs/slo.md, "Latency SLI"). */
+  readonly sli: SloSli;
   readonly policy: string;
   /** The window size of the panes summed into each burn-rate window: the config's smallest dividing them all. */
   readonly paneMs: number;
+  /** The pane kind that settles a window of the SLO's policy: "on-time" when it has no final pane (grace 0). */
+  readonly settledBy: "final" | "on-time";
   /** Below this many requests per hour (over a tier's long window) no tier fires. */
   readonly minRequestsPerHour: number;
   readonly tiers: readonly SloTier[];
@@ -84,18 +92,39 @@ export const MAX_SLOS = 100;
 export const MAX_PANES_PER_WINDOW = 30_000;
 
 /** Validates the section (undefined: no SLOs). */
-export function parseSlos(raw: unknown, scope: RuleScope, source: string): readonly SloDefinition[] {
+/**
+ * @param policies the config's raw `policies` (undefined: the defaults), for which of them has no
+ *   final pane after its on-time one (grace 0): their on-time panes settle a window.
+ */
+export function parseSlos(
+  raw: unknown,
+  scope: RuleScope,
+  source: string,
+  policies?: unknown,
+): readonly SloDefinition[] {
   if (raw === undefined || raw === null) return Object.freeze([]);
+  const lastOnTime = onTimeIsLast(policies, source);
   const err = (path: string, what: string): DashboardError =>
     new DashboardError("TM_CONFIG_INVALID", `${source}: ${path} ${what}`);
   if (!Array.isArray(raw)) throw err("$.slos", `must be a list of SLOs, got ${JSON.stringify(raw)}`);
   if (raw.length > MAX_SLOS) throw err("$.slos", `holds ${raw.length} SLOs: at most ${MAX_SLOS}`);
-  const out = raw.map((r, i) => slo(r, i, scope, err));
+  const out = raw.map((r, i) => {
+    const s = slo(r, i, scope, err);
+    return Object.freeze({ ...s, settledBy: lastOnTime.includes(s.policy) ? "on-time" : "final" } as const);
+  });
   const names = new Set<string>();
   for (const s of out) {
     if (names.has(s.name))
       throw err(`$.slos[${s.index}].name`, `${JSON.stringify(s.name)} is used twice: SLO names must be unique`);
     names.add(s.name);
+  }
+  const thresholds = latencyThresholds(out);
+  if (thresholds.length > MAX_LATENCY_THRESHOLDS) {
+    const s = out.find((x) => typeof x.sli === "object" && x.sli.latencyAboveMs === thresholds[MAX_LATENCY_THRESHOLDS]);
+    throw err(
+      `$.slos[${s?.index}] (${JSON.stringify(s?.name)}).sli.latencyAboveMs`,
+      `is the ${MAX_LATENCY_THRESHOLDS + 1}th distinct latency threshold (${thresholds.join(", ")} ms): at most ${MAX_LATENCY_THRESHOLDS}, share thresholds between SLOs`,
+    );
   }
   return Object.freeze(out);
 }
@@ -119,15 +148,7 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
       `must be a fraction between 0 and 1 such as 0.999 (99.9 %), got ${JSON.stringify(objective)}`,
     );
   const periodMs = duration(r["period"] ?? "30d", at("period"), err);
-  if (r["sli"] !== undefined && r["sli"] !== "errors") {
-    const latency = typeof r["sli"] === "object" && r["sli"] !== null && "latencyAboveMs" in r["sli"];
-    throw err(
-      at("sli"),
-      latency
-        ? 'latency SLIs ({ "latencyAboveMs": … }) are not supported yet (docs/slo.md, "Not yet"): use "errors"'
-        : `must be "errors", got ${JSON.stringify(r["sli"])}`,
-    );
-  }
+  const sli = sliOf(r["sli"], at("sli"), err);
   const policy = r["policy"] ?? scope.policies[0];
   if (typeof policy !== "string" || !scope.policies.includes(policy))
     throw err(
@@ -144,12 +165,13 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
   if (tiers.length === 0) throw err(at("tiers"), "must hold at least one tier, or be left out for the workbook's four");
   const paneMs = paneSize(tiers, scope, at("tiers"), err);
   return Object.freeze({
+    settledBy: "final",
     index: i,
     name,
     service,
     objective,
     periodMs,
-    sli: "errors",
+    sli,
     policy,
     paneMs,
     minRequestsPerHour: floor,
@@ -157,6 +179,39 @@ function slo(raw: unknown, i: number, scope: RuleScope, err: Err): SloDefinition
     labels: stringMap(r["labels"], at("labels"), SLO_LABELS, err),
     annotations: stringMap(r["annotations"], at("annotations"), SLO_ANNOTATIONS, err),
   });
+}
+
+/** Policies whose on-time pane is their last: not final-only, grace 0 (the engine's hasFinalPane). */
+function onTimeIsLast(policies: unknown, source: string): string[] {
+  try {
+    return validateCoreConfig(policies === undefined ? {} : { policies }, "$")
+      .policies.filter((p) => p.mode !== "final-only" && p.graceMs === 0)
+      .map((p) => p.name);
+  } catch (err) {
+    throw new DashboardError("TM_CONFIG_INVALID", `${source}: ${(err as Error).message}`);
+  }
+}
+
+/** The distinct latency thresholds of the SLOs (ms), in order of first use: the engine counts each. */
+export function latencyThresholds(slos: readonly SloDefinition[]): number[] {
+  const out: number[] = [];
+  for (const s of slos)
+    if (typeof s.sli === "object" && !out.includes(s.sli.latencyAboveMs)) out.push(s.sli.latencyAboveMs);
+  return out;
+}
+
+function sliOf(v: unknown, path: string, err: Err): SloSli {
+  if (v === undefined || v === "errors") return "errors";
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw err(path, `must be "errors" or { "latencyAboveMs": 300 }, got ${JSON.stringify(v)}`);
+  const o = object(v, path, ["latencyAboveMs"], err);
+  const ms = o["latencyAboveMs"];
+  if (typeof ms !== "number" || !Number.isInteger(ms) || ms <= 0)
+    throw err(
+      `${path}.latencyAboveMs`,
+      `must be a whole number of milliseconds > 0 such as 300, got ${JSON.stringify(ms)}`,
+    );
+  return Object.freeze({ latencyAboveMs: ms });
 }
 
 function tier(raw: unknown, path: string, err: Err): SloTier {

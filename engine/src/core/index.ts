@@ -11,6 +11,7 @@ export { OTHER_ROUTE, OTHER_SERVICE } from "./windows/key-registry.js";
 export { SNAPSHOT_VERSION } from "./snapshot/snapshot.js";
 export { allSteps, snapshotStepsOf } from "./snapshot/snapshot-steps.js";
 export { SNAPSHOT_CAPTURED } from "./types.js";
+export { studentT975 } from "./dial/student-t.js";
 export type {
   AccumulationMode,
   CoreConfig,
