@@ -76,6 +76,7 @@ export {
 export { encodePaneBatch, paneBatchLines } from "./protocol/pane-batch.js";
 export { mergePartitionOf, splitByMergePartition } from "./protocol/merge-partitions.js";
 export { JsonLines, type LineBuffers } from "./protocol/json-lines.js";
+export { NO_BIAS, poolBias } from "./protocol/bias-pooling.js";
 export {
   ALL_SERVICES,
   decodePartialBatch,
