@@ -35,7 +35,11 @@ export function subjectOf(field: string, source: SettingSource): string {
   return source.kind === "file" ? source.name : `${field} from ${source.name}`;
 }
 
+/** Pass as `got` for a secret (a token, a password): the message then leaves the value out. */
+export const SECRET_VALUE: unique symbol = Symbol("secret value");
+
 function requirementOf(expected: string, got: unknown): string {
+  if (got === SECRET_VALUE) return `must be ${expected} (the value is a secret, not shown)`;
   return `must be ${expected}, got ${show(got)}`;
 }
 

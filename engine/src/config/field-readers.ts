@@ -92,14 +92,13 @@ export function list(): FieldReader<string[]> {
 
 /**
  * One URL of `schemes` (`nats://127.0.0.1:4222`), or with `several` a comma list of them (any
- * server of a cluster is enough to join it).
+ * server of a cluster is enough to join it). `what` names it in messages ("a NATS URL").
  */
-export function url(schemes: readonly string[], several = false): FieldReader<string> {
+export function url(schemes: readonly string[], opts: { several?: boolean; what?: string } = {}): FieldReader<string> {
   const one = `(${schemes.join("|")}):\\/\\/[^\\s,]+`;
-  const pattern = new RegExp(several ? `^${one}(\\s*,\\s*${one})*$` : `^${one}$`);
-  const example = `${schemes[0] ?? "nats"}://127.0.0.1:4222`;
-  const expected = several ? `a URL such as ${example}, or a comma list of them` : `a URL such as ${example}`;
-  return text(pattern, `${expected} (${schemes.map((s) => `${s}://`).join(", ")})`);
+  const pattern = new RegExp(opts.several ? `^${one}(\\s*,\\s*${one})*$` : `^${one}$`);
+  const what = `${opts.what ?? "a URL"} such as ${schemes[0] ?? "nats"}://127.0.0.1:4222`;
+  return text(pattern, opts.several ? `${what}, or a comma list of them` : what);
 }
 
 /** A file path, or null for none (null or "" in any layer). */

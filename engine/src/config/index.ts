@@ -7,7 +7,7 @@
  * NATS, no process.env (the caller passes the environment), so ingest, the dashboard and deploy
  * import it without the engine's runtime.
  */
-export { ConfigFieldError, show, subjectOf } from "./config-field-error.js";
+export { ConfigFieldError, SECRET_VALUE, show, subjectOf } from "./config-field-error.js";
 export {
   settingOf,
   valueAt,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   ConfigFieldError,
   CORE_KEYS,
+  SECRET_VALUE,
   coreSettingsOf,
   duration,
   integer,
@@ -79,6 +80,17 @@ describe("errors name the field and the source of its value", () => {
       /^t\.json: engine\.checkpointEvery must be a duration .*, got \[\]$/,
     );
   });
+  it("leaves a secret's value out of the message", () => {
+    const e = new ConfigFieldError(
+      "ingest.tokens",
+      { kind: "env", name: "TIDEMARK_INGEST_TOKENS" },
+      "tokens",
+      SECRET_VALUE,
+    );
+    expect(e.message).toBe(
+      "ingest.tokens from TIDEMARK_INGEST_TOKENS must be tokens (the value is a secret, not shown)",
+    );
+  });
   it("a stronger valid layer hides a weaker bad one (each value is read once, from where it wins)", () => {
     expect(read({ file: { engine: { checkpointEvery: "bad" } }, env })).toBe(3000);
   });
@@ -113,9 +125,10 @@ describe("field readers", () => {
     );
     expect(() => text(/^[a-z]+$/, "lower-case letters")("A", "x", at)).toThrow(/lower-case letters/);
     expect(() => text()("", "x", at)).toThrow(/a non-empty string/);
-    const nats = url(["nats", "tls", "ws", "wss"], true);
+    const nats = url(["nats", "tls", "ws", "wss"], { several: true, what: "a NATS URL" });
     expect(nats("nats://a:1, tls://b:2", "x", at)).toBe("nats://a:1, tls://b:2");
-    for (const v of ["http://a:1", "nats://a:1,,", "a:1", "nats://"]) expect(() => nats(v, "x", at)).toThrow(/a URL/);
+    for (const v of ["http://a:1", "nats://a:1,,", "a:1", "nats://"])
+      expect(() => nats(v, "x", at)).toThrow(/a NATS URL such as nats:/);
     expect(() => url(["nats"])("nats://a:1,nats://b:2", "x", at)).toThrow(ConfigFieldError);
     expect(list()(" a, ,b ", "x", at)).toEqual(["a", "b"]);
     expect(list()(["a"], "x", at)).toEqual(["a"]);
