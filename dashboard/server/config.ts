@@ -1,6 +1,4 @@
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { validateCoreConfig } from "@tidemark/engine/core";
 import {
   isAlertsConfig,
   NO_ALERTS,
@@ -9,9 +7,21 @@ import {
   withAlertOverrides,
   type AlertsConfig,
 } from "./alerts/alerts-config.js";
-import { DashboardError } from "./errors.js";
 import { parseSlos, type SloDefinition } from "./slo/slo-config.js";
-import { bad, duration, ENV, int, isLoopback, list, optionalStr, readTokensOf, str } from "./config-values.js";
+import {
+  bad,
+  duration,
+  ALERT_OVERRIDES,
+  int,
+  isLoopback,
+  list,
+  optionalStr,
+  readTokensOf,
+  recordOrigins,
+  str,
+} from "./config-values.js";
+
+export { envConfig, readConfigFile } from "./config-layers.js";
 
 /**
  * The dashboard server's configuration: parsed once, validated, frozen (docs/websocket-protocol.md,
@@ -101,17 +111,12 @@ export interface DashboardConfig {
   readonly slos: readonly SloDefinition[];
 }
 
-/** Layer keys that are not settings of their own: they override a part of `alerts`. */
-const ALERT_OVERRIDES = ["alertmanagers", "alertsExternalUrl"] as const;
 /** Layer keys read into `readTokens` besides `readToken` (a token or comma list) and `readTokens` (a list). */
 const TOKEN_INPUTS = ["readTokenFile"] as const;
 export type InputKey = keyof DashboardConfig | (typeof ALERT_OVERRIDES)[number] | (typeof TOKEN_INPUTS)[number];
 
 /** What each layer may set; values are strings (env, flags) or JSON values (file). */
 export type DashboardConfigInput = Partial<Record<InputKey, unknown>>;
-
-/** config-values.ts's environment names, each naming a setting (the compiler checks every one). */
-const ENV_KEYS: Readonly<Record<string, InputKey>> = ENV;
 
 const DEFAULTS: DashboardConfig = {
   host: "127.0.0.1",
@@ -154,69 +159,11 @@ const DEFAULTS: DashboardConfig = {
   slos: [],
 };
 
-/**
- * Reads the `dashboard` section of a JSON config file (tidemark.config.json), the NATS URL from
- * its top-level `nats` (`{ "url": … }`, or a plain URL string), and its top-level `alerts`,
- * validated against the file's `policies` and `windows`.
- */
-export function readConfigFile(path: string): DashboardConfigInput {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8"));
-  } catch (err) {
-    throw new DashboardError("TM_DASHBOARD_CONFIG_FILE", `cannot read config file ${path}: ${(err as Error).message}`);
-  }
-  const root = (json ?? {}) as Record<string, unknown>;
-  const section = (root["dashboard"] ?? {}) as DashboardConfigInput;
-  for (const secret of ["natsUser", "natsPassword", "natsToken"] as const)
-    if (secret in section)
-      bad(
-        secret,
-        "may not be set in a file",
-        "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN",
-      );
-  for (const key of ["alerts", "slos", ...ALERT_OVERRIDES])
-    if (key in section)
-      bad(key, "belongs in the file's top-level alerts section", 'write "alerts": { … } at the top level');
-  const alerts = root["alerts"] === undefined ? undefined : parseAlerts(root["alerts"], scopeOf(root, path), path);
-  const slos = root["slos"] === undefined ? undefined : parseSlos(root["slos"], scopeOf(root, path), path);
-  const nats = root["nats"];
-  const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
-  const discarding = discardingIn(root["policies"], path);
-  return {
-    ...(url === undefined ? {} : { nats: url }),
-    ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }),
-    ...(alerts === undefined ? {} : { alerts }),
-    ...(slos === undefined ? {} : { slos }),
-    ...section,
-  };
-}
-
-/** Names of the file's policies in discarding mode, validated by the core's own validator. */
-function discardingIn(policies: unknown, path: string): string[] {
-  if (policies === undefined) return [];
-  try {
-    return validateCoreConfig({ policies }, path)
-      .policies.filter((p) => p.mode === "discarding")
-      .map((p) => p.name);
-  } catch (err) {
-    throw new DashboardError(
-      "TM_DASHBOARD_CONFIG_INVALID",
-      `${(err as Error).message} (the dashboard reads the policies' modes for session metrics)`,
-    );
-  }
-}
-
-export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
-  const out: DashboardConfigInput = {};
-  for (const [name, key] of Object.entries(ENV_KEYS)) if (env[name] !== undefined) out[key] = env[name];
-  return out;
-}
-
 /** defaults < file < env < flags; validated once and frozen. */
 export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfig {
   const merged: Record<string, unknown> = { ...DEFAULTS };
   for (const layer of layers) for (const [k, v] of Object.entries(layer)) if (v !== undefined) merged[k] = v;
+  recordOrigins(merged, layers);
   const unknown = Object.keys(merged).filter(
     (k) => !(k in DEFAULTS) && ![...ALERT_OVERRIDES, ...TOKEN_INPUTS].includes(k as never),
   );
