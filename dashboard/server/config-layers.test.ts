@@ -22,7 +22,7 @@ describe("dashboard config layers name the source of a bad value (docs/decisions
       `"queryTimeoutMs" (--query-timeout, TIDEMARK_DASHBOARD_QUERY_TIMEOUT, dashboard.queryTimeoutMs in the config file) from dashboard.queryTimeoutMs in ${file} must be a duration`,
     );
     expect(() => resolveConfig(readConfigFile(file), { queryTimeoutMs: "later" })).toThrow(
-      /"queryTimeoutMs" \([^)]*\) must be a duration such as 500ms, 10s, 1m, 1h, got "later"/,
+      /"queryTimeoutMs" \([^)]*\) must be a duration such as "500ms", "10s", "1m", "1h" or a number of milliseconds, got "later"/,
     );
     // Layers: defaults < file < env < flags.
     writeFileSync(file, JSON.stringify({ dashboard: { maxClients: 7, maxPanelsPerClient: 9 } }));

@@ -9,20 +9,23 @@ import type { SettingSource } from "./setting-source.js";
 
 export type FieldReader<T> = (raw: unknown, field: string, source: SettingSource) => T;
 
-/** A whole number in [min, max]; strings are read as numbers ("8", not "8x" or ""). */
-export function integer(min: number, max: number): FieldReader<number> {
+/**
+ * A whole number in [min, max]; strings are read as numbers ("8", not "8x" or "") unless
+ * `fromText` is false (a JSON document's typed numbers).
+ */
+export function integer(min: number, max: number, fromText = true): FieldReader<number> {
   return (raw, field, source) => {
-    const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+    const n = fromText && typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
     if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
       throw new ConfigFieldError(field, source, `a whole number from ${min} to ${max}`, raw);
     return n;
   };
 }
 
-/** A finite number in [min, max]. */
-export function number(min: number, max: number): FieldReader<number> {
+/** A finite number in [min, max]; strings read as numbers unless `fromText` is false. */
+export function number(min: number, max: number, fromText = true): FieldReader<number> {
   return (raw, field, source) => {
-    const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+    const n = fromText && typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
     if (typeof n !== "number" || !Number.isFinite(n) || n < min || n > max)
       throw new ConfigFieldError(field, source, `a number from ${min} to ${max}`, raw);
     return n;
@@ -31,7 +34,7 @@ export function number(min: number, max: number): FieldReader<number> {
 
 /** A duration ("500ms", "10s", "1m", "1h", or a number of ms) of at least `min` ms, in ms. */
 export function duration(min = 0): FieldReader<number> {
-  const expected = `a duration such as 500ms, 10s, 1m, 1h${min > 0 ? ` (at least ${min} ms)` : ""}`;
+  const expected = `a duration such as "500ms", "10s", "1m", "1h" or a number of milliseconds${min > 0 ? ` (at least ${min} ms)` : ""}`;
   return (raw, field, source) => {
     let ms = NaN;
     try {

@@ -61,7 +61,7 @@ describe("errors name the field and the source of its value", () => {
   it("from a variable", () => {
     const e = errorOf(() => read({ env: { TIDEMARK_CHECKPOINT_EVERY: "5x" } }));
     expect(e.message).toBe(
-      'engine.checkpointEvery from TIDEMARK_CHECKPOINT_EVERY must be a duration such as 500ms, 10s, 1m, 1h (at least 1 ms), got "5x"',
+      'engine.checkpointEvery from TIDEMARK_CHECKPOINT_EVERY must be a duration such as "500ms", "10s", "1m", "1h" or a number of milliseconds (at least 1 ms), got "5x"',
     );
     expect([e.code, e.field, e.source.kind, e.got]).toEqual([
       "TM_CONFIG_INVALID",
@@ -105,6 +105,9 @@ describe("field readers", () => {
     for (const v of ["0", "65", "1.5", "", " ", "8x", null, true])
       expect(() => r(v, "x", at)).toThrow(ConfigFieldError);
     expect(bad(() => r("65", "x", at))).toBe('must be a whole number from 1 to 64, got "65"');
+    // A JSON document's numbers are typed: "8" there is a string.
+    expect(() => integer(1, 64, false)("8", "x", at)).toThrow(/got "8"/);
+    expect(() => number(0, 1, false)("0.5", "x", at)).toThrow(/got "0.5"/);
   });
   it("number: finite numbers in range", () => {
     expect(number(0, 1)("0.25", "x", at)).toBe(0.25);
