@@ -6,20 +6,19 @@
 import { readFileSync } from "node:fs";
 import { validateCoreConfig } from "@tidemark/engine/core";
 import { parseAlerts, scopeOf } from "./alerts/alerts-config.js";
-import type { DashboardConfigInput, InputKey } from "./config.js";
 import { ALERT_OVERRIDES, bad, ENV, fromSource } from "./config-values.js";
 import { DashboardError } from "./errors.js";
 import { parseSlos } from "./slo/slo-config.js";
 
-/** config-values.ts's environment names, each naming a setting (the compiler checks every one). */
-const ENV_KEYS: Readonly<Record<string, InputKey>> = ENV;
+/** One layer: setting → raw value (config.ts types and validates it). */
+export type Layer = Record<string, unknown>;
 
 /**
  * Reads the `dashboard` section of a JSON config file (tidemark.config.json), the NATS URL from
  * its top-level `nats` (`{ "url": … }`, or a plain URL string), and its top-level `alerts`,
  * validated against the file's `policies` and `windows`.
  */
-export function readConfigFile(path: string): DashboardConfigInput {
+export function fileLayer(path: string): Layer {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, "utf8"));
@@ -27,7 +26,7 @@ export function readConfigFile(path: string): DashboardConfigInput {
     throw new DashboardError("TM_DASHBOARD_CONFIG_FILE", `cannot read config file ${path}: ${(err as Error).message}`);
   }
   const root = (json ?? {}) as Record<string, unknown>;
-  const section = (root["dashboard"] ?? {}) as DashboardConfigInput;
+  const section = (root["dashboard"] ?? {}) as Layer;
   for (const secret of ["natsUser", "natsPassword", "natsToken"] as const)
     if (secret in section)
       bad(
@@ -43,7 +42,7 @@ export function readConfigFile(path: string): DashboardConfigInput {
   const nats = root["nats"];
   const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
   const discarding = discardingIn(root["policies"], path);
-  const layer: DashboardConfigInput = {
+  const layer: Layer = {
     ...(url === undefined ? {} : { nats: url }),
     ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }),
     ...(alerts === undefined ? {} : { alerts }),
@@ -70,10 +69,11 @@ function discardingIn(policies: unknown, path: string): string[] {
   }
 }
 
-export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
-  const out: DashboardConfigInput = {};
+/** The environment's settings, by config-values.ts's names (a later name of one setting wins). */
+export function envLayer(env: NodeJS.ProcessEnv, keys: Readonly<Record<string, string>> = ENV): Layer {
+  const out: Layer = {};
   const names = new Map<string, string>();
-  for (const [name, key] of Object.entries(ENV_KEYS))
+  for (const [name, key] of Object.entries(keys))
     if (env[name] !== undefined) {
       out[key] = env[name];
       names.set(key, name);

@@ -12,6 +12,7 @@ import {
   bad,
   duration,
   ALERT_OVERRIDES,
+  ENV,
   int,
   isLoopback,
   list,
@@ -21,7 +22,7 @@ import {
   str,
 } from "./config-values.js";
 
-export { envConfig, readConfigFile } from "./config-layers.js";
+import { envLayer, fileLayer } from "./config-layers.js";
 
 /**
  * The dashboard server's configuration: parsed once, validated, frozen (docs/websocket-protocol.md,
@@ -158,6 +159,23 @@ const DEFAULTS: DashboardConfig = {
   alerts: NO_ALERTS,
   slos: [],
 };
+
+/** config-values.ts's environment names, each naming a setting (the compiler checks every one). */
+const ENV_KEYS: Readonly<Record<string, InputKey>> = ENV;
+
+/**
+ * Reads the `dashboard` section of a JSON config file (tidemark.config.json), the NATS URL from
+ * its top-level `nats` (`{ "url": … }`, or a plain URL string), and its top-level `alerts` and
+ * `slos`, validated against the file's `policies` and `windows` (config-layers.ts).
+ */
+export function readConfigFile(path: string): DashboardConfigInput {
+  return fileLayer(path) as DashboardConfigInput;
+}
+
+/** The environment's settings (`TIDEMARK_DASHBOARD_*`, `TIDEMARK_NATS*`, …; names in config-values.ts). */
+export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
+  return envLayer(env, ENV_KEYS) as DashboardConfigInput;
+}
 
 /** defaults < file < env < flags; validated once and frozen. */
 export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfig {
