@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { PaneBias } from "../protocol.js";
+import type { PaneBias } from "./pane-bias.js";
 import { NO_BIAS, poolBias } from "./bias-pooling.js";
 
 const FIELDS = ["countPct", "errorRatePp", "p99Pct", "usersPct"] as const;

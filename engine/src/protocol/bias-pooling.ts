@@ -4,7 +4,7 @@
  * dials, alert and SLO readings) and the browser app (services of a headline, nowcast errors, the
  * frontier) combine biases with. Pure and browser-safe: no node:*, no clock.
  */
-import type { BiasSpread, PaneBias } from "../protocol.js";
+import type { BiasSpread, PaneBias } from "./pane-bias.js";
 
 const FIELDS = ["countPct", "errorRatePp", "p99Pct", "usersPct"] as const;
 type Field = (typeof FIELDS)[number];
