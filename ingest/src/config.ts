@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { DEFAULT_PARTITIONS, type PartitionBy } from "@tidemark/engine/protocol";
-import { settingOf, type ConfigSources, type SettingNames, type SettingSource } from "@tidemark/engine/config";
+import { layersOf, type ConfigSources, type SettingNames, type SettingSource } from "@tidemark/engine/config";
 import { fail, FIELDS, readField } from "./config-fields.js";
 
 export interface IngestConfig {
@@ -178,12 +178,11 @@ export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfi
   };
   const out: Record<string, unknown> = { ...INGEST_DEFAULTS };
   const given = new Set<keyof IngestConfig>();
-  for (const key of Object.keys(FIELDS) as Array<keyof IngestConfig>) {
-    const f = foundOf(key, layers, sources.overrides ?? {});
-    if (f === undefined) continue;
-    given.add(key);
-    out[key] = readField(key, f.raw, f.field, f.source, f.where);
-  }
+  for (const key of Object.keys(FIELDS) as Array<keyof IngestConfig>)
+    for (const f of foundOf(key, layers, sources.overrides ?? {})) {
+      given.add(key);
+      out[key] = readField(key, f.raw, f.field, f.source, f.where);
+    }
   if (out.port === 0 && !given.has("grpcPort")) out.grpcPort = 0;
   const config = withTokensFile(out as unknown as IngestConfig);
   if ((config.tlsCertFile === null) !== (config.tlsKeyFile === null))
@@ -265,18 +264,21 @@ function namesOf(key: keyof IngestConfig): SettingNames {
   };
 }
 
-/** The strongest layer's value of `key`: programmatic overrides, then flags, env, the file. */
-function foundOf(key: keyof IngestConfig, layers: ConfigSources, overrides: IngestConfigInput): Found | undefined {
+/** Every layer's value of `key`, weakest first: the file, env, flags, then programmatic overrides. */
+function foundOf(key: keyof IngestConfig, layers: ConfigSources, overrides: IngestConfigInput): Found[] {
   const names = namesOf(key);
+  const found: Found[] = layersOf(names, layers, { blankEnvIsUnset: false }).map((s) => ({
+    raw: s.value,
+    field: names.field,
+    source: s.source,
+    where:
+      s.source.kind === "file"
+        ? `"${names.file}" in ${layers.fileName}`
+        : `${names.field} from ${s.source.kind === "env" ? "environment variable" : "flag"} ${s.source.name}`,
+  }));
   if (overrides[key] !== undefined)
-    return { raw: overrides[key], field: key, source: { kind: "option", name: key }, where: `option ${key}` };
-  const s = settingOf(names, layers, { blankEnvIsUnset: false });
-  if (s === undefined) return undefined;
-  const where =
-    s.source.kind === "file"
-      ? `"${names.file}" in ${layers.fileName}`
-      : `${names.field} from ${s.source.kind === "env" ? "environment variable" : "flag"} ${s.source.name}`;
-  return { raw: s.value, field: names.field, source: s.source, where };
+    found.push({ raw: overrides[key], field: key, source: { kind: "option", name: key }, where: `option ${key}` });
+  return found;
 }
 
 /** Settings read from the top level of the file (shared with the other roles), not the `ingest` section. */

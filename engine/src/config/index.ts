@@ -9,6 +9,7 @@
  */
 export { ConfigFieldError, SECRET_VALUE, show, subjectOf } from "./config-field-error.js";
 export {
+  layersOf,
   settingOf,
   valueAt,
   type ConfigSources,

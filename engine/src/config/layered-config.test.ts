@@ -91,8 +91,11 @@ describe("errors name the field and the source of its value", () => {
       "ingest.tokens from TIDEMARK_INGEST_TOKENS must be tokens (the value is a secret, not shown)",
     );
   });
-  it("a stronger valid layer hides a weaker bad one (each value is read once, from where it wins)", () => {
-    expect(read({ file: { engine: { checkpointEvery: "bad" } }, env })).toBe(3000);
+  it("a bad value in a weaker layer is an error even when a stronger layer sets the field", () => {
+    expect(errorOf(() => read({ file: { engine: { checkpointEvery: "bad" } }, env, flags })).message).toMatch(
+      /^t\.json: engine\.checkpointEvery must be a duration/,
+    );
+    expect(errorOf(() => read({ env: { TIDEMARK_CHECKPOINT_EVERY: "bad" }, flags })).source.kind).toBe("env");
   });
 });
 

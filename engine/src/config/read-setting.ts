@@ -1,9 +1,10 @@
 /**
- * One field read across the layers (docs/decisions/0046-layered-config.md): the strongest layer's
- * value through the field's reader, else the default.
+ * One field read across the layers (docs/decisions/0046-layered-config.md): every layer's value
+ * through the field's reader (a bad one is an error wherever it is), the strongest one returned,
+ * else the default.
  */
 import type { FieldReader } from "./field-readers.js";
-import { settingOf, type ConfigSources, type LayerRules, type SettingNames } from "./setting-source.js";
+import { layersOf, type ConfigSources, type LayerRules, type SettingNames } from "./setting-source.js";
 
 export function readSetting<T>(
   names: SettingNames,
@@ -12,6 +13,7 @@ export function readSetting<T>(
   fallback: T,
   rules?: LayerRules,
 ): T {
-  const s = settingOf(names, src, rules);
-  return s === undefined ? fallback : read(s.value, names.field, s.source);
+  let value = fallback;
+  for (const s of layersOf(names, src, rules)) value = read(s.value, names.field, s.source);
+  return value;
 }

@@ -48,17 +48,29 @@ export interface LayerRules {
 
 /** The value of the strongest layer that sets `names`, with its source; undefined when none does. */
 export function settingOf(names: SettingNames, src: ConfigSources, rules: LayerRules = {}): Setting | undefined {
-  const flag = names.flag === undefined ? undefined : src.flags?.[names.flag];
-  if (flag !== undefined) return { value: flag, source: { kind: "flag", name: `--${names.flag}` } };
-  for (const name of names.env ?? []) {
+  return layersOf(names, src, rules).at(-1);
+}
+
+/**
+ * Every layer's value of `names`, weakest first (file, then the variables, the last named first,
+ * then the flag). Each is validated, not only the winner: a bad value in the file is an error
+ * even while a flag overrides it (`tidemark up` passes flags), so a typo never hides.
+ */
+export function layersOf(names: SettingNames, src: ConfigSources, rules: LayerRules = {}): Setting[] {
+  const out: Setting[] = [];
+  if (names.file !== undefined) {
+    const v = valueAt(src.file, names.file);
+    if (v !== undefined)
+      out.push({ value: v, source: { kind: "file", name: `${src.fileName ?? "config file"}: ${names.file}` } });
+  }
+  for (const name of [...(names.env ?? [])].reverse()) {
     const v = src.env?.[name];
     if (v !== undefined && !(v === "" && rules.blankEnvIsUnset !== false))
-      return { value: v, source: { kind: "env", name } };
+      out.push({ value: v, source: { kind: "env", name } });
   }
-  if (names.file === undefined) return undefined;
-  const v = valueAt(src.file, names.file);
-  if (v === undefined) return undefined;
-  return { value: v, source: { kind: "file", name: `${src.fileName ?? "config file"}: ${names.file}` } };
+  const flag = names.flag === undefined ? undefined : src.flags?.[names.flag];
+  if (flag !== undefined) out.push({ value: flag, source: { kind: "flag", name: `--${names.flag}` } });
+  return out;
 }
 
 /** The value at a dotted path of a JSON document; undefined when any step is missing or not an object. */

@@ -15,6 +15,7 @@ import {
   integer,
   oneOf,
   onOff,
+  readSetting,
   settingOf,
   subjectOf,
   text,
@@ -208,13 +209,10 @@ function found(key: string, layers: ConfigSources): Found {
   return { v: undefined, where: `${layers.fileName ?? "config file"}: ${names.file ?? names.field}` };
 }
 
-/** `key` through `reader`, or `fallback` when unset; a bad value is TM_ENGINE_BAD_CONFIG naming field and source. */
+/** `key` through `reader` in every layer, or `fallback` when unset; a bad value is TM_ENGINE_BAD_CONFIG naming field and source. */
 function readAs<T>(key: string, layers: ConfigSources, reader: FieldReader<T>, fallback: T): T {
-  const names = namesOf(key);
-  const s = settingOf(names, layers);
-  if (s === undefined) return fallback;
   try {
-    return reader(s.value, names.field, s.source);
+    return readSetting(namesOf(key), layers, reader, fallback);
   } catch (err) {
     if (err instanceof ConfigFieldError) throw new RuntimeError("TM_ENGINE_BAD_CONFIG", err.message);
     throw err;
