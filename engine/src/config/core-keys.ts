@@ -1,7 +1,7 @@
 /**
  * The core's settings at the top level of tidemark.config.json (docs/operations.md,
  * "Configuration"): validated by the core's own `validateCoreConfig`, read by the engine, the
- * merge operators, `tidemark up` and `frontier`. The partition count, which the file calls
+ * merge operators and `tidemark up`. The partition count, which the file calls
  * `partitionCount`, is not among them: each role passes its own.
  */
 export const CORE_KEYS = [
