@@ -15,13 +15,13 @@ describe("dashboard config layers name the source of a bad value (docs/decisions
     );
   });
 
-  it("a file key, unless a stronger layer without a source (a flag) set the value", () => {
+  it("a file key, even while a stronger layer sets a good value; a flag's bad value without a source", () => {
     const file = join(mkdtempSync(join(tmpdir(), "tm-dash-layers-")), "tidemark.config.json");
     writeFileSync(file, JSON.stringify({ dashboard: { queryTimeoutMs: "soon" } }));
-    expect(() => resolveConfig(readConfigFile(file))).toThrow(
-      `"queryTimeoutMs" (--query-timeout, TIDEMARK_DASHBOARD_QUERY_TIMEOUT, dashboard.queryTimeoutMs in the config file) from dashboard.queryTimeoutMs in ${file} must be a duration`,
-    );
-    expect(() => resolveConfig(readConfigFile(file), { queryTimeoutMs: "later" })).toThrow(
+    const fromFile = `"queryTimeoutMs" (--query-timeout, TIDEMARK_DASHBOARD_QUERY_TIMEOUT, dashboard.queryTimeoutMs in the config file) from dashboard.queryTimeoutMs in ${file} must be a duration`;
+    expect(() => resolveConfig(readConfigFile(file))).toThrow(fromFile);
+    expect(() => resolveConfig(readConfigFile(file), { queryTimeoutMs: "30s" })).toThrow(fromFile);
+    expect(() => resolveConfig({ queryTimeoutMs: "later" })).toThrow(
       /"queryTimeoutMs" \([^)]*\) must be a duration such as "500ms", "10s", "1m", "1h" or a number of milliseconds, got "later"/,
     );
     // Layers: defaults < file < env < flags.

@@ -182,6 +182,7 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
   const merged: Record<string, unknown> = { ...DEFAULTS };
   for (const layer of layers) for (const [k, v] of Object.entries(layer)) if (v !== undefined) merged[k] = v;
   recordOrigins(merged, layers);
+  checkEachLayer(layers);
   const unknown = Object.keys(merged).filter(
     (k) => !(k in DEFAULTS) && ![...ALERT_OVERRIDES, ...TOKEN_INPUTS].includes(k as never),
   );
@@ -203,45 +204,70 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
       "give both tlsCertFile and tlsKeyFile, or neither",
     );
   return Object.freeze({
+    ...readScalars(merged),
     host,
-    port: int(merged, "port", 0, 65535),
-    nats: str(merged, "nats"),
-    natsUser: optionalStr(merged, "natsUser"),
-    natsPassword: optionalStr(merged, "natsPassword"),
-    natsToken: optionalStr(merged, "natsToken"),
-    replayMs: duration(merged, "replayMs"),
-    maxWindowsPerSeries: int(merged, "maxWindowsPerSeries", 1, 100_000),
-    maxPanes: int(merged, "maxPanes", 10, 100_000_000),
-    promWindowsPerSeries: int(merged, "promWindowsPerSeries", 1, 10_000_000),
-    promMaxWindows: int(merged, "promMaxWindows", 10, 1_000_000_000),
-    allowedOrigins: Object.freeze(list(merged, "allowedOrigins")),
     readTokens,
     readToken: readTokens[0] ?? null,
-    allowedHosts: Object.freeze(list(merged, "allowedHosts").map((h) => h.toLowerCase())),
     tlsCertFile,
     tlsKeyFile,
-    maxClients: int(merged, "maxClients", 1, 1_000_000),
-    maxClientsPerAddress: int(merged, "maxClientsPerAddress", 1, 1_000_000),
-    maxPanelsPerClient: int(merged, "maxPanelsPerClient", 1, 1_000_000),
-    maxQueuedBytes: int(merged, "maxQueuedBytes", 64 * 1024, 2 ** 40),
-    subscribesPerSecond: int(merged, "subscribesPerSecond", 1, 1_000_000),
-    queryMaxSeries: int(merged, "queryMaxSeries", 1, 1_000_000_000),
-    queryMaxSamples: int(merged, "queryMaxSamples", 1, 2 ** 40),
-    queryMaxStepMs: duration(merged, "queryMaxStepMs"),
-    queryMaxResponseBytes: int(merged, "queryMaxResponseBytes", 1024, 2 ** 40),
-    queryTimeoutMs: duration(merged, "queryTimeoutMs"),
-    queryMaxConcurrency: int(merged, "queryMaxConcurrency", 1, 10_000),
-    queryMaxQueued: int(merged, "queryMaxQueued", 0, 1_000_000),
-    sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),
-    maxQueuedEarly: int(merged, "maxQueuedEarly", 1, 10_000_000),
-    maxQueuedFrames: int(merged, "maxQueuedFrames", 1, 10_000_000),
-    retryMs: duration(merged, "retryMs"),
-    appDir: str(merged, "appDir"),
-    logLevel: str(merged, "logLevel"),
-    discardingPolicies: Object.freeze(list(merged, "discardingPolicies")),
     alerts: alertsOf(merged),
     slos: slosOf(merged["slos"]),
   });
+}
+
+type Raw = Record<string, unknown>;
+
+/** The plain settings' readers (config-values.ts): each layer's own value is checked with them, then the merged one read. */
+const SCALARS = {
+  port: (o: Raw) => int(o, "port", 0, 65535),
+  nats: (o: Raw) => str(o, "nats"),
+  natsUser: (o: Raw) => optionalStr(o, "natsUser"),
+  natsPassword: (o: Raw) => optionalStr(o, "natsPassword"),
+  natsToken: (o: Raw) => optionalStr(o, "natsToken"),
+  replayMs: (o: Raw) => duration(o, "replayMs"),
+  maxWindowsPerSeries: (o: Raw) => int(o, "maxWindowsPerSeries", 1, 100_000),
+  maxPanes: (o: Raw) => int(o, "maxPanes", 10, 100_000_000),
+  promWindowsPerSeries: (o: Raw) => int(o, "promWindowsPerSeries", 1, 10_000_000),
+  promMaxWindows: (o: Raw) => int(o, "promMaxWindows", 10, 1_000_000_000),
+  allowedOrigins: (o: Raw): readonly string[] => Object.freeze(list(o, "allowedOrigins")),
+  allowedHosts: (o: Raw): readonly string[] => Object.freeze(list(o, "allowedHosts").map((h) => h.toLowerCase())),
+  maxClients: (o: Raw) => int(o, "maxClients", 1, 1_000_000),
+  maxClientsPerAddress: (o: Raw) => int(o, "maxClientsPerAddress", 1, 1_000_000),
+  maxPanelsPerClient: (o: Raw) => int(o, "maxPanelsPerClient", 1, 1_000_000),
+  maxQueuedBytes: (o: Raw) => int(o, "maxQueuedBytes", 64 * 1024, 2 ** 40),
+  subscribesPerSecond: (o: Raw) => int(o, "subscribesPerSecond", 1, 1_000_000),
+  queryMaxSeries: (o: Raw) => int(o, "queryMaxSeries", 1, 1_000_000_000),
+  queryMaxSamples: (o: Raw) => int(o, "queryMaxSamples", 1, 2 ** 40),
+  queryMaxStepMs: (o: Raw) => duration(o, "queryMaxStepMs"),
+  queryMaxResponseBytes: (o: Raw) => int(o, "queryMaxResponseBytes", 1024, 2 ** 40),
+  queryTimeoutMs: (o: Raw) => duration(o, "queryTimeoutMs"),
+  queryMaxConcurrency: (o: Raw) => int(o, "queryMaxConcurrency", 1, 10_000),
+  queryMaxQueued: (o: Raw) => int(o, "queryMaxQueued", 0, 1_000_000),
+  sendBufferBytes: (o: Raw) => int(o, "sendBufferBytes", 1024, 1 << 30),
+  maxQueuedEarly: (o: Raw) => int(o, "maxQueuedEarly", 1, 10_000_000),
+  maxQueuedFrames: (o: Raw) => int(o, "maxQueuedFrames", 1, 10_000_000),
+  retryMs: (o: Raw) => duration(o, "retryMs"),
+  appDir: (o: Raw) => str(o, "appDir"),
+  logLevel: (o: Raw) => str(o, "logLevel"),
+  discardingPolicies: (o: Raw): readonly string[] => Object.freeze(list(o, "discardingPolicies")),
+} satisfies Partial<Record<keyof DashboardConfig, (o: Raw) => unknown>>;
+
+type Scalars = { [K in keyof typeof SCALARS]: ReturnType<(typeof SCALARS)[K]> };
+
+function readScalars(o: Raw): Scalars {
+  return Object.fromEntries(Object.entries(SCALARS).map(([k, read]) => [k, read(o)])) as Scalars;
+}
+
+/**
+ * Each layer's own values checked before they are merged, so a bad value in the file is an error
+ * even while a flag overrides it (docs/decisions/0046-layered-config.md); the error names its layer.
+ */
+function checkEachLayer(layers: readonly DashboardConfigInput[]): void {
+  for (const layer of layers) {
+    const own: Raw = { ...layer };
+    recordOrigins(own, [layer]);
+    for (const [k, read] of Object.entries(SCALARS)) if (own[k] !== undefined) read(own);
+  }
 }
 
 /** The validated `slos`: a file's are validated already (frozen); raw JSON from code against the default policies and windows. */
