@@ -11,6 +11,7 @@ import globals from "globals";
 
 export const PURE_FILES = [
   "engine/src/core/**/*.ts",
+  "engine/src/config/**/*.ts",
   "engine/src/protocol.ts",
   "engine/src/protocol/**/*.ts",
   "sketches/src/**/*.ts",
@@ -137,7 +138,7 @@ const importBlocks = [
     files: code("ingest"),
     rules: {
       "no-restricted-imports": rule(
-        noEngine(["runtime", "."], "ingest uses @tidemark/engine/protocol, /nats and /core"),
+        noEngine(["runtime", "."], "ingest uses @tidemark/engine/protocol, /nats, /core and /config"),
         noOtherPackageFiles("ingest"),
       ),
     },
@@ -161,7 +162,7 @@ const importBlocks = [
     files: [...code("dashboard/server"), ...code("dashboard/bench"), "dashboard/*.ts"],
     rules: {
       "no-restricted-imports": rule(
-        noEngine(["runtime", "."], "the dashboard server uses @tidemark/engine/protocol, /nats and /core"),
+        noEngine(["runtime", "."], "the dashboard server uses @tidemark/engine/protocol, /nats, /core and /config"),
         noSibling(["app"], "the server serves the built app; share types through dashboard/protocol"),
         noOtherPackageFiles("dashboard"),
       ),

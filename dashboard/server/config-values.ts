@@ -4,7 +4,14 @@
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { parseDuration } from "@tidemark/engine/core";
+import {
+  ConfigFieldError,
+  duration as durationOf,
+  integer,
+  list as listOf,
+  text,
+  type FieldReader,
+} from "@tidemark/engine/config";
 import { DashboardError } from "./errors.js";
 
 /** Env names, in increasing precedence where two set the same setting. */
@@ -43,6 +50,9 @@ export const ENV = {
   TIDEMARK_ALERTS_EXTERNAL_URL: "alertsExternalUrl",
 } as const;
 
+/** Layer keys that are not settings of their own: they override a part of `alerts`. */
+export const ALERT_OVERRIDES = ["alertmanagers", "alertsExternalUrl"] as const;
+
 /** Flags that set a setting, so an error names what the user typed. */
 export const FLAGS: Readonly<Partial<Record<string, string>>> = {
   host: "--host",
@@ -78,16 +88,54 @@ export function settingNames(field: string): string {
   return [FLAGS[field], ...env, `dashboard.${field} in the config file`].filter(Boolean).join(", ");
 }
 
-export function bad(field: string, what: string, hint: string): never {
+/**
+ * Where each setting of a merged layer object came from, when its layer said so (`fromSource`):
+ * `resolveConfig` records it so an error names the variable or file key as well as the setting.
+ */
+const ORIGINS = new WeakMap<object, Map<string, string>>();
+const LAYER_SOURCES = new WeakMap<object, (key: string) => string>();
+
+/** Marks a layer's source (env, file), naming each key's origin in errors. */
+export function fromSource<T extends object>(layer: T, name: (key: string) => string): T {
+  LAYER_SOURCES.set(layer, name);
+  return layer;
+}
+
+/** Records, for `merged`, the layer each key's winning value came from (later layers win). */
+export function recordOrigins(merged: object, layers: readonly object[]): void {
+  const origins = new Map<string, string>();
+  for (const layer of layers) {
+    const name = LAYER_SOURCES.get(layer);
+    for (const [k, v] of Object.entries(layer)) {
+      if (v === undefined) continue;
+      if (name) origins.set(k, name(k));
+      else origins.delete(k);
+    }
+  }
+  ORIGINS.set(merged, origins);
+}
+
+export function bad(field: string, what: string, hint: string, o?: object): never {
   const where = settingNames(field);
-  throw new DashboardError("TM_DASHBOARD_CONFIG_INVALID", `dashboard setting "${field}" (${where}) ${what}: ${hint}`);
+  const from = o === undefined ? undefined : ORIGINS.get(o)?.get(field);
+  throw new DashboardError(
+    "TM_DASHBOARD_CONFIG_INVALID",
+    `dashboard setting "${field}" (${where})${from ? ` from ${from}` : ""} ${what}: ${hint}`,
+  );
+}
+
+/** `o[k]` through a shared field reader (`@tidemark/engine/config`); its error names the setting and its source. */
+function read<T>(o: Record<string, unknown>, k: string, reader: FieldReader<T>, hint = "fix the value"): T {
+  try {
+    return reader(o[k], k, { kind: "option", name: ORIGINS.get(o)?.get(k) ?? k });
+  } catch (err) {
+    if (err instanceof ConfigFieldError) return bad(k, err.requirement, hint, o);
+    throw err;
+  }
 }
 
 export function str(o: Record<string, unknown>, k: string): string {
-  const v = o[k];
-  if (typeof v !== "string" || v === "")
-    bad(k, `must be a non-empty string, got ${JSON.stringify(v)}`, "set it or leave it out");
-  return v;
+  return read(o, k, text(), "set it or leave it out");
 }
 
 export function optionalStr(o: Record<string, unknown>, k: string): string | null {
@@ -95,30 +143,15 @@ export function optionalStr(o: Record<string, unknown>, k: string): string | nul
 }
 
 export function int(o: Record<string, unknown>, k: string, min: number, max: number): number {
-  const v = o[k];
-  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
-    bad(k, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`, "fix the value");
-  return n;
+  return read(o, k, integer(min, max));
 }
 
 export function duration(o: Record<string, unknown>, k: string): number {
-  try {
-    return parseDuration(o[k] as string | number);
-  } catch {
-    return bad(k, `must be a duration, got ${JSON.stringify(o[k])}`, "write e.g. 500ms, 10s, 1m, 1h");
-  }
+  return read(o, k, durationOf(0));
 }
 
 export function list(o: Record<string, unknown>, k: string): string[] {
-  const v = o[k];
-  if (typeof v === "string")
-    return v
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s !== "");
-  if (Array.isArray(v) && v.every((s) => typeof s === "string")) return v;
-  return bad(k, `must be a list of strings (or a comma-separated string), got ${JSON.stringify(v)}`, "fix the value");
+  return read(o, k, listOf());
 }
 
 /** Every read token: `readToken` (one, or a comma list), `readTokens` (a list) and a file of them (one a line). */

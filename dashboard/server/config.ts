@@ -1,6 +1,4 @@
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { validateCoreConfig } from "@tidemark/engine/core";
 import {
   isAlertsConfig,
   NO_ALERTS,
@@ -9,9 +7,22 @@ import {
   withAlertOverrides,
   type AlertsConfig,
 } from "./alerts/alerts-config.js";
-import { DashboardError } from "./errors.js";
 import { parseSlos, type SloDefinition } from "./slo/slo-config.js";
-import { bad, duration, ENV, int, isLoopback, list, optionalStr, readTokensOf, str } from "./config-values.js";
+import {
+  bad,
+  duration,
+  ALERT_OVERRIDES,
+  ENV,
+  int,
+  isLoopback,
+  list,
+  optionalStr,
+  readTokensOf,
+  recordOrigins,
+  str,
+} from "./config-values.js";
+
+import { envLayer, fileLayer } from "./config-layers.js";
 
 /**
  * The dashboard server's configuration: parsed once, validated, frozen (docs/websocket-protocol.md,
@@ -110,17 +121,12 @@ export interface DashboardConfig {
   readonly slos: readonly SloDefinition[];
 }
 
-/** Layer keys that are not settings of their own: they override a part of `alerts`. */
-const ALERT_OVERRIDES = ["alertmanagers", "alertsExternalUrl"] as const;
 /** Layer keys read into `readTokens` besides `readToken` (a token or comma list) and `readTokens` (a list). */
 const TOKEN_INPUTS = ["readTokenFile"] as const;
 export type InputKey = keyof DashboardConfig | (typeof ALERT_OVERRIDES)[number] | (typeof TOKEN_INPUTS)[number];
 
 /** What each layer may set; values are strings (env, flags) or JSON values (file). */
 export type DashboardConfigInput = Partial<Record<InputKey, unknown>>;
-
-/** config-values.ts's environment names, each naming a setting (the compiler checks every one). */
-const ENV_KEYS: Readonly<Record<string, InputKey>> = ENV;
 
 const DEFAULTS: DashboardConfig = {
   host: "127.0.0.1",
@@ -166,70 +172,29 @@ const DEFAULTS: DashboardConfig = {
   slos: [],
 };
 
+/** config-values.ts's environment names, each naming a setting (the compiler checks every one). */
+const ENV_KEYS: Readonly<Record<string, InputKey>> = ENV;
+
 /**
  * Reads the `dashboard` section of a JSON config file (tidemark.config.json), the NATS URL from
- * its top-level `nats` (`{ "url": … }`, or a plain URL string), and its top-level `alerts`,
- * validated against the file's `policies` and `windows`.
+ * its top-level `nats` (`{ "url": … }`, or a plain URL string), and its top-level `alerts` and
+ * `slos`, validated against the file's `policies` and `windows` (config-layers.ts).
  */
 export function readConfigFile(path: string): DashboardConfigInput {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8"));
-  } catch (err) {
-    throw new DashboardError("TM_DASHBOARD_CONFIG_FILE", `cannot read config file ${path}: ${(err as Error).message}`);
-  }
-  const root = (json ?? {}) as Record<string, unknown>;
-  const section = (root["dashboard"] ?? {}) as DashboardConfigInput;
-  for (const secret of ["natsUser", "natsPassword", "natsToken"] as const)
-    if (secret in section)
-      bad(
-        secret,
-        "may not be set in a file",
-        "pass NATS credentials in TIDEMARK_NATS_USER/TIDEMARK_NATS_PASSWORD or TIDEMARK_NATS_TOKEN",
-      );
-  for (const key of ["alerts", "slos", ...ALERT_OVERRIDES])
-    if (key in section)
-      bad(key, "belongs in the file's top-level alerts section", 'write "alerts": { … } at the top level');
-  const alerts = root["alerts"] === undefined ? undefined : parseAlerts(root["alerts"], scopeOf(root, path), path);
-  const slos =
-    root["slos"] === undefined ? undefined : parseSlos(root["slos"], scopeOf(root, path), path, root["policies"]);
-  const nats = root["nats"];
-  const url = typeof nats === "object" && nats !== null ? (nats as Record<string, unknown>)["url"] : nats;
-  const discarding = discardingIn(root["policies"], path);
-  return {
-    ...(url === undefined ? {} : { nats: url }),
-    ...(discarding.length === 0 ? {} : { discardingPolicies: discarding }),
-    ...(alerts === undefined ? {} : { alerts }),
-    ...(slos === undefined ? {} : { slos }),
-    ...section,
-  };
+  return fileLayer(path) as DashboardConfigInput;
 }
 
-/** Names of the file's policies in discarding mode, validated by the core's own validator. */
-function discardingIn(policies: unknown, path: string): string[] {
-  if (policies === undefined) return [];
-  try {
-    return validateCoreConfig({ policies }, path)
-      .policies.filter((p) => p.mode === "discarding")
-      .map((p) => p.name);
-  } catch (err) {
-    throw new DashboardError(
-      "TM_DASHBOARD_CONFIG_INVALID",
-      `${(err as Error).message} (the dashboard reads the policies' modes for session metrics)`,
-    );
-  }
-}
-
+/** The environment's settings (`TIDEMARK_DASHBOARD_*`, `TIDEMARK_NATS*`, …; names in config-values.ts). */
 export function envConfig(env: NodeJS.ProcessEnv): DashboardConfigInput {
-  const out: DashboardConfigInput = {};
-  for (const [name, key] of Object.entries(ENV_KEYS)) if (env[name] !== undefined) out[key] = env[name];
-  return out;
+  return envLayer(env, ENV_KEYS) as DashboardConfigInput;
 }
 
 /** defaults < file < env < flags; validated once and frozen. */
 export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfig {
   const merged: Record<string, unknown> = { ...DEFAULTS };
   for (const layer of layers) for (const [k, v] of Object.entries(layer)) if (v !== undefined) merged[k] = v;
+  recordOrigins(merged, layers);
+  checkEachLayer(layers);
   const unknown = Object.keys(merged).filter(
     (k) => !(k in DEFAULTS) && ![...ALERT_OVERRIDES, ...TOKEN_INPUTS].includes(k as never),
   );
@@ -251,43 +216,13 @@ export function resolveConfig(...layers: DashboardConfigInput[]): DashboardConfi
       "give both tlsCertFile and tlsKeyFile, or neither",
     );
   return Object.freeze({
+    ...readScalars(merged),
     host,
-    port: int(merged, "port", 0, 65535),
-    nats: str(merged, "nats"),
-    natsUser: optionalStr(merged, "natsUser"),
-    natsPassword: optionalStr(merged, "natsPassword"),
-    natsToken: optionalStr(merged, "natsToken"),
-    replayMs: duration(merged, "replayMs"),
-    maxWindowsPerSeries: int(merged, "maxWindowsPerSeries", 1, 100_000),
-    maxPanes: int(merged, "maxPanes", 10, 100_000_000),
-    promWindowsPerSeries: int(merged, "promWindowsPerSeries", 1, 10_000_000),
-    promMaxWindows: int(merged, "promMaxWindows", 10, 1_000_000_000),
-    allowedOrigins: Object.freeze(list(merged, "allowedOrigins")),
     readTokens,
     readToken: readTokens[0] ?? null,
-    allowedHosts: Object.freeze(list(merged, "allowedHosts").map((h) => h.toLowerCase())),
     tlsCertFile,
     tlsKeyFile,
-    maxClients: int(merged, "maxClients", 1, 1_000_000),
-    maxClientsPerAddress: int(merged, "maxClientsPerAddress", 1, 1_000_000),
-    maxPanelsPerClient: int(merged, "maxPanelsPerClient", 1, 1_000_000),
-    maxQueuedBytes: int(merged, "maxQueuedBytes", 64 * 1024, 2 ** 40),
-    subscribesPerSecond: int(merged, "subscribesPerSecond", 1, 1_000_000),
-    queryMaxSeries: int(merged, "queryMaxSeries", 1, 1_000_000_000),
-    queryMaxSamples: int(merged, "queryMaxSamples", 1, 2 ** 40),
-    queryMaxStepMs: duration(merged, "queryMaxStepMs"),
-    queryMaxResponseBytes: int(merged, "queryMaxResponseBytes", 1024, 2 ** 40),
-    queryTimeoutMs: duration(merged, "queryTimeoutMs"),
-    queryMaxConcurrency: int(merged, "queryMaxConcurrency", 1, 10_000),
-    queryMaxQueued: int(merged, "queryMaxQueued", 0, 1_000_000),
     ...httpTimeouts(merged),
-    sendBufferBytes: int(merged, "sendBufferBytes", 1024, 1 << 30),
-    maxQueuedEarly: int(merged, "maxQueuedEarly", 1, 10_000_000),
-    maxQueuedFrames: int(merged, "maxQueuedFrames", 1, 10_000_000),
-    retryMs: duration(merged, "retryMs"),
-    appDir: str(merged, "appDir"),
-    logLevel: str(merged, "logLevel"),
-    discardingPolicies: Object.freeze(list(merged, "discardingPolicies")),
     alerts: alertsOf(merged),
     slos: slosOf(merged["slos"]),
   });
@@ -314,6 +249,64 @@ function httpTimeouts(
       "raise it above queryTimeoutMs, or 0 for none",
     );
   return { headersTimeoutMs, requestTimeoutMs, connectionTimeoutMs };
+}
+
+type Raw = Record<string, unknown>;
+
+/** The plain settings' readers (config-values.ts): each layer's own value is checked with them, then the merged one read. */
+const SCALARS = {
+  port: (o: Raw) => int(o, "port", 0, 65535),
+  nats: (o: Raw) => str(o, "nats"),
+  natsUser: (o: Raw) => optionalStr(o, "natsUser"),
+  natsPassword: (o: Raw) => optionalStr(o, "natsPassword"),
+  natsToken: (o: Raw) => optionalStr(o, "natsToken"),
+  replayMs: (o: Raw) => duration(o, "replayMs"),
+  maxWindowsPerSeries: (o: Raw) => int(o, "maxWindowsPerSeries", 1, 100_000),
+  maxPanes: (o: Raw) => int(o, "maxPanes", 10, 100_000_000),
+  promWindowsPerSeries: (o: Raw) => int(o, "promWindowsPerSeries", 1, 10_000_000),
+  promMaxWindows: (o: Raw) => int(o, "promMaxWindows", 10, 1_000_000_000),
+  allowedOrigins: (o: Raw): readonly string[] => Object.freeze(list(o, "allowedOrigins")),
+  allowedHosts: (o: Raw): readonly string[] => Object.freeze(list(o, "allowedHosts").map((h) => h.toLowerCase())),
+  maxClients: (o: Raw) => int(o, "maxClients", 1, 1_000_000),
+  maxClientsPerAddress: (o: Raw) => int(o, "maxClientsPerAddress", 1, 1_000_000),
+  maxPanelsPerClient: (o: Raw) => int(o, "maxPanelsPerClient", 1, 1_000_000),
+  maxQueuedBytes: (o: Raw) => int(o, "maxQueuedBytes", 64 * 1024, 2 ** 40),
+  subscribesPerSecond: (o: Raw) => int(o, "subscribesPerSecond", 1, 1_000_000),
+  queryMaxSeries: (o: Raw) => int(o, "queryMaxSeries", 1, 1_000_000_000),
+  queryMaxSamples: (o: Raw) => int(o, "queryMaxSamples", 1, 2 ** 40),
+  queryMaxStepMs: (o: Raw) => duration(o, "queryMaxStepMs"),
+  queryMaxResponseBytes: (o: Raw) => int(o, "queryMaxResponseBytes", 1024, 2 ** 40),
+  queryTimeoutMs: (o: Raw) => duration(o, "queryTimeoutMs"),
+  queryMaxConcurrency: (o: Raw) => int(o, "queryMaxConcurrency", 1, 10_000),
+  queryMaxQueued: (o: Raw) => int(o, "queryMaxQueued", 0, 1_000_000),
+  headersTimeoutMs: (o: Raw) => duration(o, "headersTimeoutMs"),
+  requestTimeoutMs: (o: Raw) => duration(o, "requestTimeoutMs"),
+  connectionTimeoutMs: (o: Raw) => duration(o, "connectionTimeoutMs"),
+  sendBufferBytes: (o: Raw) => int(o, "sendBufferBytes", 1024, 1 << 30),
+  maxQueuedEarly: (o: Raw) => int(o, "maxQueuedEarly", 1, 10_000_000),
+  maxQueuedFrames: (o: Raw) => int(o, "maxQueuedFrames", 1, 10_000_000),
+  retryMs: (o: Raw) => duration(o, "retryMs"),
+  appDir: (o: Raw) => str(o, "appDir"),
+  logLevel: (o: Raw) => str(o, "logLevel"),
+  discardingPolicies: (o: Raw): readonly string[] => Object.freeze(list(o, "discardingPolicies")),
+} satisfies Partial<Record<keyof DashboardConfig, (o: Raw) => unknown>>;
+
+type Scalars = { [K in keyof typeof SCALARS]: ReturnType<(typeof SCALARS)[K]> };
+
+function readScalars(o: Raw): Scalars {
+  return Object.fromEntries(Object.entries(SCALARS).map(([k, read]) => [k, read(o)])) as Scalars;
+}
+
+/**
+ * Each layer's own values checked before they are merged, so a bad value in the file is an error
+ * even while a flag overrides it (docs/decisions/0046-layered-config.md); the error names its layer.
+ */
+function checkEachLayer(layers: readonly DashboardConfigInput[]): void {
+  for (const layer of layers) {
+    const own: Raw = { ...layer };
+    recordOrigins(own, [layer]);
+    for (const [k, read] of Object.entries(SCALARS)) if (own[k] !== undefined) read(own);
+  }
 }
 
 /** The validated `slos`: a file's are validated already (frozen); raw JSON from code against the default policies and windows. */

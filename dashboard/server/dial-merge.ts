@@ -1,49 +1,49 @@
 import {
   AGE_BUCKETS,
+  poolBias,
   type BiasStage,
   type LatenessCorrelation,
   type ServiceDial,
   type StageBias,
 } from "@tidemark/engine/protocol";
-import { mergeBias } from "../protocol/bias.js";
 
 /**
  * Merging one policy's dial over engine workers (docs/websocket-protocol.md, "Server → client"):
- * each worker measures the same policy over its own last N windows, so biases merge as
- * `mergeBias` does (weighted by windows, reporting the larger N), never summed.
+ * each worker measures the same policy over its own last N windows, so biases pool as
+ * `poolBias` does (weighted by windows, reporting the largest N), never summed.
  */
 
 /** Pooled stage biases, merged per (window size, stage, age); the emit delay is the largest. */
-export function mergeStages(into: Map<string, StageBias>, stages: readonly StageBias[] | undefined): void {
-  for (const s of stages ?? []) {
-    const key = `${s.windowMs}|${s.stage}|${s.age ?? ""}`;
-    const held = into.get(key);
-    into.set(
-      key,
-      held
-        ? { ...held, bias: mergeBias(held.bias, s.bias), emitDelayMs: maxOf(held.emitDelayMs, s.emitDelayMs) }
-        : { ...s, bias: { ...s.bias } },
-    );
-  }
+export function mergeStages(workers: ReadonlyArray<readonly StageBias[] | undefined>): StageBias[] {
+  const groups = groupBy(workers, (s) => `${s.windowMs}|${s.stage}|${s.age ?? ""}`);
+  return [...groups.values()].map((g) => ({
+    ...(g[0] as StageBias),
+    bias: poolBias(g.map((s) => s.bias)),
+    emitDelayMs: g.map((s) => s.emitDelayMs).reduce(maxOf),
+  }));
 }
 
 /** Per-service dials, merged per (service, window size). */
-export function mergeServices(into: Map<string, ServiceDial>, dials: readonly ServiceDial[] | undefined): void {
-  for (const d of dials ?? []) {
-    const key = `${d.service}|${d.windowMs}`;
-    const held = into.get(key);
-    into.set(
-      key,
-      held
-        ? {
-            ...held,
-            onTime: mergeBias(held.onTime, d.onTime),
-            final: mergeBias(held.final, d.final),
-            lateness: largerSample(held.lateness, d.lateness),
-          }
-        : { ...d },
-    );
-  }
+export function mergeServices(workers: ReadonlyArray<readonly ServiceDial[] | undefined>): ServiceDial[] {
+  const groups = groupBy(workers, (d) => `${d.service}|${d.windowMs}`);
+  return [...groups.values()].map((g) => ({
+    ...(g[0] as ServiceDial),
+    onTime: poolBias(g.map((d) => d.onTime)),
+    final: poolBias(g.map((d) => d.final)),
+    lateness: g.map((d) => d.lateness).reduce(largerSample),
+  }));
+}
+
+function groupBy<T>(lists: ReadonlyArray<readonly T[] | undefined>, key: (x: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const list of lists)
+    for (const x of list ?? []) {
+      const k = key(x);
+      const g = out.get(k);
+      if (g) g.push(x);
+      else out.set(k, [x]);
+    }
+  return out;
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { EngineStatusMessage, Pane, ServiceDial, StageBias } from "@tidemark/engine/protocol";
-import { mergeBias } from "../protocol/bias.js";
+import { poolBias, type EngineStatusMessage, type Pane, type PolicyStatusWire } from "@tidemark/engine/protocol";
 import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from "../protocol/ws-frames.js";
 import { maxOf, mergeServices, mergeStages, serviceOrder, stageOrder } from "./dial-merge.js";
 
@@ -45,8 +44,7 @@ export class StatusBoard {
  */
 export function frontier(workers: readonly EngineStatusMessage[], newestPanes: Map<string, Pane>): FrontierPoint[] {
   const points = new Map<string, FrontierPoint>();
-  const stages = new Map<string, Map<string, StageBias>>();
-  const services = new Map<string, Map<string, ServiceDial>>();
+  const dials = new Map<string, PolicyStatusWire[]>();
   // A merge operator's dials are its all-services key's, carried by its own panes: the pooled dial
   // is the workers' (docs/decisions/0030-all-services-panes-in-the-dashboard.md).
   for (const w of workers) {
@@ -60,18 +58,19 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
         graceMs: p.graceMs,
         emitDelayMs: maxOf(prev?.emitDelayMs ?? null, p.emitDelayMs),
         pipelineLagMs: maxOf(prev?.pipelineLagMs ?? null, w.pipelineLagMs),
-        bias: prev ? mergeBias(prev.bias, p.bias) : { ...p.bias },
+        bias: p.bias,
         source: "status",
         stages: [],
         services: [],
       });
-      mergeStages(getOrAdd(stages, p.name), p.stages);
-      mergeServices(getOrAdd(services, p.name), p.services);
+      getOrAdd(dials, p.name).push(p);
     }
   }
   for (const point of points.values()) {
-    point.stages = [...(stages.get(point.policy)?.values() ?? [])].sort(stageOrder);
-    point.services = [...(services.get(point.policy)?.values() ?? [])].sort(serviceOrder);
+    const of = dials.get(point.policy) ?? [];
+    point.bias = poolBias(of.map((p) => p.bias));
+    point.stages = mergeStages(of.map((p) => p.stages)).sort(stageOrder);
+    point.services = mergeServices(of.map((p) => p.services)).sort(serviceOrder);
   }
   for (const [policy, pane] of newestPanes) {
     if (points.has(policy)) continue;
@@ -93,8 +92,8 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
   );
 }
 
-function getOrAdd<V>(m: Map<string, Map<string, V>>, key: string): Map<string, V> {
+function getOrAdd<V>(m: Map<string, V[]>, key: string): V[] {
   let v = m.get(key);
-  if (!v) m.set(key, (v = new Map()));
+  if (!v) m.set(key, (v = []));
   return v;
 }

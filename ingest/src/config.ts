@@ -11,7 +11,8 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { DEFAULT_PARTITIONS, type PartitionBy } from "@tidemark/engine/protocol";
-import { fail, FIELDS, parseTokens } from "./config-fields.js";
+import { layersOf, type ConfigSources, type SettingNames, type SettingSource } from "@tidemark/engine/config";
+import { fail, FIELDS, readField } from "./config-fields.js";
 
 export interface IngestConfig {
   readonly host: string;
@@ -189,28 +190,27 @@ export interface IngestConfigSources {
   overrides?: IngestConfigInput;
 }
 
-/** One source of values: field → [raw value, where it came from]. */
-type Layer = Map<keyof IngestConfig, [unknown, string]>;
+/** A field's value with where it came from, as messages name it. */
+type Found = { raw: unknown; field: string; source: SettingSource; where: string };
 
 /** Resolves, validates and freezes the configuration. Throws TM_INGEST_CONFIG naming the field. */
 export function loadIngestConfig(sources: IngestConfigSources = {}): IngestConfig {
   refuseRenamed(sources);
-  const file = sources.flags?.config ?? sources.configFile;
-  const layers: Layer[] = [
-    file === undefined ? new Map() : fileLayer(file),
-    namedLayer(sources.env ?? {}, ENV_KEYS, (name) => `environment variable ${name}`),
-    namedLayer(sources.flags ?? {}, FLAG_KEYS, (name) => `flag --${name}`),
-    namedLayer(
-      sources.overrides ?? {},
-      Object.fromEntries(Object.keys(FIELDS).map((k) => [k, k])) as Record<string, keyof IngestConfig>,
-      (name) => `option ${name}`,
-    ),
-  ];
+  const path = sources.flags?.config ?? sources.configFile;
+  const layers: ConfigSources = {
+    file: path === undefined ? undefined : readDocument(path),
+    fileName: path,
+    env: sources.env,
+    flags: sources.flags,
+  };
   const out: Record<string, unknown> = { ...INGEST_DEFAULTS };
-  for (const layer of layers) {
-    for (const [key, [raw, where]] of layer) out[key] = FIELDS[key](raw, where);
-  }
-  if (out.port === 0 && !layers.some((l) => l.has("grpcPort"))) out.grpcPort = 0;
+  const given = new Set<keyof IngestConfig>();
+  for (const key of Object.keys(FIELDS) as Array<keyof IngestConfig>)
+    for (const f of foundOf(key, layers, sources.overrides ?? {})) {
+      given.add(key);
+      out[key] = readField(key, f.raw, f.field, f.source, f.where);
+    }
+  if (out.port === 0 && !given.has("grpcPort")) out.grpcPort = 0;
   const config = withTokensFile(out as unknown as IngestConfig);
   if ((config.tlsCertFile === null) !== (config.tlsKeyFile === null))
     fail(config.tlsCertFile === null ? "tlsCert" : "tlsKey", "is missing: give both tlsCert and tlsKey, or neither");
@@ -239,8 +239,9 @@ function withTokensFile(config: IngestConfig): IngestConfig {
       `cannot read ${config.tokensFile} (${(err as NodeJS.ErrnoException).code ?? "error"}): give a readable file of tokens, one a line`,
     );
   }
-  const more = parseTokens(text.split(/\r?\n/).join(","), `tokens in ${config.tokensFile}`) as string[];
-  return { ...config, tokens: [...new Set([...config.tokens, ...more])] };
+  const source = { kind: "file", name: config.tokensFile } as const;
+  const more = readField("tokens", text.split(/\r?\n/).join(","), "tokens", source, `tokens in ${config.tokensFile}`);
+  return { ...config, tokens: [...new Set([...config.tokens, ...(more as string[])])] };
 }
 
 /** Shorthand for programmatic use (tests, `tidemark up`): defaults < overrides. */
@@ -248,7 +249,8 @@ export function defineIngestConfig(overrides: IngestConfigInput = {}): IngestCon
   return loadIngestConfig({ overrides });
 }
 
-function fileLayer(path: string): Layer {
+/** The config file's document, its section checked: an object of known keys, no old key names. */
+function readDocument(path: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
@@ -257,21 +259,15 @@ function fileLayer(path: string): Layer {
   }
   const doc = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Record<string, unknown>;
   if (doc.partitions !== undefined) fail(`"partitions" in ${path}`, RENAMED_KEY);
-  const top: Layer = namedLayer(
-    doc,
-    { partitionCount: "partitionCount", partitionBy: "partitionBy" },
-    (name) => `"${name}" in ${path}`,
-  );
   const section = doc.ingest;
-  if (section === undefined) return top;
+  if (section === undefined) return doc;
   if (typeof section !== "object" || section === null || Array.isArray(section))
     fail(`"ingest" in ${path}`, "must be an object");
   if ("partitions" in section) fail(`"ingest.partitions" in ${path}`, RENAMED_KEY);
   for (const k of Object.keys(section))
     if (!FILE_KEYS[k])
       fail(`"ingest.${k}" in ${path}`, `unknown key; known keys: ${Object.keys(FILE_KEYS).join(", ")}`);
-  const own = namedLayer(section as Record<string, unknown>, FILE_KEYS, (name) => `"ingest.${name}" in ${path}`);
-  return new Map([...top, ...own]);
+  return doc;
 }
 
 const RENAMED_KEY =
@@ -288,18 +284,37 @@ function refuseRenamed(sources: IngestConfigSources): void {
     );
 }
 
-function namedLayer(
-  raw: Record<string, unknown>,
-  names: Record<string, keyof IngestConfig>,
-  where: (name: string) => string,
-): Layer {
-  const layer: Layer = new Map();
-  for (const [name, key] of Object.entries(names)) {
-    const v = raw[name];
-    if (v !== undefined) layer.set(key, [v, where(name)]);
-  }
-  return layer;
+/** The names of `key` in each layer (docs/ingest.md, "Configuration"). */
+function namesOf(key: keyof IngestConfig): SettingNames {
+  const inSection = Object.keys(FILE_KEYS).find((k) => FILE_KEYS[k] === key);
+  const file = TOP_LEVEL_KEYS.includes(key) ? key : `ingest.${inSection ?? key}`;
+  return {
+    field: file,
+    file: TOP_LEVEL_KEYS.includes(key) || inSection !== undefined ? file : undefined,
+    env: Object.keys(ENV_KEYS).filter((name) => ENV_KEYS[name] === key),
+    flag: Object.keys(FLAG_KEYS).find((flag) => FLAG_KEYS[flag] === key),
+  };
 }
+
+/** Every layer's value of `key`, weakest first: the file, env, flags, then programmatic overrides. */
+function foundOf(key: keyof IngestConfig, layers: ConfigSources, overrides: IngestConfigInput): Found[] {
+  const names = namesOf(key);
+  const found: Found[] = layersOf(names, layers, { blankEnvIsUnset: false }).map((s) => ({
+    raw: s.value,
+    field: names.field,
+    source: s.source,
+    where:
+      s.source.kind === "file"
+        ? `"${names.file}" in ${layers.fileName}`
+        : `${names.field} from ${s.source.kind === "env" ? "environment variable" : "flag"} ${s.source.name}`,
+  }));
+  if (overrides[key] !== undefined)
+    found.push({ raw: overrides[key], field: key, source: { kind: "option", name: key }, where: `option ${key}` });
+  return found;
+}
+
+/** Settings read from the top level of the file (shared with the other roles), not the `ingest` section. */
+const TOP_LEVEL_KEYS: ReadonlyArray<keyof IngestConfig> = ["partitionCount", "partitionBy"];
 
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."));

@@ -1,5 +1,4 @@
-import type { BiasStage, Pane, PaneBias, PaneKind } from "@tidemark/engine/protocol";
-import { mergeBias } from "../../protocol/bias.js";
+import { poolBias, type BiasStage, type Pane, type PaneBias, type PaneKind } from "@tidemark/engine/protocol";
 import type { SeriesPoint } from "./pane-book.js";
 
 const SETTLEDNESS: Record<PaneKind, number> = { early: 0, retract: 1, "on-time": 2, late: 3, final: 4 };
@@ -35,7 +34,7 @@ export function headlineFacts(panes: readonly Pane[]): HeadlineFacts | null {
   let kind = first.kind;
   for (const p of panes) if (SETTLEDNESS[p.kind] < SETTLEDNESS[kind]) kind = p.kind;
   return {
-    bias: panes.slice(1).reduce((b, p) => mergeBias(b, p.bias), first.bias),
+    bias: poolBias(panes.map((p) => p.bias)),
     emitDelayMs: Math.max(...panes.map((p) => p.emitDelayMs)),
     pipelineLagMs: Math.max(...panes.map((p) => p.pipelineLagMs)),
     kind,

@@ -1,5 +1,4 @@
-import type { BiasStage, PaneBias, ServiceDial, StageBias } from "@tidemark/engine/protocol";
-import { mergeBias } from "../../protocol/bias.js";
+import { poolBias, type BiasStage, type PaneBias, type ServiceDial, type StageBias } from "@tidemark/engine/protocol";
 import type { FrontierPoint } from "../../protocol/ws-frames.js";
 
 /** One point of the frontier: a policy at one stage, what it costs (emit delay) and what it gets wrong (bias). */
@@ -70,7 +69,7 @@ function perService(
 ): DialPoint[] {
   const dials = p.services.filter((d) => d.windowMs === windowMs && services.includes(d.service));
   if (dials.length === 0) return [];
-  const merged = (pick: (d: ServiceDial) => PaneBias): PaneBias => dials.map(pick).reduce(mergeBias);
+  const merged = (pick: (d: ServiceDial) => PaneBias): PaneBias => poolBias(dials.map(pick));
   const at = (stage: BiasStage) => stages.find((s) => s.stage === stage);
   const onTime = at("on-time");
   const final = at("final");

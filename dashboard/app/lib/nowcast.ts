@@ -1,5 +1,4 @@
-import type { BiasSpread, Pane, PaneBias } from "@tidemark/engine/protocol";
-import { mergeBias } from "../../protocol/bias.js";
+import { poolBias, type BiasSpread, type Pane, type PaneBias } from "@tidemark/engine/protocol";
 import { formatSigned, formatNumber } from "./format.js";
 import type { MetricDef, NowcastField } from "./metrics.js";
 
@@ -85,9 +84,8 @@ function errorOf(panes: readonly Pane[], f: NowcastField): NowcastEstimate["erro
       ...(spread ? { spread: { countPct: null, errorRatePp: null, p99Pct: null, usersPct: null, ...spread } } : {}),
     };
   };
-  const [first, ...rest] = panes.map(asBias);
-  if (!first) return null;
-  const e = rest.reduce(mergeBias, first);
+  if (panes.length === 0) return null;
+  const e = poolBias(panes.map(asBias));
   const v = e[field];
   if (v === null || e.windows === 0) return null;
   return { value: v, unit, spread: e.spread?.[field] ?? null, windows: e.windows };

@@ -1,9 +1,11 @@
 /**
  * The remote-write role's configuration (docs/remote-write.md, "Configuration"): defaults < the
  * config file's `remoteWrite` section < TIDEMARK_REMOTE_WRITE_* env < flags; parsed once,
- * validated, frozen. Errors are TM_CONFIG_INVALID naming the field and what it takes.
+ * validated, frozen, with the shared field readers (`@tidemark/engine/config`,
+ * docs/decisions/0046-layered-config.md). Errors are TM_CONFIG_INVALID naming the field and what it takes.
  */
-import { parseDuration, type PolicyConfig } from "@tidemark/engine/core";
+import { ConfigFieldError, duration as durationOf, integer, text, type FieldReader } from "@tidemark/engine/config";
+import type { PolicyConfig } from "@tidemark/engine/core";
 import { DashboardError } from "../errors.js";
 
 export interface RemoteWriteConfig {
@@ -165,29 +167,24 @@ function httpUrl(v: unknown): string {
   return bad("url", "an http:// or https:// URL such as http://127.0.0.1:9090/api/v1/write", v);
 }
 
+/** `m[k]` through a shared field reader (`@tidemark/engine/config`); its error names the setting. */
+function read<T>(m: Record<string, unknown>, k: string, reader: FieldReader<T>, field = k): T {
+  try {
+    return reader(m[k], field, { kind: "option", name: field });
+  } catch (err) {
+    if (err instanceof ConfigFieldError) return bad(field, err.expected, m[k]);
+    throw err;
+  }
+}
+
 function str(m: Record<string, unknown>, k: string, pattern?: RegExp, allowed = "a non-empty string"): string {
-  const v = m[k];
-  if (typeof v !== "string" || v === "" || (pattern && !pattern.test(v))) bad(k, allowed, v);
-  return v;
+  return read(m, k, text(pattern, allowed));
 }
 
 function int(m: Record<string, unknown>, k: string, min: number, max: number): number {
-  const v = m[k];
-  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
-    bad(k, `a whole number from ${min} to ${max}`, v);
-  return n;
+  return read(m, k, integer(min, max));
 }
 
 function duration(m: Record<string, unknown>, k: string): number {
-  const v = m[k];
-  try {
-    if (typeof v === "string" || typeof v === "number") {
-      const ms = parseDuration(v);
-      if (ms >= 0) return ms;
-    }
-  } catch {
-    // the coded error below names the field
-  }
-  return bad(k.replace(/Ms$/, ""), 'a duration such as "30ms", "5s", "1m" or a number of milliseconds', v);
+  return read(m, k, durationOf(0), k.replace(/Ms$/, ""));
 }

@@ -2,8 +2,7 @@
  * A rule read at one window end: the compared vector's series there, each with the facts of the
  * panes behind it (kind, bias, emit delay, log time) and whether it crosses the threshold.
  */
-import type { PaneBias, PaneKind } from "@tidemark/engine/protocol";
-import { mergeBias } from "../../protocol/bias.js";
+import { poolBias, type PaneBias, type PaneKind } from "@tidemark/engine/protocol";
 import { evaluateInstant, METRIC_NAME, signature, type Labels, type Queryable } from "../promql/index.js";
 import { judgesOnNowcast, nowcastOf, type Nowcast } from "./nowcast-judge.js";
 import type { PaneFacts, PaneLedger } from "./pane-ledger.js";
@@ -59,7 +58,7 @@ export function readRule(shape: RuleShape, source: Queryable, ledger: PaneLedger
       kind,
       settled: kind === "on-time" || kind === "late" || kind === "final",
       at: Math.max(...facts.map((f) => f.emittedAt)),
-      bias: facts.map((f) => f.bias).reduce((a, b) => mergeBias(a, b)),
+      bias: poolBias(facts.map((f) => f.bias)),
       emitDelayMs: Math.max(...facts.map((f) => f.emitDelayMs)),
       pipelineLagMs: Math.max(...facts.map((f) => f.pipelineLagMs)),
       nowcast,

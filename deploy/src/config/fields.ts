@@ -3,18 +3,13 @@
  * (`$.demo.rate`) and throws TM_CONFIG_INVALID naming the path, what is allowed, and what was
  * found. `source` names where the document came from (a file, or an environment variable).
  */
-import { parseDuration } from "@tidemark/engine/core";
+import { ConfigFieldError, duration, integer, number, show, text, type FieldReader } from "@tidemark/engine/config";
 import { DeployError } from "../errors.js";
 
 export type Json = Record<string, unknown>;
 
 export function invalid(source: string, path: string, allowed: string, got: unknown): DeployError {
   return new DeployError("TM_CONFIG_INVALID", `${source}: ${path} must be ${allowed}, got ${show(got)}`);
-}
-
-function show(v: unknown): string {
-  const s = JSON.stringify(v);
-  return s === undefined ? String(v) : s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
 export class Fields {
@@ -36,22 +31,26 @@ export class Fields {
     return v as Json;
   }
 
+  /** `v` through a shared field reader (`@tidemark/engine/config`); its error names this source and `path`. */
+  read<T>(v: unknown, path: string, reader: FieldReader<T>): T {
+    try {
+      return reader(v, path, { kind: "file", name: `${this.source}: ${path}` });
+    } catch (err) {
+      if (err instanceof ConfigFieldError) throw invalid(this.source, path, err.expected, v);
+      throw err;
+    }
+  }
+
   string(v: unknown, path: string, pattern?: RegExp, allowed = "a non-empty string"): string {
-    if (typeof v !== "string" || v === "" || (pattern && !pattern.test(v)))
-      throw invalid(this.source, path, allowed, v);
-    return v;
+    return this.read(v, path, text(pattern, allowed));
   }
 
   int(v: unknown, path: string, min: number, max: number): number {
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
-      throw invalid(this.source, path, `a whole number from ${min} to ${max}`, v);
-    return v;
+    return this.read(v, path, integer(min, max, false));
   }
 
   number(v: unknown, path: string, min: number, max: number): number {
-    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max)
-      throw invalid(this.source, path, `a number from ${min} to ${max}`, v);
-    return v;
+    return this.read(v, path, number(min, max, false));
   }
 
   boolean(v: unknown, path: string): boolean {
@@ -61,12 +60,7 @@ export class Fields {
 
   /** A duration: "500ms", "10s", "1m", "1h", or a number of ms. */
   durationMs(v: unknown, path: string): number {
-    try {
-      if (typeof v === "string" || typeof v === "number") return parseDuration(v);
-    } catch {
-      // fall through to the coded error naming the path
-    }
-    throw invalid(this.source, path, 'a duration such as "500ms", "10s", "1m" or a number of milliseconds', v);
+    return this.read(v, path, duration(0));
   }
 
   stringList(v: unknown, path: string): string[] {

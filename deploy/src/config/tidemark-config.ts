@@ -21,6 +21,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { CORE_KEYS, coreSettingsOf } from "@tidemark/engine/config";
 import { validateCoreConfig, type CoreConfig } from "@tidemark/engine/core";
 import { DeployError } from "../errors.js";
 import { readDemo, type DemoSettings } from "./demo-section.js";
@@ -29,18 +30,8 @@ import { readNats, type NatsSettings } from "./nats-section.js";
 
 export const CONFIG_FILE_NAME = "tidemark.config.json";
 
-/** Keys the core's validateCoreConfig reads (besides the count, which the file calls `partitionCount`). */
-export const CORE_KEYS = [
-  "policies",
-  "windows",
-  "referenceHorizon",
-  "biasWindows",
-  "routeCapPerService",
-  "serviceCap",
-  "keyTtl",
-  "relativeAccuracy",
-  "hllPrecision",
-] as const;
+/** Keys the core's validateCoreConfig reads, defined once (`@tidemark/engine/config`). */
+export { CORE_KEYS };
 export const ROLE_KEYS = ["ingest", "engine", "dashboard"] as const;
 /**
  * Top-level sections a role validates itself: `alerts`, the dashboard's alert rules (docs/operations.md,
@@ -156,8 +147,10 @@ function partitionCountOf(
 }
 
 function readCore(f: Fields, root: Json, partitionCount: number | undefined): CoreConfig {
-  const input: Json = partitionCount === undefined ? {} : { partitions: partitionCount };
-  for (const key of CORE_KEYS) if (root[key] !== undefined) input[key] = root[key];
+  const input: Json = {
+    ...coreSettingsOf(root),
+    ...(partitionCount === undefined ? {} : { partitions: partitionCount }),
+  };
   try {
     return validateCoreConfig(input, "$");
   } catch (err) {

@@ -1,16 +1,35 @@
 /**
  * Configuration of the engine role, parsed once: defaults < the config file (tidemark.config.json:
  * its `engine` section, and the shared top-level `data`, `nats.url`, `partitionCount` and core keys)
- * < TIDEMARK_* environment < flags. Validated (every error names the field and the fix) and
- * frozen. The core part goes through the core's own validator, with `partitions` set to the
+ * < TIDEMARK_* environment < flags, read with the shared reader (`@tidemark/engine/config`,
+ * docs/decisions/0046-layered-config.md). Validated (every error names the field, where its value
+ * came from and the fix) and frozen. The core part goes through the core's own validator, with `partitions` set to the
  * number of owned partitions (the core sees lanes 0..n-1).
  */
-import { parseDuration, validateCoreConfig, type CoreConfig, type SessionConfig } from "../../core/index.js";
+import { validateCoreConfig, type CoreConfig, type SessionConfig } from "../../core/index.js";
 import { DEFAULT_PARTITIONS, PARTITION_BY, type PartitionBy } from "../../protocol.js";
+import {
+  ConfigFieldError,
+  coreSettingsOf,
+  duration,
+  integer,
+  oneOf,
+  onOff,
+  readSetting,
+  settingOf,
+  subjectOf,
+  text,
+  type ConfigSources,
+  type FieldReader,
+  type SettingNames,
+} from "../../config/index.js";
 import { RuntimeError, badSetting as bad } from "../errors.js";
 import { parseSessionsSetting } from "./sessions-config.js";
+import { ENGINE_KEYS, ENGINE_SETTINGS } from "./engine-settings.js";
 import { sloLatencyThresholds } from "./slo-thresholds.js";
 import { formatPartitionList, parsePartitionList } from "../input/partition-list.js";
+
+export { ENGINE_FLAGS } from "./engine-settings.js";
 
 export interface EngineConfig {
   /** Stable worker id; names the checkpoint directory and the status messages. */
@@ -94,79 +113,11 @@ type Raw = Record<string, unknown>;
 
 const MIB = 1024 * 1024;
 
-/** Settings read from the top level of the file rather than the `engine` section. */
-const TOP_LEVEL: Record<string, string> = {
-  nats: "nats.url",
-  data: "data",
-  partitionCount: "partitionCount",
-  partitionBy: "partitionBy",
-  mergePartitions: "mergePartitions",
-};
-
-/** The core's keys at the top level of the config file (shared with `frontier`). */
-const CORE_KEYS = [
-  "policies",
-  "windows",
-  "referenceHorizon",
-  "biasWindows",
-  "routeCapPerService",
-  "serviceCap",
-  "keyTtl",
-  "relativeAccuracy",
-  "hllPrecision",
-];
-
-const ENGINE_KEYS = [
-  "worker",
-  "partitions",
-  "checkpointEvery",
-  "checkpointMinWall",
-  "checkpointTimeout",
-  "keepCheckpoints",
-  "idleTimeout",
-  "statusEvery",
-  "metricsPort",
-  "metricsHost",
-  "maxInFlight",
-  "maxInFlightBytes",
-  "maxQueuedEvents",
-  "maxAlignmentBytes",
-  "sessions",
-  "partials",
-  "compressPanes",
-] as const;
-
-/** Env variable and flag for each setting (flags win over env, env over the file). */
-const SOURCES: Record<string, { env: string; flag: string }> = {
-  worker: { env: "TIDEMARK_WORKER", flag: "worker" },
-  partitions: { env: "TIDEMARK_PARTITIONS", flag: "partitions" },
-  partitionCount: { env: "TIDEMARK_PARTITION_COUNT", flag: "partition-count" },
-  checkpointEvery: { env: "TIDEMARK_CHECKPOINT_EVERY", flag: "checkpoint-every" },
-  checkpointMinWall: { env: "TIDEMARK_CHECKPOINT_MIN_WALL", flag: "checkpoint-min-wall" },
-  checkpointTimeout: { env: "TIDEMARK_CHECKPOINT_TIMEOUT", flag: "checkpoint-timeout" },
-  keepCheckpoints: { env: "TIDEMARK_KEEP_CHECKPOINTS", flag: "keep-checkpoints" },
-  idleTimeout: { env: "TIDEMARK_IDLE_TIMEOUT", flag: "idle-timeout" },
-  statusEvery: { env: "TIDEMARK_STATUS_EVERY", flag: "status-every" },
-  metricsPort: { env: "TIDEMARK_METRICS_PORT", flag: "metrics-port" },
-  metricsHost: { env: "TIDEMARK_METRICS_HOST", flag: "metrics-host" },
-  maxInFlight: { env: "TIDEMARK_MAX_IN_FLIGHT", flag: "max-in-flight" },
-  maxInFlightBytes: { env: "TIDEMARK_MAX_IN_FLIGHT_BYTES", flag: "max-in-flight-bytes" },
-  maxQueuedEvents: { env: "TIDEMARK_MAX_QUEUED_EVENTS", flag: "max-queued-events" },
-  maxAlignmentBytes: { env: "TIDEMARK_MAX_ALIGNMENT_BYTES", flag: "max-alignment-bytes" },
-  data: { env: "TIDEMARK_DATA", flag: "data" },
-  nats: { env: "TIDEMARK_NATS_URL", flag: "nats" },
-  sessions: { env: "TIDEMARK_SESSIONS", flag: "sessions" },
-  sessionGap: { env: "TIDEMARK_SESSION_GAP", flag: "session-gap" },
-  sessionMaxLength: { env: "TIDEMARK_SESSION_MAX_LENGTH", flag: "session-max-length" },
-  sessionMaxKeys: { env: "TIDEMARK_SESSION_MAX_KEYS", flag: "session-max-keys" },
-  partials: { env: "TIDEMARK_PARTIALS", flag: "partials" },
-  compressPanes: { env: "TIDEMARK_COMPRESS_PANES", flag: "compress-panes" },
-  partitionBy: { env: "TIDEMARK_PARTITION_BY", flag: "partition-by" },
-  mergePartitions: { env: "TIDEMARK_MERGE_PARTITIONS", flag: "merge-partitions" },
-};
-
-/** Every flag `tidemark engine` accepts besides --config. */
-export const ENGINE_FLAGS: readonly string[] = Object.values(SOURCES).map((s) => s.flag);
+/** A setting's value and where it came from (`where` names the field and its source, for messages). */
+interface Found {
+  v: unknown;
+  where: string;
+}
 
 export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   const fileName = src.fileName ?? "config file";
@@ -176,20 +127,9 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   for (const k of Object.keys(section))
     if (!(ENGINE_KEYS as readonly string[]).includes(k))
       throw bad(`${fileName}: engine.${k}`, `one of the known keys (${ENGINE_KEYS.join(", ")})`, k);
-  const nats = isObj(file.nats) ? file.nats.url : undefined;
-  const value = (
-    key: string,
-    fileValue: unknown,
-    filePath = TOP_LEVEL[key] ?? `engine.${key}`,
-  ): { v: unknown; where: string } => {
-    const s = SOURCES[key] as { env: string; flag: string };
-    const flag = src.flags?.[s.flag];
-    if (flag !== undefined) return { v: flag, where: `--${s.flag}` };
-    const env = src.env?.[s.env] ?? (key === "nats" ? src.env?.TIDEMARK_NATS : undefined);
-    if (env !== undefined && env !== "") return { v: env, where: s.env };
-    return { v: fileValue, where: `${fileName}: ${filePath}` };
-  };
-  const get = (key: string): { v: unknown; where: string } => value(key, section[key]);
+  const layers: ConfigSources = { file, fileName, env: src.env, flags: src.flags };
+  const get = (key: string): Found => found(key, layers);
+  const read = <T>(key: string, reader: FieldReader<T>, fallback: T): T => readAs(key, layers, reader, fallback);
 
   if (file.partitions !== undefined)
     throw new RuntimeError(
@@ -197,27 +137,25 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
       `${fileName}: the top-level "partitions" is now "partitionCount" (the partition count of TM_EVENTS; ` +
         `an engine's owned set is engine.partitions): rename the key`,
     );
-  const partitionCount = int(value("partitionCount", file.partitionCount), DEFAULT_PARTITIONS, 1, 4096);
+  const partitionCount = read("partitionCount", integer(1, 4096), DEFAULT_PARTITIONS);
   const pv = get("partitions");
-  const partitions = parsePartitionList(pv.v === undefined ? "all" : str(pv), partitionCount, pv.where);
-  const wv = get("worker");
-  const worker = wv.v === undefined ? `engine-${formatPartitionList(partitions)}` : str(wv, /^[A-Za-z0-9_.-]+$/);
-  const dv = value("data", file.data);
-  const dataDir = dv.v === undefined ? "data" : str(dv);
-  const nv = value("nats", nats);
-  const mp = get("metricsPort");
-  const idleTimeoutMs = duration(get("idleTimeout"), 10_000);
-  const coreInput: Raw = { partitions: partitions.length };
-  for (const k of CORE_KEYS) if (file[k] !== undefined) coreInput[k] = file[k];
+  const partitions = parsePartitionList(
+    pv.v === undefined ? "all" : read("partitions", text(), ""),
+    partitionCount,
+    pv.where,
+  );
+  const worker = read("worker", text(/^[A-Za-z0-9_.-]+$/), `engine-${formatPartitionList(partitions)}`);
+  const dataDir = read("data", text(), "data");
+  const idleTimeoutMs = read("idleTimeout", duration(1), 10_000);
   // Idleness is judged by the core in log time (docs/decisions/0010-core-state-and-idleness.md).
-  coreInput.idleTimeout = idleTimeoutMs;
+  const coreInput: Raw = { ...coreSettingsOf(file), partitions: partitions.length, idleTimeout: idleTimeoutMs };
   coreInput.latencyThresholdsMs = sloLatencyThresholds(file.slos, fileName);
   const core = validateCoreConfig(coreInput, fileName);
-  const sessions = parseSessionsSetting(section.sessions, fileName, value);
-  const pb = value("partitionBy", file.partitionBy);
-  const partitionBy = partitionByOf(pb);
-  const partials = onOff(get("partials"), true);
-  const compressPanes = onOff(get("compressPanes"), true);
+  const sessions = parseSessionsSetting(section.sessions, fileName, (key) => get(key));
+  const pb = get("partitionBy");
+  const partitionBy = read<PartitionBy>("partitionBy", oneOf(PARTITION_BY), "service");
+  const partials = read("partials", onOff(), true);
+  const compressPanes = read("compressPanes", onOff(), true);
   if (partitionBy === "service+route" && sessions !== null)
     throw bad(
       pb.where,
@@ -233,75 +171,56 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     );
   return Object.freeze({
     worker,
-    natsUrl: nv.v === undefined ? "nats://127.0.0.1:4222" : str(nv, /^(nats|tls):\/\/\S+$/),
+    natsUrl: read("nats", text(/^(nats|tls):\/\/\S+$/), "nats://127.0.0.1:4222"),
     dataDir,
     checkpointDir: `${dataDir}/checkpoints/${worker}`,
     partitionCount,
     partitions: Object.freeze(partitions),
-    checkpointEveryMs: duration(get("checkpointEvery"), 5_000),
-    checkpointMinWallMs: duration(get("checkpointMinWall"), 1_000, 0),
-    checkpointTimeoutMs: duration(get("checkpointTimeout"), 60_000, 1_000),
-    keepCheckpoints: int(get("keepCheckpoints"), 3, 1, 1000),
+    checkpointEveryMs: read("checkpointEvery", duration(1), 5_000),
+    checkpointMinWallMs: read("checkpointMinWall", duration(0), 1_000),
+    checkpointTimeoutMs: read("checkpointTimeout", duration(1_000), 60_000),
+    keepCheckpoints: read("keepCheckpoints", integer(1, 1000), 3),
     idleTimeoutMs,
-    statusEveryMs: duration(get("statusEvery"), 1_000),
-    metricsPort: mp.v === undefined ? undefined : int(mp, 0, 0, 65535),
-    metricsHost: (() => {
-      const h = get("metricsHost");
-      return h.v === undefined ? "127.0.0.1" : str(h);
-    })(),
-    maxInFlight: int(get("maxInFlight"), 4096, 1, 1_000_000),
-    maxInFlightBytes: int(get("maxInFlightBytes"), 64 * MIB, MIB, 16 * 1024 * MIB),
-    maxQueuedEvents: int(get("maxQueuedEvents"), 65_536, 1, 100_000_000),
-    maxAlignmentBytes: int(get("maxAlignmentBytes"), 64 * MIB, MIB, 16 * 1024 * MIB),
+    statusEveryMs: read("statusEvery", duration(1), 1_000),
+    metricsPort: read<number | undefined>("metricsPort", integer(0, 65535), undefined),
+    metricsHost: read("metricsHost", text(), "127.0.0.1"),
+    maxInFlight: read("maxInFlight", integer(1, 1_000_000), 4096),
+    maxInFlightBytes: read("maxInFlightBytes", integer(MIB, 16 * 1024 * MIB), 64 * MIB),
+    maxQueuedEvents: read("maxQueuedEvents", integer(1, 100_000_000), 65_536),
+    maxAlignmentBytes: read("maxAlignmentBytes", integer(MIB, 16 * 1024 * MIB), 64 * MIB),
     core,
     sessions,
     partials,
     compressPanes,
     partitionBy,
-    mergePartitions: int(value("mergePartitions", file.mergePartitions), 1, 1, 64),
+    mergePartitions: read("mergePartitions", integer(1, 64), 1),
   });
+}
+
+function namesOf(key: string): SettingNames {
+  const names = ENGINE_SETTINGS[key];
+  if (names === undefined) throw new Error(`unknown engine setting ${key}`);
+  return names;
+}
+
+/** The strongest layer's value of `key` and a subject naming the field and its source. */
+function found(key: string, layers: ConfigSources): Found {
+  const names = namesOf(key);
+  const s = settingOf(names, layers);
+  if (s !== undefined) return { v: s.value, where: subjectOf(names.field, s.source) };
+  return { v: undefined, where: `${layers.fileName ?? "config file"}: ${names.file ?? names.field}` };
+}
+
+/** `key` through `reader` in every layer, or `fallback` when unset; a bad value is TM_ENGINE_BAD_CONFIG naming field and source. */
+function readAs<T>(key: string, layers: ConfigSources, reader: FieldReader<T>, fallback: T): T {
+  try {
+    return readSetting(namesOf(key), layers, reader, fallback);
+  } catch (err) {
+    if (err instanceof ConfigFieldError) throw new RuntimeError("TM_ENGINE_BAD_CONFIG", err.message);
+    throw err;
+  }
 }
 
 function isObj(v: unknown): v is Raw {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function str(x: { v: unknown; where: string }, pattern?: RegExp): string {
-  if (typeof x.v !== "string" || x.v === "" || (pattern && !pattern.test(x.v)))
-    throw bad(x.where, pattern ? `a string matching ${pattern.source}` : "a non-empty string", x.v);
-  return x.v;
-}
-
-function int(x: { v: unknown; where: string }, fallback: number, min: number, max: number): number {
-  if (x.v === undefined) return fallback;
-  const n = typeof x.v === "string" && x.v.trim() !== "" ? Number(x.v) : x.v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
-    throw bad(x.where, `a whole number from ${min} to ${max}`, x.v);
-  return n;
-}
-
-function partitionByOf(x: { v: unknown; where: string }): PartitionBy {
-  if (x.v === undefined) return "service";
-  if ((PARTITION_BY as readonly unknown[]).includes(x.v)) return x.v as PartitionBy;
-  throw bad(x.where, `one of ${PARTITION_BY.map((p) => `"${p}"`).join(", ")}`, x.v);
-}
-
-function onOff(x: { v: unknown; where: string }, fallback: boolean): boolean {
-  if (x.v === undefined) return fallback;
-  const v = typeof x.v === "string" ? x.v.toLowerCase() : x.v;
-  if (v === true || ["1", "true", "on", "yes"].includes(v as string)) return true;
-  if (v === false || ["0", "false", "off", "no"].includes(v as string)) return false;
-  throw bad(x.where, `"on" or "off"`, x.v);
-}
-
-function duration(x: { v: unknown; where: string }, fallback: number, min = 1): number {
-  if (x.v === undefined) return fallback;
-  let ms: number;
-  try {
-    ms = typeof x.v === "string" || typeof x.v === "number" ? parseDuration(x.v) : NaN;
-  } catch {
-    ms = NaN;
-  }
-  if (!(ms >= min)) throw bad(x.where, `a duration such as "500ms", "10s" or "1m" (at least ${min} ms)`, x.v);
-  return ms;
 }

@@ -10,7 +10,8 @@
  * reads, and the default id is `merge-<partition>` (docs/decisions/0033-merge-partitions.md).
  */
 import { ENGINE_FLAGS, parseEngineConfig, type EngineConfig, type EngineConfigSources } from "./config.js";
-import { badSetting } from "../errors.js";
+import { ConfigFieldError, integer, settingOf, subjectOf, type SettingNames } from "../../config/index.js";
+import { RuntimeError, badSetting } from "../errors.js";
 
 export interface MergeConfig extends EngineConfig {
   /** The merge partition of TM_PARTIALS this operator reads (`tm.partials.<n>`). */
@@ -53,16 +54,27 @@ export function parseMergeConfig(src: EngineConfigSources = {}): MergeConfig {
   });
 }
 
-/** `--merge-partition`, else TIDEMARK_MERGE_PARTITION, else 0; a whole number. */
+/** The merge partition's names: `--merge-partition`, else TIDEMARK_MERGE_PARTITION; not in the file (default 0). */
+const MERGE_PARTITION: SettingNames = {
+  field: "mergePartition",
+  env: ["TIDEMARK_MERGE_PARTITION"],
+  flag: "merge-partition",
+};
+
+/** The merge partition this operator reads, and a subject naming where it came from. */
 function mergePartitionOf(src: EngineConfigSources): { v: number; where: string } {
-  const flag = src.flags?.["merge-partition"];
-  const env = src.env?.TIDEMARK_MERGE_PARTITION;
-  const [raw, where] =
-    flag !== undefined ? [flag, "--merge-partition"] : env ? [env, "TIDEMARK_MERGE_PARTITION"] : ["0", "default"];
-  const v = Number(raw);
-  if (!Number.isInteger(v) || v < 0 || raw.trim() === "")
-    throw badSetting(where, "a whole number from 0 (the merge partition to read)", raw);
-  return { v, where };
+  const s = settingOf(MERGE_PARTITION, { env: src.env, flags: src.flags });
+  if (s === undefined) return { v: 0, where: "default" };
+  try {
+    // mergePartitions is at most 64 (config.ts), so a merge partition is at most 63.
+    return {
+      v: integer(0, 63)(s.value, MERGE_PARTITION.field, s.source),
+      where: subjectOf(MERGE_PARTITION.field, s.source),
+    };
+  } catch (err) {
+    if (err instanceof ConfigFieldError) throw new RuntimeError("TM_ENGINE_BAD_CONFIG", err.message);
+    throw err;
+  }
 }
 
 /** The file without the settings of a worker's identity (engine.worker, engine.partitions, engine.sessions). */

@@ -9,14 +9,13 @@
  * before someone turns sessions on).
  */
 import { ConfigError, validateSessionConfig, type SessionConfig } from "../../core/index.js";
+import { ConfigFieldError, onOff } from "../../config/index.js";
 import { RuntimeError, badSetting as bad } from "../errors.js";
 
-/** One setting resolved across flag, env and file, with where it came from. */
-export type SettingLookup = (key: string, fileValue: unknown, filePath: string) => { v: unknown; where: string };
+/** One setting resolved across flag, env and file (`@tidemark/engine/config`), with where it came from. */
+export type SettingLookup = (key: string) => { v: unknown; where: string };
 
 const FILE_KEYS = ["enabled", "gap", "maxLength", "maxKeys"];
-const TRUE = ["1", "true", "on", "yes"];
-const FALSE = ["0", "false", "off", "no"];
 
 /** The validated session settings when sessions are on, else null. */
 export function parseSessionsSetting(
@@ -34,10 +33,10 @@ export function parseSessionsSetting(
   for (const k of Object.keys(o))
     if (!FILE_KEYS.includes(k))
       throw bad(`${fileName}: engine.sessions.${k}`, `one of the known keys (${FILE_KEYS.join(", ")})`, k);
-  const enabled = lookup("sessions", o.enabled, "engine.sessions.enabled");
-  const gap = lookup("sessionGap", o.gap, "engine.sessions.gap");
-  const maxLength = lookup("sessionMaxLength", o.maxLength, "engine.sessions.maxLength");
-  const maxKeys = lookup("sessionMaxKeys", o.maxKeys, "engine.sessions.maxKeys");
+  const enabled = lookup("sessions");
+  const gap = lookup("sessionGap");
+  const maxLength = lookup("sessionMaxLength");
+  const maxKeys = lookup("sessionMaxKeys");
   const unset = (x: { v: unknown; where: string }, name: string, flag: string, env: string): string =>
     x.v === undefined ? `the default ${name} (set --${flag}, ${env} or engine.sessions.${name})` : x.where;
   const where: Record<string, string> = {
@@ -57,9 +56,11 @@ export function parseSessionsSetting(
 }
 
 function flag(x: { v: unknown; where: string }): boolean {
-  if (x.v === undefined || typeof x.v === "boolean") return x.v === true;
-  const s = typeof x.v === "string" ? x.v.trim().toLowerCase() : "";
-  if (TRUE.includes(s)) return true;
-  if (FALSE.includes(s)) return false;
-  throw bad(x.where, `on or off (${[...TRUE, ...FALSE].join(", ")})`, x.v);
+  if (x.v === undefined) return false;
+  try {
+    return onOff()(x.v, "engine.sessions.enabled", { kind: "option", name: x.where });
+  } catch (err) {
+    if (err instanceof ConfigFieldError) throw bad(x.where, err.expected, x.v);
+    throw err;
+  }
 }
