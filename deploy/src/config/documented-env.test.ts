@@ -61,6 +61,10 @@ const READERS: Record<string, [(env: Env) => unknown, string]> = {
   TIDEMARK_INGEST_URL: [(env) => readLoadOptions(parseFlags([]), env).ingest, "http://10.0.0.9:4318"],
   TIDEMARK_DASHBOARD_HOST: [dashboard, "127.0.0.2"],
   TIDEMARK_DASHBOARD_TOKEN: [dashboard, "a-read-token"],
+  TIDEMARK_DASHBOARD_HEADERS_TIMEOUT: [dashboard, "5s"],
+  TIDEMARK_DASHBOARD_REQUEST_TIMEOUT: [dashboard, "20s"],
+  TIDEMARK_DASHBOARD_CONNECTION_TIMEOUT: [dashboard, "10m"],
+  TIDEMARK_INGEST_HEADERS_TIMEOUT: [ingest, "5s"],
   TIDEMARK_ALERTMANAGERS: [dashboard, "http://10.0.0.9:9093"],
   TIDEMARK_ALERTS_EXTERNAL_URL: [dashboard, "http://10.0.0.9:3000"],
 };
