@@ -135,12 +135,12 @@ async function main(): Promise<void> {
     const started = performance.now();
     const w = running.engine;
     let through = 0;
-    while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0)) {
+    while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && running.host.sink.inFlight === 0)) {
       if (!through && w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs) through = performance.now();
       await new Promise((r) => setTimeout(r, 5));
     }
     const end = performance.now();
-    const published = w.sink.acked;
+    const published = running.host.sink.acked;
     const cpu = process.cpuUsage(cpu0);
     const profile = profiling
       ? ((await session.post("Profiler.stop")) as unknown as { profile: Profile }).profile

@@ -14,36 +14,22 @@
  */
 import type { SnapshotSteps } from "../../core/types.js";
 import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import type { CheckpointEvent } from "./checkpoint-event.js";
+import { checkpointHeader, persistCheckpoint } from "./checkpoint-frame.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "../config/config.js";
-import { checkpointSpacing, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
+import type { WorkerState } from "../worker/worker-state.js";
+import { checkpointSpacing, COORDINATED_MS, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
 
-/** While the coordinator asked for a checkpoint this recently, the worker takes none of its own. */
-const COORDINATED_MS = 30_000;
-
-export interface CheckpointEvent {
-  file: string;
-  bytes: number;
-  /** The pause: input held from the cut until the snapshot was captured, ms of wall time. */
-  pauseMs: number;
-  /** The slices' work within the pause, ms: the next checkpoint is spaced by it (checkpoint-spacing.ts). */
-  holdWorkMs: number;
-  /** The longest synchronous slice of that encoding, ms. */
-  longestSliceMs: number;
-  /** The encoding's own work, the sum of its slices, ms: the next checkpoint comes no sooner than 20× this. */
-  workMs: number;
-  /** Snapshot to durable file, including waiting for pane acks, ms. */
-  totalMs: number;
-  logTime: number | null;
-}
+export type { CheckpointEvent } from "./checkpoint-event.js";
 
 /** What the checkpoints take from their worker. */
 export interface CheckpointSubject {
   /** The log time the core has seen (null: nothing yet). */
   logTime(): number | null;
   /** The worker's part of a header, now: offsets, open groups, the partials' open tick. */
-  state(): Pick<CheckpointHeader, "offsets" | "pending" | "partials">;
+  state(): WorkerState;
   snapshot(): SnapshotSteps;
   /** Barrier n, after the partials emitted so far. */
   barrier(n: number): void;
@@ -178,18 +164,8 @@ export class WorkerCheckpoints {
   private cut(barrier?: number, final = false): Cut {
     const t0 = performance.now();
     const logTime = this.subject.logTime();
-    const { offsets, ...open } = this.subject.state();
-    const header: CheckpointHeader = {
-      worker: this.config.worker,
-      partitionCount: this.config.partitionCount,
-      partitions: [...this.config.partitions],
-      offsets,
-      logTime,
-      wallTime: Date.now(),
-      ...open,
-      ...(barrier !== undefined ? { barrier } : {}),
-      ...(final ? { final } : {}),
-    };
+    const owner = { ...this.config, operatorId: this.config.worker };
+    const header = checkpointHeader(owner, logTime, Date.now(), this.subject.state(), barrier, final);
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;
     this.subject.hold(true);
@@ -223,19 +199,9 @@ export class WorkerCheckpoints {
   }
 
   private async persist(taken: Taken): Promise<string> {
-    const { cp, t0 } = taken;
-    const w = await this.store.write(cp);
-    this.lastCheckpointWall = cp.header.wallTime;
-    this.onCheckpoint({
-      file: w.file,
-      bytes: w.bytes,
-      pauseMs: taken.pauseMs,
-      holdWorkMs: taken.holdWorkMs,
-      longestSliceMs: taken.longestSliceMs,
-      workMs: taken.workMs,
-      totalMs: performance.now() - t0,
-      logTime: cp.header.logTime,
+    return persistCheckpoint(this.store, taken.cp, taken, (e) => {
+      this.lastCheckpointWall = taken.cp.header.wallTime;
+      this.onCheckpoint(e);
     });
-    return w.file;
   }
 }

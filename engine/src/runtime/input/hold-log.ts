@@ -4,7 +4,7 @@
  * stream's window, and later that it flows again.
  */
 import { backpressureStatus, type BackpressureSource } from "../status/backpressure-status.js";
-import type { WorkerLog } from "../worker/engine-worker.js";
+import type { OperatorLog } from "../host/operator-log.js";
 import { HoldWatch } from "./hold-watch.js";
 
 export class HoldLog {
@@ -12,7 +12,7 @@ export class HoldLog {
 
   constructor(
     private readonly op: BackpressureSource,
-    private readonly log: WorkerLog,
+    private readonly log: OperatorLog,
   ) {}
 
   observe(now: number): void {

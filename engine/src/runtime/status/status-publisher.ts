@@ -10,6 +10,7 @@ import { SUBJECT_STATUS } from "../../protocol.js";
 import type { EngineConfig } from "../config/config.js";
 import { backpressureStatus } from "./backpressure-status.js";
 import type { EngineWorker } from "../worker/engine-worker.js";
+import type { OperatorHost } from "../host/operator-host.js";
 import { HoldLog } from "../input/hold-log.js";
 import { MergeStallWatch, STALL_MS } from "../merge/merge-stall.js";
 import { buildStatusMessage } from "./status-message.js";
@@ -21,13 +22,13 @@ export class StatusPublisher {
 
   constructor(
     private readonly config: EngineConfig,
-    private readonly worker: EngineWorker,
+    private readonly host: OperatorHost<EngineWorker>,
     private readonly core: StreamCore,
     private readonly nc: NatsConnection,
     private readonly log: Logger,
   ) {
     this.stalls = new MergeStallWatch(config.partitions.length, Date.now());
-    this.holds = new HoldLog(worker, log);
+    this.holds = new HoldLog(host, log);
   }
 
   start(): void {
@@ -44,11 +45,12 @@ export class StatusPublisher {
   }
 
   publish(): void {
-    const { config, worker } = this;
+    const { config, host } = this;
+    const worker = host.operator;
     const laneTimes = config.partitions.map((_, lane) => worker.merge.laneTime(lane));
     const waitingFor = worker.merge.waitingFor();
     const now = Date.now();
-    if (!worker.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
+    if (!host.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
     this.holds.observe(now);
     const msg = buildStatusMessage({
       worker: config.worker,
@@ -60,9 +62,9 @@ export class StatusPublisher {
       waitingFor: this.stalls.holding(waitingFor, now),
       offsets: worker.merge.offsets(),
       lastCheckpointWall: worker.checkpoints.lastCheckpointWall,
-      eventsTotal: worker.eventsTotal,
-      pipelineLag: worker.pipelineLag.percentiles(Date.now()),
-      backpressure: backpressureStatus(worker),
+      eventsTotal: host.eventsTotal,
+      pipelineLag: host.pipelineLag.percentiles(Date.now()),
+      backpressure: backpressureStatus(host),
     });
     if (this.nc.isClosed()) return;
     try {
@@ -78,7 +80,7 @@ export class StatusPublisher {
     if (lane === null) return;
     const partition = this.config.partitions[lane];
     this.log.warn(
-      { partition, laneTime: this.worker.merge.laneTime(lane) },
+      { partition, laneTime: this.host.operator.merge.laneTime(lane) },
       `partition ${partition} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the merge waits for it: ` +
         `check that ingest runs and heartbeats every partition`,
     );
