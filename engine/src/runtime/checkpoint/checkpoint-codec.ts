@@ -16,8 +16,8 @@
  */
 import { createHash } from "node:crypto";
 import { RuntimeError } from "../errors.js";
-import type { MergeState } from "../merge/merge-state.js";
-import type { WorkerState } from "../worker/worker-state.js";
+import type { MergeState } from "./merge-state.js";
+import type { WorkerState } from "./worker-state.js";
 
 export const CHECKPOINT_VERSION = 1;
 /** The version of a checkpoint whose header carries pending batches. */

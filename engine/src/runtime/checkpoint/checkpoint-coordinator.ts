@@ -30,7 +30,7 @@ import {
   type CheckpointComplete,
 } from "../../protocol.js";
 import { followWaits } from "./checkpoint-waits.js";
-import type { OperatorLog } from "../host/operator-log.js";
+import type { OperatorLog } from "../operator-log.js";
 import { checkpointSpacing } from "./checkpoint-spacing.js";
 
 interface InFlight {

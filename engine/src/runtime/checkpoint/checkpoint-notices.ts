@@ -14,7 +14,7 @@ import {
   type CheckpointComplete,
   type CheckpointStart,
 } from "../../protocol.js";
-import type { OperatorLog } from "../host/operator-log.js";
+import type { OperatorLog } from "../operator-log.js";
 
 /** Calls `on` for each start notice (core subscription: a notice missed while away is the next one's). */
 export function followStarts(nc: NatsConnection, on: (s: CheckpointStart) => void, log: OperatorLog): Subscription {

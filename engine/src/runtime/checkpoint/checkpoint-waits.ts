@@ -8,7 +8,7 @@
  */
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { checkpointWaitingSubject, type CheckpointWaiting } from "../../protocol.js";
-import type { OperatorLog } from "../host/operator-log.js";
+import type { OperatorLog } from "../operator-log.js";
 
 export const WAIT_NOTICE_MS = 5_000;
 

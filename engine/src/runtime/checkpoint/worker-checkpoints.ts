@@ -18,7 +18,7 @@ import type { CheckpointEvent } from "./checkpoint-event.js";
 import { checkpointHeader, persistCheckpoint } from "./checkpoint-frame.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "../config/config.js";
-import type { WorkerState } from "../worker/worker-state.js";
+import type { WorkerState } from "./worker-state.js";
 import { checkpointSpacing, COORDINATED_MS, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
 import { encodeAcrossTurns } from "./snapshot-turns.js";
 

@@ -11,9 +11,9 @@ import type { BodyBuffers } from "../output/body-buffers.js";
 import type { GroupMessage } from "../output/emit-group.js";
 import type { GatedOutput, OutputGate } from "../output/output-gate.js";
 import type { PublishStats } from "../output/pane-sink.js";
-import type { HoldCause } from "../input/input-hold.js";
+import type { HoldCause } from "../output/input-hold.js";
 import type { PipelineLag } from "../status/pipeline-lag.js";
-import type { OperatorLog } from "./operator-log.js";
+import type { OperatorLog } from "../operator-log.js";
 import type { PaneCounts } from "./pane-counts.js";
 
 /** The aligned checkpoint cut and not yet durable, with how long it has waited. */

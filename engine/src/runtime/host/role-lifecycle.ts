@@ -9,7 +9,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import type { Operator } from "./operator.js";
 import type { OperatorHost } from "./operator-host.js";
-import type { OperatorLog } from "./operator-log.js";
+import type { OperatorLog } from "../operator-log.js";
 
 const DRAIN_MS = 3_000;
 

@@ -49,7 +49,7 @@ import type { CheckpointWaiting, HostContext, Operator, OperatorOutput } from ".
 import { OrderedReader } from "../input/ordered-reader.js";
 import { encodeAcrossTurns } from "../checkpoint/snapshot-turns.js";
 import { MergeRelease } from "./merge-release.js";
-import type { MergeState } from "./merge-state.js";
+import type { MergeState } from "../checkpoint/merge-state.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
 

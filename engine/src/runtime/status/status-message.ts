@@ -2,7 +2,7 @@
  * Builds the `tm.status` message (EngineStatusMessage, protocol.ts) from the core and the merge.
  * A partition's `idle` is the core's judgement (log time, docs/semantics.md, "Watermarks");
  * `heldBackBy` is the partition the merge has waited for for two missed heartbeats (one that sent
- * nothing, not even a heartbeat: a fault, see partition-merge.ts and merge-stall.ts), else the core's: the non-idle partition
+ * nothing, not even a heartbeat: a fault, see partition-merge.ts and stall-watch.ts), else the core's: the non-idle partition
  * holding the watermarks back (smallest event time with an event-time policy, else smallest log time).
  * Each policy carries the core's measured dial: pooled bias per window size and stage, and per
  * service (docs/semantics.md, "Measured bias"), at most STATUS_MAX_SERVICES services per window size
@@ -25,7 +25,7 @@ export interface StatusInputs {
   partitions: readonly number[];
   /** Largest ingest_ts shown by each lane (received, released or not). */
   laneTimes: ReadonlyArray<number | null>;
-  /** The lane the merge has waited for for HOLD_MS (merge-stall.ts), null when it does not wait that long. */
+  /** The lane the merge has waited for for HOLD_MS (stall-watch.ts), null when it does not wait that long. */
   waitingFor: number | null;
   offsets: readonly LaneOffset[];
   lastCheckpointWall: number | null;

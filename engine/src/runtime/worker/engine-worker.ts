@@ -30,7 +30,7 @@ import { PartitionMerge, type MergeSink } from "../input/partition-merge.js";
 import { PartitionSource } from "../input/partition-source.js";
 import { StageOnePartials } from "./stage-one-partials.js";
 import { WorkerCheckpoints, type CheckpointSubject } from "../checkpoint/worker-checkpoints.js";
-import type { WorkerState } from "./worker-state.js";
+import type { WorkerState } from "../checkpoint/worker-state.js";
 
 /** Items released per pump slice before yielding to the event loop, in chunks of CHUNK. */
 const SLICE = 4096;

@@ -1,11 +1,10 @@
 /**
  * `startEngine(config)`: the engine role (docs/operations.md, "Engine workers"), in named steps:
  * restore the newest valid checkpoint (engine-restore.ts), connect and check the streams
- * (engine-connect.ts), serve /metrics, publish `tm.status` every second (status-publisher.ts),
+ * (engine-connect.ts), serve /metrics, publish `tm.status` every second (worker-status.ts),
  * start a consumer per owned partition, and follow the NATS connection. `close()` stops reading
  * and writes a final checkpoint.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
 import { redactUrl } from "../../nats/connect-options.js";
@@ -21,11 +20,9 @@ import { announceWaits } from "../checkpoint/checkpoint-waits.js";
 import { restoreEngine, type CoreFactory } from "../checkpoint/engine-restore.js";
 import { EngineWorker } from "./engine-worker.js";
 import { OperatorHost } from "../host/operator-host.js";
-import type { OperatorSink } from "../host/operator-sink.js";
+import { paneSink } from "../host/open-sink.js";
 import { closeRole, followConnection } from "../host/role-lifecycle.js";
-import { PaneSink } from "../output/pane-sink.js";
-import { PaneThreadSink } from "../output/pane-thread-sink.js";
-import { StatusPublisher } from "../status/status-publisher.js";
+import { StatusPublisher } from "./worker-status.js";
 
 export type { CoreFactory } from "../checkpoint/engine-restore.js";
 
@@ -118,23 +115,6 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     engine: worker,
     close: () => (closing ??= (waits.stop(), closeRole(host, [status], status, nc, served.server, log, "engine"))),
   };
-}
-
-/**
- * A PaneSink on the engine's connection, or (on request) the pane publisher thread with its own;
- * one log line per resend sweep, not per message (docs/decisions/0035-backpressure.md).
- */
-export function paneSink(config: EngineConfig, nc: NatsConnection, log: Logger, thread: boolean): OperatorSink {
-  const onError = (why: string, subject: string): void =>
-    log.warn({ why, subject }, "publish refused; it is sent again, with the same message id, after its timeout");
-  const onSweep = (r: object): void =>
-    log.warn(r, "unacknowledged publishes sent again with their message ids (timeouts doubling per attempt)");
-  const limits = { messages: config.maxInFlight, bytes: config.maxInFlightBytes };
-  if (!thread) return new PaneSink(nc, { limits, onError, onSweep });
-  const opts = { natsUrl: config.natsUrl, maxInFlight: config.maxInFlight, maxInFlightBytes: config.maxInFlightBytes };
-  const sink = PaneThreadSink.start(opts, onError);
-  sink.onSweep = onSweep;
-  return sink;
 }
 
 /** /metrics on the configured port, else 9464 when free, else any. */

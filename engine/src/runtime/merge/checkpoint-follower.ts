@@ -11,11 +11,11 @@
  */
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { SUBJECT_CHECKPOINT_ABORT, SUBJECT_CHECKPOINT_COMPLETE } from "../../protocol.js";
-import { followStarts, publishAck } from "./checkpoint-notices.js";
-import type { OperatorLog } from "../host/operator-log.js";
+import { followStarts, publishAck } from "../checkpoint/checkpoint-notices.js";
+import type { OperatorLog } from "../operator-log.js";
 import type { MergeConfig } from "../config/merge-config.js";
-import type { MergeOperator } from "../merge/merge-operator.js";
-import type { CheckpointProgress } from "../status/merge-status.js";
+import type { MergeOperator } from "./merge-operator.js";
+import type { CheckpointProgress } from "./merge-status.js";
 
 export interface FollowerMetrics {
   /** Wall ms from the first barrier n to the last (checkpointAlignmentTime). */

@@ -1,22 +1,22 @@
 /**
  * Publishes `tm.status` every `statusEvery` (docs/operations.md, "Partition ownership"): the
  * core's status with the merge's view of the partitions (status-message.ts), and logs a partition
- * the merge has waited on for long (merge-stall.ts).
+ * the merge has waited on for long (stall-watch.ts).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { StreamCore } from "../../core/types.js";
 import { SUBJECT_STATUS } from "../../protocol.js";
 import type { EngineConfig } from "../config/config.js";
-import { backpressureStatus } from "./backpressure-status.js";
-import type { EngineWorker } from "../worker/engine-worker.js";
+import { backpressureStatus } from "../status/backpressure-status.js";
+import type { EngineWorker } from "./engine-worker.js";
 import type { OperatorHost } from "../host/operator-host.js";
-import { HoldLog } from "../input/hold-log.js";
-import { MergeStallWatch, STALL_MS } from "../merge/merge-stall.js";
-import { buildStatusMessage } from "./status-message.js";
+import { HoldLog } from "../status/hold-log.js";
+import { StallWatch, STALL_MS } from "../status/stall-watch.js";
+import { buildStatusMessage } from "../status/status-message.js";
 
 export class StatusPublisher {
-  private readonly stalls: MergeStallWatch;
+  private readonly stalls: StallWatch;
   private readonly holds: HoldLog;
   private timer: NodeJS.Timeout | undefined;
 
@@ -27,7 +27,7 @@ export class StatusPublisher {
     private readonly nc: NatsConnection,
     private readonly log: Logger,
   ) {
-    this.stalls = new MergeStallWatch(config.partitions.length, Date.now());
+    this.stalls = new StallWatch(config.partitions.length, Date.now());
     this.holds = new HoldLog(host, log);
   }
 

@@ -13,12 +13,12 @@ import type { Logger } from "pino";
 import type { StreamCore } from "../../core/types.js";
 import { SUBJECT_STATUS, type EngineStatusMessage } from "../../protocol.js";
 import type { MergeConfig } from "../config/merge-config.js";
-import type { MergeOperator } from "../merge/merge-operator.js";
+import type { MergeOperator } from "./merge-operator.js";
 import type { OperatorHost } from "../host/operator-host.js";
-import { HOLD_MS, MergeStallWatch, STALL_MS } from "../merge/merge-stall.js";
-import { buildStatusMessage } from "./status-message.js";
-import { backpressureStatus } from "./backpressure-status.js";
-import { HoldLog } from "../input/hold-log.js";
+import { HOLD_MS, StallWatch, STALL_MS } from "../status/stall-watch.js";
+import { buildStatusMessage } from "../status/status-message.js";
+import { backpressureStatus } from "../status/backpressure-status.js";
+import { HoldLog } from "../status/hold-log.js";
 
 /** What the status says of the aligned checkpoints: the coordinator's, or what another merge operator heard of them. */
 export interface CheckpointProgress {
@@ -37,7 +37,7 @@ interface HeldBack {
 }
 
 export class MergeStatusPublisher {
-  private readonly stalls: MergeStallWatch;
+  private readonly stalls: StallWatch;
   private readonly holds: HoldLog;
   private timer: NodeJS.Timeout | undefined;
 
@@ -49,7 +49,7 @@ export class MergeStatusPublisher {
     private readonly log: Logger,
     private readonly coordinator?: CheckpointProgress,
   ) {
-    this.stalls = new MergeStallWatch(config.partitionCount, Date.now());
+    this.stalls = new StallWatch(config.partitionCount, Date.now());
     this.holds = new HoldLog(host, log);
   }
 

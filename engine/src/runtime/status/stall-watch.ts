@@ -14,7 +14,7 @@ export const STALL_MS = 10_000;
  */
 export const HOLD_MS = 2_000;
 
-export class MergeStallWatch {
+export class StallWatch {
   private readonly times: Array<number | null>;
   private readonly movedAt: number[];
   private reported: number | null = null;
