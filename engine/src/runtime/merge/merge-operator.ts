@@ -27,6 +27,7 @@
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import { TickAligner } from "../../core/partials/tick-aligner.js";
+import { Silence } from "../../core/watermarks/silence.js";
 import type { StreamCore } from "../../core/types.js";
 import {
   BARRIER_HEADER,
@@ -99,13 +100,13 @@ export class MergeOperator implements Operator {
   private timer: NodeJS.Timeout | undefined;
   private readonly mismatchedWorkers = new Set<string>();
   /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
-  private readonly heardAt: Float64Array;
+  private readonly heardAt: Silence;
   /**
    * A partition unheard of for the idle timeout counts as aligned: its worker is left out of the
    * checkpoint, as the tick aligner leaves it out of the watermark (ADR 0031). The tick aligner's
    * own rule cannot serve: while the others' batches are held it sees no one ahead of it.
    */
-  readonly unheard = (p: number): boolean => this.clock() - (this.heardAt[p] as number) >= this.config.idleTimeoutMs;
+  readonly unheard = (p: number): boolean => this.heardAt.silent(p, this.clock(), this.config.idleTimeoutMs);
 
   constructor(
     private readonly config: MergeConfig,
@@ -124,7 +125,7 @@ export class MergeOperator implements Operator {
     if (logTime !== null) this.lastCheckpointLog = logTime;
     this.seq = restored?.merge?.seq ?? 0;
     this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
-    this.heardAt = new Float64Array(config.partitionCount).fill(clock());
+    this.heardAt = new Silence(config.partitionCount, clock());
     this.output = new MergeRelease(this.aligner, core, config.partitionCount, host, logTime);
     const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
     this.reader = new OrderedReader(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), name, this.seq, {
@@ -241,7 +242,7 @@ export class MergeOperator implements Operator {
   /** Its partitions were heard of now (a batch or a barrier, held or not); returns now. */
   private heard(partitions: readonly number[]): number {
     const now = this.clock();
-    for (const p of partitions) if (p < this.heardAt.length) this.heardAt[p] = now;
+    for (const p of partitions) this.heardAt.heard(p, now);
     return now;
   }
 
