@@ -86,7 +86,7 @@ async function engineRun(
   const cpu0 = process.cpuUsage();
   const running = await startEngine(config, { logger: silentLogger(), paneThread: thread });
   const w = running.engine;
-  while (!(w.eventsTotal >= events && (w.merge.logTime ?? 0) >= endTs && running.host.sink.inFlight === 0))
+  while (!(w.eventsTotal >= events && (w.interleave.logTime ?? 0) >= endTs && running.host.sink.inFlight === 0))
     await new Promise((r) => setTimeout(r, 20));
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);

@@ -62,7 +62,7 @@ function status(r: RunningEngine): WorkerStatus {
   return {
     type: "status",
     events: w.eventsTotal,
-    logTime: w.merge.logTime ?? null,
+    logTime: w.interleave.logTime ?? null,
     inFlight: r.host.sink.inFlight,
     partials: w.partialsTotal,
     startMs,

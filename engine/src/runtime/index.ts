@@ -5,7 +5,7 @@
 export { startEngine, type RunningEngine, type StartEngineOptions, type CoreFactory } from "./worker/start-engine.js";
 export { parseEngineConfig, ENGINE_FLAGS, type EngineConfig, type EngineConfigSources } from "./config/config.js";
 export { parsePartitionList, formatPartitionList } from "./input/partition-list.js";
-export { PartitionMerge, type MergeSink, type LaneOffset } from "./input/partition-merge.js";
+export { PartitionInterleave, type InterleaveSink, type LaneOffset } from "./input/partition-interleave.js";
 export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint/checkpoint-store.js";
 export {
   encodeCheckpoint,

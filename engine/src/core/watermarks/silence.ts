@@ -3,7 +3,7 @@
  * (docs/decisions/0045-operator-host.md, "Progress"): a source not heard of for `timeoutMs` of the
  * caller's clock is silent. The merge stage's tick aligner leaves a silent partition out of the
  * merged watermark (idleness, as Flink's `withIdleness`), the merge operator leaves it out of a
- * checkpoint's alignment, and the stall watch names a partition the partition merge has waited on
+ * checkpoint's alignment, and the stall watch names a partition the partition interleave has waited on
  * for long. Decisions in log time are the input driver's (input-driver.ts), never made here.
  *
  * Pure: times are arguments.

@@ -5,7 +5,7 @@
  */
 import type { PartialAccumulatorState } from "../../core/partials/partial-accumulator.js";
 import type { EmitGroupState } from "../output/emit-group.js";
-import type { LaneOffset } from "../input/partition-merge.js";
+import type { LaneOffset } from "../input/partition-interleave.js";
 
 export interface WorkerState {
   /** Resume point of each owned partition, in lane order. */

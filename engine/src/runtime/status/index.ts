@@ -4,7 +4,7 @@
  *
  * Owns: the `tm.status` message (status-message.ts, status-services.ts), /metrics (EngineMetrics,
  * backpressure and session gauges), pipeline lag, the held-input log (HoldWatch, HoldLog) and the
- * stall watch that names a partition the merge has waited on for long (stall-watch.ts). The role
+ * stall watch that names a partition the interleave has waited on for long (stall-watch.ts). The role
  * publishers that assemble these live with their roles (worker/worker-status.ts,
  * merge/merge-status.ts).
  *

@@ -1,7 +1,7 @@
 /**
- * Notices when the merge has waited on one partition for long (docs/operations.md, "Partition
+ * Notices when the interleave has waited on one partition for long (docs/operations.md, "Partition
  * ownership"). Every ingest instance sends a heartbeat to every partition each second, so a
- * partition whose time has not moved for STALL_MS while the merge waits for it is a fault to fix
+ * partition whose time has not moved for STALL_MS while the interleave waits for it is a fault to fix
  * (its producers stopped, its consumer is lost), not a quiet partition. Wall clock, for the log
  * only: nothing the engine computes depends on it; the rule is core/watermarks/silence.ts's.
  */
@@ -10,8 +10,8 @@ import { Silence } from "../../core/watermarks/silence.js";
 /** Ten missed heartbeats. */
 export const STALL_MS = 10_000;
 /**
- * Two missed heartbeats: from then on the partition the merge waits for is the one holding everything
- * back (status `heldBackBy`); shorter waits are the merge's normal rhythm (each lane's next message).
+ * Two missed heartbeats: from then on the partition the interleave waits for is the one holding everything
+ * back (status `heldBackBy`); shorter waits are the interleave's normal rhythm (each lane's next message).
  */
 export const HOLD_MS = 2_000;
 
@@ -27,7 +27,7 @@ export class StallWatch {
   }
 
   /**
-   * Called with each status: the lane the merge waits for (or null), each lane's largest
+   * Called with each status: the lane the interleave waits for (or null), each lane's largest
    * ingest_ts shown, and the wall clock. Returns a lane once when it starts to count as
    * stalled, else null.
    */
@@ -47,7 +47,7 @@ export class StallWatch {
     return waitingFor;
   }
 
-  /** The lane the merge has waited on for at least HOLD_MS (its time not moving), else null. */
+  /** The lane the interleave has waited on for at least HOLD_MS (its time not moving), else null. */
   holding(waitingFor: number | null, now: number): number | null {
     return waitingFor !== null && this.movedAt.silent(waitingFor, now, HOLD_MS) ? waitingFor : null;
   }

@@ -1,12 +1,12 @@
 /**
  * EngineWorker: the operator that drives the pure core from the owned partitions of TM_EVENTS
  * (docs/operations.md, "Engine workers"), run by an OperatorHost (host/operator-host.ts), which
- * owns its output, gate, counts and stop. Sources push messages into the PartitionMerge; a pump releases them to the
- * core in merged order in bounded slices (yielding to I/O between slices); what the core emits
+ * owns its output, gate, counts and stop. Sources push messages into the PartitionInterleave; a pump releases them to the
+ * core in interleaved order in bounded slices (yielding to I/O between slices); what the core emits
  * for the items of one input message goes to the PaneSink as one message per subject (an
  * EmitGroup per lane, emit-group.ts, docs/decisions/0012-batched-transport.md); checkpoints are cut
  * between two items and written once the panes published before the cut are acknowledged
- * (worker-checkpoints.ts). The worker judges no idleness: the core does, in log time, from what the merge
+ * (worker-checkpoints.ts). The worker judges no idleness: the core does, in log time, from what the interleave
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  * Beside the core, StageOnePartials folds the same records into partial batches for the merge stage
  * (docs/decisions/0029-two-stage-dataflow.md), acknowledged, as the panes, before a checkpoint,
@@ -14,7 +14,7 @@
  *
  * Backpressure (docs/decisions/0035-backpressure.md): while a publisher is saturated the host's
  * OutputGate is shut and the pump releases nothing (the consumers then stop pulling, LaneIntake); each
- * partition's queue in the merge is bounded in messages and events.
+ * partition's queue in the interleave is bounded in messages and events.
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
@@ -26,7 +26,7 @@ import { LaneIntake } from "../input/lane-intake.js";
 import type { CheckpointStore } from "../checkpoint/checkpoint-store.js";
 import type { EngineConfig } from "../config/config.js";
 import type { CheckpointWaiting, HostContext, Operator, OperatorOutput } from "../host/operator.js";
-import { PartitionMerge, type MergeSink } from "../input/partition-merge.js";
+import { PartitionInterleave, type InterleaveSink } from "../input/partition-interleave.js";
 import { PartitionSource } from "../input/partition-source.js";
 import { StageOnePartials } from "./stage-one-partials.js";
 import { WorkerCheckpoints, type CheckpointSubject } from "../checkpoint/worker-checkpoints.js";
@@ -38,7 +38,7 @@ const CHUNK = 128;
 
 export class EngineWorker implements Operator {
   readonly operatorId: string;
-  readonly merge: PartitionMerge;
+  readonly interleave: PartitionInterleave;
   readonly outputs: readonly OperatorOutput[];
   eventsTotal = 0;
   lateRecords = 0;
@@ -53,7 +53,7 @@ export class EngineWorker implements Operator {
   private closing = false;
   private readonly groups: LaneGroups;
   private readonly out: CoreOutput;
-  private readonly mergeSink: MergeSink;
+  private readonly interleaveSink: InterleaveSink;
   /** Stage-1 partials (null when `partials` is off). */
   private readonly partials: StageOnePartials | null;
 
@@ -68,8 +68,8 @@ export class EngineWorker implements Operator {
   ) {
     this.operatorId = config.worker;
     const lanes = config.partitions.length;
-    this.merge = new PartitionMerge(lanes, restored?.offsets);
-    this.intake = new LaneIntake(this.merge, lanes, config.maxQueuedEvents);
+    this.interleave = new PartitionInterleave(lanes, restored?.offsets);
+    this.intake = new LaneIntake(this.interleave, lanes, config.maxQueuedEvents);
     this.groups = new LaneGroups(config.partitions, host.send, Date.now, restored?.pending, host.buffers);
     // Partitioned by service and route, a service's panes from one worker are partial: the merge
     // stage makes them from every worker's partials (docs/decisions/0032-partition-by-route.md).
@@ -90,7 +90,7 @@ export class EngineWorker implements Operator {
     this.partials = config.partials ? new StageOnePartials(config, core, js, onPartialRetry, restored?.partials) : null;
     const partials = this.partials;
     this.outputs = [{ cause: "TM_PARTIALS", out: partials }];
-    this.mergeSink = {
+    this.interleaveSink = {
       event: (lane: number, e: TelemetryEvent, seq: number) => {
         this.groups.at(lane, seq);
         this.eventsTotal++;
@@ -129,7 +129,7 @@ export class EngineWorker implements Operator {
 
   /** Starts one consumer per owned partition. */
   onStart(): void {
-    const offsets = this.merge.offsets();
+    const offsets = this.interleave.offsets();
     this.config.partitions.forEach((partition, lane) => {
       const source = new PartitionSource(this.js, partition, offsets[lane]?.lastSeq ?? 0, {
         message: (seq, events, hb) => this.onMessage(lane, seq, events, hb),
@@ -158,7 +158,7 @@ export class EngineWorker implements Operator {
   }
 
   /**
-   * Nothing to do until the connection returns: the merge waits for the silent partitions
+   * Nothing to do until the connection returns: the interleave waits for the silent partitions
    * (docs/operations.md, "Recovery"), and the log time stands still meanwhile.
    */
   onConnectionLost(): void {}
@@ -169,7 +169,7 @@ export class EngineWorker implements Operator {
   }
 
   private onMessage(lane: number, seq: number, events: TelemetryEvent[] | null, hb: number): void {
-    this.merge.push(lane, seq, events, hb);
+    this.interleave.push(lane, seq, events, hb);
     this.wake();
   }
 
@@ -197,11 +197,11 @@ export class EngineWorker implements Operator {
     let more = true;
     while (more && n < SLICE && !this.host.outputSaturated()) {
       const before = this.eventsTotal;
-      const k = this.merge.drain(this.mergeSink, CHUNK);
-      // Per event: a heartbeat waits for the next item of the partitions before it (the merge's
+      const k = this.interleave.drain(this.interleaveSink, CHUNK);
+      // Per event: a heartbeat waits for the next item of the partitions before it (the interleave's
       // tie rule), which says nothing about how fresh the panes are (pipeline-lag.ts).
       const events = this.eventsTotal - before;
-      if (events > 0) this.host.pipelineLag.observe(Date.now(), this.merge.logTime as number, events);
+      if (events > 0) this.host.pipelineLag.observe(Date.now(), this.interleave.logTime as number, events);
       n += k;
       more = k === CHUNK;
     }
@@ -214,7 +214,7 @@ export class EngineWorker implements Operator {
   private handleCheckpoint(): WorkerState {
     const open = this.groups.pending();
     return {
-      offsets: this.merge.offsets(),
+      offsets: this.interleave.offsets(),
       // Absent when none, so the file stays version 1.
       ...(open.length > 0 ? { pending: open } : {}),
       ...(this.partials ? { partials: this.partials.state() } : {}),
@@ -224,7 +224,7 @@ export class EngineWorker implements Operator {
   /** What the checkpoints take from the worker (worker-checkpoints.ts). */
   private checkpointSubject(): CheckpointSubject {
     return {
-      logTime: () => this.merge.logTime,
+      logTime: () => this.interleave.logTime,
       state: () => this.handleCheckpoint(),
       snapshot: () => snapshotStepsOf(this.core),
       barrier: (n) => this.partials?.barrier(n),

@@ -10,7 +10,7 @@
  * Never merge/.
  *
  * Invariants: the worker judges no idleness and reads no clock for a result: the core does, in log
- * time, from what the partition merge releases, so a replay sees what the first run saw. A
+ * time, from what the partition interleave releases, so a replay sees what the first run saw. A
  * checkpoint is cut between two items; partials and barriers go out in order.
  */
 export { EngineWorker } from "./engine-worker.js";

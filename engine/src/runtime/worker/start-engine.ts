@@ -147,7 +147,7 @@ async function serveMetrics(
     collect() {
       this.reset();
       config.partitions.forEach((partition, lane) =>
-        this.set({ partition: String(partition) }, worker.merge.queuedEvents(lane)),
+        this.set({ partition: String(partition) }, worker.interleave.queuedEvents(lane)),
       );
     },
   });

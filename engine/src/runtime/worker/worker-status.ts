@@ -1,7 +1,7 @@
 /**
  * Publishes `tm.status` every `statusEvery` (docs/operations.md, "Partition ownership"): the
- * core's status with the merge's view of the partitions (status-message.ts), and logs a partition
- * the merge has waited on for long (stall-watch.ts).
+ * core's status with the interleave's view of the partitions (status-message.ts), and logs a partition
+ * the interleave has waited on for long (stall-watch.ts).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
@@ -47,8 +47,8 @@ export class StatusPublisher {
   publish(): void {
     const { config, host } = this;
     const worker = host.operator;
-    const laneTimes = config.partitions.map((_, lane) => worker.merge.laneTime(lane));
-    const waitingFor = worker.merge.waitingFor();
+    const laneTimes = config.partitions.map((_, lane) => worker.interleave.laneTime(lane));
+    const waitingFor = worker.interleave.waitingFor();
     const now = Date.now();
     if (!host.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
     this.holds.observe(now);
@@ -60,7 +60,7 @@ export class StatusPublisher {
       partitions: config.partitions,
       laneTimes,
       waitingFor: this.stalls.holding(waitingFor, now),
-      offsets: worker.merge.offsets(),
+      offsets: worker.interleave.offsets(),
       lastCheckpointWall: worker.checkpoints.lastCheckpointWall,
       eventsTotal: host.eventsTotal,
       pipelineLag: host.pipelineLag.percentiles(Date.now()),
@@ -80,8 +80,8 @@ export class StatusPublisher {
     if (lane === null) return;
     const partition = this.config.partitions[lane];
     this.log.warn(
-      { partition, laneTime: this.host.operator.merge.laneTime(lane) },
-      `partition ${partition} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the merge waits for it: ` +
+      { partition, laneTime: this.host.operator.interleave.laneTime(lane) },
+      `partition ${partition} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the interleave waits for it: ` +
         `check that ingest runs and heartbeats every partition`,
     );
   }
