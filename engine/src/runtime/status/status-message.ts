@@ -90,6 +90,7 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
   });
   const logTime = s.core.logTime;
   return {
+    operatorId: s.worker,
     worker: s.worker,
     wallTime: s.wallTime,
     logTime,
