@@ -31,5 +31,6 @@ export { restoreEngine, type CoreFactory } from "./engine-restore.js";
 export { WorkerCheckpoints, type CheckpointSubject } from "./worker-checkpoints.js";
 export { COORDINATED_MS, checkpointSpacing } from "./checkpoint-spacing.js";
 export { encodeAcrossTurns } from "./snapshot-turns.js";
+export { encodeCut, type Cut, type Taken } from "./encode-cut.js";
 export { BarrierAlignment, type Aligned } from "./barrier-alignment.js";
 export { CheckpointCoordinator } from "./checkpoint-coordinator.js";

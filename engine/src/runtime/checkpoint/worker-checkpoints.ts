@@ -13,14 +13,13 @@
  * acks like any other (docs/decisions/0035-backpressure.md).
  */
 import type { SnapshotSteps } from "../../core/types.js";
-import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
 import type { CheckpointEvent } from "./checkpoint-event.js";
 import { checkpointHeader, persistCheckpoint } from "./checkpoint-frame.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "../config/config.js";
 import type { WorkerState } from "./worker-state.js";
 import { checkpointSpacing, COORDINATED_MS, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
-import { encodeAcrossTurns } from "./snapshot-turns.js";
+import { encodeCut, type Cut, type Taken } from "./encode-cut.js";
 
 export type { CheckpointEvent } from "./checkpoint-event.js";
 
@@ -42,23 +41,6 @@ export interface CheckpointSubject {
 
 interface Log {
   error(obj: object, msg: string): void;
-}
-
-/** A cut: its header taken, its snapshot still to encode (input held meanwhile). */
-interface Cut {
-  header: CheckpointHeader;
-  steps: SnapshotSteps;
-  t0: number;
-}
-
-/** A cut with its snapshot encoded. */
-interface Taken {
-  cp: Checkpoint;
-  t0: number;
-  pauseMs: number;
-  holdWorkMs: number;
-  longestSliceMs: number;
-  workMs: number;
 }
 
 export class WorkerCheckpoints {
@@ -172,30 +154,12 @@ export class WorkerCheckpoints {
     return { header, steps: this.subject.snapshot(), t0 };
   }
 
-  /**
-   * Encodes the cut's snapshot across event-loop turns and releases the input once the state is
-   * captured: when the snapshot says its rest is encoded from copies (session rows), else at the end.
-   */
+  /** Encodes the cut's snapshot, the input held until its state is captured (encode-cut.ts). */
   private async encode(cut: Cut): Promise<Taken> {
-    let pauseMs: number | null = null;
-    let holdWorkMs: number | null = null;
-    const release = (workMs: number): void => {
-      if (pauseMs !== null) return;
-      pauseMs = performance.now() - cut.t0;
-      holdWorkMs = workMs;
-      this.subject.hold(false);
-    };
-    try {
-      const s = await encodeAcrossTurns(cut.steps, undefined, release);
-      release(s.workMs);
-      this.lastWorkMs = s.workMs;
-      this.lastHoldWorkMs = holdWorkMs ?? s.workMs;
-      const cp = { header: cut.header, snapshot: s.bytes };
-      const hold = { pauseMs: pauseMs ?? 0, holdWorkMs: this.lastHoldWorkMs };
-      return { cp, t0: cut.t0, ...hold, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
-    } finally {
-      release(0);
-    }
+    const taken = await encodeCut(cut, () => this.subject.hold(false));
+    this.lastWorkMs = taken.workMs;
+    this.lastHoldWorkMs = taken.holdWorkMs;
+    return taken;
   }
 
   private async persist(taken: Taken): Promise<string> {

@@ -48,7 +48,7 @@ import type { CheckpointStore } from "../checkpoint/checkpoint-store.js";
 import type { MergeConfig } from "../config/merge-config.js";
 import type { CheckpointWaiting, HostContext, Operator, OperatorOutput } from "../host/operator.js";
 import { OrderedReader } from "../input/ordered-reader.js";
-import { encodeAcrossTurns } from "../checkpoint/snapshot-turns.js";
+import { encodeCut } from "../checkpoint/encode-cut.js";
 import { MergeRelease } from "./merge-release.js";
 import type { MergeState } from "../checkpoint/merge-state.js";
 
@@ -320,18 +320,17 @@ export class MergeOperator implements Operator {
     const header = checkpointHeader(owner, logTime, this.clock(), state, aligned?.n, final);
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;
-    const encoded = encodeAcrossTurns(snapshotStepsOf(this.core));
-    const release = (): void => {
+    // The reader waits on `hold` until the state is captured; then the held messages are handled.
+    let captured!: () => void;
+    this.hold = new Promise<void>((r) => (captured = r)).then(() => {
       this.hold = undefined;
       for (const h of aligned?.held ?? []) this.handle(h);
-    };
-    this.hold = encoded.then(release, release);
+    });
+    const encoding = encodeCut({ header, steps: snapshotStepsOf(this.core), t0 }, captured);
     const flushed = this.host.flushOutput();
-    const s = await encoded;
-    const pauseMs = performance.now() - t0;
+    const taken = await encoding;
     await flushed;
-    const timing = { t0, pauseMs, holdWorkMs: s.workMs, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
-    return persistCheckpoint(this.store, { header, snapshot: s.bytes }, timing, (e) => {
+    return persistCheckpoint(this.store, taken.cp, taken, (e) => {
       this.lastCheckpointWall = header.wallTime;
       this.onCheckpoint(e);
     });
