@@ -1,12 +1,13 @@
 /**
- * runtime/host — the OperatorHost and the role lifecycle around it (docs/architecture.md, "Runtime";
- * docs/decisions/0045-operator-host.md).
+ * runtime/host — the OperatorHost and the role lifecycle around it (docs/architecture.md,
+ * "The engine's folders"; docs/decisions/0045-operator-host.md).
  *
  * Owns: running one operator (operator.ts is the contract, operator-host.ts the host): its output
  * (EmitGroup bodies to the pane sink, compressed or not), the OutputGate that holds its input while
  * an output is saturated, pane counts and pipeline lag, its backpressure report, the stop with its
- * final checkpoint, the NATS connection's comings and goings; connecting a role (engine-connect.ts),
- * opening its pane sink (open-sink.ts), following the connection and closing (role-lifecycle.ts).
+ * final checkpoint, the NATS connection's comings and goings; connecting and restoring a role
+ * (engine-connect.ts, role-start.ts), opening its pane sink (open-sink.ts), following the
+ * connection and closing (role-lifecycle.ts).
  *
  * May import: input/, output/, checkpoint/, status/, config/, the runtime root (errors, operator
  * log), core/, nats/, protocol. Never worker/ or merge/: operators plug into the host, not the
@@ -23,3 +24,4 @@ export { PaneCounts } from "./pane-counts.js";
 export { paneSink, type SinkConfig } from "./open-sink.js";
 export { closeRole, followConnection, type RoleStatus } from "./role-lifecycle.js";
 export { checkRetention, connectEngine } from "./engine-connect.js";
+export { connectAndRestore, type StartedRole } from "./role-start.js";

@@ -1,6 +1,6 @@
 /**
- * The contract between the OperatorHost and the operator it runs (docs/architecture.md, "Runtime";
- * docs/decisions/0045-operator-host.md). As in Arroyo, the host does what every operator needs —
+ * The contract between the OperatorHost and the operator it runs (docs/architecture.md, "The
+ * engine's folders"; docs/decisions/0045-operator-host.md). As in Arroyo, the host does what every operator needs —
  * output, its backpressure gate, pane counts, pipeline lag, the stop with its final checkpoint, the
  * connection — and the operator implements only its own handlers: start reading, process its input
  * (each operator's input is its own: a merge of TM_EVENTS partitions, one TM_PARTIALS subject),

@@ -12,11 +12,9 @@ import { Counter, Gauge, Histogram } from "prom-client";
 import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../../core/index.js";
 import type { StreamCore } from "../../core/types.js";
-import { connectEngine } from "../host/engine-connect.js";
+import { connectAndRestore } from "../host/role-start.js";
 import { CheckpointFollower } from "./checkpoint-follower.js";
-import { lastComplete } from "../checkpoint/checkpoint-notices.js";
 import { EngineMetrics } from "../status/engine-metrics.js";
-import { restoreEngine } from "../checkpoint/engine-restore.js";
 import { RuntimeError } from "../errors.js";
 import type { MergeConfig } from "../config/merge-config.js";
 import { CheckpointCoordinator } from "../checkpoint/checkpoint-coordinator.js";
@@ -42,15 +40,8 @@ export interface RunningMerge {
 
 export async function startMerge(config: MergeConfig, opts: { logger?: Logger } = {}): Promise<RunningMerge> {
   const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
-  const nc = await connectEngine(config);
-  const complete = await lastComplete(nc);
   const cores = { create: createCore, restore: restoreCore };
-  const { store, loaded, core } = await restoreEngine(config, cores, log, complete?.operators[config.worker]).catch(
-    async (err: unknown) => {
-      await nc.close();
-      throw err;
-    },
-  );
+  const { nc, store, loaded, core } = await connectAndRestore(config, cores, log);
   const cp = loaded.checkpoint;
   if (cp && cp.header.merge === undefined) {
     await nc.close();

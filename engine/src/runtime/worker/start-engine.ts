@@ -1,7 +1,7 @@
 /**
  * `startEngine(config)`: the engine role (docs/operations.md, "Engine workers"), in named steps:
- * restore the newest valid checkpoint (engine-restore.ts), connect and check the streams
- * (engine-connect.ts), serve /metrics, publish `tm.status` every second (worker-status.ts),
+ * connect, check the streams and restore the newest valid checkpoint (host/role-start.ts), run an
+ * EngineWorker on an OperatorHost, serve /metrics, publish `tm.status` every second (worker-status.ts),
  * start a consumer per owned partition, and follow the NATS connection. `close()` stops reading
  * and writes a final checkpoint.
  */
@@ -12,19 +12,21 @@ import { pino, type Logger } from "pino";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { StreamCore } from "../../core/types.js";
 import type { EngineConfig } from "../config/config.js";
-import { checkRetention, connectEngine } from "../host/engine-connect.js";
-import { followStarts, lastComplete, publishAck } from "../checkpoint/checkpoint-notices.js";
+import { checkRetention } from "../host/engine-connect.js";
+import { connectAndRestore } from "../host/role-start.js";
+import { followStarts, publishAck } from "../checkpoint/checkpoint-notices.js";
 import { EngineMetrics } from "../status/engine-metrics.js";
 import { registerBackpressureMetrics } from "../status/backpressure-metrics.js";
 import { announceWaits } from "../checkpoint/checkpoint-waits.js";
-import { restoreEngine, type CoreFactory } from "../checkpoint/engine-restore.js";
 import { EngineWorker } from "./engine-worker.js";
 import { OperatorHost } from "../host/operator-host.js";
 import { paneSink } from "../host/open-sink.js";
 import { closeRole, followConnection } from "../host/role-lifecycle.js";
 import { StatusPublisher } from "./worker-status.js";
 
-export type { CoreFactory } from "../checkpoint/engine-restore.js";
+import type { CoreFactory } from "../checkpoint/engine-restore.js";
+
+export type { CoreFactory };
 
 export interface RunningEngine {
   readonly worker: string;
@@ -59,17 +61,7 @@ const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
-  const nc = await connectEngine(config);
-  const complete = await lastComplete(nc);
-  const { store, loaded, core } = await restoreEngine(
-    config,
-    opts.cores,
-    log,
-    complete?.operators[config.worker],
-  ).catch(async (err: unknown) => {
-    await nc.close();
-    throw err;
-  });
+  const { nc, store, loaded, core } = await connectAndRestore(config, opts.cores, log);
   const cp = loaded.checkpoint;
   await checkRetention(nc, cp?.header.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
