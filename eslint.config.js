@@ -110,6 +110,23 @@ function typeImportsOnly([level, { paths, patterns }]) {
   return [level, { paths: paths.map(allow), patterns: patterns.map(allow) }];
 }
 
+/**
+ * Each runtime folder with the runtime folders it may not import: input/, output/ and backfill/
+ * stand alone, config/ takes only the partition list of input/, checkpoint/ and status/ sit on
+ * those, host/ on all of them, and worker/ and merge/ plug into host/, never into each other.
+ */
+const RUNTIME_LAYERS = [
+  ["input", ["host", "worker", "merge", "checkpoint", "status", "output", "config", "backfill"]],
+  ["output", ["host", "worker", "merge", "checkpoint", "status", "input", "config", "backfill"]],
+  ["backfill", ["host", "worker", "merge", "checkpoint", "status", "input", "output", "config"]],
+  ["config", ["host", "worker", "merge", "checkpoint", "status", "output", "backfill"]],
+  ["checkpoint", ["host", "worker", "merge", "status", "backfill"]],
+  ["status", ["host", "worker", "merge", "checkpoint", "config", "backfill"]],
+  ["host", ["worker", "merge", "backfill"]],
+  ["worker", ["merge", "backfill"]],
+  ["merge", ["worker", "backfill"]],
+];
+
 /** Every file glob with its one import rule, disjoint from the others. */
 const importBlocks = [
   { files: PURE_FILES, ignores: PURE_EXEMPT, rules: boundaryRules },
@@ -132,8 +149,25 @@ const importBlocks = [
   },
   {
     files: [...code("engine/src/runtime"), ...code("engine/src/bench"), "engine/src/index.ts"],
+    ignores: RUNTIME_LAYERS.map(([dir]) => `engine/src/runtime/${dir}/**/*.ts`),
     rules: { "no-restricted-imports": rule(noOtherPackageFiles("engine")) },
   },
+  // The runtime's folders in layers (docs/architecture.md, "The engine's folders"; each folder's
+  // index.ts states its contract). Tests may reach across: they wire real parts together.
+  {
+    files: RUNTIME_LAYERS.map(([dir]) => `engine/src/runtime/${dir}/**/*.test.ts`),
+    rules: { "no-restricted-imports": rule(noOtherPackageFiles("engine")) },
+  },
+  ...RUNTIME_LAYERS.map(([dir, refused]) => ({
+    files: [`engine/src/runtime/${dir}/**/*.ts`],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": rule(
+        noSibling(refused, `runtime/${dir}/ may not import runtime/{${refused.join(",")}}/`),
+        noOtherPackageFiles("engine"),
+      ),
+    },
+  })),
   {
     files: code("ingest"),
     rules: {

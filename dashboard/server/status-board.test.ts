@@ -145,4 +145,20 @@ describe("StatusBoard", () => {
     expect(view.frontier[0]?.stages.length).toBe(1);
     expect(view.frontier[0]?.services.map((d) => d.service)).toEqual(["checkout"]);
   });
+
+  it("keys each operator by operatorId, and by worker for engines that send only that (ADR 0045)", () => {
+    const board = new StatusBoard();
+    const feed = { state: "live" as const, applied: 0, replayTarget: null, lastSeq: 0, error: null };
+    board.update({ ...testWorker("engine-0-7", 30, []), operatorId: "engine-0-7" }, 1000);
+    board.update(testWorker("engine-a", 40, []), 1000);
+    board.update({ ...testWorker("merge-0", 50, []), operatorId: "merge-0" }, 1000);
+    // A newer message of engine-a, now with operatorId: it replaces the older one.
+    board.update({ ...testWorker("engine-a", 45, []), operatorId: "engine-a" }, 1500);
+    const view = board.view(2000, feed, new Map());
+    expect(view.workers.map((w) => [w.operatorId ?? w.worker, w.pipelineLagMs])).toEqual([
+      ["engine-0-7", 30],
+      ["engine-a", 45],
+      ["merge-0", 50],
+    ]);
+  });
 });

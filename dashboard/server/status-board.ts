@@ -13,11 +13,11 @@ export class StatusBoard {
   private readonly workers = new Map<string, { msg: EngineStatusMessage; receivedAt: number }>();
 
   update(msg: EngineStatusMessage, receivedAt: number): void {
-    this.workers.set(msg.worker, { msg, receivedAt });
+    this.workers.set(operatorIdOf(msg), { msg, receivedAt });
   }
 
   view(now: number, feed: FeedStatus, newestPanes: Map<string, Pane>): DashboardStatus {
-    const messages = [...this.workers.values()].sort((a, b) => a.msg.worker.localeCompare(b.msg.worker));
+    const messages = [...this.workers.values()].sort((a, b) => operatorIdOf(a.msg).localeCompare(operatorIdOf(b.msg)));
     const workers: WorkerStatus[] = messages.map(({ msg, receivedAt }) => ({
       ...msg,
       // The per-stage and per-service dials travel once, merged, in the frontier.
@@ -96,4 +96,9 @@ function getOrAdd<V>(m: Map<string, V[]>, key: string): V[] {
   let v = m.get(key);
   if (!v) m.set(key, (v = []));
   return v;
+}
+
+/** The operator's id: `operatorId`, or `worker` from engines before it (docs/decisions/0045-operator-host.md). */
+function operatorIdOf(msg: EngineStatusMessage): string {
+  return msg.operatorId ?? msg.worker;
 }

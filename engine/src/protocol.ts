@@ -263,7 +263,13 @@ export interface PolicyStatusWire {
 
 /** Published by each engine worker on core NATS `tm.status` once a second (docs/decisions/0006-engine-runtime.md). */
 export interface EngineStatusMessage {
-  /** Worker id (stable per checkpoint dir), e.g. "engine-0-7". */
+  /**
+   * The operator's id, an engine worker's or a merge operator's (stable per checkpoint dir), e.g.
+   * "engine-0-7" or "merge-0" (docs/decisions/0045-operator-host.md). Read `operatorId ?? worker`:
+   * messages before it carry `worker` only.
+   */
+  operatorId?: string;
+  /** The same id under its first name, kept for readers before `operatorId`. */
   worker: string;
   /** Wall clock at publish, ms. */
   wallTime: number;

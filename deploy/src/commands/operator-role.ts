@@ -53,6 +53,8 @@ export async function runOperator<C extends OperatorConfig, R extends RunningOpe
   for (const s of running.skippedCheckpoints)
     process.stderr.write(`tidemark ${role.key}: skipped corrupt checkpoint ${s.file}: ${s.reason}\n`);
   const line = {
+    // operatorId is the id's name (docs/decisions/0045-operator-host.md); worker is kept for older readers.
+    operatorId: running.worker,
     worker: running.worker,
     ...ready(running),
     metrics: running.metricsUrl,

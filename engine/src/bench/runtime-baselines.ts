@@ -16,7 +16,7 @@ import {
   type TelemetryEvent,
 } from "../protocol.js";
 import type { BackfillMessage } from "../runtime/backfill/backfill-plan.js";
-import { PartitionMerge } from "../runtime/input/partition-merge.js";
+import { PartitionInterleave } from "../runtime/input/partition-interleave.js";
 import { PartitionSource } from "../runtime/input/partition-source.js";
 import { processCpuMs } from "./runtime-setup.js";
 
@@ -44,7 +44,7 @@ export function coreAlone(
 export async function inputPath(url: string, events: number): Promise<number> {
   const nc = await connect({ servers: url, noAsyncTraces: true });
   const js = jetstream(nc);
-  const merge = new PartitionMerge(8);
+  const merge = new PartitionInterleave(8);
   let released = 0;
   const sink = { event: () => void released++, heartbeat: () => undefined, done: () => undefined };
   let done: () => void = () => undefined;

@@ -43,13 +43,13 @@ export async function liveLag(url: string, dir: string, rate: number, durationMs
     const deadline = Date.now() + 30_000;
     while (w.eventsTotal < fed.events && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     if (w.eventsTotal < fed.events) throw new Error(`engine handled ${w.eventsTotal} of ${fed.events} events`);
-    const p = w.pipelineLag.percentiles(Date.now());
+    const p = running.host.pipelineLag.percentiles(Date.now());
     return {
       rate,
       sent: Math.round(fed.events / (fed.elapsedMs / 1000)),
       p50: p.p50,
       p99: p.p99,
-      publishesPerEvent: w.sink.acked / fed.events,
+      publishesPerEvent: running.host.sink.acked / fed.events,
     };
   } finally {
     await running.close();

@@ -58,7 +58,7 @@ const ACTIVITIES: Array<[string, (url: string, name: string) => boolean]> = [
   ["late records as JSON", (u, n) => u.includes("emit-group") && n === "late"],
   ["panes as JSON (JsonLines, EmitGroup)", (u) => /json-lines|emit-group|lane-groups|body-buffers/.test(u)],
   ["core", (u) => u.includes("/dist/core/") || u.includes("/sketches/")],
-  ["merge and pump", (u) => /partition-merge|engine-worker/.test(u)],
+  ["merge and pump", (u) => /partition-interleave|engine-worker/.test(u)],
   ["input (consumers, decode)", (u) => /partition-source|event-batch/.test(u)],
   ["NATS client, reading", (u) => u.includes("@nats-io")],
 ];
@@ -135,12 +135,17 @@ async function main(): Promise<void> {
     const started = performance.now();
     const w = running.engine;
     let through = 0;
-    while (!(w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0)) {
-      if (!through && w.eventsTotal >= events.length && (w.merge.logTime ?? 0) >= endTs) through = performance.now();
+    while (!(
+      w.eventsTotal >= events.length &&
+      (w.interleave.logTime ?? 0) >= endTs &&
+      running.host.sink.inFlight === 0
+    )) {
+      if (!through && w.eventsTotal >= events.length && (w.interleave.logTime ?? 0) >= endTs)
+        through = performance.now();
       await new Promise((r) => setTimeout(r, 5));
     }
     const end = performance.now();
-    const published = w.sink.acked;
+    const published = running.host.sink.acked;
     const cpu = process.cpuUsage(cpu0);
     const profile = profiling
       ? ((await session.post("Profiler.stop")) as unknown as { profile: Profile }).profile

@@ -86,13 +86,19 @@ async function engineRun(
   const cpu0 = process.cpuUsage();
   const running = await startEngine(config, { logger: silentLogger(), paneThread: thread });
   const w = running.engine;
-  while (!(w.eventsTotal >= events && (w.merge.logTime ?? 0) >= endTs && w.sink.inFlight === 0))
+  while (!(w.eventsTotal >= events && (w.interleave.logTime ?? 0) >= endTs && running.host.sink.inFlight === 0))
     await new Promise((r) => setTimeout(r, 20));
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   let panes = 0;
-  for (const kinds of w.panesEmitted.values()) for (const n of kinds.values()) panes += n;
-  const run = { ms, cpuMs: (cpu.user + cpu.system) / 1000, published: w.sink.acked, lateRecords: w.lateRecords, panes };
+  for (const kinds of running.host.panesEmitted.values()) for (const n of kinds.values()) panes += n;
+  const run = {
+    ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    published: running.host.sink.acked,
+    lateRecords: w.lateRecords,
+    panes,
+  };
   await running.close();
   return run;
 }

@@ -52,7 +52,7 @@ export async function liveTwoStage(url: string, data: string, rate: number, dura
     // The last tick goes to the merge once a later heartbeat closes it (none comes after the feed stops: it may stay out).
     const mergeDeadline = Date.now() + 1_000;
     while (m.operator.eventsTotal < fed.events && Date.now() < mergeDeadline) await sleep(20);
-    const lag = m.operator.output.pipelineLag.percentiles(Date.now());
+    const lag = m.host.pipelineLag.percentiles(Date.now());
     const reports = await Promise.all(procs.map((p) => p.report()));
     return {
       rate,

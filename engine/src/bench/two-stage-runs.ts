@@ -178,7 +178,7 @@ export async function pipelineRun(
       (mg.m.operator.eventsTotal >= events &&
         (mergedLogTime(mg.m, 8) ?? -Infinity) >= endTick &&
         mg.m.operator.aligner.waiting === 0 &&
-        mg.m.operator.panesInFlight === 0);
+        mg.m.host.panesInFlight === 0);
     const deadline = Date.now() + 60_000;
     for (;;) {
       procs.forEach((p) => p.check());

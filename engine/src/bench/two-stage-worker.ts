@@ -62,14 +62,14 @@ function status(r: RunningEngine): WorkerStatus {
   return {
     type: "status",
     events: w.eventsTotal,
-    logTime: w.merge.logTime ?? null,
-    inFlight: w.sink.inFlight,
+    logTime: w.interleave.logTime ?? null,
+    inFlight: r.host.sink.inFlight,
     partials: w.partialsTotal,
     startMs,
     rssMb: process.memoryUsage.rss() / 1024 / 1024,
-    inFlightBytes: w.sink.stats().inFlight.bytes,
-    resends: w.sink.stats().resends,
-    heldMs: w.gate.hold.totalMs(),
+    inFlightBytes: r.host.sink.stats().inFlight.bytes,
+    resends: r.host.sink.stats().resends,
+    heldMs: r.host.gate.hold.totalMs(),
   };
 }
 
@@ -110,7 +110,7 @@ process.on("message", (m: ToWorker) => {
     });
   else if (m.type === "report" && running) {
     const w = running.engine;
-    const lag = w.pipelineLag.percentiles(Date.now());
+    const lag = running.host.pipelineLag.percentiles(Date.now());
     send({ type: "report", p50: lag.p50, p99: lag.p99, events: w.eventsTotal });
   }
 });

@@ -5,7 +5,7 @@
 export { startEngine, type RunningEngine, type StartEngineOptions, type CoreFactory } from "./worker/start-engine.js";
 export { parseEngineConfig, ENGINE_FLAGS, type EngineConfig, type EngineConfigSources } from "./config/config.js";
 export { parsePartitionList, formatPartitionList } from "./input/partition-list.js";
-export { PartitionMerge, type MergeSink, type LaneOffset } from "./input/partition-merge.js";
+export { PartitionInterleave, type InterleaveSink, type LaneOffset } from "./input/partition-interleave.js";
 export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint/checkpoint-store.js";
 export {
   encodeCheckpoint,
@@ -16,7 +16,10 @@ export {
 } from "./checkpoint/checkpoint-codec.js";
 export { BackfillPlan, type BackfillMessage, type BackfillPlanOptions } from "./backfill/backfill-plan.js";
 export { parseRecordingLine } from "./backfill/recording-line.js";
-export { EngineWorker, type CheckpointEvent } from "./worker/engine-worker.js";
+export { EngineWorker } from "./worker/engine-worker.js";
+export type { CheckpointEvent } from "./checkpoint/checkpoint-event.js";
+export { OperatorHost, type HostOptions } from "./host/operator-host.js";
+export type { Operator, HostContext, OperatorOutput, CheckpointWaiting } from "./host/operator.js";
 export { PaneSink } from "./output/pane-sink.js";
 export { RuntimeError, type RuntimeErrorCode } from "./errors.js";
 export { startMerge, type RunningMerge } from "./merge/start-merge.js";

@@ -16,7 +16,7 @@ const KEY_SLACK_MS = 250;
 
 /**
  * Samples taken while the pipeline flows: the sample's log time first seen under 1.5 s of wall time
- * before it. When nothing moves for HOLD_MS (2 s, merge-stall.ts) — a loaded machine starving the
+ * before it. When nothing moves for HOLD_MS (2 s, stall-watch.ts) — a loaded machine starving the
  * feeder — the status rightly names the partition the merge waits for instead of the core's.
  */
 function flowing(samples: E7Sample[]): E7Sample[] {

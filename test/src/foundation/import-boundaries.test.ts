@@ -106,6 +106,47 @@ const cases: Case[] = [
     refused: "NATS wiring",
   },
   { file: "engine/src/nats/x.ts", source: `import { STREAM_EVENTS } from "../protocol.js";`, refused: null },
+  // The runtime's folders in layers (docs/architecture.md, "The engine's folders").
+  {
+    file: "engine/src/runtime/input/x.ts",
+    source: `import { OperatorHost } from "../host/operator-host.js";`,
+    refused: "runtime/input/ may not import",
+  },
+  {
+    file: "engine/src/runtime/output/x.ts",
+    source: `import { HoldLog } from "../status/hold-log.js";`,
+    refused: "runtime/output/ may not import",
+  },
+  {
+    file: "engine/src/runtime/host/x.ts",
+    source: `import { EngineWorker } from "../worker/engine-worker.js";`,
+    refused: "runtime/host/ may not import",
+  },
+  {
+    file: "engine/src/runtime/worker/x.ts",
+    source: `import { MergeOperator } from "../merge/merge-operator.js";`,
+    refused: "runtime/worker/ may not import",
+  },
+  {
+    file: "engine/src/runtime/merge/x.ts",
+    source: `import { paneSink } from "../worker/start-engine.js";`,
+    refused: "runtime/merge/ may not import",
+  },
+  {
+    file: "engine/src/runtime/merge/x.ts",
+    source: `import { OperatorHost } from "../host/operator-host.js";`,
+    refused: null,
+  },
+  {
+    file: "engine/src/runtime/merge/x.ts",
+    source: `import { PaneStore } from "../../../../dashboard/server/pane-store.js";`,
+    refused: "another package's file by relative path",
+  },
+  {
+    file: "engine/src/runtime/output/x.test.ts",
+    source: `import { HoldWatch } from "../status/hold-watch.js";`,
+    refused: null,
+  },
   { file: "engine/src/protocol.ts", source: `import { readFileSync } from "node:fs";`, refused: "no Node built-ins" },
 
   {

@@ -18,6 +18,7 @@ import type { Aggregate, AggregateKind } from "../windows/aggregate.js";
 import { base64, unbase64 } from "../snapshot/base64.js";
 import { partialKeyOf as keyOf } from "./partial-accumulator.js";
 import type { PartialTick } from "../types.js";
+import { silentSince } from "../watermarks/silence.js";
 
 export type OfferOutcome = "accepted" | "duplicate" | "overlap";
 
@@ -195,7 +196,7 @@ export class TickAligner {
   private silent(p: number): boolean {
     if ((this.reportedTo[p] as number) >= this.maxReported) return false;
     const heard = this.heardAt[p] as number;
-    return this.now - (heard === -Infinity ? this.firstHeard : heard) >= this.idleTimeoutMs;
+    return silentSince(heard === -Infinity ? this.firstHeard : heard, this.now, this.idleTimeoutMs);
   }
 
   private tickOf(at: number, t: OpenTick): PartialTick {

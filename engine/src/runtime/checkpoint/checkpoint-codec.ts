@@ -15,11 +15,9 @@
  * written whenever one is there. Every other checkpoint is version 1.
  */
 import { createHash } from "node:crypto";
-import type { PartialAccumulatorState } from "../../core/partials/partial-accumulator.js";
-import type { TickAlignerState } from "../../core/partials/tick-aligner.js";
-import type { EmitGroupState } from "../output/emit-group.js";
 import { RuntimeError } from "../errors.js";
-import type { LaneOffset } from "../input/partition-merge.js";
+import type { MergeState } from "./merge-state.js";
+import type { WorkerState } from "./worker-state.js";
 
 export const CHECKPOINT_VERSION = 1;
 /** The version of a checkpoint whose header carries pending batches. */
@@ -35,30 +33,22 @@ export interface CheckpointHeader {
   partitionCount: number;
   /** Owned partitions, in lane order. */
   partitions: number[];
-  /** Resume point of each owned partition, in lane order. */
-  offsets: LaneOffset[];
+  /** Resume point of each owned partition, in lane order (a merge operator's: none). */
+  offsets: WorkerState["offsets"];
   /** Log time of the core at the snapshot (null before any input). */
   logTime: number | null;
   /** Wall clock when the snapshot was taken, ms. */
   wallTime: number;
   /** What was emitted for input messages handled in part, not yet published (version 2 only). */
-  pending?: EmitGroupState[];
+  pending?: WorkerState["pending"];
   /** The stage-1 partial accumulator's open tick (version 3 only). */
-  partials?: PartialAccumulatorState;
+  partials?: WorkerState["partials"];
   /** The aligned checkpoint this is (version 3 only; docs/decisions/0031-aligned-checkpoints.md). */
   barrier?: number;
   /** Written by a graceful stop (version 3 only): restored in preference to a completed aligned one (ADR 0031). */
   final?: true;
   /** A merge operator's state (version 3 only): the last TM_PARTIALS sequence handled and the aligner. */
-  merge?: MergeCheckpointState;
-}
-
-export interface MergeCheckpointState {
-  /** Stream sequence of the last TM_PARTIALS message handled (0: none). */
-  seq: number;
-  aligner: TickAlignerState;
-  /** The last aligned checkpoint n (0: none): its barriers, replayed, are ignored. */
-  lastBarrier?: number;
+  merge?: MergeState;
 }
 
 export interface Checkpoint {

@@ -30,7 +30,7 @@ import {
   type CheckpointComplete,
 } from "../../protocol.js";
 import { followWaits } from "./checkpoint-waits.js";
-import type { WorkerLog } from "../worker/engine-worker.js";
+import type { OperatorLog } from "../operator-log.js";
 import { checkpointSpacing } from "./checkpoint-spacing.js";
 
 interface InFlight {
@@ -76,7 +76,7 @@ export class CheckpointCoordinator {
   constructor(
     private readonly nc: NatsConnection,
     private readonly o: CoordinatorOptions,
-    private readonly log: WorkerLog,
+    private readonly log: OperatorLog,
     private readonly clock: () => number = Date.now,
   ) {}
 

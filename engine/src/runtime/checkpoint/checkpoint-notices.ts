@@ -14,10 +14,10 @@ import {
   type CheckpointComplete,
   type CheckpointStart,
 } from "../../protocol.js";
-import type { WorkerLog } from "../worker/engine-worker.js";
+import type { OperatorLog } from "../operator-log.js";
 
 /** Calls `on` for each start notice (core subscription: a notice missed while away is the next one's). */
-export function followStarts(nc: NatsConnection, on: (s: CheckpointStart) => void, log: WorkerLog): Subscription {
+export function followStarts(nc: NatsConnection, on: (s: CheckpointStart) => void, log: OperatorLog): Subscription {
   return nc.subscribe(SUBJECT_CHECKPOINT_START, {
     callback: (_err, m) => {
       const s = parseJson<CheckpointStart>(m.string());
@@ -28,7 +28,7 @@ export function followStarts(nc: NatsConnection, on: (s: CheckpointStart) => voi
 }
 
 /** Stores the acknowledgement of checkpoint n on TM_CHECKPOINTS (logged when it cannot: the coordinator then times n out). */
-export function publishAck(nc: NatsConnection, ack: CheckpointAck, log: WorkerLog): void {
+export function publishAck(nc: NatsConnection, ack: CheckpointAck, log: OperatorLog): void {
   jetstream(nc)
     .publish(checkpointAckSubject(ack.operator), JSON.stringify(ack), { msgID: `ack:${ack.operator}:${ack.n}` })
     .catch((err: Error) => log.warn({ n: ack.n, err: err.message }, "checkpoint acknowledgement not stored"));

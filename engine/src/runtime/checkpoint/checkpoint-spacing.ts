@@ -13,6 +13,11 @@
 export const HOLD_DUTY = 100;
 export const HOLD_FLOOR_MS = 50;
 export const SNAPSHOT_DUTY = 20;
+/**
+ * While the coordinator asked for a checkpoint (or aligned one) this recently, an operator takes
+ * none of its own: the coordinator paces them (docs/decisions/0031-aligned-checkpoints.md).
+ */
+export const COORDINATED_MS = 30_000;
 
 /** The least wall time from the end of a checkpoint to the start of the next. */
 export function checkpointSpacing(everyMs: number, lastHoldMs: number): number {

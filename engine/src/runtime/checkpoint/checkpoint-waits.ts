@@ -8,7 +8,7 @@
  */
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { checkpointWaitingSubject, type CheckpointWaiting } from "../../protocol.js";
-import type { WorkerLog } from "../worker/engine-worker.js";
+import type { OperatorLog } from "../operator-log.js";
 
 export const WAIT_NOTICE_MS = 5_000;
 
@@ -18,7 +18,7 @@ export function announceWaits(
   operator: string,
   timeoutMs: number,
   waiting: () => { n: number; waitedMs: number } | null,
-  log: WorkerLog,
+  log: OperatorLog,
 ): { stop(): void } {
   const every = Math.min(WAIT_NOTICE_MS, timeoutMs / 4);
   const timer = setInterval(() => {

@@ -13,37 +13,22 @@
  * acks like any other (docs/decisions/0035-backpressure.md).
  */
 import type { SnapshotSteps } from "../../core/types.js";
-import type { Checkpoint, CheckpointHeader } from "./checkpoint-codec.js";
+import type { CheckpointEvent } from "./checkpoint-event.js";
+import { checkpointHeader, persistCheckpoint } from "./checkpoint-frame.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import type { EngineConfig } from "../config/config.js";
-import { checkpointSpacing, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
-import { encodeAcrossTurns } from "./snapshot-turns.js";
+import type { WorkerState } from "./worker-state.js";
+import { checkpointSpacing, COORDINATED_MS, SNAPSHOT_DUTY } from "./checkpoint-spacing.js";
+import { encodeCut, type Cut, type Taken } from "./encode-cut.js";
 
-/** While the coordinator asked for a checkpoint this recently, the worker takes none of its own. */
-const COORDINATED_MS = 30_000;
-
-export interface CheckpointEvent {
-  file: string;
-  bytes: number;
-  /** The pause: input held from the cut until the snapshot was captured, ms of wall time. */
-  pauseMs: number;
-  /** The slices' work within the pause, ms: the next checkpoint is spaced by it (checkpoint-spacing.ts). */
-  holdWorkMs: number;
-  /** The longest synchronous slice of that encoding, ms. */
-  longestSliceMs: number;
-  /** The encoding's own work, the sum of its slices, ms: the next checkpoint comes no sooner than 20× this. */
-  workMs: number;
-  /** Snapshot to durable file, including waiting for pane acks, ms. */
-  totalMs: number;
-  logTime: number | null;
-}
+export type { CheckpointEvent } from "./checkpoint-event.js";
 
 /** What the checkpoints take from their worker. */
 export interface CheckpointSubject {
   /** The log time the core has seen (null: nothing yet). */
   logTime(): number | null;
   /** The worker's part of a header, now: offsets, open groups, the partials' open tick. */
-  state(): Pick<CheckpointHeader, "offsets" | "pending" | "partials">;
+  state(): WorkerState;
   snapshot(): SnapshotSteps;
   /** Barrier n, after the partials emitted so far. */
   barrier(n: number): void;
@@ -56,23 +41,6 @@ export interface CheckpointSubject {
 
 interface Log {
   error(obj: object, msg: string): void;
-}
-
-/** A cut: its header taken, its snapshot still to encode (input held meanwhile). */
-interface Cut {
-  header: CheckpointHeader;
-  steps: SnapshotSteps;
-  t0: number;
-}
-
-/** A cut with its snapshot encoded. */
-interface Taken {
-  cp: Checkpoint;
-  t0: number;
-  pauseMs: number;
-  holdWorkMs: number;
-  longestSliceMs: number;
-  workMs: number;
 }
 
 export class WorkerCheckpoints {
@@ -178,64 +146,26 @@ export class WorkerCheckpoints {
   private cut(barrier?: number, final = false): Cut {
     const t0 = performance.now();
     const logTime = this.subject.logTime();
-    const { offsets, ...open } = this.subject.state();
-    const header: CheckpointHeader = {
-      worker: this.config.worker,
-      partitionCount: this.config.partitionCount,
-      partitions: [...this.config.partitions],
-      offsets,
-      logTime,
-      wallTime: Date.now(),
-      ...open,
-      ...(barrier !== undefined ? { barrier } : {}),
-      ...(final ? { final } : {}),
-    };
+    const owner = { ...this.config, operatorId: this.config.worker };
+    const header = checkpointHeader(owner, logTime, Date.now(), this.subject.state(), barrier, final);
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;
     this.subject.hold(true);
     return { header, steps: this.subject.snapshot(), t0 };
   }
 
-  /**
-   * Encodes the cut's snapshot across event-loop turns and releases the input once the state is
-   * captured: when the snapshot says its rest is encoded from copies (session rows), else at the end.
-   */
+  /** Encodes the cut's snapshot, the input held until its state is captured (encode-cut.ts). */
   private async encode(cut: Cut): Promise<Taken> {
-    let pauseMs: number | null = null;
-    let holdWorkMs: number | null = null;
-    const release = (workMs: number): void => {
-      if (pauseMs !== null) return;
-      pauseMs = performance.now() - cut.t0;
-      holdWorkMs = workMs;
-      this.subject.hold(false);
-    };
-    try {
-      const s = await encodeAcrossTurns(cut.steps, undefined, release);
-      release(s.workMs);
-      this.lastWorkMs = s.workMs;
-      this.lastHoldWorkMs = holdWorkMs ?? s.workMs;
-      const cp = { header: cut.header, snapshot: s.bytes };
-      const hold = { pauseMs: pauseMs ?? 0, holdWorkMs: this.lastHoldWorkMs };
-      return { cp, t0: cut.t0, ...hold, longestSliceMs: s.longestSliceMs, workMs: s.workMs };
-    } finally {
-      release(0);
-    }
+    const taken = await encodeCut(cut, () => this.subject.hold(false));
+    this.lastWorkMs = taken.workMs;
+    this.lastHoldWorkMs = taken.holdWorkMs;
+    return taken;
   }
 
   private async persist(taken: Taken): Promise<string> {
-    const { cp, t0 } = taken;
-    const w = await this.store.write(cp);
-    this.lastCheckpointWall = cp.header.wallTime;
-    this.onCheckpoint({
-      file: w.file,
-      bytes: w.bytes,
-      pauseMs: taken.pauseMs,
-      holdWorkMs: taken.holdWorkMs,
-      longestSliceMs: taken.longestSliceMs,
-      workMs: taken.workMs,
-      totalMs: performance.now() - t0,
-      logTime: cp.header.logTime,
+    return persistCheckpoint(this.store, taken.cp, taken, (e) => {
+      this.lastCheckpointWall = taken.cp.header.wallTime;
+      this.onCheckpoint(e);
     });
-    return w.file;
   }
 }

@@ -13,7 +13,7 @@ import { STREAM_EVENTS } from "../../protocol.js";
 import type { EngineConfig } from "../config/config.js";
 import { MIN_MAX_PAYLOAD } from "../output/emit-group.js";
 import { RuntimeError } from "../errors.js";
-import type { LaneOffset } from "../input/partition-merge.js";
+import type { LaneOffset } from "../input/partition-interleave.js";
 
 export async function connectEngine(config: EngineConfig): Promise<NatsConnection> {
   const nc = await connectNats(config.natsUrl, { maxReconnectAttempts: -1 });

@@ -1,6 +1,7 @@
 /**
- * MergeOperator: the merge stage's runtime (docs/decisions/0029-two-stage-dataflow.md, "Runtime").
- * It reads its merge partition of TM_PARTIALS in stream order from its own checkpointed sequence,
+ * MergeOperator: the merge stage's operator (docs/decisions/0029-two-stage-dataflow.md, "Runtime"),
+ * run by an OperatorHost (host/operator-host.ts), which owns its output, gate, counts and stop. It
+ * reads its merge partition of TM_PARTIALS in stream order from its own checkpointed sequence,
  * hands each batch to the TickAligner (duplicates ignored, overlaps and malformed bodies counted and
  * refused), feeds the released ticks to the core and moves every partition's log time to the
  * aligner's bound, and publishes what the core emits to TM_PANES like a worker does.
@@ -21,11 +22,12 @@
  * much, rather than holding the input (which would also hold the barrier awaited) or memory
  * (docs/decisions/0035-backpressure.md, "Aligned checkpoints").
  *
- * Held input: while its pane sink is saturated the operator reads no further (OutputGate).
+ * Held input: while its pane sink is saturated the operator reads no further (the host's OutputGate).
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import { TickAligner } from "../../core/partials/tick-aligner.js";
+import { Silence } from "../../core/watermarks/silence.js";
 import type { StreamCore } from "../../core/types.js";
 import {
   BARRIER_HEADER,
@@ -38,16 +40,17 @@ import {
 } from "../../protocol.js";
 import { coreAggregates } from "../../core/create-core.js";
 import { BarrierAlignment, type Aligned } from "../checkpoint/barrier-alignment.js";
-import { bodySender } from "../output/body-sender.js";
-import type { Checkpoint, CheckpointHeader } from "../checkpoint/checkpoint-codec.js";
+import type { CheckpointHeader } from "../checkpoint/checkpoint-codec.js";
+import type { CheckpointEvent } from "../checkpoint/checkpoint-event.js";
+import { checkpointHeader, persistCheckpoint } from "../checkpoint/checkpoint-frame.js";
+import { COORDINATED_MS } from "../checkpoint/checkpoint-spacing.js";
 import type { CheckpointStore } from "../checkpoint/checkpoint-store.js";
-import type { CheckpointEvent, EngineSink, WorkerLog } from "../worker/engine-worker.js";
 import type { MergeConfig } from "../config/merge-config.js";
+import type { CheckpointWaiting, HostContext, Operator, OperatorOutput } from "../host/operator.js";
 import { OrderedReader } from "../input/ordered-reader.js";
-import { encodeAcrossTurns } from "../checkpoint/snapshot-turns.js";
-import { OutputGate } from "../output/output-gate.js";
+import { encodeCut } from "../checkpoint/encode-cut.js";
 import { MergeRelease } from "./merge-release.js";
-import type { PublishStats } from "../output/pane-sink.js";
+import type { MergeState } from "../checkpoint/merge-state.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
 
@@ -62,10 +65,11 @@ interface Held {
 /** The timer's period, and the EmitGroup number of what it releases (below any message's, −1 − merge partition). */
 const TIMER_MS = 1_000;
 const TIMER_GROUP = -1_000_000;
-/** While a checkpoint was aligned this recently, the operator takes none of its own. */
-const COORDINATED_MS = 30_000;
 
-export class MergeOperator {
+export class MergeOperator implements Operator {
+  readonly operatorId: string;
+  /** None of its own beside the host's pane sink. */
+  readonly outputs: readonly OperatorOutput[] = [];
   readonly aligner: TickAligner;
   /** The ticks released through the core, and what it emits (records merged, panes, lag). */
   readonly output: MergeRelease;
@@ -79,8 +83,6 @@ export class MergeOperator {
   onCheckpointAligned: (n: number, file: string, alignmentMs: number, workers: string[]) => void = () => undefined;
   /** The alignment of n was given up here: it held more than maxAlignmentBytes. */
   onAlignmentDeclined: (n: number, why: string) => void = () => undefined;
-  /** Shut while the pane sink is saturated: the reader holds (docs/decisions/0035-backpressure.md). */
-  readonly gate: OutputGate;
 
   private seq: number;
   private readonly reader: OrderedReader;
@@ -92,47 +94,48 @@ export class MergeOperator {
   /** An aligned checkpoint cut and not yet durable (waiting for its panes' acks, or written). */
   private barrierWaiting: { n: number; since: number } | null = null;
   private closing = false;
+  private readonly clock: () => number;
+  private readonly log: HostContext["log"];
   private lastAlignedWall: number | null = null;
   private timer: NodeJS.Timeout | undefined;
   private readonly mismatchedWorkers = new Set<string>();
   /** Per partition: wall clock of its last batch or barrier, held or not (alignment's idleness). */
-  private readonly heardAt: Float64Array;
+  private readonly heardAt: Silence;
   /**
    * A partition unheard of for the idle timeout counts as aligned: its worker is left out of the
    * checkpoint, as the tick aligner leaves it out of the watermark (ADR 0031). The tick aligner's
    * own rule cannot serve: while the others' batches are held it sees no one ahead of it.
    */
-  readonly unheard = (p: number): boolean => this.clock() - (this.heardAt[p] as number) >= this.config.idleTimeoutMs;
+  readonly unheard = (p: number): boolean => this.heardAt.silent(p, this.clock(), this.config.idleTimeoutMs);
 
   constructor(
     private readonly config: MergeConfig,
     private readonly core: StreamCore,
     private readonly store: CheckpointStore,
     js: JetStreamClient,
-    private readonly sink: EngineSink,
-    private readonly log: WorkerLog,
+    private readonly host: HostContext,
     restored: CheckpointHeader | undefined,
-    private readonly clock: () => number = Date.now,
   ) {
+    this.operatorId = config.worker;
+    const clock = (this.clock = host.clock);
+    const log = (this.log = host.log);
     this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
     if (restored?.merge) this.aligner.restore(restored.merge.aligner, clock());
     const logTime = restored?.logTime ?? null;
     if (logTime !== null) this.lastCheckpointLog = logTime;
     this.seq = restored?.merge?.seq ?? 0;
     this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
-    this.heardAt = new Float64Array(config.partitionCount).fill(clock());
-    const { buffers, send } = bodySender(sink, config.compressPanes);
-    this.gate = new OutputGate([{ cause: "TM_PANES", out: sink }], clock);
-    this.output = new MergeRelease(this.aligner, core, config.partitionCount, send, clock, buffers, logTime);
+    this.heardAt = new Silence(config.partitionCount, clock());
+    this.output = new MergeRelease(this.aligner, core, config.partitionCount, host, logTime);
     const name = `${STREAM_PARTIALS} ${partialsSubject(config.mergePartition)}`;
     this.reader = new OrderedReader(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), name, this.seq, {
       message: (m) => this.onMessage(m),
-      backpressure: () => this.hold ?? this.gate.blocked(),
+      backpressure: () => this.hold ?? host.gate().blocked(),
       problem: (what, err) => log.warn({ err: err instanceof Error ? err.message : err }, what),
     });
   }
 
-  start(): void {
+  onStart(): void {
     this.reader.start();
     this.timer = setInterval(() => this.onTimer(), TIMER_MS);
     this.timer.unref();
@@ -143,39 +146,31 @@ export class MergeOperator {
     return this.output.eventsTotal;
   }
 
-  /** Pane and late publishes not yet acknowledged (read by the two-stage benchmark). */
-  get panesInFlight(): number {
-    return this.sink.inFlight;
-  }
-
-  /** The pane sink's window (tidemark_merge_publish_*, tm.status `backpressure`). */
-  publishStats(): Array<{ stream: string; stats: PublishStats }> {
-    return [{ stream: "TM_PANES", stats: this.sink.stats() }];
-  }
-
-  /** The aligned checkpoint cut here and not yet durable, with how long it has waited (null: none). */
-  checkpointWaiting(): { n: number; waitedMs: number } | null {
+  checkpointWaiting(): CheckpointWaiting | null {
     const w = this.barrierWaiting;
     return w === null ? null : { n: w.n, waitedMs: this.clock() - w.since };
   }
 
+  /** The reader holds on the gate itself, and takes the next message once it opens. */
+  onOutputOpen(): void {}
+
+  onConnectionLost(): void {}
+
   /** Back on NATS after a disconnect: the consumer is recreated from the last sequence + 1. */
-  connectionRestored(): void {
+  onConnectionRestored(): void {
     this.reader.restart();
   }
 
-  /** Stops reading and writes a final checkpoint once the pending panes are acknowledged. */
-  async close(flushTimeoutMs = 5_000): Promise<void> {
-    if (this.closing) return;
+  async onStop(): Promise<void> {
     this.closing = true;
     clearInterval(this.timer);
     await this.reader.stop();
-    const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
+  }
+
+  /** Once the checkpoint being written is done, the final one, durable after its panes' acks. */
+  async handleFinalCheckpoint(deadline: Promise<false>): Promise<boolean> {
     const before = this.writing ? await Promise.race([this.writing.then(() => true), deadline]) : true;
-    const written = before && (await Promise.race([this.checkpoint(undefined, true).then(() => true), deadline]));
-    if (!written)
-      this.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
-    this.sink.close();
+    return before && (await Promise.race([this.checkpoint(undefined, true).then(() => true), deadline]));
   }
 
   /** The coordinator gave checkpoint n up: what was held for it is handled now. */
@@ -247,7 +242,7 @@ export class MergeOperator {
   /** Its partitions were heard of now (a batch or a barrier, held or not); returns now. */
   private heard(partitions: readonly number[]): number {
     const now = this.clock();
-    for (const p of partitions) if (p < this.heardAt.length) this.heardAt[p] = now;
+    for (const p of partitions) this.heardAt.heard(p, now);
     return now;
   }
 
@@ -320,42 +315,29 @@ export class MergeOperator {
     const first = aligned ? aligned.held[0] : this.alignment.firstHeld();
     const seq = first === undefined ? this.seq : first.seq - 1;
     const logTime = this.output.logTime;
-    const header: CheckpointHeader = {
-      worker: this.config.worker,
-      partitionCount: this.config.partitionCount,
-      partitions: [...this.config.partitions],
-      offsets: [],
-      logTime,
-      wallTime: this.clock(),
-      merge: { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN },
-      ...(aligned ? { barrier: aligned.n } : {}),
-      ...(final ? { final } : {}),
-    };
+    const owner = { ...this.config, operatorId: this.operatorId };
+    const state = { offsets: [], merge: this.handleCheckpoint(seq) };
+    const header = checkpointHeader(owner, logTime, this.clock(), state, aligned?.n, final);
     this.lastCheckpointLog = logTime ?? -Infinity;
     this.lastSnapshotWall = header.wallTime;
-    const encoded = encodeAcrossTurns(snapshotStepsOf(this.core));
-    const release = (): void => {
+    // The reader waits on `hold` until the state is captured; then the held messages are handled.
+    let captured!: () => void;
+    this.hold = new Promise<void>((r) => (captured = r)).then(() => {
       this.hold = undefined;
       for (const h of aligned?.held ?? []) this.handle(h);
-    };
-    this.hold = encoded.then(release, release);
-    const flushed = this.sink.flush();
-    const s = await encoded;
-    const pauseMs = performance.now() - t0;
-    await flushed;
-    const cp: Checkpoint = { header, snapshot: s.bytes };
-    const w = await this.store.write(cp);
-    this.lastCheckpointWall = header.wallTime;
-    this.onCheckpoint({
-      file: w.file,
-      bytes: w.bytes,
-      pauseMs,
-      holdWorkMs: s.workMs,
-      longestSliceMs: s.longestSliceMs,
-      workMs: s.workMs,
-      totalMs: performance.now() - t0,
-      logTime,
     });
-    return w.file;
+    const encoding = encodeCut({ header, steps: snapshotStepsOf(this.core), t0 }, captured);
+    const flushed = this.host.flushOutput();
+    const taken = await encoding;
+    await flushed;
+    return persistCheckpoint(this.store, taken.cp, taken, (e) => {
+      this.lastCheckpointWall = header.wallTime;
+      this.onCheckpoint(e);
+    });
+  }
+
+  /** The state a checkpoint cut now carries beside the core's snapshot, resuming after `seq`. */
+  private handleCheckpoint(seq: number): MergeState {
+    return { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN };
   }
 }

@@ -3,21 +3,17 @@
  * "Runtime"): the ticks the TickAligner releases go through the merge core, every partition's log
  * time moves to the aligner's bound, and what the core emits goes out as one EmitGroup keyed
  * (group, seq) — a TM_PARTIALS message's place, or the timer's own group and the wall clock, so no
- * message id of a message's group can be reused. It counts what it merged (records, panes, the
- * pipeline lag through both stages) and each tick's alignment time.
+ * message id of a message's group can be reused. It counts what it merged (records; panes and the
+ * pipeline lag through both stages in the host's counters) and each tick's alignment time.
  */
 import type { TickAligner } from "../../core/partials/tick-aligner.js";
 import type { CoreOutput, StreamCore } from "../../core/types.js";
-import type { Pane } from "../../protocol.js";
-import type { BodyBuffers } from "../output/body-buffers.js";
-import { EmitGroup, type GroupMessage } from "../output/emit-group.js";
-import { PipelineLag } from "../status/pipeline-lag.js";
+import { EmitGroup } from "../output/emit-group.js";
+import type { HostContext } from "../host/operator.js";
 
 export class MergeRelease {
   /** Records merged (the events the partials stand for). */
   eventsTotal = 0;
-  readonly pipelineLag = new PipelineLag();
-  readonly panesEmitted = new Map<string, Map<string, number>>();
   /** Each released tick's alignment time: wall ms from its first batch's arrival to its release. */
   onTickAligned: (ms: number) => void = () => undefined;
   /** Wall clock at each held tick's first batch (deleted at release). */
@@ -27,9 +23,8 @@ export class MergeRelease {
     private readonly aligner: TickAligner,
     private readonly core: StreamCore,
     private readonly partitionCount: number,
-    private readonly send: (m: GroupMessage) => void,
-    private readonly clock: () => number,
-    private readonly buffers: BodyBuffers,
+    /** Where the panes go (send, buffers) and what counts them (panes, pipelineLag). */
+    private readonly host: HostContext,
     /** The merge core's log time: the end of the ticks released (null: none yet). */
     public logTime: number | null,
   ) {}
@@ -43,10 +38,11 @@ export class MergeRelease {
   release(now: number, groupId: number, seq: number): void {
     const { ticks, logTime } = this.aligner.release(now);
     if (logTime === null) return;
-    const group = new EmitGroup(groupId, seq, this.send, this.clock, undefined, this.buffers);
+    const host = this.host;
+    const group = new EmitGroup(groupId, seq, host.send, host.clock, undefined, host.buffers);
     const out: CoreOutput = {
       pane: (p) => {
-        this.countPane(p);
+        host.panes.count(p);
         group.pane(p);
       },
       late: (r) => group.late(r),
@@ -61,7 +57,7 @@ export class MergeRelease {
     this.logTime = logTime;
     group.seal();
     this.eventsTotal += records;
-    if (records > 0) this.pipelineLag.observe(now, logTime, records);
+    if (records > 0) host.pipelineLag.observe(now, logTime, records);
   }
 
   private aligned(at: number, now: number): void {
@@ -69,11 +65,5 @@ export class MergeRelease {
     if (since === undefined) return;
     this.firstSeen.delete(at);
     this.onTickAligned(now - since);
-  }
-
-  private countPane(p: Pane): void {
-    let kinds = this.panesEmitted.get(p.policy);
-    if (!kinds) this.panesEmitted.set(p.policy, (kinds = new Map()));
-    kinds.set(p.kind, (kinds.get(p.kind) ?? 0) + 1);
   }
 }

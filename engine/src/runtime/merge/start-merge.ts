@@ -6,33 +6,33 @@
  * `close()` stops reading and writes a final checkpoint.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
 import { redactUrl } from "../../nats/connect-options.js";
 import { Counter, Gauge, Histogram } from "prom-client";
 import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../../core/index.js";
 import type { StreamCore } from "../../core/types.js";
-import { connectEngine } from "../host/engine-connect.js";
-import { CheckpointFollower } from "../checkpoint/checkpoint-follower.js";
-import { lastComplete } from "../checkpoint/checkpoint-notices.js";
+import { connectAndRestore } from "../host/role-start.js";
+import { CheckpointFollower } from "./checkpoint-follower.js";
 import { EngineMetrics } from "../status/engine-metrics.js";
-import { restoreEngine } from "../checkpoint/engine-restore.js";
 import { RuntimeError } from "../errors.js";
 import type { MergeConfig } from "../config/merge-config.js";
 import { CheckpointCoordinator } from "../checkpoint/checkpoint-coordinator.js";
 import { MergeOperator } from "./merge-operator.js";
-import { MergeStatusPublisher } from "../status/merge-status.js";
+import { MergeStatusPublisher } from "./merge-status.js";
 import { registerBackpressureMetrics } from "../status/backpressure-metrics.js";
 import { announceWaits } from "../checkpoint/checkpoint-waits.js";
-import { paneSink } from "../worker/start-engine.js";
-import { closeConnections } from "../host/role-shutdown.js";
+import { paneSink } from "../host/open-sink.js";
+import { OperatorHost } from "../host/operator-host.js";
+import { closeRole, followConnection } from "../host/role-lifecycle.js";
 
 export interface RunningMerge {
   readonly worker: string;
   readonly metricsUrl: string;
   readonly restoredFrom: string | undefined;
   readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+  /** The host running the operator: output, gate, counts, stop (host/operator-host.ts). */
+  readonly host: OperatorHost<MergeOperator>;
   readonly operator: MergeOperator;
   readonly status: MergeStatusPublisher;
   close(): Promise<void>;
@@ -40,15 +40,8 @@ export interface RunningMerge {
 
 export async function startMerge(config: MergeConfig, opts: { logger?: Logger } = {}): Promise<RunningMerge> {
   const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
-  const nc = await connectEngine(config);
-  const complete = await lastComplete(nc);
   const cores = { create: createCore, restore: restoreCore };
-  const { store, loaded, core } = await restoreEngine(config, cores, log, complete?.operators[config.worker]).catch(
-    async (err: unknown) => {
-      await nc.close();
-      throw err;
-    },
-  );
+  const { nc, store, loaded, core } = await connectAndRestore(config, cores, log);
   const cp = loaded.checkpoint;
   if (cp && cp.header.merge === undefined) {
     await nc.close();
@@ -59,22 +52,27 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     );
   }
   const sink = paneSink(config, nc, log, false);
-  const op = new MergeOperator(config, core, store, jetstream(nc), sink, log, cp?.header);
-  const metrics = mergeMetrics(config, op, core);
+  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes }, (ctx) => {
+    return new MergeOperator(config, core, store, jetstream(nc), ctx, cp?.header);
+  });
+  const op = host.operator;
+  const metrics = mergeMetrics(config, host, core);
   metrics.checkpointsCorrupt.inc(loaded.skipped.length);
-  registerBackpressureMetrics(metrics.registry, "tidemark_merge_", op);
+  registerBackpressureMetrics(metrics.registry, "tidemark_merge_", host);
   op.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };
   const served = await metrics.serve(config.metricsHost, config.metricsPort ?? 0);
   const checkpoints =
-    config.mergePartition === 0 ? await coordinate(config, op, nc, metrics, log) : follow(config, op, nc, metrics, log);
-  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => op.checkpointWaiting(), log);
-  const status = new MergeStatusPublisher(config, op, core, nc, log, checkpoints);
+    config.mergePartition === 0
+      ? await coordinate(config, host, nc, metrics, log)
+      : follow(config, op, nc, metrics, log);
+  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => host.checkpointWaiting(), log);
+  const status = new MergeStatusPublisher(config, host, core, nc, log, checkpoints);
   status.start();
-  op.start();
-  void followConnection(nc, op, status, log);
+  host.start();
+  void followConnection(nc, host, status, log, "waiting for the reconnect", "the consumer");
   // Credentials in the NATS URL are never logged (docs/security.md).
   log.info(
     {
@@ -90,21 +88,24 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     metricsUrl: `http://${config.metricsHost}:${served.port}/metrics`,
     restoredFrom: loaded.file,
     skippedCheckpoints: loaded.skipped,
+    host,
     operator: op,
     status,
-    close: () => (closing ??= (waits.stop(), closeMerge(op, status, checkpoints, nc, served.server, log))),
+    close: () =>
+      (closing ??= (waits.stop(), closeRole(host, [checkpoints, status], status, nc, served.server, log, "merge"))),
   };
 }
 
 /** The engine's metrics under tidemark_merge_, and the merge stage's own. */
-function mergeMetrics(config: MergeConfig, op: MergeOperator, core: StreamCore): EngineMetrics {
+function mergeMetrics(config: MergeConfig, host: OperatorHost<MergeOperator>, core: StreamCore): EngineMetrics {
+  const op = host.operator;
   const metrics = new EngineMetrics(
     {
-      eventsTotal: () => op.eventsTotal,
-      panesEmitted: () => op.output.panesEmitted,
+      eventsTotal: () => host.eventsTotal,
+      panesEmitted: () => host.panesEmitted,
       status: () => core.status(),
       partitions: () => config.partitions,
-      pipelineLag: () => op.output.pipelineLag,
+      pipelineLag: () => host.pipelineLag,
     },
     { worker: config.worker },
     "tidemark_merge_",
@@ -170,7 +171,7 @@ function checkpointHistograms(metrics: EngineMetrics): { alignment: Histogram; s
 /** ADR 0031: the coordinator in this process (merge partition 0), wired to the operator's alignment, with its metrics. */
 async function coordinate(
   config: MergeConfig,
-  op: MergeOperator,
+  host: OperatorHost<MergeOperator>,
   nc: NatsConnection,
   metrics: EngineMetrics,
   log: Logger,
@@ -183,10 +184,11 @@ async function coordinate(
       timeoutMs: config.checkpointTimeoutMs,
       mergePartitions: config.mergePartitions,
       // Held by backpressure itself, or waiting for its own acks: progress, not a stall (ADR 0035).
-      held: () => op.gate.hold.current() !== null || op.checkpointWaiting() !== null,
+      held: () => host.gate.hold.current() !== null || host.checkpointWaiting() !== null,
     },
     log,
   );
+  const op = host.operator;
   const { alignment, startDelay } = checkpointHistograms(metrics);
   new Counter({
     name: "tidemark_merge_checkpoints_total",
@@ -226,37 +228,4 @@ function follow(
     startDelay: (ms: number) => startDelay.observe(ms / 1000),
   };
   return new CheckpointFollower(config, op, nc, observe, log);
-}
-
-async function followConnection(
-  nc: NatsConnection,
-  op: MergeOperator,
-  status: MergeStatusPublisher,
-  log: Logger,
-): Promise<void> {
-  for await (const s of nc.status()) {
-    if (s.type === "disconnect") log.warn({ server: s.server }, "disconnected from NATS; waiting for the reconnect");
-    else if (s.type === "reconnect") {
-      log.info({ server: s.server }, "reconnected to NATS; recreating the consumer");
-      op.connectionRestored();
-      status.reconnected();
-    }
-  }
-}
-
-async function closeMerge(
-  op: MergeOperator,
-  status: MergeStatusPublisher,
-  checkpoints: { stop(): void },
-  nc: NatsConnection,
-  metricsServer: Server,
-  log: Logger,
-): Promise<void> {
-  checkpoints.stop();
-  status.stop();
-  await op.close();
-  status.publish();
-  await closeConnections(nc, metricsServer);
-  log.info({ events: op.eventsTotal }, "merge stopped");
-  log.flush?.();
 }

@@ -5,7 +5,7 @@
  * and the time is counted (InputHold) against the stream that shut it. The gate opens once that
  * publisher has room again (under half of its bounds), and says so with `onOpen`.
  */
-import { InputHold, type HoldCause } from "../input/input-hold.js";
+import { InputHold, type HoldCause } from "./input-hold.js";
 
 /** What the gate needs of a publisher (PaneSink, PaneThreadSink, StageOnePartials). */
 export interface GatedOutput {

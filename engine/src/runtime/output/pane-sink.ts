@@ -23,7 +23,7 @@ import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from 
 import { ackTimeoutMs, PUBLISH_BACKOFF, type Backoff } from "./publish-backoff.js";
 import { bodyBytes, publishStats, PublishWindow, type PublishStats, type WindowLimits } from "./publish-window.js";
 import { RESEND_PER_SWEEP, SWEEP_MS, sweepDue, type Resendable, type SweepReport } from "./resend-sweep.js";
-import { ReportPace } from "../host/report-pace.js";
+import { ReportPace } from "./report-pace.js";
 import { WaitingLine } from "./waiting-line.js";
 
 /** The NATS calls the sink needs (NatsConnection satisfies it). */

@@ -6,7 +6,7 @@
  * Pure: reads what it is given.
  */
 import type { BackpressureStatus } from "../../protocol.js";
-import type { InputHold } from "../input/input-hold.js";
+import type { InputHold } from "../output/input-hold.js";
 import type { PublishStats } from "../output/pane-sink.js";
 
 /** What an operator (EngineWorker, MergeOperator) tells of its backpressure. */

@@ -24,6 +24,8 @@ describe("tm.status message", () => {
       pipelineLag: { p50: 12, p99: 40 },
     });
     expect(msg.pipelineLag).toEqual({ p50: 12, p99: 40 });
+    // The operator's id under its name, and under its first one for older readers (ADR 0045).
+    expect([msg.operatorId, msg.worker]).toEqual(["engine-0-0", "engine-0-0"]);
     const dashboard = msg.policies.find((p) => p.name === "dashboard");
     expect(dashboard?.stages).toEqual(status.policies[0]?.stages);
     expect(dashboard?.services).toEqual(status.policies[0]?.services);

@@ -1,8 +1,8 @@
 /**
- * Builds the `tm.status` message (EngineStatusMessage, protocol.ts) from the core and the merge.
+ * Builds the `tm.status` message (EngineStatusMessage, protocol.ts) from the core and the interleave.
  * A partition's `idle` is the core's judgement (log time, docs/semantics.md, "Watermarks");
- * `heldBackBy` is the partition the merge has waited for for two missed heartbeats (one that sent
- * nothing, not even a heartbeat: a fault, see partition-merge.ts and merge-stall.ts), else the core's: the non-idle partition
+ * `heldBackBy` is the partition the interleave has waited for for two missed heartbeats (one that sent
+ * nothing, not even a heartbeat: a fault, see partition-interleave.ts and stall-watch.ts), else the core's: the non-idle partition
  * holding the watermarks back (smallest event time with an event-time policy, else smallest log time).
  * Each policy carries the core's measured dial: pooled bias per window size and stage, and per
  * service (docs/semantics.md, "Measured bias"), at most STATUS_MAX_SERVICES services per window size
@@ -11,7 +11,7 @@
 import { formatDuration } from "../../core/duration.js";
 import type { CoreStatus, PolicyConfig, WatermarkStrategyConfig } from "../../core/types.js";
 import type { BackpressureStatus, EngineStatusMessage, PolicyStatusWire } from "../../protocol.js";
-import type { LaneOffset } from "../input/partition-merge.js";
+import type { LaneOffset } from "../input/partition-interleave.js";
 import type { LagPercentiles } from "./pipeline-lag.js";
 import { sessionsOf } from "./session-gauges.js";
 import { boundServices } from "./status-services.js";
@@ -25,7 +25,7 @@ export interface StatusInputs {
   partitions: readonly number[];
   /** Largest ingest_ts shown by each lane (received, released or not). */
   laneTimes: ReadonlyArray<number | null>;
-  /** The lane the merge has waited for for HOLD_MS (merge-stall.ts), null when it does not wait that long. */
+  /** The lane the interleave has waited for for HOLD_MS (stall-watch.ts), null when it does not wait that long. */
   waitingFor: number | null;
   offsets: readonly LaneOffset[];
   lastCheckpointWall: number | null;
@@ -90,6 +90,7 @@ export function buildStatusMessage(s: StatusInputs): EngineStatusMessage {
   });
   const logTime = s.core.logTime;
   return {
+    operatorId: s.worker,
     worker: s.worker,
     wallTime: s.wallTime,
     logTime,

@@ -1,11 +1,10 @@
 /**
  * `startEngine(config)`: the engine role (docs/operations.md, "Engine workers"), in named steps:
- * restore the newest valid checkpoint (engine-restore.ts), connect and check the streams
- * (engine-connect.ts), serve /metrics, publish `tm.status` every second (status-publisher.ts),
+ * connect, check the streams and restore the newest valid checkpoint (host/role-start.ts), run an
+ * EngineWorker on an OperatorHost, serve /metrics, publish `tm.status` every second (worker-status.ts),
  * start a consumer per owned partition, and follow the NATS connection. `close()` stops reading
  * and writes a final checkpoint.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
 import { redactUrl } from "../../nats/connect-options.js";
@@ -13,19 +12,21 @@ import { pino, type Logger } from "pino";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { StreamCore } from "../../core/types.js";
 import type { EngineConfig } from "../config/config.js";
-import { checkRetention, connectEngine } from "../host/engine-connect.js";
-import { followStarts, lastComplete, publishAck } from "../checkpoint/checkpoint-notices.js";
+import { checkRetention } from "../host/engine-connect.js";
+import { connectAndRestore } from "../host/role-start.js";
+import { followStarts, publishAck } from "../checkpoint/checkpoint-notices.js";
 import { EngineMetrics } from "../status/engine-metrics.js";
 import { registerBackpressureMetrics } from "../status/backpressure-metrics.js";
 import { announceWaits } from "../checkpoint/checkpoint-waits.js";
-import { restoreEngine, type CoreFactory } from "../checkpoint/engine-restore.js";
-import { EngineWorker, type EngineSink } from "./engine-worker.js";
-import { PaneSink } from "../output/pane-sink.js";
-import { closeConnections } from "../host/role-shutdown.js";
-import { PaneThreadSink } from "../output/pane-thread-sink.js";
-import { StatusPublisher } from "../status/status-publisher.js";
+import { EngineWorker } from "./engine-worker.js";
+import { OperatorHost } from "../host/operator-host.js";
+import { paneSink } from "../host/open-sink.js";
+import { closeRole, followConnection } from "../host/role-lifecycle.js";
+import { StatusPublisher } from "./worker-status.js";
 
-export type { CoreFactory } from "../checkpoint/engine-restore.js";
+import type { CoreFactory } from "../checkpoint/engine-restore.js";
+
+export type { CoreFactory };
 
 export interface RunningEngine {
   readonly worker: string;
@@ -35,6 +36,8 @@ export interface RunningEngine {
   readonly restoredFrom: string | undefined;
   /** Corrupt checkpoint files skipped at start. */
   readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+  /** The host running the worker: output, gate, counts, stop (host/operator-host.ts). */
+  readonly host: OperatorHost<EngineWorker>;
   readonly engine: EngineWorker;
   close(): Promise<void>;
 }
@@ -58,26 +61,19 @@ const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
-  const nc = await connectEngine(config);
-  const complete = await lastComplete(nc);
-  const { store, loaded, core } = await restoreEngine(
-    config,
-    opts.cores,
-    log,
-    complete?.operators[config.worker],
-  ).catch(async (err: unknown) => {
-    await nc.close();
-    throw err;
-  });
+  const { nc, store, loaded, core } = await connectAndRestore(config, opts.cores, log);
   const cp = loaded.checkpoint;
   await checkRetention(nc, cp?.header.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
-  const worker = new EngineWorker(config, core, store, jetstream(nc), sink, log, cp?.header);
-  const served = await serveMetrics(config, worker, core, loaded.skipped.length, log);
-  const status = new StatusPublisher(config, worker, core, nc, log);
+  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes }, (ctx) => {
+    return new EngineWorker(config, core, store, jetstream(nc), ctx, cp?.header);
+  });
+  const worker = host.operator;
+  const served = await serveMetrics(config, host, core, loaded.skipped.length, log);
+  const status = new StatusPublisher(config, host, core, nc, log);
   status.start();
   followStarts(nc, (s) => worker.requestBarrier(s.n, s.startedAt), log);
-  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => worker.checkpointWaiting(), log);
+  const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => host.checkpointWaiting(), log);
   const startDelay = new Histogram({
     name: "tidemark_engine_checkpoint_start_delay_seconds",
     help: "Wall time from an aligned checkpoint's start notice to this worker's cut (Flink's checkpointStartDelay).",
@@ -88,8 +84,8 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     startDelay.observe(a.startDelayMs / 1000);
     publishAck(nc, { operator: config.worker, ...a }, log);
   };
-  worker.start();
-  void followConnection(nc, worker, status, log);
+  host.start();
+  void followConnection(nc, host, status, log, "the partitions wait for the reconnect", "the consumers");
   // Credentials in the NATS URL are never logged (docs/security.md).
   log.info(
     {
@@ -107,49 +103,34 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     metricsUrl: `http://${config.metricsHost}:${served.port}/metrics`,
     restoredFrom: loaded.file,
     skippedCheckpoints: loaded.skipped,
+    host,
     engine: worker,
-    close: () => (closing ??= (waits.stop(), closeEngine(worker, status, nc, served.server, log))),
+    close: () => (closing ??= (waits.stop(), closeRole(host, [status], status, nc, served.server, log, "engine"))),
   };
-}
-
-/**
- * A PaneSink on the engine's connection, or (on request) the pane publisher thread with its own;
- * one log line per resend sweep, not per message (docs/decisions/0035-backpressure.md).
- */
-export function paneSink(config: EngineConfig, nc: NatsConnection, log: Logger, thread: boolean): EngineSink {
-  const onError = (why: string, subject: string): void =>
-    log.warn({ why, subject }, "publish refused; it is sent again, with the same message id, after its timeout");
-  const onSweep = (r: object): void =>
-    log.warn(r, "unacknowledged publishes sent again with their message ids (timeouts doubling per attempt)");
-  const limits = { messages: config.maxInFlight, bytes: config.maxInFlightBytes };
-  if (!thread) return new PaneSink(nc, { limits, onError, onSweep });
-  const opts = { natsUrl: config.natsUrl, maxInFlight: config.maxInFlight, maxInFlightBytes: config.maxInFlightBytes };
-  const sink = PaneThreadSink.start(opts, onError);
-  sink.onSweep = onSweep;
-  return sink;
 }
 
 /** /metrics on the configured port, else 9464 when free, else any. */
 async function serveMetrics(
   config: EngineConfig,
-  worker: EngineWorker,
+  host: OperatorHost<EngineWorker>,
   core: StreamCore,
   corruptCheckpoints: number,
   log: Logger,
 ): Promise<{ server: Server; port: number; registry: Registry }> {
+  const worker = host.operator;
   const metrics = new EngineMetrics(
     {
-      eventsTotal: () => worker.eventsTotal,
-      panesEmitted: () => worker.panesEmitted,
+      eventsTotal: () => host.eventsTotal,
+      panesEmitted: () => host.panesEmitted,
       status: () => core.status(),
       partitions: () => config.partitions,
-      pipelineLag: () => worker.pipelineLag,
+      pipelineLag: () => host.pipelineLag,
       partialsTotal: () => worker.partialsTotal,
     },
     { worker: config.worker },
   );
   metrics.checkpointsCorrupt.inc(corruptCheckpoints);
-  registerBackpressureMetrics(metrics.registry, "tidemark_engine_", worker);
+  registerBackpressureMetrics(metrics.registry, "tidemark_engine_", host);
   new Gauge({
     name: "tidemark_engine_input_queued_events",
     help: "Events read from the owned partition and not yet handed to the core (bounded by engine.maxQueuedEvents).",
@@ -158,7 +139,7 @@ async function serveMetrics(
     collect() {
       this.reset();
       config.partitions.forEach((partition, lane) =>
-        this.set({ partition: String(partition) }, worker.merge.queuedEvents(lane)),
+        this.set({ partition: String(partition) }, worker.interleave.queuedEvents(lane)),
       );
     },
   });
@@ -168,41 +149,6 @@ async function serveMetrics(
   };
   const port = config.metricsPort ?? (await preferred(config.metricsHost));
   return { ...(await metrics.serve(config.metricsHost, port)), registry: metrics.registry };
-}
-
-/** On a reconnect every consumer is recreated from its last sequence + 1. */
-async function followConnection(
-  nc: NatsConnection,
-  worker: EngineWorker,
-  status: StatusPublisher,
-  log: Logger,
-): Promise<void> {
-  for await (const s of nc.status()) {
-    if (s.type === "disconnect") {
-      log.warn({ server: s.server }, "disconnected from NATS; the partitions wait for the reconnect");
-      worker.connectionLost();
-    } else if (s.type === "reconnect") {
-      log.info({ server: s.server }, "reconnected to NATS; recreating the consumers");
-      worker.connectionRestored();
-      status.reconnected();
-    }
-  }
-}
-
-/** Final checkpoint, a last status, then NATS (bounded: with NATS down drain() would wait for ever) and /metrics. */
-async function closeEngine(
-  worker: EngineWorker,
-  status: StatusPublisher,
-  nc: NatsConnection,
-  metricsServer: Server,
-  log: Logger,
-): Promise<void> {
-  status.stop();
-  await worker.close();
-  status.publish();
-  await closeConnections(nc, metricsServer);
-  log.info({ events: worker.eventsTotal }, "engine stopped");
-  log.flush?.();
 }
 
 async function preferred(host: string): Promise<number> {

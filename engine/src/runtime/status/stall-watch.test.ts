@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { MergeStallWatch, STALL_MS } from "./merge-stall.js";
+import { StallWatch, STALL_MS } from "./stall-watch.js";
 
-describe("MergeStallWatch", () => {
+describe("StallWatch", () => {
   it("reports a waited-for lane once its time has stood still for STALL_MS, and once per stall", () => {
-    const w = new MergeStallWatch(2, 0);
+    const w = new StallWatch(2, 0);
     expect(w.observe(1, [1000, null], 1000)).toBe(null);
     expect(w.observe(1, [2000, null], STALL_MS - 1)).toBe(null);
     expect(w.observe(1, [3000, null], STALL_MS)).toBe(1);
@@ -14,7 +14,7 @@ describe("MergeStallWatch", () => {
   });
 
   it("does not report a lane that moves, nor one the merge is not waiting for", () => {
-    const w = new MergeStallWatch(2, 0);
+    const w = new StallWatch(2, 0);
     for (let t = 0; t <= 3 * STALL_MS; t += 1000) {
       expect(w.observe(0, [t, t], t)).toBe(null);
       expect(w.observe(null, [t, 0], t)).toBe(null);
@@ -22,7 +22,7 @@ describe("MergeStallWatch", () => {
   });
 
   it("restarts its clocks on a reconnect", () => {
-    const w = new MergeStallWatch(1, 0);
+    const w = new StallWatch(1, 0);
     w.restart(STALL_MS);
     expect(w.observe(0, [null], STALL_MS + 1)).toBe(null);
     expect(w.observe(0, [null], 2 * STALL_MS)).toBe(0);

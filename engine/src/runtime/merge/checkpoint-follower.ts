@@ -11,11 +11,11 @@
  */
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { SUBJECT_CHECKPOINT_ABORT, SUBJECT_CHECKPOINT_COMPLETE } from "../../protocol.js";
-import { followStarts, publishAck } from "./checkpoint-notices.js";
-import type { WorkerLog } from "../worker/engine-worker.js";
+import { followStarts, publishAck } from "../checkpoint/checkpoint-notices.js";
+import type { OperatorLog } from "../operator-log.js";
 import type { MergeConfig } from "../config/merge-config.js";
-import type { MergeOperator } from "../merge/merge-operator.js";
-import type { CheckpointProgress } from "../status/merge-status.js";
+import type { MergeOperator } from "./merge-operator.js";
+import type { CheckpointProgress } from "./merge-status.js";
 
 export interface FollowerMetrics {
   /** Wall ms from the first barrier n to the last (checkpointAlignmentTime). */
@@ -38,7 +38,7 @@ export class CheckpointFollower implements CheckpointProgress {
     private readonly op: MergeOperator,
     private readonly nc: NatsConnection,
     private readonly metrics: FollowerMetrics,
-    private readonly log: WorkerLog,
+    private readonly log: OperatorLog,
   ) {
     op.onBarrierSeen = (n) => this.barrierSeen(n);
     op.onCheckpointAligned = (n, file, ms, workers) => this.aligned(n, file, ms, workers);

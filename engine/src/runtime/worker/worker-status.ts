@@ -1,33 +1,34 @@
 /**
  * Publishes `tm.status` every `statusEvery` (docs/operations.md, "Partition ownership"): the
- * core's status with the merge's view of the partitions (status-message.ts), and logs a partition
- * the merge has waited on for long (merge-stall.ts).
+ * core's status with the interleave's view of the partitions (status-message.ts), and logs a partition
+ * the interleave has waited on for long (stall-watch.ts).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { StreamCore } from "../../core/types.js";
 import { SUBJECT_STATUS } from "../../protocol.js";
 import type { EngineConfig } from "../config/config.js";
-import { backpressureStatus } from "./backpressure-status.js";
-import type { EngineWorker } from "../worker/engine-worker.js";
-import { HoldLog } from "../input/hold-log.js";
-import { MergeStallWatch, STALL_MS } from "../merge/merge-stall.js";
-import { buildStatusMessage } from "./status-message.js";
+import { backpressureStatus } from "../status/backpressure-status.js";
+import type { EngineWorker } from "./engine-worker.js";
+import type { OperatorHost } from "../host/operator-host.js";
+import { HoldLog } from "../status/hold-log.js";
+import { StallWatch, STALL_MS } from "../status/stall-watch.js";
+import { buildStatusMessage } from "../status/status-message.js";
 
 export class StatusPublisher {
-  private readonly stalls: MergeStallWatch;
+  private readonly stalls: StallWatch;
   private readonly holds: HoldLog;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly config: EngineConfig,
-    private readonly worker: EngineWorker,
+    private readonly host: OperatorHost<EngineWorker>,
     private readonly core: StreamCore,
     private readonly nc: NatsConnection,
     private readonly log: Logger,
   ) {
-    this.stalls = new MergeStallWatch(config.partitions.length, Date.now());
-    this.holds = new HoldLog(worker, log);
+    this.stalls = new StallWatch(config.partitions.length, Date.now());
+    this.holds = new HoldLog(host, log);
   }
 
   start(): void {
@@ -44,11 +45,12 @@ export class StatusPublisher {
   }
 
   publish(): void {
-    const { config, worker } = this;
-    const laneTimes = config.partitions.map((_, lane) => worker.merge.laneTime(lane));
-    const waitingFor = worker.merge.waitingFor();
+    const { config, host } = this;
+    const worker = host.operator;
+    const laneTimes = config.partitions.map((_, lane) => worker.interleave.laneTime(lane));
+    const waitingFor = worker.interleave.waitingFor();
     const now = Date.now();
-    if (!worker.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
+    if (!host.disconnected) this.reportStall(this.stalls.observe(waitingFor, laneTimes, now));
     this.holds.observe(now);
     const msg = buildStatusMessage({
       worker: config.worker,
@@ -58,11 +60,11 @@ export class StatusPublisher {
       partitions: config.partitions,
       laneTimes,
       waitingFor: this.stalls.holding(waitingFor, now),
-      offsets: worker.merge.offsets(),
+      offsets: worker.interleave.offsets(),
       lastCheckpointWall: worker.checkpoints.lastCheckpointWall,
-      eventsTotal: worker.eventsTotal,
-      pipelineLag: worker.pipelineLag.percentiles(Date.now()),
-      backpressure: backpressureStatus(worker),
+      eventsTotal: host.eventsTotal,
+      pipelineLag: host.pipelineLag.percentiles(Date.now()),
+      backpressure: backpressureStatus(host),
     });
     if (this.nc.isClosed()) return;
     try {
@@ -78,8 +80,8 @@ export class StatusPublisher {
     if (lane === null) return;
     const partition = this.config.partitions[lane];
     this.log.warn(
-      { partition, laneTime: this.worker.merge.laneTime(lane) },
-      `partition ${partition} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the merge waits for it: ` +
+      { partition, laneTime: this.host.operator.interleave.laneTime(lane) },
+      `partition ${partition} has sent nothing, not even a heartbeat, for ${STALL_MS / 1000} s and the interleave waits for it: ` +
         `check that ingest runs and heartbeats every partition`,
     );
   }

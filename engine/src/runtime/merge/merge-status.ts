@@ -13,11 +13,12 @@ import type { Logger } from "pino";
 import type { StreamCore } from "../../core/types.js";
 import { SUBJECT_STATUS, type EngineStatusMessage } from "../../protocol.js";
 import type { MergeConfig } from "../config/merge-config.js";
-import type { MergeOperator } from "../merge/merge-operator.js";
-import { HOLD_MS, MergeStallWatch, STALL_MS } from "../merge/merge-stall.js";
-import { buildStatusMessage } from "./status-message.js";
-import { backpressureStatus } from "./backpressure-status.js";
-import { HoldLog } from "../input/hold-log.js";
+import type { MergeOperator } from "./merge-operator.js";
+import type { OperatorHost } from "../host/operator-host.js";
+import { HOLD_MS, StallWatch, STALL_MS } from "../status/stall-watch.js";
+import { buildStatusMessage } from "../status/status-message.js";
+import { backpressureStatus } from "../status/backpressure-status.js";
+import { HoldLog } from "../status/hold-log.js";
 
 /** What the status says of the aligned checkpoints: the coordinator's, or what another merge operator heard of them. */
 export interface CheckpointProgress {
@@ -36,20 +37,20 @@ interface HeldBack {
 }
 
 export class MergeStatusPublisher {
-  private readonly stalls: MergeStallWatch;
+  private readonly stalls: StallWatch;
   private readonly holds: HoldLog;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly config: MergeConfig,
-    private readonly op: MergeOperator,
+    private readonly host: OperatorHost<MergeOperator>,
     private readonly core: StreamCore,
     private readonly nc: NatsConnection,
     private readonly log: Logger,
     private readonly coordinator?: CheckpointProgress,
   ) {
-    this.stalls = new MergeStallWatch(config.partitionCount, Date.now());
-    this.holds = new HoldLog(op, log);
+    this.stalls = new StallWatch(config.partitionCount, Date.now());
+    this.holds = new HoldLog(host, log);
   }
 
   start(): void {
@@ -66,7 +67,8 @@ export class MergeStatusPublisher {
 
   /** The status as it stands (published by `publish`). */
   message(now: number): EngineStatusMessage {
-    const { config, op } = this;
+    const { config, host } = this;
+    const op = host.operator;
     const laneTimes = config.partitions.map((p) => op.aligner.reportedEnd(p));
     const held = this.heldBack(now);
     const stalled = this.stalls.observe(held?.partition ?? null, laneTimes, now);
@@ -88,9 +90,9 @@ export class MergeStatusPublisher {
       waitingFor,
       offsets: [],
       lastCheckpointWall: op.lastCheckpointWall,
-      eventsTotal: op.eventsTotal,
-      pipelineLag: op.output.pipelineLag.percentiles(now),
-      backpressure: backpressureStatus(op),
+      eventsTotal: host.eventsTotal,
+      pipelineLag: host.pipelineLag.percentiles(now),
+      backpressure: backpressureStatus(host),
     });
     const named = waitingFor !== null && msg.heldBackBy === waitingFor;
     return {
@@ -117,9 +119,9 @@ export class MergeStatusPublisher {
    * is awaited (the others' partials are held for it, ADR 0031); else the tick aligner's slowest.
    */
   private heldBack(now: number): HeldBack | null {
-    const { alignment, aligner } = this.op;
+    const { alignment, aligner, unheard } = this.host.operator;
     const since = alignment.since;
-    const p = alignment.missing(this.op.unheard);
+    const p = alignment.missing(unheard);
     if (since === null || p === null || now - since < HOLD_MS) return aligner.heldBackBy();
     return { partition: p, worker: aligner.reportedBy(p), reportedTo: null, barrier: true };
   }

@@ -1,10 +1,10 @@
 /**
- * The deterministic partition merge (docs/decisions/0006-engine-runtime.md).
+ * The deterministic partition interleave (docs/decisions/0006-engine-runtime.md).
  *
  * Each owned partition of TM_EVENTS is a lane: an ordered queue of messages (event batches and
- * heartbeats) in stream order. The merge releases items to the core in the total order
+ * heartbeats) in stream order. The interleave releases items to the core in the total order
  * (key, lane, stream sequence, index in batch), where an item's key is
- * max(its ingest_ts, the merge's log time so far). An item is released only when no lane can
+ * max(its ingest_ts, the interleave's log time so far). An item is released only when no lane can
  * still deliver an item ordered before it: a lane with queued items bounds the release by its
  * head, an empty lane by (max(the largest ingest_ts it has shown, log time), lane). So the order
  * of releases does not depend on when messages arrive, and a replay releases the very same
@@ -12,19 +12,19 @@
  *
  * Invariant: every lane speaks. Every ingest instance sends a heartbeat to every partition each
  * second (docs/ingest.md), so a lane that delivers nothing at all, not even a heartbeat, is a
- * fault (a stopped producer, a lost consumer), not a quiet partition. The merge then waits for
+ * fault (a stopped producer, a lost consumer), not a quiet partition. The interleave then waits for
  * it rather than guess: nothing past that lane's last time is released, and `waitingFor()` names
  * it (the status reports it as `heldBackBy`). Whether a partition is idle, i.e. sends heartbeats
  * but no events, is the core's judgement in log time (docs/semantics.md, "Watermarks"), made on
- * the items this merge releases; the merge itself knows no idleness and reads no clock.
+ * the items this interleave releases; the interleave itself knows no idleness and reads no clock.
  *
  * Pure: no I/O, no clock. Lanes are dense indices 0..n-1, the core's partition numbers. Nothing
  * is allocated per released item: one pass over the lanes finds the next lane and its bound.
  */
 import type { TelemetryEvent } from "../../protocol.js";
 
-/** Receives the released items, in merged order. */
-export interface MergeSink {
+/** Receives the released items, in interleaved order. */
+export interface InterleaveSink {
   /**
    * `event.ingest_ts` is the merged key (equal to the stored one unless that was behind). The
    * merge sets it on the pushed event for the duration of the call, rather than copy the event,
@@ -98,7 +98,7 @@ class Lane {
   }
 }
 
-export class PartitionMerge {
+export class PartitionInterleave {
   private readonly lanes: Lane[];
   private time = -Infinity;
   /** What `scan()` found: the lane whose head comes first (-1: none queued) and the bound of the others. */
@@ -173,8 +173,8 @@ export class PartitionMerge {
     });
   }
 
-  /** Releases, in merged order, everything that may go (at most `budget` items); returns the count. */
-  drain(sink: MergeSink, budget = Infinity): number {
+  /** Releases, in interleaved order, everything that may go (at most `budget` items); returns the count. */
+  drain(sink: InterleaveSink, budget = Infinity): number {
     let released = 0;
     while (released < budget) {
       this.scan();
@@ -187,7 +187,7 @@ export class PartitionMerge {
   }
 
   /**
-   * The lane the merge waits for: one with nothing queued whose possible next item would come
+   * The lane the interleave waits for: one with nothing queued whose possible next item would come
    * before the first queued item of the others. Null when nothing queued is held back.
    */
   waitingFor(): number | null {
@@ -239,7 +239,7 @@ export class PartitionMerge {
   }
 
   /** Releases items of `lane` while they come before (boundKey, boundLane); returns how many. */
-  private releaseFrom(lane: number, boundKey: number, boundLane: number, sink: MergeSink, budget: number): number {
+  private releaseFrom(lane: number, boundKey: number, boundLane: number, sink: InterleaveSink, budget: number): number {
     const l = this.lanes[lane] as Lane;
     let n = 0;
     while (l.queued > 0 && n < budget) {
@@ -278,7 +278,14 @@ export class PartitionMerge {
 }
 
 /** An event behind the log time goes out with the merged key as its ingest_ts, then gets its own back. */
-function released(sink: MergeSink, lane: number, e: TelemetryEvent, key: number, seq: number, index: number): void {
+function released(
+  sink: InterleaveSink,
+  lane: number,
+  e: TelemetryEvent,
+  key: number,
+  seq: number,
+  index: number,
+): void {
   const stored = e.ingest_ts;
   e.ingest_ts = key;
   try {

@@ -3,8 +3,8 @@
  * status, it logs what HoldWatch reports — the input held half the time or more, with each output
  * stream's window, and later that it flows again.
  */
-import { backpressureStatus, type BackpressureSource } from "../status/backpressure-status.js";
-import type { WorkerLog } from "../worker/engine-worker.js";
+import { backpressureStatus, type BackpressureSource } from "./backpressure-status.js";
+import type { OperatorLog } from "../operator-log.js";
 import { HoldWatch } from "./hold-watch.js";
 
 export class HoldLog {
@@ -12,7 +12,7 @@ export class HoldLog {
 
   constructor(
     private readonly op: BackpressureSource,
-    private readonly log: WorkerLog,
+    private readonly log: OperatorLog,
   ) {}
 
   observe(now: number): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { HoldWatch } from "./hold-watch.js";
+import { HoldWatch } from "../status/hold-watch.js";
 import { InputHold } from "./input-hold.js";
-import { OutputGate } from "../output/output-gate.js";
+import { OutputGate } from "./output-gate.js";
 
 describe("InputHold", () => {
   it("counts the held time, the hold in progress included, by the stream that held it", () => {

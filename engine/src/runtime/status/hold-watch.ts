@@ -8,7 +8,7 @@
  *
  * Pure: times are arguments.
  */
-import type { HoldCause } from "./input-hold.js";
+import type { HoldCause } from "../output/input-hold.js";
 
 export const WINDOW_MS = 10_000;
 const REPEAT_MS = 30_000;

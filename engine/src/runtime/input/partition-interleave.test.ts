@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { TelemetryEvent } from "../../protocol.js";
-import { PartitionMerge, type LaneOffset, type MergeSink } from "./partition-merge.js";
+import { PartitionInterleave, type LaneOffset, type InterleaveSink } from "./partition-interleave.js";
 
 interface Msg {
   lane: number;
@@ -18,7 +18,7 @@ function ev(ingest: number, tag: string): TelemetryEvent {
  * Records every release as a line: "e lane seq idx key service" or "h lane key"; and in `log`,
  * those with "d lane seq" when a message is done, [lane, seq] for each item.
  */
-function recorder(): MergeSink & { lines: string[]; log: Array<[string, number, number]> } {
+function recorder(): InterleaveSink & { lines: string[]; log: Array<[string, number, number]> } {
   const lines: string[] = [];
   const log: Array<[string, number, number]> = [];
   return {
@@ -89,7 +89,7 @@ const logsArb = fc
     return { lanes, msgs };
   });
 
-function feed(merge: PartitionMerge, m: Msg): void {
+function feed(merge: PartitionInterleave, m: Msg): void {
   merge.push(m.lane, m.seq, m.events, m.hb);
 }
 
@@ -105,7 +105,7 @@ interface Item {
 
 /**
  * The oracle, written from the documented order alone (docs/decisions/0006-engine-runtime.md,
- * "The merge is a total order") and sharing no code with PartitionMerge. With every lane's log
+ * "The merge is a total order") and sharing no code with PartitionInterleave. With every lane's log
  * known, the order is a plain sort of all items by (the lane's largest ingest_ts up to the item,
  * lane, seq, index): releasing in (key, lane) order with key = max(ingest_ts, log time) comes
  * to exactly that, and each item's key is that prefix maximum. What a merge may release of it
@@ -157,12 +157,12 @@ function oracle(lanes: number, msgs: readonly Msg[]): { lines: string[]; waiting
   return { lines, waitingFor: null };
 }
 
-describe("PartitionMerge", () => {
+describe("PartitionInterleave", () => {
   it("releases what the sorted oracle releases, whatever the arrival interleaving and drain points", () => {
     fc.assert(
       fc.property(logsArb, fc.array(fc.nat(), { maxLength: 80 }), ({ lanes, msgs }, picks) => {
         const want = oracle(lanes, msgs);
-        const merge = new PartitionMerge(lanes);
+        const merge = new PartitionInterleave(lanes);
         const out = recorder();
         const perLane = Array.from({ length: lanes }, (_, l) => msgs.filter((m) => m.lane === l));
         let p = 0;
@@ -190,7 +190,7 @@ describe("PartitionMerge", () => {
       fc.property(logsArb, fc.nat(), fc.nat(), ({ lanes, msgs }, cut, budget) => {
         const want = oracle(lanes, msgs);
 
-        const first = new PartitionMerge(lanes);
+        const first = new PartitionInterleave(lanes);
         const out = recorder();
         const delivered = msgs.slice(0, cut % (msgs.length + 1));
         for (const m of delivered) feed(first, m);
@@ -198,7 +198,7 @@ describe("PartitionMerge", () => {
         const offsets: LaneOffset[] = first.offsets();
 
         // A restarted engine: consumers resume at lastSeq + 1 and see every later message again.
-        const second = new PartitionMerge(lanes, offsets);
+        const second = new PartitionInterleave(lanes, offsets);
         for (const m of msgs) if (m.seq > (offsets[m.lane] as LaneOffset).lastSeq) feed(second, m);
         second.drain(out);
         expect(out.lines).toEqual(want.lines);
@@ -208,7 +208,7 @@ describe("PartitionMerge", () => {
   });
 
   it("a lane that has sent nothing, not even a heartbeat, holds every other lane back and is named", () => {
-    const merge = new PartitionMerge(3);
+    const merge = new PartitionInterleave(3);
     const out = recorder();
     merge.push(0, 1, [ev(1000, "a")]);
     merge.push(0, 2, [ev(2000, "b")]);
@@ -242,7 +242,7 @@ describe("PartitionMerge", () => {
   });
 
   it("an item whose ingest_ts is behind the log time is released at the log time", () => {
-    const merge = new PartitionMerge(2);
+    const merge = new PartitionInterleave(2);
     const out = recorder();
     const behind = ev(1600, "behind");
     merge.push(0, 1, [ev(2000, "a")]);
@@ -259,7 +259,7 @@ describe("PartitionMerge", () => {
   });
 
   it("ties on the key go to the lower lane, so a lower lane at the same time still holds a higher one", () => {
-    const merge = new PartitionMerge(2);
+    const merge = new PartitionInterleave(2);
     const out = recorder();
     merge.push(1, 1, [ev(1000, "hi")]);
     merge.push(0, 2, null, 1000);
@@ -272,12 +272,12 @@ describe("PartitionMerge", () => {
   });
 
   it("reports a message released in part as partial, and skips those events after a restore", () => {
-    const merge = new PartitionMerge(1);
+    const merge = new PartitionInterleave(1);
     const out = recorder();
     merge.push(0, 7, [ev(1, "a"), ev(2, "b"), ev(3, "c")]);
     merge.drain(out, 2);
     expect(merge.offsets()).toEqual([{ lastSeq: 0, partialSeq: 7, partialCount: 2, logTime: 2 }]);
-    const again = new PartitionMerge(1, merge.offsets());
+    const again = new PartitionInterleave(1, merge.offsets());
     again.push(0, 7, [ev(1, "a"), ev(2, "b"), ev(3, "c")]);
     again.drain(out);
     expect(out.lines).toEqual(["e 0 7 0 1 a", "e 0 7 1 2 b", "e 0 7 2 3 c"]);
@@ -285,7 +285,7 @@ describe("PartitionMerge", () => {
   });
 
   it("counts the events queued per lane as they are released, a restored message's skipped ones left out", () => {
-    const merge = new PartitionMerge(2, [
+    const merge = new PartitionInterleave(2, [
       { lastSeq: 0, partialSeq: 3, partialCount: 1, logTime: null },
       { lastSeq: 0, partialSeq: 0, partialCount: 0, logTime: null },
     ]);

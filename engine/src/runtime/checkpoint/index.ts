@@ -1,0 +1,36 @@
+/**
+ * runtime/checkpoint — checkpoints and their alignment (docs/operations.md, "Checkpoints";
+ * docs/decisions/0016-checkpoints-without-pause.md, docs/decisions/0031-aligned-checkpoints.md).
+ *
+ * Owns: the file format (checkpoint-codec.ts) with each operator's checkpointed state as one type
+ * (WorkerState, MergeState), the header and write every operator shares (checkpoint-frame.ts), the
+ * store, restore at start, snapshots encoded across event-loop turns, when checkpoints are due
+ * (checkpoint-spacing.ts, WorkerCheckpoints), and the aligned-checkpoint protocol: the coordinator,
+ * barrier alignment, start notices, acks and waits.
+ *
+ * May import: core/, protocol, nats wiring through its callers, config/, input/ and output/ (for
+ * the types a header carries), the runtime root. Never host/, worker/ or merge/.
+ *
+ * Invariants: state and input offsets advance together or not at all; a checkpoint is durable only
+ * once everything published before its cut is acknowledged; a file is written atomically and
+ * checked by SHA-256 on load; a newer reader reads every older version.
+ */
+export {
+  CHECKPOINT_VERSION,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  type Checkpoint,
+  type CheckpointHeader,
+} from "./checkpoint-codec.js";
+export type { WorkerState } from "./worker-state.js";
+export type { MergeState } from "./merge-state.js";
+export type { CheckpointEvent } from "./checkpoint-event.js";
+export { checkpointHeader, persistCheckpoint, type CheckpointOwner } from "./checkpoint-frame.js";
+export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint-store.js";
+export { restoreEngine, type CoreFactory } from "./engine-restore.js";
+export { WorkerCheckpoints, type CheckpointSubject } from "./worker-checkpoints.js";
+export { COORDINATED_MS, checkpointSpacing } from "./checkpoint-spacing.js";
+export { encodeAcrossTurns } from "./snapshot-turns.js";
+export { encodeCut, type Cut, type Taken } from "./encode-cut.js";
+export { BarrierAlignment, type Aligned } from "./barrier-alignment.js";
+export { CheckpointCoordinator } from "./checkpoint-coordinator.js";

@@ -1,0 +1,14 @@
+/**
+ * A merge operator's checkpointed state beside the core's snapshot
+ * (docs/decisions/0029-two-stage-dataflow.md, "Runtime"): its place in TM_PARTIALS, the tick
+ * aligner, and the last aligned checkpoint. Written into the checkpoint header as `merge`.
+ */
+import type { TickAlignerState } from "../../core/partials/tick-aligner.js";
+
+export interface MergeState {
+  /** Stream sequence of the last TM_PARTIALS message handled (0: none). */
+  seq: number;
+  aligner: TickAlignerState;
+  /** The last aligned checkpoint n (0: none): its barriers, replayed, are ignored. */
+  lastBarrier?: number;
+}

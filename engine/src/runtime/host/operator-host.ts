@@ -1,0 +1,130 @@
+/**
+ * OperatorHost: runs one operator — an engine worker or a merge operator — and does for it what
+ * every operator needs (docs/decisions/0045-operator-host.md): its output (EmitGroup bodies into
+ * reused buffers, compressed or not, to the pane sink), the gate that holds its input while an
+ * output is saturated (docs/decisions/0035-backpressure.md), pane counts and pipeline lag, the
+ * backpressure it reports (tm.status, /metrics), the stop — input stopped, a final checkpoint once
+ * the panes before it are acknowledged, all within one deadline — and the NATS connection's
+ * comings and goings. The operator implements its handlers (operator.ts).
+ *
+ * Invariant: a stop writes the final checkpoint only after every publish before it is acknowledged
+ * (never durable ahead of its panes); past the deadline it writes none and the log replays them.
+ */
+import type { PublishStats } from "../output/pane-sink.js";
+import { bodySender } from "../output/body-sender.js";
+import { OutputGate } from "../output/output-gate.js";
+import { PipelineLag } from "../status/pipeline-lag.js";
+import type { CheckpointWaiting, HostContext, Operator } from "./operator.js";
+import type { OperatorLog } from "../operator-log.js";
+import type { OperatorSink } from "./operator-sink.js";
+import { PaneCounts } from "./pane-counts.js";
+
+export interface HostOptions {
+  log: OperatorLog;
+  /** Gzip the pane bodies (engine.compressPanes). */
+  compressPanes: boolean;
+  clock?: () => number;
+}
+
+export class OperatorHost<Op extends Operator> {
+  readonly operator: Op;
+  readonly gate: OutputGate;
+  readonly panes = new PaneCounts();
+  readonly pipelineLag = new PipelineLag();
+  private closing = false;
+  private connectionDown = false;
+
+  constructor(
+    readonly sink: OperatorSink,
+    private readonly opts: HostOptions,
+    create: (ctx: HostContext) => Op,
+  ) {
+    const clock = opts.clock ?? Date.now;
+    const { buffers, send } = bodySender(sink, opts.compressPanes);
+    let gate: OutputGate | undefined;
+    const ctx: HostContext = {
+      send,
+      buffers,
+      panes: this.panes,
+      pipelineLag: this.pipelineLag,
+      log: opts.log,
+      clock,
+      gate: () => gate as OutputGate,
+      outputSaturated: () => sink.saturated || this.operator.outputs.some((o) => o.out?.saturated === true),
+      flushOutput: () => this.flushOutput(),
+    };
+    this.operator = create(ctx);
+    const outputs = [{ cause: "TM_PANES" as const, out: sink }, ...this.operator.outputs];
+    this.gate = gate = new OutputGate(outputs, clock, () => this.operator.onOutputOpen());
+  }
+
+  get operatorId(): string {
+    return this.operator.operatorId;
+  }
+
+  get eventsTotal(): number {
+    return this.operator.eventsTotal;
+  }
+
+  /** policy → kind → panes emitted. */
+  get panesEmitted(): Map<string, Map<string, number>> {
+    return this.panes.byPolicy;
+  }
+
+  /** Pane and late publishes not yet acknowledged. */
+  get panesInFlight(): number {
+    return this.sink.inFlight;
+  }
+
+  /** Each output stream's window (tidemark_*_publish_*, tm.status `backpressure`). */
+  publishStats(): Array<{ stream: string; stats: PublishStats }> {
+    const out = [{ stream: "TM_PANES", stats: this.sink.stats() }];
+    for (const o of this.operator.outputs) if (o.out) out.push({ stream: o.cause, stats: o.out.stats() });
+    return out;
+  }
+
+  checkpointWaiting(): CheckpointWaiting | null {
+    return this.operator.checkpointWaiting();
+  }
+
+  start(): void {
+    this.operator.onStart();
+  }
+
+  /** Stops reading, writes a final checkpoint (after the pending panes are acknowledged), closes the outputs. */
+  async close(flushTimeoutMs = 5_000): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.operator.onStop();
+    // One deadline for everything that waits on acks: with TM_PANES unreachable they never come
+    // (docs/operations.md, "Engine workers").
+    const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
+    if (!(await this.operator.handleFinalCheckpoint(deadline)))
+      this.opts.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
+    this.sink.close();
+    for (const o of this.operator.outputs) o.out?.close();
+  }
+
+  /** The connection to NATS dropped: nothing to do until it returns (the input waits). */
+  connectionLost(): void {
+    this.connectionDown = true;
+    this.operator.onConnectionLost();
+  }
+
+  /** Back online: the operator's consumers are recreated from their last sequence + 1. */
+  connectionRestored(): void {
+    this.connectionDown = false;
+    this.operator.onConnectionRestored();
+  }
+
+  /** True between `connectionLost()` and `connectionRestored()`. */
+  get disconnected(): boolean {
+    return this.connectionDown;
+  }
+
+  /** Resolves once the panes and the operator's own outputs published so far are acknowledged. */
+  private flushOutput(): Promise<void> {
+    const flushes = [this.sink.flush(), ...this.operator.outputs.map((o) => o.out?.flush())];
+    return Promise.all(flushes).then(() => undefined);
+  }
+}
