@@ -1,0 +1,305 @@
+/**
+ * PaneRecords: the body of a TM_PANES or TM_LATE message in tidemark's binary pane encoding
+ * ("TMPN", docs/protocol.md "Pane bodies"; docs/decisions/0047-binary-panes.md), written into a
+ * buffer that grows and is reused. A body is the magic "TMPN", a version byte, then the records
+ * (panes or late records) back to back, each one value of the encoding's JSON data model:
+ *
+ *   0x00 null · 0x01 false · 0x02 true · 0x80|n an integer 0..127 in the tag byte
+ *   0x03 varint: a non-negative integer ≤ 2^53 − 1 · 0x04 varint: minus that
+ *   0x05 float64 little-endian: any other finite number
+ *   0x06 varint n, n bytes: a new ASCII string · 0x07 varint n, 2n bytes: a new string as UTF-16LE
+ *   0x08 varint i: the body's i-th new string again
+ *   0x09 varint n, n values: an array · 0x0a (string, value)* 0x0b: an object, keys in order
+ *
+ * It encodes what JSON text encodes, no more: NaN and ±Infinity as null, −0 as 0, undefined,
+ * functions and symbols left out of objects and null in arrays, anything with `toJSON` (or not a
+ * plain object or array) as `JSON.parse(JSON.stringify(v))`. So a body is a function of the
+ * records' JSON text (a record restored from its JSON encodes to the same bytes, which keeps chunk
+ * cuts the same after a restore) and `JSON.stringify` of a decoded record (pane-records-read.ts)
+ * is byte for byte the JSON the record had. Field names travel as strings, so any field the core
+ * adds travels without a change here.
+ *
+ * Pure: no node:* imports, no clock, no env.
+ */
+
+import type { LineBuffers } from "./json-lines.js";
+
+/** "TMPN": the first bytes of a binary pane body (NDJSON starts with "{", gzip with 1f 8b). */
+export const PANE_BODY_MAGIC: readonly number[] = [0x54, 0x4d, 0x50, 0x4e];
+/** The version this code writes and the newest it reads. */
+export const PANE_BODY_VERSION = 1;
+/** Magic and version. */
+export const PANE_BODY_HEADER = 5;
+
+export const TAG = {
+  NULL: 0x00,
+  FALSE: 0x01,
+  TRUE: 0x02,
+  UINT: 0x03,
+  NINT: 0x04,
+  F64: 0x05,
+  ASCII: 0x06,
+  UTF16: 0x07,
+  STRING_AGAIN: 0x08,
+  ARRAY: 0x09,
+  OBJECT: 0x0a,
+  END: 0x0b,
+  SMALL: 0x80,
+} as const;
+
+const EMPTY = new Uint8Array(0);
+const FRESH: LineBuffers = { take: (bytes) => new Uint8Array(bytes), give: () => undefined };
+
+/** Bytes the encoding spends on a number: what a record's wall-clock field adds to its size. */
+export function numberBytes(v: number): number {
+  if (v !== v || v === Infinity || v === -Infinity) return 1;
+  if (!Number.isInteger(v) || v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) return 9;
+  if (v >= 0 && v < 128) return 1;
+  return 1 + varintBytes(Math.abs(v));
+}
+
+function varintBytes(n: number): number {
+  let bytes = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    bytes++;
+  }
+  return bytes;
+}
+
+export class PaneRecords {
+  private buf: Uint8Array = EMPTY;
+  private view: DataView = new DataView(new ArrayBuffer(0));
+  private pos = 0;
+  /** Records written so far. */
+  lines = 0;
+  /** The body's strings so far, by their number (the order they were first written). */
+  private readonly strings = new Map<string, number>();
+  private readonly order: string[] = [];
+  /** Where the last record started, and the strings before it (`dropLast`). */
+  private lastPos = 0;
+  private lastStrings = 0;
+
+  constructor(
+    private readonly initial = 4096,
+    private readonly buffers: LineBuffers = FRESH,
+  ) {}
+
+  /** Bytes written so far, the header included. */
+  get length(): number {
+    return this.pos;
+  }
+
+  /** Appends one record; returns the bytes it took. */
+  add(record: object): number {
+    if (this.pos === 0) this.header();
+    this.lastPos = this.pos;
+    this.lastStrings = this.order.length;
+    this.value(record, false);
+    this.lines++;
+    return this.pos - this.lastPos;
+  }
+
+  /** Takes the last record back out, with the strings it introduced (it goes into the next body). */
+  dropLast(): void {
+    for (let i = this.order.length - 1; i >= this.lastStrings; i--) this.strings.delete(this.order[i] as string);
+    this.order.length = this.lastStrings;
+    this.pos = this.lastPos;
+    this.lines--;
+  }
+
+  /** A copy of the body so far (the buffer stays with the writer). */
+  body(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+
+  /**
+   * Hands over the body so far and starts the next one. A body filling at least a quarter of the
+   * buffer is handed over in it (the caller's from now on; the writer takes the next from
+   * `buffers`); a smaller one is copied (docs/decisions/0021-runtime-lean.md).
+   */
+  take(): Uint8Array {
+    if (this.pos * 4 < this.buf.length) {
+      const copy = this.buf.slice(0, this.pos);
+      this.reset();
+      return copy;
+    }
+    const body = this.buf.subarray(0, this.pos);
+    this.buf = EMPTY;
+    this.reset();
+    return body;
+  }
+
+  /** Gives the buffer back to `buffers`; written to again, the writer takes a new one. */
+  release(): void {
+    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
+    this.buf = EMPTY;
+    this.reset();
+  }
+
+  /** Empties the writer (its strings too); the buffer is kept for the next body. */
+  reset(): void {
+    this.pos = 0;
+    this.lines = 0;
+    this.strings.clear();
+    this.order.length = 0;
+  }
+
+  private header(): void {
+    this.room(PANE_BODY_HEADER);
+    this.buf.set(PANE_BODY_MAGIC, 0);
+    this.buf[4] = PANE_BODY_VERSION;
+    this.pos = PANE_BODY_HEADER;
+  }
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const grown = this.buffers.take(Math.max(this.buf.length * 2, this.initial, this.pos + n));
+    grown.set(this.buf.subarray(0, this.pos));
+    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
+    this.buf = grown;
+    this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
+  }
+
+  private tag(t: number): void {
+    this.room(1);
+    this.buf[this.pos++] = t;
+  }
+
+  private varint(n: number): void {
+    this.room(8);
+    const buf = this.buf;
+    let pos = this.pos;
+    while (n >= 0x80000000) {
+      buf[pos++] = (n % 128) | 128;
+      n = Math.floor(n / 128);
+    }
+    while (n >= 128) {
+      buf[pos++] = (n & 127) | 128;
+      n >>>= 7;
+    }
+    buf[pos++] = n;
+    this.pos = pos;
+  }
+
+  /** `inArray`: undefined, functions and symbols are null there (objects leave them out before). */
+  private value(v: unknown, inArray: boolean): void {
+    switch (typeof v) {
+      case "number":
+        return this.number(v);
+      case "string":
+        return this.string(v);
+      case "boolean":
+        return this.tag(v ? TAG.TRUE : TAG.FALSE);
+      case "object":
+        if (v === null) return this.tag(TAG.NULL);
+        if (Array.isArray(v)) return this.array(v);
+        if (isPlain(v)) return this.object(v as Record<string, unknown>);
+        return this.foreign(v, inArray);
+      case "undefined":
+      case "function":
+      case "symbol":
+        if (inArray) return this.tag(TAG.NULL);
+        return this.foreign(v, inArray);
+      default:
+        return this.foreign(v, inArray); // bigint: JSON.stringify throws, as it would
+    }
+  }
+
+  private number(v: number): void {
+    if (v !== v || v === Infinity || v === -Infinity) return this.tag(TAG.NULL);
+    if (Number.isInteger(v)) {
+      if (v >= 0 && v < 128) return this.tag(TAG.SMALL | v); // −0 too: JSON writes it as 0
+      if (v <= Number.MAX_SAFE_INTEGER && v >= -Number.MAX_SAFE_INTEGER) {
+        this.tag(v > 0 ? TAG.UINT : TAG.NINT);
+        return this.varint(v > 0 ? v : -v);
+      }
+    }
+    this.room(9);
+    this.buf[this.pos] = TAG.F64;
+    this.view.setFloat64(this.pos + 1, v, true);
+    this.pos += 9;
+  }
+
+  private string(s: string): void {
+    const again = this.strings.get(s);
+    if (again !== undefined) {
+      this.tag(TAG.STRING_AGAIN);
+      return this.varint(again);
+    }
+    this.strings.set(s, this.order.length);
+    this.order.push(s);
+    const n = s.length;
+    this.room(n * 2 + 9);
+    const buf = this.buf;
+    const start = this.pos;
+    buf[start] = TAG.ASCII;
+    this.pos = start + 1;
+    this.varint(n);
+    let pos = this.pos;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) return this.utf16(s, start);
+      buf[pos++] = c;
+    }
+    this.pos = pos;
+  }
+
+  /** A string with a code unit past ASCII, as its UTF-16 units (lone surrogates kept as they are). */
+  private utf16(s: string, start: number): void {
+    this.buf[start] = TAG.UTF16;
+    this.pos = start + 1;
+    this.varint(s.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      buf[pos++] = c & 0xff;
+      buf[pos++] = c >>> 8;
+    }
+    this.pos = pos;
+  }
+
+  private array(a: readonly unknown[]): void {
+    this.tag(TAG.ARRAY);
+    this.varint(a.length);
+    for (let i = 0; i < a.length; i++) this.value(a[i], true);
+  }
+
+  private object(o: Record<string, unknown>): void {
+    this.tag(TAG.OBJECT);
+    for (const k in o) {
+      const v = o[k];
+      const t = typeof v;
+      if (t === "undefined" || t === "function" || t === "symbol") continue;
+      if (t === "object" && v !== null && !Array.isArray(v) && !isPlain(v as object)) {
+        const json = JSON.stringify(v) as string | undefined;
+        if (json === undefined) continue; // what JSON.stringify leaves out, the key goes with
+        this.string(k);
+        this.value(JSON.parse(json), false);
+        continue;
+      }
+      this.string(k);
+      if (t === "number") this.number(v as number);
+      else if (t === "string") this.string(v as string);
+      else this.value(v, false);
+    }
+    this.tag(TAG.END);
+  }
+
+  /** What only JSON.stringify knows how to write: its JSON, parsed back, encoded. */
+  private foreign(v: unknown, inArray: boolean): void {
+    const json = JSON.stringify(v) as string | undefined;
+    if (json === undefined) {
+      if (inArray) return this.tag(TAG.NULL);
+      throw new TypeError(`a record holds a value JSON cannot write (${typeof v})`);
+    }
+    this.value(JSON.parse(json), inArray);
+  }
+}
+
+/** A plain object (its own enumerable keys are what for…in visits) without toJSON. */
+function isPlain(v: object): boolean {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== "function";
+}
