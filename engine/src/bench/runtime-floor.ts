@@ -25,6 +25,7 @@ import { EmitGroup, type GroupMessage } from "../runtime/output/emit-group.js";
 import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/output/pane-sink.js";
 import { ensureStream, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
 import { feedCore, type BareRead } from "./runtime-baselines.js";
+import { encodingRows } from "./runtime-encoding.js";
 import { deletePaneStreams, processCpuMs, row } from "./runtime-setup.js";
 
 export interface FloorInput {
@@ -92,7 +93,7 @@ class Arena {
 }
 
 /** The core's records kept, then their JSON written apart from it: by JsonLines, and by JSON.stringify. */
-function jsonApart(input: FloorInput): { ms: number; stringifyMs: number } {
+function jsonApart(input: FloorInput): { ms: number; stringifyMs: number; kept: Array<Pane | LateRecord> } {
   const kept: Array<Pane | LateRecord> = [];
   feedCore(input.events, input.core, input.endTs, {
     pane: (p) => void kept.push(p),
@@ -109,7 +110,7 @@ function jsonApart(input: FloorInput): { ms: number; stringifyMs: number } {
   const t1 = performance.now();
   for (const r of kept) units += JSON.stringify(r).length;
   if (units === 0) throw new Error("nothing written");
-  return { ms, stringifyMs: performance.now() - t1 };
+  return { ms, stringifyMs: performance.now() - t1, kept };
 }
 
 /** Bodies published between two ack rounds in the publish part. */
@@ -190,6 +191,7 @@ export async function floorRows(input: FloorInput): Promise<string[]> {
       `${sec(bytesOnly * cores)} of CPU / ${cores}; engine / bare read at best ${bare(bytesOnly)}`,
     ),
     ...budgetRows(input, Math.min(apart.ms, apart.stringifyMs), pub, cores),
+    ...encodingRows(apart.kept, input.engineMessages),
   ];
 }
 

@@ -25,7 +25,8 @@
  *    before ADR 0016) and vs the same ticker without, the pause histogram's p99, and `status()` on
  *    those states (the first call and the next ones, docs/decisions/0021-runtime-lean.md).
  * Bounded: ~150 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
- * runs part 2 alone and prints it, TM_BENCH_RUNTIME_PART=stall part 1c (engine/BENCHMARKS.md is left as it is).
+ * runs part 2 alone and prints it, TM_BENCH_RUNTIME_PART=stall part 1c, TM_BENCH_RUNTIME_PART=encoding the pane
+ * body encodings' rows (runtime-encoding.ts) alone (engine/BENCHMARKS.md is left as it is).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -33,13 +34,14 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig } from "../core/index.js";
-import type { TelemetryEvent } from "../protocol.js";
+import type { LateRecord, Pane, TelemetryEvent } from "../protocol.js";
 import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/output/pane-sink.js";
 import { parseEngineConfig } from "../runtime/config/config.js";
 import { startEngine } from "../runtime/worker/start-engine.js";
 import { floorRows } from "./runtime-floor.js";
 import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
-import { bareRead, coreAlone, decodeOnly, inputPath } from "./runtime-baselines.js";
+import { bareRead, coreAlone, decodeOnly, feedCore, inputPath } from "./runtime-baselines.js";
+import { encodingRows } from "./runtime-encoding.js";
 import { checkpointRows } from "./runtime-checkpoints.js";
 import { stallRows } from "./runtime-stall.js";
 import {
@@ -267,6 +269,18 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-runtime-"));
   if (process.env.TM_BENCH_RUNTIME_PART === "checkpoints") {
     process.stdout.write((await checkpointRows(dir)).join("\n") + "\n");
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  if (process.env.TM_BENCH_RUNTIME_PART === "encoding") {
+    const events = recording(EVENTS);
+    const kept: Array<Pane | LateRecord> = [];
+    const core = defaultCoreConfig();
+    feedCore(events, core, (events.at(-1)?.ts ?? 0) + 60_000, {
+      pane: (p) => void kept.push(p),
+      late: (r) => void kept.push(r),
+    });
+    process.stdout.write(encodingRows(kept, Number(process.env.TM_BENCH_RUNTIME_MESSAGES ?? 1288)).join("\n") + "\n");
     rmSync(dir, { recursive: true, force: true });
     return;
   }

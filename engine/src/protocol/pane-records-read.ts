@@ -52,6 +52,7 @@ class Reader {
   private pos = PANE_BODY_HEADER;
   private readonly view: DataView;
   private readonly strings: string[] = [];
+  private readonly shapes: string[][] = [];
 
   constructor(private readonly buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -87,6 +88,8 @@ class Reader {
   private value(depth: number): unknown {
     const t = this.byte();
     if (t >= TAG.SMALL) return t & 127;
+    if (t >= TAG.STRING_SHORT) return this.again(t & 63);
+    if (t >= TAG.SHAPE_SHORT) return this.object(this.shape(t & 31), depth + 1);
     switch (t) {
       case TAG.NULL:
         return null;
@@ -106,8 +109,10 @@ class Reader {
         return this.string(t);
       case TAG.ARRAY:
         return this.array(depth + 1);
-      case TAG.OBJECT:
-        return this.object(depth + 1);
+      case TAG.SHAPE:
+        return this.object(this.newShape(), depth + 1);
+      case TAG.SHAPE_AGAIN:
+        return this.object(this.shape(this.varint()), depth + 1);
       default:
         return this.fail(`holds tag 0x${t.toString(16)}, which version ${PANE_BODY_VERSION} does not have`);
     }
@@ -121,17 +126,34 @@ class Reader {
   }
 
   private string(t: number): string {
-    if (t === TAG.STRING_AGAIN) {
-      const i = this.varint();
-      if (i >= this.strings.length) this.fail(`names string ${i} of ${this.strings.length}`);
-      return this.strings[i] as string;
-    }
+    if (t >= TAG.STRING_SHORT && t < TAG.SMALL) return this.again(t & 63);
+    if (t === TAG.STRING_AGAIN) return this.again(this.varint());
+    if (t !== TAG.ASCII && t !== TAG.UTF16) this.fail(`holds tag 0x${t.toString(16)} where a key (a string) belongs`);
     const n = this.varint();
     const bytes = t === TAG.ASCII ? n : n * 2;
     if (this.pos + bytes > this.buf.length) this.fail("is past the end: the body is cut short");
     const s = t === TAG.ASCII ? this.ascii(n) : this.utf16(n);
     this.strings.push(s);
     return s;
+  }
+
+  private again(i: number): string {
+    if (i >= this.strings.length) this.fail(`names string ${i} of ${this.strings.length}`);
+    return this.strings[i] as string;
+  }
+
+  private shape(i: number): string[] {
+    if (i >= this.shapes.length) this.fail(`names shape ${i} of ${this.shapes.length}`);
+    return this.shapes[i] as string[];
+  }
+
+  private newShape(): string[] {
+    const n = this.varint();
+    if (n > this.buf.length - this.pos) this.fail(`announces ${n} keys, more than the body's bytes left`);
+    const keys = new Array<string>(n);
+    for (let i = 0; i < n; i++) keys[i] = this.string(this.byte());
+    this.shapes.push(keys);
+    return keys;
   }
 
   private ascii(n: number): string {
@@ -164,18 +186,16 @@ class Reader {
     return out;
   }
 
-  private object(depth: number): Record<string, unknown> {
+  private object(keys: readonly string[], depth: number): Record<string, unknown> {
     if (depth > MAX_DEPTH) this.fail(`nests deeper than ${MAX_DEPTH}`);
     const o: Record<string, unknown> = {};
-    for (;;) {
-      const t = this.byte();
-      if (t === TAG.END) return o;
-      if (t !== TAG.ASCII && t !== TAG.UTF16 && t !== TAG.STRING_AGAIN) this.fail("holds a key that is not a string");
-      const k = this.string(t);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
       const v = this.value(depth);
       if (k === "__proto__")
         Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
       else o[k] = v;
     }
+    return o;
   }
 }

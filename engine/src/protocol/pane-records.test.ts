@@ -162,7 +162,7 @@ describe("reading a binary pane body", () => {
       // A cut between records reads the records before it.
       expect(read.length, `cut at ${end}`).toBeLessThan(2);
     }
-    expect(refusal(Uint8Array.of(...one.subarray(0, 5), 0x0c)).message).toMatch(/byte 6 holds tag 0xc/);
+    expect(refusal(Uint8Array.of(...one.subarray(0, 5), 0x0e)).message).toMatch(/byte 6 holds tag 0xe/);
     expect(refusal(Uint8Array.of(...one.subarray(0, 5), 0x08, 0x00)).message).toMatch(/names string 0 of 0/);
   });
 

@@ -2,14 +2,20 @@
  * PaneRecords: the body of a TM_PANES or TM_LATE message in tidemark's binary pane encoding
  * ("TMPN", docs/protocol.md "Pane bodies"; docs/decisions/0047-binary-panes.md), written into a
  * buffer that grows and is reused. A body is the magic "TMPN", a version byte, then the records
- * (panes or late records) back to back, each one value of the encoding's JSON data model:
+ * (panes or late records) back to back, each one value of the encoding's JSON data model, which
+ * starts with a tag byte:
  *
- *   0x00 null · 0x01 false · 0x02 true · 0x80|n an integer 0..127 in the tag byte
+ *   0x00 null · 0x01 false · 0x02 true · 0x80|n an integer 0..127
  *   0x03 varint: a non-negative integer ≤ 2^53 − 1 · 0x04 varint: minus that
  *   0x05 float64 little-endian: any other finite number
  *   0x06 varint n, n bytes: a new ASCII string · 0x07 varint n, 2n bytes: a new string as UTF-16LE
- *   0x08 varint i: the body's i-th new string again
- *   0x09 varint n, n values: an array · 0x0a (string, value)* 0x0b: an object, keys in order
+ *   0x08 varint i, or 0x40|i for i < 64: the body's i-th new string again
+ *   0x09 varint n, n values: an array
+ *   0x0c varint n, n strings (the keys), n values: an object of a new shape
+ *   0x0d varint i, or 0x20|i for i < 32: an object of the body's i-th shape, its values in key order
+ *
+ * Varints are little-endian base 128, at most 8 bytes. Strings and shapes are numbered per body
+ * in the order they first appear, so a reader needs nothing but the body.
  *
  * It encodes what JSON text encodes, no more: NaN and ±Infinity as null, −0 as 0, undefined,
  * functions and symbols left out of objects and null in arrays, anything with `toJSON` (or not a
@@ -42,10 +48,25 @@ export const TAG = {
   UTF16: 0x07,
   STRING_AGAIN: 0x08,
   ARRAY: 0x09,
-  OBJECT: 0x0a,
-  END: 0x0b,
+  SHAPE: 0x0c,
+  SHAPE_AGAIN: 0x0d,
+  /** 0x20|i: shape i again (i < 32). */
+  SHAPE_SHORT: 0x20,
+  /** 0x40|i: string i again (i < 64). */
+  STRING_SHORT: 0x40,
   SMALL: 0x80,
 } as const;
+
+/** An object shape (its keys in order) as a path in the writer's trie; `body` is the body it was last defined in. */
+interface ShapeNode {
+  readonly next: Map<string, ShapeNode>;
+  body: number;
+  id: number;
+}
+
+const node = (): ShapeNode => ({ next: new Map(), body: -1, id: 0 });
+/** The shape trie is dropped at the start of a body once it holds this many nodes (data-dependent keys). */
+const MAX_SHAPE_NODES = 4096;
 
 const EMPTY = new Uint8Array(0);
 const FRESH: LineBuffers = { take: (bytes) => new Uint8Array(bytes), give: () => undefined };
@@ -76,9 +97,15 @@ export class PaneRecords {
   /** The body's strings so far, by their number (the order they were first written). */
   private readonly strings = new Map<string, number>();
   private readonly order: string[] = [];
-  /** Where the last record started, and the strings before it (`dropLast`). */
+  /** Object shapes: every key sequence seen (bounded), and those defined in this body, in order. */
+  private shapes = node();
+  private shapeNodes = 0;
+  private readonly defined: ShapeNode[] = [];
+  private bodyNo = 0;
+  /** Where the last record started, and the strings and shapes before it (`dropLast`). */
   private lastPos = 0;
   private lastStrings = 0;
+  private lastShapes = 0;
 
   constructor(
     private readonly initial = 4096,
@@ -95,6 +122,7 @@ export class PaneRecords {
     if (this.pos === 0) this.header();
     this.lastPos = this.pos;
     this.lastStrings = this.order.length;
+    this.lastShapes = this.defined.length;
     this.value(record, false);
     this.lines++;
     return this.pos - this.lastPos;
@@ -104,6 +132,8 @@ export class PaneRecords {
   dropLast(): void {
     for (let i = this.order.length - 1; i >= this.lastStrings; i--) this.strings.delete(this.order[i] as string);
     this.order.length = this.lastStrings;
+    for (let i = this.lastShapes; i < this.defined.length; i++) (this.defined[i] as ShapeNode).body = -1;
+    this.defined.length = this.lastShapes;
     this.pos = this.lastPos;
     this.lines--;
   }
@@ -137,12 +167,18 @@ export class PaneRecords {
     this.reset();
   }
 
-  /** Empties the writer (its strings too); the buffer is kept for the next body. */
+  /** Empties the writer (its strings and shapes too); the buffer is kept for the next body. */
   reset(): void {
     this.pos = 0;
     this.lines = 0;
     this.strings.clear();
     this.order.length = 0;
+    this.defined.length = 0;
+    this.bodyNo++;
+    if (this.shapeNodes > MAX_SHAPE_NODES) {
+      this.shapes = node();
+      this.shapeNodes = 0;
+    }
   }
 
   private header(): void {
@@ -224,6 +260,7 @@ export class PaneRecords {
   private string(s: string): void {
     const again = this.strings.get(s);
     if (again !== undefined) {
+      if (again < 64) return this.tag(TAG.STRING_SHORT | again);
       this.tag(TAG.STRING_AGAIN);
       return this.varint(again);
     }
@@ -266,25 +303,49 @@ export class PaneRecords {
     for (let i = 0; i < a.length; i++) this.value(a[i], true);
   }
 
+  /** Its shape (defined the first time in a body, named after), then its values in key order. */
   private object(o: Record<string, unknown>): void {
-    this.tag(TAG.OBJECT);
+    let shape = this.shapes;
+    let n = 0;
     for (const k in o) {
       const v = o[k];
       const t = typeof v;
       if (t === "undefined" || t === "function" || t === "symbol") continue;
-      if (t === "object" && v !== null && !Array.isArray(v) && !isPlain(v as object)) {
-        const json = JSON.stringify(v) as string | undefined;
-        if (json === undefined) continue; // what JSON.stringify leaves out, the key goes with
-        this.string(k);
-        this.value(JSON.parse(json), false);
-        continue;
+      // What only JSON.stringify writes (toJSON, class instances): the object as JSON data, written again.
+      if (t === "object" && v !== null && !Array.isArray(v) && !isPlain(v as object))
+        return this.object(JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
+      let next = shape.next.get(k);
+      if (next === undefined) {
+        shape.next.set(k, (next = node()));
+        this.shapeNodes++;
       }
-      this.string(k);
+      shape = next;
+      n++;
+    }
+    if (shape.body === this.bodyNo) {
+      if (shape.id < 32) this.tag(TAG.SHAPE_SHORT | shape.id);
+      else {
+        this.tag(TAG.SHAPE_AGAIN);
+        this.varint(shape.id);
+      }
+    } else {
+      shape.body = this.bodyNo;
+      shape.id = this.defined.length;
+      this.defined.push(shape);
+      this.tag(TAG.SHAPE);
+      this.varint(n);
+      for (const k in o) {
+        const t = typeof o[k];
+        if (t !== "undefined" && t !== "function" && t !== "symbol") this.string(k);
+      }
+    }
+    for (const k in o) {
+      const v = o[k];
+      const t = typeof v;
       if (t === "number") this.number(v as number);
       else if (t === "string") this.string(v as string);
-      else this.value(v, false);
+      else if (t !== "undefined" && t !== "function" && t !== "symbol") this.value(v, false);
     }
-    this.tag(TAG.END);
   }
 
   /** What only JSON.stringify knows how to write: its JSON, parsed back, encoded. */
