@@ -20,7 +20,7 @@ import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import type { CoreOutput, StreamCore } from "../../core/types.js";
 import type { Pane, TelemetryEvent } from "../../protocol.js";
 import type { CheckpointHeader } from "../checkpoint/checkpoint-codec.js";
-import { bodySender } from "../output/body-sender.js";
+import { pooledBodySender } from "../output/body-sender.js";
 import { LaneGroups } from "../output/lane-groups.js";
 import { LaneIntake } from "../input/lane-intake.js";
 import { OutputGate } from "../output/output-gate.js";
@@ -100,9 +100,10 @@ export class EngineWorker {
     const lanes = config.partitions.length;
     this.merge = new PartitionMerge(lanes, restored?.offsets);
     this.intake = new LaneIntake(this.merge, lanes, config.maxQueuedEvents);
-    this.sink = sink;
-    const { buffers, send } = bodySender(sink, config.compressPanes);
-    this.groups = new LaneGroups(config.partitions, send, Date.now, restored?.pending, buffers);
+    // Bodies gzip-compressed on the thread pool, when compressed (docs/decisions/0047-binary-panes.md).
+    const sender = pooledBodySender(sink, config.compressPanes);
+    this.sink = sender.sink;
+    this.groups = new LaneGroups(config.partitions, sender.send, Date.now, restored?.pending, sender.buffers);
     // Partitioned by service and route, a service's panes from one worker are partial: the merge
     // stage makes them from every worker's partials (docs/decisions/0032-partition-by-route.md).
     const serviceLevel = config.partitionBy === "service";
@@ -122,7 +123,7 @@ export class EngineWorker {
     this.partials = config.partials ? new StageOnePartials(config, core, js, onPartialRetry, restored?.partials) : null;
     const partials = this.partials;
     const outputs = [
-      { cause: "TM_PANES" as const, out: sink },
+      { cause: "TM_PANES" as const, out: this.sink },
       { cause: "TM_PARTIALS" as const, out: partials },
     ];
     this.gate = new OutputGate(outputs, Date.now, () => this.wake());
