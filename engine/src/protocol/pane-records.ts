@@ -60,11 +60,14 @@ export const TAG = {
 /** An object shape (its keys in order) as a path in the writer's trie; `body` is the body it was last defined in. */
 interface ShapeNode {
   readonly next: Map<string, ShapeNode>;
+  /** The key last followed from here and where it led: objects of one shape follow the same path. */
+  lastKey: string | undefined;
+  lastNext: ShapeNode | undefined;
   body: number;
   id: number;
 }
 
-const node = (): ShapeNode => ({ next: new Map(), body: -1, id: 0 });
+const node = (): ShapeNode => ({ next: new Map(), lastKey: undefined, lastNext: undefined, body: -1, id: 0 });
 /** The shape trie is dropped at the start of a body once it holds this many nodes (data-dependent keys). */
 const MAX_SHAPE_NODES = 4096;
 
@@ -310,16 +313,16 @@ export class PaneRecords {
     for (const k in o) {
       const v = o[k];
       const t = typeof v;
-      if (t === "undefined" || t === "function" || t === "symbol") continue;
-      // What only JSON.stringify writes (toJSON, class instances): the object as JSON data, written again.
+      if (t === "undefined" || t === "symbol") continue;
+      if (t === "function") {
+        // An own toJSON makes the object JSON.stringify's to write (isPlain checks the prototype only).
+        if (k === "toJSON") return this.object(JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
+        continue;
+      }
+      // What only JSON.stringify writes (class instances, Dates): the object as JSON data, written again.
       if (t === "object" && v !== null && !Array.isArray(v) && !isPlain(v as object))
         return this.object(JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
-      let next = shape.next.get(k);
-      if (next === undefined) {
-        shape.next.set(k, (next = node()));
-        this.shapeNodes++;
-      }
-      shape = next;
+      shape = this.step(shape, k);
       n++;
     }
     if (shape.body === this.bodyNo) {
@@ -348,6 +351,19 @@ export class PaneRecords {
     }
   }
 
+  /** The shape trie's node after `k` (the key last followed from `from`, checked first). */
+  private step(from: ShapeNode, k: string): ShapeNode {
+    if (from.lastKey === k) return from.lastNext as ShapeNode;
+    let next = from.next.get(k);
+    if (next === undefined) {
+      from.next.set(k, (next = node()));
+      this.shapeNodes++;
+    }
+    from.lastKey = k;
+    from.lastNext = next;
+    return next;
+  }
+
   /** What only JSON.stringify knows how to write: its JSON, parsed back, encoded. */
   private foreign(v: unknown, inArray: boolean): void {
     const json = JSON.stringify(v) as string | undefined;
@@ -359,8 +375,11 @@ export class PaneRecords {
   }
 }
 
-/** A plain object (its own enumerable keys are what for…in visits) without toJSON. */
+/**
+ * A plain object (its own enumerable keys are what for…in visits); one with an own toJSON is found
+ * as its keys are walked (`object`). A toJSON put on Object.prototype itself is not honoured.
+ */
 function isPlain(v: object): boolean {
   const proto = Object.getPrototypeOf(v) as unknown;
-  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== "function";
+  return proto === Object.prototype || proto === null;
 }
