@@ -43,6 +43,15 @@ export const MIN_MAX_PAYLOAD = 1024 * 1024;
 /** A body's first buffer: most bodies (one TM_EVENTS message's panes on one subject) fit. */
 const WRITER_BYTES = 64 * 1024;
 
+/**
+ * Idle writers, per buffer source, for the next groups: a writer keeps the shapes it has seen
+ * across bodies (what it writes into a body does not depend on them), so a group does not build
+ * them again. At most MAX_IDLE_WRITERS per source.
+ */
+const idleWriters = new WeakMap<object, PaneRecords[]>();
+const NO_BUFFERS = {};
+const MAX_IDLE_WRITERS = 64;
+
 export interface GroupMessage {
   subject: string;
   msgId: string;
@@ -101,6 +110,8 @@ export class EmitGroup implements CoreOutput {
       const records = s.lines.lines;
       if (records > 0) this.emit(subject, s, s.lines.take(), records);
       s.lines.release();
+      const idle = this.idle();
+      if (idle.length < MAX_IDLE_WRITERS) idle.push(s.lines);
     }
     this.subjects.clear();
   }
@@ -136,8 +147,15 @@ export class EmitGroup implements CoreOutput {
     s.units += units + 1;
   }
 
+  private idle(): PaneRecords[] {
+    const key = this.buffers ?? NO_BUFFERS;
+    let idle = idleWriters.get(key);
+    if (idle === undefined) idleWriters.set(key, (idle = []));
+    return idle;
+  }
+
   private writer(): PaneRecords {
-    return new PaneRecords(WRITER_BYTES, this.buffers);
+    return this.idle().pop() ?? new PaneRecords(WRITER_BYTES, this.buffers);
   }
 
   private emit(subject: string, s: SubjectChunk, body: Uint8Array, records: number): void {
