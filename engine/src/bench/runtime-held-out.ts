@@ -29,7 +29,10 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
   const engine = await engineRun(url, join(dir, "held-out"), n, endTs, false);
   const plain = await engineRun(url, join(dir, "held-out-plain"), n, endTs, false, { "compress-panes": "off" });
   const sessions = await engineRun(url, join(dir, "held-out-sessions"), n, endTs, false, { sessions: "on" });
+  const cpu0 = process.cpuUsage();
   const alone = coreAlone(events, core, endTs);
+  const aloneCpu = process.cpuUsage(cpu0);
+  const aloneCpuMs = (aloneCpu.user + aloneCpu.system) / 1000;
   const read = await bareRead(url, n, serverPid);
   const rate = (ms: number): string => `${Math.round(n / (ms / 1000)).toLocaleString("en-US")} events/s`;
   const run = (what: string, r: EngineRun): string =>
@@ -48,7 +51,11 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
     run("  engine (defaults: pane bodies binary, gzip-compressed)", engine),
     run("  engine, pane bodies binary uncompressed (--compress-panes off)", plain),
     run("  engine with session windows on (--sessions on), bodies as the defaults", sessions),
-    row("  baseline: the core alone on the same decoded events", `${(alone.ms / 1000).toFixed(2)} s`, rate(alone.ms)),
+    row(
+      "  baseline: the core alone on the same decoded events",
+      `${(alone.ms / 1000).toFixed(2)} s`,
+      `${rate(alone.ms)}; CPU ${(aloneCpuMs / 1000).toFixed(2)} s`,
+    ),
     row(
       "  baseline: bare read and decode of the same TM_EVENTS (8 ordered consumers)",
       `${(read.ms / 1000).toFixed(2)} s`,
@@ -65,5 +72,10 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
       `uncompressed bodies: ${x(read.ms / plain.ms)}`,
     ),
     row("  engine sessions on / sessions off (target ≥ 0.5×)", x(engine.ms / sessions.ms), "rates: the same events"),
+    row(
+      "  by CPU (robust to a loaded machine): core alone / engine, all its threads",
+      x(aloneCpuMs / engine.cpuMs),
+      `uncompressed bodies: ${x(aloneCpuMs / plain.cpuMs)}; sessions on / off ${x(engine.cpuMs / sessions.cpuMs)}; bare read / engine ${x((read.cpuMs + read.serverCpuMs) / engine.cpuMs)}`,
+    ),
   ];
 }

@@ -68,7 +68,9 @@ async function throughput(
   const serverCpuMs = processCpuMs(serverPid) - server0;
   const { ms, cpuMs, published, lateRecords, panes } = run;
   const threaded = await engineRun(url, join(dir, "data-thread"), events.length, endTs, true);
+  const cpu0 = process.cpuUsage();
   const alone = coreAlone(events, core, endTs);
+  const aloneCpu = process.cpuUsage(cpu0);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
   const read = await bareRead(url, events.length, serverPid);
@@ -113,6 +115,11 @@ async function throughput(
     ),
     row("  engine / core alone", `${(alone.ms / ms).toFixed(2)}×`, "of the core's rate reaches panes on NATS"),
     row("  engine / bare read", `${(bare / ms).toFixed(2)}×`, "of a bare reader's rate"),
+    row(
+      "  by CPU: core alone / engine (all its threads)",
+      `${((aloneCpu.user + aloneCpu.system) / 1000 / cpuMs).toFixed(2)}×`,
+      "the same ratio in CPU time, which a loaded machine distorts less than wall time",
+    ),
     row("  input path / bare read", `${(bare / input).toFixed(2)}×`, ""),
     row(
       "  publishes per event (pane and late batches)",
