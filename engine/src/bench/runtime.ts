@@ -242,7 +242,9 @@ async function main(): Promise<void> {
       pane: (p) => void kept.push(p),
       late: (r) => void kept.push(r),
     });
-    process.stdout.write(encodingRows(kept, Number(process.env.TM_BENCH_RUNTIME_MESSAGES ?? 1288)).join("\n") + "\n");
+    process.stdout.write(
+      encodingRows(kept, Number(process.env.TM_BENCH_RUNTIME_MESSAGES ?? 1288)).rows.join("\n") + "\n",
+    );
     rmSync(dir, { recursive: true, force: true });
     return;
   }
