@@ -124,6 +124,19 @@ describe("PaneRecords", () => {
     expect(Buffer.from(w.body()).equals(Buffer.from(binary([b])))).toBe(true);
   });
 
+  it("stays exact across bodies when objects have keys of their own (the shape trie is bounded and dropped)", () => {
+    const w = new PaneRecords();
+    for (let body = 0; body < 40; body++) {
+      const records = Array.from({ length: 30 }, (_, i) => ({
+        id: `${body}-${i}`,
+        latencyAbove: Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`${body * 1000 + i * 10 + k}`, k])),
+        nested: { [`k${(body * 31 + i) % 50}`]: { a: i, [`b${i % 3}`]: [body, { c: null }] } },
+      }));
+      for (const r of records) w.add(r);
+      expect(asJson(w.take()), `body ${body}`).toBe(json(records));
+    }
+  });
+
   it("is several times smaller than the JSON of panes that share their strings", () => {
     const panes = Array.from({ length: 200 }, (_, i) => {
       const p = fullPane(1);
