@@ -8,7 +8,7 @@
  * Pure: no node:* imports, no clock, no env.
  */
 
-import { PANE_BODY_HEADER, PANE_BODY_MAGIC, PANE_BODY_VERSION, TAG } from "./pane-records.js";
+import { PANE_BODY_HEADER, PANE_BODY_MAGIC, PANE_BODY_VERSION, TAG } from "./pane-encoding.js";
 
 /** Objects and arrays nest at most this deep in a record (a pane nests 4 deep). */
 export const MAX_DEPTH = 32;

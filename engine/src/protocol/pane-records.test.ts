@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pane } from "../protocol.js";
 import { JsonLines } from "./json-lines.js";
-import { numberBytes, PANE_BODY_VERSION, PaneRecords } from "./pane-records.js";
+import { numberBytes, PANE_BODY_VERSION } from "./pane-encoding.js";
+import { PaneRecords } from "./pane-records.js";
 import { MAX_DEPTH, PaneBodyError, readPaneRecords } from "./pane-records-read.js";
 import { gen, randomLate, randomPane, SPECIAL_NUMBERS, SPECIAL_STRINGS } from "./__fixtures__/random-records.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readPaneRecords, type LateRecord, type Pane } from "../../protocol.js";
-import { numberBytes, PaneRecords } from "../../protocol/pane-records.js";
+import { numberBytes } from "../../protocol/pane-encoding.js";
+import { PaneRecords } from "../../protocol/pane-records.js";
 import { EmitGroup, MAX_BATCH_UNITS, MIN_MAX_PAYLOAD, type EmitGroupState, type GroupMessage } from "./emit-group.js";
 
 function pane(seq: number, over: Partial<Pane> = {}): Pane {
