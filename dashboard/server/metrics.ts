@@ -54,6 +54,12 @@ export function dashboardMetrics() {
       help: "WebSocket connections closed for a missing or wrong read token in the first frame",
       registers: [registry],
     }),
+    feedSkipped: new Counter({
+      name: "tidemark_dashboard_pane_feed_skipped_total",
+      help: 'TM_PANES messages whose body does not decode (what="body") and lines that are not panes (what="line"), skipped and logged',
+      labelNames: ["what"],
+      registers: [registry],
+    }),
     hostRejected: new Counter({
       name: "tidemark_dashboard_host_rejected_total",
       help: "HTTP requests refused for a Host not allowed without a read token (DNS rebinding)",

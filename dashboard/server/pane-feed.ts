@@ -18,6 +18,8 @@ export interface FeedSink {
   pane(pane: Pane, json: string): void;
   status(msg: EngineStatusMessage): void;
   feedChanged(feed: FeedStatus): void;
+  /** A message whose body does not decode, or a line of one that is not a pane, was skipped (logged too). */
+  skipped?(what: "body" | "line"): void;
 }
 
 export interface PaneFeed {
@@ -209,11 +211,11 @@ class PaneFeedLoop implements PaneFeed {
     }
   }
 
-  /** A TM_PANES message: a batch of panes, one JSON per line, gzip-compressed or not (a message written before batching holds one). */
+  /** A TM_PANES message: a batch of panes, binary or one JSON per line, gzip-compressed or not (docs/protocol.md, "Pane bodies"). */
   private onPane(m: JsMsg): void {
     if (m.seq <= this.feed.lastSeq) return;
     this.feed.lastSeq = m.seq;
-    for (const json of paneBodyLines(m.data)) {
+    for (const json of this.linesOf(m)) {
       let pane: Pane;
       try {
         pane = parsePane(json);
@@ -222,6 +224,7 @@ class PaneFeedLoop implements PaneFeed {
           { seq: m.seq, subject: m.subject, err: (err as Error).message },
           "skipping a TM_PANES line that is not a pane",
         );
+        this.sink.skipped?.("line");
         continue;
       }
       this.feed.applied++;
@@ -229,6 +232,20 @@ class PaneFeedLoop implements PaneFeed {
     }
     if (this.feed.state === "replaying" && (m.info.pending === 0 || m.seq >= (this.feed.replayTarget ?? 0)))
       this.set({ state: "live" });
+  }
+
+  /** The JSON of each pane of a message; none, logged, when its body does not decode (docs/protocol.md, "Versions"). */
+  private linesOf(m: JsMsg): string[] {
+    try {
+      return paneBodyLines(m.data);
+    } catch (err) {
+      this.log.warn(
+        { seq: m.seq, subject: m.subject, err: (err as Error).message },
+        "skipping a TM_PANES message whose body does not decode",
+      );
+      this.sink.skipped?.("body");
+      return [];
+    }
   }
 
   private set(patch: Partial<FeedStatus>): void {

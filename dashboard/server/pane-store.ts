@@ -4,7 +4,7 @@ import type { MetricName, PanelSubscription } from "../protocol/ws-frames.js";
 /** One stored pane: the latest (highest seq) emission of its id, with its raw JSON. */
 export interface StoredPane {
   readonly pane: Pane;
-  /** The pane's JSON exactly as read from TM_PANES, so fan-out never stringifies it again. */
+  /** The pane's JSON as decoded from TM_PANES (decodePaneBody, docs/protocol.md), so fan-out never stringifies it again. */
   readonly json: string;
   /** Store revision at which this version was stored. */
   readonly rev: number;

@@ -145,6 +145,7 @@ export async function startDashboard(
       log.child({ component: "feed" }),
       {
         ...fanout.sink,
+        skipped: (what) => metrics.feedSkipped.inc({ what }),
         feedChanged: (f) => {
           fanout.sink.feedChanged(f);
           alerts.feedChanged(f.state);

@@ -78,6 +78,9 @@ export { encodePaneBatch, paneBatchLines } from "./protocol/pane-batch.js";
 export { mergePartitionOf, splitByMergePartition } from "./protocol/merge-partitions.js";
 export { JsonLines, type LineBuffers } from "./protocol/json-lines.js";
 export { NO_BIAS, poolBias } from "./protocol/bias-pooling.js";
+export { numberBytes, PANE_BODY_HEADER, PANE_BODY_MAGIC, PANE_BODY_VERSION } from "./protocol/pane-encoding.js";
+export { PaneRecords } from "./protocol/pane-records.js";
+export { isBinaryPaneBody, MAX_DEPTH, PaneBodyError, readPaneRecords } from "./protocol/pane-records-read.js";
 export {
   ALL_SERVICES,
   decodePartialBatch,

@@ -126,7 +126,17 @@ export class PaneReader {
 
   private panesOf(m: JsMsg): Pane[] {
     const out: Pane[] = [];
-    for (const json of paneBodyLines(m.data)) {
+    let lines: string[] = [];
+    try {
+      lines = paneBodyLines(m.data);
+    } catch (err) {
+      // A body this version cannot read (docs/protocol.md, "Versions"): logged, its panes not written.
+      this.log.warn(
+        { seq: m.seq, err: (err as Error).message },
+        "skipping a TM_PANES message whose body does not decode",
+      );
+    }
+    for (const json of lines) {
       try {
         out.push(parsePane(json));
       } catch (err) {

@@ -25,6 +25,7 @@ import { EmitGroup, type GroupMessage } from "../runtime/output/emit-group.js";
 import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/output/pane-sink.js";
 import { ensureStream, lateStreamSpec, panesStreamSpec } from "../nats/index.js";
 import { feedCore, type BareRead } from "./runtime-baselines.js";
+import { encodingRows } from "./runtime-encoding.js";
 import { deletePaneStreams, processCpuMs, row } from "./runtime-setup.js";
 
 export interface FloorInput {
@@ -92,7 +93,7 @@ class Arena {
 }
 
 /** The core's records kept, then their JSON written apart from it: by JsonLines, and by JSON.stringify. */
-function jsonApart(input: FloorInput): { ms: number; stringifyMs: number } {
+function jsonApart(input: FloorInput): { ms: number; stringifyMs: number; kept: Array<Pane | LateRecord> } {
   const kept: Array<Pane | LateRecord> = [];
   feedCore(input.events, input.core, input.endTs, {
     pane: (p) => void kept.push(p),
@@ -109,7 +110,7 @@ function jsonApart(input: FloorInput): { ms: number; stringifyMs: number } {
   const t1 = performance.now();
   for (const r of kept) units += JSON.stringify(r).length;
   if (units === 0) throw new Error("nothing written");
-  return { ms, stringifyMs: performance.now() - t1 };
+  return { ms, stringifyMs: performance.now() - t1, kept };
 }
 
 /** Bodies published between two ack rounds in the publish part. */
@@ -148,6 +149,7 @@ async function publishAll(
 export async function floorRows(input: FloorInput): Promise<string[]> {
   const json = coreWritingJson(input);
   const apart = jsonApart(input);
+  const encodings = encodingRows(apart.kept, input.engineMessages);
   const bytes = json.messages.reduce((n, m) => n + m.body.length, 0);
   const pub = await publishAll(input.url, input.serverPid, json.messages);
   const oneThread = json.ms + input.decodeMs + pub.cpuMs;
@@ -160,12 +162,12 @@ export async function floorRows(input: FloorInput): Promise<string[]> {
   return [
     row("  floor: what an engine run cannot leave out, each part measured apart (docs/decisions/0027)", "", ""),
     row(
-      "    the core writing the JSON of its panes and late records (EmitGroups as its output, no NATS)",
+      "    the core writing its pane and late bodies, binary (EmitGroups as its output, no NATS; ADR 0047)",
       sec(json.ms),
-      `${json.records.toLocaleString("en-US")} records, ${(bytes / 1e6).toFixed(1)} MB in ${json.messages.length} bodies; JSON ${sec(json.ms - input.coreAloneMs)} over the core alone`,
+      `${json.records.toLocaleString("en-US")} records, ${(bytes / 1e6).toFixed(1)} MB in ${json.messages.length} bodies; bodies ${sec(json.ms - input.coreAloneMs)} over the core alone`,
     ),
     row(
-      "    the same records' JSON written apart from the core (kept first; JsonLines into one reused buffer)",
+      "    the same records' JSON written apart from the core, as before ADR 0047 (kept first; JsonLines)",
       sec(apart.ms),
       `JSON.stringify of each (strings, no UTF-8 bytes), for comparison: ${sec(apart.stringifyMs)}`,
     ),
@@ -175,7 +177,7 @@ export async function floorRows(input: FloorInput): Promise<string[]> {
       `CPU ${sec(pub.cpuMs)} here, ${sec(pub.serverCpuMs)} in nats-server`,
     ),
     row(
-      "    best engine / core alone on one thread: core with JSON + decode + publish CPU",
+      "    best engine / core alone on one thread: core with bodies + decode + publish CPU",
       best(oneThread),
       `${sec(oneThread)} of work`,
     ),
@@ -185,11 +187,12 @@ export async function floorRows(input: FloorInput): Promise<string[]> {
       `${sec(oneThread + pub.serverCpuMs)} of CPU / ${cores}; engine / bare read at best ${bare(spread)}`,
     ),
     row(
-      "    the same if writing the JSON cost nothing: core alone + decode + publishing the same bytes",
+      "    the same if writing the bodies cost nothing: core alone + decode + publishing the same bytes",
       best(bytesOnly),
       `${sec(bytesOnly * cores)} of CPU / ${cores}; engine / bare read at best ${bare(bytesOnly)}`,
     ),
-    ...budgetRows(input, Math.min(apart.ms, apart.stringifyMs), pub, cores),
+    ...budgetRows(input, encodings.binaryMs, pub, cores),
+    ...encodings.rows,
   ];
 }
 
@@ -206,7 +209,8 @@ const bestOfBare = (input: FloorInput, ms: number): string =>
 /**
  * The targets' budget against the least CPU any engine design spends on these events
  * (docs/decisions/0028-runtime-targets-on-two-cores.md): it reads and decodes them (the bare read,
- * its CPU and nats-server's delivering them), runs the core, writes the panes' JSON (the cheaper of
+ * its CPU and nats-server's delivering them), runs the core, writes the panes' bodies (binary since
+ * docs/decisions/0047-binary-panes.md; before it, the JSON, the cheaper of
  * the two measurements apart from the core) and publishes it (this process and nats-server). No
  * design can take less wall time than that CPU over the machine's cores. The core alone and the
  * JSON apart run on one thread and count by their wall time: on a loaded machine that overstates
@@ -214,6 +218,7 @@ const bestOfBare = (input: FloorInput, ms: number): string =>
  */
 function budgetRows(
   input: FloorInput,
+  /** The bodies written apart from the core, ms. */
   jsonMs: number,
   pub: { cpuMs: number; serverCpuMs: number },
   cores: number,
@@ -226,7 +231,7 @@ function budgetRows(
   const verdict = (budget: number): string => (wall <= budget ? "within it" : `over it by ${sec(wall - budget)}`);
   return [
     row(
-      "    least CPU any design spends: bare read (here + nats-server) + core alone + JSON apart + publish (here + nats-server)",
+      "    least CPU any design spends: bare read (here + nats-server) + core alone + binary bodies apart + publish (here + nats-server)",
       sec(least),
       `${sec(read.cpuMs + read.serverCpuMs)} + ${sec(input.coreAloneMs)} + ${sec(jsonMs)} + ${sec(pub.cpuMs + pub.serverCpuMs)}; at least ${sec(wall)} of wall time on ${cores} cores`,
     ),

@@ -11,6 +11,8 @@
  *    same run: the core alone on the same decoded events, the input path alone (consumers, decode,
  *    merge), a bare read (the same 8 ordered consumers decoding, nothing else), decoding the same
  *    batches in memory; publishes per event.
+ * 1a. The held-out workload (runtime-held-out.ts): 300k events, 16 services, 20k users, 30 s of event
+ *    time, on a fresh TM_EVENTS; engine / core alone, engine / bare read, sessions on / off.
  * 1b. Pipeline lag p50/p99 of a fresh engine fed live (runtime-lag.ts) at the demo's rate and at
  *    half the capacity measured in 1.
  * 1c. Backpressure (runtime-stall.ts, docs/decisions/0035-backpressure.md): an engine process fed
@@ -25,7 +27,9 @@
  *    before ADR 0016) and vs the same ticker without, the pause histogram's p99, and `status()` on
  *    those states (the first call and the next ones, docs/decisions/0021-runtime-lean.md).
  * Bounded: ~150 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
- * runs part 2 alone and prints it, TM_BENCH_RUNTIME_PART=stall part 1c (engine/BENCHMARKS.md is left as it is).
+ * runs part 2 alone and prints it, TM_BENCH_RUNTIME_PART=stall part 1c, TM_BENCH_RUNTIME_PART=held-out part 1a
+ * (runtime-held-out.ts), TM_BENCH_RUNTIME_PART=encoding the pane body encodings' rows (runtime-encoding.ts)
+ * alone (engine/BENCHMARKS.md is left as it is).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -33,75 +37,22 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig } from "../core/index.js";
-import type { TelemetryEvent } from "../protocol.js";
+import type { LateRecord, Pane, TelemetryEvent } from "../protocol.js";
 import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/output/pane-sink.js";
-import { parseEngineConfig } from "../runtime/config/config.js";
-import { startEngine } from "../runtime/worker/start-engine.js";
+import { engineRun } from "./runtime-engine-run.js";
 import { floorRows } from "./runtime-floor.js";
-import { liveLag, silentLogger, type LagRun } from "./runtime-lag.js";
-import { bareRead, coreAlone, decodeOnly, inputPath } from "./runtime-baselines.js";
+import { liveLag, type LagRun } from "./runtime-lag.js";
+import { bareRead, coreAlone, decodeOnly, feedCore, inputPath } from "./runtime-baselines.js";
+import { encodingRows } from "./runtime-encoding.js";
+import { heldOutRows } from "./runtime-held-out.js";
 import { checkpointRows } from "./runtime-checkpoints.js";
 import { stallRows } from "./runtime-stall.js";
-import {
-  EVENTS_PER_LOG_SECOND,
-  deletePaneStreams,
-  natsServer,
-  processCpuMs,
-  publish,
-  recording,
-  row,
-} from "./runtime-setup.js";
+import { EVENTS_PER_LOG_SECOND, natsServer, processCpuMs, publish, recording, row } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 /** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
 const DEMO_RATE = 500;
 const LAG_RUN_MS = 10_000;
-
-interface EngineRun {
-  ms: number;
-  cpuMs: number;
-  published: number;
-  lateRecords: number;
-  panes: number;
-}
-
-/**
- * One in-process engine from an empty checkpoint dir until every event is through the core and
- * every pane acknowledged. TM_PANES and TM_LATE are deleted first, so no run's publishes are
- * duplicates of an earlier run's (which the server would not store).
- */
-async function engineRun(
-  url: string,
-  data: string,
-  events: number,
-  endTs: number,
-  thread: boolean,
-): Promise<EngineRun> {
-  const nc = await connect({ servers: url, noAsyncTraces: true });
-  const jsm = await jetstreamManager(nc);
-  await deletePaneStreams(jsm);
-  await nc.close();
-  const config = parseEngineConfig({ flags: { nats: url, data, "metrics-port": "0" } });
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const running = await startEngine(config, { logger: silentLogger(), paneThread: thread });
-  const w = running.engine;
-  while (!(w.eventsTotal >= events && (w.interleave.logTime ?? 0) >= endTs && running.host.sink.inFlight === 0))
-    await new Promise((r) => setTimeout(r, 20));
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  let panes = 0;
-  for (const kinds of running.host.panesEmitted.values()) for (const n of kinds.values()) panes += n;
-  const run = {
-    ms,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-    published: running.host.sink.acked,
-    lateRecords: w.lateRecords,
-    panes,
-  };
-  await running.close();
-  return run;
-}
 
 async function throughput(
   url: string,
@@ -117,7 +68,9 @@ async function throughput(
   const serverCpuMs = processCpuMs(serverPid) - server0;
   const { ms, cpuMs, published, lateRecords, panes } = run;
   const threaded = await engineRun(url, join(dir, "data-thread"), events.length, endTs, true);
+  const cpu0 = process.cpuUsage();
   const alone = coreAlone(events, core, endTs);
+  const aloneCpu = process.cpuUsage(cpu0);
   const decode = decodeOnly(messages);
   const input = await inputPath(url, events.length);
   const read = await bareRead(url, events.length, serverPid);
@@ -162,6 +115,11 @@ async function throughput(
     ),
     row("  engine / core alone", `${(alone.ms / ms).toFixed(2)}×`, "of the core's rate reaches panes on NATS"),
     row("  engine / bare read", `${(bare / ms).toFixed(2)}×`, "of a bare reader's rate"),
+    row(
+      "  by CPU: core alone / engine (all its threads)",
+      `${((aloneCpu.user + aloneCpu.system) / 1000 / cpuMs).toFixed(2)}×`,
+      "the same ratio in CPU time, which a loaded machine distorts less than wall time",
+    ),
     row("  input path / bare read", `${(bare / input).toFixed(2)}×`, ""),
     row(
       "  publishes per event (pane and late batches)",
@@ -256,8 +214,9 @@ function record(lines: readonly string[]): void {
     `${kept}\n${marker}\nRegenerated by \`node dist/bench/runtime.js\` (part of \`npm run bench -w engine\`; engine/src/bench/runtime.ts). ` +
       `Load average at the end: ${load}. Ratios and baselines are measured in the same run.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n\n` +
       `How to read it: panes and late records travel in batches, one message per input message and subject ` +
-      `(docs/decisions/0012-batched-transport.md), their JSON written straight as bytes ` +
-      `(docs/decisions/0017-engine-throughput.md; the thread row publishes them from a thread of their own). What the engine spends beyond the core-alone and ` +
+      `(docs/decisions/0012-batched-transport.md), written in the binary pane encoding and gzip-compressed in a thread of their own ` +
+      `(docs/decisions/0047-binary-panes.md; the thread row publishes them from a thread of their own too). The held-out rows run the issue's ` +
+      `workload (300k events, 16 services, 20k users, 30 s) on a fresh TM_EVENTS; the "by CPU" rows give the ratios in CPU time, which a loaded machine distorts less. What the engine spends beyond the core-alone and ` +
       `input-path baselines, and on what (pane JSON, publishing, GC, checkpoints, status), is measured by ` +
       `\`node dist/bench/runtime-profile.js\` (the same engine run under the CPU profiler, grouped by activity); ` +
       `the breakdown before and after is in ADR 0017 and ADR 0021. The pane-sink rows measure publishing alone. The lag rows run ` +
@@ -276,6 +235,27 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
     return;
   }
+  if (process.env.TM_BENCH_RUNTIME_PART === "encoding") {
+    const events = recording(EVENTS);
+    const kept: Array<Pane | LateRecord> = [];
+    const core = defaultCoreConfig();
+    feedCore(events, core, (events.at(-1)?.ts ?? 0) + 60_000, {
+      pane: (p) => void kept.push(p),
+      late: (r) => void kept.push(r),
+    });
+    process.stdout.write(
+      encodingRows(kept, Number(process.env.TM_BENCH_RUNTIME_MESSAGES ?? 1288)).rows.join("\n") + "\n",
+    );
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  if (process.env.TM_BENCH_RUNTIME_PART === "held-out") {
+    const nats = await natsServer(dir);
+    process.stdout.write((await heldOutRows(nats.url, nats.pid, dir)).join("\n") + "\n");
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   if (process.env.TM_BENCH_RUNTIME_PART === "stall") {
     const nats = await natsServer(dir);
     process.stdout.write((await stallRows(nats.url, dir)).join("\n") + "\n");
@@ -291,6 +271,7 @@ async function main(): Promise<void> {
     ];
     const t = await throughput(nats.url, nats.pid, dir, events);
     lines.push(...t.lines);
+    lines.push(...(await heldOutRows(nats.url, nats.pid, dir)));
     lines.push(...(await lagRows(nats.url, dir, t.eventsPerSecond)));
     lines.push(...(await stallRows(nats.url, dir)));
     lines.push(...(await sinkRates(nats.url)));

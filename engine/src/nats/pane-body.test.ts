@@ -1,7 +1,11 @@
-/** TM_PANES bodies read the same compressed or not (docs/decisions/0012-batched-transport.md, "Pane batches"). */
+/**
+ * TM_PANES bodies read the same whatever their encoding (docs/protocol.md, "Pane bodies"): binary
+ * or NDJSON, compressed or not; the binary one gives the JSON path's bytes.
+ */
 import { describe, expect, it } from "vitest";
-import { encodePaneBatch } from "../protocol.js";
-import { compressPaneBody, isGzipBody, paneBodyLines } from "./pane-body.js";
+import { encodePaneBatch, JsonLines, PANE_BODY_VERSION, PaneBodyError, PaneRecords } from "../protocol.js";
+import { randomLate, randomPane } from "../protocol/__fixtures__/random-records.js";
+import { compressPaneBody, decodePaneBody, decodePaneRecords, isGzipBody, paneBodyLines } from "./pane-body.js";
 
 describe("pane bodies", () => {
   const lines = Array.from({ length: 200 }, (_, i) =>
@@ -34,5 +38,32 @@ describe("pane bodies", () => {
     const one = new TextEncoder().encode(lines[0]);
     expect(paneBodyLines(one)).toEqual([lines[0]]);
     expect(paneBodyLines(compressPaneBody(one))).toEqual([lines[0]]);
+  });
+});
+
+describe("binary pane bodies", () => {
+  const records = Array.from({ length: 500 }, (_, i) => (i % 4 === 1 ? randomLate(i) : randomPane(i)));
+  const binary = new PaneRecords();
+  for (const r of records) binary.add(r);
+  const body = binary.body();
+  const jsonPath = new JsonLines();
+  for (const r of records) jsonPath.add(r);
+  const jsonBody = jsonPath.body();
+
+  it("decode to the JSON path's bytes, gzip-compressed or not; the JSON path's own bodies read as before", () => {
+    const want = Buffer.from(jsonBody).toString("utf8");
+    expect(decodePaneBody(body).join("\n")).toBe(want);
+    expect(decodePaneBody(compressPaneBody(body)).join("\n")).toBe(want);
+    expect(decodePaneBody(jsonBody).join("\n")).toBe(want);
+    expect(decodePaneBody(compressPaneBody(jsonBody)).join("\n")).toBe(want);
+    expect(paneBodyLines).toBe(decodePaneBody);
+    expect(decodePaneRecords(body)).toEqual(decodePaneRecords(jsonBody));
+  });
+
+  it("refuses a body of a newer version, naming it", () => {
+    const newer = body.slice();
+    newer[4] = PANE_BODY_VERSION + 1;
+    expect(() => decodePaneBody(newer)).toThrow(PaneBodyError);
+    expect(() => decodePaneBody(compressPaneBody(newer))).toThrow(`version ${PANE_BODY_VERSION + 1} is newer`);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * JsonLines: the body of a TM_PANES or TM_LATE message (pane-batch.ts) written straight as UTF-8
- * bytes, one record's JSON per line, into a buffer that grows and is reused
- * (docs/decisions/0017-engine-throughput.md). The text is byte for byte what
+ * JsonLines: the NDJSON body of a TM_PANES or TM_LATE message (pane-batch.ts), what engines wrote
+ * before the binary encoding (docs/decisions/0047-binary-panes.md) and the JSON path that encoding
+ * is checked against (pane-records.test.ts), written straight as UTF-8 bytes, one record's JSON
+ * per line, into a buffer that grows and is reused (docs/decisions/0017-engine-throughput.md). The text is byte for byte what
  * `encodePaneBatch(records.map((r) => JSON.stringify(r)))` encodes to UTF-8: same key order,
  * same number text (`String(n)`; NaN and ±Infinity as null), same escapes (lone surrogates as
  * `\udxxx`), `undefined`, functions and symbols left out of objects and null in arrays. Values

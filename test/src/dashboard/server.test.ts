@@ -2,8 +2,10 @@ import { createConnection } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig, startDashboard } from "@tidemark/dashboard";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { panesSubject, type Pane } from "@tidemark/engine/protocol";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { headers } from "@nats-io/transport-node";
+import { PANE_BODY_VERSION, PaneRecords, panesSubject, type Pane } from "@tidemark/engine/protocol";
+import { compressPaneBody } from "@tidemark/engine/nats";
 import { waitFor } from "../index.js";
 import {
   connectWs,
@@ -169,6 +171,36 @@ describe("dashboard server against a real nats-server", () => {
       ["checkout", 1, 8],
       ["search", 0, 6],
     ]);
+  });
+
+  it("reads binary pane bodies, gzipped or not, and skips a body of a newer version without stopping", async () => {
+    const b = (service: string, seq: number, count: number): Pane =>
+      pane({ policy: "binary", service, windowMs: W, start: T0, seq, kind: seq === 0 ? "early" : "on-time", count });
+    const body = (panes: Pane[]): Uint8Array => {
+      const w = new PaneRecords();
+      for (const p of panes) w.add(p);
+      return w.body();
+    };
+    const js = jetstream(rig.nc);
+    const subject = panesSubject("binary", W);
+    const send = async (id: string, data: Uint8Array): Promise<void> => {
+      const h = headers();
+      h.set("Nats-Msg-Id", id);
+      await js.publish(subject, data, { headers: h });
+    };
+    const sent = [b("checkout", 0, 5), b("search", 0, 6), b("cart", 1, 9)];
+    await send("bin-0", body(sent.slice(0, 2)));
+    const newer = body([b("lost", 0, 1)]);
+    newer[4] = PANE_BODY_VERSION + 1;
+    await send("bin-newer", newer);
+    await send("bin-1", compressPaneBody(body(sent.slice(2))));
+    const read = async (): Promise<Pane[]> =>
+      (await json<{ panes: Pane[] }>(`${rig.dash.url}/api/panes?policy=binary&window=60s`)).panes;
+    await waitFor(async () => (await read()).length === 3, WAIT_MS, "three binary panes");
+    const byService = (ps: Pane[]): Pane[] => [...ps].sort((x, y) => x.key.service.localeCompare(y.key.service));
+    expect(byService(await read())).toEqual(byService(sent));
+    const metrics = await (await fetch(`${rig.dash.url}/metrics`)).text();
+    expect(metrics).toMatch(/^tidemark_dashboard_pane_feed_skipped_total\{what="body"\} 1$/m);
   });
 
   it("resumes after a reconnect with only what changed, and survives a nats-server restart without duplicates", async () => {

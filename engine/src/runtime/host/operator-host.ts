@@ -11,7 +11,7 @@
  * (never durable ahead of its panes); past the deadline it writes none and the log replays them.
  */
 import type { PublishStats } from "../output/pane-sink.js";
-import { bodySender } from "../output/body-sender.js";
+import { bodySender, pooledBodySender } from "../output/body-sender.js";
 import { OutputGate } from "../output/output-gate.js";
 import { PipelineLag } from "../status/pipeline-lag.js";
 import type { CheckpointWaiting, HostContext, Operator } from "./operator.js";
@@ -23,6 +23,8 @@ export interface HostOptions {
   log: OperatorLog;
   /** Gzip the pane bodies (engine.compressPanes). */
   compressPanes: boolean;
+  /** Compress on the gzip thread (a CompressingSink around the sink) rather than the operator's (docs/decisions/0047-binary-panes.md). */
+  compressOffThread?: boolean;
   clock?: () => number;
 }
 
@@ -31,16 +33,21 @@ export class OperatorHost<Op extends Operator> {
   readonly gate: OutputGate;
   readonly panes = new PaneCounts();
   readonly pipelineLag = new PipelineLag();
+  /** Where the operator's pane and late bodies go: the sink given, or the gzip thread in front of it. */
+  readonly sink: OperatorSink;
   private closing = false;
   private connectionDown = false;
 
   constructor(
-    readonly sink: OperatorSink,
+    given: OperatorSink,
     private readonly opts: HostOptions,
     create: (ctx: HostContext) => Op,
   ) {
     const clock = opts.clock ?? Date.now;
-    const { buffers, send } = bodySender(sink, opts.compressPanes);
+    const { buffers, send, sink } = opts.compressOffThread
+      ? pooledBodySender(given, opts.compressPanes)
+      : { ...bodySender(given, opts.compressPanes), sink: given };
+    this.sink = sink;
     let gate: OutputGate | undefined;
     const ctx: HostContext = {
       send,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { paneBatchLines, type LateRecord, type Pane } from "../../protocol.js";
-import { EmitGroup, MAX_BATCH_UNITS, type EmitGroupState, type GroupMessage } from "./emit-group.js";
+import { readPaneRecords, type LateRecord, type Pane } from "../../protocol.js";
+import { numberBytes } from "../../protocol/pane-encoding.js";
+import { PaneRecords } from "../../protocol/pane-records.js";
+import { EmitGroup, MAX_BATCH_UNITS, MIN_MAX_PAYLOAD, type EmitGroupState, type GroupMessage } from "./emit-group.js";
 
 function pane(seq: number, over: Partial<Pane> = {}): Pane {
   return {
@@ -47,7 +49,11 @@ function group(wall: number, restored?: EmitGroupState): { g: EmitGroup; sent: G
   };
 }
 
-const text = (body: Uint8Array): string => new TextDecoder().decode(body);
+const text = (body: Uint8Array): string => Buffer.from(body).toString("hex");
+
+/** The JSON of each record of a body. */
+const paneBatchLines = (body: Uint8Array | undefined): string[] =>
+  readPaneRecords(body ?? new Uint8Array(0)).map((r) => JSON.stringify(r));
 
 const ids = (sent: GroupMessage[]): string[][] =>
   sent.map((m) => [
@@ -67,17 +73,17 @@ describe("EmitGroup", () => {
     expect(sent).toEqual([]);
     g.seal();
     expect(sent.map((m) => [m.subject, m.msgId, m.records])).toEqual([
-      ["tm.panes.dashboard.10000", "3|1207|tm.panes.dashboard.10000|0", 2],
-      ["tm.panes.dashboard.sessions", "3|1207|tm.panes.dashboard.sessions|0", 1],
-      ["tm.late.dashboard", "3|1207|tm.late.dashboard|0", 2],
-      ["tm.panes.dashboard.60000", "3|1207|tm.panes.dashboard.60000|0", 1],
+      ["tm.panes.dashboard.10000", "3|1207|tm.panes.dashboard.10000|b0", 2],
+      ["tm.panes.dashboard.sessions", "3|1207|tm.panes.dashboard.sessions|b0", 1],
+      ["tm.late.dashboard", "3|1207|tm.late.dashboard|b0", 2],
+      ["tm.panes.dashboard.60000", "3|1207|tm.panes.dashboard.60000|b0", 1],
     ]);
-    const first = paneBatchLines(sent[0]?.body ?? "").map((l) => JSON.parse(l) as Pane);
+    const first = paneBatchLines(sent[0]?.body).map((l) => JSON.parse(l) as Pane);
     expect(first.map((p) => [p.seq, p.pipelineLagMs])).toEqual([
       [0, 40],
       [2, 40],
     ]);
-    expect(paneBatchLines(sent[2]?.body ?? "").map((l) => JSON.parse(l) as LateRecord)).toEqual([
+    expect(paneBatchLines(sent[2]?.body).map((l) => JSON.parse(l) as LateRecord)).toEqual([
       late,
       { ...late, window: { start: 0, end: 60_000 } },
     ]);
@@ -85,7 +91,7 @@ describe("EmitGroup", () => {
     expect(sent).toHaveLength(4);
   });
 
-  const big = (seq: number): Pane => pane(seq, { key: { service: "api", route: "/r".repeat(2_000) } });
+  const big = (seq: number): Pane => pane(seq, { key: { service: "api", route: "/r".repeat(2_000) + String(seq) } });
 
   it("sends each chunk once full, cut under the bound at the same panes whatever the wall clock says", () => {
     const cut = (wall: number): string[][] => {
@@ -98,7 +104,7 @@ describe("EmitGroup", () => {
     };
     const near = cut(1_001);
     expect(near.length).toBeGreaterThan(1);
-    expect(near.map((c) => c[0])).toEqual(near.map((_, k) => `3|1207|tm.panes.dashboard.10000|${k}`));
+    expect(near.map((c) => c[0])).toEqual(near.map((_, k) => `3|1207|tm.panes.dashboard.10000|b${k}`));
     expect(cut(1_000 + 9_999_999_999)).toEqual(near);
     expect(near.flatMap((c) => c.slice(1))).toHaveLength(200);
   });
@@ -123,43 +129,43 @@ describe("EmitGroup", () => {
     }
   });
 
-  it("sends the bytes and cuts the chunks the JSON.stringify path did (unicode keys and lines near the bound included)", () => {
+  it("sends each record's JSON through the binary encoding and cuts a chunk only when the next record passes the bound", () => {
     const records: Array<Pane | LateRecord> = [];
     for (let i = 0; i < 400; i++) {
       const service = ["api", "zahlung-ü", "服务", "🚀", 'q"\\'][i % 5] as string;
-      const route = "/r".repeat((i * 37) % 900) + (i % 3 ? "" : "\u2028\ud800");
+      const route = "/r".repeat((i * 37) % 900) + (i % 3 ? "" : "\u2028\ud800") + String(i);
       records.push(i % 9 === 4 ? { ...late, event: { ...late.event, service } } : pane(i, { key: { service, route } }));
     }
-    const { g, sent } = group(1_000 + 123_456_789);
+    const wall = 1_000 + 123_456_789;
+    const { g, sent } = group(wall);
     for (const r of records)
       if ("reason" in r) g.late(r);
       else g.pane(r);
     g.seal();
-    // The path before JsonLines: per subject, JSON.stringify lines, cut before the line that passes the bound.
-    const want: Array<[string, string]> = [];
-    const open = new Map<string, { chunk: number; lines: string[]; units: number }>();
-    const flush = (subject: string, c: { chunk: number; lines: string[]; units: number }): void => {
-      want.push([`3|1207|${subject}|${c.chunk}`, c.lines.join("\n")]);
-      c.chunk++;
-      c.lines = [];
-      c.units = 0;
+    const isPane = (r: Pane | LateRecord): r is Pane => !("reason" in r);
+    for (const r of records) if (isPane(r)) r.pipelineLagMs = wall - r.emittedAt;
+    /** The bound's count of records written into one body: bytes without the header and the wall-clock field, plus one each. */
+    const count = (rs: Array<Pane | LateRecord>): number => {
+      const w = new PaneRecords();
+      let n = 0;
+      for (const r of rs) n += w.add(r) - (isPane(r) ? numberBytes(r.pipelineLagMs) : 0) + 1;
+      return n;
     };
-    for (const r of records) {
-      const isPane = !("reason" in r);
-      if (isPane) r.pipelineLagMs = 1_000 + 123_456_789 - r.emittedAt;
-      const subject = isPane ? "tm.panes.dashboard.10000" : "tm.late.dashboard";
-      const json = JSON.stringify(r);
-      const units = json.length - (isPane ? String(r.pipelineLagMs).length : 0);
-      let c = open.get(subject);
-      if (!c) open.set(subject, (c = { chunk: 0, lines: [], units: 0 }));
-      if (c.lines.length > 0 && c.units + units + 1 > MAX_BATCH_UNITS) flush(subject, c);
-      c.lines.push(json);
-      c.units += units + 1;
+    expect(sent.length).toBeGreaterThan(2);
+    for (const subject of ["tm.panes.dashboard.10000", "tm.late.dashboard"]) {
+      const want = records.filter((r) => (subject.includes("late") ? !isPane(r) : isPane(r)));
+      const mine = sent.filter((m) => m.subject === subject);
+      expect(mine.map((m) => m.msgId)).toEqual(mine.map((_, k) => `3|1207|${subject}|b${k}`));
+      expect(mine.flatMap((m) => paneBatchLines(m.body))).toEqual(want.map((r) => JSON.stringify(r)));
+      let at = 0;
+      for (const m of mine) {
+        const chunk = want.slice(at, at + m.records);
+        at += m.records;
+        if (chunk.length > 1) expect(count(chunk)).toBeLessThanOrEqual(MAX_BATCH_UNITS);
+        if (at < want.length) expect(count([...chunk, want[at] as Pane | LateRecord])).toBeGreaterThan(MAX_BATCH_UNITS);
+        expect(m.body.length).toBeLessThan(MIN_MAX_PAYLOAD - 4096);
+      }
+      expect(at).toBe(want.length);
     }
-    for (const [subject, c] of open) if (c.lines.length > 0) flush(subject, c);
-    const got = sent.map((m) => [m.msgId, text(m.body)]);
-    expect(got.length).toBeGreaterThan(2);
-    expect(got.sort()).toEqual(want.sort());
-    for (const m of sent) expect(Buffer.from(m.body).equals(Buffer.from(text(m.body), "utf8"))).toBe(true);
   });
 });

@@ -2,35 +2,38 @@
  * EmitGroup: what the core emits while handling the items of one TM_EVENTS message (its events,
  * or its heartbeat), as TM_PANES and TM_LATE messages (docs/decisions/0012-batched-transport.md).
  * Panes go to `tm.panes.<policy>.<windowSize>` (session panes to `tm.panes.<policy>.sessions`),
- * late records to `tm.late.<policy>`; per subject the JSON of each, in emission order, one per
- * line (pane-batch.ts), written straight as UTF-8 bytes (JsonLines,
- * docs/decisions/0017-engine-throughput.md), cut into chunks of at most MAX_BATCH_UNITS. A chunk goes out when it is
- * full, the last one of each subject when the message's last item has been handled (`seal`).
+ * late records to `tm.late.<policy>`; per subject the records in emission order, in the binary
+ * pane encoding (PaneRecords, docs/protocol.md "Pane bodies", docs/decisions/0047-binary-panes.md),
+ * cut into chunks of at most MAX_BATCH_UNITS bytes. A chunk goes out when it is full, the last one
+ * of each subject when the message's last item has been handled (`seal`).
  *
- * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|<chunk>`: the input
- * message's place in the log. The core is deterministic and the merge's order fixed, so a replay
- * handles the same items from the same state and emits the same group; a group still open at a
- * checkpoint travels in it (`state()`, restored by the constructor), so a restore completes it
- * exactly. The chunk bound counts a pane's JSON without its one wall-clock field
- * (`pipelineLagMs`), so a replay cuts the same chunks.
+ * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|b<chunk>`: the input
+ * message's place in the log ("b": binary chunks, cut otherwise than the JSON chunks an engine
+ * before it wrote under `…|<chunk>`, so a replay across an upgrade is never taken for their
+ * duplicate). The core is deterministic and the merge's order fixed, so a replay handles the same
+ * items from the same state and emits the same group; a group still open at a checkpoint travels
+ * in it (`state()`: its records' JSON, restored by the constructor), so a restore completes it
+ * exactly: a record's encoding is a function of its JSON (pane-records.ts). The chunk bound counts
+ * a pane's bytes without its one wall-clock field (`pipelineLagMs`), so a replay cuts the same chunks.
  *
  * Pure but for the clock given: stamps `pipelineLagMs` = wall clock − log time at emission.
  */
 import type { CoreOutput } from "../../core/types.js";
 import {
-  JsonLines,
   lateSubject,
   type LineBuffers,
-  paneBatchLines,
+  numberBytes,
+  PaneRecords,
   panesSubject,
+  readPaneRecords,
   sessionPanesSubject,
   type LateRecord,
   type Pane,
 } from "../../protocol.js";
 
 /**
- * Bound on one message, in UTF-16 units of its lines (wall-clock field aside). A UTF-16 unit is at
- * most 3 bytes of UTF-8 and a `pipelineLagMs` at most 16 digits, so a chunk stays under 1 MiB,
+ * Bound on one message, in bytes of its records (wall-clock field aside, one more per record). A
+ * `pipelineLagMs` takes at most 9 bytes and a record at least 8, so a chunk stays under 1 MiB,
  * NATS' default max_payload (MIN_MAX_PAYLOAD), with room for headers.
  */
 export const MAX_BATCH_UNITS = 256 * 1024;
@@ -40,16 +43,25 @@ export const MIN_MAX_PAYLOAD = 1024 * 1024;
 /** A body's first buffer: most bodies (one TM_EVENTS message's panes on one subject) fit. */
 const WRITER_BYTES = 64 * 1024;
 
+/**
+ * Idle writers, per buffer source, for the next groups: a writer keeps the shapes it has seen
+ * across bodies (what it writes into a body does not depend on them), so a group does not build
+ * them again. At most MAX_IDLE_WRITERS per source.
+ */
+const idleWriters = new WeakMap<object, PaneRecords[]>();
+const NO_BUFFERS = {};
+const MAX_IDLE_WRITERS = 64;
+
 export interface GroupMessage {
   subject: string;
   msgId: string;
-  /** UTF-8 NDJSON (pane-batch.ts), written straight as bytes (JsonLines); the receiver owns its buffer. */
+  /** The records in the binary pane encoding (PaneRecords); the receiver owns its buffer. */
   body: Uint8Array;
   /** Panes or late records in the body. */
   records: number;
 }
 
-/** An open group as a checkpoint keeps it: per subject the next chunk's number and its lines so far. */
+/** An open group as a checkpoint keeps it: per subject the next chunk's number and its records' JSON so far. */
 export interface EmitGroupState {
   partition: number;
   seq: number;
@@ -58,8 +70,8 @@ export interface EmitGroupState {
 
 interface SubjectChunk {
   chunk: number;
-  lines: JsonLines;
-  /** The bound's count: each line's UTF-16 units without the wall-clock field, plus one. */
+  lines: PaneRecords;
+  /** The bound's count: each record's bytes without the wall-clock field, plus one. */
   units: number;
 }
 
@@ -77,7 +89,7 @@ export class EmitGroup implements CoreOutput {
   ) {
     for (const s of restored?.subjects ?? []) {
       const lines = this.writer();
-      for (const json of s.lines) lines.addJson(json);
+      for (const json of s.lines) lines.add(JSON.parse(json) as object);
       this.subjects.set(s.subject, { chunk: s.chunk, lines, units: s.units });
     }
   }
@@ -85,7 +97,7 @@ export class EmitGroup implements CoreOutput {
   pane(p: Pane): void {
     p.pipelineLagMs = this.clock() - p.emittedAt;
     const subject = p.sessions ? sessionPanesSubject(p.policy) : panesSubject(p.policy, p.window.end - p.window.start);
-    this.add(subject, p, String(p.pipelineLagMs).length);
+    this.add(subject, p, numberBytes(p.pipelineLagMs));
   }
 
   late(r: LateRecord): void {
@@ -98,6 +110,8 @@ export class EmitGroup implements CoreOutput {
       const records = s.lines.lines;
       if (records > 0) this.emit(subject, s, s.lines.take(), records);
       s.lines.release();
+      const idle = this.idle();
+      if (idle.length < MAX_IDLE_WRITERS) idle.push(s.lines);
     }
     this.subjects.clear();
   }
@@ -111,32 +125,41 @@ export class EmitGroup implements CoreOutput {
       subjects: [...this.subjects].map(([subject, s]) => ({
         subject,
         chunk: s.chunk,
-        lines: paneBatchLines(s.lines.body()),
+        lines: s.lines.lines > 0 ? readPaneRecords(s.lines.body()).map((r) => JSON.stringify(r)) : [],
         units: s.units,
       })),
     };
   }
 
-  /** Writes the record's line; a line that would take the chunk past the bound starts the next chunk. */
+  /** Writes the record; a record that would take the chunk past the bound starts the next chunk. */
   private add(subject: string, record: Pane | LateRecord, exempt: number): void {
     let s = this.subjects.get(subject);
     if (!s) this.subjects.set(subject, (s = { chunk: 0, lines: this.writer(), units: 0 }));
-    const mark = s.lines.length;
-    const full = s.lines.add(record);
-    const units = full - exempt;
+    const units = s.lines.add(record) - exempt;
     if (s.lines.lines > 1 && s.units + units + 1 > MAX_BATCH_UNITS) {
-      const records = s.lines.lines - 1;
-      this.emit(subject, s, s.lines.cut(mark, full, 1), records);
+      // Its strings may be defined in this body: it goes into the next one written afresh.
+      s.lines.dropLast();
+      const records = s.lines.lines;
+      this.emit(subject, s, s.lines.take(), records);
+      s.units = s.lines.add(record) - exempt + 1;
+      return;
     }
     s.units += units + 1;
   }
 
-  private writer(): JsonLines {
-    return new JsonLines(WRITER_BYTES, this.buffers);
+  private idle(): PaneRecords[] {
+    const key = this.buffers ?? NO_BUFFERS;
+    let idle = idleWriters.get(key);
+    if (idle === undefined) idleWriters.set(key, (idle = []));
+    return idle;
+  }
+
+  private writer(): PaneRecords {
+    return this.idle().pop() ?? new PaneRecords(WRITER_BYTES, this.buffers);
   }
 
   private emit(subject: string, s: SubjectChunk, body: Uint8Array, records: number): void {
-    const msgId = `${this.partition}|${this.seq}|${subject}|${s.chunk}`;
+    const msgId = `${this.partition}|${this.seq}|${subject}|b${s.chunk}`;
     this.send({ subject, msgId, body, records });
     s.chunk++;
     s.units = 0;

@@ -65,7 +65,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const cp = loaded.checkpoint;
   await checkRetention(nc, cp?.header.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
-  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes }, (ctx) => {
+  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes, compressOffThread: true }, (ctx) => {
     return new EngineWorker(config, core, store, jetstream(nc), ctx, cp?.header);
   });
   const worker = host.operator;

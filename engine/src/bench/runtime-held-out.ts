@@ -1,0 +1,81 @@
+/**
+ * The runtime benchmark's held-out workload (runtime.ts; docs/decisions/0047-binary-panes.md):
+ * 300k events, 16 services × 20 routes, 20k users, 30 s of event time, pre-published to a fresh
+ * TM_EVENTS. In one run: the engine (its defaults: pane bodies gzip-compressed), the same with
+ * uncompressed bodies, the same with session windows on, the core alone on the same events and a
+ * bare read and decode of the same TM_EVENTS; the ratios engine / core alone, engine / bare read
+ * and sessions on / off (rates, so > 1 is faster).
+ */
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { defaultCoreConfig, simulate } from "../core/index.js";
+import { STREAM_EVENTS } from "../protocol.js";
+import { bareRead, coreAlone } from "./runtime-baselines.js";
+import { engineRun, type EngineRun } from "./runtime-engine-run.js";
+import { publish, row } from "./runtime-setup.js";
+
+export const HELD_OUT = { seed: 35, events: 300_000, spanMs: 30_000, services: 16, routes: 20, users: 20_000 };
+
+export async function heldOutRows(url: string, serverPid: number, dir: string): Promise<string[]> {
+  const events = simulate(HELD_OUT).sort((a, b) => a.ingest_ts - b.ingest_ts);
+  const nc = await connect({ servers: url, noAsyncTraces: true });
+  await (await jetstreamManager(nc)).streams.delete(STREAM_EVENTS).catch(() => false);
+  await nc.close();
+  const core = defaultCoreConfig();
+  const messages = await publish(url, events, core);
+  const endTs = messages.at(-1)?.heartbeatTs ?? 0;
+  const n = events.length;
+  const engine = await engineRun(url, join(dir, "held-out"), n, endTs, false);
+  const plain = await engineRun(url, join(dir, "held-out-plain"), n, endTs, false, { "compress-panes": "off" });
+  const sessions = await engineRun(url, join(dir, "held-out-sessions"), n, endTs, false, { sessions: "on" });
+  const cpu0 = process.cpuUsage();
+  const alone = coreAlone(events, core, endTs);
+  const aloneCpu = process.cpuUsage(cpu0);
+  const aloneCpuMs = (aloneCpu.user + aloneCpu.system) / 1000;
+  const read = await bareRead(url, n, serverPid);
+  const rate = (ms: number): string => `${Math.round(n / (ms / 1000)).toLocaleString("en-US")} events/s`;
+  const run = (what: string, r: EngineRun): string =>
+    row(
+      what,
+      `${(r.ms / 1000).toFixed(2)} s`,
+      `${rate(r.ms)}; CPU ${(r.cpuMs / 1000).toFixed(2)} s; ${r.panes} panes + ${r.lateRecords} late in ${r.published} messages`,
+    );
+  const x = (v: number): string => `${v.toFixed(2)}×`;
+  return [
+    row(
+      `held-out workload: ${n.toLocaleString("en-US")} events, ${HELD_OUT.services} services × ${HELD_OUT.routes} routes, ${HELD_OUT.users.toLocaleString("en-US")} users, ${HELD_OUT.spanMs / 1000} s of event time`,
+      "",
+      "",
+    ),
+    run("  engine (defaults: pane bodies binary, gzip-compressed)", engine),
+    run("  engine, pane bodies binary uncompressed (--compress-panes off)", plain),
+    run("  engine with session windows on (--sessions on), bodies as the defaults", sessions),
+    row(
+      "  baseline: the core alone on the same decoded events",
+      `${(alone.ms / 1000).toFixed(2)} s`,
+      `${rate(alone.ms)}; CPU ${(aloneCpuMs / 1000).toFixed(2)} s`,
+    ),
+    row(
+      "  baseline: bare read and decode of the same TM_EVENTS (8 ordered consumers)",
+      `${(read.ms / 1000).toFixed(2)} s`,
+      `${rate(read.ms)}; CPU ${(read.cpuMs / 1000).toFixed(2)} s here, ${(read.serverCpuMs / 1000).toFixed(2)} s in nats-server`,
+    ),
+    row(
+      "  engine / core alone (target ≥ 0.5×)",
+      x(alone.ms / engine.ms),
+      `uncompressed bodies: ${x(alone.ms / plain.ms)}`,
+    ),
+    row(
+      "  engine / bare read (target ≥ 0.3×)",
+      x(read.ms / engine.ms),
+      `uncompressed bodies: ${x(read.ms / plain.ms)}`,
+    ),
+    row("  engine sessions on / sessions off (target ≥ 0.5×)", x(engine.ms / sessions.ms), "rates: the same events"),
+    row(
+      "  by CPU (robust to a loaded machine): core alone / engine, all its threads",
+      x(aloneCpuMs / engine.cpuMs),
+      `uncompressed bodies: ${x(aloneCpuMs / plain.cpuMs)}; sessions on / off ${x(engine.cpuMs / sessions.cpuMs)}; bare read / engine ${x((read.cpuMs + read.serverCpuMs) / engine.cpuMs)}`,
+    ),
+  ];
+}
