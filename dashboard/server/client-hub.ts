@@ -10,7 +10,7 @@ import type { PaneStore, StoredPane } from "./pane-store.js";
 
 /** Status frames go out at most this often (engine status comes once a second per worker). */
 const STATUS_EVERY_MS = 500;
-/** ...and at least this often, so a worker that stopped reporting shows as stale. */
+/** ...and at least this often (counted from the last one sent), so a worker that stopped reporting shows as stale. */
 const STATUS_HEARTBEAT_MS = 2000;
 
 /**
@@ -34,7 +34,7 @@ export class ClientHub {
     private readonly metrics: DashboardMetrics,
     private readonly view: () => DashboardStatus,
   ) {
-    this.heartbeat = setInterval(() => this.statusChanged(), STATUS_HEARTBEAT_MS);
+    this.heartbeat = setTimeout(() => this.sendStatus(), STATUS_HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
@@ -123,17 +123,26 @@ export class ClientHub {
   /** Sends a status frame within STATUS_EVERY_MS, one for everything that changed meanwhile. */
   statusChanged(): void {
     if (this.statusTimer || this.sessions.size === 0) return;
-    this.statusTimer = setTimeout(() => {
-      this.statusTimer = undefined;
-      const json = frame({ type: "status", status: this.view() });
-      for (const s of this.sessions) s.sendStatus(json);
-    }, STATUS_EVERY_MS);
+    this.statusTimer = setTimeout(() => this.sendStatus(), STATUS_EVERY_MS);
+  }
+
+  /**
+   * Sends the status now (a change waiting goes with it) and re-arms the heartbeat: the next frame
+   * comes STATUS_HEARTBEAT_MS after this one at the latest (docs/websocket-protocol.md, `status`).
+   */
+  private sendStatus(): void {
+    clearTimeout(this.statusTimer);
+    this.statusTimer = undefined;
+    this.heartbeat.refresh();
+    if (this.sessions.size === 0) return;
+    const json = frame({ type: "status", status: this.view() });
+    for (const s of this.sessions) s.sendStatus(json);
   }
 
   close(): void {
     clearTimeout(this.statusTimer);
     clearTimeout(this.alertsTimer);
-    clearInterval(this.heartbeat);
+    clearTimeout(this.heartbeat);
     for (const s of this.sessions) s.close();
     this.sessions.clear();
   }

@@ -47,6 +47,14 @@ export interface TestAlertmanager {
   stop(): Promise<void>;
 }
 
+/** Waits until `am` was notified that `service`'s alert resolved (`what` names it if not), and returns that alert. */
+export async function resolvedNotification(am: TestAlertmanager, service: string, what: string): Promise<HookAlert> {
+  const find = (): HookAlert | undefined =>
+    am.notified.find((n) => n.status === "resolved" && n.labels["service"] === service);
+  await waitFor(() => find() !== undefined, 20_000, what);
+  return find() as HookAlert;
+}
+
 export async function startAlertmanager(): Promise<TestAlertmanager> {
   const dir = mkdtempSync(join(tmpdir(), "tidemark-alertmanager-"));
   const notified: HookAlert[] = [];

@@ -9,7 +9,7 @@ import type { Pane, PaneBias } from "@tidemark/engine/protocol";
 import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
 import { waitFor } from "../index.js";
 import { pane, publishPanes, startRig, type DashboardRig, type PaneSpec } from "../dashboard/fixtures.js";
-import { startAlertmanager, type TestAlertmanager } from "./alertmanager.js";
+import { resolvedNotification, startAlertmanager, type TestAlertmanager } from "./alertmanager.js";
 
 const W = 10_000;
 const RULE = {
@@ -122,12 +122,7 @@ describe("alerts to a real Alertmanager", () => {
 
     await publishPanes(rig.nc, [at("checkout", 1, 2)]);
     await waitFor(async () => (await activeIn("checkout")).length === 0, 20_000, "checkout's alert to resolve");
-    await waitFor(
-      () => am.notified.some((n) => n.status === "resolved" && n.labels["service"] === "checkout"),
-      20_000,
-      "the resolved notification",
-    );
-    const resolved = am.notified.find((n) => n.status === "resolved" && n.labels["service"] === "checkout");
+    const resolved = await resolvedNotification(am, "checkout", "the resolved notification");
     expect(resolved?.annotations["resolved"]).toMatch(
       /^resolved: the on-time pane of the window ending .* shows 0\.01, not > 0\.05$/,
     );
@@ -144,12 +139,7 @@ describe("alerts to a real Alertmanager", () => {
     await publishPanes(rig.nc, [at("search", 3, 30, { kind: "retract", seq: 1, emitDelayMs: 10_000 })]);
     await publishPanes(rig.nc, [at("search", 3, 2, { kind: "on-time", seq: 2 })]);
     await waitFor(async () => (await activeIn("search")).length === 0, 20_000, "search's alert to be retracted");
-    await waitFor(
-      () => am.notified.some((n) => n.status === "resolved" && n.labels["service"] === "search"),
-      20_000,
-      "the resolved notification of the retracted alert",
-    );
-    const n = am.notified.find((x) => x.status === "resolved" && x.labels["service"] === "search");
+    const n = await resolvedNotification(am, "search", "the resolved notification of the retracted alert");
     expect(n?.annotations["retracted"]).toMatch(
       /^retracted: raised on the early pane of the window ending .* \(0\.15 > 0\.05\); the on-time pane of the window ending .* shows 0\.01, which does not cross it$/,
     );

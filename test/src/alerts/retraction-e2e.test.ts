@@ -21,7 +21,7 @@ import {
   waitForStatus,
 } from "../engine/engine-fixtures.js";
 import { LogFeed } from "../engine/log-feed.js";
-import { startAlertmanager, type TestAlertmanager } from "./alertmanager.js";
+import { resolvedNotification, startAlertmanager, type TestAlertmanager } from "./alertmanager.js";
 
 const W = 10_000;
 const PARTITIONS = 8;
@@ -107,12 +107,7 @@ describe("an early alert retracted from the engine's own panes", () => {
     // W reaches the window's end: the on-time pane has all 220 (6 failing, 0.027).
     await clockTo(S + 20_000);
     await waitFor(async () => (await activeIn("search")).length === 0, 20_000, "search's alert to be retracted");
-    await waitFor(
-      () => am.notified.some((n) => n.status === "resolved" && n.labels["service"] === "search"),
-      20_000,
-      "the resolved notification of the retracted alert",
-    );
-    const n = am.notified.find((x) => x.status === "resolved" && x.labels["service"] === "search");
+    const n = await resolvedNotification(am, "search", "the resolved notification of the retracted alert");
     expect(n?.annotations["retracted"]).toMatch(
       /^retracted: raised on the early pane of the window ending .* \(0\.3 > 0\.05\); the on-time pane of the window ending .* shows 0\.0\d+, which does not cross it$/,
     );
