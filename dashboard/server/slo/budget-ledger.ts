@@ -5,7 +5,7 @@
  * (budget-store.ts) and are restored before the panes are replayed. At most period / 1 h + 1 hours
  * per SLO are held (a counted bound): older ones are pruned as window ends advance. Pure.
  */
-import { add, zero, type Counts } from "./slo-cells.js";
+import { add, zero, type Counts } from "./slo-counts.js";
 import type { SloDefinition } from "./slo-config.js";
 
 export const HOUR_MS = 3_600_000;

@@ -6,7 +6,7 @@
  */
 import type { Pane } from "@tidemark/engine/protocol";
 import { stageOf, type LatencyBias } from "./latency-bias.js";
-import type { Cell } from "./slo-cells.js";
+import type { Cell } from "./slo-counts.js";
 
 type WithLatency = { latencyAbove?: Readonly<Record<string, unknown>> };
 

@@ -17,7 +17,9 @@ import { SloCells } from "./slo-cells.js";
 import type { SloSeries } from "./slo-series.js";
 import type { Severity, SloDefinition, SloTier } from "./slo-config.js";
 import { sloAnnotations, sloLabels, SLO_ALERTNAME } from "./slo-text.js";
-import { sloView } from "./slo-view.js";
+import { sloView, type SloRead } from "./slo-view.js";
+
+export type { SloRead };
 
 /**
  * Panes held past the longest tier window: the newest window end runs ahead of the windows still
@@ -30,15 +32,6 @@ export interface SloReading extends Verdict {
   readonly verdict: TierVerdict;
   readonly budget: Budget;
   readonly kind: PaneKind;
-}
-
-export interface SloRead {
-  readonly verdicts: TierVerdict[];
-  readonly budget: Budget;
-  /** Why the SLO cannot be read, when it cannot (docs/slo.md, "Latency SLI"); null otherwise. */
-  readonly status: string | null;
-  /** The window end read. */
-  readonly at: number;
 }
 
 interface SeverityRun {

@@ -5,62 +5,14 @@
  * windows (final panes, or cells older than the longest tier window) go to the SLO's budget ledger
  * for its whole period (budget-ledger.ts). Pure and bounded.
  */
-import type { Pane, PaneKind } from "@tidemark/engine/protocol";
+import type { Pane } from "@tidemark/engine/protocol";
 import { BudgetLedger, HOUR_MS } from "./budget-ledger.js";
 import { LatencyBias } from "./latency-bias.js";
 import { latencyCellOf, missingThresholdText } from "./latency-cell.js";
 import type { SloDefinition } from "./slo-config.js";
 
-export interface Counts {
-  count: number;
-  errors: number;
-  /** Nowcast counts: the policy's value corrected by the bias measured at its stage and age. */
-  corrCount: number;
-  corrErrors: number;
-  /** Σ corrCount × error-rate half-width, over the cells whose interval is known. */
-  spreadWeight: number;
-  /** corrCount of the cells with no nowcast or no interval: their correction is unknown. */
-  unmeasured: number;
-  /** Σ count × measured error-rate bias (pp), over cells with a measured bias. */
-  biasWeight: number;
-  biasCount: number;
-}
-
-export interface Cell extends Counts {
-  readonly end: number;
-  readonly seq: number;
-  readonly kind: PaneKind;
-  readonly emittedAt: number;
-}
-
-export function zero(): Counts {
-  return {
-    count: 0,
-    errors: 0,
-    corrCount: 0,
-    corrErrors: 0,
-    spreadWeight: 0,
-    unmeasured: 0,
-    biasWeight: 0,
-    biasCount: 0,
-  };
-}
-
-const FIELDS = [
-  "count",
-  "errors",
-  "corrCount",
-  "corrErrors",
-  "spreadWeight",
-  "unmeasured",
-  "biasWeight",
-  "biasCount",
-] as const;
-
-/** to += sign × c, field by field. */
-export function add(to: Counts, c: Counts, sign = 1): void {
-  for (const f of FIELDS) to[f] += sign * c[f];
-}
+export { add, zero, type Cell, type Counts } from "./slo-counts.js";
+import { add, zero, type Cell, type Counts } from "./slo-counts.js";
 
 /** A window's totals at one end, kept to slide to the next end in O(step) (see `sum`). */
 interface Slide {

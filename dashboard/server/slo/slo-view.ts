@@ -3,10 +3,19 @@
  * book's reading at the newest window end, as plain JSON (no Infinity).
  */
 import type { SloTierView, SloView, SloWindowView } from "../../protocol/slos.js";
-import type { WindowBurn } from "./burn-rate.js";
-import type { SloRead } from "./slo-book.js";
+import type { Budget, TierVerdict, WindowBurn } from "./burn-rate.js";
 import type { SloDefinition } from "./slo-config.js";
 import { exhaustionText, windowText } from "./slo-text.js";
+
+/** The book's reading of one SLO at a window end (slo-book.ts). */
+export interface SloRead {
+  readonly verdicts: TierVerdict[];
+  readonly budget: Budget;
+  /** Why the SLO cannot be read, when it cannot (docs/slo.md, "Latency SLI"); null otherwise. */
+  readonly status: string | null;
+  /** The window end read. */
+  readonly at: number;
+}
 
 type AlertState = "inactive" | "pending" | "firing";
 
