@@ -3,7 +3,8 @@
  * recording in which one partition's only service goes silent for 25 s of log time — its requests
  * of that time are held back and arrive when it heals — is run by a real engine with a bounded
  * (event-time) policy and a 2 s idle timeout, once cleanly and once killed with SIGKILL at seeded
- * log times before the end of the input (harness/kill-plan.ts). Idleness is judged in log time, so the killed run replays the very same decisions: after
+ * log times before the end of the input (harness/kill-plan.ts; the input fed step by step and held
+ * at each kill, harness/stepped-backfill.ts). Idleness is judged in log time, so the killed run replays the very same decisions: after
  * dedupe on (id, seq) its pane stream equals the clean run's byte for byte (pipelineLagMs aside).
  */
 import { readdirSync, writeFileSync } from "node:fs";
@@ -12,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DEFAULT_POLICIES } from "@tidemark/engine/core";
 import { partitionOf, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
-import { waitFor } from "../index.js";
 import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
+import { SteppedBackfill } from "../harness/stepped-backfill.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   dedupePanes,
@@ -80,7 +81,7 @@ describe("engine crash and replay with idleness on", () => {
   }
 
   /** The clean run: a fixture every case awaits (started by the first that needs it). */
-  let cleanRun: Promise<{ panes: Map<string, Pane>; nc: NatsConnection }> | undefined;
+  let cleanRun: Promise<{ panes: Map<string, Pane>; nc: NatsConnection; endOfRecordingTs: number }> | undefined;
   const cleanOnce = () =>
     (cleanRun ??= (async () => {
       const { nats, nc } = await natsServer();
@@ -88,7 +89,8 @@ describe("engine crash and replay with idleness on", () => {
       await p.ready;
       const summary = await runBackfill(nats.url, file, ["--config", config]);
       expect(summary.events).toBe(events.length);
-      return { panes: await finish(nc, p, summary.endOfRecordingTs), nc };
+      const endOfRecordingTs = summary.endOfRecordingTs;
+      return { panes: await finish(nc, p, endOfRecordingTs), nc, endOfRecordingTs };
     })());
 
   it("a clean run judges the silent partition idle: the bounded policy fires through the silence, the backlog is late or dropped", async () => {
@@ -116,8 +118,9 @@ describe("engine crash and replay with idleness on", () => {
     const data = join(dir, "crash");
     let p = engine(nats.url, data, FAST_CHECKPOINTS);
     await p.ready;
-    // Paced (about 10 s for the recording's minute of log time), so every kill lands mid-input.
-    const backfill = runBackfill(nats.url, file, ["--config", config, "--rate", "300"]);
+    // Fed step by step and held at each kill (harness/stepped-backfill.ts), so every kill lands mid-input.
+    const feed = new SteppedBackfill(nc, events, { config: CONFIG, runId: "crash-idle" });
+    expect(feed.endOfRecordingTs).toBe((await cleanOnce()).endOfRecordingTs);
     const first = (events[0] as TelemetryEvent).ingest_ts;
     const lastIn = (events.at(-1) as TelemetryEvent).ingest_ts;
     const seed = killSeed(13);
@@ -128,23 +131,26 @@ describe("engine crash and replay with idleness on", () => {
       // Past a checkpoint written by this process (so every restart resumes from one), then the seeded point.
       const cpDir = join(data, "checkpoints", "engine-0-7");
       const atStart = checkpoints(cpDir).at(-1);
-      await waitFor(() => (checkpoints(cpDir).at(-1) ?? atStart) !== atStart, 60_000, "a new checkpoint");
-      const seen = await waitForStatus(
-        nc,
-        (s) => (s.logTime ?? 0) >= (points[i] as number),
-        60_000,
-        `log time +${(points[i] as number) - first} ms`,
+      const point = points[i] as number;
+      let logTime = -Infinity;
+      await feed.feedUntil(
+        () => (checkpoints(cpDir).at(-1) ?? atStart) !== atStart && logTime >= point,
+        async (t) => {
+          const s = await waitForStatus(nc, (x) => (x.logTime ?? 0) >= t, 60_000, `log time +${t - first} ms`);
+          logTime = s.logTime as number;
+        },
+        `kill ${i} (seed ${seed}): a new checkpoint and log time +${point - first} ms`,
       );
-      const at = `kill ${i} (seed ${seed}) at log time +${(seen.logTime as number) - first} ms`;
-      expect(seen.logTime as number, `${at}: before the end of the input`).toBeLessThan(lastIn);
+      const at = `kill ${i} (seed ${seed}) at log time +${logTime - first} ms`;
+      expect(logTime, `${at}: before the end of the input`).toBeLessThan(lastIn);
+      console.log(`crash-replay-idle: ${at} (input ends at +${lastIn - first} ms)`);
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
       p = engine(nats.url, data, FAST_CHECKPOINTS);
       const ready = await p.ready;
       restored.push(String((ready.engine as { restoredFrom: string | null }).restoredFrom));
     }
-    const summary = await backfill;
-    const got = await finish(nc, p, summary.endOfRecordingTs);
+    const got = await finish(nc, p, await feed.finish());
     expect(restored.filter((r) => r.endsWith(".tmck"))).toHaveLength(3);
     const missing = [...clean.keys()].filter((k) => !got.has(k));
     const extra = [...got.keys()].filter((k) => !clean.has(k));
