@@ -3,7 +3,8 @@
  * "Merge stage"): engine workers publish partials to TM_PARTIALS, `tidemark merge` publishes the
  * all-services (`*`) panes to TM_PANES. Against a real nats-server, with a backfilled recording:
  * the `*` panes do not depend on how partitions are split over workers (byte for byte after
- * dedupe), nor on SIGKILLs of either stage at seeded points; their counts are the recording's, their
+ * dedupe), nor on SIGKILLs of either stage at seeded points (the input fed step by step and held at
+ * each kill: harness/stepped-backfill.ts); their counts are the recording's, their
  * users and p99 within the sketches' documented error of the exact values
  * (docs/decisions/0003-own-sketches.md), where summing the services' users over-counts.
  */
@@ -11,9 +12,9 @@ import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultCoreConfig } from "@tidemark/engine/core";
-import { ALL_SERVICES, type Pane } from "@tidemark/engine/protocol";
+import { ALL_SERVICES, PARTIAL_TICK_MS, type Pane } from "@tidemark/engine/protocol";
 import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
-import { waitFor } from "../index.js";
+import { SteppedBackfill } from "../harness/stepped-backfill.js";
 import {
   lastPanes,
   makeRecording,
@@ -38,6 +39,12 @@ import {
   waitForMergeEnd,
   type Stack,
 } from "./merge-fixtures.js";
+
+interface CleanRun {
+  star: Map<string, string>;
+  panes: Pane[];
+  endOfRecordingTs: number;
+}
 
 const SPLIT_ONE = [[]];
 const SPLIT_TWO = [
@@ -77,17 +84,17 @@ describe("merge stage (real NATS)", () => {
   const file = writeRecording(dir, events);
 
   /** A clean run: the stack, the recording, every process stopped gracefully; the `*` panes and all panes. */
-  async function cleanRun(name: string, split: string[][]): Promise<{ star: Map<string, string>; panes: Pane[] }> {
+  async function cleanRun(name: string, split: string[][]): Promise<CleanRun> {
     const s = await startStack(join(dir, name), split, MERGE_FLAGS, WORKER_FLAGS);
     stacks.push(s);
     const end = (await runBackfill(s.nats.url, file)).endOfRecordingTs;
     await waitForMergeEnd(s.nc, end);
     await Promise.all([...s.workers, s.merge].map((p) => stopGracefully(p)));
-    return { star: await starPanes(s.nc), panes: await allPanes(s.nc) };
+    return { star: await starPanes(s.nc), panes: await allPanes(s.nc), endOfRecordingTs: end };
   }
 
   /** The one-worker clean run: a fixture every case awaits (started by the first that needs it). */
-  let oneRun: Promise<{ star: Map<string, string>; panes: Pane[] }> | undefined;
+  let oneRun: Promise<CleanRun> | undefined;
   const cleanOne = () => (oneRun ??= cleanRun("one", SPLIT_ONE));
 
   it("2 workers + merge give the same all-services panes as 1 worker + merge, byte for byte after dedupe", async () => {
@@ -156,11 +163,9 @@ describe("merge stage (real NATS)", () => {
     const s = await startStack(data, SPLIT_TWO, MERGE_FLAGS, WORKER_FLAGS);
     stacks.push(s);
     const tap = new PaneTap(s.nc);
-    // Paced, so the kills land mid-run: about 80 s of log time at ~300 events/s (13 s).
-    let backfilled = false;
-    const backfill = runBackfill(s.nats.url, file, ["--rate", "300", "--batch", "50"]).finally(
-      () => (backfilled = true),
-    );
+    // Fed step by step and held at each kill (harness/stepped-backfill.ts), so the kills land mid-input.
+    const feed = new SteppedBackfill(s.nc, events, { batch: 50, runId: "merge-stage-killed" });
+    expect(feed.endOfRecordingTs).toBe(one.endOfRecordingTs);
     const restoredFrom: unknown[] = [];
     const first = (events[0] as (typeof events)[number]).ingest_ts;
     const lastIn = (events.at(-1) as (typeof events)[number]).ingest_ts;
@@ -172,21 +177,37 @@ describe("merge stage (real NATS)", () => {
       const id = victim === "merge" ? MERGE_ID : "engine-4-7";
       const at = points[round] as number;
       const cpDir = join(data, "w", "checkpoints", "engine-4-7");
-      // The worker is restarted from the older of two checkpoints of its own: both written first.
-      if (victim === "worker")
-        await waitFor(() => checkpointFiles(cpDir).length >= 2, 60_000, "two checkpoints of engine-4-7 on disk");
       const victimProcess = victim === "merge" ? s.merge : (s.workers[1] as (typeof s.workers)[number]);
-      const seen = await waitForStatus(
-        s.nc,
-        (m) => m.worker === id && (m.logTime ?? 0) >= at,
-        60_000,
-        `${id} at log time +${at - first} ms`,
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}\n${id}'s output:\n${victimProcess.output().slice(-4000)}`);
-      });
-      const context = `round ${round} (seed ${seed}): ${id} killed at log time +${(seen.logTime as number) - first} ms`;
-      expect(seen.logTime as number, context).toBeLessThan(lastIn);
-      expect(backfilled, `${context}: the kill lands before the recording is all in`).toBe(false);
+      // The worker is restarted from the older of two checkpoints of its own: both written first.
+      // The merge operator's second restart resumes from a checkpoint of its own: one written first.
+      const checkpointed = (): boolean =>
+        victim === "worker"
+          ? checkpointFiles(cpDir).length >= 2
+          : round < 2 || checkpointFiles(join(data, "m", "checkpoints", MERGE_ID)).length >= 1;
+      let logTime = -Infinity;
+      await feed
+        .feedUntil(
+          () => checkpointed() && logTime >= at,
+          async (t) => {
+            // The merge's log time moves in ticks of its upstream partials (merge-fixtures.ts).
+            const to = victim === "merge" ? Math.floor(t / PARTIAL_TICK_MS) * PARTIAL_TICK_MS : t;
+            const seen = await waitForStatus(
+              s.nc,
+              (m) => m.worker === id && (m.logTime ?? 0) >= to,
+              60_000,
+              `${id} at log time +${to - first} ms`,
+            );
+            logTime = seen.logTime as number;
+          },
+          `round ${round} (seed ${seed}): ${id} at log time +${at - first} ms${victim === "worker" ? " with two checkpoints" : ""}`,
+        )
+        .catch((err: Error) => {
+          throw new Error(`${err.message}\n${id}'s output:\n${victimProcess.output().slice(-4000)}`);
+        });
+      const context = `round ${round} (seed ${seed}): ${id} killed at log time +${logTime - first} ms`;
+      console.log(`merge-stage: ${context} (input ends at +${lastIn - first} ms)`);
+      expect(logTime, context).toBeLessThan(lastIn);
+      expect(feed.done, `${context}: the kill lands before the recording is all in`).toBe(false);
       if (victim === "merge") {
         s.merge.child.kill("SIGKILL");
         await s.merge.exited;
@@ -208,7 +229,7 @@ describe("merge stage (real NATS)", () => {
         expect((ready.engine as { restoredFrom: unknown }).restoredFrom).toBe(join(cpDir, files[0] as string));
       }
     }
-    const end = (await backfill).endOfRecordingTs;
+    const end = await feed.finish();
     await waitForMergeEnd(s.nc, end);
     await Promise.all([...s.workers, s.merge].map((p) => stopGracefully(p)));
     // The second restart of the merge operator resumed from a checkpoint of its own.
