@@ -161,7 +161,7 @@ export interface PartialTick {
   deltas: readonly { sliceMs: number; sliceStart: number; service: string; agg: Aggregate }[];
 }
 
-/** The pure engine. Feed it in merged arrival order (ingest_ts non-decreasing across calls). */
+/** The pure engine. Feed it in interleaved arrival order (ingest_ts non-decreasing across calls). */
 export interface StreamCore {
   event(partition: number, event: TelemetryEvent, out: CoreOutput): void;
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void;
