@@ -66,19 +66,19 @@ export interface FrontierPoint {
   emitDelayMs: number | null;
   /** Measured pipeline lag (wall clock at emit − log time), ms. */
   pipelineLagMs: number | null;
-  /** The policy's bias as the engine status reports it (its pooled final bias), merged over workers. */
+  /** The policy's bias as the engine status reports it (its pooled final bias), pooled over workers. */
   bias: PaneBias;
   /** "status" when from engine status messages, "panes" when only panes were seen. */
   source: "status" | "panes";
-  /** Pooled bias per (window size, stage[, age]), merged over workers; empty from older engines. */
+  /** Pooled bias per (window size, pane kind (`stage` on the wire)[, age]), pooled over workers; empty from older engines. */
   stages: StageBias[];
-  /** Per (service, window size): on-time and final bias and the lateness correlation, merged over workers. */
+  /** Per (service, window size): on-time and final bias and the lateness correlation, pooled over workers. */
   services: ServiceDial[];
 }
 
 /**
  * An engine worker's status as the dashboard forwards it: its policies without `stages` and
- * `services` (those are merged over workers into `DashboardStatus.frontier`).
+ * `services` (those are pooled over workers into `DashboardStatus.frontier`).
  */
 export interface WorkerStatus extends EngineStatusMessage {
   /** Wall clock when the dashboard received it, ms. */

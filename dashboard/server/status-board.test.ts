@@ -17,7 +17,7 @@ const policy = (name: string, emitDelayMs: number, errorRatePp: number, windows:
   });
 
 describe("frontier", () => {
-  it("merges workers per policy: largest delay and lag, bias weighted by windows; panes fill in unreported policies", () => {
+  it("pools workers per policy: largest delay and lag, bias weighted by windows; panes fill in unreported policies", () => {
     const points = frontier(
       [
         testWorker("a", 30, [policy("dashboard", 2000, -1, 30, 4)]),
@@ -79,7 +79,7 @@ describe("frontier", () => {
     expect(withMerge?.bias.windows).toBe(30);
   });
 
-  it("merges stage and service dials over workers: biases by windows, the larger delay, the lateness over more events", () => {
+  it("pools the kind (stages) and service dials over workers: biases by windows, the larger delay, the lateness over more events", () => {
     const flagged = testLateness({ onTimeEvents: 9000, lateEvents: 400, ratio: 9, flagged: true, p: 1e-9 });
     const points = frontier(
       [

@@ -1,6 +1,6 @@
 import { poolBias, type EngineStatusMessage, type Pane, type PolicyStatusWire } from "@tidemark/engine/protocol";
 import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from "../protocol/ws-frames.js";
-import { maxOf, mergeServices, mergeStages, serviceOrder, stageOrder } from "./dial-merge.js";
+import { maxOf, poolServices, poolStages, serviceOrder, stageOrder } from "./dial-pool.js";
 
 /** A worker that sent no status for this long is shown as stale. */
 export const STALE_AFTER_MS = 5000;
@@ -20,7 +20,7 @@ export class StatusBoard {
     const messages = [...this.workers.values()].sort((a, b) => operatorIdOf(a.msg).localeCompare(operatorIdOf(b.msg)));
     const workers: WorkerStatus[] = messages.map(({ msg, receivedAt }) => ({
       ...msg,
-      // The per-stage and per-service dials travel once, merged, in the frontier.
+      // The per-kind (`stages`) and per-service dials travel once, pooled, in the frontier.
       policies: msg.policies.map(({ stages: _s, services: _d, ...p }) => p),
       receivedAt,
       stale: now - receivedAt > STALE_AFTER_MS,
@@ -39,7 +39,7 @@ export class StatusBoard {
 
 /**
  * Per policy: emit delay against measured bias. Engine status is preferred (bias over all keys,
- * merged across workers by their window counts; stage and service dials likewise); policies only
+ * pooled across workers by their window counts; kind (`stages`) and service dials likewise); policies only
  * seen in panes use their newest on-time/late/final pane.
  */
 export function frontier(workers: readonly EngineStatusMessage[], newestPanes: Map<string, Pane>): FrontierPoint[] {
@@ -69,8 +69,8 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
   for (const point of points.values()) {
     const of = dials.get(point.policy) ?? [];
     point.bias = poolBias(of.map((p) => p.bias));
-    point.stages = mergeStages(of.map((p) => p.stages)).sort(stageOrder);
-    point.services = mergeServices(of.map((p) => p.services)).sort(serviceOrder);
+    point.stages = poolStages(of.map((p) => p.stages)).sort(stageOrder);
+    point.services = poolServices(of.map((p) => p.services)).sort(serviceOrder);
   }
   for (const [policy, pane] of newestPanes) {
     if (points.has(policy)) continue;

@@ -327,6 +327,9 @@ export interface SessionStoreStatus {
   overflowEvents: number;
   /** Open sessions summed over the configured policies. */
   openSessions: number;
+  /** Joins of two or more sessions by a bridging event, summed over policies (docs/architecture.md, "Glossary"). */
+  joins: number;
+  /** The same count as `joins`, under its name before the glossary, for older readers. */
   merges: number;
   anonymousEvents: number;
 }

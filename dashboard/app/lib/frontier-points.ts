@@ -69,7 +69,7 @@ function perService(
 ): DialPoint[] {
   const dials = p.services.filter((d) => d.windowMs === windowMs && services.includes(d.service));
   if (dials.length === 0) return [];
-  const merged = (pick: (d: ServiceDial) => PaneBias): PaneBias => poolBias(dials.map(pick));
+  const pooled = (pick: (d: ServiceDial) => PaneBias): PaneBias => poolBias(dials.map(pick));
   const at = (stage: BiasStage) => stages.find((s) => s.stage === stage);
   const onTime = at("on-time");
   const final = at("final");
@@ -81,14 +81,14 @@ function perService(
       label: p.label,
       stage: "on-time",
       delayMs: delay(p, onTime.emitDelayMs),
-      bias: merged((d) => d.onTime),
+      bias: pooled((d) => d.onTime),
     });
   out.push({
     policy: p.policy,
     label: p.label,
     stage: "final",
     delayMs: delay(p, final?.emitDelayMs ?? p.emitDelayMs),
-    bias: merged((d) => d.final),
+    bias: pooled((d) => d.final),
   });
   return out;
 }

@@ -38,7 +38,7 @@ interface Result {
   eventsPerSec: number;
   cpuEventsPerSec: number;
   panes: number;
-  merges: number;
+  joins: number;
 }
 
 const STREAMS: Record<string, { label: string; events: () => TelemetryEvent[] }> = {
@@ -81,12 +81,12 @@ function timed(stream: string, run: string): Result {
   for (const op of ops) op.finish(out);
   const ns = Number(process.hrtime.bigint() - t0);
   const cpu = process.cpuUsage(cpu0);
-  const status = ops[ops.length - 1]?.status() as { merges?: number };
+  const status = ops[ops.length - 1]?.status() as { joins?: number };
   return {
     eventsPerSec: (events.length / ns) * 1e9,
     cpuEventsPerSec: (events.length / (cpu.user + cpu.system)) * 1e6,
     panes: n,
-    merges: status.merges ?? 0,
+    joins: status.joins ?? 0,
   };
 }
 
@@ -184,7 +184,7 @@ function main(): void {
     const cpu = (run: string): number => bestCpu.get(run) as number;
     const wall = (run: string): number => (best.get(run) as Result).eventsPerSec;
     console.log(
-      `sessions on / tumbling only: ${(cpu("both") / cpu("tumbling")).toFixed(2)}x by CPU time, ${(wall("both") / wall("tumbling")).toFixed(2)}x wall; session merges: ${(best.get("alone") as Result).merges}`,
+      `sessions on / tumbling only: ${(cpu("both") / cpu("tumbling")).toFixed(2)}x by CPU time, ${(wall("both") / wall("tumbling")).toFixed(2)}x wall; session joins: ${(best.get("alone") as Result).joins}`,
     );
   }
   const m = child(["memory"]) as ReturnType<typeof memory>;

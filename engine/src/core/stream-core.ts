@@ -20,10 +20,10 @@ import type { CoreConfig, CoreOutput, CoreStatus, PartialTick, SnapshotSteps, St
 import { firstWindowStart, lastWindowStart } from "./windows/window-assigner.js";
 import { freeWindow, openSlice, scheduleWindow } from "./windows/window-lifecycle.js";
 import { placePartial, type PartialAggregate, type PlaceContext } from "./partials/place-partial.js";
-import { addFolded } from "./windows/window-merge.js";
+import { addFolded } from "./windows/window-combine.js";
 import {
-  STAGE_FINAL,
-  STAGE_ON_TIME,
+  KIND_FINAL,
+  KIND_ON_TIME,
   trackNode,
   trackNodeOf,
   type KeyNode,
@@ -71,7 +71,7 @@ export class EventTimeCore implements StreamCore {
   private maxWatermark = -Infinity;
   private readonly minArrivalLag: number;
   private readonly eventTimePolicies: PolicyState[];
-  /** The reference's index in a window's stage bits (= the number of policies). */
+  /** The reference's index in a window's kind bits (= the number of policies). */
   private readonly referenceIndex: number;
   private readonly triggers: CoreTriggers;
   /** The record being placed: its service and route as the key registry names them (asked at most once). */
@@ -168,11 +168,11 @@ export class EventTimeCore implements StreamCore {
     for (const c of this.state.windowConfigs) {
       for (const w of [...c.windows.values()]) {
         for (const p of policies) {
-          if ((w.stage[p.index] as number) & STAGE_FINAL) continue;
-          if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(ctx, p, w);
-          if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(ctx, p, w);
+          if ((w.kinds[p.index] as number) & KIND_FINAL) continue;
+          if (emitsOnTime(p) && !((w.kinds[p.index] as number) & KIND_ON_TIME)) onTime(ctx, p, w);
+          if (!((w.kinds[p.index] as number) & KIND_FINAL)) finalPane(ctx, p, w);
         }
-        if (!((w.stage[this.referenceIndex] as number) & STAGE_FINAL)) referenceClose(ctx, w, policies);
+        if (!((w.kinds[this.referenceIndex] as number) & KIND_FINAL)) referenceClose(ctx, w, policies);
       }
     }
   }
@@ -237,7 +237,7 @@ export class EventTimeCore implements StreamCore {
     if (w === undefined) return;
     if (t.kind === WindowTimerKind.Reference) return referenceClose(ctx, w, this.state.clock.policies);
     const p = this.state.clock.policies[t.policy] as PolicyState;
-    if ((w.stage[p.index] as number) & STAGE_FINAL) return;
+    if ((w.kinds[p.index] as number) & KIND_FINAL) return;
     if (t.kind === WindowTimerKind.OnTime) onTime(ctx, p, w);
     else if (t.kind === WindowTimerKind.Final) finalPane(ctx, p, w);
     else lateFlush(ctx, p, w);

@@ -112,7 +112,7 @@ export interface PolicyStatus {
   bias: PaneBias;
   /** Mean emit delay of on-time panes in log time, ms. */
   emitDelayMs: number | null;
-  /** Pooled bias per window size and stage the policy emitted at, with the stage's mean emit delay. */
+  /** Pooled bias per window size and pane kind the policy emitted at (`stages` on the wire), with the kind's mean emit delay. */
   stages: StageBias[];
   /** Per window size and service: on-time and final bias, lateness correlation (bounded by the service cap). */
   services: ServiceDial[];
@@ -161,7 +161,7 @@ export interface PartialTick {
   deltas: readonly { sliceMs: number; sliceStart: number; service: string; agg: Aggregate }[];
 }
 
-/** The pure engine. Feed it in merged arrival order (ingest_ts non-decreasing across calls). */
+/** The pure engine. Feed it in interleaved arrival order (ingest_ts non-decreasing across calls). */
 export interface StreamCore {
   event(partition: number, event: TelemetryEvent, out: CoreOutput): void;
   heartbeat(partition: number, ingestTs: number, out: CoreOutput): void;

@@ -1,7 +1,7 @@
 /**
  * TM_PARTIALS message bodies: what a stage-1 engine worker sends the merge stage
  * (docs/decisions/0029-two-stage-dataflow.md). One body covers an interval [from, to) of the
- * worker's log time: every item of its partitions whose merged ingest_ts falls in it is accounted
+ * worker's log time: every item of its partitions whose interleaved ingest_ts falls in it is accounted
  * for. Its data is that of the tick starting at `from` (`tickMs` of log time): per slice of each
  * slice grid and group key, the aggregate of the tick's events (the RequestAggregate codec); ticks
  * after it, up to `to`, held no event. `clocks` are the partitions that had events in the tick,
@@ -32,7 +32,7 @@ export interface PartitionProgress {
   partition: number;
   /** Largest event time of its records so far. */
   maxTs: number;
-  /** Merged ingest_ts of its last record. */
+  /** Interleaved ingest_ts of its last record. */
   lastEventAt: number;
   /** Its records in the tick. */
   events: number;

@@ -78,7 +78,11 @@ const cases: Case[] = [
     source: `import { natsConnectOptions } from "@tidemark/engine/nats";`,
     refused: null,
   },
-  { file: "dashboard/server/x.ts", source: `import { mergeBias } from "../protocol/bias.js";`, refused: null },
+  {
+    file: "dashboard/server/x.ts",
+    source: `import { isAllServices } from "../protocol/all-services.js";`,
+    refused: null,
+  },
 
   {
     file: "engine/src/core/x.ts",

@@ -1,6 +1,6 @@
 /**
  * Measured bias (docs/semantics.md, "Measured bias"): when the reference has closed a window, the
- * value a policy showed at a stage is compared with the reference's; a tracker keeps the last N
+ * value a policy showed at a pane kind is compared with the reference's; a tracker keeps the last N
  * such samples and gives their mean with a 95 % interval (Student t, n − 1 degrees of freedom).
  */
 import type { AgeBucket, BiasSpread, BiasStage, PaneBias } from "../../protocol.js";

@@ -6,9 +6,9 @@
 import { BiasTracker, type BiasLabel } from "./bias.js";
 import type { ByteReader, ByteWriter } from "../snapshot/byte-codec.js";
 import { LatenessWindow } from "./lateness.js";
-import { newProvisionalDial, newServiceStages, type PolicyDial, type ProvisionalDial } from "./policy-dial.js";
+import { newProvisionalDial, newServiceKinds, type PolicyDial, type ProvisionalDial } from "./policy-dial.js";
 import { readNullable, savedSlots, writeNullable } from "../snapshot/snapshot-parts.js";
-import { LABELS, SLOTS } from "../panes/stage-slot.js";
+import { LABELS, SLOTS } from "../panes/kind-slot.js";
 
 /** A tracker or its absence: count, then per sample countPct, errorRatePp, p99Pct, usersPct (NaN = null). */
 export function writeTracker(w: ByteWriter, t: BiasTracker | undefined): void {
@@ -116,7 +116,7 @@ export function readPolicyDial(r: ByteReader, dial: PolicyDial): void {
   readTrackers(r, dial.pooledNowcastError, dial.size, LABELS.policy);
   for (let n = r.uint(); n > 0; n--) {
     const service = r.string();
-    const s = newServiceStages();
+    const s = newServiceKinds();
     s.lastSeen = r.f64();
     s.seenWindow = r.uint();
     readTrackers(r, s.bias, dial.size, LABELS.service);

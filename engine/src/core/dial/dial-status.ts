@@ -1,6 +1,6 @@
 /**
  * The measured dial in `status()` (docs/semantics.md, "Measured bias"): per policy, the pooled
- * bias of every stage it emitted at, per window size, with the stage's mean emit delay (the
+ * bias of every pane kind it emitted at (`stages` on the wire), per window size, with the kind's mean emit delay (the
  * frontier's points), and per service its on-time and final bias with its lateness correlation.
  * A final-only policy's on-time is its final. Services listed (by name): those measured in the last
  * biasWindows windows of the size (at most the service cap).
@@ -9,7 +9,7 @@ import type { LatenessCorrelation, PaneBias, ServiceDial, StageBias } from "../.
 import { NO_LATENESS } from "./lateness.js";
 import { biasFor, emitDelayOf, pooledBias, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "../panes/policy-state.js";
-import { ageOfSlot, SLOT_FINAL, SLOT_ON_TIME, SLOTS, stageOfSlot } from "../panes/stage-slot.js";
+import { ageOfSlot, SLOT_FINAL, SLOT_ON_TIME, SLOTS, kindOfSlot } from "../panes/kind-slot.js";
 
 /** What status() says of one policy's dial. */
 export interface PolicyDialStatus {
@@ -34,7 +34,7 @@ function stagesOf(dial: PolicyDial): StageBias[] {
     if ((dial.emitDelayCount[slot] as number) === 0 && dial.pooled[slot] === undefined) continue;
     const bias = pooledBias(dial, slot);
     const age = ageOfSlot(slot);
-    const stage = stageOfSlot(slot);
+    const stage = kindOfSlot(slot);
     const emitDelayMs = emitDelayOf(dial, slot);
     out.push(
       age === undefined

@@ -1,13 +1,13 @@
 /**
  * The nowcast (docs/semantics.md, "Nowcast"): what the reference will likely say of a pane's
- * window, from the value corrected by the bias measured at the pane's stage and age — count /
+ * window, from the value corrected by the bias measured at the pane's kind and age — count /
  * (1 − countPct/100), error rate − errorRatePp/100, p99 / (1 + p99Pct/100), users / (1 −
  * usersPct/100), clamped to sane ranges — with 95 % half-widths from the bias spreads (delta
- * method) and the nowcast's own measured error (nowcast − reference) at that stage and age.
+ * method) and the nowcast's own measured error (nowcast − reference) at that kind and age.
  */
 import type { BiasSpread, PaneBias, PaneNowcast, PaneValue } from "../../protocol.js";
 import { ComparisonSums, type BiasPoint, type BiasSample } from "./bias.js";
-import type { NowcastValue } from "../panes/stage-points.js";
+import type { NowcastValue } from "../panes/kind-points.js";
 
 /** A correction factor (completeness, or 1 + relative error) kept within [1/100, 100]. */
 function factor(x: number): number {

@@ -1,6 +1,6 @@
 /**
- * One policy's measured dial for one window size (docs/semantics.md, "Measured bias"): per stage
- * slot the pooled bias over services (the frontier's points) with the stage's emit delay, and per
+ * One policy's measured dial for one window size (docs/semantics.md, "Measured bias"): per kind
+ * slot the pooled bias over services (the frontier's points) with the kind's emit delay, and per
  * service its own bias per slot. Bounded: a service unseen for keyTtl is forgotten with the key
  * registry's sweep, and at most serviceCap + 1 services (with "(other)") are kept.
  */
@@ -8,10 +8,10 @@ import type { PaneBias } from "../../protocol.js";
 import { BiasTracker, unmeasured, type BiasLabel } from "./bias.js";
 import type { LatenessWindow } from "./lateness.js";
 import { UNMEASURED_ERROR, type NowcastError } from "./nowcast.js";
-import { LABELS, SLOT_FINAL, SLOT_LATE, SLOTS } from "../panes/stage-slot.js";
+import { LABELS, SLOT_FINAL, SLOT_LATE, SLOTS } from "../panes/kind-slot.js";
 
 /** One service's trackers under a policy and window size. */
-export interface ServiceStages {
+export interface ServiceKinds {
   /** Per slot (created with its first sample). */
   readonly bias: (BiasTracker | undefined)[];
   /** Per slot: the error of the nowcasts published there (nowcast − reference). */
@@ -50,7 +50,7 @@ export interface PolicyDial {
   /** Per slot: emit delays of the policy's emissions there (log time − window end). */
   readonly emitDelaySum: Float64Array;
   readonly emitDelayCount: Float64Array;
-  readonly services: Map<string, ServiceStages>;
+  readonly services: Map<string, ServiceKinds>;
   /** Windows measured against the reference so far. */
   closedWindows: number;
   /** Until the first window is measured: lower bounds against what the reference holds so far. */
@@ -72,7 +72,7 @@ export function newPolicyDial(windowMs: number, biasWindows: number, serviceCap:
   };
 }
 
-export function newServiceStages(): ServiceStages {
+export function newServiceKinds(): ServiceKinds {
   return {
     bias: new Array<BiasTracker | undefined>(SLOTS).fill(undefined),
     nowcastError: new Array<BiasTracker | undefined>(SLOTS).fill(undefined),
@@ -83,11 +83,11 @@ export function newServiceStages(): ServiceStages {
 }
 
 /** The service's trackers, created on first use; past the cap the least recently seen is forgotten. */
-export function serviceStages(dial: PolicyDial, service: string): ServiceStages {
+export function serviceKinds(dial: PolicyDial, service: string): ServiceKinds {
   let s = dial.services.get(service);
   if (s !== undefined) return s;
   if (dial.services.size >= dial.serviceCap) evictOldest(dial);
-  dial.services.set(service, (s = newServiceStages()));
+  dial.services.set(service, (s = newServiceKinds()));
   return s;
 }
 
@@ -154,7 +154,7 @@ export function biasFor(dial: PolicyDial, service: string | null, slot: number):
 }
 
 /**
- * The measured error of the nowcasts of `service` at `slot` (the pane's own stage and age), else
+ * The measured error of the nowcasts of `service` at `slot` (the pane's own kind and age), else
  * of the slot pooled over services, else unmeasured.
  */
 export function nowcastErrorFor(dial: PolicyDial, service: string, slot: number): NowcastError {
@@ -164,7 +164,7 @@ export function nowcastErrorFor(dial: PolicyDial, service: string, slot: number)
   return pooled !== undefined && pooled.windows > 0 ? pooled.summary() : UNMEASURED_ERROR;
 }
 
-/** The pooled bias of the slot alone (no fallback to another stage, provisional before any close): the frontier's point. */
+/** The pooled bias of the slot alone (no fallback to another kind, provisional before any close): the frontier's point. */
 export function pooledBias(dial: PolicyDial, slot: number): PaneBias {
   return measured(dial, null, slot) ?? provisional(dial, null, slot) ?? (UNMEASURED[slot] as PaneBias);
 }

@@ -1,7 +1,7 @@
 /**
  * Provisional bias (docs/semantics.md, "Measured bias"): until the reference closes its first
  * window for a policy and window size, the dial has nothing measured. Meanwhile, at every check,
- * each stage value the policy recorded in a window the reference still holds is compared with the
+ * each pane kind's value the policy recorded in a window the reference still holds is compared with the
  * window's aggregate as it stands now (what the reference has gathered so far): a lower bound of
  * the shortfall, published with `provisional: true` and replaced by the real measurement at the
  * first reference close. A check recomputes the figures from the windows, over the last
@@ -11,10 +11,10 @@ import { biasPoint, BiasTracker, PooledSum, type BiasLabel, type BiasPoint } fro
 import type { WindowConfigState } from "../core-state.js";
 import type { ProvisionalDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "../panes/policy-state.js";
-import { LABELS, SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "../panes/stage-slot.js";
+import { LABELS, SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "../panes/kind-slot.js";
 import { compareOne, pointsOf, shownAt } from "./window-measure.js";
-import { forEachKey } from "../windows/window-merge.js";
-import { STAGE_FINAL, STAGE_ON_TIME, type Window } from "../windows/window-state.js";
+import { forEachKey } from "../windows/window-combine.js";
+import { KIND_FINAL, KIND_ON_TIME, type Window } from "../windows/window-state.js";
 
 function tracker(
   ts: (BiasTracker | undefined)[],
@@ -51,11 +51,11 @@ export function measureProvisional(c: WindowConfigState, policies: readonly Poli
 
 /** The slots that count for the window under the policy: recorded ones, and on-time / final once passed. */
 function passed(w: Window, p: PolicyState): { onTime: boolean; final: boolean } {
-  const stage = w.stage[p.index] as number;
-  return { onTime: emitsOnTime(p) && (stage & STAGE_ON_TIME) !== 0, final: (stage & STAGE_FINAL) !== 0 };
+  const kinds = w.kinds[p.index] as number;
+  return { onTime: emitsOnTime(p) && (kinds & KIND_ON_TIME) !== 0, final: (kinds & KIND_FINAL) !== 0 };
 }
 
-/** Compares the policy's recorded stage values of a window with its aggregate `now` (per service). */
+/** Compares the policy's recorded values per pane kind of a window with its aggregate `now` (per service). */
 function compareWindow(
   prov: ProvisionalDial,
   p: PolicyState,

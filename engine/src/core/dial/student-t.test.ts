@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BiasTracker } from "./bias.js";
-import { LABELS, SLOT_FINAL } from "../panes/stage-slot.js";
+import { LABELS, SLOT_FINAL } from "../panes/kind-slot.js";
 import { normalTwoSidedP, studentT975 } from "./student-t.js";
 
 describe("Student t and the normal tail", () => {

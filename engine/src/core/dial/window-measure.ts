@@ -1,6 +1,6 @@
 /**
  * Measuring one window against the reference (docs/semantics.md, "Measured bias"): once both the
- * reference and a policy have closed it, each service's value at each stage the policy showed —
+ * reference and a policy have closed it, each service's value at each pane kind the policy showed —
  * its last pane in each early age bucket, its on-time pane, its last late pane, its final — is
  * compared with the reference's, per service and summed over services (pooled). On-time and final
  * always count (a service with no pane there showed nothing: a zero); early and late count where
@@ -9,23 +9,23 @@
 import { PooledSum, type BiasPoint } from "./bias.js";
 import { LatenessWindow } from "./lateness.js";
 import { NowcastSum, nowcastError } from "./nowcast.js";
-import { serviceStages, trackerOf, type PolicyDial } from "./policy-dial.js";
+import { serviceKinds, trackerOf, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "../panes/policy-state.js";
-import { nowcastAt, pointAt, type StagePoints } from "../panes/stage-points.js";
-import { SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "../panes/stage-slot.js";
+import { nowcastAt, pointAt, type KindPoints } from "../panes/kind-points.js";
+import { SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "../panes/kind-slot.js";
 import { serviceTracks, type Window } from "../windows/window-state.js";
 
 const ZERO: BiasPoint = Object.freeze({ count: 0, errors: 0, p99: 0, users: 0 });
 
 /** The value a policy showed at `slot` (null: the slot does not count for this service). */
-export function shownAt(points: StagePoints | null | undefined, slot: number, onTime: boolean): BiasPoint | null {
+export function shownAt(points: KindPoints | null | undefined, slot: number, onTime: boolean): BiasPoint | null {
   const v = pointAt(points, slot);
   if (v !== null) return v;
   return slot === SLOT_FINAL || (slot === SLOT_ON_TIME && onTime) ? ZERO : null;
 }
 
-/** The policy's recorded stage values of a service in the window. */
-export function pointsOf(w: Window, policy: number, service: string): StagePoints | null | undefined {
+/** The policy's recorded values per pane kind of a service in the window. */
+export function pointsOf(w: Window, policy: number, service: string): KindPoints | null | undefined {
   return serviceTracks(w, service)?.tracks?.[policy]?.points;
 }
 
@@ -52,9 +52,9 @@ export function measureLateness(dial: PolicyDial, p: PolicyState, w: Window, log
     const v = lateness.get(service);
     const late = v === undefined ? 0 : (v[2 * p.index] as number);
     const lateErrors = v === undefined ? 0 : (v[2 * p.index + 1] as number);
-    const stages = serviceStages(dial, service);
-    stages.lastSeen = logTime;
-    (stages.lateness ??= new LatenessWindow(dial.size)).push(r.count - late, r.errors - lateErrors, late, lateErrors);
+    const kinds = serviceKinds(dial, service);
+    kinds.lastSeen = logTime;
+    (kinds.lateness ??= new LatenessWindow(dial.size)).push(r.count - late, r.errors - lateErrors, late, lateErrors);
   }
 }
 
@@ -66,13 +66,13 @@ export function measureWindow(dial: PolicyDial, p: PolicyState, w: Window, logTi
 
 /**
  * One closed window of any operator: each service of `ref` (the reference's values) against what the
- * policy showed of it at each stage (`shown`), per service and pooled, into the policy's dial.
+ * policy showed of it at each pane kind (`shown`), per service and pooled, into the policy's dial.
  */
 export function measureShown(
   dial: PolicyDial,
   onTime: boolean,
   ref: ReadonlyMap<string, BiasPoint>,
-  shown: (service: string) => StagePoints | null | undefined,
+  shown: (service: string) => KindPoints | null | undefined,
   logTime: number,
 ): void {
   dial.closedWindows++;
@@ -81,17 +81,17 @@ export function measureShown(
   for (const s of nowcastSums) s.reset();
   for (const [service, r] of ref) {
     const points = shown(service);
-    const stages = serviceStages(dial, service);
-    stages.lastSeen = logTime;
-    stages.seenWindow = dial.closedWindows;
+    const kinds = serviceKinds(dial, service);
+    kinds.lastSeen = logTime;
+    kinds.seenWindow = dial.closedWindows;
     for (let slot = 0; slot < SLOTS; slot++) {
       const v = shownAt(points, slot, onTime);
       if (v === null) continue;
-      trackerOf(dial, stages.bias, slot, "service").push(compareOne(r, v));
+      trackerOf(dial, kinds.bias, slot, "service").push(compareOne(r, v));
       (sums[slot] as PooledSum).add(r, v);
       const nc = nowcastAt(points, slot);
       if (nc === null) continue;
-      trackerOf(dial, stages.nowcastError, slot, "service").push(nowcastError(r, nc));
+      trackerOf(dial, kinds.nowcastError, slot, "service").push(nowcastError(r, nc));
       (nowcastSums[slot] as NowcastSum).add(r, nc);
     }
   }

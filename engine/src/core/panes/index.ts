@@ -5,8 +5,8 @@
  * Owns: each policy's progress (PolicyState), the triggers (early ticks, on-time, late, final,
  * the reference's close), turning a policy's snapshot of a window into panes per accumulation mode
  * (accumulating, discarding, retracting), and what a policy showed of a window at each pane kind
- * and age (stage-points.ts, stage-slot.ts: the points bias is measured at; "stage" there is the
- * wire name of the pane's kind, docs/architecture.md, "Glossary").
+ * and age (kind-points.ts, kind-slot.ts: the points bias is measured at; the wire names the kind
+ * `stage` (`bias.stage`), docs/architecture.md, "Glossary").
  *
  * May import: protocol, core/windows/, core/watermarks/, core/dial/ (the bias a pane carries). No
  * I/O, no clock, no env.

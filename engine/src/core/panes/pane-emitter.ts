@@ -9,11 +9,11 @@ import type { Aggregate } from "../windows/aggregate.js";
 import { nowcastOf, type NowcastError } from "../dial/nowcast.js";
 import { biasFor, nowcastErrorFor, type PolicyDial } from "../dial/policy-dial.js";
 import { hasFinalPane, type PolicyState } from "./policy-state.js";
-import { newStagePoints, recordPoint } from "./stage-points.js";
-import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "./stage-slot.js";
+import { newKindPoints, recordPoint } from "./kind-points.js";
+import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "./kind-slot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import type { CoreOutput } from "../types.js";
-import { forEachKey } from "../windows/window-merge.js";
+import { forEachKey } from "../windows/window-combine.js";
 import {
   keyIdOf,
   newTrack,
@@ -30,7 +30,7 @@ type Emitted = Exclude<PaneKind, "retract">;
 interface Emission {
   readonly policy: PolicyState;
   readonly kind: Emitted;
-  /** The stage slot of this emission (early: the age bucket at emission). */
+  /** The kind slot of this emission (early: the age bucket at emission). */
   readonly slot: number;
   /** An on-time pane that is also the final one (grace 0): recorded in both slots. */
   readonly alsoFinal: boolean;
@@ -126,7 +126,7 @@ function emitKey(e: Emission, service: string, route: string | undefined, agg: A
   // In discarding mode too the nowcast is of the whole window (what the reference will say), not of the delta.
   const nowcast = nowcastOf(full, bias, e.nowcastError as NowcastError);
   if (route === undefined) {
-    const points = (t.points ??= newStagePoints());
+    const points = (t.points ??= newKindPoints());
     recordPoint(points, e.slot, full, nowcast?.value ?? null);
     if (e.alsoFinal) recordPoint(points, SLOT_FINAL, full, nowcast?.value ?? null);
   }
@@ -157,7 +157,7 @@ function emitKey(e: Emission, service: string, route: string | undefined, agg: A
     t.lastAgg = agg.clone();
     e.out.pane(pane(e.kind, delta.value(), bias));
   } else if (policy.cfg.mode === "retracting") {
-    // A retract carries the bias of the stage (and age) of the pane it retracts, as measured now.
+    // A retract carries the bias of the kind (and age) of the pane it retracts, as measured now.
     if (t.lastValue) e.out.pane(pane("retract", t.lastValue, biasFor(e.dial, service, t.lastSlot)));
     e.out.pane(pane(e.kind, full, bias));
     t.lastValue = full;

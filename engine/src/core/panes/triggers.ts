@@ -9,25 +9,25 @@
  * earlier has fired. It may assume the window's slices hold every event any closer accepted so far
  * (the add happens before triggers run) and, by the monotone watermark, that what its policy keeps
  * of the window is a prefix of that: its pane is a snapshot of the shared aggregate, now.
- * A trigger may update only the window and policy it is handed (stage bits, pane tracks, late
+ * A trigger may update only the window and policy it is handed (kind bits, pane tracks, late
  * marks, emit-delay counters, its dial), emit only through `ctx.out`, arm timers only through
  * `ctx.schedule`, and release a window only through `ctx.free`, once every closer has closed it.
  * It must not add to or remove from an aggregate, move log time or a watermark, read a clock, or
- * touch any other window; a window a policy has closed (STAGE_FINAL) gets no more of its panes.
+ * touch any other window; a window a policy has closed (KIND_FINAL) gets no more of its panes.
  */
 import { biasPoint, type BiasPoint } from "../dial/bias.js";
 import { emitWindow } from "./pane-emitter.js";
 import { emitsOnTime, hasFinalPane, type PolicyState } from "./policy-state.js";
 import type { TriggerContext } from "./trigger-context.js";
-import { dropMerges, forEachKey } from "../windows/window-merge.js";
+import { dropCombine, forEachKey } from "../windows/window-combine.js";
 import { measureLateness, measureWindow } from "../dial/window-measure.js";
 import { WindowTimerKind } from "../windows/window-timer.js";
 import {
   addsOf,
   newTrack,
-  STAGE_FINAL,
-  STAGE_LATE_PENDING,
-  STAGE_ON_TIME,
+  KIND_FINAL,
+  KIND_LATE_PENDING,
+  KIND_ON_TIME,
   type PaneTrack,
   type TrackNode,
   type Window,
@@ -37,7 +37,7 @@ import {
 export function earlyTick(ctx: TriggerContext, p: PolicyState, windows: Iterable<Window>): void {
   const watermark = ctx.watermarkOf(p);
   for (const w of windows) {
-    if (w.end <= watermark || (w.stage[p.index] as number) & STAGE_ON_TIME) continue;
+    if (w.end <= watermark || (w.kinds[p.index] as number) & KIND_ON_TIME) continue;
     const adds = addsOf(w);
     if (adds === w.earlyMark[p.index]) continue;
     w.earlyMark[p.index] = adds;
@@ -47,7 +47,7 @@ export function earlyTick(ctx: TriggerContext, p: PolicyState, windows: Iterable
 
 /** Late panes for the keys that took late events since the last one. */
 export function lateFlush(ctx: TriggerContext, p: PolicyState, w: Window): void {
-  w.stage[p.index] = (w.stage[p.index] as number) & ~STAGE_LATE_PENDING;
+  w.kinds[p.index] = (w.kinds[p.index] as number) & ~KIND_LATE_PENDING;
   w.lastLateAt[p.index] = ctx.logTime;
   emitWindow(ctx, p, w, "late");
 }
@@ -68,9 +68,9 @@ export function acceptLate(
   markLate(service, p.index, events);
   if (route !== null) markLate(route, p.index, events);
   const every = p.cfg.lateEveryMs;
-  const stage = w.stage[p.index] as number;
-  if (every === null || !emitsOnTime(p) || !(stage & STAGE_ON_TIME) || stage & STAGE_LATE_PENDING) return;
-  w.stage[p.index] = stage | STAGE_LATE_PENDING;
+  const kinds = w.kinds[p.index] as number;
+  if (every === null || !emitsOnTime(p) || !(kinds & KIND_ON_TIME) || kinds & KIND_LATE_PENDING) return;
+  w.kinds[p.index] = kinds | KIND_LATE_PENDING;
   const due = Math.max(ctx.logTime, (w.lastLateAt[p.index] as number) + every);
   ctx.schedule({ due, kind: WindowTimerKind.LateFlush, policy: p.index, configIndex: w.configIndex, start: w.start });
 }
@@ -83,7 +83,7 @@ function markLate(node: TrackNode, policy: number, events: number): void {
 
 /** The on-time pane (W >= end); with grace 0 it is also the policy's final. */
 export function onTime(ctx: TriggerContext, p: PolicyState, w: Window): void {
-  w.stage[p.index] = (w.stage[p.index] as number) | STAGE_ON_TIME;
+  w.kinds[p.index] = (w.kinds[p.index] as number) | KIND_ON_TIME;
   emitWindow(ctx, p, w, "on-time");
   p.emitDelaySum += ctx.logTime - w.end;
   p.emitDelayCount++;
@@ -101,17 +101,17 @@ export function finalPane(ctx: TriggerContext, p: PolicyState, w: Window): void 
 }
 
 function close(ctx: TriggerContext, p: PolicyState, w: Window): void {
-  w.stage[p.index] = ((w.stage[p.index] as number) | STAGE_ON_TIME | STAGE_FINAL) & ~STAGE_LATE_PENDING;
+  w.kinds[p.index] = ((w.kinds[p.index] as number) | KIND_ON_TIME | KIND_FINAL) & ~KIND_LATE_PENDING;
   w.closed++;
   if (w.ref) measureWindow(ctx.dialOf(p, w.configIndex), p, w, ctx.logTime);
-  if (w.closed === w.stage.length) ctx.free(w);
-  else dropMergesIfDone(w);
+  if (w.closed === w.kinds.length) ctx.free(w);
+  else dropCombineIfDone(w);
 }
 
-/** Once every policy has its final, no pane reads the window's merges again: only the reference, once. */
-function dropMergesIfDone(w: Window): void {
-  for (let i = 0; i < w.stage.length - 1; i++) if (!((w.stage[i] as number) & STAGE_FINAL)) return;
-  dropMerges(w);
+/** Once every policy has its final, no pane reads the window's combine again: only the reference, once. */
+function dropCombineIfDone(w: Window): void {
+  for (let i = 0; i < w.kinds.length - 1; i++) if (!((w.kinds[i] as number) & KIND_FINAL)) return;
+  dropCombine(w);
 }
 
 /** The reference closes the window: its values are what bias is measured against (for `policies`). */
@@ -121,13 +121,13 @@ export function referenceClose(ctx: TriggerContext, w: Window, policies: readonl
     if (route === undefined) ref.set(service, biasPoint(node.agg.value()));
   });
   w.ref = ref;
-  w.stage[w.stage.length - 1] = STAGE_FINAL;
+  w.kinds[w.kinds.length - 1] = KIND_FINAL;
   w.closed++;
-  dropMergesIfDone(w);
+  dropCombineIfDone(w);
   for (const p of policies) {
     const dial = ctx.dialOf(p, w.configIndex);
     if (w.lateness !== null) measureLateness(dial, p, w, ctx.logTime);
-    if ((w.stage[p.index] as number) & STAGE_FINAL) measureWindow(dial, p, w, ctx.logTime);
+    if ((w.kinds[p.index] as number) & KIND_FINAL) measureWindow(dial, p, w, ctx.logTime);
   }
-  if (w.closed === w.stage.length) ctx.free(w);
+  if (w.closed === w.kinds.length) ctx.free(w);
 }

@@ -7,7 +7,7 @@
  * the new tick's start): the ticks in between held no record.
  *
  * Invariant: every record released to the core is in exactly one batch, the one of the tick its
- * merged ingest_ts falls in, and batches cover the worker's log time without gap or overlap; the
+ * interleaved ingest_ts falls in, and batches cover the worker's log time without gap or overlap; the
  * state (`state()`) is what a checkpoint needs to emit the very same batches after a restore.
  *
  * Pure: no I/O, no clock.
@@ -25,7 +25,7 @@ import { base64, unbase64 } from "../snapshot/base64.js";
 /** What a checkpoint keeps of an accumulator (JSON; aggregates as base64). */
 export interface PartialAccumulatorState {
   from: number | null;
-  /** Per lane: largest event time and merged ingest_ts of its last record (null: none yet). */
+  /** Per lane: largest event time and interleaved ingest_ts of its last record (null: none yet). */
   maxTs: (number | null)[];
   lastEventAt: (number | null)[];
   /** Per lane: its records in the open tick. */
@@ -84,7 +84,7 @@ export class PartialAccumulator {
     if (restored !== undefined) this.restore(restored);
   }
 
-  /** A record of `lane`; `e.ingest_ts` is its merged ingest_ts. */
+  /** A record of `lane`; `e.ingest_ts` is its interleaved ingest_ts. */
   event(lane: number, e: TelemetryEvent): void {
     const t = e.ingest_ts;
     this.advance(t);
@@ -108,7 +108,7 @@ export class PartialAccumulator {
     }
   }
 
-  /** A heartbeat of any lane at merged ingest_ts `t`. */
+  /** A heartbeat of any lane at interleaved ingest_ts `t`. */
   heartbeat(t: number): void {
     this.advance(t);
   }

@@ -12,7 +12,7 @@ import type { PolicyState } from "../panes/policy-state.js";
 import type { TriggerContext } from "../panes/trigger-context.js";
 import { acceptLate } from "../panes/triggers.js";
 import { firstWindowStart, lastWindowStart } from "../windows/window-assigner.js";
-import { addFoldedAggregate } from "../windows/window-merge.js";
+import { addFoldedAggregate } from "../windows/window-combine.js";
 import { trackNodeOf, trackNode, type KeyNode, type Slice } from "../windows/window-state.js";
 
 /** One group key's aggregate of a merged tick, for one slice. */

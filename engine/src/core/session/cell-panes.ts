@@ -9,8 +9,8 @@
 import type { Pane, PaneBias, PaneKind, PaneValue } from "../../protocol.js";
 import { biasFor, type PolicyDial } from "../dial/policy-dial.js";
 import { hasFinalPane, type PolicyState } from "../panes/policy-state.js";
-import { newStagePoints, recordPoint } from "../panes/stage-points.js";
-import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "../panes/stage-slot.js";
+import { newKindPoints, recordPoint } from "../panes/kind-points.js";
+import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "../panes/kind-slot.js";
 import type { CoreOutput } from "../types.js";
 import { keyIdOf } from "../windows/window-state.js";
 import { cellValue, type SessionCell } from "./cell-window.js";
@@ -43,7 +43,7 @@ export function emitCell(ctx: CellEmitContext, p: PolicyState, c: SessionCell, k
   const full = cellValue(c);
   const delay = ctx.logTime - w.end;
   record(dial, slot, delay);
-  const points = (c.points ??= newStagePoints());
+  const points = (c.points ??= newKindPoints());
   recordPoint(points, slot, full, null);
   if (slot === SLOT_ON_TIME && !hasFinalPane(p)) {
     record(dial, SLOT_FINAL, delay);

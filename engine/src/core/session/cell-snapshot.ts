@@ -1,6 +1,6 @@
 /**
  * Snapshot of the session cells (part of session-snapshot.ts): per window size its windows in map
- * order — start, each policy's stage and last late pane, the reference's values once it closed the
+ * order — start, each policy's kind bits and last late pane, the reference's values once it closed the
  * window — and per service (in map order, the order panes are emitted in) each policy's cell; then
  * each policy's early queue, naming its cells by (size, start, service).
  */
@@ -11,10 +11,10 @@ import type { CoreError } from "../errors.js";
 import {
   readPoint,
   readLastSlot,
-  readStagePoints,
+  readKindPoints,
   readValue,
   writePoint,
-  writeStagePoints,
+  writeKindPoints,
   writeValue,
 } from "../snapshot/snapshot-parts.js";
 import { newCell, newCellWindow, type CellWindow, type SessionCell } from "./cell-window.js";
@@ -25,7 +25,7 @@ function writeCell(w: ByteWriter, c: SessionCell): void {
   for (const b of [c.changed, c.queued, c.lateDirty]) w.bool(b);
   w.bytes(c.durations.encode());
   writeValue(w, c.last);
-  writeStagePoints(w, c.points);
+  writeKindPoints(w, c.points);
 }
 
 function readCell(r: ByteReader, window: CellWindow, service: string, policy: number, accuracy: number): SessionCell {
@@ -40,12 +40,12 @@ function readCell(r: ByteReader, window: CellWindow, service: string, policy: nu
   ];
   c.lastSlot = readLastSlot(r);
   [c.changed, c.queued, c.lateDirty] = [r.bool(), r.bool(), r.bool()];
-  return Object.assign(c, { durations: DDSketch.decode(r.bytes()), last: readValue(r), points: readStagePoints(r) });
+  return Object.assign(c, { durations: DDSketch.decode(r.bytes()), last: readValue(r), points: readKindPoints(r) });
 }
 
 function writeWindow(w: ByteWriter, win: CellWindow): void {
   w.f64(win.start);
-  for (const s of win.stage) w.uint(s);
+  for (const s of win.kinds) w.uint(s);
   for (const t of win.lastLateAt) w.f64(t);
   w.uint(win.closed);
   w.bool(win.ref !== null);
@@ -59,7 +59,7 @@ function writeWindow(w: ByteWriter, win: CellWindow): void {
   w.uint(win.services.size);
   for (const [service, cells] of win.services) {
     w.string(service);
-    for (let i = 0; i < win.stage.length; i++) {
+    for (let i = 0; i < win.kinds.length; i++) {
       const c = cells[i];
       w.bool(c !== undefined);
       if (c !== undefined) writeCell(w, c);
@@ -69,7 +69,7 @@ function writeWindow(w: ByteWriter, win: CellWindow): void {
 
 function readWindow(r: ByteReader, size: number, sizeMs: number, policies: number, accuracy: number): CellWindow {
   const win = newCellWindow(size, r.f64(), sizeMs, policies);
-  for (let i = 0; i < policies; i++) win.stage[i] = r.uint();
+  for (let i = 0; i < policies; i++) win.kinds[i] = r.uint();
   for (let i = 0; i < policies; i++) win.lastLateAt[i] = r.f64();
   win.closed = r.uint();
   if (r.bool()) {

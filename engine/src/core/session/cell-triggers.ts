@@ -10,7 +10,7 @@
  */
 import { emitsOnTime, hasFinalPane, type PolicyState } from "../panes/policy-state.js";
 import type { WindowTimer } from "../windows/window-timer.js";
-import { STAGE_FINAL, STAGE_LATE_PENDING, STAGE_ON_TIME } from "../windows/window-state.js";
+import { KIND_FINAL, KIND_LATE_PENDING, KIND_ON_TIME } from "../windows/window-state.js";
 import { emitCell, type Emitted } from "./cell-panes.js";
 import type { CellWindow, SessionCell } from "./cell-window.js";
 import { SessionDials } from "./session-bias.js";
@@ -25,19 +25,19 @@ export function scheduleCellWindow(ctx: SessionContext, w: CellWindow): void {
   const at = { configIndex: w.size, start: w.start };
   for (const p of policies) {
     if (p.index === reference) continue;
-    const stage = w.stage[p.index] as number;
-    if (stage & STAGE_FINAL) continue;
+    const kinds = w.kinds[p.index] as number;
+    if (kinds & KIND_FINAL) continue;
     const policy = p.index;
-    if (emitsOnTime(p) && !(stage & STAGE_ON_TIME))
+    if (emitsOnTime(p) && !(kinds & KIND_ON_TIME))
       driver.atWatermark(p, { due: driver.dueAt(p, w.end), kind: CellTimerKind.OnTime, policy, ...at });
     if (hasFinalPane(p))
       driver.atWatermark(p, { due: driver.dueAt(p, w.end + p.cfg.graceMs), kind: CellTimerKind.Final, policy, ...at });
-    if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null) {
+    if (kinds & KIND_LATE_PENDING && p.cfg.lateEveryMs !== null) {
       const due = (w.lastLateAt[policy] as number) + p.cfg.lateEveryMs;
       driver.atLogTime({ due, kind: CellTimerKind.LateFlush, policy, ...at });
     }
   }
-  if (!((w.stage[reference] as number) & STAGE_FINAL)) {
+  if (!((w.kinds[reference] as number) & KIND_FINAL)) {
     const due = w.end + ctx.referenceHorizonMs;
     driver.atLogTime({ due, kind: CellTimerKind.Reference, policy: reference, ...at });
   }
@@ -50,7 +50,7 @@ export function fireCellTimer(ctx: SessionContext, t: WindowTimer): void {
   const policies = ctx.state.clock.policies;
   if (t.kind === CellTimerKind.Reference) return referenceClose(ctx, w);
   const p = policies[t.policy] as PolicyState;
-  if ((w.stage[p.index] as number) & STAGE_FINAL) return;
+  if ((w.kinds[p.index] as number) & KIND_FINAL) return;
   if (t.kind === CellTimerKind.OnTime) onTime(ctx, p, w);
   else if (t.kind === CellTimerKind.Final) finalPane(ctx, p, w);
   else lateFlush(ctx, p, w);
@@ -65,7 +65,7 @@ export function earlyTick(ctx: SessionContext, p: PolicyState): void {
   for (const c of queue) {
     c.queued = false;
     const w = c.window;
-    if (!c.changed || w.end <= watermark || (w.stage[p.index] as number) & STAGE_ON_TIME) continue;
+    if (!c.changed || w.end <= watermark || (w.kinds[p.index] as number) & KIND_ON_TIME) continue;
     if (ctx.state.windows[w.size]?.get(w.start) !== w) continue;
     emitCell(ctx.emit, p, c, "early");
   }
@@ -80,15 +80,15 @@ function emitAll(ctx: SessionContext, p: PolicyState, w: CellWindow, kind: Emitt
 }
 
 function lateFlush(ctx: SessionContext, p: PolicyState, w: CellWindow): void {
-  w.stage[p.index] = (w.stage[p.index] as number) & ~STAGE_LATE_PENDING;
+  w.kinds[p.index] = (w.kinds[p.index] as number) & ~KIND_LATE_PENDING;
   w.lastLateAt[p.index] = ctx.state.clock.logTime;
   emitAll(ctx, p, w, "late");
 }
 
 /** The on-time pane (W ≥ end); with grace 0 it is also the policy's final. */
 function onTime(ctx: SessionContext, p: PolicyState, w: CellWindow): void {
-  if ((w.stage[p.index] as number) & STAGE_ON_TIME) return;
-  w.stage[p.index] = (w.stage[p.index] as number) | STAGE_ON_TIME;
+  if ((w.kinds[p.index] as number) & KIND_ON_TIME) return;
+  w.kinds[p.index] = (w.kinds[p.index] as number) | KIND_ON_TIME;
   emitAll(ctx, p, w, "on-time");
   p.emitDelaySum += ctx.state.clock.logTime - w.end;
   p.emitDelayCount++;
@@ -106,24 +106,24 @@ function finalPane(ctx: SessionContext, p: PolicyState, w: CellWindow): void {
 }
 
 function close(ctx: SessionContext, p: PolicyState, w: CellWindow): void {
-  w.stage[p.index] = ((w.stage[p.index] as number) | STAGE_ON_TIME | STAGE_FINAL) & ~STAGE_LATE_PENDING;
+  w.kinds[p.index] = ((w.kinds[p.index] as number) | KIND_ON_TIME | KIND_FINAL) & ~KIND_LATE_PENDING;
   w.closed++;
   if (w.ref !== null) ctx.state.dials.measure(w, p, ctx.state.clock.logTime);
-  if (w.closed === w.stage.length) free(ctx, w);
+  if (w.closed === w.kinds.length) free(ctx, w);
 }
 
 /** The reference closes the window: its values are what every policy's bias there is measured against. */
 function referenceClose(ctx: SessionContext, w: CellWindow): void {
   const policies = ctx.state.clock.policies;
   const reference = policies.length - 1;
-  if ((w.stage[reference] as number) & STAGE_FINAL) return;
+  if ((w.kinds[reference] as number) & KIND_FINAL) return;
   w.ref = SessionDials.referenceOf(w, reference);
-  w.stage[reference] = STAGE_FINAL;
+  w.kinds[reference] = KIND_FINAL;
   w.closed++;
   for (const p of policies)
-    if (p.index !== reference && (w.stage[p.index] as number) & STAGE_FINAL)
+    if (p.index !== reference && (w.kinds[p.index] as number) & KIND_FINAL)
       ctx.state.dials.measure(w, p, ctx.state.clock.logTime);
-  if (w.closed === w.stage.length) free(ctx, w);
+  if (w.closed === w.kinds.length) free(ctx, w);
 }
 
 function free(ctx: SessionContext, w: CellWindow): void {
@@ -138,9 +138,9 @@ export function finishCells(ctx: SessionContext): void {
     for (const start of [...windows.keys()].sort((a, b) => a - b)) {
       const w = windows.get(start) as CellWindow;
       for (const p of policies) {
-        if (p.index === reference || (w.stage[p.index] as number) & STAGE_FINAL) continue;
-        if (emitsOnTime(p) && !((w.stage[p.index] as number) & STAGE_ON_TIME)) onTime(ctx, p, w);
-        if (!((w.stage[p.index] as number) & STAGE_FINAL)) finalPane(ctx, p, w);
+        if (p.index === reference || (w.kinds[p.index] as number) & KIND_FINAL) continue;
+        if (emitsOnTime(p) && !((w.kinds[p.index] as number) & KIND_ON_TIME)) onTime(ctx, p, w);
+        if (!((w.kinds[p.index] as number) & KIND_FINAL)) finalPane(ctx, p, w);
       }
       referenceClose(ctx, w);
     }

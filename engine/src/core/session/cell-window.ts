@@ -2,14 +2,14 @@
  * Session cells (docs/semantics.md, "Session windows"): what the session operator publishes. A cell
  * is one policy's sessions of one service that ended in one tumbling window — sessions ended,
  * sessions with an error, their events, their durations (a DDSketch with exact removal, so a
- * session that moves or merges leaves no trace behind). A CellWindow holds every cell of one
+ * session that moves or joins another leaves no trace behind). A CellWindow holds every cell of one
  * (window size, start): per service one cell per policy, the hidden reference last, and per policy
- * its stage (on-time, final, late pane pending) as the window core keeps it for windows.
+ * its kind bits (on-time, final, late pane pending) as the window core keeps it for windows.
  */
 import { DDSketch } from "@tidemark/sketches";
 import type { PaneValue } from "../../protocol.js";
 import type { BiasPoint } from "../dial/bias.js";
-import type { StagePoints } from "../panes/stage-points.js";
+import type { KindPoints } from "../panes/kind-points.js";
 
 export interface SessionCell {
   readonly window: CellWindow;
@@ -36,10 +36,10 @@ export interface SessionCell {
   /** The full value of its last pane (what a retraction takes back, what discarding deltas start from); null: none yet. */
   last: PaneValue | null;
   lastEvents: number;
-  /** Stage slot of the last pane (stage-slot.ts): a retraction carries that stage's bias. */
+  /** Kind slot of the last pane (kind-slot.ts): a retraction carries that kind's bias. */
   lastSlot: number;
-  /** What each stage showed, for the bias the reference measures (stage-points.ts); null: nothing yet. */
-  points: StagePoints | null;
+  /** What each pane kind showed, for the bias the reference measures (kind-points.ts); null: nothing yet. */
+  points: KindPoints | null;
 }
 
 export interface CellWindow {
@@ -47,8 +47,8 @@ export interface CellWindow {
   readonly size: number;
   readonly start: number;
   readonly end: number;
-  /** Per policy, the reference last: STAGE_* bits of window-state.ts. */
-  readonly stage: Uint8Array;
+  /** Per policy, the reference last: KIND_* bits of window-state.ts. */
+  readonly kinds: Uint8Array;
   /** Per policy: log time of its last late pane. */
   readonly lastLateAt: Float64Array;
   /** Service → its cells, one per policy (the reference last), created with their first session. */
@@ -64,7 +64,7 @@ export function newCellWindow(size: number, start: number, sizeMs: number, polic
     size,
     start,
     end: start + sizeMs,
-    stage: new Uint8Array(policies),
+    kinds: new Uint8Array(policies),
     lastLateAt: new Float64Array(policies).fill(-Infinity),
     services: new Map(),
     closed: 0,

@@ -2,10 +2,10 @@
  * Measured bias of session cells (docs/semantics.md, "Session windows"): the hidden reference
  * policy keeps every event to the reference horizon and counts its sessions into cells like any
  * policy. When its W passes a window's end it has all of that window's sessions; each policy whose
- * final is out is then measured there, per service and pooled, at every stage it showed (early
+ * final is out is then measured there, per service and pooled, at every pane kind it showed (early
  * panes by age, on-time, late, final): session-count shortfall in %, error-session share in pp,
  * duration p99 error in % (`usersPct` is null: cells measure no distinct users). One dial per
- * (policy, window size), as window panes have; session panes carry their own service's and stage's
+ * (policy, window size), as window panes have; session panes carry their own service's and kind's
  * figure from it.
  */
 import type { BiasPoint } from "../dial/bias.js";

@@ -7,7 +7,7 @@
  * their triggers armed (cell-triggers.ts).
  */
 import { emitsOnTime, type PolicyState } from "../panes/policy-state.js";
-import { STAGE_FINAL, STAGE_LATE_PENDING, STAGE_ON_TIME } from "../windows/window-state.js";
+import { KIND_FINAL, KIND_LATE_PENDING, KIND_ON_TIME } from "../windows/window-state.js";
 import { scheduleCellWindow } from "./cell-triggers.js";
 import { applySession, newCell, newCellWindow, type CellWindow, type SessionCell } from "./cell-window.js";
 import { CellTimerKind } from "./session-timers.js";
@@ -65,7 +65,7 @@ function cellOf(
 }
 
 /**
- * A new window, its triggers armed. Opened by placing an event, each policy's stage is judged by its
+ * A new window, its triggers armed. Opened by placing an event, each policy's kinds are judged by its
  * W now, as the window core judges a new window: behind W it gets no on-time pane (its first session
  * is a late one), behind W + grace none at all. Opened by a row's timer (a session ended at its
  * due), nothing is judged: every trigger already due fires next, in the timers' order, after the
@@ -79,9 +79,9 @@ function openCellWindow(ctx: SessionContext, z: number, start: number, placed: b
     if (p.index === reference) continue;
     const watermark = watermarkOf(ctx, p);
     if (w.end + p.cfg.graceMs <= watermark) {
-      w.stage[p.index] = STAGE_ON_TIME | STAGE_FINAL;
+      w.kinds[p.index] = KIND_ON_TIME | KIND_FINAL;
       w.closed++;
-    } else if (w.end <= watermark && emitsOnTime(p)) w.stage[p.index] = STAGE_ON_TIME;
+    } else if (w.end <= watermark && emitsOnTime(p)) w.kinds[p.index] = KIND_ON_TIME;
   }
   (ctx.state.windows[z] as Map<number, CellWindow>).set(start, w);
   scheduleCellWindow(ctx, w);
@@ -91,9 +91,9 @@ function openCellWindow(ctx: SessionContext, z: number, start: number, placed: b
 /** A cell changed: queued for the next early tick before its on-time pane, marked late after it. */
 function changed(ctx: SessionContext, p: PolicyState, cell: SessionCell): void {
   const w = cell.window;
-  const stage = w.stage[p.index] as number;
-  if (p.index === ctx.state.early.length || stage & STAGE_FINAL) return;
-  if (!(stage & STAGE_ON_TIME)) {
+  const kinds = w.kinds[p.index] as number;
+  if (p.index === ctx.state.early.length || kinds & KIND_FINAL) return;
+  if (!(kinds & KIND_ON_TIME)) {
     if (cell.queued || p.cfg.earlyEveryMs === null || !emitsOnTime(p)) return;
     cell.queued = true;
     (ctx.state.early[p.index] as SessionCell[]).push(cell);
@@ -101,8 +101,8 @@ function changed(ctx: SessionContext, p: PolicyState, cell: SessionCell): void {
   }
   cell.lateDirty = true;
   const every = p.cfg.lateEveryMs;
-  if (every === null || stage & STAGE_LATE_PENDING) return;
-  w.stage[p.index] = stage | STAGE_LATE_PENDING;
+  if (every === null || kinds & KIND_LATE_PENDING) return;
+  w.kinds[p.index] = kinds | KIND_LATE_PENDING;
   const due = Math.max(ctx.state.clock.logTime, (w.lastLateAt[p.index] as number) + every);
   ctx.driver.atLogTime({ due, kind: CellTimerKind.LateFlush, policy: p.index, configIndex: w.size, start: w.start });
 }

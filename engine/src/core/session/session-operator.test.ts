@@ -1,6 +1,6 @@
 /**
  * The session operator's rules one at a time (docs/semantics.md, "Session windows"): a late event
- * that bridges two sessions merges them and the cells retract the two and count one; the key cap
+ * that bridges two sessions joins them and the cells retract the two and count one; the key cap
  * counts the events it refuses; the key TTL frees a session an event-time policy would hold forever;
  * a (service, user) with one open session costs a bounded number of bytes in the store's tables.
  */
@@ -58,7 +58,7 @@ function recorder(): {
 }
 
 describe("session operator", () => {
-  it("a late event bridging two sessions merges them: the cell retracts the two and counts one", () => {
+  it("a late event bridging two sessions joins them: the cell retracts the two and counts one", () => {
     const op = createSessionOperator(config([policy("alert", "retracting", 1_000, 120_000, 1_000)]), { gap: GAP });
     const r = recorder();
     // Two sessions of ann, 15 s apart (more than the gap), both ending in the window [T, T + 60 s).
@@ -80,7 +80,7 @@ describe("session operator", () => {
     ]);
     expect(after[1]?.value.p50).toBe(15_000);
     expect(after[1]?.lateAccepted).toBe(1);
-    expect(op.status().merges).toBe(1);
+    expect(op.status().joins).toBe(1);
     expect(r.late).toEqual([]);
   });
 

@@ -3,7 +3,7 @@
  * docs/decisions/0034-sessions-at-scale.md): a pure operator with StreamCore's driving interface.
  * Sessions are kept per (service, user) in rows of typed arrays shared by the policies that see the
  * same session (session-slots.ts, session-keys.ts); what it publishes are cells — per policy,
- * service and window, the sessions that ended there — as ordinary panes with their stages, bias
+ * service and window, the sessions that ended there — as ordinary panes with their kinds, bias
  * and emit delay (cell-panes.ts, cell-triggers.ts). An InputDriver takes the inputs and keeps time
  * exactly as for the window core; this file wires it to placement (session-place.ts), the rows'
  * timers (slot-transitions.ts) and the cells' triggers.

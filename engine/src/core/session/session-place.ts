@@ -4,7 +4,7 @@
  * sessions it holds that the event touches (same length-cap period, first − gap < ts < last + gap),
  * their union with the event, and the verdict — dropped when the union's end + grace ≤ W or the
  * event falls within a gap after a session the policy closed, late-accepted when the end ≤ W, else on
- * time. Usually every policy keeps the event and touches the same rows: one pass merges those rows
+ * time. Usually every policy keeps the event and touches the same rows: one pass joins those rows
  * (splitting off the part of a row some other policy holds), absorbs the event and re-counts it for
  * the policies that already count it as ended. Otherwise each keeping policy is placed on its own
  * rows, and rows that came out identical are joined again.
@@ -219,7 +219,7 @@ function keepEvent(
     return;
   }
   let target = NO_SLOT;
-  let merged = 0;
+  let joined = 0;
   for (let i = 0; i < MAX_ROWS; i++) {
     if (!(t & (1 << i))) continue;
     const s = rows[i] as number;
@@ -228,10 +228,10 @@ function keepEvent(
     if (target === NO_SLOT) target = s;
     else {
       absorbRow(ctx, target, s);
-      merged++;
+      joined++;
     }
   }
-  if (merged > 0 && g & ~bit(ctx.state.early.length)) ctx.state.merges++;
+  if (joined > 0 && g & ~bit(ctx.state.early.length)) ctx.state.joins++;
   slots.first[target] = Math.min(slots.first[target] as number, ts);
   slots.last[target] = Math.max(slots.last[target] as number, ts);
   slots.events[target] = (slots.events[target] as number) + 1;

@@ -149,18 +149,18 @@ function checkAgainstOracle(steps: readonly Step[], r: Run): void {
 
 describe("session cells vs a per-policy sessionizer", { timeout: 60_000 }, () => {
   it("final cells, drops and on-time panes of every policy are the oracle's, on 300 random streams", () => {
-    let merges = 0;
+    let retracts = 0;
     let drops = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const steps = draw(seed);
       const r = run(steps);
       checkAgainstOracle(steps, r);
       drops += r.late.length;
-      merges += r.panes.filter((p) => p.kind === "retract").length;
+      retracts += r.panes.filter((p) => p.kind === "retract").length;
     }
     // The streams do exercise drops and retractions.
     expect(drops).toBeGreaterThan(100);
-    expect(merges).toBeGreaterThan(100);
+    expect(retracts).toBeGreaterThan(100);
   });
 
   it("a restore from a snapshot taken anywhere continues with the same panes, late records and state", () => {

@@ -9,7 +9,7 @@
  * config CRC · body · CRC-32 of all before. Columns are written in the host's byte order
  * (little-endian on every platform Node supports for tidemark).
  */
-import { V6_SLOTS } from "../panes/stage-slot.js";
+import { V6_SLOTS } from "../panes/kind-slot.js";
 import { hashedConfig } from "../snapshot/config-hash.js";
 import { ByteWriter, crc32, type ByteReader } from "../snapshot/byte-codec.js";
 import { CoreError } from "../errors.js";
@@ -140,7 +140,7 @@ export function* encodeSessionSnapshotSteps(
   w.uint(configCrc(config, sessions));
   const clock = state.clock;
   w.f64(clock.logTime);
-  for (const x of [clock.eventsTotal, state.anonymous, state.overflowEvents, state.merges]) w.uint(x);
+  for (const x of [clock.eventsTotal, state.anonymous, state.overflowEvents, state.joins]) w.uint(x);
   writePartitionClocks(w, clock.partitions);
   for (const p of clock.policies) {
     writePolicyProgress(w, p);
@@ -192,7 +192,7 @@ export function decodeSessionSnapshot(
   clock.eventsTotal = r.uint();
   state.anonymous = r.uint();
   state.overflowEvents = r.uint();
-  state.merges = r.uint();
+  state.joins = r.uint();
   readPartitionClocks(r, clock.partitions);
   for (const p of clock.policies) {
     readPolicyProgress(r, p);

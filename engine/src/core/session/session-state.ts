@@ -33,8 +33,8 @@ export interface SessionState {
   anonymous: number;
   /** Events of (service, user) keys past the key cap: not sessionized. */
   overflowEvents: number;
-  /** Merges of two or more sessions by a bridging event, over the configured policies. */
-  merges: number;
+  /** Joins of two or more sessions by a bridging event, over the configured policies. */
+  joins: number;
 }
 
 /** The bias reference as a hidden last policy: every event kept to the reference horizon, no panes. */
@@ -76,7 +76,7 @@ export function newSessionState(config: CoreConfig, sessions: Readonly<SessionCo
     dials: new SessionDials(sizes, config.policies.length, config.biasWindows, config.serviceCap),
     anonymous: 0,
     overflowEvents: 0,
-    merges: 0,
+    joins: 0,
   };
 }
 

@@ -20,8 +20,8 @@ export interface SessionStatus extends CoreStatus {
   sessionStoreBytes: number;
   /** Events of new keys past the cap: counted, not sessionized. */
   overflowEvents: number;
-  /** Merges of two or more sessions by a bridging event, summed over policies. */
-  merges: number;
+  /** Joins of two or more sessions by a bridging event, summed over policies. */
+  joins: number;
   /** Events without a user: they belong to no session. */
   anonymousEvents: number;
 }
@@ -70,7 +70,7 @@ export function sessionStatus(config: CoreConfig, state: SessionState, timerByte
     maxSessionKeys: keys.maxKeys,
     sessionStoreBytes: slots.bytes + keys.bytes + timerBytes,
     overflowEvents: state.overflowEvents,
-    merges: state.merges,
+    joins: state.joins,
     anonymousEvents: state.anonymous,
   };
 }

@@ -147,8 +147,8 @@ export class ByteReader {
   private readonly names: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS);
   pos = 0;
   /**
-   * The saved slot → today's slot (-1: dropped) of a snapshot written with another stage-slot
-   * layout (panes/stage-slot.ts, V6_SLOTS); null: today's layout.
+   * The saved slot → today's slot (-1: dropped) of a snapshot written with another kind-slot
+   * layout (panes/kind-slot.ts, V6_SLOTS); null: today's layout.
    */
   slotMap: readonly number[] | null = null;
   constructor(private readonly buf: Uint8Array) {

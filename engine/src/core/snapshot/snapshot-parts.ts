@@ -10,8 +10,8 @@ import type { ByteReader, ByteWriter } from "./byte-codec.js";
 import type { CoreError } from "../errors.js";
 import type { KeyRegistry } from "../windows/key-registry.js";
 import type { PolicyState } from "../panes/policy-state.js";
-import { newStagePoints, POINT_FIELDS, pointOffset, setPoint, type StagePoints } from "../panes/stage-points.js";
-import { slotFromV6, SLOTS } from "../panes/stage-slot.js";
+import { newKindPoints, POINT_FIELDS, pointOffset, setPoint, type KindPoints } from "../panes/kind-points.js";
+import { slotFromV6, SLOTS } from "../panes/kind-slot.js";
 import type { PartitionClock } from "../watermarks/watermark.js";
 import type { KeyNode, PaneTrack, TrackNode } from "../windows/window-state.js";
 
@@ -156,16 +156,16 @@ export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): v
     if (t.lastAgg) w.bytes(t.lastAgg.encode());
     w.uint(t.lateAccepted);
     w.bool(t.lateDirty);
-    writeStagePoints(w, t.points);
+    writeKindPoints(w, t.points);
     w.uint(t.lastSlot + 1);
   }
 }
 
 /**
- * A track's stage values: the slot mask, then per set slot the value (count, errors and users as
+ * A track's values per pane kind: the slot mask, then per set slot the value (count, errors and users as
  * integers, p99) and the nowcast if one was published (a flag, then its four numbers).
  */
-export function writeStagePoints(w: ByteWriter, p: StagePoints | null): void {
+export function writeKindPoints(w: ByteWriter, p: KindPoints | null): void {
   w.uint(p === null ? 0 : p.mask + 1);
   if (p === null) return;
   for (let slot = 0; slot < SLOTS; slot++) {
@@ -194,10 +194,10 @@ export function readLastSlot(r: ByteReader): number {
   return r.slotMap === null ? saved : slotFromV6(saved);
 }
 
-export function readStagePoints(r: ByteReader): StagePoints | null {
+export function readKindPoints(r: ByteReader): KindPoints | null {
   const m = r.uint();
   if (m === 0) return null;
-  const p = newStagePoints();
+  const p = newKindPoints();
   const mask = m - 1;
   const slots = savedSlots(r);
   for (let saved = 0; saved < slots.length; saved++) {
@@ -224,7 +224,7 @@ export function readTracks(r: ByteReader, policies: number, kind: AggregateKind)
     const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
     const lateAccepted = r.uint();
     const lateDirty = r.bool();
-    const points = readStagePoints(r);
+    const points = readKindPoints(r);
     out[i] = { seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: readLastSlot(r) };
   }
   return out;

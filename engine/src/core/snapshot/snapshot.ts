@@ -1,11 +1,11 @@
 /**
  * Snapshot codec of the window core (docs/semantics.md, "Snapshot"): the whole CoreState — log
  * time, partitions, policy progress, the key registry, slices with their aggregates, windows with
- * pane sequence numbers and the values shown per stage, each policy's dial per window size. Timer queues are not written: the core rebuilds them from
+ * pane sequence numbers and the values shown per pane kind, each policy's dial per window size. Timer queues are not written: the core rebuilds them from
  * the decoded state, and their order is total, so a restored core emits byte-identical panes.
  * Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
  */
-import { V6_SLOTS } from "../panes/stage-slot.js";
+import { V6_SLOTS } from "../panes/kind-slot.js";
 import type { AggregateKind } from "../windows/aggregate.js";
 import type { BiasPoint } from "../dial/bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
@@ -47,13 +47,13 @@ const MAGIC = [0x54, 0x4d, 0x43, 0x53];
  * 2: bias points carry distinct users, bias samples carry usersPct. 3: partitions carry the log time
  * of their last record (idleness in log time); the key registry carries services (service cap).
  * 4: bias per (policy, window size, service, stage): pane tracks carry the values shown at each
- * stage, each window config its policies' dials (docs/decisions/0013-bias-per-service-stage-age.md).
+ * pane kind, each window config its policies' dials (docs/decisions/0013-bias-per-service-stage-age.md).
  * 5: route keys' aggregates hold a HyperLogLog of precision hllPrecision − 4 (routeHllPrecision,
  * docs/decisions/0015-light-state.md); a version-4 slice would mix precisions in a merge.
  * 6: window configs share slice grids (docs/decisions/0022-sliced-windows.md): each config's grid is
  * written, then every config's slices, then every config's windows and dials; a window links the
  * slices of its grid.
- * 7: early panes after the window's end bucketed per early interval ("1+0" … "1+3+", three stage
+ * 7: early panes after the window's end bucketed per early interval ("1+0" … "1+3+", three kind
  * slots more). Version 6 still restores: its slots are mapped (V6_SLOTS) and its pooled "1+"
  * figures dropped.
  */
@@ -65,7 +65,7 @@ function configCrc(config: CoreConfig): number {
 
 function* writeWindow(w: ByteWriter, win: Window, policies: number): Generator<void, void, void> {
   w.f64(win.start);
-  w.bytes(win.stage);
+  w.bytes(win.kinds);
   w.uint(win.closed);
   for (const t of win.lastLateAt) w.f64(t);
   w.uint(win.slices.length);
@@ -231,7 +231,7 @@ function readClockAndKeys(r: ByteReader, state: CoreState): void {
   readKeyRegistry(r, state.keys);
 }
 
-/** The keys' `seen` record numbers, services and routes in the slice's order (the order of a merged window's keys). */
+/** The keys' `seen` record numbers, services and routes in the slice's order (the order of a combined window's keys). */
 function writeSeen(w: ByteWriter, services: ReadonlyMap<string, KeyNode>): void {
   for (const node of services.values()) {
     w.uint(node.seen);
@@ -321,9 +321,9 @@ function readWindow(
   kind: AggregateKind,
 ): Window {
   const win = newWindow(c.index, r.f64(), c.spec.sizeMs, c.spec.sliceMs, c.exclusive, policies, c.countsLateness);
-  const stage = r.bytes();
-  if (stage.length !== policies + 1) throw corrupt("holds a window with the wrong policy count");
-  win.stage.set(stage);
+  const kinds = r.bytes();
+  if (kinds.length !== policies + 1) throw corrupt("holds a window with the wrong policy count");
+  win.kinds.set(kinds);
   win.closed = r.uint();
   for (let i = 0; i < policies; i++) win.lastLateAt[i] = r.f64();
   for (let m = r.uint(); m > 0; m--) {

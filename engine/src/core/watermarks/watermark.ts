@@ -1,5 +1,5 @@
 /**
- * Watermarks (docs/semantics.md, "Watermarks"). Log time is global (the runtime merges partitions
+ * Watermarks (docs/semantics.md, "Watermarks"). Log time is global (the runtime interleaves partitions
  * by ingest_ts); arrival-lag and perfect are logTime − lag. Event-time strategies (bounded,
  * percentile) are tracked per partition and combined with the minimum over partitions that are not
  * idle; a partition that has never spoken and is not idle holds them back. Idleness is a function

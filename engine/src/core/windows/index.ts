@@ -5,7 +5,7 @@
  * Owns: where an event belongs in event time (WindowAssigner: tumbling and sliding windows built
  * from non-overlapping slices), the one aggregate per (slice, key) (count, errors, DDSketch, HLL),
  * the open state of slices and windows, a window combining its slices' keys
- * (window-merge.ts), the keys' cardinality caps, the timer queues and the window timers, and a
+ * (window-combine.ts), the keys' cardinality caps, the timer queues and the window timers, and a
  * window's life from its first event to its last policy's close.
  *
  * May import: protocol, @tidemark/sketches, core/panes/ and core/dial/ types (a window holds each

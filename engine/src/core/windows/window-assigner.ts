@@ -1,7 +1,7 @@
 /**
  * WindowAssigner: where in event time an event belongs (docs/semantics.md, "Windows"). A pure
  * function of `ts`. Tumbling windows are sliding windows whose slide equals their size; every
- * window is built from non-overlapping slices of gcd(size, slide), merged on emit.
+ * window is built from non-overlapping slices of gcd(size, slide), combined on emit.
  */
 import type { WindowConfig } from "../types.js";
 

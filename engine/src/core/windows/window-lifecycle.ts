@@ -11,13 +11,13 @@ import { firstWindowStart, windowStartsOf } from "./window-assigner.js";
 import {
   linkSlice,
   newWindow,
-  STAGE_FINAL,
-  STAGE_LATE_PENDING,
-  STAGE_ON_TIME,
+  KIND_FINAL,
+  KIND_LATE_PENDING,
+  KIND_ON_TIME,
   type Slice,
   type Window,
 } from "./window-state.js";
-import { dropMerges } from "./window-merge.js";
+import { dropCombine } from "./window-combine.js";
 import { WindowTimerKind, type WindowTimer } from "./window-timer.js";
 
 /** Earliest end of any window of the grid's configs containing the slice at `sliceStart`. */
@@ -79,15 +79,15 @@ function openWindow(
   for (const p of policies) {
     const watermark = driver.watermarkOf(p);
     if (w.end + p.cfg.graceMs <= watermark) {
-      w.stage[p.index] = STAGE_ON_TIME | STAGE_FINAL;
+      w.kinds[p.index] = KIND_ON_TIME | KIND_FINAL;
       w.closed++;
-    } else if (w.end <= watermark && emitsOnTime(p)) w.stage[p.index] = STAGE_ON_TIME;
+    } else if (w.end <= watermark && emitsOnTime(p)) w.kinds[p.index] = KIND_ON_TIME;
   }
   if (w.end + referenceHorizonMs <= driver.clock.logTime) {
-    w.stage[policies.length] = STAGE_FINAL;
+    w.kinds[policies.length] = KIND_FINAL;
     w.closed++;
   }
-  if (w.closed === w.stage.length) return undefined;
+  if (w.closed === w.kinds.length) return undefined;
   scheduleWindow(driver, referenceHorizonMs, w);
   c.windows.set(start, w);
   return w;
@@ -98,21 +98,21 @@ export function scheduleWindow(driver: DriverView<WindowTimer>, referenceHorizon
   const at = { configIndex: w.configIndex, start: w.start };
   const policies = driver.clock.policies;
   for (const p of policies) {
-    const stage = w.stage[p.index] as number;
-    if (stage & STAGE_FINAL) continue;
+    const kinds = w.kinds[p.index] as number;
+    if (kinds & KIND_FINAL) continue;
     const policy = p.index;
-    if (emitsOnTime(p) && !(stage & STAGE_ON_TIME))
+    if (emitsOnTime(p) && !(kinds & KIND_ON_TIME))
       driver.atWatermark(p, { due: driver.dueAt(p, w.end), kind: WindowTimerKind.OnTime, policy, ...at });
     if (hasFinalPane(p)) {
       const due = driver.dueAt(p, w.end + p.cfg.graceMs);
       driver.atWatermark(p, { due, kind: WindowTimerKind.Final, policy, ...at });
     }
-    if (stage & STAGE_LATE_PENDING && p.cfg.lateEveryMs !== null) {
+    if (kinds & KIND_LATE_PENDING && p.cfg.lateEveryMs !== null) {
       const due = (w.lastLateAt[p.index] as number) + p.cfg.lateEveryMs;
       driver.atLogTime({ due, kind: WindowTimerKind.LateFlush, policy, ...at });
     }
   }
-  if (!((w.stage[policies.length] as number) & STAGE_FINAL)) {
+  if (!((w.kinds[policies.length] as number) & KIND_FINAL)) {
     const due = w.end + referenceHorizonMs;
     driver.atLogTime({ due, kind: WindowTimerKind.Reference, policy: policies.length, ...at });
   }
@@ -126,5 +126,5 @@ export function freeWindow(c: WindowConfigState, grid: WindowConfigState, w: Win
     grid.slices.delete(s.start);
     if (grid.lastSlice === s) grid.lastSlice = undefined;
   }
-  dropMerges(w);
+  dropCombine(w);
 }

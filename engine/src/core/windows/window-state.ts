@@ -2,7 +2,7 @@
 import type { PaneValue } from "../../protocol.js";
 import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "../dial/bias.js";
-import type { StagePoints } from "../panes/stage-points.js";
+import type { KindPoints } from "../panes/kind-points.js";
 
 /**
  * One key's aggregate in a slice; a service node also holds its routes. In a tumbling window's
@@ -14,7 +14,7 @@ export interface KeyNode extends TrackNode {
   routes: Map<string, KeyNode> | null;
   /**
    * The record (clock.eventsTotal) that made it: a window of several slices lists its keys in the
-   * order they were first seen in its own slices (window-merge.ts).
+   * order they were first seen in its own slices (window-combine.ts).
    */
   seen: number;
 }
@@ -28,7 +28,7 @@ export interface Slice {
   adds: number;
   /** Earliest end of any window containing it: the fast on-time test. */
   minEnd: number;
-  /** Windows whose merge holds this slice folded in: its events are added there too (window-merge.ts); null: none. */
+  /** Windows whose combine holds this slice folded in: its events are added there too (window-combine.ts); null: none. */
   foldedInto: Window[] | null;
 }
 
@@ -43,8 +43,8 @@ export interface PaneTrack {
   lastAgg: Aggregate | null;
   lateAccepted: number;
   lateDirty: boolean;
-  /** Service-level keys: what the policy showed at each stage (measured when the reference closes). */
-  points: StagePoints | null;
+  /** Service-level keys: what the policy showed at each pane kind (measured when the reference closes). */
+  points: KindPoints | null;
   /** Slot of the last pane (retracting mode: a retract carries the bias of the pane it retracts); -1 before. */
   lastSlot: number;
 }
@@ -55,9 +55,9 @@ export interface TrackNode {
   routes: Map<string, TrackNode> | null;
 }
 
-export const STAGE_ON_TIME = 1;
-export const STAGE_FINAL = 2;
-export const STAGE_LATE_PENDING = 4;
+export const KIND_ON_TIME = 1;
+export const KIND_FINAL = 2;
+export const KIND_LATE_PENDING = 4;
 
 export interface Window {
   /** Index of its window config. */
@@ -66,13 +66,13 @@ export interface Window {
   exclusive: boolean;
   start: number;
   end: number;
-  /** Its config's own slice, gcd(size, slide): keys are listed per own slice (window-merge.ts). */
+  /** Its config's own slice, gcd(size, slide): keys are listed per own slice (window-combine.ts). */
   sliceMs: number;
   /** Slices of its grid, in start order. */
   slices: Slice[];
-  /** Per policy, then the reference (the last index): STAGE_* bits. */
-  stage: Uint8Array;
-  /** Closers done (policy finals + reference); freed when it reaches stage.length. */
+  /** Per policy, then the reference (the last index): KIND_* bits, the pane kinds it has emitted. */
+  kinds: Uint8Array;
+  /** Closers done (policy finals + reference); freed when it reaches kinds.length. */
   closed: number;
   /** Per policy: log time of the last late pane. */
   lastLateAt: Float64Array;
@@ -87,8 +87,8 @@ export interface Window {
    * policy's on-time pane (late or dropped) and their errors, as [events, errors] pairs.
    */
   lateness: Map<string, Float64Array> | null;
-  /** Windows of several slices, while their panes read them: their keys merged (window-merge.ts; not persisted). */
-  merge: WindowMerge | null;
+  /** Windows of several slices, while their panes read them: their keys combined (window-combine.ts; not persisted). */
+  combine: WindowCombine | null;
 }
 
 /** A window with nothing closed yet, for `policies` policies and the reference. */
@@ -108,14 +108,14 @@ export function newWindow(
     end: start + sizeMs,
     sliceMs,
     slices: [],
-    stage: new Uint8Array(policies + 1),
+    kinds: new Uint8Array(policies + 1),
     closed: 0,
     lastLateAt: new Float64Array(policies).fill(-Infinity),
     tracks: new Map(),
     ref: null,
     earlyMark: new Float64Array(policies).fill(-1),
     lateness: countsLateness ? new Map() : null,
-    merge: null,
+    combine: null,
   };
 }
 
@@ -125,8 +125,8 @@ export function linkSlice(w: Window, slice: Slice): void {
   while (i > 0 && (w.slices[i - 1] as Slice).start > slice.start) i--;
   w.slices.splice(i, 0, slice);
   slice.refs++;
-  // A window that merges its slices is fed by this one too, from its first event (window-merge.ts).
-  if (w.merge !== null) (slice.foldedInto ??= []).push(w);
+  // A window that combines its slices is fed by this one too, from its first event (window-combine.ts).
+  if (w.combine !== null) (slice.foldedInto ??= []).push(w);
 }
 
 /** Sum of the window's slices' adds: changes whenever any of its keys does. */
@@ -212,15 +212,15 @@ export function serviceTracks(w: Window, service: string): TrackNode | undefined
   return w.exclusive ? (w.slices[0] as Slice).services.get(service) : w.tracks.get(service);
 }
 
-/** A key of a window's merge: `group` is the own slice where it was first seen, `seen` its first record there. */
-export interface MergedNode extends KeyNode {
+/** A key of a window's combine: `group` is the own slice where it was first seen, `seen` its first record there. */
+export interface CombinedNode extends KeyNode {
   group: number;
-  routes: Map<string, MergedNode> | null;
+  routes: Map<string, CombinedNode> | null;
 }
 
 /** Derived state of a window of several slices (not persisted: rebuilt at the first tick after a restore). */
-export interface WindowMerge {
-  keys: Map<string, MergedNode>;
+export interface WindowCombine {
+  keys: Map<string, CombinedNode>;
   /** A key was added since the keys were last put in first-seen order. */
   unsorted: boolean;
 }

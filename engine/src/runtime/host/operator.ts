@@ -3,7 +3,7 @@
  * engine's folders"; docs/decisions/0045-operator-host.md). As in Arroyo, the host does what every operator needs —
  * output, its backpressure gate, pane counts, pipeline lag, the stop with its final checkpoint, the
  * connection — and the operator implements only its own handlers: start reading, process its input
- * (each operator's input is its own: a merge of TM_EVENTS partitions, one TM_PARTIALS subject),
+ * (each operator's input is its own: an interleave of TM_EVENTS partitions, one TM_PARTIALS subject),
  * judge progress, the checkpointed state it owns (one explicit type per operator:
  * worker/worker-state.ts, merge/merge-state.ts) and restoring it.
  */

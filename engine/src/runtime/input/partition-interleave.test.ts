@@ -89,8 +89,8 @@ const logsArb = fc
     return { lanes, msgs };
   });
 
-function feed(merge: PartitionInterleave, m: Msg): void {
-  merge.push(m.lane, m.seq, m.events, m.hb);
+function feed(interleave: PartitionInterleave, m: Msg): void {
+  interleave.push(m.lane, m.seq, m.events, m.hb);
 }
 
 interface Item {
@@ -108,11 +108,11 @@ interface Item {
  * "The merge is a total order") and sharing no code with PartitionInterleave. With every lane's log
  * known, the order is a plain sort of all items by (the lane's largest ingest_ts up to the item,
  * lane, seq, index): releasing in (key, lane) order with key = max(ingest_ts, log time) comes
- * to exactly that, and each item's key is that prefix maximum. What a merge may release of it
+ * to exactly that, and each item's key is that prefix maximum. What an interleave may release of it
  * once everything has arrived is the longest prefix in which no lane with nothing left (or
  * nothing at all) could still send an item before the next one: such a lane bounds the release
  * by (max(its largest ingest_ts shown, log time), lane). Returns the lines and the lane the
- * merge then waits for.
+ * interleave then waits for.
  */
 function oracle(lanes: number, msgs: readonly Msg[]): { lines: string[]; waitingFor: number | null } {
   const items: Item[] = [];
@@ -162,7 +162,7 @@ describe("PartitionInterleave", () => {
     fc.assert(
       fc.property(logsArb, fc.array(fc.nat(), { maxLength: 80 }), ({ lanes, msgs }, picks) => {
         const want = oracle(lanes, msgs);
-        const merge = new PartitionInterleave(lanes);
+        const interleave = new PartitionInterleave(lanes);
         const out = recorder();
         const perLane = Array.from({ length: lanes }, (_, l) => msgs.filter((m) => m.lane === l));
         let p = 0;
@@ -170,15 +170,15 @@ describe("PartitionInterleave", () => {
           const pick = picks[p++ % Math.max(1, picks.length)] ?? 0;
           const open = perLane.filter((q) => q.length > 0);
           const q = open[pick % open.length] as Msg[];
-          feed(merge, q.shift() as Msg);
+          feed(interleave, q.shift() as Msg);
           if (pick % 3 === 0) {
-            merge.drain(out, 1 + (pick % 5));
+            interleave.drain(out, 1 + (pick % 5));
             expect(want.lines.slice(0, out.lines.length)).toEqual(out.lines);
           }
         }
-        merge.drain(out);
+        interleave.drain(out);
         expect(out.lines).toEqual(want.lines);
-        expect(merge.waitingFor()).toBe(want.waitingFor);
+        expect(interleave.waitingFor()).toBe(want.waitingFor);
         expectDoneAfterLastItem(out, msgs);
       }),
       { numRuns: 500 },
@@ -208,76 +208,76 @@ describe("PartitionInterleave", () => {
   });
 
   it("a lane that has sent nothing, not even a heartbeat, holds every other lane back and is named", () => {
-    const merge = new PartitionInterleave(3);
+    const interleave = new PartitionInterleave(3);
     const out = recorder();
-    merge.push(0, 1, [ev(1000, "a")]);
-    merge.push(0, 2, [ev(2000, "b")]);
-    merge.push(2, 3, null, 2500);
-    expect(merge.drain(out)).toBe(0);
-    expect(merge.waitingFor()).toBe(1);
+    interleave.push(0, 1, [ev(1000, "a")]);
+    interleave.push(0, 2, [ev(2000, "b")]);
+    interleave.push(2, 3, null, 2500);
+    expect(interleave.drain(out)).toBe(0);
+    expect(interleave.waitingFor()).toBe(1);
 
-    merge.push(1, 4, null, 1500);
-    merge.drain(out);
+    interleave.push(1, 4, null, 1500);
+    interleave.drain(out);
     expect(out.lines).toEqual(["e 0 1 0 1000 a", "h 1 1500"]);
     // Lane 1 showed 1500 and may send more from then on: lane 0's event at 2000 still waits.
-    expect(merge.waitingFor()).toBe(1);
+    expect(interleave.waitingFor()).toBe(1);
 
     // Now lane 0, which has nothing left and showed 2000, holds lane 2's heartbeat at 2500.
-    merge.push(1, 5, null, 3000);
-    merge.drain(out);
+    interleave.push(1, 5, null, 3000);
+    interleave.drain(out);
     expect(out.lines.slice(2)).toEqual(["e 0 2 0 2000 b"]);
-    expect(merge.waitingFor()).toBe(0);
+    expect(interleave.waitingFor()).toBe(0);
 
     // Every lane bounds the others: with lane 2 now drained at 2500, the heartbeats at 3000 wait.
-    merge.push(0, 6, null, 3000);
-    merge.drain(out);
+    interleave.push(0, 6, null, 3000);
+    interleave.drain(out);
     expect(out.lines.slice(3)).toEqual(["h 2 2500"]);
-    expect(merge.logTime).toBe(2500);
-    expect(merge.waitingFor()).toBe(2);
-    merge.push(2, 7, null, 3000);
-    merge.drain(out);
+    expect(interleave.logTime).toBe(2500);
+    expect(interleave.waitingFor()).toBe(2);
+    interleave.push(2, 7, null, 3000);
+    interleave.drain(out);
     // On a tie the lower lane goes first and may still send at 3000: lane 1's heartbeat waits.
     expect(out.lines.slice(4)).toEqual(["h 0 3000"]);
-    expect(merge.waitingFor()).toBe(0);
+    expect(interleave.waitingFor()).toBe(0);
   });
 
   it("an item whose ingest_ts is behind the log time is released at the log time", () => {
-    const merge = new PartitionInterleave(2);
+    const interleave = new PartitionInterleave(2);
     const out = recorder();
     const behind = ev(1600, "behind");
-    merge.push(0, 1, [ev(2000, "a")]);
-    merge.push(1, 2, null, 2000);
-    merge.push(1, 3, [behind]);
-    merge.push(0, 4, null, 3000);
+    interleave.push(0, 1, [ev(2000, "a")]);
+    interleave.push(1, 2, null, 2000);
+    interleave.push(1, 3, [behind]);
+    interleave.push(0, 4, null, 3000);
     const seen: TelemetryEvent[] = [];
-    merge.drain({ ...out, event: (lane, e, seq, idx) => (seen.push(e), out.event(lane, e, seq, idx)) });
+    interleave.drain({ ...out, event: (lane, e, seq, idx) => (seen.push(e), out.event(lane, e, seq, idx)) });
     expect(out.lines).toEqual(["e 0 1 0 2000 a", "h 1 2000", "e 1 3 0 2000 behind"]);
-    expect(merge.logTime).toBe(2000);
+    expect(interleave.logTime).toBe(2000);
     // Not a copy: the pushed event itself, with its stored ingest_ts back once released.
     expect(seen[1]).toBe(behind);
     expect(behind.ingest_ts).toBe(1600);
   });
 
   it("ties on the key go to the lower lane, so a lower lane at the same time still holds a higher one", () => {
-    const merge = new PartitionInterleave(2);
+    const interleave = new PartitionInterleave(2);
     const out = recorder();
-    merge.push(1, 1, [ev(1000, "hi")]);
-    merge.push(0, 2, null, 1000);
-    merge.drain(out);
+    interleave.push(1, 1, [ev(1000, "hi")]);
+    interleave.push(0, 2, null, 1000);
+    interleave.drain(out);
     // Lane 0 showed 1000 and may send more at 1000, which would come before lane 1's event.
     expect(out.lines).toEqual(["h 0 1000"]);
-    merge.push(0, 3, null, 1001);
-    merge.drain(out);
+    interleave.push(0, 3, null, 1001);
+    interleave.drain(out);
     expect(out.lines).toEqual(["h 0 1000", "e 1 1 0 1000 hi"]);
   });
 
   it("reports a message released in part as partial, and skips those events after a restore", () => {
-    const merge = new PartitionInterleave(1);
+    const interleave = new PartitionInterleave(1);
     const out = recorder();
-    merge.push(0, 7, [ev(1, "a"), ev(2, "b"), ev(3, "c")]);
-    merge.drain(out, 2);
-    expect(merge.offsets()).toEqual([{ lastSeq: 0, partialSeq: 7, partialCount: 2, logTime: 2 }]);
-    const again = new PartitionInterleave(1, merge.offsets());
+    interleave.push(0, 7, [ev(1, "a"), ev(2, "b"), ev(3, "c")]);
+    interleave.drain(out, 2);
+    expect(interleave.offsets()).toEqual([{ lastSeq: 0, partialSeq: 7, partialCount: 2, logTime: 2 }]);
+    const again = new PartitionInterleave(1, interleave.offsets());
     again.push(0, 7, [ev(1, "a"), ev(2, "b"), ev(3, "c")]);
     again.drain(out);
     expect(out.lines).toEqual(["e 0 7 0 1 a", "e 0 7 1 2 b", "e 0 7 2 3 c"]);
@@ -285,21 +285,26 @@ describe("PartitionInterleave", () => {
   });
 
   it("counts the events queued per lane as they are released, a restored message's skipped ones left out", () => {
-    const merge = new PartitionInterleave(2, [
+    const interleave = new PartitionInterleave(2, [
       { lastSeq: 0, partialSeq: 3, partialCount: 1, logTime: null },
       { lastSeq: 0, partialSeq: 0, partialCount: 0, logTime: null },
     ]);
     const out = recorder();
-    merge.push(0, 3, [ev(1, "a"), ev(2, "b"), ev(3, "c")]); // its first event went out before the restore
-    merge.push(0, 4, null, 4);
-    merge.push(0, 5, [ev(5, "d"), ev(6, "e")]);
-    expect([merge.queuedEvents(0), merge.queuedEvents(1)]).toEqual([4, 0]);
-    merge.push(1, 1, [ev(10, "x")]);
-    merge.drain(out, 1);
-    expect(merge.queuedEvents(0)).toBe(3);
-    merge.drain(out, 2); // b, c (message 3 done), the heartbeat
-    expect(merge.queuedEvents(0)).toBe(2);
-    merge.drain(out);
-    expect([merge.queuedEvents(0), merge.queued(0), merge.queuedEvents(1), merge.queued(1)]).toEqual([0, 0, 1, 1]);
+    interleave.push(0, 3, [ev(1, "a"), ev(2, "b"), ev(3, "c")]); // its first event went out before the restore
+    interleave.push(0, 4, null, 4);
+    interleave.push(0, 5, [ev(5, "d"), ev(6, "e")]);
+    expect([interleave.queuedEvents(0), interleave.queuedEvents(1)]).toEqual([4, 0]);
+    interleave.push(1, 1, [ev(10, "x")]);
+    interleave.drain(out, 1);
+    expect(interleave.queuedEvents(0)).toBe(3);
+    interleave.drain(out, 2); // b, c (message 3 done), the heartbeat
+    expect(interleave.queuedEvents(0)).toBe(2);
+    interleave.drain(out);
+    expect([
+      interleave.queuedEvents(0),
+      interleave.queued(0),
+      interleave.queuedEvents(1),
+      interleave.queued(1),
+    ]).toEqual([0, 0, 1, 1]);
   });
 });

@@ -53,7 +53,8 @@ function sessionsPart(core: CoreStatus): Pick<EngineStatusMessage, "sessions"> {
       stateBytes: s.stateBytes,
       overflowEvents: s.overflowEvents,
       openSessions: s.openSessions,
-      merges: s.merges,
+      joins: s.joins,
+      merges: s.joins,
       anonymousEvents: s.anonymousEvents,
     },
   };

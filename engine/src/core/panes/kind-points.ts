@@ -1,6 +1,6 @@
 /**
- * What a policy showed of one (window, service) at each stage (docs/semantics.md, "Measured
- * bias"): per slot (stage-slot.ts) the value of its last service-level pane there — count, errors,
+ * What a policy showed of one (window, service) at each pane kind (docs/semantics.md, "Measured
+ * bias"): per slot (kind-slot.ts) the value of its last service-level pane there — count, errors,
  * p99, users — and the nowcast it published with it (count, error rate, p99, users; NaN when
  * none). One small record per (window, service, policy), allocated with its first pane; a bit mask
  * says which slots hold a value. Read when the reference closes the window.
@@ -20,7 +20,7 @@ const ROW_SCALE: readonly number[] = Array.from({ length: 13 }, (_, s) => ROW_BA
  * slot's row index as a base-16 digit. A plain array of doubles: for a few rows a typed array's
  * headers would cost more than the numbers.
  */
-export interface StagePoints {
+export interface KindPoints {
   /** Bit `slot` set: the slot holds a value. */
   mask: number;
   /** Row of slot s in `v`: digit s of `rows` in base ROW_BASE, valid where `mask` has bit s. */
@@ -30,18 +30,18 @@ export interface StagePoints {
 
 export type NowcastValue = PaneNowcast["value"];
 
-export function newStagePoints(): StagePoints {
+export function newKindPoints(): KindPoints {
   return { mask: 0, rows: 0, v: [] };
 }
 
 /** Index in `v` of the slot's first number; -1 when the slot holds no value. */
-export function pointOffset(p: StagePoints, slot: number): number {
+export function pointOffset(p: KindPoints, slot: number): number {
   if (!(p.mask & (1 << slot))) return -1;
   return (Math.floor(p.rows / (ROW_SCALE[slot] as number)) % ROW_BASE) * POINT_FIELDS;
 }
 
 /** The slot's row, added (exactly sized: rows are few and added one at a time) when it had none. */
-function rowOf(p: StagePoints, slot: number): number {
+function rowOf(p: KindPoints, slot: number): number {
   const at = pointOffset(p, slot);
   if (at >= 0) return at;
   const row = p.v.length / POINT_FIELDS;
@@ -55,7 +55,7 @@ function rowOf(p: StagePoints, slot: number): number {
 
 /** Sets the slot's eight numbers (value's four, nowcast's four; NaN nowcast = none), replacing earlier ones. */
 export function setPoint(
-  p: StagePoints,
+  p: KindPoints,
   slot: number,
   count: number,
   errors: number,
@@ -76,27 +76,27 @@ export function setPoint(
 }
 
 /** Records the value (and nowcast, if any) shown at `slot`, replacing an earlier one. */
-export function recordPoint(p: StagePoints, slot: number, value: PaneValue, nowcast: NowcastValue | null): void {
+export function recordPoint(p: KindPoints, slot: number, value: PaneValue, nowcast: NowcastValue | null): void {
   setPoint(p, slot, value.count, value.errors, value.p99, value.users, nowcast);
 }
 
-export function hasPoint(p: StagePoints | null | undefined, slot: number): boolean {
+export function hasPoint(p: KindPoints | null | undefined, slot: number): boolean {
   return p !== null && p !== undefined && (p.mask & (1 << slot)) !== 0;
 }
 
 /** The value shown at `slot`, or null. */
-export function pointAt(p: StagePoints | null | undefined, slot: number): BiasPoint | null {
+export function pointAt(p: KindPoints | null | undefined, slot: number): BiasPoint | null {
   if (!hasPoint(p, slot)) return null;
-  const v = (p as StagePoints).v;
-  const at = pointOffset(p as StagePoints, slot);
+  const v = (p as KindPoints).v;
+  const at = pointOffset(p as KindPoints, slot);
   return { count: v[at] as number, errors: v[at + 1] as number, p99: v[at + 2] as number, users: v[at + 3] as number };
 }
 
 /** The nowcast published at `slot`, or null. */
-export function nowcastAt(p: StagePoints | null | undefined, slot: number): NowcastValue | null {
+export function nowcastAt(p: KindPoints | null | undefined, slot: number): NowcastValue | null {
   if (!hasPoint(p, slot)) return null;
-  const v = (p as StagePoints).v;
-  const at = pointOffset(p as StagePoints, slot) + 4;
+  const v = (p as KindPoints).v;
+  const at = pointOffset(p as KindPoints, slot) + 4;
   if (Number.isNaN(v[at])) return null;
   return {
     count: v[at] as number,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AGE_BUCKETS, ageBucketOf } from "../../protocol.js";
-import { SLOT_FINAL, SLOT_LATE, SLOT_ON_TIME, SLOTS, slotFromV6, slotOf, V6_SLOTS } from "./stage-slot.js";
+import { SLOT_FINAL, SLOT_LATE, SLOT_ON_TIME, SLOTS, slotFromV6, slotOf, V6_SLOTS } from "./kind-slot.js";
 
 const S = 1_767_225_600_000;
 const E = S + 10_000;

@@ -1,5 +1,5 @@
 /**
- * The stages a policy's value of a window is measured at (docs/semantics.md, "Measured bias"): the
+ * The pane kinds (early ones by age) a policy's value of a window is measured at (docs/semantics.md, "Measured bias"): the
  * early age buckets (AGE_BUCKETS: quarters of the window before its end, early intervals after it),
  * on-time, late and final. A slot is the index of one of them; bias trackers, emit delays and the values a
  * window recorded are kept per slot.
@@ -37,14 +37,14 @@ const SLOT_AFTER_END = AGE_BUCKETS.indexOf("1+0");
  */
 export const V6_SLOTS: readonly number[] = [0, 1, 2, 3, -1, SLOT_ON_TIME, SLOT_LATE, SLOT_FINAL];
 
-/** A version-6 `lastSlot` (the stage of the pane a retract retracts): "1+" becomes the first after-end bucket. */
+/** A version-6 `lastSlot` (the kind of the pane a retract retracts): "1+" becomes the first after-end bucket. */
 export function slotFromV6(slot: number): number {
   if (slot < 0) return slot;
   const to = V6_SLOTS[slot] ?? -1;
   return to >= 0 ? to : SLOT_AFTER_END;
 }
 
-export function stageOfSlot(slot: number): BiasStage {
+export function kindOfSlot(slot: number): BiasStage {
   return slot < SLOT_ON_TIME ? "early" : slot === SLOT_ON_TIME ? "on-time" : slot === SLOT_LATE ? "late" : "final";
 }
 
@@ -54,7 +54,7 @@ export function ageOfSlot(slot: number): AgeBucket | undefined {
 
 function label(slot: number, scope: "service" | "policy", provisional: boolean): BiasLabel {
   const age = ageOfSlot(slot);
-  const stage = stageOfSlot(slot);
+  const stage = kindOfSlot(slot);
   return Object.freeze(age === undefined ? { stage, scope, provisional } : { stage, age, scope, provisional });
 }
 

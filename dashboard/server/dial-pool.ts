@@ -8,13 +8,13 @@ import {
 } from "@tidemark/engine/protocol";
 
 /**
- * Merging one policy's dial over engine workers (docs/websocket-protocol.md, "Server → client"):
+ * Pooling one policy's dial over engine workers (docs/websocket-protocol.md, "Server → client"):
  * each worker measures the same policy over its own last N windows, so biases pool as
  * `poolBias` does (weighted by windows, reporting the largest N), never summed.
  */
 
-/** Pooled stage biases, merged per (window size, stage, age); the emit delay is the largest. */
-export function mergeStages(workers: ReadonlyArray<readonly StageBias[] | undefined>): StageBias[] {
+/** Pooled biases per pane kind (`stages` on the wire), grouped per (window size, kind, age); the emit delay is the largest. */
+export function poolStages(workers: ReadonlyArray<readonly StageBias[] | undefined>): StageBias[] {
   const groups = groupBy(workers, (s) => `${s.windowMs}|${s.stage}|${s.age ?? ""}`);
   return [...groups.values()].map((g) => ({
     ...(g[0] as StageBias),
@@ -23,8 +23,8 @@ export function mergeStages(workers: ReadonlyArray<readonly StageBias[] | undefi
   }));
 }
 
-/** Per-service dials, merged per (service, window size). */
-export function mergeServices(workers: ReadonlyArray<readonly ServiceDial[] | undefined>): ServiceDial[] {
+/** Per-service dials, pooled per (service, window size). */
+export function poolServices(workers: ReadonlyArray<readonly ServiceDial[] | undefined>): ServiceDial[] {
   const groups = groupBy(workers, (d) => `${d.service}|${d.windowMs}`);
   return [...groups.values()].map((g) => ({
     ...(g[0] as ServiceDial),
@@ -55,13 +55,14 @@ function largerSample(a: LatenessCorrelation, b: LatenessCorrelation): LatenessC
   return b.onTimeEvents + b.lateEvents > a.onTimeEvents + a.lateEvents ? b : a;
 }
 
-const STAGE_RANK: Record<BiasStage, number> = { early: 0, "on-time": 1, late: 2, final: 3 };
+/** The pane kinds in the order a window's panes come in (`BiasStage`: the kind's wire name). */
+const KIND_RANK: Record<BiasStage, number> = { early: 0, "on-time": 1, late: 2, final: 3 };
 
 /** Window size, then the order a window's panes come in (early by age), so the frontier joins them in order. */
 export function stageOrder(a: StageBias, b: StageBias): number {
   return (
     a.windowMs - b.windowMs ||
-    STAGE_RANK[a.stage] - STAGE_RANK[b.stage] ||
+    KIND_RANK[a.stage] - KIND_RANK[b.stage] ||
     AGE_BUCKETS.indexOf(a.age ?? "0-0.25") - AGE_BUCKETS.indexOf(b.age ?? "0-0.25")
   );
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { PaneValue } from "../../protocol.js";
 import { Prng } from "../prng.js";
-import { hasPoint, newStagePoints, nowcastAt, pointAt, recordPoint, type NowcastValue } from "./stage-points.js";
-import { SLOTS } from "./stage-slot.js";
+import { hasPoint, newKindPoints, nowcastAt, pointAt, recordPoint, type NowcastValue } from "./kind-points.js";
+import { SLOTS } from "./kind-slot.js";
 
 const value = (rng: Prng): PaneValue => {
   const count = Math.floor(rng.next() * 1000);
@@ -14,7 +14,7 @@ describe("stage points (rows only for the slots shown)", () => {
   it("answers what a dense per-slot table of the same records answers, in any order of slots", () => {
     for (let seed = 1; seed <= 200; seed++) {
       const rng = new Prng(seed);
-      const p = newStagePoints();
+      const p = newKindPoints();
       const dense = new Map<number, { v: PaneValue; n: NowcastValue | null }>();
       for (let k = Math.floor(rng.next() * 20); k > 0; k--) {
         const slot = Math.floor(rng.next() * SLOTS);
