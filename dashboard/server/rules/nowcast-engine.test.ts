@@ -7,56 +7,14 @@
  * `alerting` policy (early panes every 5 s: before the end and right after it, ages "1+0", "1+1").
  * Oracle: each window's settled error ratio brute-forced from the raw events.
  */
-import { createCore, validateCoreConfig } from "@tidemark/engine/core";
 import type { Pane, TelemetryEvent } from "@tidemark/engine/protocol";
 import { describe, expect, it } from "vitest";
 import { parseAlerts, scopeOf } from "../alerts/alerts-config.js";
 import { PaneSamples } from "../prom/pane-samples.js";
 import { AlertBook } from "./alert-book.js";
+import { INCIDENTS, runCore, settled, stream, W, WARM } from "./late-successes.fixture.js";
 
-const W = 10_000;
-const PER_WINDOW = 200;
-const WINDOWS = 70;
-const T0 = 1_767_225_600_000;
 const THRESHOLD = 0.2;
-const config = validateCoreConfig({ partitions: 1 });
-/** Past the reference horizon plus a few windows: the bias of every stage and age is measured. */
-const WARM = T0 + config.referenceHorizonMs + 6 * W;
-/** Window starts of `real` settling at 25 %: after warm-up, far enough apart to resolve between. */
-const INCIDENTS = new Set([40, 48, 56, 64].map((n) => T0 + n * W));
-
-function stream(): TelemetryEvent[] {
-  const out: TelemetryEvent[] = [];
-  for (const service of ["slow", "real"])
-    for (let i = 0; i < WINDOWS * PER_WINDOW; i++) {
-      const ts = T0 + i * (W / PER_WINDOW);
-      const failing = service === "real" && INCIDENTS.has(Math.floor(ts / W) * W) ? 5 : 3;
-      const error = i % 20 < failing;
-      out.push({
-        ts,
-        ingest_ts: ts + (error ? 50 : 6_000),
-        service,
-        route: "/pay",
-        status: error ? 503 : 200,
-        latency_ms: 40,
-        user: `u${i % 50}`,
-      });
-    }
-  return out.sort((a, b) => a.ingest_ts - b.ingest_ts || a.ts - b.ts);
-}
-
-/** Brute force: each service's settled error ratio per window start, over every raw event. */
-function settled(events: readonly TelemetryEvent[]): Map<string, number> {
-  const n = new Map<string, [number, number]>();
-  for (const e of events) {
-    const k = `${e.service} ${Math.floor(e.ts / W) * W}`;
-    const c = n.get(k) ?? [0, 0];
-    c[0]++;
-    if (e.status >= 500) c[1]++;
-    n.set(k, c);
-  }
-  return new Map([...n].map(([k, [count, errors]]) => [k, errors / count]));
-}
 
 interface Seen {
   event: string;
@@ -89,18 +47,12 @@ function run(events: readonly TelemetryEvent[]) {
     },
   );
   const panes: Pane[] = [];
-  const core = createCore(config);
-  const out = {
-    pane: (p: Pane) => {
-      current = p;
-      panes.push(p);
-      samples.apply(p);
-      if (book.offer(p)) book.flush(samples);
-    },
-    late: () => undefined,
-  };
-  for (const e of events) core.event(0, e, out);
-  core.finish(out);
+  runCore(events, (p) => {
+    current = p;
+    panes.push(p);
+    samples.apply(p);
+    if (book.offer(p)) book.flush(samples);
+  });
   return { seen, panes };
 }
 
