@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import { pino, type Logger } from "pino";
+import type { Registry } from "prom-client";
 import { alertMetrics } from "./alerts/alert-metrics.js";
 import { alertRoutes } from "./alerts/alert-routes.js";
 import { startAlerting, type Alerting } from "./alerts/alerting.js";
@@ -14,6 +15,7 @@ import { DashboardError } from "./errors.js";
 import { createFanout, type Fanout } from "./fanout.js";
 import { natsConnectOptions, redactUrl } from "@tidemark/engine/nats";
 import { BudgetLedger } from "./slo/budget-ledger.js";
+import { budgetMetrics } from "./slo/budget-metrics.js";
 import { BudgetStore } from "./slo/budget-store.js";
 import { answerErrors, requestForLog, securityHeaders, serverOptions } from "./http-hardening.js";
 import { dashboardMetrics } from "./metrics.js";
@@ -54,7 +56,7 @@ export async function startDashboard(
   });
   fanout.store.observe((pane) => samples.apply(pane));
   const sloSeries = config.slos.length > 0 ? new SloSeries() : undefined;
-  const budget = config.slos.length > 0 ? sloBudget(config, log) : undefined;
+  const budget = config.slos.length > 0 ? sloBudget(config, log, metrics.registry) : undefined;
   /** Set up once the server listens (alerts link to its URL), before the feed starts. */
   const alerting: { current?: Alerting } = {};
   const app = Fastify({
@@ -183,7 +185,7 @@ export async function startDashboard(
 }
 
 /** The SLOs' budget ledgers and their store in TM_SLO_BUDGET (docs/slo.md, "Error budget"). */
-function sloBudget(config: DashboardConfig, log: Logger) {
+function sloBudget(config: DashboardConfig, log: Logger, registry: Registry) {
   const ledgers = config.slos.map((slo) => new BudgetLedger(slo));
   const store = new BudgetStore(ledgers, {
     connectOptions: natsConnectOptions(config.nats, {
@@ -193,6 +195,7 @@ function sloBudget(config: DashboardConfig, log: Logger) {
     }),
     retryMs: config.retryMs,
     log: log.child({ component: "slo-budget" }),
+    counts: budgetMetrics(registry),
   });
   return { ledgers, store, flushed: () => store.flushed() };
 }

@@ -34,6 +34,15 @@ export interface BudgetStoreOptions {
   readonly connectOptions: Parameters<typeof connect>[0];
   readonly retryMs: number;
   readonly log: Logger;
+  readonly counts?: BudgetStoreCounts;
+}
+
+/** What the store did, for /metrics (`budget-metrics.ts`). */
+export interface BudgetStoreCounts {
+  /** One hour written or purged, or a write that failed (it is retried). */
+  wrote(outcome: "ok" | "failed"): void;
+  /** The start's read back. */
+  restored(r: RestoreResult): void;
 }
 
 export interface RestoreResult {
@@ -68,6 +77,7 @@ export class BudgetStore {
         const jsm = await jetstreamManager(this.nc);
         await this.ensureStream(jsm);
         const got = await this.readAll(jsm);
+        this.opts.counts?.restored(got);
         this.kick();
         return got;
       } catch (err) {
@@ -129,7 +139,9 @@ export class BudgetStore {
       try {
         if (body === undefined) await jsm.streams.purge(STREAM_SLO_BUDGET, { filter: subject });
         else await js.publish(subject, body);
+        this.opts.counts?.wrote("ok");
       } catch (err) {
+        this.opts.counts?.wrote("failed");
         if (!this.pending.has(subject)) this.pending.set(subject, body);
         this.opts.log.warn({ err: (err as Error).message, subject }, "slo budget: write failed, retrying");
         await new Promise((r) => setTimeout(r, this.opts.retryMs));

@@ -95,7 +95,7 @@ export class SloBook {
     return work;
   }
 
-  /** Reads every SLO at its newest window end and at the crossed ends whose panes changed. */
+  /** Reads every SLO at its new window ends, and again at its newest and crossed ends whose panes changed. */
   flush(): boolean {
     let read = false;
     for (const s of this.states) {
@@ -106,10 +106,12 @@ export class SloBook {
       const newest = s.cells.newestEnd;
       for (const run of s.runs) {
         // Crossed ends whose panes changed (retraction), then every new end in order (a batch or the replay).
-        const again = [...run.crossedEnds].filter(
-          (e) => e <= run.read && dirty.some((d) => d <= e && e < d + run.reach),
-        );
+        const touched = (e: number) => dirty.some((d) => d <= e && e < d + run.reach);
+        const again = [...run.crossedEnds].filter((e) => e <= run.read && touched(e));
         const fresh = dirty.filter((e) => e > run.read);
+        // The newest end read before is read again when its panes changed (a later early pane, the
+        // on-time pane): a window may cross only on them.
+        if (newest <= run.read && !again.includes(newest) && touched(newest)) again.push(newest);
         for (const t of again.sort((a, b) => a - b)) this.record(s, run, t);
         for (const t of fresh.sort((a, b) => a - b)) this.record(s, run, t);
         run.read = Math.max(run.read, newest);

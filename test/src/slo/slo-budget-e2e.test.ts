@@ -4,6 +4,8 @@
  * budget ledgers are written to TM_SLO_BUDGET and read back by a restarted dashboard that replays
  * no pane (its clock an hour on), and by one that replays every pane again (no double count).
  * Oracles: brute-force sums over the published panes, and the stored hours read back directly.
+ * The store's writes, write failures (TM_SLO_BUDGET deleted under it) and restored hours are
+ * counted on /metrics, which passes `promtool check metrics`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
@@ -12,6 +14,7 @@ import type { AlertsView } from "@tidemark/dashboard";
 import { resolveConfig, startDashboard, type DashboardServer } from "@tidemark/dashboard";
 import { waitFor } from "../index.js";
 import { pane, publishPanes, startRig, type DashboardRig } from "../dashboard/fixtures.js";
+import { metricOf, promtoolCheck } from "./slo-metrics.js";
 
 const W = 10_000;
 const HOUR = 3_600_000;
@@ -126,6 +129,12 @@ describe("the error budget over the whole period, persisted in TM_SLO_BUDGET", (
       first.reduce((a, p) => a + p.value.errors, 0),
       first.reduce((a, p) => a + slow(p), 0),
     ]);
+    // Every stored hour was written once at least, none failed; /metrics passes promtool.
+    const WRITES = "tidemark_dashboard_slo_budget_writes_total";
+    expect(await metricOf(rig.dash.url, WRITES, 'outcome="ok"')).toBeGreaterThanOrEqual(stored.length);
+    expect(await metricOf(rig.dash.url, WRITES, 'outcome="failed"')).toBe(0);
+    expect(await metricOf(rig.dash.url, "tidemark_dashboard_slo_budget_restored_entries")).toBe(0);
+    expect(await promtoolCheck(rig.dash.url)).toEqual({ code: 0, output: "" });
     await rig.dash.close();
 
     // Restarted an hour on: the replay of TM_PANES (the last hour by publish time, from now) holds none of these panes.
@@ -158,6 +167,8 @@ describe("the error budget over the whole period, persisted in TM_SLO_BUDGET", (
         ["checkout-latency", expect.closeTo(remaining(all, slow), 9), expect.closeTo(remaining(all, slow), 9)],
       ]);
       expect(v2[0]?.budget.countedFrom).toBe(base);
+      expect(await metricOf(dash2.url, "tidemark_dashboard_slo_budget_restored_entries")).toBe(stored.length);
+      expect(await metricOf(dash2.url, "tidemark_dashboard_slo_budget_ignored_entries")).toBe(0);
       // The series covers the whole period too; the latency SLO's burn rate is the exact slow counts'.
       const t = base + (FIRST + SECOND) * W;
       const q = encodeURIComponent("tidemark_slo_budget_remaining_ratio");
@@ -197,6 +208,27 @@ describe("the error budget over the whole period, persisted in TM_SLO_BUDGET", (
         ),
         expect.closeTo(remaining(all, slow), 9),
       ]);
+      expect(await metricOf(dash3.url, "tidemark_dashboard_slo_budget_restored_entries")).toBe(2 * hoursOf(all));
+      // TM_SLO_BUDGET deleted under the store: its writes fail, are counted and retried, and land
+      // once the stream is back.
+      const jsm = await jetstreamManager(rig.nc);
+      const { config } = await jsm.streams.info("TM_SLO_BUDGET");
+      await jsm.streams.delete("TM_SLO_BUDGET");
+      const okBefore = await metricOf(dash3.url, WRITES, 'outcome="ok"');
+      await publish([final(FIRST + SECOND)]);
+      await waitFor(
+        async () => (await metricOf(dash3.url, WRITES, 'outcome="failed"')) > 0,
+        30_000,
+        "a failed write counted",
+      );
+      await jsm.streams.add(config);
+      await waitFor(
+        async () => (await storedHours()).length === 2,
+        30_000,
+        "the failed hour written once TM_SLO_BUDGET is back",
+      );
+      expect(await metricOf(dash3.url, WRITES, 'outcome="ok"')).toBe(okBefore + 2);
+      expect(await promtoolCheck(dash3.url)).toEqual({ code: 0, output: "" });
     } finally {
       await dash3.close();
     }
