@@ -207,7 +207,6 @@ describe("merge stage (real NATS)", () => {
       const context = `round ${round} (seed ${seed}): ${id} killed at log time +${logTime - first} ms`;
       console.log(`merge-stage: ${context} (input ends at +${lastIn - first} ms)`);
       expect(logTime, context).toBeLessThan(lastIn);
-      expect(feed.done, `${context}: the kill lands before the recording is all in`).toBe(false);
       if (victim === "merge") {
         s.merge.child.kill("SIGKILL");
         await s.merge.exited;
