@@ -4,28 +4,16 @@
  * nats-server, events go through them so the labelled series exist, and each body is piped into
  * promtool's stdin. Nothing is skipped: without promtool the test fails naming the package.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { promtoolCheckMetrics } from "../harness/promtool.js";
 import { tempDir } from "../engine/engine-fixtures.js";
 
 const PROMTOOL = "promtool";
 const TOKEN = "promtool-test-token";
-
-/** promtool's verdict on a metrics text: its exit code and everything it printed. */
-function promtoolCheck(body: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PROMTOOL, ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (b: Buffer) => (output += b.toString("utf8")));
-    child.stderr.on("data", (b: Buffer) => (output += b.toString("utf8")));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, output }));
-    child.stdin.end(body);
-  });
-}
 
 async function metricsOf(url: string): Promise<string> {
   const res = await fetch(url);
@@ -92,7 +80,7 @@ describe("promtool check metrics on every role's /metrics", () => {
       expect(body).toContain(`tidemark_${role}_`);
       // The rule's series exist whatever the traffic made it do (random errors may fire it).
       if (role === "dashboard") expect(body).toMatch(/^tidemark_alerts_fired_total\{alertname="HighErrorRate"\} \d+$/m);
-      const verdict = await promtoolCheck(body);
+      const verdict = await promtoolCheckMetrics(body);
       expect(verdict.output.trim().split("\n").filter(Boolean)).toEqual([]);
       expect(verdict.code).toBe(0);
     });
@@ -100,7 +88,7 @@ describe("promtool check metrics on every role's /metrics", () => {
 
   it("fails a metrics text that breaks the naming rules (promtool really checks)", async () => {
     const bad = "# HELP x_total a gauge named like a counter\n# TYPE x_total gauge\nx_total 1\n";
-    const verdict = await promtoolCheck(bad);
+    const verdict = await promtoolCheckMetrics(bad);
     expect(verdict.code).not.toBe(0);
     expect(verdict.output).toMatch(/x_total/);
   });

@@ -5,7 +5,7 @@
  * queue answers 503 TM_INGEST_PARSE_BUSY with Retry-After and stores nothing of that body, while
  * every accepted body is stored whole. Real nats-server, real HTTP, TM_EVENTS read back.
  */
-import { spawn } from "node:child_process";
+import { promtoolCheckMetrics } from "../harness/promtool.js";
 import { SpanKind } from "@opentelemetry/api";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -59,18 +59,6 @@ function storedOf(events: readonly StoredEvent[], tag: string): Rec[] {
 
 function byUser(a: Rec, b: Rec): number {
   return a.user < b.user ? -1 : a.user > b.user ? 1 : 0;
-}
-
-function promtoolCheck(body: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (b: Buffer) => (output += b.toString("utf8")));
-    child.stderr.on("data", (b: Buffer) => (output += b.toString("utf8")));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, output }));
-    child.stdin.end(body);
-  });
 }
 
 describe("ingest parsing off the event loop", () => {
@@ -128,7 +116,7 @@ describe("ingest parsing off the event loop", () => {
 
     const metrics = await (await fetch(`${fx.ingest.url}/metrics`)).text();
     expect(metrics).toMatch(/^tidemark_ingest_parse_queue_depth 0$/m);
-    const check = await promtoolCheck(metrics);
+    const check = await promtoolCheckMetrics(metrics);
     expect(check.output).toBe("");
     expect(check.code).toBe(0);
   });

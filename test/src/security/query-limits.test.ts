@@ -6,12 +6,12 @@
  * gap over 1 s, /healthz keeps answering, and each bad query gets its limit's error, counted in
  * /metrics. Real nats-server, real CLI dashboard, real sockets.
  */
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connect } from "@nats-io/transport-node";
 import type { Pane } from "@tidemark/engine/protocol";
 import { spawnTidemark, startTestNats, waitFor, type CliProcess, type TestNats } from "../index.js";
+import { promtoolCheckMetrics } from "../harness/promtool.js";
 import { stopGracefully } from "../engine/engine-fixtures.js";
 import {
   connectWs,
@@ -295,15 +295,7 @@ describe("bounded Prometheus queries under a live panel", () => {
       expect(text).toMatch(
         new RegExp(`^tidemark_dashboard_prom_queries_limited_total\\{limit="${limit}"\\} [1-9]`, "m"),
       );
-    const verdict = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
-      let output = "";
-      child.stdout.on("data", (b: Buffer) => (output += b.toString("utf8")));
-      child.stderr.on("data", (b: Buffer) => (output += b.toString("utf8")));
-      child.once("error", reject);
-      child.once("close", (code) => resolve({ code, output }));
-      child.stdin.end(text);
-    });
+    const verdict = await promtoolCheckMetrics(text);
     expect(verdict).toEqual({ code: 0, output: "" });
   });
 });

@@ -2,7 +2,7 @@
  * Test support for the SLO tests: a dashboard's /metrics read as samples, and promtool's verdict
  * on it (docs/operations.md, "Metrics"). promtool is resolved from PATH.
  */
-import { spawn } from "node:child_process";
+import { promtoolCheckMetrics } from "../harness/promtool.js";
 
 /** The value of the sample `name{labels}` (labels as written, e.g. `outcome="ok"`), NaN when absent. */
 export async function metricOf(url: string, name: string, labels = ""): Promise<number> {
@@ -15,13 +15,5 @@ export async function metricOf(url: string, name: string, labels = ""): Promise<
 /** `promtool check metrics` on a dashboard's /metrics: its exit code and everything it printed. */
 export async function promtoolCheck(url: string): Promise<{ code: number | null; output: string }> {
   const body = await (await fetch(`${url}/metrics`)).text();
-  return new Promise((resolve, reject) => {
-    const child = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (b: Buffer) => (output += b.toString("utf8")));
-    child.stderr.on("data", (b: Buffer) => (output += b.toString("utf8")));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, output }));
-    child.stdin.end(body);
-  });
+  return promtoolCheckMetrics(body);
 }
