@@ -3,9 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { AlertNotice } from "../rules/index.js";
 import { SloBook } from "./slo-book.js";
 import { parseSlos, type SloDefinition } from "./slo-config.js";
+import { slopane, T0, W } from "./slo-pane.fixture.js";
 
-const W = 10_000;
-const T0 = Date.UTC(2026, 0, 1);
 const scope = { policies: ["alerting"], windowsMs: [W, 60_000] };
 
 function slo(extra: Record<string, unknown> = {}): SloDefinition {
@@ -24,34 +23,11 @@ interface Counted {
   nowcast?: { count: number; errors: number; spread: number };
 }
 
-let seq = 0;
+/** The fixture's pane, with the bias and nowcast a measured policy would carry when `c.nowcast` is given. */
 function pane(i: number, kind: PaneKind, c: Counted, service = "checkout"): Pane {
-  const start = T0 + i * W;
-  const emittedAt = kind === "early" ? start + W / 2 : start + W + 1000;
+  const base = slopane(i, kind, c, { service });
   return {
-    id: `alerting|${service}|${W}|${start}`,
-    seq: ++seq,
-    kind,
-    policy: "alerting",
-    key: { service },
-    window: { start, end: start + W },
-    value: {
-      count: c.count,
-      errors: c.errors,
-      errorRate: c.count ? c.errors / c.count : 0,
-      p50: 1,
-      p90: 1,
-      p95: 1,
-      p99: 1,
-      p999: 1,
-      users: 1,
-    },
-    watermark: emittedAt,
-    emittedAt,
-    emitDelayMs: emittedAt - start - W,
-    pipelineLagMs: 0,
-    lateAccepted: 0,
-    dropped: 0,
+    ...base,
     bias: {
       countPct: null,
       errorRatePp: c.nowcast ? 100 * (c.errors / c.count - c.nowcast.errors / c.nowcast.count) : null,

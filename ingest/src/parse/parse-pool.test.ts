@@ -5,7 +5,7 @@
  * test/src/security/ingest-parse-offload.test.ts (it needs the built worker module).
  */
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { BodyParser } from "./body-parser.js";
 import { ParsePool } from "./parse-pool.js";
 
@@ -16,7 +16,7 @@ describe("parse pool", () => {
     const errors: string[] = [];
     const log = pino({ level: "error" }, { write: (line: string) => void errors.push(line) });
     const pool = new ParsePool(2, 4, OPTS, log, new URL("./no-such-worker.js", import.meta.url));
-    while (pool.live > 0) await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(pool.live).toBe(0), { timeout: 10_000, interval: 10 });
     expect(errors.length).toBe(2);
     expect(errors[0]).toContain("a parse worker failed to start");
     let offloaded = 0;
