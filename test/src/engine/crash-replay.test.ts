@@ -1,8 +1,9 @@
 /**
  * Exactly-once effect (docs/operations.md, "Recovery"): the engine as a real child process against
  * a real nats-server. A clean run's final panes equal the recording's truth under each policy; runs
- * killed with SIGKILL at seeded log times before the end of the input (harness/kill-plan.ts; one
- * restart finding a corrupt newest checkpoint), and a run
+ * killed with SIGKILL at seeded log times before the end of the input (harness/kill-plan.ts; the
+ * input fed step by step and held at each kill, harness/stepped-backfill.ts; one restart finding a
+ * corrupt newest checkpoint), and a run
  * whose nats-server restarts mid-way, give — after dedupe on (id, seq) — the clean run's pane
  * stream byte for byte (pipelineLagMs, a wall-clock field, aside).
  */
@@ -15,6 +16,7 @@ import { defaultCoreConfig } from "@tidemark/engine/core";
 import { decodeCheckpoint, type CheckpointHeader } from "@tidemark/engine/runtime";
 import { waitFor } from "../index.js";
 import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
+import { SteppedBackfill } from "../harness/stepped-backfill.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   dedupePanes,
@@ -137,8 +139,9 @@ describe("engine crash and replay", () => {
     const cpDir = join(data, "checkpoints", "engine-0-7");
     let p = engine(nats.url, data, FAST_CHECKPOINTS);
     await p.ready;
-    // Paced (about 10 s for the recording's minute of log time), so every kill lands mid-input.
-    const backfill = runBackfill(nats.url, file, ["--rate", "300"]);
+    // Fed step by step and held at each kill (harness/stepped-backfill.ts), so every kill lands mid-input.
+    const feed = new SteppedBackfill(nc, events, { runId: "crash-replay" });
+    expect(feed.endOfRecordingTs).toBe((await cleanOnce()).endOfRecordingTs);
     const seed = killSeed(7);
     const points = killPoints(seed, 3, FIRST_IN, LAST_IN);
     logKillPlan("crash-replay", seed, points, FIRST_IN);
@@ -148,17 +151,20 @@ describe("engine crash and replay", () => {
     for (let i = 0; i < 3; i++) {
       // Two checkpoints on disk before any kill (files are kept, 3 by default): every restart,
       // the one finding its newest file corrupt included, has one to restore. Then the seeded point.
-      await waitFor(() => checkpointFiles(cpDir).length >= 2, 60_000, "two checkpoints on disk");
-      const seen = await waitForStatus(
-        nc,
-        (s) => (s.logTime ?? 0) >= (points[i] as number),
-        60_000,
-        `log time +${(points[i] as number) - FIRST_IN} ms`,
+      const point = points[i] as number;
+      let logTime = -Infinity;
+      await feed.feedUntil(
+        () => checkpointFiles(cpDir).length >= 2 && logTime >= point,
+        async (t) => {
+          const s = await waitForStatus(nc, (x) => (x.logTime ?? 0) >= t, 60_000, `log time +${t - FIRST_IN} ms`);
+          logTime = s.logTime as number;
+        },
+        `kill ${i} (seed ${seed}): two checkpoints on disk and log time +${point - FIRST_IN} ms`,
       );
-      killedAt.push(seen.logTime as number);
-      expect(seen.logTime as number, `kill ${i} (seed ${seed}) lands before the end of the input`).toBeLessThan(
-        LAST_IN,
-      );
+      killedAt.push(logTime);
+      const at = `kill ${i} (seed ${seed}) at log time +${logTime - FIRST_IN} ms`;
+      expect(logTime, `${at}: before the end of the input`).toBeLessThan(LAST_IN);
+      console.log(`crash-replay: ${at} (input ends at +${LAST_IN - FIRST_IN} ms)`);
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
       if (i === 2) corrupted = corruptNewestCheckpoint(cpDir);
@@ -180,9 +186,9 @@ describe("engine crash and replay", () => {
       ).toBe(true);
       expect(header.logTime, context).not.toBeNull();
     }
-    const summary = await backfill;
+    const end = await feed.finish();
     const metrics = await scrape(await p.ready);
-    const got = await finish(nc, p, summary.endOfRecordingTs);
+    const got = await finish(nc, p, end);
     const context = `seed ${seed}, kills at log time ${killedAt.map((t) => `+${t - FIRST_IN}`).join(", ")} ms; restored from ${restored.join(", ")}`;
     expect(
       restored.filter((r) => r !== null),
