@@ -8,7 +8,13 @@
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ALL_SERVICES, partitionOfEvent, type CheckpointComplete, type Pane } from "@tidemark/engine/protocol";
+import {
+  ALL_SERVICES,
+  PARTIAL_TICK_MS,
+  partitionOfEvent,
+  type CheckpointComplete,
+  type Pane,
+} from "@tidemark/engine/protocol";
 import {
   lastPanes,
   makeRecording,
@@ -22,7 +28,7 @@ import {
 } from "../engine/engine-fixtures.js";
 import { checkpointFiles } from "../engine/fleet.js";
 import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
-import { waitFor } from "../index.js";
+import { SteppedBackfill } from "../harness/stepped-backfill.js";
 import { allPanes, endStack, startMerge, startStack, waitForMergeEnd, type Stack } from "./merge-fixtures.js";
 
 const SPLIT = [
@@ -58,6 +64,8 @@ describe("partitionBy service+route (real NATS)", () => {
     serviceMsgIds: string[];
     /** TM_CHECKPOINTS completions (with several merge partitions). */
     completes: CheckpointComplete[];
+    /** The end-of-recording heartbeat's log time. */
+    endOfRecordingTs: number;
   }
 
   async function run(name: string, by: string, mergePartitions = 1): Promise<Run> {
@@ -70,12 +78,13 @@ describe("partitionBy service+route (real NATS)", () => {
     );
     s.workers.push(...more); // stopped (and killed at the end) with the workers
     await Promise.all(more.map((m) => m.ready));
-    // With two merge operators the backfill is paced (about 10 s) and merge-1 is SIGKILLed mid-run,
-    // then restarted: it restores its own checkpoint and replays; nothing changes after dedupe.
-    const paced = mergePartitions > 1 ? ["--rate", "400", "--batch", "50"] : [];
-    let backfilled = false;
-    const backfill = runBackfill(s.nats.url, file, ["--partition-by", by, ...paced]).finally(() => (backfilled = true));
+    // With two merge operators the recording is fed step by step (harness/stepped-backfill.ts, the
+    // backfill's own messages) and merge-1 is SIGKILLed mid-input, the rest held until it is
+    // restarted: it restores its own checkpoint and replays; nothing changes after dedupe.
+    let end: number;
     if (mergePartitions > 1) {
+      const feed = new SteppedBackfill(s.nc, events, { config: { partitionBy: by }, batch: 50, runId: name });
+      end = feed.endOfRecordingTs;
       // At a seeded log time, past a checkpoint of merge-1's own.
       const first = (events[0] as (typeof events)[number]).ingest_ts;
       const lastIn = (events.at(-1) as (typeof events)[number]).ingest_ts;
@@ -83,16 +92,25 @@ describe("partitionBy service+route (real NATS)", () => {
       const [point] = killPoints(seed, 1, first, lastIn) as [number];
       logKillPlan(`partition-by ${name}`, seed, [point], first);
       const cpDir = join(dir, name, "m", "checkpoints", "merge-1");
-      await waitFor(() => checkpointFiles(cpDir).length >= 1, 60_000, "a checkpoint of merge-1 on disk");
-      const seen = await waitForStatus(
-        s.nc,
-        (st) => st.worker === "merge-1" && (st.logTime ?? 0) >= point,
-        60_000,
-        `merge-1 at log time +${point - first} ms`,
+      let logTime = -Infinity;
+      await feed.feedUntil(
+        () => checkpointFiles(cpDir).length >= 1 && logTime >= point,
+        async (t) => {
+          // A merge operator's log time moves in ticks of its upstream partials (merge-fixtures.ts).
+          const to = Math.floor(t / PARTIAL_TICK_MS) * PARTIAL_TICK_MS;
+          const seen = await waitForStatus(
+            s.nc,
+            (st) => st.worker === "merge-1" && (st.logTime ?? 0) >= to,
+            60_000,
+            `merge-1 at log time +${to - first} ms`,
+          );
+          logTime = seen.logTime as number;
+        },
+        `seed ${seed}: a checkpoint of merge-1 and merge-1 at log time +${point - first} ms`,
       );
-      const at = `seed ${seed}: merge-1 killed at log time +${(seen.logTime as number) - first} ms`;
-      expect(seen.logTime as number, at).toBeLessThan(lastIn);
-      expect(backfilled, `${at}: the kill lands before the recording is all in`).toBe(false);
+      const at = `seed ${seed}: merge-1 killed at log time +${logTime - first} ms`;
+      console.log(`partition-by ${name}: ${at} (input ends at +${lastIn - first} ms)`);
+      expect(logTime, at).toBeLessThan(lastIn);
       const victim = more[0] as (typeof more)[number];
       victim.child.kill("SIGKILL");
       await victim.exited;
@@ -101,8 +119,8 @@ describe("partitionBy service+route (real NATS)", () => {
       const ready = (await again.ready).merge as { worker: string; restoredFrom: unknown };
       expect(ready.worker).toBe("merge-1");
       expect(ready.restoredFrom).toMatch(/merge-1\/checkpoint-\d+\.tmck$/);
-    }
-    const end = (await backfill).endOfRecordingTs;
+      await feed.finish();
+    } else end = (await runBackfill(s.nats.url, file, ["--partition-by", by])).endOfRecordingTs;
     await waitForMergeEnd(s.nc, end);
     for (let m = 1; m < mergePartitions; m++)
       await waitForStatus(
@@ -132,7 +150,7 @@ describe("partitionBy service+route (real NATS)", () => {
         }),
       )
       .map((m) => m.msgId ?? "");
-    return { panes: await allPanes(s.nc), subjects, serviceMsgIds, completes };
+    return { panes: await allPanes(s.nc), subjects, serviceMsgIds, completes, endOfRecordingTs: end };
   }
 
   /** The aligned checkpoints completed so far, once one names every merge operator. */
@@ -181,6 +199,8 @@ describe("partitionBy service+route (real NATS)", () => {
     // Two merge partitions, merge-1 killed once: the same numbers again, the service panes from both merge operators
     // (message ids "-1|…" and "-2|…": −1 − merge partition), the `*` panes from merge partition 0.
     const split = await run("route-2", "service+route", 2);
+    // The stepped feed ends the recording where `tidemark backfill` does.
+    expect(split.endOfRecordingTs).toBe(byRoute.endOfRecordingTs);
     expect(billing(split.panes)).toEqual(b);
     const from = (prefix: string) => split.serviceMsgIds.filter((id) => id.startsWith(prefix)).length;
     expect(from("-1|")).toBeGreaterThan(0);
