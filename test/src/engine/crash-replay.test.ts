@@ -1,11 +1,11 @@
 /**
  * Exactly-once effect (docs/operations.md, "Recovery"): the engine as a real child process against
  * a real nats-server. A clean run's final panes equal the recording's truth under each policy; runs
- * killed with SIGKILL at seeded log times before the end of the input (harness/kill-plan.ts; the
- * input fed step by step and held at each kill, harness/stepped-backfill.ts; one restart finding a
- * corrupt newest checkpoint), and a run
- * whose nats-server restarts mid-way, give — after dedupe on (id, seq) — the clean run's pane
- * stream byte for byte (pipelineLagMs, a wall-clock field, aside).
+ * killed with SIGKILL at seeded log times before the end of the input (harness/kill-plan.ts; one
+ * restart finding a corrupt newest checkpoint), and a run whose nats-server restarts mid-input
+ * (the input fed step by step and held at each kill or restart, harness/stepped-backfill.ts) give —
+ * after dedupe on (id, seq) — the clean run's pane stream byte for byte (pipelineLagMs, a
+ * wall-clock field, aside).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +14,6 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { decodeEventBatch, type Pane } from "@tidemark/engine/protocol";
 import { defaultCoreConfig } from "@tidemark/engine/core";
 import { decodeCheckpoint, type CheckpointHeader } from "@tidemark/engine/runtime";
-import { waitFor } from "../index.js";
 import { killPoints, killSeed, logKillPlan } from "../harness/kill-plan.js";
 import { SteppedBackfill } from "../harness/stepped-backfill.js";
 import type { CliProcess } from "../harness/processes.js";
@@ -63,7 +62,13 @@ describe("engine crash and replay", () => {
   }
 
   /** The clean run: a fixture every case awaits (started by the first that needs it). */
-  let cleanRun: Promise<{ panes: Map<string, Pane>; endOfRecordingTs: number; nc: NatsConnection; url: string }>;
+  let cleanRun: Promise<{
+    panes: Map<string, Pane>;
+    endOfRecordingTs: number;
+    runId: string;
+    nc: NatsConnection;
+    url: string;
+  }>;
   const cleanOnce = () =>
     (cleanRun ??= (async () => {
       const { nats, nc } = await natsServer();
@@ -72,7 +77,7 @@ describe("engine crash and replay", () => {
       const summary = await runBackfill(nats.url, file);
       expect(summary.events).toBe(events.length);
       const panes = await finish(nc, p, summary.endOfRecordingTs);
-      return { panes, endOfRecordingTs: summary.endOfRecordingTs, nc, url: nats.url };
+      return { panes, endOfRecordingTs: summary.endOfRecordingTs, runId: summary.runId, nc, url: nats.url };
     })());
 
   function expectSameStream(clean: Map<string, Pane>, got: Map<string, Pane>): void {
@@ -203,19 +208,26 @@ describe("engine crash and replay", () => {
     expect(tap.panes().length, context).toBeGreaterThan(got.size);
   });
 
-  it("a nats-server restart mid-run (and a backfill re-run) changes nothing after dedupe", async () => {
-    const clean = (await cleanOnce()).panes;
+  it("a nats-server restart mid-input (and a backfill re-run) changes nothing after dedupe", async () => {
+    const { panes: clean, runId } = await cleanOnce();
     const { nats, nc } = await natsServer();
     const p = engine(nats.url, join(dir, "nats-restart"), FAST_CHECKPOINTS);
     await p.ready;
-    const first = runBackfill(nats.url, file, ["--rate", "1500"]).catch((err: Error) => err);
-    // Mid-run: a third of the recording stored (the rest takes >= 1.3 s at this rate).
-    await waitFor(async () => (await storedEvents(nc)) >= events.length / 3, 60_000, "a third of the events stored");
+    // A third of the recording fed step by step under the CLI backfill's own message ids
+    // (harness/stepped-backfill.ts), the rest held: the restart lands mid-input.
+    const feed = new SteppedBackfill(nc, events, { runId });
+    await feed.feedUntil(
+      async () => (await storedEvents(nc)) >= events.length / 3,
+      async () => undefined,
+      "a third of the events stored",
+    );
     await nats.restart();
-    await first;
-    // Whatever the first backfill stored is deduplicated on its message ids.
+    // The re-run publishes the whole recording under the same ids: what the feed stored is
+    // deduplicated on its message ids, the rest is new.
     const again = await runBackfill(nats.url, file);
+    expect(again.runId).toBe(runId);
     expect(again.duplicates).toBeGreaterThan(0);
+    expect(again.duplicates, "the restart came before the end of the input").toBeLessThan(again.messages);
     expectSameStream(clean, await finish(nc, p, again.endOfRecordingTs));
   });
 });
