@@ -165,11 +165,21 @@ describe("engine crash and replay", () => {
           logTime = s.logTime as number;
         },
         `kill ${i} (seed ${seed}): two checkpoints on disk and log time +${point - FIRST_IN} ms`,
+        {
+          // Past the point, with the next checkpoint due by log time (1 s after the newest's), the
+          // log time is held (nudges, harness/stepped-backfill.ts) until its wall-time spacing allows it.
+          hold: () =>
+            logTime >= point && checkpointFiles(cpDir).length < 2 && logTime >= newestCheckpointLog(cpDir) + 1_000,
+          settle: () => {
+            const now = Date.now();
+            return waitForStatus(nc, (x) => x.wallTime > now, 10_000, "a status after the nudge");
+          },
+        },
       );
       killedAt.push(logTime);
       const at = `kill ${i} (seed ${seed}) at log time +${logTime - FIRST_IN} ms`;
       expect(logTime, `${at}: before the end of the input`).toBeLessThan(LAST_IN);
-      console.log(`crash-replay: ${at} (input ends at +${LAST_IN - FIRST_IN} ms)`);
+      console.log(`crash-replay: ${at} (input ends at +${LAST_IN - FIRST_IN} ms; ${feed.nudged} nudges so far)`);
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
       if (i === 2) corrupted = corruptNewestCheckpoint(cpDir);
@@ -235,6 +245,12 @@ describe("engine crash and replay", () => {
 /** Events stored in TM_EVENTS so far (heartbeats are empty messages). */
 async function storedEvents(nc: NatsConnection): Promise<number> {
   return (await readStream(nc, "TM_EVENTS")).reduce((n, body) => n + decodeEventBatch(body).length, 0);
+}
+
+/** The log time of the newest checkpoint in `dir` (−∞ when there is none). */
+function newestCheckpointLog(dir: string): number {
+  const file = checkpointFiles(dir)[0];
+  return file === undefined ? -Infinity : (decodeCheckpoint(readFileSync(file), file).header.logTime ?? -Infinity);
 }
 
 /** Flips one byte in the middle of the newest checkpoint file; returns its path. */

@@ -5,7 +5,9 @@
  * published one heartbeat step at a time, only when the test asks. Between two kills the test
  * feeds step by step until its victim has checkpointed and passed the kill point, and holds the rest
  * of the input until the kill is done: every kill lands mid-input, however far apart a loaded
- * machine spaces the checkpoints in wall time.
+ * machine spaces the checkpoints in wall time. While a checkpoint is due by log time but not yet
+ * allowed by its wall-time spacing, the test can hold log time and nudge instead of feeding on
+ * (`FeedHold`): a worker cuts a checkpoint only between two input items.
  */
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
@@ -21,12 +23,23 @@ export interface SteppedBackfillOptions {
   runId: string;
 }
 
+/** Holds log time while `hold()`: nudges, each followed by `settle()`, instead of the next step. */
+export interface FeedHold {
+  hold: () => boolean | Promise<boolean>;
+  /** Waits after a nudge (e.g. for the worker's next status), so nudges go at the worker's pace. */
+  settle: () => Promise<unknown>;
+  /** At most this many nudges per `feedUntil` (a counted bound; 600 by default). */
+  maxNudges?: number;
+}
+
 export class SteppedBackfill {
   /** The log time the end-of-recording heartbeat carries. */
   readonly endOfRecordingTs: number;
   /** Messages, each step ending with one heartbeat on every partition. */
   private readonly steps: BackfillMessage[][] = [];
   private next = 0;
+  /** Nudges so far (`nudge`): each gets an id of its own. */
+  private nudges = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -53,6 +66,11 @@ export class SteppedBackfill {
       }
     }
     if (step.length > 0) this.steps.push(step);
+  }
+
+  /** How many nudges were published so far. */
+  get nudged(): number {
+    return this.nudges;
   }
 
   /** True once every message, the end-of-recording heartbeat included, is published. */
@@ -83,11 +101,39 @@ export class SteppedBackfill {
    * heartbeat at log time t), until `ready()`; the rest stays held. Fails when the recording's
    * events run out first: a kill then would land after the end of the input and test nothing.
    */
-  async feedUntil(ready: () => boolean | Promise<boolean>, caughtUp: (t: number) => Promise<unknown>, what: string) {
+  async feedUntil(
+    ready: () => boolean | Promise<boolean>,
+    caughtUp: (t: number) => Promise<unknown>,
+    what: string,
+    hold?: FeedHold,
+  ) {
+    let nudges = 0;
     while (!(await ready())) {
+      if (hold !== undefined && (await hold.hold())) {
+        if (nudges++ >= (hold.maxNudges ?? 600)) throw new Error(`${nudges - 1} nudges and still not ${what}`);
+        await this.nudge();
+        await hold.settle();
+        continue;
+      }
       if (!this.inputLeft) throw new Error(`the recording's events ran out before ${what}`);
       await caughtUp(await this.step());
     }
+  }
+
+  /**
+   * The last heartbeat published goes again, on its partition, under an id of its own: an input
+   * item at a log time already reached, which changes no state (a heartbeat only moves log time
+   * forward; docs/semantics.md, "Watermarks"), but gives the worker a point between two items to
+   * cut a checkpoint due by log time and held back by its wall-time spacing (docs/operations.md,
+   * "Checkpoints").
+   */
+  async nudge(): Promise<void> {
+    const last = this.steps[this.next - 1]?.at(-1);
+    if (last?.heartbeatTs === undefined) throw new Error("SteppedBackfill.nudge: no heartbeat published yet");
+    const h = headers();
+    h.set(HEARTBEAT_HEADER, String(last.heartbeatTs));
+    const msgID = `${last.msgId}-nudge-${this.nudges++}`;
+    await jetstream(this.nc).publish(eventsSubject(last.partition), last.body, { msgID, headers: h, timeout: 5_000 });
   }
 
   /** Publishes everything still held, the end-of-recording heartbeat last. */
