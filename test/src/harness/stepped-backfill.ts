@@ -121,19 +121,27 @@ export class SteppedBackfill {
   }
 
   /**
-   * The last heartbeat published goes again, on its partition, under an id of its own: an input
-   * item at a log time already reached, which changes no state (a heartbeat only moves log time
-   * forward; docs/semantics.md, "Watermarks"), but gives the worker a point between two items to
-   * cut a checkpoint due by log time and held back by its wall-time spacing (docs/operations.md,
-   * "Checkpoints").
+   * The last step's heartbeats (one per partition) go again, each under an id of its own: input
+   * items at a log time already reached, which change no state (a heartbeat only moves log time
+   * forward; docs/semantics.md, "Watermarks"), but give every worker a point between two items to
+   * cut a checkpoint that is due, or asked for, and was held back by its wall-time spacing
+   * (docs/operations.md, "Checkpoints").
    */
   async nudge(): Promise<void> {
-    const last = this.steps[this.next - 1]?.at(-1);
-    if (last?.heartbeatTs === undefined) throw new Error("SteppedBackfill.nudge: no heartbeat published yet");
-    const h = headers();
-    h.set(HEARTBEAT_HEADER, String(last.heartbeatTs));
-    const msgID = `${last.msgId}-nudge-${this.nudges++}`;
-    await jetstream(this.nc).publish(eventsSubject(last.partition), last.body, { msgID, headers: h, timeout: 5_000 });
+    const step = this.steps[this.next - 1] ?? [];
+    const ts = step.at(-1)?.heartbeatTs;
+    if (ts === undefined) throw new Error("SteppedBackfill.nudge: no heartbeat published yet");
+    const js = jetstream(this.nc);
+    const n = this.nudges++;
+    for (const m of step.filter((x) => x.heartbeatTs === ts)) {
+      const h = headers();
+      h.set(HEARTBEAT_HEADER, String(ts));
+      await js.publish(eventsSubject(m.partition), m.body, {
+        msgID: `${m.msgId}-nudge-${n}`,
+        headers: h,
+        timeout: 5_000,
+      });
+    }
   }
 
   /** Publishes everything still held, the end-of-recording heartbeat last. */

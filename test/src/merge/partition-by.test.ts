@@ -107,9 +107,23 @@ describe("partitionBy service+route (real NATS)", () => {
           logTime = seen.logTime as number;
         },
         `seed ${seed}: a checkpoint of merge-1 and merge-1 at log time +${point - first} ms`,
+        {
+          // Past the point, the log time is held (nudges, harness/stepped-backfill.ts) until the
+          // aligned checkpoint, started on merge-0's wall-time schedule, is written by merge-1.
+          hold: () => logTime >= point && checkpointFiles(cpDir).length < 1,
+          settle: () => {
+            const now = Date.now();
+            return waitForStatus(
+              s.nc,
+              (st) => st.worker === "merge-1" && st.wallTime > now,
+              10_000,
+              "merge-1 after the nudge",
+            );
+          },
+        },
       );
       const at = `seed ${seed}: merge-1 killed at log time +${logTime - first} ms`;
-      console.log(`partition-by ${name}: ${at} (input ends at +${lastIn - first} ms)`);
+      console.log(`partition-by ${name}: ${at} (input ends at +${lastIn - first} ms; ${feed.nudged} nudges)`);
       expect(logTime, at).toBeLessThan(lastIn);
       const victim = more[0] as (typeof more)[number];
       victim.child.kill("SIGKILL");
