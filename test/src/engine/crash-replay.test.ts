@@ -32,7 +32,7 @@ import {
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
-import { checkpointFiles, Fleet } from "./fleet.js";
+import { checkpointFiles, Fleet, newestCheckpointLog } from "./fleet.js";
 import { PaneTap } from "./pane-tap.js";
 
 const events = makeRecording({ events: 3000, seed: 7 });
@@ -245,12 +245,6 @@ describe("engine crash and replay", () => {
 /** Events stored in TM_EVENTS so far (heartbeats are empty messages). */
 async function storedEvents(nc: NatsConnection): Promise<number> {
   return (await readStream(nc, "TM_EVENTS")).reduce((n, body) => n + decodeEventBatch(body).length, 0);
-}
-
-/** The log time of the newest checkpoint in `dir` (−∞ when there is none). */
-function newestCheckpointLog(dir: string): number {
-  const file = checkpointFiles(dir)[0];
-  return file === undefined ? -Infinity : (decodeCheckpoint(readFileSync(file), file).header.logTime ?? -Infinity);
 }
 
 /** Flips one byte in the middle of the newest checkpoint file; returns its path. */

@@ -3,9 +3,10 @@
  * end: engines still running are SIGKILLed (the tests that use it crash them on purpose), then the
  * connections close and the servers stop — only what this file started, by its own handles.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { decodeCheckpoint } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import { connectNats, startEngine } from "./engine-fixtures.js";
@@ -46,4 +47,10 @@ export function checkpointFiles(dir: string): string[] {
     .sort()
     .reverse()
     .map((n) => join(dir, n));
+}
+
+/** The log time of the newest checkpoint in a worker's directory (−∞ when there is none). */
+export function newestCheckpointLog(dir: string): number {
+  const file = checkpointFiles(dir)[0];
+  return file === undefined ? -Infinity : (decodeCheckpoint(readFileSync(file), file).header.logTime ?? -Infinity);
 }
