@@ -27,7 +27,7 @@ import {
   waitForStatus,
   writeRecording,
 } from "./engine-fixtures.js";
-import { Fleet } from "./fleet.js";
+import { Fleet, newestCheckpointLog } from "./fleet.js";
 import { PaneTap } from "./pane-tap.js";
 
 /** Eight services, one per partition of 8: a silent service is a silent partition. */
@@ -140,10 +140,22 @@ describe("engine crash and replay with idleness on", () => {
           logTime = s.logTime as number;
         },
         `kill ${i} (seed ${seed}): a new checkpoint and log time +${point - first} ms`,
+        {
+          // Past the point, with the next checkpoint due by log time (1 s after the newest's), the
+          // log time is held (nudges, harness/stepped-backfill.ts) until its wall-time spacing allows it.
+          hold: () =>
+            logTime >= point &&
+            (checkpoints(cpDir).at(-1) ?? atStart) === atStart &&
+            logTime >= newestCheckpointLog(cpDir) + 1_000,
+          settle: () => {
+            const now = Date.now();
+            return waitForStatus(nc, (x) => x.wallTime > now, 10_000, "a status after the nudge");
+          },
+        },
       );
       const at = `kill ${i} (seed ${seed}) at log time +${logTime - first} ms`;
       expect(logTime, `${at}: before the end of the input`).toBeLessThan(lastIn);
-      console.log(`crash-replay-idle: ${at} (input ends at +${lastIn - first} ms)`);
+      console.log(`crash-replay-idle: ${at} (input ends at +${lastIn - first} ms; ${feed.nudged} nudges so far)`);
       process.kill(p.child.pid as number, "SIGKILL");
       await p.exited;
       p = engine(nats.url, data, FAST_CHECKPOINTS);
