@@ -5,8 +5,8 @@
  * time goes (docs/decisions/0017-engine-throughput.md). Publishes the same recording to a
  * nats-server of its own, then profiles one in-process engine from an empty checkpoint dir until
  * every event is through the core and every pane acknowledged; prints the phases, the messages and
- * the process CPU, the main thread's samples grouped by activity (whole stack: core, pane JSON,
- * publish, input, merge, checkpoint, status, GC), by area and the heaviest functions, and writes
+ * the process CPU, the main thread's samples grouped by activity (whole stack: core, pane and late
+ * records written, publish, input, merge, checkpoint, status, GC), by area and the heaviest functions, and writes
  * the profile (default: tidemark-engine.cpuprofile in the temp dir; Chrome DevTools opens it; it
  * holds the main thread only). `--pane-thread` publishes from the pane publisher thread;
  * `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events; `--held-out`
@@ -63,9 +63,15 @@ const ACTIVITIES: Array<[string, (url: string, name: string) => boolean]> = [
   ["the profiler itself (its stop, after the run)", (u) => u === "node:inspector"],
   ["checkpoint (snapshot, encode, write)", (u) => /checkpoint-|\/core\/snapshot/.test(u)],
   ["status and metrics", (u) => /status-|engine-metrics/.test(u)],
-  ["publish (sink, NATS framing, socket, acks)", (u) => /pane-sink|pane-thread-sink|pane-publisher/.test(u)],
-  ["late records as JSON", (u, n) => u.includes("emit-group") && n === "late"],
-  ["panes as JSON (JsonLines, EmitGroup)", (u) => /json-lines|emit-group|lane-groups|body-buffers/.test(u)],
+  [
+    "publish (sink, gzip hand-over, NATS framing, socket, acks)",
+    (u) => /pane-sink|pane-thread-sink|pane-publisher|compressing-sink/.test(u),
+  ],
+  ["late records written (PaneRecords)", (u, n) => u.includes("emit-group") && n === "late"],
+  [
+    "panes written (PaneRecords, EmitGroup)",
+    (u) => /pane-records|json-lines|emit-group|lane-groups|body-buffers/.test(u),
+  ],
   ["core", (u) => u.includes("/dist/core/") || u.includes("/sketches/")],
   ["merge and pump", (u) => /partition-interleave|engine-worker/.test(u)],
   ["input (consumers, decode)", (u) => /partition-source|event-batch/.test(u)],
