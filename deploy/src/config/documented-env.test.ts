@@ -31,7 +31,7 @@ const deploy = (env: Env) => parseTidemarkConfig({}, { file: undefined, cwd: dir
 const READERS: Record<string, [(env: Env) => unknown, string]> = {
   TIDEMARK_CHECKPOINT_EVERY: [engine, "7s"],
   TIDEMARK_CHECKPOINT_TIMEOUT: [engine, "2m"],
-  TIDEMARK_COMPRESS_PANES: [engine, "off"],
+  TIDEMARK_COMPRESS_PANES: [engine, "on"],
   TIDEMARK_IDLE_TIMEOUT: [engine, "3s"],
   TIDEMARK_MAX_ALIGNMENT_BYTES: [engine, "2097152"],
   TIDEMARK_MAX_IN_FLIGHT: [engine, "7"],

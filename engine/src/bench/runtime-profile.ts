@@ -1,14 +1,19 @@
 /**
- * `node dist/bench/runtime-profile.js [out.cpuprofile] [--pane-thread] [--no-profile]`: the engine
+ * `node dist/bench/runtime-profile.js [out.cpuprofile] [--pane-thread] [--no-profile] [--held-out]
+ * [--cold] [--gzip]`: the engine
  * part of the runtime benchmark (runtime.ts, "Throughput") under the V8 CPU profiler, and where its
  * time goes (docs/decisions/0017-engine-throughput.md). Publishes the same recording to a
  * nats-server of its own, then profiles one in-process engine from an empty checkpoint dir until
  * every event is through the core and every pane acknowledged; prints the phases, the messages and
- * the process CPU, the main thread's samples grouped by activity (whole stack: core, pane JSON,
- * publish, input, merge, checkpoint, status, GC), by area and the heaviest functions, and writes
+ * the process CPU, the main thread's samples grouped by activity (whole stack: core, pane and late
+ * records written, publish, input, merge, checkpoint, status, GC), by area and the heaviest functions, and writes
  * the profile (default: tidemark-engine.cpuprofile in the temp dir; Chrome DevTools opens it; it
  * holds the main thread only). `--pane-thread` publishes from the pane publisher thread;
- * `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events.
+ * `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events; `--held-out`
+ * runs the held-out workload instead (runtime-held-out.ts), `--gzip` the engine with its bodies
+ * gzip-compressed (--compress-panes on; that thread is not in the profile). The profiled run follows an untimed
+ * run of the same engine on fresh pane streams, as a running engine's code is optimized (the
+ * benchmark's warm-up, engine/BENCHMARKS.md); `--cold` profiles the first run instead.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -18,7 +23,11 @@ import { defaultCoreConfig } from "../core/index.js";
 import { parseEngineConfig } from "../runtime/config/config.js";
 import { startEngine } from "../runtime/worker/start-engine.js";
 import { silentLogger } from "./runtime-lag.js";
-import { natsServer, publish, recording } from "./runtime-setup.js";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { simulate } from "../core/index.js";
+import { HELD_OUT } from "./runtime-held-out.js";
+import { deletePaneStreams, natsServer, publish, recording } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 
@@ -54,9 +63,15 @@ const ACTIVITIES: Array<[string, (url: string, name: string) => boolean]> = [
   ["the profiler itself (its stop, after the run)", (u) => u === "node:inspector"],
   ["checkpoint (snapshot, encode, write)", (u) => /checkpoint-|\/core\/snapshot/.test(u)],
   ["status and metrics", (u) => /status-|engine-metrics/.test(u)],
-  ["publish (sink, NATS framing, socket, acks)", (u) => /pane-sink|pane-thread-sink|pane-publisher/.test(u)],
-  ["late records as JSON", (u, n) => u.includes("emit-group") && n === "late"],
-  ["panes as JSON (JsonLines, EmitGroup)", (u) => /json-lines|emit-group|lane-groups|body-buffers/.test(u)],
+  [
+    "publish (sink, gzip hand-over, NATS framing, socket, acks)",
+    (u) => /pane-sink|pane-thread-sink|pane-publisher|compressing-sink/.test(u),
+  ],
+  ["late records written (PaneRecords)", (u, n) => u.includes("emit-group") && n === "late"],
+  [
+    "panes written (PaneRecords, EmitGroup)",
+    (u) => /pane-records|json-lines|emit-group|lane-groups|body-buffers/.test(u),
+  ],
   ["core", (u) => u.includes("/dist/core/") || u.includes("/sketches/")],
   ["merge and pump", (u) => /partition-interleave|engine-worker/.test(u)],
   ["input (consumers, decode)", (u) => /partition-source|event-batch/.test(u)],
@@ -120,10 +135,30 @@ async function main(): Promise<void> {
   const session = new Session();
   session.connect();
   try {
-    const events = recording(EVENTS);
+    const events = args.includes("--held-out")
+      ? simulate(HELD_OUT).sort((a, b) => a.ingest_ts - b.ingest_ts)
+      : recording(EVENTS);
     const messages = await publish(nats.url, events, defaultCoreConfig());
     const endTs = messages.at(-1)?.heartbeatTs ?? 0;
-    const config = parseEngineConfig({ flags: { nats: nats.url, data: join(dir, "data"), "metrics-port": "0" } });
+    const compress: Record<string, string> = args.includes("--gzip") ? { "compress-panes": "on" } : {};
+    const flags = (data: string): Record<string, string> => ({
+      nats: nats.url,
+      data,
+      "metrics-port": "0",
+      ...compress,
+    });
+    if (!args.includes("--cold")) {
+      const warm = await startEngine(parseEngineConfig({ flags: flags(join(dir, "warm")) }), {
+        logger: silentLogger(),
+        paneThread: thread,
+      });
+      await until(() => allThrough(warm, events.length, endTs) && warm.host.sink.inFlight === 0);
+      await warm.close();
+      const nc = await connect({ servers: nats.url, noAsyncTraces: true });
+      await deletePaneStreams(await jetstreamManager(nc));
+      await nc.close();
+    }
+    const config = parseEngineConfig({ flags: flags(join(dir, "data")) });
     if (profiling) {
       await session.post("Profiler.enable");
       await session.post("Profiler.setSamplingInterval", { interval: 200 });
@@ -164,6 +199,17 @@ async function main(): Promise<void> {
     await nats.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+type Running = Awaited<ReturnType<typeof startEngine>>;
+
+/** Every event through the core and the log time at the recording's end. */
+function allThrough(r: Running, events: number, endTs: number): boolean {
+  return r.engine.eventsTotal >= events && (r.engine.interleave.logTime ?? 0) >= endTs;
+}
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 5));
 }
 
 void main();

@@ -146,9 +146,15 @@ export class PaneRecords {
     this.room(8);
     const buf = this.buf;
     let pos = this.pos;
-    while (n >= 0x80000000) {
-      buf[pos++] = (n % 128) | 128;
-      n = Math.floor(n / 128);
+    if (n >= 0x80000000) {
+      // Above 31 bits (timestamps): the low 28 bits by bit operations, the rest as a 32-bit int.
+      const low = n % 0x10000000;
+      buf[pos] = (low & 127) | 128;
+      buf[pos + 1] = ((low >>> 7) & 127) | 128;
+      buf[pos + 2] = ((low >>> 14) & 127) | 128;
+      buf[pos + 3] = ((low >>> 21) & 127) | 128;
+      pos += 4;
+      n = (n - low) / 0x10000000;
     }
     while (n >= 128) {
       buf[pos++] = (n & 127) | 128;

@@ -81,11 +81,12 @@ describe("engine config", () => {
     expect(() => parseEngineConfig({ flags: { "checkpoint-timeout": "10ms" } })).toThrow(/at least 1000 ms/);
   });
 
-  it("compressPanes: on by default; off by flag, env or file", () => {
-    expect(parseEngineConfig().compressPanes).toBe(true);
+  it("compressPanes: off by default; on by flag, env or file", () => {
+    expect(parseEngineConfig().compressPanes).toBe(false);
+    expect(parseEngineConfig({ flags: { "compress-panes": "on" } }).compressPanes).toBe(true);
+    expect(parseEngineConfig({ env: { TIDEMARK_COMPRESS_PANES: "1" } }).compressPanes).toBe(true);
+    expect(parseEngineConfig({ file: { engine: { compressPanes: true } } }).compressPanes).toBe(true);
     expect(parseEngineConfig({ flags: { "compress-panes": "off" } }).compressPanes).toBe(false);
-    expect(parseEngineConfig({ env: { TIDEMARK_COMPRESS_PANES: "0" } }).compressPanes).toBe(false);
-    expect(parseEngineConfig({ file: { engine: { compressPanes: false } } }).compressPanes).toBe(false);
     expect(() => parseEngineConfig({ flags: { "compress-panes": "maybe" } })).toThrow(/--compress-panes/);
   });
 

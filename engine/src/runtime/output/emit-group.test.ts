@@ -91,6 +91,24 @@ describe("EmitGroup", () => {
     expect(sent).toHaveLength(4);
   });
 
+  it("keeps the subjects of policies apart: each policy's panes, session panes and late records on its own", () => {
+    const { g, sent } = group(1_000);
+    for (const policy of ["dashboard", "alerting", "dashboard"]) {
+      g.pane(pane(0, { policy }));
+      g.pane(pane(1, { policy, sessions }));
+      g.late({ ...late, policy });
+    }
+    g.seal();
+    expect(sent.map((m) => [m.subject, m.records])).toEqual([
+      ["tm.panes.dashboard.10000", 2],
+      ["tm.panes.dashboard.sessions", 2],
+      ["tm.late.dashboard", 2],
+      ["tm.panes.alerting.10000", 1],
+      ["tm.panes.alerting.sessions", 1],
+      ["tm.late.alerting", 1],
+    ]);
+  });
+
   const big = (seq: number): Pane => pane(seq, { key: { service: "api", route: "/r".repeat(2_000) + String(seq) } });
 
   it("sends each chunk once full, cut under the bound at the same panes whatever the wall clock says", () => {

@@ -52,6 +52,34 @@ const idleWriters = new WeakMap<object, PaneRecords[]>();
 const NO_BUFFERS = {};
 const MAX_IDLE_WRITERS = 64;
 
+/**
+ * Subjects by policy and window size (0: late records, −1: session panes), made once: building
+ * one per record made a fresh string the subject map hashed each time. Policies come from the
+ * config, yet the cache is bounded (MAX_SUBJECTS, then cleared).
+ */
+const subjects = new Map<string, Map<number, string>>();
+let subjectCount = 0;
+const MAX_SUBJECTS = 1024;
+const LATE = 0;
+const SESSIONS = -1;
+
+function subjectOf(policy: string, size: number): string {
+  let bySize = subjects.get(policy);
+  const known = bySize?.get(size);
+  if (known !== undefined) return known;
+  if (subjectCount >= MAX_SUBJECTS) {
+    subjects.clear();
+    subjectCount = 0;
+    bySize = undefined;
+  }
+  if (bySize === undefined) subjects.set(policy, (bySize = new Map()));
+  const made =
+    size === LATE ? lateSubject(policy) : size === SESSIONS ? sessionPanesSubject(policy) : panesSubject(policy, size);
+  bySize.set(size, made);
+  subjectCount++;
+  return made;
+}
+
 export interface GroupMessage {
   subject: string;
   msgId: string;
@@ -96,12 +124,12 @@ export class EmitGroup implements CoreOutput {
 
   pane(p: Pane): void {
     p.pipelineLagMs = this.clock() - p.emittedAt;
-    const subject = p.sessions ? sessionPanesSubject(p.policy) : panesSubject(p.policy, p.window.end - p.window.start);
+    const subject = subjectOf(p.policy, p.sessions ? SESSIONS : p.window.end - p.window.start);
     this.add(subject, p, numberBytes(p.pipelineLagMs));
   }
 
   late(r: LateRecord): void {
-    this.add(lateSubject(r.policy), r, 0);
+    this.add(subjectOf(r.policy, LATE), r, 0);
   }
 
   /** Sends the last chunk of every subject: the message's last item has been handled. */
