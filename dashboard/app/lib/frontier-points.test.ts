@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FrontierPoint } from "../../protocol/ws-frames.js";
-import { testBias, testDial, testStage } from "../../protocol/status.fixture.js";
+import { testBias, testDial, testKindBias } from "../../protocol/status.fixture.js";
 import { frontierView } from "./frontier-points.js";
 
 const point = (policy: string, over: Partial<FrontierPoint>): FrontierPoint => ({
@@ -19,10 +19,10 @@ const point = (policy: string, over: Partial<FrontierPoint>): FrontierPoint => (
 const alerting = point("alerting", {
   emitDelayMs: 10_000,
   stages: [
-    testStage(10_000, "early", -5000, testBias(-3)),
-    testStage(10_000, "on-time", 10_000, testBias(-0.4)),
-    testStage(10_000, "final", 40_000, testBias(-0.02)),
-    testStage(60_000, "final", 40_000, testBias(-0.01)),
+    testKindBias(10_000, "early", -5000, testBias(-3)),
+    testKindBias(10_000, "on-time", 10_000, testBias(-0.4)),
+    testKindBias(10_000, "final", 40_000, testBias(-0.02)),
+    testKindBias(60_000, "final", 40_000, testBias(-0.01)),
   ],
   services: [
     testDial("checkout", 10_000, testBias(-1.4), testBias(-0.1)),
@@ -31,7 +31,7 @@ const alerting = point("alerting", {
 });
 const billing = point("billing", {
   emitDelayMs: 100_000,
-  stages: [testStage(10_000, "final", 100_000, testBias(0))],
+  stages: [testKindBias(10_000, "final", 100_000, testBias(0))],
   services: [testDial("checkout", 10_000, testBias(0), testBias(0))],
 });
 const coords = (v: ReturnType<typeof frontierView>) =>
