@@ -2,7 +2,11 @@ import { describe, expect, it, vi } from "vitest";
 import { encodePaneBatch, PaneRecords, type Pane } from "@tidemark/engine/protocol";
 import { compressPaneBody, decodePaneBody } from "@tidemark/engine/nats";
 import { testPane } from "../protocol/pane.fixture.js";
+import { resolveConfig } from "./config.js";
+import { createFanout } from "./fanout.js";
+import { dashboardMetrics } from "./metrics.js";
 import { readPaneBody } from "./pane-body-read.js";
+import { PaneSamples } from "./prom/pane-samples.js";
 import { PaneStore } from "./pane-store.js";
 
 /** Panes with every optional part: routes, the all-services key, nowcasts, NaN and an escaped string. */
@@ -105,5 +109,30 @@ describe("PaneStore's JSON of a decoded pane", () => {
     } finally {
       stringify.mockRestore();
     }
+  });
+});
+
+describe("a decoded pane stays as it was decoded", () => {
+  it("is not changed by the store, the fan-out to a client or the Prometheus series (its JSON is written from it later)", async () => {
+    const deepFreeze = <T>(o: T): T => {
+      if (typeof o === "object" && o !== null) for (const v of Object.values(o)) deepFreeze(v);
+      return Object.freeze(o);
+    };
+    const body = binaryBody(panes(200));
+    const fanout = createFanout(resolveConfig({ logLevel: "silent" }), dashboardMetrics());
+    const samples = new PaneSamples({ windowsPerSeries: 1000, maxWindows: 100_000, discardingPolicies: [] });
+    fanout.store.observe((p) => samples.apply(p));
+    const sent: string[] = [];
+    const socket = { bufferedAmount: 0, readyState: 1, send: (d: string) => void sent.push(d), close: () => undefined };
+    fanout.hub.attach(socket).subscribe([{ panel: "p", metric: "requests", policy: "dashboard", windowMs: 10_000 }]);
+    // Frozen: a reader that changed a pane would throw here (modules run in strict mode).
+    for (const p of readPaneBody(body).panes) fanout.sink.pane(deepFreeze(p.pane), p.json);
+    await vi.waitFor(() => expect(sent.some((f) => f.includes(`"type":"panes"`))).toBe(true));
+    fanout.close();
+    expect(samples.size).toBeGreaterThan(0);
+    const stored = fanout.store.select({ policy: "dashboard", windowMs: 10_000 });
+    expect(stored.length).toBeGreaterThan(0);
+    const want = new Set(decodePaneBody(body));
+    for (const s of stored) expect(want.has(s.json)).toBe(true);
   });
 });
