@@ -2,6 +2,11 @@ import { describe, expect, it, vi } from "vitest";
 import { encodePaneBatch, PaneRecords, type Pane } from "@tidemark/engine/protocol";
 import { compressPaneBody, decodePaneBody } from "@tidemark/engine/nats";
 import { testPane } from "../protocol/pane.fixture.js";
+import { pino } from "pino";
+import { Registry } from "prom-client";
+import { alertMetrics } from "./alerts/alert-metrics.js";
+import { parseAlerts, scopeOf } from "./alerts/alerts-config.js";
+import { startAlerting } from "./alerts/alerting.js";
 import { resolveConfig } from "./config.js";
 import { createFanout } from "./fanout.js";
 import { dashboardMetrics } from "./metrics.js";
@@ -113,7 +118,7 @@ describe("PaneStore's JSON of a decoded pane", () => {
 });
 
 describe("a decoded pane stays as it was decoded", () => {
-  it("is not changed by the store, the fan-out to a client or the Prometheus series (its JSON is written from it later)", async () => {
+  it("is not changed by the store, the fan-out to a client, the Prometheus series or the alert rules (its JSON is written from it later)", async () => {
     const deepFreeze = <T>(o: T): T => {
       if (typeof o === "object" && o !== null) for (const v of Object.values(o)) deepFreeze(v);
       return Object.freeze(o);
@@ -122,13 +127,36 @@ describe("a decoded pane stays as it was decoded", () => {
     const fanout = createFanout(resolveConfig({ logLevel: "silent" }), dashboardMetrics());
     const samples = new PaneSamples({ windowsPerSeries: 1000, maxWindows: 100_000, discardingPolicies: [] });
     fanout.store.observe((p) => samples.apply(p));
+    const pending: Array<() => void> = [];
+    const rules = parseAlerts(
+      {
+        alertmanagers: [],
+        rules: [{ alert: "Errors", expr: 'tidemark_error_ratio{policy="dashboard", window="10s"} > 0.01' }],
+      },
+      scopeOf({}, "config"),
+      "config",
+    );
+    const timers = { setTimeout: (fn: () => void) => pending.push(fn), clearTimeout: () => undefined };
+    const alerting = startAlerting(
+      rules,
+      "http://dash",
+      samples,
+      alertMetrics(new Registry(), ["Errors"], []),
+      pino({ level: "silent" }),
+      timers,
+    );
+    fanout.store.observe((p) => alerting.offer(p));
     const sent: string[] = [];
     const socket = { bufferedAmount: 0, readyState: 1, send: (d: string) => void sent.push(d), close: () => undefined };
     fanout.hub.attach(socket).subscribe([{ panel: "p", metric: "requests", policy: "dashboard", windowMs: 10_000 }]);
     // Frozen: a reader that changed a pane would throw here (modules run in strict mode).
     for (const p of readPaneBody(body).panes) fanout.sink.pane(deepFreeze(p.pane), p.json);
     await vi.waitFor(() => expect(sent.some((f) => f.includes(`"type":"panes"`))).toBe(true));
+    for (const fn of pending.splice(0)) fn();
+    // The rule read the frozen panes: some services' error ratios are above 1 %.
+    expect(alerting.view().active.length).toBeGreaterThan(0);
     fanout.close();
+    alerting.close();
     expect(samples.size).toBeGreaterThan(0);
     const stored = fanout.store.select({ policy: "dashboard", windowMs: 10_000 });
     expect(stored.length).toBeGreaterThan(0);
