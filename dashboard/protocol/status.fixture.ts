@@ -25,8 +25,9 @@ export function testBias(errorRatePp: number | null, windows = 30, over: Partial
   };
 }
 
-export function testStage(windowMs: number, stage: BiasStage, emitDelayMs: number, bias: PaneBias): StageBias {
-  return { windowMs, stage, bias: { ...bias, stage }, emitDelayMs };
+/** A pooled bias of one pane kind (`StageBias`, `stage`: the kind's wire name). */
+export function testKindBias(windowMs: number, kind: BiasStage, emitDelayMs: number, bias: PaneBias): StageBias {
+  return { windowMs, stage: kind, bias: { ...bias, stage: kind }, emitDelayMs };
 }
 
 export function testLateness(over: Partial<LatenessCorrelation> = {}): LatenessCorrelation {

@@ -6,7 +6,7 @@ import {
   testDial,
   testLateness,
   testPolicyStatus,
-  testStage,
+  testKindBias,
   testWorker,
 } from "../protocol/status.fixture.js";
 import { apiRoutes } from "./api-routes.js";
@@ -39,10 +39,10 @@ describe("GET /api/policies", () => {
         testPolicyStatus("dashboard", {
           bias: testBias(-0.33, 30),
           stages: [
-            testStage(60_000, "on-time", 2000, testBias(-0.2)),
-            testStage(60_000, "final", 2000, testBias(-0.21)),
-            testStage(10_000, "on-time", 2000, testBias(-0.35)),
-            testStage(10_000, "final", 2000, testBias(-0.33)),
+            testKindBias(60_000, "on-time", 2000, testBias(-0.2)),
+            testKindBias(60_000, "final", 2000, testBias(-0.21)),
+            testKindBias(10_000, "on-time", 2000, testBias(-0.35)),
+            testKindBias(10_000, "final", 2000, testBias(-0.33)),
           ],
           services: [
             testDial("checkout", 10_000, testBias(-1.4), testBias(-1.4), flagged),

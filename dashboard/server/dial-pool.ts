@@ -14,7 +14,7 @@ import {
  */
 
 /** Pooled biases per pane kind (`stages` on the wire), grouped per (window size, kind, age); the emit delay is the largest. */
-export function poolStages(workers: ReadonlyArray<readonly StageBias[] | undefined>): StageBias[] {
+export function poolKinds(workers: ReadonlyArray<readonly StageBias[] | undefined>): StageBias[] {
   const groups = groupBy(workers, (s) => `${s.windowMs}|${s.stage}|${s.age ?? ""}`);
   return [...groups.values()].map((g) => ({
     ...(g[0] as StageBias),
@@ -59,7 +59,7 @@ function largerSample(a: LatenessCorrelation, b: LatenessCorrelation): LatenessC
 const KIND_RANK: Record<BiasStage, number> = { early: 0, "on-time": 1, late: 2, final: 3 };
 
 /** Window size, then the order a window's panes come in (early by age), so the frontier joins them in order. */
-export function stageOrder(a: StageBias, b: StageBias): number {
+export function kindOrder(a: StageBias, b: StageBias): number {
   return (
     a.windowMs - b.windowMs ||
     KIND_RANK[a.stage] - KIND_RANK[b.stage] ||

@@ -2,8 +2,10 @@ import type { StoredPane } from "./pane-store.js";
 import type { ServerFrame } from "../protocol/ws-frames.js";
 
 /**
- * Server frames as JSON text. Panes are spliced in from the JSON they arrived with, so a pane
- * is parsed once on arrival and never stringified again, whatever the number of clients.
+ * Server frames as JSON text. Panes are spliced in from their stored JSON (StoredPane.json: the
+ * line they arrived as, or written once from the decoded pane when first sent), so a pane's JSON is
+ * written at most once, whatever the number of clients (docs/decisions/0047-binary-panes.md,
+ * Decision 3).
  */
 export function panesFrame(items: readonly StoredPane[]): string {
   return `{"type":"panes","panes":[${envelopes(items)}]}`;

@@ -8,14 +8,16 @@ import {
   type JsMsg,
 } from "@nats-io/jetstream";
 import { STREAM_PANES, SUBJECT_STATUS, type EngineStatusMessage, type Pane } from "@tidemark/engine/protocol";
-import { natsConnectOptions, paneBodyLines } from "@tidemark/engine/nats";
+import { natsConnectOptions } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 import type { DashboardConfig } from "./config.js";
 import type { FeedStatus } from "../protocol/ws-frames.js";
+import { readPaneBody, type BodyPanes } from "./pane-body-read.js";
 import { within } from "./within.js";
 
 export interface FeedSink {
-  pane(pane: Pane, json: string): void;
+  /** A pane, decoded once; `json` is its text when the body held it (NDJSON), else written when first sent (pane-store.ts). */
+  pane(pane: Pane, json: string | undefined): void;
   status(msg: EngineStatusMessage): void;
   feedChanged(feed: FeedStatus): void;
   /** A message whose body does not decode, or a line of one that is not a pane, was skipped (logged too). */
@@ -215,18 +217,12 @@ class PaneFeedLoop implements PaneFeed {
   private onPane(m: JsMsg): void {
     if (m.seq <= this.feed.lastSeq) return;
     this.feed.lastSeq = m.seq;
-    for (const json of this.linesOf(m)) {
-      let pane: Pane;
-      try {
-        pane = parsePane(json);
-      } catch (err) {
-        this.log.warn(
-          { seq: m.seq, subject: m.subject, err: (err as Error).message },
-          "skipping a TM_PANES line that is not a pane",
-        );
-        this.sink.skipped?.("line");
-        continue;
-      }
+    const body = this.read(m);
+    for (const why of body.rejected) {
+      this.log.warn({ seq: m.seq, subject: m.subject, err: why }, "skipping a TM_PANES line that is not a pane");
+      this.sink.skipped?.("line");
+    }
+    for (const { pane, json } of body.panes) {
       this.feed.applied++;
       this.sink.pane(pane, json);
     }
@@ -234,17 +230,17 @@ class PaneFeedLoop implements PaneFeed {
       this.set({ state: "live" });
   }
 
-  /** The JSON of each pane of a message; none, logged, when its body does not decode (docs/protocol.md, "Versions"). */
-  private linesOf(m: JsMsg): string[] {
+  /** The panes of a message; none, logged, when its body does not decode (docs/protocol.md, "Versions"). */
+  private read(m: JsMsg): BodyPanes {
     try {
-      return paneBodyLines(m.data);
+      return readPaneBody(m.data);
     } catch (err) {
       this.log.warn(
         { seq: m.seq, subject: m.subject, err: (err as Error).message },
         "skipping a TM_PANES message whose body does not decode",
       );
       this.sink.skipped?.("body");
-      return [];
+      return { panes: [], rejected: [] };
     }
   }
 
@@ -266,19 +262,4 @@ function connectOptions(config: DashboardConfig) {
     TIDEMARK_NATS_PASSWORD: config.natsPassword ?? undefined,
     TIDEMARK_NATS_TOKEN: config.natsToken ?? undefined,
   });
-}
-
-/** Parses a TM_PANES body, checking the fields the store relies on. */
-export function parsePane(json: string): Pane {
-  const p = JSON.parse(json) as Partial<Pane>;
-  const ok =
-    typeof p.id === "string" &&
-    typeof p.seq === "number" &&
-    typeof p.policy === "string" &&
-    typeof p.key?.service === "string" &&
-    typeof p.window?.start === "number" &&
-    typeof p.window?.end === "number" &&
-    typeof p.value === "object";
-  if (!ok) throw new Error("missing id, seq, policy, key.service, window or value");
-  return p as Pane;
 }

@@ -20,8 +20,8 @@ export class PaneIntake {
     this.store = new PaneStore(config.maxWindowsPerSeries, config.maxPanes);
   }
 
-  /** Stores a pane unless an equal or later seq of its id is held. */
-  pane(pane: Pane, json: string): void {
+  /** Stores a pane unless an equal or later seq of its id is held; `json` as PaneStore.upsert takes it. */
+  pane(pane: Pane, json: string | undefined): void {
     const stored = this.store.upsert(pane, json);
     if (!stored) {
       this.metrics.panesIgnored.inc();

@@ -1,13 +1,31 @@
 import type { Pane } from "@tidemark/engine/protocol";
 import type { MetricName, PanelSubscription } from "../protocol/ws-frames.js";
 
-/** One stored pane: the latest (highest seq) emission of its id, with its raw JSON. */
+/** One stored pane: the latest (highest seq) emission of its id, with its JSON. */
 export interface StoredPane {
+  /** Never changed once stored: its JSON is written from it. */
   readonly pane: Pane;
-  /** The pane's JSON as decoded from TM_PANES (decodePaneBody, docs/protocol.md), so fan-out never stringifies it again. */
+  /**
+   * The pane's JSON, what the JSON path of TM_PANES held: the body's line (NDJSON), or for a binary
+   * body written from the decoded pane the first time it is asked for, then kept, so WebSocket
+   * frames and REST splice it in and a pane never sent is never stringified
+   * (docs/decisions/0047-binary-panes.md, Decision 3).
+   */
   readonly json: string;
   /** Store revision at which this version was stored. */
   readonly rev: number;
+}
+
+class StoredVersion implements StoredPane {
+  constructor(
+    readonly pane: Pane,
+    private text: string | undefined,
+    readonly rev: number,
+  ) {}
+
+  get json(): string {
+    return (this.text ??= JSON.stringify(this.pane));
+  }
 }
 
 /** The windows kept for one (policy, key, window size), ordered by window start. */
@@ -53,8 +71,11 @@ export class PaneStore {
     this.observers.push(fn);
   }
 
-  /** Stores the pane unless a pane of the same id with this seq or a later one is held. */
-  upsert(pane: Pane, json: string): StoredPane | undefined {
+  /**
+   * Stores the pane unless a pane of the same id with this seq or a later one is held. `json` is
+   * its text when the body held it; without, it is written from `pane` when first asked for.
+   */
+  upsert(pane: Pane, json?: string): StoredPane | undefined {
     for (const fn of this.observers) fn(pane);
     const held = this.byId.get(pane.id);
     if (held && held.pane.seq >= pane.seq) return undefined;
@@ -62,7 +83,7 @@ export class PaneStore {
     const entries = series.entries;
     const at = lowerBound(entries, pane.window.start);
     if (!held && entries.length >= this.maxWindowsPerSeries && at === 0) return undefined;
-    const stored: StoredPane = { pane, json, rev: ++this.revision };
+    const stored = new StoredVersion(pane, json, ++this.revision);
     if (held) entries[at] = stored;
     else {
       entries.splice(at, 0, stored);

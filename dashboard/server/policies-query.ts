@@ -7,18 +7,19 @@ export interface PolicyDialView {
   label: string;
   strategy: string;
   graceMs: number | null;
-  /** The pooled final bias for `windowMs` (the policy's reported bias when no stage is known). */
+  /** The pooled final bias for `windowMs` (the policy's reported bias when no kind's is known). */
   bias: PaneBias;
   emitDelayMs: number | null;
   pipelineLagMs: number | null;
   source: FrontierPoint["source"];
-  /** The window size this view is of; null when the engine reports no stage (older engines). */
+  /** The window size this view is of; null when the engine reports no per-kind bias (older engines). */
   windowMs: number | null;
   services: Array<{ service: string; onTime: PaneBias; final: PaneBias; lateness: LatenessCorrelation }>;
+  /** Pooled bias per pane kind; `stages` is its wire name on `/api/policies` (docs/architecture.md, glossary). */
   stages: StageBias[];
 }
 
-/** Window sizes the engines report stage or service dials for, smallest first. */
+/** Window sizes the engines report per-kind or service dials for, smallest first. */
 export function reportedSizes(frontier: readonly FrontierPoint[]): number[] {
   const sizes = new Set<number>();
   for (const p of frontier) {
@@ -42,8 +43,8 @@ export function policiesFor(
   const size = windowMs ?? sizes[0] ?? null;
   return {
     policies: frontier.map((p) => {
-      const stages = p.stages.filter((s) => s.windowMs === size);
-      const final = stages.find((s) => s.stage === "final");
+      const kinds = p.stages.filter((s) => s.windowMs === size);
+      const final = kinds.find((s) => s.stage === "final");
       return {
         name: p.policy,
         label: p.label,
@@ -57,7 +58,7 @@ export function policiesFor(
         services: p.services
           .filter((d) => d.windowMs === size)
           .map(({ service, onTime, final: fin, lateness }) => ({ service, onTime, final: fin, lateness })),
-        stages,
+        stages: kinds,
       };
     }),
   };

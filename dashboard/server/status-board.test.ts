@@ -5,7 +5,7 @@ import {
   testDial,
   testLateness,
   testPolicyStatus,
-  testStage,
+  testKindBias,
   testWorker,
 } from "../protocol/status.fixture.js";
 import { frontier, StatusBoard } from "./status-board.js";
@@ -86,8 +86,8 @@ describe("frontier", () => {
         testWorker("a", 30, [
           testPolicyStatus("alerting", {
             stages: [
-              testStage(10_000, "on-time", 10_000, testBias(-0.4, 30)),
-              testStage(10_000, "final", 40_000, testBias(0, 30)),
+              testKindBias(10_000, "on-time", 10_000, testBias(-0.4, 30)),
+              testKindBias(10_000, "final", 40_000, testBias(0, 30)),
             ],
             services: [testDial("checkout", 10_000, testBias(-1.4, 30), testBias(-0.1, 30), flagged)],
           }),
@@ -95,7 +95,7 @@ describe("frontier", () => {
         testWorker("b", 80, [
           testPolicyStatus("alerting", {
             stages: [
-              testStage(
+              testKindBias(
                 10_000,
                 "on-time",
                 11_000,
@@ -130,7 +130,7 @@ describe("StatusBoard", () => {
     board.update(
       testWorker("a", 30, [
         testPolicyStatus("dashboard", {
-          stages: [testStage(10_000, "final", 3000, testBias(-0.3))],
+          stages: [testKindBias(10_000, "final", 3000, testBias(-0.3))],
           services: [testDial("checkout", 10_000, testBias(-1.4), testBias(-1.4))],
         }),
       ]),

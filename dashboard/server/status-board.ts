@@ -1,6 +1,6 @@
 import { poolBias, type EngineStatusMessage, type Pane, type PolicyStatusWire } from "@tidemark/engine/protocol";
 import type { DashboardStatus, FeedStatus, FrontierPoint, WorkerStatus } from "../protocol/ws-frames.js";
-import { maxOf, poolServices, poolStages, serviceOrder, stageOrder } from "./dial-pool.js";
+import { kindOrder, maxOf, poolKinds, poolServices, serviceOrder } from "./dial-pool.js";
 
 /** A worker that sent no status for this long is shown as stale. */
 export const STALE_AFTER_MS = 5000;
@@ -69,7 +69,7 @@ export function frontier(workers: readonly EngineStatusMessage[], newestPanes: M
   for (const point of points.values()) {
     const of = dials.get(point.policy) ?? [];
     point.bias = poolBias(of.map((p) => p.bias));
-    point.stages = poolStages(of.map((p) => p.stages)).sort(stageOrder);
+    point.stages = poolKinds(of.map((p) => p.stages)).sort(kindOrder);
     point.services = poolServices(of.map((p) => p.services)).sort(serviceOrder);
   }
   for (const [policy, pane] of newestPanes) {

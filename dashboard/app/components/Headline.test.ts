@@ -27,13 +27,13 @@ function render(
 }
 
 describe("Headline", () => {
-  it("reads an all-services pane as it is, and says when the browser combined the services instead", () => {
+  it("reads an all-services pane as it is, and says when the browser pooled the services instead", () => {
     const users = (service: string, n: number): Pane => {
       const p = pane(service, 100, 0, "on-time", { countPct: 0, errorRatePp: 0, p99Pct: 0, usersPct: 2, windows: 8 });
       return { ...p, value: { ...p.value, users: n } };
     };
     const merged = render("users", [users("*", 150)], false, "engine");
-    expect([merged.value, merged.text("scope"), merged.text("combined-note"), merged.bias]).toEqual([
+    expect([merged.value, merged.text("scope"), merged.text("pooled-note"), merged.bias]).toEqual([
       "150 users",
       "all services, merged by the engine",
       undefined,
@@ -42,18 +42,18 @@ describe("Headline", () => {
     reset();
     // No all-services pane (an older engine): today's sum of the services, and a note saying so.
     const summed = render("users", [users("a", 100), users("b", 100)]);
-    expect([summed.value, summed.text("scope"), summed.text("combined-note")]).toEqual([
+    expect([summed.value, summed.text("scope"), summed.text("pooled-note")]).toEqual([
       "200 users",
       "sum, 2 services",
-      "combined in the browser: users summed, a user of several services counted once per service",
+      "pooled in the browser: users summed, a user of several services counted once per service",
     ]);
     reset();
-    expect(render("p99", [users("a", 1), users("b", 1)]).text("combined-note")).toBe(
-      "combined in the browser: the largest service's p99, not the p99 of all requests",
+    expect(render("p99", [users("a", 1), users("b", 1)]).text("pooled-note")).toBe(
+      "pooled in the browser: the largest service's p99, not the p99 of all requests",
     );
     reset();
-    // One service's pane is not combined: no note.
-    expect(render("users", [users("a", 100)]).text("combined-note")).toBeUndefined();
+    // One service's pane is not pooled: no note.
+    expect(render("users", [users("a", 100)]).text("pooled-note")).toBeUndefined();
   });
 
   it("shows the value with its signed bias, emit delay and pane kind", () => {
@@ -69,7 +69,7 @@ describe("Headline", () => {
     });
   });
 
-  it("combines services: summed rate, count bias weighted by windows, the least settled kind", () => {
+  it("pools services: summed rate, count bias weighted by windows, the least settled kind", () => {
     const h = render("requests", [
       pane("api", 1000, 0, "on-time", { countPct: 6, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 30 }),
       pane("web", 500, 0, "early", { countPct: 3, errorRatePp: 0, p99Pct: 0, usersPct: 0, windows: 10 }),
@@ -181,11 +181,11 @@ describe("Headline", () => {
     const off = render("errorRate", [p]);
     expect([off.value, off.text("estimate"), off.text("nowcast")]).toEqual(["2.9 %", undefined, undefined]);
     reset();
-    // No nowcast on the pane (no bias measured at its stage yet): says so, keeps the measured value.
+    // No nowcast on the pane (no bias measured for its kind yet): says so, keeps the measured value.
     const none = render("errorRate", [{ ...p, nowcast: undefined }], true);
     expect([none.value, none.text("nowcast-none")]).toEqual([
       "2.9 %",
-      "no nowcast yet: no bias measured at this stage",
+      "no nowcast yet: no bias measured for this kind yet",
     ]);
   });
 });

@@ -35,20 +35,20 @@ describe("an All-services headline reads the engine's all-services pane", () => 
     expect(merged).toMatchObject({ from: "engine", t: W, panes: [STAR], servicesAhead: false });
     expect(headlineValue(users, merged!)).toBe(150);
     // Without it (an older engine, no merge stage): today's sum, which counts the 50 shared users twice.
-    const combined = headline(SHARED);
-    expect(combined).toMatchObject({ from: "browser", t: W });
-    expect(combined?.panes.map((p) => p.key.service)).toEqual(["a", "b"]);
-    expect(headlineValue(users, combined!)).toBe(200);
+    const pooled = headline(SHARED);
+    expect(pooled).toMatchObject({ from: "browser", t: W });
+    expect(pooled?.panes.map((p) => p.key.service)).toEqual(["a", "b"]);
+    expect(headlineValue(users, pooled!)).toBe(200);
   });
 
   it("reads every value from the * pane, none summed or maxed: count, error rate, p99", () => {
     const merged = headline([...SHARED, STAR])!;
-    const combined = headline(SHARED)!;
+    const pooled = headline(SHARED)!;
     expect(headlineValue(metricDef("requests"), merged)).toBe(100); // 1000 / 10 s, the * pane's count
     expect(headlineValue(metricDef("errorRate"), merged)).toBe(5);
     // The merged sketch's p99 of all requests (850), not the largest service's p99 (900).
     expect(headlineValue(metricDef("p99"), merged)).toBe(850);
-    expect(headlineValue(metricDef("p99"), combined)).toBe(900);
+    expect(headlineValue(metricDef("p99"), pooled)).toBe(900);
   });
 
   it("reads the * pane's bias, emit delay and nowcast as they are", () => {
@@ -74,7 +74,7 @@ describe("an All-services headline reads the engine's all-services pane", () => 
     expect(headline([...SHARED, STAR, newer])).toMatchObject({ from: "engine", t: W, servicesAhead: true });
   });
 
-  it("falls back to combining the services when the newest * pane is stale (the merge stage stopped)", () => {
+  it("falls back to pooling the services when the newest * pane is stale (the merge stage stopped)", () => {
     const ahead = pane({ service: "a", start: W + (STALE_WINDOWS + 1) * W, count: 5 });
     const h = headline([...SHARED, STAR, ahead]);
     expect(h?.from).toBe("service");

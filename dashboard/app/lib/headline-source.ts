@@ -1,28 +1,28 @@
 import type { Pane } from "@tidemark/engine/protocol";
-import { headlineWindow } from "./combine.js";
+import { headlineWindow } from "./service-pool.js";
 import type { MetricDef } from "./metrics.js";
 import type { SeriesPoint } from "./pane-book.js";
 
 /**
  * An all-services pane older than this many windows behind the services' newest window is not
- * read (the merge stage has stopped): the headline combines the services' panes again.
+ * read (the merge stage has stopped): the headline pools the services' panes again.
  */
 export const STALE_WINDOWS = 3;
 
 /**
- * What a headline reads (docs/websocket-protocol.md, "Combining services"):
+ * What a headline reads (docs/websocket-protocol.md, "Pooling services"):
  * - `engine`: "All services" from the engine's all-services ("*") pane of one window, as is;
- * - `browser`: the services' panes of one window combined here (sum / max / overall);
+ * - `browser`: the services' panes of one window pooled here (sum / max / overall);
  * - `service`: one service's pane.
  */
 export interface HeadlineSource {
   from: "engine" | "browser" | "service";
   t: number;
-  /** engine: the one "*" pane; else one pane per service, of one stage. */
+  /** engine: the one "*" pane; else one pane per service, their biases of one kind. */
   panes: Pane[];
-  /** browser: the newest window's panes are of several stages, so this older window is shown. */
+  /** browser: the newest window's panes' biases are of several kinds, so this older window is shown. */
   newerMixed: boolean;
-  /** browser: services of the window left out because their panes are of a later stage. */
+  /** browser: services of the window left out because their panes are of a later kind. */
   leftOut: number;
   /** engine: some service has a newer window than the all-services pane shown. */
   servicesAhead: boolean;
@@ -56,12 +56,12 @@ export function headlineSource(
   return { ...w, from: w.panes.length === 1 ? "service" : "browser", servicesAhead: false };
 }
 
-/** The headline's value: the all-services pane's own (no sum or max here), else the services' combined. */
+/** The headline's value: the all-services pane's own (no sum or max here), else the services' pooled. */
 export function headlineValue(
   def: MetricDef,
   source: { from: HeadlineSource["from"]; panes: readonly Pane[] },
 ): number {
   const [first] = source.panes;
   if (!first) return NaN;
-  return source.from === "engine" ? def.value(first) : def.combine(source.panes);
+  return source.from === "engine" ? def.value(first) : def.pool(source.panes);
 }

@@ -13,7 +13,7 @@ export interface Detail {
   readonly text: string;
 }
 
-/** What a panel plots: how to read a pane, how to combine services, and which bias applies. */
+/** What a panel plots: how to read a pane, how to pool services, and which bias applies. */
 export interface MetricDef {
   readonly panel: PanelKind;
   readonly title: string;
@@ -21,15 +21,15 @@ export interface MetricDef {
   readonly unit: MetricUnit;
   /** The value of one pane in the panel's unit. */
   value(p: Pane): number;
-  /** The headline over several services' panes of one window. */
-  combine(panes: readonly Pane[]): number;
-  /** How `combine` reads in the headline's scope line, e.g. "sum of 4 services". */
-  readonly combineLabel: "sum" | "max" | "overall";
+  /** The headline over several services' panes of one window, pooled in the browser (lib/service-pool.ts). */
+  pool(panes: readonly Pane[]): number;
+  /** How `pool` reads in the headline's scope line, e.g. "sum of 4 services". */
+  readonly poolLabel: "sum" | "max" | "overall";
   /**
-   * What a headline says when it combines services here because the engine sent no all-services
-   * pane (docs/websocket-protocol.md, "Combining services"): how, and what that gets wrong.
+   * What a headline says when it pools services here because the engine sent no all-services
+   * pane (docs/websocket-protocol.md, "Pooling services"): how, and what that gets wrong.
    */
-  readonly combinedNote: string;
+  readonly pooledNote: string;
   /** The measured bias in the panel's unit (signed, policy − reference), or null when not measured. */
   bias(b: PaneBias): ShownBias | null;
   /** Which nowcast value corrects this metric (docs/websocket-protocol.md, "Nowcast"); absent: none does. */
@@ -70,9 +70,9 @@ function latency(q: "p50" | "p95" | "p99"): MetricDef {
     metric: "latency",
     unit: "ms",
     value: (p) => p.value[q],
-    combine: (ps) => max(ps.map((p) => p.value[q])),
-    combineLabel: "max",
-    combinedNote: `combined in the browser: the largest service's ${q}, not the ${q} of all requests`,
+    pool: (ps) => max(ps.map((p) => p.value[q])),
+    poolLabel: "max",
+    pooledNote: `pooled in the browser: the largest service's ${q}, not the ${q} of all requests`,
     bias: (b) => (q === "p99" ? measured(b, "p99Pct", "%") : null),
     ...(q === "p99" ? { nowcast: "p99" as const } : {}),
   };
@@ -101,9 +101,9 @@ const SESSIONS: MetricDef = {
   metric: "sessions",
   unit: "sessions",
   value: (p) => p.value.count,
-  combine: (ps) => sum(ps.map((p) => p.value.count)),
-  combineLabel: "sum",
-  combinedNote: "combined in the browser: sessions summed",
+  pool: (ps) => sum(ps.map((p) => p.value.count)),
+  poolLabel: "sum",
+  pooledNote: "pooled in the browser: sessions summed",
   bias: countBias,
   details: (ps) => [
     { name: "p50", text: `duration p50 ${formatDuration(max(ps.map((p) => p.value.p50)))}` },
@@ -120,9 +120,9 @@ export const METRICS: readonly MetricDef[] = [
     metric: "requests",
     unit: "req/s",
     value: rate,
-    combine: (ps) => sum(ps.map(rate)),
-    combineLabel: "sum",
-    combinedNote: "combined in the browser: rates summed",
+    pool: (ps) => sum(ps.map(rate)),
+    poolLabel: "sum",
+    pooledNote: "pooled in the browser: rates summed",
     bias: countBias,
     nowcast: "count",
   },
@@ -132,12 +132,12 @@ export const METRICS: readonly MetricDef[] = [
     metric: "errorRate",
     unit: "%",
     value: (p) => p.value.errorRate * 100,
-    combine: (ps) => {
+    pool: (ps) => {
       const count = sum(ps.map((p) => p.value.count));
       return count === 0 ? 0 : (100 * sum(ps.map((p) => p.value.errors))) / count;
     },
-    combineLabel: "overall",
-    combinedNote: "combined in the browser: errors over all requests",
+    poolLabel: "overall",
+    pooledNote: "pooled in the browser: errors over all requests",
     bias: (b) => measured(b, "errorRatePp", "pp"),
     nowcast: "errorRate",
   },
@@ -147,9 +147,9 @@ export const METRICS: readonly MetricDef[] = [
     metric: "users",
     unit: "users",
     value: (p) => p.value.users,
-    combine: (ps) => sum(ps.map((p) => p.value.users)),
-    combineLabel: "sum",
-    combinedNote: "combined in the browser: users summed, a user of several services counted once per service",
+    pool: (ps) => sum(ps.map((p) => p.value.users)),
+    poolLabel: "sum",
+    pooledNote: "pooled in the browser: users summed, a user of several services counted once per service",
     bias: usersBias,
     nowcast: "users",
   },

@@ -28,7 +28,7 @@ describe("nowcast of a panel's newest window", () => {
     expect(formatNowcastError(n?.error ?? null)).toBe(`nowcast error ${M}0.1 pp, 12 win.`);
   });
 
-  it("combines services like the values: sums with summed intervals, error rate weighted by corrected counts", () => {
+  it("pools services like the values: sums with summed intervals, error rate weighted by corrected counts", () => {
     const panes = [pane("api", 600, nowcast(1000, 0.01)), pane("web", 300, nowcast(3000, 0.05))];
     expect(nowcastOf(metricDef("requests"), panes)).toMatchObject({ value: 400, spread: 4 });
     // (1·1000 + 5·3000) / 4000 = 4 %.

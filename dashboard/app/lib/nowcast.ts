@@ -4,7 +4,7 @@ import type { MetricDef, NowcastField } from "./metrics.js";
 
 /**
  * The nowcast of a panel's newest window (docs/websocket-protocol.md, "Nowcast"): the panes'
- * corrected values in the panel's unit, combined over services like the values are, with the
+ * corrected values in the panel's unit, pooled over services like the values are, with the
  * interval and the nowcast's own measured error.
  */
 export interface NowcastEstimate {
@@ -38,8 +38,8 @@ function corrected(p: Pane, f: NowcastField): { value: number; spread: number | 
 }
 
 /**
- * The nowcast over the panes of one window and stage, or null when the metric has none or a pane
- * has none (no bias measured at its stage yet): a nowcast is never shown half-measured.
+ * The nowcast over the panes of one window and bias kind, or null when the metric has none or a pane
+ * has none (no bias measured for its kind yet): a nowcast is never shown half-measured.
  */
 export function nowcastOf(def: MetricDef, panes: readonly Pane[]): NowcastEstimate | null {
   const f = def.nowcast;
@@ -51,10 +51,10 @@ export function nowcastOf(def: MetricDef, panes: readonly Pane[]): NowcastEstima
   const known = spreads.every((s) => s !== null);
   let value: number;
   let spread: number | null;
-  if (def.combineLabel === "max") {
+  if (def.poolLabel === "max") {
     const top = cs.reduce((a, c) => (c.value > a.value ? c : a));
     ({ value, spread } = top);
-  } else if (def.combineLabel === "overall") {
+  } else if (def.poolLabel === "overall") {
     // Error rate over all services: weighted by the corrected counts.
     const w = panes.map((p) => p.nowcast?.value.count ?? 0);
     const total = w.reduce((a, b) => a + b, 0);
@@ -69,7 +69,7 @@ export function nowcastOf(def: MetricDef, panes: readonly Pane[]): NowcastEstima
   return { value, spread, error: errorOf(panes, f) };
 }
 
-/** The nowcasts' measured errors, combined over services by their window counts like biases. */
+/** The nowcasts' measured errors, pooled over services by their window counts like biases. */
 function errorOf(panes: readonly Pane[], f: NowcastField): NowcastEstimate["error"] {
   const { field, unit } = ERROR_FIELD[f];
   const asBias = (p: Pane): PaneBias => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Pane, PaneKind } from "@tidemark/engine/protocol";
 import { testPane } from "../../protocol/pane.fixture.js";
 import { metricDef } from "./metrics.js";
-import { headlineWindow } from "./combine.js";
+import { headlineWindow } from "./service-pool.js";
 import { PaneBook } from "./pane-book.js";
 
 const W = 10_000;
@@ -48,7 +48,7 @@ describe("PaneBook (pane replacement in the browser)", () => {
     expect(book.size).toBe(0);
   });
 
-  it("keeps session panes (key.user) for the Sessions panel only; its details combine services", () => {
+  it("keeps session panes (key.user) for the Sessions panel only; its details pool services", () => {
     const book = new PaneBook();
     const sessions = (
       service: string,
@@ -79,7 +79,7 @@ describe("PaneBook (pane replacement in the browser)", () => {
     expect([...s.keys()]).toEqual(["api", "web"]);
     const newest = headlineWindow(s)?.panes ?? [];
     const def = metricDef("sessions");
-    expect(def.combine(newest)).toBe(40);
+    expect(def.pool(newest)).toBe(40);
     // 4 of 40 sessions saw an error; durations: the largest over services.
     expect(def.details?.(newest).map((d) => d.text)).toEqual([
       "duration p50 30 s",
@@ -89,7 +89,7 @@ describe("PaneBook (pane replacement in the browser)", () => {
     ]);
   });
 
-  it('never lists, draws or combines the all-services ("*") panes as a service; allServices() holds them', () => {
+  it('never lists, draws or pools the all-services ("*") panes as a service; allServices() holds them', () => {
     const book = new PaneBook();
     book.apply(
       [

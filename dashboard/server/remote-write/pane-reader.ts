@@ -13,9 +13,8 @@ import {
   type JsMsg,
 } from "@nats-io/jetstream";
 import { STREAM_PANES, type Pane } from "@tidemark/engine/protocol";
-import { paneBodyLines } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
-import { parsePane } from "../pane-feed.js";
+import { readPaneBody } from "../pane-body-read.js";
 
 /** One TM_PANES message: its stream sequence and its panes. */
 export interface PaneMessage {
@@ -124,26 +123,22 @@ export class PaneReader {
     return true;
   }
 
+  /** The panes of a message, decoded once to objects (no JSON text is needed here). */
   private panesOf(m: JsMsg): Pane[] {
-    const out: Pane[] = [];
-    let lines: string[] = [];
+    let body;
     try {
-      lines = paneBodyLines(m.data);
+      body = readPaneBody(m.data);
     } catch (err) {
       // A body this version cannot read (docs/protocol.md, "Versions"): logged, its panes not written.
       this.log.warn(
         { seq: m.seq, err: (err as Error).message },
         "skipping a TM_PANES message whose body does not decode",
       );
+      return [];
     }
-    for (const json of lines) {
-      try {
-        out.push(parsePane(json));
-      } catch (err) {
-        this.log.warn({ seq: m.seq, err: (err as Error).message }, "skipping a TM_PANES line that is not a pane");
-      }
-    }
-    return out;
+    for (const why of body.rejected)
+      this.log.warn({ seq: m.seq, err: why }, "skipping a TM_PANES line that is not a pane");
+    return body.panes.map((p) => p.pane);
   }
 
   /** A consumer whose server went away shows as missed heartbeats: close it, `run` opens it again. */

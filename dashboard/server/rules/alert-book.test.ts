@@ -76,7 +76,7 @@ describe("AlertBook: rules evaluated on pane updates", () => {
       threshold: "> 0.05",
       pane_kind: "on-time",
       window_start: new Date(T).toISOString(),
-      bias: "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured at the on-time stage for this service",
+      bias: "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured on on-time panes for this service",
       emit_delay: "10 s after the window's end (log time) + 35 ms pipeline",
     });
     expect(n.annotations["may_flip"]).toBeUndefined();

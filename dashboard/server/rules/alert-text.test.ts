@@ -19,13 +19,13 @@ const bias = (over: Partial<PaneBias>): PaneBias => ({
 const ratio = shape('tidemark_error_ratio{policy="alerting", window="10s"} > 0.05');
 
 describe("the bias annotation", () => {
-  it("writes the figure signed policy − reference in the metric's unit, with its interval, stage and scope", () => {
+  it("writes the figure signed policy − reference in the metric's unit, with its interval, kind and scope", () => {
     const b = bias({ errorRatePp: -1.4, spread: { countPct: null, errorRatePp: 0.3, p99Pct: null, usersPct: null } });
     expect(biasText({ ...b, stage: "on-time", scope: "service" }, "errorRatePp")).toBe(
-      "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured at the on-time stage for this service",
+      "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured on on-time panes for this service",
     );
     expect(biasText({ ...b, stage: "early", age: "0.25-0.5", scope: "policy" }, "errorRatePp")).toBe(
-      "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured at the early stage (age 0.25-0.5) policy-wide (this service has no sample yet)",
+      "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured on early panes (age 0.25-0.5) policy-wide (this service has no sample yet)",
     );
     // countPct is a shortfall: an under-count shows negative, as in the app.
     expect(biasText(bias({ countPct: 2.5, windows: 1 }), "countPct")).toBe("count \u22122.5 %, 1 win.");

@@ -106,10 +106,10 @@ export function alertAnnotations(rule: AlertRule, r: Reading): Record<string, st
   if (r.nowcast)
     own["nowcast"] =
       `${formatSample(r.nowcast.value)}${r.nowcast.halfWidth === null ? "" : ` \u00b1 ${formatSample(r.nowcast.halfWidth)}`}` +
-      " (the early pane corrected by the bias measured at its stage and age; judged on it)";
+      " (the early pane corrected by the bias measured for its kind and age; judged on it)";
   if (r.provisional)
     own["provisional"] =
-      "early pane judged on its raw value: no bias measured yet at its stage and age for this service";
+      "early pane judged on its raw value: no bias measured yet for its kind and age for this service";
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(rule.annotations)) out[k] = template(v, r);
   if (out["summary"] === undefined) out["summary"] = summary(rule, r);

@@ -41,7 +41,7 @@ export function figure(shown: ShownBias): string {
 }
 
 /**
- * The bias annotation: "error ratio −1.4 ± 0.3 pp, 30 win., measured at the on-time stage for this
+ * The bias annotation: "error ratio −1.4 ± 0.3 pp, 30 win., measured on on-time panes for this
  * service"; provisional, policy-wide and unmeasured biases say so.
  */
 export function biasText(b: PaneBias, field: BiasField | undefined): string {
@@ -51,7 +51,8 @@ export function biasText(b: PaneBias, field: BiasField | undefined): string {
   const n = b.windows > 0 ? `${b.windows} win.` : "";
   const wide = b.scope === "policy";
   const where = [
-    b.stage ? `measured at the ${b.stage} stage${b.age ? ` (age ${b.age})` : ""}` : "",
+    // `stage` is the wire name of the pane kind the bias is measured at (docs/architecture.md, glossary).
+    b.stage ? `measured on ${b.stage} panes${b.age ? ` (age ${b.age})` : ""}` : "",
     b.scope === "service" ? "for this service" : wide ? "policy-wide (this service has no sample yet)" : "",
   ]
     .filter((x) => x !== "")

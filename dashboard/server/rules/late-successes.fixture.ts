@@ -13,7 +13,7 @@ const PER_WINDOW = 200;
 const WINDOWS = 70;
 export const T0 = 1_767_225_600_000;
 export const config = validateCoreConfig({ partitions: 1 });
-/** Past the reference horizon plus a few windows: the bias of every stage and age is measured. */
+/** Past the reference horizon plus a few windows: the bias of every kind and age is measured. */
 export const WARM = T0 + config.referenceHorizonMs + 6 * W;
 /** Window starts of `real` settling at 25 %: after warm-up, far enough apart to resolve between. */
 export const INCIDENTS = new Set([40, 48, 56, 64].map((n) => T0 + n * W));

@@ -1,6 +1,6 @@
 /**
  * An early pane judged on its nowcast (docs/operations.md, "Alerts", "Early panes on the
- * nowcast"): when the bias of the pane's stage and age is measured for its service, a rule that
+ * nowcast"): when the bias of the pane's kind and age is measured for its service, a rule that
  * reads one pane's value in the metric's own unit compares the corrected value, not the raw one.
  */
 import type { PaneNowcast } from "@tidemark/engine/protocol";

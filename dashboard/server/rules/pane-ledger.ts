@@ -17,7 +17,7 @@ export interface PaneFacts {
   readonly pipelineLagMs: number;
   /** Log time at emission. */
   readonly emittedAt: number;
-  /** The value corrected by the bias measured at its stage and age, when measured. */
+  /** The value corrected by the bias measured for its kind and age, when measured. */
   readonly nowcast: PaneNowcast | undefined;
 }
 

@@ -16,7 +16,7 @@ export interface Reading extends Verdict {
   readonly value: number;
   /** The least settled kind of the panes behind it. */
   readonly kind: PaneKind;
-  /** Their measured bias (several panes: combined as the app combines services). */
+  /** Their measured bias (several panes: pooled as the app pools services). */
   readonly bias: PaneBias;
   readonly emitDelayMs: number;
   readonly pipelineLagMs: number;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { LatencyBias, SAMPLES, stageOf } from "./latency-bias.js";
+import { LatencyBias, SAMPLES, kindAgeOf } from "./latency-bias.js";
 import { slopane, T0, W } from "./slo-pane.fixture.js";
 
 describe("the latency ratio's measured bias", () => {
-  it("is kept per stage and the engine's age bucket of the pane", () => {
+  it("is kept per pane kind and the engine's age bucket of the pane", () => {
     const early = slopane(0, "early", { count: 1, errors: 0 });
-    expect(stageOf(early)).toBe("early:0.5");
-    expect(stageOf({ ...early, bias: { ...early.bias, age: "0.75-1" } })).toBe("early:0.75-1");
-    expect(stageOf(slopane(0, "early", { count: 1, errors: 0 }, { emittedAt: T0 + W + 500 }))).toBe("early:1+");
-    expect(stageOf(slopane(0, "on-time", { count: 1, errors: 0 }))).toBe("on-time");
+    expect(kindAgeOf(early)).toBe("early:0.5");
+    expect(kindAgeOf({ ...early, bias: { ...early.bias, age: "0.75-1" } })).toBe("early:0.75-1");
+    expect(kindAgeOf(slopane(0, "early", { count: 1, errors: 0 }, { emittedAt: T0 + W + 500 }))).toBe("early:1+");
+    expect(kindAgeOf(slopane(0, "on-time", { count: 1, errors: 0 }))).toBe("on-time");
   });
 
   it("is the mean of the last 30 settled differences with a Student-t half-width", () => {

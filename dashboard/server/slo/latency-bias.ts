@@ -1,19 +1,19 @@
 /**
  * The measured bias of a latency SLO's ratio (docs/slo.md, "Latency SLI"): the engine measures the
- * bias of a pane's error rate per stage and age against its reference, but publishes no reference
- * count of slow requests; so the server applies the same stage/age mechanism to the latency ratio
+ * bias of a pane's error rate per kindAge and age against its reference, but publishes no reference
+ * count of slow requests; so the server applies the same kindAge/age mechanism to the latency ratio
  * against the policy's own settling pane (its final pane, or its on-time pane when it has no final
- * one: the settled value the budget counts). Per stage and age bucket (the engine's, as the pane
+ * one: the settled value the budget counts). Per kindAge and age bucket (the engine's, as the pane
  * states it), the last SAMPLES differences (pane ratio − settled ratio, pp) give a mean with a
  * 95 % Student-t half-width, as the engine's bias trackers do. Pure.
  */
 import { studentT975 } from "@tidemark/engine/core";
 import type { Pane } from "@tidemark/engine/protocol";
 
-/** Windows per stage the mean is taken over: the engine's default bias window. */
+/** Windows per kindAge the mean is taken over: the engine's default bias window. */
 export const SAMPLES = 30;
 
-export interface StageBiasPp {
+export interface KindBiasPp {
   /** Mean of pane ratio − final ratio, pp; null when no window is measured. */
   readonly meanPp: number | null;
   /** 95 % half-width of the mean, pp; null below two windows. */
@@ -22,10 +22,10 @@ export interface StageBiasPp {
 }
 
 /**
- * The stage (and age, for early panes) a pane's bias is measured at: the engine's own age bucket of
+ * The pane kind (and age, for early panes) a pane's bias is measured at: the engine's own age bucket of
  * the pane (`bias.age`), else the quarter of the window elapsed at emission, "1+" after its end.
  */
-export function stageOf(pane: Pane): string {
+export function kindAgeOf(pane: Pane): string {
   if (pane.kind !== "early") return pane.kind;
   if (pane.bias.age !== undefined) return `early:${pane.bias.age}`;
   const f = (pane.emittedAt - pane.window.start) / (pane.window.end - pane.window.start);
@@ -34,12 +34,12 @@ export function stageOf(pane: Pane): string {
 
 export class LatencyBias {
   private readonly samples = new Map<string, number[]>();
-  /** Window end → stage → the ratio the newest pane of that stage showed. */
+  /** Window end → kind (and age) → the ratio the newest pane of that kind showed. */
   private readonly shown = new Map<number, Map<string, number>>();
 
-  /** The bias of a stage now. */
-  at(stage: string): StageBiasPp {
-    const xs = this.samples.get(stage) ?? [];
+  /** The bias of a kind (and age) now. */
+  at(kindAge: string): KindBiasPp {
+    const xs = this.samples.get(kindAge) ?? [];
     const n = xs.length;
     if (n === 0) return { meanPp: null, spreadPp: null, windows: 0 };
     const mean = xs.reduce((a, b) => a + b, 0) / n;
@@ -53,7 +53,7 @@ export class LatencyBias {
    * A pane of window `end` showed `ratio` (null: no requests); a settling pane (the policy's final,
    * or its on-time one when it has no final) turns the ratios shown before it into samples.
    */
-  saw(end: number, stage: string, ratio: number | null, settles: boolean): void {
+  saw(end: number, kindAge: string, ratio: number | null, settles: boolean): void {
     if (settles) {
       const shown = this.shown.get(end);
       this.shown.delete(end);
@@ -61,10 +61,10 @@ export class LatencyBias {
       for (const [s, r] of shown) this.push(s, 100 * (r - ratio));
       return;
     }
-    if (ratio === null || stage === "retract") return;
+    if (ratio === null || kindAge === "retract") return;
     let m = this.shown.get(end);
     if (!m) this.shown.set(end, (m = new Map()));
-    m.set(stage, ratio);
+    m.set(kindAge, ratio);
   }
 
   /** Forgets the ratios shown for windows ending at or before `end` that no final pane settled. */
@@ -72,9 +72,9 @@ export class LatencyBias {
     for (const e of this.shown.keys()) if (e <= end) this.shown.delete(e);
   }
 
-  private push(stage: string, pp: number): void {
-    let xs = this.samples.get(stage);
-    if (!xs) this.samples.set(stage, (xs = []));
+  private push(kindAge: string, pp: number): void {
+    let xs = this.samples.get(kindAge);
+    if (!xs) this.samples.set(kindAge, (xs = []));
     xs.push(pp);
     if (xs.length > SAMPLES) xs.shift();
   }

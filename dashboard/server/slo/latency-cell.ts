@@ -2,10 +2,10 @@
  * A latency SLO's counts from one pane (docs/slo.md, "Latency SLI"): the bad events are the exact
  * count of requests slower than the threshold the engine keeps per pane (`latencyAbove`, keyed by
  * the threshold in ms as a decimal string); the ratio is corrected by the measured bias of the
- * pane's stage and age (latency-bias.ts), the count by the pane's nowcast as for the error SLI.
+ * pane's kind and age (latency-bias.ts), the count by the pane's nowcast as for the error SLI.
  */
 import type { Pane } from "@tidemark/engine/protocol";
-import { stageOf, type LatencyBias } from "./latency-bias.js";
+import { kindAgeOf, type LatencyBias } from "./latency-bias.js";
 import type { Cell } from "./slo-counts.js";
 
 type WithLatency = { latencyAbove?: Readonly<Record<string, unknown>> };
@@ -37,11 +37,11 @@ export function latencyCellOf(
   if (slow === undefined) return undefined;
   const count = pane.value.count;
   const ratio = count > 0 ? slow / count : null;
-  const stage = stageOf(pane);
-  // The settling pane is the reference the stages are measured against: its own bias is 0 by construction.
+  const kindAge = kindAgeOf(pane);
+  // The settling pane is the reference the other kinds are measured against: its own bias is 0 by construction.
   const settles = pane.kind === "final" || pane.kind === settledBy;
-  const b = settles ? { meanPp: 0, spreadPp: 0 } : bias.at(stage);
-  bias.saw(pane.window.end, stage, ratio, settles);
+  const b = settles ? { meanPp: 0, spreadPp: 0 } : bias.at(kindAge);
+  bias.saw(pane.window.end, kindAge, ratio, settles);
   const corrCount = pane.nowcast ? pane.nowcast.value.count : count;
   const corrRatio = ratio === null ? 0 : Math.min(1, Math.max(0, ratio - (b.meanPp ?? 0) / 100));
   const hw = b.meanPp === null || b.spreadPp === null ? null : b.spreadPp / 100;

@@ -8,7 +8,7 @@ import type { PaneKind } from "@tidemark/engine/protocol";
 export interface Counts {
   count: number;
   errors: number;
-  /** Nowcast counts: the policy's value corrected by the bias measured at its stage and age. */
+  /** Nowcast counts: the policy's value corrected by the bias measured for its kind and age. */
   corrCount: number;
   corrErrors: number;
   /** Σ corrCount × error-rate half-width, over the cells whose interval is known. */

@@ -103,7 +103,7 @@ describe("alerts to a real Alertmanager", () => {
       value: "0.2",
       threshold: "> 0.05",
       pane_kind: "on-time",
-      bias: "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured at the on-time stage for this service",
+      bias: "error ratio \u22121.4 \u00b1 0.3 pp, 30 win., measured on on-time panes for this service",
       emit_delay: "10 s after the window's end (log time) + 40 ms pipeline",
     });
     expect(a?.generatorURL).toBe(

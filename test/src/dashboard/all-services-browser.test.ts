@@ -1,8 +1,8 @@
 /**
- * The All-services headline in a real browser (docs/websocket-protocol.md, "Combining services"):
+ * The All-services headline in a real browser (docs/websocket-protocol.md, "Pooling services"):
  * with the engine's all-services ("*") panes published, it shows the "*" pane's distinct users
  * (150), not the services' sum (200), and "*" is listed nowhere as a service; a policy without
- * them combines the services as before and says so. Panes published to a real nats-server.
+ * them pools the services as before and says so. Panes published to a real nats-server.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,7 +59,7 @@ describe("the All-services headline reads the engine's all-services panes (real 
     expect(await text("p99", "value")).toBe("850 ms");
     expect(await text("requests", "value")).toBe("100 req/s");
     expect(await text("errorRate", "value")).toBe("5 %");
-    expect(await page.getByTestId("combined-note").count()).toBe(0);
+    expect(await page.getByTestId("pooled-note").count()).toBe(0);
 
     // Every per-service legend lists a and b, never "*".
     for (const panel of ["requests", "errorRate", "users", "p50", "p95", "p99"]) {
@@ -76,17 +76,17 @@ describe("the All-services headline reads the engine's all-services panes (real 
     await page.screenshot({ path: join(ARTIFACTS, "dashboard-all-services.png"), fullPage: true });
   });
 
-  it("without all-services panes (billing here) combines the services as before, and says so", async () => {
+  it("without all-services panes (billing here) pools the services as before, and says so", async () => {
     await page.goto(`${rig.dash.url}/?window=10s&range=15m&policy.users=billing&policy.p99=billing`);
-    await page.getByTestId("panel-users").getByTestId("combined-note").waitFor();
-    expect([await text("users", "value"), await text("users", "scope"), await text("users", "combined-note")]).toEqual([
+    await page.getByTestId("panel-users").getByTestId("pooled-note").waitFor();
+    expect([await text("users", "value"), await text("users", "scope"), await text("users", "pooled-note")]).toEqual([
       "200 users",
       "sum, 2 services",
-      "combined in the browser: users summed, a user of several services counted once per service",
+      "pooled in the browser: users summed, a user of several services counted once per service",
     ]);
-    expect([await text("p99", "value"), await text("p99", "combined-note")]).toEqual([
+    expect([await text("p99", "value"), await text("p99", "pooled-note")]).toEqual([
       "900 ms",
-      "combined in the browser: the largest service's p99, not the p99 of all requests",
+      "pooled in the browser: the largest service's p99, not the p99 of all requests",
     ]);
     // The other panels still read the "*" panes of the dashboard policy.
     expect(await text("requests", "scope")).toBe("all services, merged by the engine");

@@ -2,23 +2,21 @@ import { poolBias, type BiasStage, type Pane, type PaneBias, type PaneKind } fro
 import type { SeriesPoint } from "./pane-book.js";
 
 const SETTLEDNESS: Record<PaneKind, number> = { early: 0, retract: 1, "on-time": 2, late: 3, final: 4 };
-const STAGE_OF_KIND: Record<PaneKind, BiasStage | "retract"> = {
-  early: "early",
-  "on-time": "on-time",
-  late: "late",
-  final: "final",
-  retract: "retract",
-};
 
 /**
- * The stage a pane's bias is measured at: its own `bias.stage`, or for panes of older engines the
- * stage of its kind (a late pane may carry the final's bias when late is not measured).
+ * The pane kind a pane's bias is measured at (docs/architecture.md, glossary: "pane kind"): its
+ * own `bias.stage` — the wire name of that kind, kept for the protocol — or for panes of older
+ * engines its kind (a late pane may carry the final's bias when late is not measured).
  */
-export function stageOf(p: Pane): BiasStage | "retract" {
-  return p.bias.stage ?? STAGE_OF_KIND[p.kind];
+export function biasKindOf(p: Pane): BiasStage | "retract" {
+  return p.bias.stage ?? p.kind;
 }
 
-/** What a headline over several services' panes of one window shows beside the value. */
+/**
+ * Pooling services for a headline (docs/websocket-protocol.md, "Pooling services"): several
+ * services' panes of one window taken together in the browser when the engine sent no
+ * all-services pane. What the pooled headline shows beside the value.
+ */
 export interface HeadlineFacts {
   bias: PaneBias;
   emitDelayMs: number;
@@ -27,7 +25,7 @@ export interface HeadlineFacts {
   kind: PaneKind;
 }
 
-/** Panes of one stage only (`headlineWindow` picks them), so their biases may be combined. */
+/** Panes whose bias is of one kind only (`headlineWindow` picks them), so their biases may be pooled. */
 export function headlineFacts(panes: readonly Pane[]): HeadlineFacts | null {
   const first = panes[0];
   if (!first) return null;
@@ -45,16 +43,16 @@ export function headlineFacts(panes: readonly Pane[]): HeadlineFacts | null {
 export interface HeadlineWindow {
   t: number;
   panes: Pane[];
-  /** The newest window's panes are of several stages, so this older window is shown instead. */
+  /** The newest window's panes' biases are of several kinds, so this older window is shown instead. */
   newerMixed: boolean;
-  /** Services of the window left out because their panes are of a later stage (no window was of one stage). */
+  /** Services of the window left out because their panes are of a later kind (no window was of one kind). */
   leftOut: number;
 }
 
 /**
- * The newest window whose panes (one per service) are all of one stage: services are combined
- * only within one stage (docs/decisions/0007-dashboard.md, "A headline is the newest window").
- * When no window is, the newest window's panes of its least settled stage.
+ * The newest window whose panes (one per service) have their bias of one kind: services are pooled
+ * only within one kind (docs/decisions/0007-dashboard.md, "A headline is the newest window").
+ * When no window is, the newest window's panes of its least settled kind.
  */
 export function headlineWindow(series: Map<string, SeriesPoint[]>): HeadlineWindow | null {
   const byWindow = new Map<number, Pane[]>();
@@ -64,11 +62,11 @@ export function headlineWindow(series: Map<string, SeriesPoint[]>): HeadlineWind
   if (newest === undefined) return null;
   for (const t of starts) {
     const panes = byWindow.get(t) ?? [];
-    if (new Set(panes.map(stageOf)).size === 1) return { t, panes, newerMixed: t !== newest, leftOut: 0 };
+    if (new Set(panes.map(biasKindOf)).size === 1) return { t, panes, newerMixed: t !== newest, leftOut: 0 };
   }
   const all = byWindow.get(newest) ?? [];
   const leastSettled = all.reduce((a, p) => (SETTLEDNESS[p.kind] < SETTLEDNESS[a.kind] ? p : a));
-  const panes = all.filter((p) => stageOf(p) === stageOf(leastSettled));
+  const panes = all.filter((p) => biasKindOf(p) === biasKindOf(leastSettled));
   return { t: newest, panes, newerMixed: false, leftOut: all.length - panes.length };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
 import { testPane } from "../../protocol/pane.fixture.js";
 import { testBias } from "../../protocol/status.fixture.js";
-import { headlineFacts, headlineWindow, stageOf } from "./combine.js";
+import { biasKindOf, headlineFacts, headlineWindow } from "./service-pool.js";
 import type { SeriesPoint } from "./pane-book.js";
 
 const W = 10_000;
@@ -19,21 +19,21 @@ const series = (...panes: Pane[]): Map<string, SeriesPoint[]> => {
   return m;
 };
 const at = (service: string, start: number, kind: Pane["kind"], bias = testBias(-1)) =>
-  testPane({ service, start, kind, bias: { ...bias, stage: stageOf(testPane({ kind })) as never } });
+  testPane({ service, start, kind, bias: { ...bias, stage: biasKindOf(testPane({ kind })) as never } });
 
-describe("combining services for a headline", () => {
-  it("reads a pane's stage from its bias, or from its kind for older engines", () => {
-    expect(stageOf(testPane({ kind: "late", bias: { ...testBias(0), stage: "final" } }))).toBe("final");
-    expect(stageOf(testPane({ kind: "late" }))).toBe("late");
+describe("pooling services for a headline", () => {
+  it("reads the kind a pane's bias is measured at from its bias (bias.stage), or its kind for older engines", () => {
+    expect(biasKindOf(testPane({ kind: "late", bias: { ...testBias(0), stage: "final" } }))).toBe("final");
+    expect(biasKindOf(testPane({ kind: "late" }))).toBe("late");
   });
 
-  it("combines the newest window when its panes are of one stage", () => {
+  it("pools the newest window when its panes' biases are of one kind", () => {
     const h = headlineWindow(series(at("api", 0, "on-time"), at("api", W, "early"), at("web", W, "early")));
     expect(h).toMatchObject({ t: W, newerMixed: false, leftOut: 0 });
     expect(h?.panes.map((p) => p.key.service)).toEqual(["api", "web"]);
   });
 
-  it("never mixes stages: a newest window of several stages gives way to the newest window of one", () => {
+  it("never mixes kinds: a newest window of several kinds gives way to the newest window of one", () => {
     const h = headlineWindow(
       series(at("api", 0, "on-time"), at("web", 0, "on-time"), at("api", W, "late"), at("web", W, "on-time")),
     );
@@ -41,7 +41,7 @@ describe("combining services for a headline", () => {
     expect(h?.panes.map((p) => p.kind)).toEqual(["on-time", "on-time"]);
   });
 
-  it("falls back to the least settled stage's panes of the newest window when no window is of one stage", () => {
+  it("falls back to the least settled kind's panes of the newest window when no window is of one kind", () => {
     const h = headlineWindow(series(at("api", 0, "late"), at("web", 0, "on-time"), at("db", 0, "on-time")));
     expect(h).toMatchObject({ t: 0, newerMixed: false, leftOut: 1 });
     expect(h?.panes.map((p) => p.key.service)).toEqual(["web", "db"]);
