@@ -223,7 +223,7 @@ function record(lines: readonly string[]): void {
       `Load average at the end: ${load}. Ratios and baselines are measured in the same run.\n\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n\n` +
       `How to read it: panes and late records travel in batches, one message per input message and subject ` +
       `(docs/decisions/0012-batched-transport.md), written in the binary pane encoding and sent uncompressed ` +
-      `(docs/decisions/0047-binary-panes.md, decision 3; the thread row publishes them from a thread of their own too). The held-out rows run the issue's ` +
+      `(docs/decisions/0047-binary-panes.md, decision 4; the thread row publishes them from a thread of their own too). The held-out rows run the issue's ` +
       `workload (300k events, 16 services, 20k users, 30 s) on a fresh TM_EVENTS, after an untimed first engine run (its row; the code then optimized, as in a running engine); the "by CPU" rows give the ratios in CPU time, which a loaded machine distorts less. What the engine spends beyond the core-alone and ` +
       `input-path baselines, and on what (pane JSON, publishing, GC, checkpoints, status), is measured by ` +
       `\`node dist/bench/runtime-profile.js\` (the same engine run under the CPU profiler, grouped by activity); ` +

@@ -155,7 +155,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
   const pb = get("partitionBy");
   const partitionBy = read<PartitionBy>("partitionBy", oneOf(PARTITION_BY), "service");
   const partials = read("partials", onOff(), true);
-  // Off by default: binary bodies are sent as written (docs/decisions/0047-binary-panes.md, decision 3).
+  // Off by default: binary bodies are sent as written (docs/decisions/0047-binary-panes.md, decision 4).
   const compressPanes = read("compressPanes", onOff(), false);
   if (partitionBy === "service+route" && sessions !== null)
     throw bad(
