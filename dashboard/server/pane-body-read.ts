@@ -1,14 +1,13 @@
 /**
  * A TM_PANES message body as the dashboard reads it: each record decoded once, to the object the
  * server works with, and its JSON text kept only when the body carried it (NDJSON). For a binary
- * body the text is written later, once, if the pane is ever sent (pane-store.ts). This is ADR
- * 0047's one decoder (`decodePaneBody`, `@tidemark/engine/nats`: the same three formats, the same
- * errors) in the form the server needs: decodePaneBody hands back text, which the server would
- * parse again (docs/decisions/0047-binary-panes.md, Decision 3).
+ * body the text is written later, once, if the pane is ever sent (pane-store.ts). The formats are
+ * told apart by ADR 0047's one decoder (`paneBodyParts`, `@tidemark/engine/nats`: the same three
+ * formats, the same errors) — decodePaneBody would hand back text, which the server would parse
+ * again (docs/decisions/0047-binary-panes.md, Decision 3).
  */
-import { gunzipSync } from "node:zlib";
-import { isBinaryPaneBody, paneBatchLines, readPaneRecords, type Pane } from "@tidemark/engine/protocol";
-import { isGzipBody } from "@tidemark/engine/nats";
+import type { Pane } from "@tidemark/engine/protocol";
+import { paneBodyParts } from "@tidemark/engine/nats";
 
 /** One pane of a body, and its JSON text when the body held it as text (NDJSON). */
 export interface ReadPane {
@@ -28,17 +27,17 @@ export interface BodyPanes {
  * a record that does not parse or is not a pane is only rejected, the others are read.
  */
 export function readPaneBody(body: Uint8Array): BodyPanes {
-  const plain = isGzipBody(body) ? gunzipSync(body) : body;
+  const parts = paneBodyParts(body);
   const out: BodyPanes = { panes: [], rejected: [] };
-  if (isBinaryPaneBody(plain)) {
-    for (const record of readPaneRecords(plain)) {
+  if (parts.records) {
+    for (const record of parts.records) {
       const pane = asPane(record);
       if (typeof pane === "string") out.rejected.push(pane);
       else out.panes.push({ pane, json: undefined });
     }
     return out;
   }
-  for (const line of paneBatchLines(plain)) {
+  for (const line of parts.lines) {
     const pane = asPane(parsed(line));
     if (typeof pane === "string") out.rejected.push(pane);
     else out.panes.push({ pane, json: line });

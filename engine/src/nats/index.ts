@@ -19,4 +19,12 @@ export {
 export { natsConnectOptions, redactUrl, type NatsConnectOptions } from "./connect-options.js";
 export { connectNats } from "./connect-nats.js";
 export { NatsError, StreamMismatchError, type NatsErrorCode } from "./errors.js";
-export { compressPaneBody, decodePaneBody, decodePaneRecords, isGzipBody, paneBodyLines } from "./pane-body.js";
+export {
+  compressPaneBody,
+  decodePaneBody,
+  decodePaneRecords,
+  isGzipBody,
+  paneBodyLines,
+  paneBodyParts,
+  type PaneBodyParts,
+} from "./pane-body.js";

@@ -20,18 +20,28 @@ export function isGzipBody(body: Uint8Array): boolean {
   return body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b;
 }
 
+/**
+ * A body's records in the form it carries them: decoded records for a binary body, JSON lines for
+ * NDJSON (gzip of either unwrapped first). The one format dispatch: the functions below, and readers
+ * that keep a record's object and its text apart (the dashboard's pane store), build on it.
+ */
+export type PaneBodyParts = { records: unknown[]; lines?: undefined } | { lines: string[]; records?: undefined };
+
+export function paneBodyParts(body: Uint8Array): PaneBodyParts {
+  const plain = isGzipBody(body) ? gunzipSync(body) : body;
+  return isBinaryPaneBody(plain) ? { records: readPaneRecords(plain) } : { lines: paneBatchLines(plain) };
+}
+
 /** The records of a TM_PANES / TM_LATE body as objects (binary, NDJSON, gzip-compressed or not). */
 export function decodePaneRecords(body: Uint8Array): unknown[] {
-  const plain = isGzipBody(body) ? gunzipSync(body) : body;
-  if (isBinaryPaneBody(plain)) return readPaneRecords(plain);
-  return paneBatchLines(plain).map((line) => JSON.parse(line) as unknown);
+  const parts = paneBodyParts(body);
+  return parts.records ?? parts.lines.map((line) => JSON.parse(line) as unknown);
 }
 
 /** The JSON of each pane (or late record) of a TM_PANES / TM_LATE body, whatever its encoding. */
 export function decodePaneBody(body: Uint8Array): string[] {
-  const plain = isGzipBody(body) ? gunzipSync(body) : body;
-  if (isBinaryPaneBody(plain)) return readPaneRecords(plain).map((r) => JSON.stringify(r));
-  return paneBatchLines(plain);
+  const parts = paneBodyParts(body);
+  return parts.lines ?? parts.records.map((r) => JSON.stringify(r));
 }
 
 /** The same function as decodePaneBody, by the name readers used before the binary encoding. */
