@@ -38,7 +38,9 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
   const cpu1 = process.cpuUsage();
   const aloneDecoded = coreAlone(decoded, core, endTs);
   const aloneDecodedCpu = process.cpuUsage(cpu1);
+  const aloneDecodedCpuMs = (aloneDecodedCpu.user + aloneDecodedCpu.system) / 1000;
   const read = await bareRead(url, n, serverPid);
+  const readCpuMs = read.cpuMs + read.serverCpuMs;
   const rate = (ms: number): string => `${Math.round(n / (ms / 1000)).toLocaleString("en-US")} events/s`;
   const run = (what: string, r: EngineRun): string =>
     row(
@@ -64,7 +66,7 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
     row(
       "  baseline: the core alone on the same events decoded from the published batches (the engine's input)",
       `${(aloneDecoded.ms / 1000).toFixed(2)} s`,
-      `${rate(aloneDecoded.ms)}; CPU ${((aloneDecodedCpu.user + aloneDecodedCpu.system) / 1e6).toFixed(2)} s; ${((aloneDecoded.ms * 1e6) / n).toFixed(0)} ns/event wall, ${((aloneDecodedCpu.user + aloneDecodedCpu.system) / (n / 1000)).toFixed(0)} ns/event CPU`,
+      `${rate(aloneDecoded.ms)}; CPU ${(aloneDecodedCpuMs / 1000).toFixed(2)} s; ${((aloneDecoded.ms * 1e6) / n).toFixed(0)} ns/event wall, ${((aloneDecodedCpuMs * 1e6) / n).toFixed(0)} ns/event CPU`,
     ),
     row(
       "  baseline: bare read and decode of the same TM_EVENTS (8 ordered consumers)",
@@ -74,7 +76,7 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
     row(
       "  core alone / bare read (rates; docs/decisions/0048-core-hot-path.md)",
       x(read.ms / alone.ms),
-      `on the decoded events: ${x(read.ms / aloneDecoded.ms)}`,
+      `on the decoded events: ${x(read.ms / aloneDecoded.ms)}; by CPU (bare read here + in nats-server / core): ${x(readCpuMs / aloneCpuMs)}, decoded ${x(readCpuMs / aloneDecodedCpuMs)}`,
     ),
     row(
       "  engine / core alone (target ≥ 0.5×)",
