@@ -4,6 +4,7 @@ import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidCount, invalidOption, invalidValue } from "./errors.js";
 import { LogMapping } from "./log-mapping.js";
+import type { RequestInput } from "./request-input.js";
 import { containsAll, countOf, insertSorted, removeSorted, sizeOf, sortedOfSize, sumOf } from "./sorted-values.js";
 
 export { MAX_BINS } from "./bin-store.js";
@@ -79,6 +80,21 @@ export class DDSketch {
     } else {
       this.toBinned().add(value, count);
     }
+  }
+
+  /**
+   * add(input.latency) with what the input derived once (request-input.ts): the bin key at this
+   * sketch's accuracy when the input holds it. The same bins, count, sum, min and max as add.
+   */
+  addInput(input: RequestInput): void {
+    const binned = this.binned;
+    if (binned === null || input.mapping !== this.mapping) return this.add(input.latency);
+    const value = input.latency;
+    if (value === 0) binned.zeroCount++;
+    else binned.addKey(input.key, 1);
+    binned.sum += value;
+    if (value < binned.min) binned.min = value;
+    if (value > binned.max) binned.max = value;
   }
 
   /** Removes `count` copies of a value added before (session windows); TM_SKETCH_NOT_SUBSET if absent. */

@@ -12,6 +12,7 @@ import {
   type DenseRegisters,
 } from "./dense-registers.js";
 import { ertlEstimate } from "./hll-estimator.js";
+import type { RequestInput } from "./request-input.js";
 import { HASH_LO_SCALE, hash53 } from "./hll-hash.js";
 import {
   LIST_MAX,
@@ -85,6 +86,18 @@ export class HyperLogLog {
       return;
     }
     this.insertEntry(sparseEntryOf(hash));
+  }
+
+  /** addHash(input.hash) with the hash's halves and sparse entry derived once (request-input.ts). */
+  addInput(input: RequestInput): void {
+    const s = this.state;
+    if (!(s instanceof Uint8Array)) return this.insertEntry(input.entry);
+    const hi = input.hashHi;
+    const lo = input.hashLo;
+    const p = this.precision;
+    const w = hi << p;
+    const rank = w !== 0 ? Math.clz32(w) + 1 : 32 - p + (lo === 0 ? 22 : Math.clz32(lo) - 10);
+    this.state = denseRaise(s, p, hi >>> (32 - p), rank);
   }
 
   /** @internal Adds a sparse entry (sparseEntryOf of a hash), as addHash would. */

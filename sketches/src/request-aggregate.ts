@@ -6,6 +6,7 @@ import { DEFAULT_PRECISION, HyperLogLog, sparseEntryOf } from "./hyperloglog.js"
 import { containsAll, insertSorted, removeSorted, sizeOf } from "./sorted-values.js";
 import { sparseInsert, sparseSize } from "./sparse-set.js";
 import { notSubset } from "./bin-store.js";
+import type { RequestInput } from "./request-input.js";
 
 export interface RequestAggregateOptions {
   /** DDSketch relative accuracy (default 0.01). */
@@ -221,6 +222,17 @@ export class RequestAggregate {
     const u = this.usr;
     if (u instanceof HyperLogLog) u.addHash(userHash);
     else this.addEntry(sparseEntryOf(userHash));
+  }
+
+  /** addHashed of a request whose inputs were derived once for all its aggregates (request-input.ts). */
+  addInput(input: RequestInput): void {
+    const l = this.lat;
+    if (l instanceof DDSketch) l.addInput(input);
+    else this.addLatency(input.latency);
+    if (input.error) this._errors++;
+    const u = this.usr;
+    if (u instanceof HyperLogLog) u.addInput(input);
+    else this.addEntry(input.entry);
   }
 
   private addLatency(latencyMs: number): void {

@@ -15,6 +15,7 @@ import {
 } from "../core/index.js";
 import { decodeEventBatch, encodeEventBatch, partitionOf, type PaneValue, type TelemetryEvent } from "../protocol.js";
 import type { Aggregate, AggregateKind } from "../core/windows/aggregate.js";
+import type { RequestInput } from "@tidemark/sketches";
 import { EventTimeCore } from "../core/stream-core.js";
 import type { CoreOptions } from "../core/create-core.js";
 import { report, type HeapPerKey, type Measured, type Timing } from "./core-report.js";
@@ -58,6 +59,9 @@ class CountAggregate implements Aggregate {
   add(_l: number, error: boolean): void {
     this.count++;
     if (error) this.errors++;
+  }
+  addInput(input: RequestInput): void {
+    this.add(input.latency, input.error);
   }
   merge(o: Aggregate): void {
     this.count += o.count;

@@ -27,6 +27,31 @@ export function feedCore(events: readonly TelemetryEvent[], core: CoreConfig, en
   for (let p = 0; p < core.partitions; p++) c.heartbeat(p, endTs, out);
 }
 
+/**
+ * The events as the engine holds them: decoded from the very batches published to TM_EVENTS (objects
+ * made batch by batch, strings shared within a batch), in `events`' order (each partition's batches
+ * keep its events in order). What `coreAlone` should be fed to measure the core on the engine's input;
+ * simulate()'s own objects are laid out in generation order, not arrival order.
+ */
+export function decodedInOrder(
+  events: readonly TelemetryEvent[],
+  messages: readonly BackfillMessage[],
+  partitions: number,
+): TelemetryEvent[] {
+  const queues: TelemetryEvent[][] = Array.from({ length: partitions }, () => []);
+  for (const m of messages) if (m.heartbeatTs === undefined) queues[m.partition]?.push(...decodeEventBatch(m.body));
+  const next = new Array<number>(partitions).fill(0);
+  return events.map((e) => {
+    const p = partitionOf(e.service, partitions);
+    const i = next[p] as number;
+    next[p] = i + 1;
+    const d = queues[p]?.[i];
+    if (d === undefined || d.ts !== e.ts || d.user !== e.user)
+      throw new Error(`decoded events differ from the published at partition ${p}`);
+    return d;
+  });
+}
+
 export function coreAlone(
   events: readonly TelemetryEvent[],
   core: CoreConfig,

@@ -16,7 +16,7 @@ import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig, simulate } from "../core/index.js";
 import { STREAM_EVENTS } from "../protocol.js";
-import { bareRead, coreAlone } from "./runtime-baselines.js";
+import { bareRead, coreAlone, decodedInOrder } from "./runtime-baselines.js";
 import { engineRun, type EngineRun } from "./runtime-engine-run.js";
 import { publish, row } from "./runtime-setup.js";
 
@@ -39,7 +39,14 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
   const alone = coreAlone(events, core, endTs);
   const aloneCpu = process.cpuUsage(cpu0);
   const aloneCpuMs = (aloneCpu.user + aloneCpu.system) / 1000;
+  // The same, on the events decoded from the published batches: the objects the engine's core is fed.
+  const decoded = decodedInOrder(events, messages, core.partitions);
+  const cpu1 = process.cpuUsage();
+  const aloneDecoded = coreAlone(decoded, core, endTs);
+  const aloneDecodedCpu = process.cpuUsage(cpu1);
+  const aloneDecodedCpuMs = (aloneDecodedCpu.user + aloneDecodedCpu.system) / 1000;
   const read = await bareRead(url, n, serverPid);
+  const readCpuMs = read.cpuMs + read.serverCpuMs;
   const rate = (ms: number): string => `${Math.round(n / (ms / 1000)).toLocaleString("en-US")} events/s`;
   const run = (what: string, r: EngineRun): string =>
     row(
@@ -59,14 +66,24 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
     run("  engine, pane bodies gzip-compressed (--compress-panes on)", packed),
     run("  engine with session windows on (--sessions on), bodies as the defaults", sessions),
     row(
-      "  baseline: the core alone on the same decoded events",
+      "  baseline: the core alone on the same events (simulate()'s objects, not decoded)",
       `${(alone.ms / 1000).toFixed(2)} s`,
       `${rate(alone.ms)}; CPU ${(aloneCpuMs / 1000).toFixed(2)} s`,
+    ),
+    row(
+      "  baseline: the core alone on the same events decoded from the published batches (the engine's input)",
+      `${(aloneDecoded.ms / 1000).toFixed(2)} s`,
+      `${rate(aloneDecoded.ms)}; CPU ${(aloneDecodedCpuMs / 1000).toFixed(2)} s; ${((aloneDecoded.ms * 1e6) / n).toFixed(0)} ns/event wall, ${((aloneDecodedCpuMs * 1e6) / n).toFixed(0)} ns/event CPU`,
     ),
     row(
       "  baseline: bare read and decode of the same TM_EVENTS (8 ordered consumers)",
       `${(read.ms / 1000).toFixed(2)} s`,
       `${rate(read.ms)}; CPU ${(read.cpuMs / 1000).toFixed(2)} s here, ${(read.serverCpuMs / 1000).toFixed(2)} s in nats-server`,
+    ),
+    row(
+      "  core alone / bare read (rates; docs/decisions/0048-core-hot-path.md)",
+      x(read.ms / alone.ms),
+      `on the decoded events: ${x(read.ms / aloneDecoded.ms)}; by CPU (bare read here + in nats-server / core): ${x(readCpuMs / aloneCpuMs)}, decoded ${x(readCpuMs / aloneDecodedCpuMs)}`,
     ),
     row(
       "  engine / core alone (target ≥ 0.5×)",

@@ -5,6 +5,7 @@
  * for events on time for every policy. All of its state is one CoreState (core-state.ts); an
  * InputDriver takes the inputs and keeps time; triggers see the core only through a TriggerContext.
  */
+import { RequestInput } from "@tidemark/sketches";
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./windows/aggregate.js";
 import { newCoreState, type CoreState, type WindowConfigState } from "./core-state.js";
@@ -89,6 +90,8 @@ export class EventTimeCore implements StreamCore {
   private readonly slowAt: Uint8Array;
   private readonly slowNodes: (KeyNode | undefined)[];
   private readonly slowRoutes: (KeyNode | undefined)[];
+  /** The record being placed, as its aggregates take it (derived once per record). */
+  private readonly input: RequestInput;
   /** Provisional bias is checked every smallest slice of log time (provisional.ts). */
   private readonly provisionalEveryMs: number;
   private nextProvisionalCheck: number;
@@ -109,6 +112,7 @@ export class EventTimeCore implements StreamCore {
       advanced: () => this.advanced(),
     });
     this.triggers = new CoreTriggers(this.driver, state.windowConfigs);
+    this.input = new RequestInput(config.relativeAccuracy);
     this.dropStamps = new Float64Array(policies.length).fill(-1);
     this.lateStamps = new Float64Array(policies.length).fill(-1);
     this.slowAt = new Uint8Array(state.windowConfigs.length);
@@ -253,8 +257,7 @@ export class EventTimeCore implements StreamCore {
     const names = this.names;
     names.service = undefined;
     names.route = undefined;
-    const userHash = this.kind.hashUser(e.user);
-    const error = isError(e.status);
+    const input = this.input.set(e.latency_ms, isError(e.status), this.kind.hashUser(e.user));
     const configs = this.state.windowConfigs;
     let slow = false;
     for (let i = 0; i < configs.length; i++) {
@@ -276,11 +279,10 @@ export class EventTimeCore implements StreamCore {
       c.lastSlice = slice;
       slice.adds++;
       const node = this.serviceNode(slice, e);
-      node.agg.add(e.latency_ms, error, userHash);
+      node.agg.addInput(input);
       const routeNode = this.routeNode(node, e);
-      routeNode.agg.add(e.latency_ms, error, userHash);
-      if (slice.foldedInto !== null)
-        addFolded(slice, this.nodeService, this.nodeRoute, node, routeNode, e.latency_ms, error, userHash);
+      routeNode.agg.addInput(input);
+      if (slice.foldedInto !== null) addFolded(slice, this.nodeService, this.nodeRoute, node, routeNode, input);
       if (this.slowAt[i] === 0) continue;
       this.slowNodes[i] = node;
       this.slowRoutes[i] = routeNode;

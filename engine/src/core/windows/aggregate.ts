@@ -3,6 +3,7 @@
  * users (docs/semantics.md, "Policies are snapshot schedules"). Every policy reads snapshots of it;
  * it is the only per-event cost.
  */
+import type { RequestInput } from "@tidemark/sketches";
 import type { PaneValue } from "../../protocol.js";
 
 /** A user identity hashed once per event. */
@@ -12,6 +13,11 @@ export interface Aggregate {
   readonly count: number;
   readonly errors: number;
   add(latencyMs: number, error: boolean, user: UserHash): void;
+  /**
+   * add() of a request whose inputs were derived once for every aggregate it goes into (the core's
+   * hot path, docs/decisions/0048-core-hot-path.md): the same change as add(input.latency, input.error, input.hash).
+   */
+  addInput(input: RequestInput): void;
   merge(other: Aggregate): void;
   /** Removes a prefix of this aggregate's events (discarding panes). */
   subtract(prefix: Aggregate): void;

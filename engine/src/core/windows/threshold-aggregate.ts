@@ -6,7 +6,7 @@
  * panes) and travel in the aggregate's bytes: the sketch's bytes, then one little-endian f64 per
  * threshold (fixed width, so the sketch's own codec reads its part unchanged).
  */
-import { HyperLogLog, SketchError, type RequestAggregate } from "@tidemark/sketches";
+import { HyperLogLog, SketchError, type RequestAggregate, type RequestInput } from "@tidemark/sketches";
 import type { PaneValue } from "../../protocol.js";
 import type { Aggregate, AggregateKind, UserHash } from "./aggregate.js";
 import { routeHllPrecision, SketchAggregate } from "./sketch-aggregate.js";
@@ -53,6 +53,12 @@ export function thresholdAggregates(
 
     override add(latencyMs: number, error: boolean, user: UserHash | string): void {
       super.add(latencyMs, error, user);
+      for (let i = 0; i < k && latencyMs > (thresholds[i] as number); i++)
+        this.above[i] = (this.above[i] as number) + 1;
+    }
+    override addInput(input: RequestInput): void {
+      super.addInput(input);
+      const latencyMs = input.latency;
       for (let i = 0; i < k && latencyMs > (thresholds[i] as number); i++)
         this.above[i] = (this.above[i] as number) + 1;
     }

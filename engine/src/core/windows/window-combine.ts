@@ -14,6 +14,7 @@
  * policy's panes read the same one. Keys are listed in the order one aggregate per own slice gave:
  * own slice where first seen, then first record there.
  */
+import type { RequestInput } from "@tidemark/sketches";
 import type { KeyNode, CombinedNode, Slice, Window, WindowCombine } from "./window-state.js";
 
 /** The window's keys combined over its slices, in first-seen order. */
@@ -50,14 +51,12 @@ export function addFolded(
   route: string,
   node: KeyNode,
   routeNode: KeyNode,
-  latencyMs: number,
-  error: boolean,
-  user: number,
+  input: RequestInput,
 ): void {
   for (const w of slice.foldedInto as Window[]) {
     const s = foldedService(w, slice, service, node);
     if (s === undefined) continue;
-    s.agg.add(latencyMs, error, user);
+    s.agg.addInput(input);
     const group = groupOf(w, slice);
     const m = w.combine as WindowCombine;
     const routes = s.routes as Map<string, CombinedNode>;
@@ -66,7 +65,7 @@ export function addFolded(
       routes.set(route, copyOf(routeNode, group, false));
       m.unsorted = true;
     } else {
-      r.agg.add(latencyMs, error, user);
+      r.agg.addInput(input);
       firstSeen(r, group, routeNode.seen);
     }
   }
