@@ -1,4 +1,4 @@
-import { decodeWith, type ByteReader } from "./byte-reader.js";
+import { decodeReusing, type ByteReader } from "./byte-reader.js";
 import { encodeWith, lendWriter, returnWriter, type ByteWriter } from "./byte-writer.js";
 import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js";
 import { SketchError, corrupt, invalidValue } from "./errors.js";
@@ -365,7 +365,7 @@ export class RequestAggregate {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     readClass = this;
     try {
-      return decodeWith(bytes, "RequestAggregate", readAggregate, start, end) as T;
+      return decodeReusing(bytes, "RequestAggregate", readAggregate, start, end) as T;
     } finally {
       readClass = RequestAggregate;
     }
