@@ -26,7 +26,22 @@ const specs = new Map<string, Spec>();
 /** Frozen options objects seen (and specs themselves) → their spec: an engine passes one object for every key. */
 const seen = new WeakMap<object, Spec>();
 
+/** The options object specOf was last given and its spec: an engine makes every aggregate with one (no WeakMap lookup then). */
+let lastOptions: object | null = null;
+let lastOptionsSpec: Spec | null = null;
+
 function specOf(options: RequestAggregateOptions): Spec {
+  if (options === lastOptions) return lastOptionsSpec as Spec;
+  const spec = lookupSpec(options);
+  // Only a frozen options object can be remembered: another could change under the cache.
+  if (Object.isFrozen(options)) {
+    lastOptions = options;
+    lastOptionsSpec = spec;
+  }
+  return spec;
+}
+
+function lookupSpec(options: RequestAggregateOptions): Spec {
   const cached = seen.get(options);
   if (cached !== undefined) return cached;
   const relativeAccuracy = options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY;
