@@ -39,7 +39,7 @@ const MODE_DENSE = 1;
 
 /**
  * HyperLogLog over 53-bit hashes: a sparse open-addressed set of (25-bit index, rank) entries
- * while small, dense registers (4 bits each, 6 once one passes 15) in one Uint8Array once the set would outgrow them; Ertl's improved
+ * while small, dense registers (4 bits each, those past 15 in an overflow) in one Uint8Array once the set would outgrow them; Ertl's improved
  * estimator for dense (from a register histogram kept up to date, see dense-registers.ts), linear
  * counting on 2^25 buckets for sparse.
  */
