@@ -5,16 +5,25 @@ import { readFloat64 } from "./float-bytes.js";
 export class ByteReader {
   private pos: number;
   /** End of the input: `buf` up to here (a codec reads `buf[start … end)`). */
-  private readonly end_: number;
+  private end_: number;
 
   constructor(
-    private readonly buf: Uint8Array,
-    private readonly what: string,
+    private buf: Uint8Array,
+    private what: string,
     start = 0,
     end = buf.length,
   ) {
     this.pos = start;
     this.end_ = end;
+  }
+
+  /** Reads `buf[start … end)` from now on (decodeReusing: one reader for many small codecs). */
+  reset(buf: Uint8Array, what: string, start: number, end: number): this {
+    this.buf = buf;
+    this.what = what;
+    this.pos = start;
+    this.end_ = end;
+    return this;
   }
 
   get remaining(): number {
@@ -104,4 +113,32 @@ export function decodeWith<T>(
   const value = read(r);
   r.end();
   return value;
+}
+
+const NOTHING = new Uint8Array(0);
+/** decodeReusing's reader, null while one of its calls runs (a nested call makes its own). */
+let spare: ByteReader | null = new ByteReader(NOTHING, "");
+
+/**
+ * decodeWith through one reader kept for the next call: restoring a checkpoint decodes one
+ * aggregate per (slice, key), and no reader object is made for each. The reader lets go of
+ * `bytes` when done.
+ */
+export function decodeReusing<T>(
+  bytes: Uint8Array,
+  what: string,
+  read: (r: ByteReader) => T,
+  start: number,
+  end: number,
+): T {
+  const r = spare;
+  if (r === null) return decodeWith(bytes, what, read, start, end);
+  spare = null;
+  try {
+    const value = read(r.reset(bytes, what, start, end));
+    r.end();
+    return value;
+  } finally {
+    spare = r.reset(NOTHING, "", 0, 0);
+  }
 }

@@ -117,7 +117,7 @@ describe("dense registers: 6-bit registers and their histogram in one Uint8Array
     expect(histAt(d, p, 0)).toBe((1 << p) - 300);
   });
 
-  it("a register passing 15 widens the buffer to 6 bits a register, the others and the histogram kept", () => {
+  it("a register passing 15 goes to the overflow (3 bytes, the whole histogram), the others and the histogram kept", () => {
     const p = 10;
     let d = denseEmpty(p);
     for (let i = 0; i < 1 << p; i++) d = denseRaise(d, p, i, 1 + (i % 15));
@@ -126,11 +126,16 @@ describe("dense registers: 6-bit registers and their histogram in one Uint8Array
     const wide = denseRaise(d, p, 3, 16);
     expect(wide).not.toBe(d);
     expect(isWide(wide, p)).toBe(true);
-    expect(wide.length).toBe((3 << (p - 2)) + histWidth(p) * (55 - p));
+    expect(wide.length).toBe((1 << (p - 1)) + histWidth(p) * (55 - p) + 3);
     for (let i = 0; i < 1 << p; i++) expect(registerAt(wide, p, i)).toBe(i === 3 ? 16 : 1 + (i % 15));
     expect(histogram(wide, p)).toEqual(before.map((c, k) => c + (k === 16 ? 1 : k === 4 ? -1 : 0)));
     expect(denseRaise(wide, p, 3, 40)).toBe(wide);
     expect(registerAt(wide, p, 3)).toBe(40);
+    // A second register above 15: 3 bytes more; one at 15 stays in its 4 bits.
+    const two = denseRaise(wide, p, 1000, 17);
+    expect(two.length).toBe(wide.length + 3);
+    expect(denseRaise(two, p, 1001, 15)).toBe(two);
+    expect([registerAt(two, p, 3), registerAt(two, p, 1000), registerAt(two, p, 1001)]).toEqual([40, 17, 15]);
   });
 
   it("raiseAll is the register-wise max in every pair of widths; denseOfPacked rebuilds form and histogram, refuses a rank above the limit", () => {
@@ -157,6 +162,32 @@ describe("dense registers: 6-bit registers and their histogram in one Uint8Array
       }),
       { numRuns: 100 },
     );
+    // Many registers above 15 on both sides (the overflow of each in its own order): the same registers.
+    for (const q of [4, 10, 14])
+      fc.assert(
+        fc.property(raises(q), raises(q), (a, b) => {
+          let x = denseEmpty(q);
+          let y = denseEmpty(q);
+          const want = new Uint8Array(1 << q);
+          for (const [i, r] of a) {
+            x = denseRaise(x, q, i, r);
+            want[i] = Math.max(want[i] as number, r);
+          }
+          for (const [i, r] of b) {
+            y = denseRaise(y, q, i, r);
+            want[i] = Math.max(want[i] as number, r);
+          }
+          x = denseRaiseAll(x, q, y);
+          for (let i = 0; i < want.length; i++) expect(registerAt(x, q, i)).toBe(want[i]);
+          expectSameBytes(packedOf(x, q), pack(want));
+          expect(histogram(x, q)).toEqual(histOf(want, q));
+          const decoded = denseOfPacked(packedOf(x, q), q, 54 - q) as DenseRegisters;
+          expect(decoded.length).toBe(x.length);
+          expectSameBytes(packedOf(decoded, q), pack(want));
+          expect(histogram(decoded, q)).toEqual(histOf(want, q));
+        }),
+        { numRuns: 50 },
+      );
     const high = new Uint8Array(1 << p);
     high[7] = 54 - p + 1;
     expect(denseOfPacked(pack(high), p, 54 - p)).toBeNull();

@@ -40,7 +40,7 @@ const MODE_DENSE = 1;
 
 /**
  * HyperLogLog over 53-bit hashes: a sparse open-addressed set of (25-bit index, rank) entries
- * while small, dense registers (4 bits each, 6 once one passes 15) in one Uint8Array once the set would outgrow them; Ertl's improved
+ * while small, dense registers (4 bits each, those past 15 in an overflow) in one Uint8Array once the set would outgrow them; Ertl's improved
  * estimator for dense (from a register histogram kept up to date, see dense-registers.ts), linear
  * counting on 2^25 buckets for sparse.
  */
@@ -357,14 +357,16 @@ function readSparse(r: ByteReader, n: number): SparseSet | null {
 /** The i-th sparse entry, after `prev`: checked for order and range. */
 function readEntry(r: ByteReader, prev: number, i: number): number {
   const e = prev + r.varint();
-  const rank = e % 32;
-  if (
-    (i > 0 && Math.floor(e / 32) <= Math.floor(prev / 32)) ||
-    rank < 1 ||
-    rank > 53 - SPARSE_P + 1 ||
-    e >= 2 ** (SPARSE_P + RANK_BITS)
-  ) {
-    throw corrupt("HyperLogLog (sparse entries out of order or out of range)");
-  }
+  // Range first: below 2^30 the index and rank checks are 32-bit integer operations.
+  if (e >= ENTRY_END) throw sparseCorrupt();
+  const rank = e & 31;
+  if ((i > 0 && e >>> RANK_BITS <= prev >>> RANK_BITS) || rank < 1 || rank > 53 - SPARSE_P + 1) throw sparseCorrupt();
   return e;
+}
+
+/** Sparse entries are below 2^(25 + 5). */
+const ENTRY_END = 2 ** (SPARSE_P + RANK_BITS);
+
+function sparseCorrupt(): SketchError {
+  return corrupt("HyperLogLog (sparse entries out of order or out of range)");
 }

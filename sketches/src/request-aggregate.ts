@@ -1,4 +1,4 @@
-import { decodeWith, type ByteReader } from "./byte-reader.js";
+import { decodeReusing, type ByteReader } from "./byte-reader.js";
 import { encodeWith, lendWriter, returnWriter, type ByteWriter } from "./byte-writer.js";
 import { DDSketch, DEFAULT_RELATIVE_ACCURACY, EXACT_LIMIT } from "./ddsketch.js";
 import { SketchError, corrupt, invalidValue } from "./errors.js";
@@ -27,7 +27,22 @@ const specs = new Map<string, Spec>();
 /** Frozen options objects seen (and specs themselves) → their spec: an engine passes one object for every key. */
 const seen = new WeakMap<object, Spec>();
 
+/** The options object specOf was last given and its spec: an engine makes every aggregate with one (no WeakMap lookup then). */
+let lastOptions: object | null = null;
+let lastOptionsSpec: Spec | null = null;
+
 function specOf(options: RequestAggregateOptions): Spec {
+  if (options === lastOptions) return lastOptionsSpec as Spec;
+  const spec = lookupSpec(options);
+  // Only a frozen options object can be remembered: another could change under the cache.
+  if (Object.isFrozen(options)) {
+    lastOptions = options;
+    lastOptionsSpec = spec;
+  }
+  return spec;
+}
+
+function lookupSpec(options: RequestAggregateOptions): Spec {
   const cached = seen.get(options);
   if (cached !== undefined) return cached;
   const relativeAccuracy = options.relativeAccuracy ?? DEFAULT_RELATIVE_ACCURACY;
@@ -377,7 +392,7 @@ export class RequestAggregate {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     readClass = this;
     try {
-      return decodeWith(bytes, "RequestAggregate", readAggregate, start, end) as T;
+      return decodeReusing(bytes, "RequestAggregate", readAggregate, start, end) as T;
     } finally {
       readClass = RequestAggregate;
     }

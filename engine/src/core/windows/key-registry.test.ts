@@ -77,4 +77,21 @@ describe("KeyRegistry", () => {
     times.forEach((at, i) => keys.restoreRoute("a", `/r${i}`, at));
     expect(contents(keys)).toEqual([["a", 1, times.map((at, i) => [`/r${i}`, at])]]);
   });
+
+  it("restores a route under its own service, restored last or earlier, and not under a swept one", () => {
+    const keys = new KeyRegistry(10, 10);
+    keys.restoreService("a", 5);
+    keys.restoreService("b", 6);
+    keys.restoreRoute("b", "/b", 7);
+    keys.restoreRoute("a", "/a", 8);
+    keys.restoreRoute("zz", "/z", 9);
+    expect(contents(keys)).toEqual([
+      ["a", 5, [["/a", 8]]],
+      ["b", 6, [["/b", 7]]],
+    ]);
+    keys.restoreService("c", 1);
+    keys.sweep(2);
+    keys.restoreRoute("c", "/c", 10);
+    expect(contents(keys).map(([s]) => s)).toEqual(["a", "b"]);
+  });
 });

@@ -33,6 +33,9 @@ export class KeyRegistry {
   nextSweep = -Infinity;
   /** Route times are stored as `at - base`; fixed at the first time seen (NaN before). */
   private base = NaN;
+  /** The service restoreService restored last (its entry while the registry holds it). */
+  private restored: ServiceEntry | undefined = undefined;
+  private restoredName: string | null = null;
 
   constructor(
     private readonly serviceCap: number,
@@ -83,17 +86,25 @@ export class KeyRegistry {
       const routes = entry.routes;
       const base = this.base;
       for (const [route, off] of routes) if (base + off < cutoff) routes.delete(route);
-      if (entry.at < cutoff && entry.routes.size === 0) this.services.delete(service);
+      if (entry.at < cutoff && entry.routes.size === 0) {
+        this.services.delete(service);
+        if (service === this.restoredName) this.restoredName = null;
+      }
     }
   }
 
   /** Restores one service (snapshot); its routes follow with restoreRoute. */
   restoreService(service: string, at: number): void {
-    this.services.set(service, { at, routes: new Map() });
+    const entry = { at, routes: new Map<string, number>() };
+    this.services.set(service, entry);
+    this.restored = entry;
+    this.restoredName = service;
   }
 
   restoreRoute(service: string, route: string, at: number): void {
-    this.services.get(service)?.routes.set(route, this.offsetOf(at));
+    // The service restored last, without a lookup: a snapshot lists a service's routes after it.
+    const entry = service === this.restoredName ? this.restored : this.services.get(service);
+    entry?.routes.set(route, this.offsetOf(at));
   }
 
   /** Each route of `entry` with the log time it was last seen (what a snapshot stores). */

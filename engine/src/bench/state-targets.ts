@@ -1,0 +1,127 @@
+/**
+ * `node dist/bench/state-targets.js` (part of `npm run bench -w engine`): the two state targets of
+ * docs/decisions/0049-compact-state.md, each beside a baseline measured in the same run.
+ *
+ * 1. Bytes per open (window, key) on the held-out workload (runtime-held-out.ts: 300k events,
+ *    16 services × 20 routes, 20k users, 30 s of event time): the gc'd heap + array buffers a core
+ *    fed those events holds (the same core measured, then freed) divided by its open (window, key)
+ *    states. Baselines: the same state's snapshot bytes and status().stateBytes per open state.
+ * 2. Restore of ~200k states (open-states.ts, 2000 services × 100 routes: 202k aggregates, 404k
+ *    open (window, key) states; and 1000 services: 202k open states): restoreCore, median of 5, wall
+ *    and CPU time. Baseline: one CRC-32 pass over the same snapshot bytes (a restore reads every byte
+ *    once), so the ratio reads the same on a loaded machine.
+ */
+import { loadavg } from "node:os";
+import { createCore, defaultCoreConfig, simulate, type CoreConfig } from "../core/index.js";
+import { crc32 } from "../core/snapshot/byte-codec.js";
+import type { EventTimeCore } from "../core/stream-core.js";
+import { partitionOf } from "../protocol.js";
+import { gc, memoryInUse } from "./heap.js";
+import { openStates } from "./open-states.js";
+import { restoreTimes } from "./restore-times.js";
+import { HELD_OUT } from "./runtime-held-out.js";
+import { row } from "./runtime-setup.js";
+import { openWindowKeys } from "./window-keys.js";
+
+/** Targets of docs/decisions/0049-compact-state.md. */
+const BYTES_TARGET = 1536;
+const RESTORE_TARGET_MS = 300;
+
+const met = (ok: boolean): string => (ok ? "met" : "NOT met");
+
+interface HeldOutState {
+  bytes: number;
+  openStates: number;
+  snapshotBytes: number;
+  statusBytes: number;
+}
+
+/** The held-out workload's core: its held memory (measured with the core, then without it). */
+function heldOutState(config: CoreConfig): HeldOutState {
+  const events = simulate(HELD_OUT).sort((a, b) => a.ingest_ts - b.ingest_ts);
+  let core: EventTimeCore | null = createCore(config) as EventTimeCore;
+  const out = { pane: () => undefined, late: () => undefined };
+  for (const e of events) core.event(partitionOf(e.service, config.partitions), e, out);
+  gc();
+  gc();
+  const withCore = memoryInUse();
+  const open = openWindowKeys(core);
+  const snapshotBytes = core.snapshot().length;
+  const statusBytes = core.status().stateBytes;
+  core = null;
+  gc();
+  gc();
+  const bytes = withCore - memoryInUse();
+  return {
+    bytes: bytes / open,
+    openStates: open,
+    snapshotBytes: snapshotBytes / open,
+    statusBytes: statusBytes / open,
+  };
+}
+
+/** Median wall and CPU ms of `runs` CRC-32 passes over `bytes`. */
+function crcPass(bytes: Uint8Array, runs = 5): { ms: number; cpuMs: number } {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let k = 0; k < runs; k++) {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    crc32(bytes);
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  return { ms: med(wall), cpuMs: med(cpu) };
+}
+
+function restoreRows(config: CoreConfig, services: number): string[] {
+  let core: EventTimeCore | null = openStates(config, services) as EventTimeCore;
+  const open = openWindowKeys(core);
+  const aggregates = core.status().stateKeys;
+  const snapshot = core.snapshot();
+  core = null;
+  const r = restoreTimes(config, snapshot, aggregates, 5);
+  const crc = crcPass(snapshot);
+  const n = (v: number): string => v.toLocaleString("en-US");
+  return [
+    row(
+      `restore of ${n(aggregates)} aggregates (${n(open)} open (window, key) states, ${services} services): wall, CPU`,
+      `${r.medianMs.toFixed(1)} ms`,
+      `CPU ${r.medianCpuMs.toFixed(1)} ms; median of 5; ${(snapshot.length / 1e6).toFixed(2)} MB of snapshot; holds ${(r.heldBytes / 1e6).toFixed(1)} MB; target ≤ ${RESTORE_TARGET_MS} ms: ${met(r.medianMs <= RESTORE_TARGET_MS)} by wall, ${met(r.medianCpuMs <= RESTORE_TARGET_MS)} by CPU`,
+    ),
+    row(
+      "  baseline: one CRC-32 pass over the same snapshot bytes",
+      `${crc.ms.toFixed(1)} ms`,
+      `CPU ${crc.cpuMs.toFixed(1)} ms; restore / CRC pass: ${(r.medianMs / crc.ms).toFixed(1)}× wall, ${(r.medianCpuMs / Math.max(crc.cpuMs, 0.001)).toFixed(1)}× CPU`,
+    ),
+  ];
+}
+
+function main(): void {
+  const config = defaultCoreConfig();
+  const held = heldOutState(config);
+  const restoreConfig = { ...config, routeCapPerService: 200 };
+  const lines = [
+    "state targets (docs/decisions/0049-compact-state.md)",
+    row(
+      `bytes per open (window, key), held-out workload (${HELD_OUT.events.toLocaleString("en-US")} events, ${HELD_OUT.services} × ${HELD_OUT.routes} routes, ${HELD_OUT.users.toLocaleString("en-US")} users): gc'd heap + array buffers`,
+      `${held.bytes.toFixed(0)} B`,
+      `${held.openStates} open states; target ≤ ${BYTES_TARGET} B: ${met(held.bytes <= BYTES_TARGET)}`,
+    ),
+    row(
+      "  baselines: the same state's snapshot bytes, status().stateBytes (the aggregates' own estimate)",
+      `${held.snapshotBytes.toFixed(0)} B`,
+      `stateBytes ${held.statusBytes.toFixed(0)} B; held / snapshot ${(held.bytes / held.snapshotBytes).toFixed(2)}×`,
+    ),
+    ...restoreRows(restoreConfig, 2000),
+    ...restoreRows(restoreConfig, 1000),
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  ];
+  console.log(lines.join("\n"));
+}
+
+main();
