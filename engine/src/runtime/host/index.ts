@@ -19,7 +19,6 @@
  */
 export { OperatorHost, type HostOptions } from "./operator-host.js";
 export type { CheckpointWaiting, HostContext, Operator, OperatorOutput } from "./operator.js";
-export type { OperatorSink } from "./operator-sink.js";
 export { PaneCounts } from "./pane-counts.js";
 export { paneSink, type SinkConfig } from "./open-sink.js";
 export { closeRole, followConnection, type RoleStatus } from "./role-lifecycle.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PublishStats } from "../output/pane-sink.js";
 import type { CheckpointWaiting, HostContext, Operator, OperatorOutput } from "./operator.js";
 import { OperatorHost } from "./operator-host.js";
-import type { OperatorSink } from "./operator-sink.js";
+import type { OperatorSink } from "../output/operator-sink.js";
 
 /** A sink whose acknowledgements the test releases: publishes are held until `ack()`. */
 class HeldSink implements OperatorSink {

@@ -16,7 +16,7 @@ import { OutputGate } from "../output/output-gate.js";
 import { PipelineLag } from "../status/pipeline-lag.js";
 import type { CheckpointWaiting, HostContext, Operator } from "./operator.js";
 import type { OperatorLog } from "../operator-log.js";
-import type { OperatorSink } from "./operator-sink.js";
+import type { OperatorSink } from "../output/operator-sink.js";
 import { PaneCounts } from "./pane-counts.js";
 
 export interface HostOptions {
