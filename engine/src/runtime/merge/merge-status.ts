@@ -62,7 +62,12 @@ export class MergeStatusPublisher extends RoleStatusPublisher {
       held !== null &&
       (held.barrier === true || (furthest !== null && furthest - (held.reportedTo ?? -Infinity) >= HOLD_MS));
     const waitingFor = behind ? held.partition : this.stalls.holding(held?.partition ?? null, now);
-    const msg = this.statusOf(now, { laneTimes, waitingFor, offsets: [], lastCheckpointWall: op.lastCheckpointWall });
+    const msg = this.statusOf(now, {
+      laneTimes,
+      waitingFor,
+      offsets: [],
+      lastCheckpointWall: host.checkpoints.lastCheckpointWall,
+    });
     const named = waitingFor !== null && msg.heldBackBy === waitingFor;
     return {
       ...msg,

@@ -46,14 +46,17 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     );
   }
   const sink = paneSink(config, nc, log, false);
-  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes }, (ctx) => {
-    return new MergeOperator(config, core, store, jetstream(nc), ctx, cp?.header);
-  });
+  const hostOpts = { log, compressPanes: config.compressPanes, store, owner: config };
+  const host = new OperatorHost(
+    sink,
+    hostOpts,
+    (ctx) => new MergeOperator(config, core, jetstream(nc), ctx, cp?.header),
+  );
   const op = host.operator;
   const metrics = mergeMetrics(config, host, core);
   metrics.checkpointsCorrupt.inc(loaded.skipped.length);
   registerBackpressureMetrics(metrics.registry, "tidemark_merge_", host);
-  op.onCheckpoint = (e) => {
+  host.checkpoints.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };

@@ -57,9 +57,12 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const cp = loaded.checkpoint;
   await checkRetention(nc, cp?.header.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
-  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes, compressOffThread: true }, (ctx) => {
-    return new EngineWorker(config, core, store, jetstream(nc), ctx, cp?.header);
-  });
+  const hostOpts = { log, compressPanes: config.compressPanes, compressOffThread: true, store, owner: config };
+  const host = new OperatorHost(
+    sink,
+    hostOpts,
+    (ctx) => new EngineWorker(config, core, jetstream(nc), ctx, cp?.header),
+  );
   const worker = host.operator;
   const served = await serveMetrics(config, host, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, host, core, nc, log);
@@ -71,7 +74,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [served.registry],
   });
-  worker.checkpoints.onBarrierCheckpoint = (a) => {
+  worker.trigger.onBarrierCheckpoint = (a) => {
     startDelay.observe(a.startDelayMs / 1000);
     publishAck(nc, { operator: config.worker, ...a }, log);
   };
@@ -119,7 +122,7 @@ async function serveMetrics(
       );
     },
   });
-  worker.checkpoints.onCheckpoint = (e) => {
+  host.checkpoints.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };

@@ -36,7 +36,7 @@ export class StatusPublisher extends RoleStatusPublisher {
       laneTimes,
       waitingFor: this.stalls.holding(waitingFor, now),
       offsets: worker.interleave.offsets(),
-      lastCheckpointWall: worker.checkpoints.lastCheckpointWall,
+      lastCheckpointWall: host.checkpoints.lastCheckpointWall,
     });
   }
 
