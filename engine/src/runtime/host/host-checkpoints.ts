@@ -115,11 +115,15 @@ export class HostCheckpoints {
 
   /** Encodes the cut (the input released once its state is captured) while its acks are awaited. */
   private async write(cut: Cut, plan: CutPlan): Promise<Taken> {
-    const encoding = encodeCut(cut, () => {
-      this.holding = false;
-      plan.captured?.();
-      this.deps.wake();
-    });
+    // Released in a microtask: never inside a turn of the snapshot's encoding (whose steps may be
+    // suspended on copies), and before any new input, which comes in a later task.
+    const encoding = encodeCut(cut, () =>
+      queueMicrotask(() => {
+        this.holding = false;
+        plan.captured?.();
+        this.deps.wake();
+      }),
+    );
     const encoded = encoding.then((taken) => (this.trigger.encoded(taken), taken));
     const [taken] = await Promise.all([encoded, this.deps.flushOutput()]);
     return taken;
