@@ -62,7 +62,6 @@ export class OperatorHost<Op extends Operator> {
       ? pooledBodySender(given, opts.compressPanes)
       : { ...bodySender(given, opts.compressPanes), sink: given };
     this.sink = sink;
-    let gate: OutputGate | undefined;
     const ctx: HostContext = {
       send,
       buffers,
@@ -70,7 +69,6 @@ export class OperatorHost<Op extends Operator> {
       pipelineLag: this.pipelineLag,
       log: opts.log,
       clock,
-      gate: () => gate as OutputGate,
       outputSaturated: () => sink.saturated || this.operator.outputs.some((o) => o.out?.saturated === true),
       flushOutput: () => this.flushOutput(),
       cut: (plan) => this.checkpoints.start(plan),
@@ -79,7 +77,7 @@ export class OperatorHost<Op extends Operator> {
     };
     const op = (this.operator = create(ctx));
     const outputs = [{ cause: "TM_PANES" as const, out: sink }, ...op.outputs];
-    this.gate = gate = new OutputGate(outputs, clock, () => this.loop.wake());
+    this.gate = new OutputGate(outputs, clock, () => this.loop.wake());
     const deps = { owner: opts.owner, store: opts.store, log: opts.log, clock, flushOutput: ctx.flushOutput };
     const wake = (): void => this.loop.wake();
     this.checkpoints = new HostCheckpoints(op, op.trigger, { ...deps, wake });

@@ -9,7 +9,7 @@
  */
 import type { BodyBuffers } from "../output/body-buffers.js";
 import type { GroupMessage } from "../output/emit-group.js";
-import type { GatedOutput, OutputGate } from "../output/output-gate.js";
+import type { GatedOutput } from "../output/output-gate.js";
 import type { PublishStats } from "../output/pane-sink.js";
 import type { HoldCause } from "../output/input-hold.js";
 import type { PipelineLag } from "../status/pipeline-lag.js";
@@ -44,8 +44,6 @@ export interface HostContext {
   readonly pipelineLag: PipelineLag;
   readonly log: OperatorLog;
   readonly clock: () => number;
-  /** Shut while an output is saturated; an operator reads nothing further meanwhile (built after the operator). */
-  gate(): OutputGate;
   /** True while the pane sink or one of the operator's own outputs is saturated (its window full). */
   outputSaturated(): boolean;
   /** Resolves once everything published so far (panes and the operator's own outputs) is acknowledged. */
