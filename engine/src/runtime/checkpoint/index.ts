@@ -5,7 +5,8 @@
  * Owns: the file format (checkpoint-codec.ts) with each operator's checkpointed state as one type
  * (WorkerState, MergeState), the header and write every operator shares (checkpoint-frame.ts), the
  * store, restore at start, snapshots encoded across event-loop turns, when checkpoints are due
- * (checkpoint-spacing.ts, WorkerCheckpoints), and the aligned-checkpoint protocol: the coordinator,
+ * (checkpoint-spacing.ts; the CheckpointTrigger policies WorkerTrigger and MergeTrigger, asked by
+ * the OperatorHost, which runs the cut), and the aligned-checkpoint protocol: the coordinator,
  * barrier alignment, start notices, acks and waits.
  *
  * May import: core/, protocol, nats wiring through its callers, config/, input/ and output/ (for
@@ -28,7 +29,9 @@ export type { CheckpointEvent } from "./checkpoint-event.js";
 export { checkpointHeader, persistCheckpoint, type CheckpointOwner } from "./checkpoint-frame.js";
 export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint-store.js";
 export { restoreEngine, type CoreFactory } from "./engine-restore.js";
-export { WorkerCheckpoints, type CheckpointSubject } from "./worker-checkpoints.js";
+export type { CheckpointTrigger, CutPlan } from "./checkpoint-trigger.js";
+export { WorkerTrigger, type BarrierAck } from "./worker-trigger.js";
+export { MergeTrigger } from "./merge-trigger.js";
 export { COORDINATED_MS, checkpointSpacing } from "./checkpoint-spacing.js";
 export { encodeAcrossTurns } from "./snapshot-turns.js";
 export { encodeCut, type Cut, type Taken } from "./encode-cut.js";

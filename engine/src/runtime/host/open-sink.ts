@@ -6,7 +6,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { PaneSink } from "../output/pane-sink.js";
 import { PaneThreadSink } from "../output/pane-thread-sink.js";
-import type { OperatorSink } from "./operator-sink.js";
+import type { OperatorSink } from "../output/operator-sink.js";
 
 /** What the sink needs of the role's config (EngineConfig, MergeConfig). */
 export interface SinkConfig {

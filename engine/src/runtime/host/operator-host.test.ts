@@ -1,8 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { SnapshotSteps } from "../../core/types.js";
+import { CheckpointStore } from "../checkpoint/checkpoint-store.js";
+import type { CheckpointTrigger, CutPlan } from "../checkpoint/checkpoint-trigger.js";
 import type { PublishStats } from "../output/pane-sink.js";
-import type { CheckpointWaiting, HostContext, Operator, OperatorOutput } from "./operator.js";
+import type { OperatorSink } from "../output/operator-sink.js";
+import type { InputSource } from "./input-source.js";
+import type { HostContext, Operator, OperatorCheckpoint, OperatorOutput } from "./operator.js";
 import { OperatorHost } from "./operator-host.js";
-import type { OperatorSink } from "./operator-sink.js";
 
 /** A sink whose acknowledgements the test releases: publishes are held until `ack()`. */
 class HeldSink implements OperatorSink {
@@ -50,109 +57,227 @@ class HeldSink implements OperatorSink {
   }
 }
 
-/** An operator that records what the host asks of it; its final checkpoint waits for the host's flush. */
-class Recorder implements Operator {
+/** An input of numbered items (each its own log time) the test pushes. */
+class Items implements InputSource<number[]> {
+  readonly calls: string[] = [];
+  private readonly queue: number[] = [];
+  private ready: () => void = () => undefined;
+  releases = 0;
+
+  push(...items: number[]): void {
+    this.queue.push(...items);
+    this.ready();
+  }
+  start(ready: () => void): void {
+    this.calls.push("start");
+    this.ready = ready;
+  }
+  pull(max: number): number[] | null {
+    return this.queue.length === 0 ? null : this.queue.splice(0, max);
+  }
+  release(): void {
+    this.releases++;
+  }
+  restart(): void {
+    this.calls.push("restart");
+  }
+  async stop(): Promise<void> {
+    this.calls.push("stop");
+  }
+}
+
+/** A trigger the test arms: the next time the host asks, `plan` is due. */
+class Armed implements CheckpointTrigger {
+  plan: CutPlan | null = null;
+  asked = 0;
+  due(): CutPlan | null {
+    this.asked++;
+    const p = this.plan;
+    this.plan = null;
+    return p;
+  }
+  cut(): void {}
+  encoded(): void {}
+}
+
+/** An operator that records the batches and cuts the host hands it; its snapshot ends once `captured` is set. */
+class Recorder implements Operator<number[]> {
   readonly operatorId = "op-1";
   eventsTotal = 0;
-  readonly calls: string[] = [];
+  readonly batches: number[][] = [];
+  readonly cuts: string[] = [];
+  readonly input = new Items();
+  readonly trigger = new Armed();
   readonly outputs: OperatorOutput[];
+  /** Set by the test: the snapshot's steps run across turns until then. */
+  capture = true;
   ctx!: HostContext;
 
   constructor(readonly partials: HeldSink | null) {
     this.outputs = [{ cause: "TM_PARTIALS", out: partials }];
   }
-  onStart(): void {
-    this.calls.push("start");
+  processBatch(batch: number[]): number {
+    this.batches.push(batch);
+    this.eventsTotal += batch.length;
+    return batch.length;
   }
-  async onStop(): Promise<void> {
-    this.calls.push("stop");
+  logTime(): number | null {
+    const last = this.batches.at(-1);
+    return last === undefined ? null : (last.at(-1) as number);
   }
-  async handleFinalCheckpoint(deadline: Promise<false>): Promise<boolean> {
-    this.calls.push("final");
-    return Promise.race([this.ctx.flushOutput().then(() => true), deadline]);
-  }
-  checkpointWaiting(): CheckpointWaiting | null {
-    return { n: 7, waitedMs: 3 };
-  }
-  onOutputOpen(): void {
-    this.calls.push("open");
-  }
-  onConnectionLost(): void {
-    this.calls.push("lost");
-  }
-  onConnectionRestored(): void {
-    this.calls.push("restored");
+  handleCheckpoint(plan: CutPlan): OperatorCheckpoint {
+    this.cuts.push(plan.final ? "final" : `cut ${plan.barrier ?? "own"} at ${this.logTime()}`);
+    const captured = (): boolean => this.capture;
+    const steps = (function* (): SnapshotSteps {
+      while (!captured()) yield;
+      return Uint8Array.of(1, 2, 3);
+    })();
+    return { state: { offsets: [] }, steps };
   }
 }
 
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const dirs: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
-function hosted(partials: HeldSink | null): { host: OperatorHost<Recorder>; sink: HeldSink; op: Recorder } {
-  const sink = new HeldSink("panes");
-  const host = new OperatorHost(sink, { log, compressPanes: false, clock: () => 0 }, (ctx) => {
-    const op = new Recorder(partials);
-    op.ctx = ctx;
-    return op;
-  });
-  return { host, sink, op: host.operator };
+async function store(): Promise<CheckpointStore> {
+  const dir = mkdtempSync(join(tmpdir(), "tidemark-host-"));
+  dirs.push(dir);
+  const s = new CheckpointStore(dir);
+  await s.open();
+  return s;
 }
+
+function files(s: CheckpointStore): string[] {
+  return readdirSync(s.dir).filter((f) => f.endsWith(".tmck"));
+}
+
+async function hosted(
+  partials: HeldSink | null,
+  warn: (o: object, m: string) => void = () => undefined,
+): Promise<{ host: OperatorHost<Recorder>; sink: HeldSink; op: Recorder; cps: CheckpointStore }> {
+  const sink = new HeldSink("panes");
+  const cps = await store();
+  const owner = { partitionCount: 4, partitions: [0, 1] };
+  const opts = { log: { ...log, warn }, compressPanes: false, clock: () => 0, store: cps, owner };
+  const host = new OperatorHost(sink, opts, (ctx) => Object.assign(new Recorder(partials), { ctx }));
+  return { host, sink, op: host.operator, cps };
+}
+
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe("OperatorHost", () => {
   it("stops the input before the final checkpoint, which waits for every output's acks, then closes them", async () => {
     const partials = new HeldSink("partials");
-    const { host, sink, op } = hosted(partials);
+    const { host, sink, op, cps } = await hosted(partials);
     host.start();
     sink.publish("tm.panes.a", new Uint8Array(1), "x#0");
     partials.publish("tm.partials.0", new Uint8Array(1), "p#0");
     let closed = false;
     const closing = host.close(10_000).then(() => (closed = true));
-    await new Promise((r) => setImmediate(r));
-    expect(op.calls).toEqual(["start", "stop", "final"]);
+    await vi.waitFor(() => expect(op.cuts).toEqual(["final"]));
+    expect(op.input.calls).toEqual(["start", "stop"]);
     sink.ack();
-    await new Promise((r) => setImmediate(r));
-    expect(closed).toBe(false); // the partials are not acknowledged yet
+    await turn();
+    expect([closed, files(cps)]).toEqual([false, []]); // the partials are not acknowledged yet
     partials.ack();
     await closing;
+    expect(files(cps)).toHaveLength(1);
     expect([sink.closed, partials.closed]).toEqual([true, true]);
   });
 
   it("writes no final checkpoint past the deadline, and still closes the sinks", async () => {
     const warned: string[] = [];
-    const sink = new HeldSink("panes");
-    const host = new OperatorHost(
-      sink,
-      { log: { ...log, warn: (_o, m) => warned.push(m) }, compressPanes: false },
-      (ctx) => Object.assign(new Recorder(null), { ctx }),
-    );
+    const { host, sink, cps } = await hosted(null, (_o, m) => warned.push(m));
     sink.publish("tm.panes.a", new Uint8Array(1), "x#0");
     await host.close(20);
+    sink.ack(); // too late: nothing is written after the deadline
+    await turn();
     expect(warned).toEqual(["pending panes were not acknowledged in time: no final checkpoint (the log replays them)"]);
-    expect(sink.closed).toBe(true);
+    expect([sink.closed, files(cps)]).toEqual([true, []]);
   });
 
-  it("shuts the gate on a saturated output of the operator's own, and tells the operator when it opens", async () => {
+  it("pulls bounded batches, asks the trigger after each slice and lets the held consumers read on", async () => {
+    const { host, op } = await hosted(null);
+    host.start();
+    op.input.push(...Array.from({ length: 300 }, (_, i) => i));
+    await vi.waitFor(() => expect(op.eventsTotal).toBe(300));
+    expect(op.batches.map((b) => b.length)).toEqual([128, 128, 44]);
+    expect(op.batches.flat()).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    expect(op.trigger.asked).toBeGreaterThanOrEqual(1);
+    expect(op.input.releases).toBe(op.trigger.asked);
+    await host.close(1_000);
+  });
+
+  it("pulls nothing while an output is saturated, and again once it has room", async () => {
     const partials = new HeldSink("partials");
-    const { host, op } = hosted(partials);
-    expect(op.ctx.outputSaturated()).toBe(false);
+    const { host, op } = await hosted(partials);
+    host.start();
     partials.saturated = true;
     expect(op.ctx.outputSaturated()).toBe(true);
-    const shut = host.gate.blocked();
-    expect(shut).toBeDefined();
+    op.input.push(1, 2, 3);
+    await turn();
+    await turn();
+    expect(op.eventsTotal).toBe(0);
     expect(host.gate.hold.current()?.cause).toBe("TM_PARTIALS");
     partials.free();
-    await shut;
-    expect(op.calls).toEqual(["open"]);
+    await vi.waitFor(() => expect(op.eventsTotal).toBe(3));
     expect(host.gate.blocked()).toBeUndefined();
+    await host.close(1_000);
   });
 
-  it("reports every output's window, counts panes once, and passes the connection on", () => {
-    const { host, op } = hosted(new HeldSink("partials"));
+  it("cuts between batches: holds the input until the state is captured, writes only after the acks, reports", async () => {
+    const { host, sink, op, cps } = await hosted(null);
+    const events: string[] = [];
+    host.checkpoints.onCheckpoint = (e) => events.push(`written at ${e.logTime}`);
+    const plan: CutPlan = {
+      barrier: 7,
+      afterCut: () => events.push("after cut"),
+      captured: () => events.push("captured"),
+      durable: (file) => events.push(`durable ${file === join(cps.dir, files(cps)[0] ?? "")}`),
+    };
+    op.capture = false;
+    op.trigger.plan = plan;
+    host.start();
+    sink.publish("tm.panes.a", new Uint8Array(1), "x#0"); // published before the cut
+    op.input.push(10, 11);
+    await vi.waitFor(() => expect(op.cuts).toEqual(["cut 7 at 11"]));
+    expect(host.checkpoints.holding).toBe(true);
+    expect(host.checkpointWaiting()?.n).toBe(7);
+    op.input.push(12);
+    for (let i = 0; i < 5; i++) await turn();
+    expect([op.eventsTotal, events]).toEqual([2, ["after cut"]]); // held: 12 not pulled
+    op.capture = true;
+    await vi.waitFor(() => expect(op.eventsTotal).toBe(3));
+    expect(events).toEqual(["after cut", "captured"]);
+    for (let i = 0; i < 5; i++) await turn();
+    expect(files(cps)).toEqual([]); // the pane before the cut is not acknowledged yet
+    sink.ack();
+    await vi.waitFor(() => expect(events).toEqual(["after cut", "captured", "written at 11", "durable true"]));
+    expect(host.checkpointWaiting()).toBeNull();
+    expect(host.checkpoints.lastCheckpointWall).toBe(0);
+    await host.close(1_000);
+  });
+
+  it("writes a checkpoint of the operator's own when its trigger says one is due", async () => {
+    const { host, op, cps } = await hosted(null);
+    const written: Array<number | null> = [];
+    host.checkpoints.onCheckpoint = (e) => written.push(e.logTime);
+    op.trigger.plan = {};
+    host.start();
+    op.input.push(5);
+    await vi.waitFor(() => expect(written).toEqual([5]));
+    expect([op.cuts, files(cps).length, host.checkpointWaiting()]).toEqual([["cut own at 5"], 1, null]);
+    await host.close(1_000);
+  });
+
+  it("reports every output's window, counts panes once, and recreates the input's consumers on a reconnect", async () => {
+    const { host, op } = await hosted(new HeldSink("partials"));
     expect(host.publishStats().map((s) => s.stream)).toEqual(["TM_PANES", "TM_PARTIALS"]);
-    expect(
-      hosted(null)
-        .host.publishStats()
-        .map((s) => s.stream),
-    ).toEqual(["TM_PANES"]);
+    expect((await hosted(null)).host.publishStats().map((s) => s.stream)).toEqual(["TM_PANES"]);
     const pane = { policy: "dashboard", kind: "early" } as Parameters<HostContext["panes"]["count"]>[0];
     op.ctx.panes.count(pane);
     op.ctx.panes.count(pane);
@@ -161,10 +286,10 @@ describe("OperatorHost", () => {
       ["early", 2],
       ["final", 1],
     ]);
-    expect(host.checkpointWaiting()).toEqual({ n: 7, waitedMs: 3 });
+    expect(host.checkpointWaiting()).toBeNull();
     host.connectionLost();
     expect(host.disconnected).toBe(true);
     host.connectionRestored();
-    expect([host.disconnected, op.calls]).toEqual([false, ["lost", "restored"]]);
+    expect([host.disconnected, op.input.calls]).toEqual([false, ["restart"]]);
   });
 });

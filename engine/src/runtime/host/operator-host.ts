@@ -1,22 +1,29 @@
 /**
  * OperatorHost: runs one operator — an engine worker or a merge operator — and does for it what
- * every operator needs (docs/decisions/0045-operator-host.md): its output (EmitGroup bodies into
- * reused buffers, compressed or not, to the pane sink), the gate that holds its input while an
- * output is saturated (docs/decisions/0035-backpressure.md), pane counts and pipeline lag, the
- * backpressure it reports (tm.status, /metrics), the stop — input stopped, a final checkpoint once
- * the panes before it are acknowledged, all within one deadline — and the NATS connection's
- * comings and goings. The operator implements its handlers (operator.ts).
+ * every operator needs (docs/decisions/0045-operator-host.md): the input loop (input-loop.ts:
+ * bounded batches pulled from the operator's InputSource and handed to `processBatch`), wall-clock
+ * progress (`handleProgress`), when and how a checkpoint is cut (host-checkpoints.ts: the trigger
+ * asked between batches; hold, capture, release, encode across turns, persist after the acks,
+ * report), its output (EmitGroup bodies into reused buffers, compressed or not, to the pane sink),
+ * the gate that holds its input while an output is saturated (docs/decisions/0035-backpressure.md),
+ * pane counts and pipeline lag, the backpressure it reports (tm.status, /metrics), the stop — input
+ * stopped, a final checkpoint once the panes before it are acknowledged, all within one deadline —
+ * and the NATS connection's comings and goings. The operator implements its handlers (operator.ts).
  *
  * Invariant: a stop writes the final checkpoint only after every publish before it is acknowledged
  * (never durable ahead of its panes); past the deadline it writes none and the log replays them.
  */
 import type { PublishStats } from "../output/pane-sink.js";
+import type { CheckpointOwner } from "../checkpoint/checkpoint-frame.js";
+import type { CheckpointStore } from "../checkpoint/checkpoint-store.js";
+import { HostCheckpoints } from "./host-checkpoints.js";
+import { InputLoop } from "./input-loop.js";
 import { bodySender, pooledBodySender } from "../output/body-sender.js";
 import { OutputGate } from "../output/output-gate.js";
 import { PipelineLag } from "../status/pipeline-lag.js";
 import type { CheckpointWaiting, HostContext, Operator } from "./operator.js";
 import type { OperatorLog } from "../operator-log.js";
-import type { OperatorSink } from "./operator-sink.js";
+import type { OperatorSink } from "../output/operator-sink.js";
 import { PaneCounts } from "./pane-counts.js";
 
 export interface HostOptions {
@@ -26,6 +33,9 @@ export interface HostOptions {
   /** Compress on the gzip thread (a CompressingSink around the sink) rather than the operator's (docs/decisions/0047-binary-panes.md). */
   compressOffThread?: boolean;
   clock?: () => number;
+  /** Where its checkpoints go, and who writes them (its partitions; the id is the operator's). */
+  store: CheckpointStore;
+  owner: Omit<CheckpointOwner, "operatorId">;
 }
 
 export class OperatorHost<Op extends Operator> {
@@ -35,8 +45,12 @@ export class OperatorHost<Op extends Operator> {
   readonly pipelineLag = new PipelineLag();
   /** Where the operator's pane and late bodies go: the sink given, or the gzip thread in front of it. */
   readonly sink: OperatorSink;
+  /** When and how the operator's checkpoints are cut (host-checkpoints.ts). */
+  readonly checkpoints: HostCheckpoints;
+  private readonly loop: InputLoop<unknown>;
   private closing = false;
   private connectionDown = false;
+  private progress: NodeJS.Timeout | undefined;
 
   constructor(
     given: OperatorSink,
@@ -48,7 +62,6 @@ export class OperatorHost<Op extends Operator> {
       ? pooledBodySender(given, opts.compressPanes)
       : { ...bodySender(given, opts.compressPanes), sink: given };
     this.sink = sink;
-    let gate: OutputGate | undefined;
     const ctx: HostContext = {
       send,
       buffers,
@@ -56,13 +69,25 @@ export class OperatorHost<Op extends Operator> {
       pipelineLag: this.pipelineLag,
       log: opts.log,
       clock,
-      gate: () => gate as OutputGate,
       outputSaturated: () => sink.saturated || this.operator.outputs.some((o) => o.out?.saturated === true),
       flushOutput: () => this.flushOutput(),
+      cut: (plan) => this.checkpoints.start(plan),
+      holding: () => this.checkpoints.holding,
+      wake: () => this.loop.wake(),
     };
-    this.operator = create(ctx);
-    const outputs = [{ cause: "TM_PANES" as const, out: sink }, ...this.operator.outputs];
-    this.gate = gate = new OutputGate(outputs, clock, () => this.operator.onOutputOpen());
+    const op = (this.operator = create(ctx));
+    const outputs = [{ cause: "TM_PANES" as const, out: sink }, ...op.outputs];
+    this.gate = new OutputGate(outputs, clock, () => this.loop.wake());
+    const deps = { owner: opts.owner, store: opts.store, log: opts.log, clock, flushOutput: ctx.flushOutput };
+    const wake = (): void => this.loop.wake();
+    this.checkpoints = new HostCheckpoints(op, op.trigger, { ...deps, wake });
+    this.loop = new InputLoop<unknown>({
+      source: op.input,
+      process: (batch) => op.processBatch(batch),
+      gate: () => this.gate,
+      outputSaturated: ctx.outputSaturated,
+      checkpoints: this.checkpoints,
+    });
   }
 
   get operatorId(): string {
@@ -91,22 +116,31 @@ export class OperatorHost<Op extends Operator> {
   }
 
   checkpointWaiting(): CheckpointWaiting | null {
-    return this.operator.checkpointWaiting();
+    return this.checkpoints.waiting();
   }
 
+  /** Starts the input and the operator's wall-clock progress. */
   start(): void {
-    this.operator.onStart();
+    this.loop.start();
+    const op = this.operator;
+    if (op.handleProgress === undefined || op.progressEveryMs === undefined) return;
+    const clock = this.opts.clock ?? Date.now;
+    this.progress = setInterval(() => {
+      if (!this.closing && !this.checkpoints.holding) op.handleProgress?.(clock());
+    }, op.progressEveryMs);
+    this.progress.unref();
   }
 
   /** Stops reading, writes a final checkpoint (after the pending panes are acknowledged), closes the outputs. */
   async close(flushTimeoutMs = 5_000): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    await this.operator.onStop();
+    clearInterval(this.progress);
+    await this.loop.stop();
     // One deadline for everything that waits on acks: with TM_PANES unreachable they never come
     // (docs/operations.md, "Engine workers").
     const deadline = new Promise<false>((r) => setTimeout(() => r(false), flushTimeoutMs).unref());
-    if (!(await this.operator.handleFinalCheckpoint(deadline)))
+    if (!(await this.checkpoints.final(deadline)))
       this.opts.log.warn({}, "pending panes were not acknowledged in time: no final checkpoint (the log replays them)");
     this.sink.close();
     for (const o of this.operator.outputs) o.out?.close();
@@ -115,13 +149,12 @@ export class OperatorHost<Op extends Operator> {
   /** The connection to NATS dropped: nothing to do until it returns (the input waits). */
   connectionLost(): void {
     this.connectionDown = true;
-    this.operator.onConnectionLost();
   }
 
   /** Back online: the operator's consumers are recreated from their last sequence + 1. */
   connectionRestored(): void {
     this.connectionDown = false;
-    this.operator.onConnectionRestored();
+    this.operator.input.restart();
   }
 
   /** True between `connectionLost()` and `connectionRestored()`. */

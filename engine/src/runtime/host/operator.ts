@@ -1,19 +1,23 @@
 /**
  * The contract between the OperatorHost and the operator it runs (docs/architecture.md, "The
- * engine's folders"; docs/decisions/0045-operator-host.md). As in Arroyo, the host does what every operator needs —
- * output, its backpressure gate, pane counts, pipeline lag, the stop with its final checkpoint, the
- * connection — and the operator implements only its own handlers: start reading, process its input
- * (each operator's input is its own: an interleave of TM_EVENTS partitions, one TM_PARTIALS subject),
- * judge progress, the checkpointed state it owns (one explicit type per operator:
- * worker/worker-state.ts, merge/merge-state.ts) and restoring it.
+ * engine's folders"; docs/decisions/0045-operator-host.md). As in Arroyo, the host does what every
+ * operator needs — the input loop over the operator's InputSource, the cut of a checkpoint and its
+ * sequence, output, its backpressure gate, pane counts, pipeline lag, the stop with its final
+ * checkpoint, the connection — and the operator implements only its own handlers: process a batch,
+ * its log time and wall-clock progress, its trigger, the checkpointed state it owns (one explicit
+ * type per operator: checkpoint/worker-state.ts, checkpoint/merge-state.ts), restored when it is built.
  */
 import type { BodyBuffers } from "../output/body-buffers.js";
 import type { GroupMessage } from "../output/emit-group.js";
-import type { GatedOutput, OutputGate } from "../output/output-gate.js";
+import type { GatedOutput } from "../output/output-gate.js";
 import type { PublishStats } from "../output/pane-sink.js";
 import type { HoldCause } from "../output/input-hold.js";
 import type { PipelineLag } from "../status/pipeline-lag.js";
 import type { OperatorLog } from "../operator-log.js";
+import type { SnapshotSteps } from "../../core/types.js";
+import type { OperatorHeaderState } from "../checkpoint/checkpoint-frame.js";
+import type { CheckpointTrigger, CutPlan } from "../checkpoint/checkpoint-trigger.js";
+import type { InputSource } from "./input-source.js";
 import type { PaneCounts } from "./pane-counts.js";
 
 /** The aligned checkpoint cut and not yet durable, with how long it has waited. */
@@ -40,33 +44,43 @@ export interface HostContext {
   readonly pipelineLag: PipelineLag;
   readonly log: OperatorLog;
   readonly clock: () => number;
-  /** Shut while an output is saturated; an operator reads nothing further meanwhile (built after the operator). */
-  gate(): OutputGate;
   /** True while the pane sink or one of the operator's own outputs is saturated (its window full). */
   outputSaturated(): boolean;
   /** Resolves once everything published so far (panes and the operator's own outputs) is acknowledged. */
   flushOutput(): Promise<void>;
+  /** A cut now, whatever is being written (a merge operator's alignment complete; host-checkpoints.ts). */
+  cut(plan: CutPlan): void;
+  /** True from a cut until its state is captured: no input is pulled meanwhile. */
+  holding(): boolean;
+  /** Runs the input loop soon (a checkpoint was asked for: it is cut between two batches). */
+  wake(): void;
+}
+
+/** An operator's state at a cut: its part of the header (WorkerState, MergeState) and the core's snapshot. */
+export interface OperatorCheckpoint {
+  state: OperatorHeaderState;
+  steps: SnapshotSteps;
 }
 
 /** The handlers an operator implements; the host calls them. */
-export interface Operator {
+export interface Operator<B = unknown> {
   /** The operator's id (config `worker`, flag --worker): its checkpoints, acks and tm.status carry it. */
   readonly operatorId: string;
   /** Records handled: events read, or the events the merged partials stand for. */
   readonly eventsTotal: number;
   /** Its own outputs beside the pane sink, gated and flushed with it. */
   readonly outputs: readonly OperatorOutput[];
-  /** Starts reading its input. */
-  onStart(): void;
-  /** Stops reading (the first step of a stop). */
-  onStop(): Promise<void>;
-  /** The final checkpoint of a stop, before `deadline`; false when the deadline came first (no file). */
-  handleFinalCheckpoint(deadline: Promise<false>): Promise<boolean>;
-  /** The aligned checkpoint cut here and not yet durable (null: none). */
-  checkpointWaiting(): CheckpointWaiting | null;
-  /** A saturated output has room again: the input may flow. */
-  onOutputOpen(): void;
-  /** The connection to NATS dropped / came back (its consumers are recreated from their sequences). */
-  onConnectionLost(): void;
-  onConnectionRestored(): void;
+  /** Its input, which the host starts, pulls batches from, releases, restarts and stops. */
+  readonly input: InputSource<B>;
+  /** When it checkpoints of its own accord; the host asks between two batches. */
+  readonly trigger: CheckpointTrigger;
+  /** Handles one batch of its input; returns how many items it held. */
+  processBatch(batch: B): number;
+  /** Its log time: where a cut now stands (null: nothing handled yet, no cut). */
+  logTime(): number | null;
+  /** Its state at a cut, taken now (the input is held from here until the state is captured). */
+  handleCheckpoint(plan: CutPlan): OperatorCheckpoint;
+  /** Wall-clock progress every `progressEveryMs`, never while a cut's state is captured (a merge operator's idle ticks). */
+  readonly progressEveryMs?: number;
+  handleProgress?(now: number): void;
 }

@@ -1,12 +1,15 @@
 /**
  * The steps around an OperatorHost that every role (engine worker, merge operator) takes alike:
- * following the NATS connection (the host's consumers are recreated on a reconnect), and the stop —
+ * running it (status, host, connection, the start logged without the URL's credentials), what a
+ * running role shows, following the NATS connection (the host's consumers are recreated on a
+ * reconnect), and the stop —
  * the side tasks stopped, the operator's final checkpoint (OperatorHost.close), a last status, then
  * NATS drained, bounded (with NATS down `drain()` would wait for ever), and the /metrics server
  * closed.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Server } from "node:http";
+import { redactUrl } from "../../nats/connect-options.js";
 import type { Operator } from "./operator.js";
 import type { OperatorHost } from "./operator-host.js";
 import type { OperatorLog } from "../operator-log.js";
@@ -18,6 +21,56 @@ export interface RoleStatus {
   stop(): void;
   publish(): void;
   reconnected(): void;
+}
+
+/** What every running role shows (RunningEngine, RunningMerge). */
+export interface RunningRole {
+  readonly worker: string;
+  readonly metricsUrl: string;
+  /** The checkpoint the role resumed from, if any. */
+  readonly restoredFrom: string | undefined;
+  /** Corrupt checkpoint files skipped at start. */
+  readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+  close(): Promise<void>;
+}
+
+/** A role to run: its identity, config, restore and /metrics, and what its log lines say. */
+export interface RoleRun {
+  role: "engine" | "merge";
+  config: { worker: string; natsUrl: string; metricsHost: string };
+  loaded: { file: string | undefined; skipped: ReadonlyArray<{ file: string; reason: string }> };
+  served: { server: Server; port: number };
+  /** Side tasks, stopped first on close (the checkpoint waits' notices, the coordinator, the status). */
+  tasks: ReadonlyArray<{ stop(): void }>;
+  /** What the disconnect line says waits, what the reconnect recreates, and the start line's fields. */
+  words: { waiting: string; consumers: string; fields: object };
+}
+
+/**
+ * The last steps of a role's start: its status published, the host started, the connection
+ * followed, and the start logged (credentials in the NATS URL are never logged: docs/security.md);
+ * `close()` stops it once (closeRole).
+ */
+export function runRole(
+  run: RoleRun,
+  nc: NatsConnection,
+  host: OperatorHost<Operator>,
+  status: RoleStatus & { start(): void },
+  log: OperatorLog & { flush?(): void },
+): RunningRole {
+  status.start();
+  host.start();
+  void followConnection(nc, host, status, log, run.words.waiting, run.words.consumers);
+  const port = run.served.port;
+  log.info({ ...run.words.fields, metrics: port, nats: redactUrl(run.config.natsUrl) }, `${run.role} started`);
+  let closing: Promise<void> | undefined;
+  return {
+    worker: run.config.worker,
+    metricsUrl: `http://${run.config.metricsHost}:${port}/metrics`,
+    restoredFrom: run.loaded.file,
+    skippedCheckpoints: run.loaded.skipped,
+    close: () => (closing ??= closeRole(host, run.tasks, status, nc, run.served.server, log, run.role)),
+  };
 }
 
 /** Follows the connection until it closes: a disconnect waits, a reconnect recreates the consumers. */

@@ -4,7 +4,9 @@
  * Owns: the consumers (OrderedReader: one subject in stream order from a sequence the reader owns;
  * PartitionSource: one owned TM_EVENTS partition, decoded), the deterministic partition interleave that
  * orders the owned partitions' items by log time (partition-interleave.ts), the bound on queued input
- * (LaneIntake), and owned-partition lists.
+ * (LaneIntake), each operator's input as the host pulls it (PartitionInput: a worker's partitions
+ * through the interleave; PartialsInput: a merge operator's TM_PARTIALS subject, one message at a
+ * time), and owned-partition lists.
  *
  * May import: protocol, the runtime root (errors). Nothing else of the runtime: it knows no sink,
  * no checkpoint, no clock.
@@ -18,4 +20,6 @@ export { OrderedReader, type OrderedReaderHandlers } from "./ordered-reader.js";
 export { PartitionSource, type PartitionSourceHandlers } from "./partition-source.js";
 export { PartitionInterleave, type LaneOffset, type InterleaveSink } from "./partition-interleave.js";
 export { LaneIntake, MAX_QUEUED_MESSAGES } from "./lane-intake.js";
+export { PartitionInput, type InterleaveBatch } from "./partition-input.js";
+export { PartialsInput } from "./partials-input.js";
 export { formatPartitionList, parsePartitionList } from "./partition-list.js";

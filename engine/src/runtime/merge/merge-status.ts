@@ -6,19 +6,18 @@
  * `merge.heldBackByWorker` its worker, once it is HOLD_MS of log time behind the furthest partition
  * or has not moved for HOLD_MS of wall time (shorter gaps are the rhythm of 100 ms ticks arriving
  * from several workers), or, while a checkpoint is aligned, once its barrier has been awaited for
- * HOLD_MS (ADR 0031); a partition that stays so for STALL_MS is logged, naming the worker.
+ * HOLD_MS (ADR 0031); a partition that stays so for STALL_MS is logged, naming the worker. The
+ * timer, the reconnect and the publish are every role's (host/role-status.ts).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { StreamCore } from "../../core/types.js";
-import { SUBJECT_STATUS, type EngineStatusMessage } from "../../protocol.js";
+import type { EngineStatusMessage } from "../../protocol.js";
 import type { MergeConfig } from "../config/merge-config.js";
 import type { MergeOperator } from "./merge-operator.js";
 import type { OperatorHost } from "../host/operator-host.js";
-import { HOLD_MS, StallWatch, STALL_MS } from "../status/stall-watch.js";
-import { buildStatusMessage } from "../status/status-message.js";
-import { backpressureStatus } from "../status/backpressure-status.js";
-import { HoldLog } from "../status/hold-log.js";
+import { RoleStatusPublisher } from "../host/role-status.js";
+import { HOLD_MS, STALL_MS } from "../status/stall-watch.js";
 
 /** What the status says of the aligned checkpoints: the coordinator's, or what another merge operator heard of them. */
 export interface CheckpointProgress {
@@ -36,33 +35,16 @@ interface HeldBack {
   barrier?: boolean;
 }
 
-export class MergeStatusPublisher {
-  private readonly stalls: StallWatch;
-  private readonly holds: HoldLog;
-  private timer: NodeJS.Timeout | undefined;
-
+export class MergeStatusPublisher extends RoleStatusPublisher {
   constructor(
     private readonly config: MergeConfig,
     private readonly host: OperatorHost<MergeOperator>,
-    private readonly core: StreamCore,
-    private readonly nc: NatsConnection,
-    private readonly log: Logger,
+    core: StreamCore,
+    nc: NatsConnection,
+    log: Logger,
     private readonly coordinator?: CheckpointProgress,
   ) {
-    this.stalls = new StallWatch(config.partitionCount, Date.now());
-    this.holds = new HoldLog(host, log);
-  }
-
-  start(): void {
-    this.timer = setInterval(() => this.publish(), this.config.statusEveryMs);
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  reconnected(): void {
-    this.stalls.restart(Date.now());
+    super({ config, host, core }, nc, log, "merge");
   }
 
   /** The status as it stands (published by `publish`). */
@@ -80,19 +62,11 @@ export class MergeStatusPublisher {
       held !== null &&
       (held.barrier === true || (furthest !== null && furthest - (held.reportedTo ?? -Infinity) >= HOLD_MS));
     const waitingFor = behind ? held.partition : this.stalls.holding(held?.partition ?? null, now);
-    const msg = buildStatusMessage({
-      worker: config.worker,
-      wallTime: now,
-      core: this.core.status(),
-      policies: config.core.policies,
-      partitions: config.partitions,
+    const msg = this.statusOf(now, {
       laneTimes,
       waitingFor,
       offsets: [],
-      lastCheckpointWall: op.lastCheckpointWall,
-      eventsTotal: host.eventsTotal,
-      pipelineLag: host.pipelineLag.percentiles(now),
-      backpressure: backpressureStatus(host),
+      lastCheckpointWall: host.checkpoints.lastCheckpointWall,
     });
     const named = waitingFor !== null && msg.heldBackBy === waitingFor;
     return {
@@ -124,16 +98,6 @@ export class MergeStatusPublisher {
     const p = alignment.missing(unheard);
     if (since === null || p === null || now - since < HOLD_MS) return aligner.heldBackBy();
     return { partition: p, worker: aligner.reportedBy(p), reportedTo: null, barrier: true };
-  }
-
-  publish(): void {
-    const msg = this.message(Date.now());
-    if (this.nc.isClosed()) return;
-    try {
-      this.nc.publish(SUBJECT_STATUS, JSON.stringify(msg));
-    } catch (err) {
-      this.log.error({ err: (err as Error).message }, "merge status not published");
-    }
   }
 
   private reportStall(partition: number, worker: string | null): void {

@@ -7,7 +7,6 @@
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
-import { redactUrl } from "../../nats/connect-options.js";
 import { Counter, Gauge, Histogram } from "prom-client";
 import { pino, type Logger } from "pino";
 import { createCore, restoreCore } from "../../core/index.js";
@@ -24,18 +23,13 @@ import { registerBackpressureMetrics } from "../status/backpressure-metrics.js";
 import { announceWaits } from "../checkpoint/checkpoint-waits.js";
 import { paneSink } from "../host/open-sink.js";
 import { OperatorHost } from "../host/operator-host.js";
-import { closeRole, followConnection } from "../host/role-lifecycle.js";
+import { runRole, type RunningRole } from "../host/role-lifecycle.js";
 
-export interface RunningMerge {
-  readonly worker: string;
-  readonly metricsUrl: string;
-  readonly restoredFrom: string | undefined;
-  readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+export interface RunningMerge extends RunningRole {
   /** The host running the operator: output, gate, counts, stop (host/operator-host.ts). */
   readonly host: OperatorHost<MergeOperator>;
   readonly operator: MergeOperator;
   readonly status: MergeStatusPublisher;
-  close(): Promise<void>;
 }
 
 export async function startMerge(config: MergeConfig, opts: { logger?: Logger } = {}): Promise<RunningMerge> {
@@ -52,14 +46,17 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     );
   }
   const sink = paneSink(config, nc, log, false);
-  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes }, (ctx) => {
-    return new MergeOperator(config, core, store, jetstream(nc), ctx, cp?.header);
-  });
+  const hostOpts = { log, compressPanes: config.compressPanes, store, owner: config };
+  const host = new OperatorHost(
+    sink,
+    hostOpts,
+    (ctx) => new MergeOperator(config, core, jetstream(nc), ctx, cp?.header),
+  );
   const op = host.operator;
   const metrics = mergeMetrics(config, host, core);
   metrics.checkpointsCorrupt.inc(loaded.skipped.length);
   registerBackpressureMetrics(metrics.registry, "tidemark_merge_", host);
-  op.onCheckpoint = (e) => {
+  host.checkpoints.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };
@@ -70,30 +67,14 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
       : follow(config, op, nc, metrics, log);
   const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => host.checkpointWaiting(), log);
   const status = new MergeStatusPublisher(config, host, core, nc, log, checkpoints);
-  status.start();
-  host.start();
-  void followConnection(nc, host, status, log, "waiting for the reconnect", "the consumer");
-  // Credentials in the NATS URL are never logged (docs/security.md).
-  log.info(
-    {
-      partitionCount: config.partitionCount,
-      metrics: served.port,
-      nats: redactUrl(config.natsUrl),
-    },
-    "merge started",
-  );
-  let closing: Promise<void> | undefined;
-  return {
-    worker: config.worker,
-    metricsUrl: `http://${config.metricsHost}:${served.port}/metrics`,
-    restoredFrom: loaded.file,
-    skippedCheckpoints: loaded.skipped,
-    host,
-    operator: op,
-    status,
-    close: () =>
-      (closing ??= (waits.stop(), closeRole(host, [checkpoints, status], status, nc, served.server, log, "merge"))),
+  const words = {
+    waiting: "waiting for the reconnect",
+    consumers: "the consumer",
+    fields: { partitionCount: config.partitionCount },
   };
+  const run = { role: "merge" as const, config, loaded, served, tasks: [waits, checkpoints, status], words };
+  const running = runRole(run, nc, host, status, log);
+  return { ...running, host, operator: op, status };
 }
 
 /** The engine's metrics under tidemark_merge_, and the merge stage's own. */

@@ -8,7 +8,8 @@
  */
 import { compressPaneBody } from "../../nats/index.js";
 import { BodyBuffers } from "./body-buffers.js";
-import { CompressingSink, type InnerSink } from "./compressing-sink.js";
+import { CompressingSink } from "./compressing-sink.js";
+import type { OperatorSink } from "./operator-sink.js";
 import type { GroupMessage } from "./emit-group.js";
 
 export interface BodySink {
@@ -42,9 +43,9 @@ export function bodySender(
  * flushes, gates on and reports.
  */
 export function pooledBodySender(
-  sink: InnerSink,
+  sink: OperatorSink,
   compress: boolean,
-): { buffers: BodyBuffers; send: (m: GroupMessage) => void; sink: InnerSink } {
+): { buffers: BodyBuffers; send: (m: GroupMessage) => void; sink: OperatorSink } {
   if (!compress) return { ...bodySender(sink, false), sink };
   const buffers = new BodyBuffers();
   const packing = new CompressingSink(sink, (b) => buffers.give(b));

@@ -2,7 +2,8 @@
 import { MessageChannel } from "node:worker_threads";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { CompressingSink, COMPRESSING_LIMITS, type GzipPort, type InnerSink } from "./compressing-sink.js";
+import { CompressingSink, COMPRESSING_LIMITS, type GzipPort } from "./compressing-sink.js";
+import type { OperatorSink } from "./operator-sink.js";
 import { serveGzipPort } from "./gzip-thread.js";
 import type { PublishStats } from "./publish-window.js";
 
@@ -22,7 +23,7 @@ function port(): GzipPort {
 }
 
 /** An inner sink that keeps what it is handed; `acked` counts flushes' worth. */
-function inner(): InnerSink & { got: Array<{ subject: string; body: Uint8Array; msgId: string }> } {
+function inner(): OperatorSink & { got: Array<{ subject: string; body: Uint8Array; msgId: string }> } {
   const got: Array<{ subject: string; body: Uint8Array; msgId: string }> = [];
   return {
     got,

@@ -19,6 +19,7 @@
 import { Worker } from "node:worker_threads";
 import type { FromGzip, ToGzip } from "./gzip-thread.js";
 import type { PublishStats } from "./publish-window.js";
+import type { OperatorSink } from "./operator-sink.js";
 
 /** The operator's end of the gzip thread's port (a Worker, or a MessageChannel end in tests). */
 export interface GzipPort {
@@ -40,19 +41,6 @@ export function gzipWorker(onError: (err: Error) => void): GzipPort {
   };
 }
 
-/** What this sink needs of the one it wraps, and offers (the worker's EngineSink). */
-export interface InnerSink {
-  publish(subject: string, body: Uint8Array, msgId: string): void;
-  readonly saturated: boolean;
-  readonly inFlight: number;
-  readonly acked: number;
-  stats(): PublishStats;
-  onReturned: (buffer: ArrayBuffer) => void;
-  room(): Promise<void>;
-  flush(): Promise<void>;
-  close(): void;
-}
-
 interface Waiting {
   id: number;
   /** Bytes of the body, counted against the bound while it is compressed. */
@@ -66,7 +54,7 @@ interface Waiting {
 /** Bodies being compressed at most: in messages (a few per thread-pool thread) and bytes. */
 export const COMPRESSING_LIMITS = { messages: 64, bytes: 16 * 1024 * 1024 };
 
-export class CompressingSink implements InnerSink {
+export class CompressingSink implements OperatorSink {
   private readonly line: Waiting[] = [];
   private bytes = 0;
   private next = 0;
@@ -77,7 +65,7 @@ export class CompressingSink implements InnerSink {
   private moved: Array<() => void> = [];
 
   constructor(
-    private readonly inner: InnerSink,
+    private readonly inner: OperatorSink,
     private readonly give: (buffer: ArrayBuffer) => void,
     private readonly limits = COMPRESSING_LIMITS,
     port?: GzipPort,

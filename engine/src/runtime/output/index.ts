@@ -18,6 +18,7 @@ export { LaneGroups } from "./lane-groups.js";
 export { BodyBuffers } from "./body-buffers.js";
 export { bodySender, type BodySink } from "./body-sender.js";
 export { PaneSink, type PublishStats } from "./pane-sink.js";
+export type { OperatorSink } from "./operator-sink.js";
 export { PaneThreadSink } from "./pane-thread-sink.js";
 export { SerialPublisher } from "./serial-publisher.js";
 export { OutputGate, type GatedOutput } from "./output-gate.js";

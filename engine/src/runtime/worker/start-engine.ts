@@ -7,7 +7,6 @@
  */
 import type { Server } from "node:http";
 import { jetstream } from "@nats-io/jetstream";
-import { redactUrl } from "../../nats/connect-options.js";
 import { pino, type Logger } from "pino";
 import { Gauge, Histogram, type Registry } from "prom-client";
 import type { StreamCore } from "../../core/types.js";
@@ -21,25 +20,18 @@ import { announceWaits } from "../checkpoint/checkpoint-waits.js";
 import { EngineWorker } from "./engine-worker.js";
 import { OperatorHost } from "../host/operator-host.js";
 import { paneSink } from "../host/open-sink.js";
-import { closeRole, followConnection } from "../host/role-lifecycle.js";
+import { runRole, type RunningRole } from "../host/role-lifecycle.js";
 import { StatusPublisher } from "./worker-status.js";
 
 import type { CoreFactory } from "../checkpoint/engine-restore.js";
 
 export type { CoreFactory };
 
-export interface RunningEngine {
-  readonly worker: string;
+export interface RunningEngine extends RunningRole {
   readonly partitions: readonly number[];
-  readonly metricsUrl: string;
-  /** The checkpoint the engine resumed from, if any. */
-  readonly restoredFrom: string | undefined;
-  /** Corrupt checkpoint files skipped at start. */
-  readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
   /** The host running the worker: output, gate, counts, stop (host/operator-host.ts). */
   readonly host: OperatorHost<EngineWorker>;
   readonly engine: EngineWorker;
-  close(): Promise<void>;
 }
 
 export interface StartEngineOptions {
@@ -65,13 +57,15 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
   const cp = loaded.checkpoint;
   await checkRetention(nc, cp?.header.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
-  const host = new OperatorHost(sink, { log, compressPanes: config.compressPanes, compressOffThread: true }, (ctx) => {
-    return new EngineWorker(config, core, store, jetstream(nc), ctx, cp?.header);
-  });
+  const hostOpts = { log, compressPanes: config.compressPanes, compressOffThread: true, store, owner: config };
+  const host = new OperatorHost(
+    sink,
+    hostOpts,
+    (ctx) => new EngineWorker(config, core, jetstream(nc), ctx, cp?.header),
+  );
   const worker = host.operator;
   const served = await serveMetrics(config, host, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, host, core, nc, log);
-  status.start();
   followStarts(nc, (s) => worker.requestBarrier(s.n, s.startedAt), log);
   const waits = announceWaits(nc, config.worker, config.checkpointTimeoutMs, () => host.checkpointWaiting(), log);
   const startDelay = new Histogram({
@@ -80,33 +74,18 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [served.registry],
   });
-  worker.checkpoints.onBarrierCheckpoint = (a) => {
+  worker.trigger.onBarrierCheckpoint = (a) => {
     startDelay.observe(a.startDelayMs / 1000);
     publishAck(nc, { operator: config.worker, ...a }, log);
   };
-  host.start();
-  void followConnection(nc, host, status, log, "the partitions wait for the reconnect", "the consumers");
-  // Credentials in the NATS URL are never logged (docs/security.md).
-  log.info(
-    {
-      partitions: config.partitions,
-      metrics: served.port,
-      nats: redactUrl(config.natsUrl),
-    },
-    "engine started",
-  );
-
-  let closing: Promise<void> | undefined;
-  return {
-    worker: config.worker,
-    partitions: config.partitions,
-    metricsUrl: `http://${config.metricsHost}:${served.port}/metrics`,
-    restoredFrom: loaded.file,
-    skippedCheckpoints: loaded.skipped,
-    host,
-    engine: worker,
-    close: () => (closing ??= (waits.stop(), closeRole(host, [status], status, nc, served.server, log, "engine"))),
+  const words = {
+    waiting: "the partitions wait for the reconnect",
+    consumers: "the consumers",
+    fields: { partitions: config.partitions },
   };
+  const run = { role: "engine" as const, config, loaded, served, tasks: [waits, status], words };
+  const running = runRole(run, nc, host, status, log);
+  return { ...running, partitions: config.partitions, host, engine: worker };
 }
 
 /** /metrics on the configured port, else 9464 when free, else any. */
@@ -143,7 +122,7 @@ async function serveMetrics(
       );
     },
   });
-  worker.checkpoints.onCheckpoint = (e) => {
+  host.checkpoints.onCheckpoint = (e) => {
     metrics.checkpointWritten(e.totalMs / 1000, e.bytes, e.pauseMs / 1000);
     log.info(e, "checkpoint written");
   };

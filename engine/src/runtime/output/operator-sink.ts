@@ -1,9 +1,10 @@
 /**
- * What the OperatorHost needs of the sink its operator's panes and late records go to (PaneSink on
- * the operator's connection, PaneThreadSink on a publisher thread): idempotent publishes with a
- * window that can hold the input (docs/decisions/0035-backpressure.md).
+ * The sink an operator's panes and late records go to, as the OperatorHost and the CompressingSink
+ * in front of it need it (PaneSink on the operator's connection, PaneThreadSink on a publisher
+ * thread, CompressingSink around either): idempotent publishes with a window that can hold the
+ * input (docs/decisions/0035-backpressure.md).
  */
-import type { PublishStats } from "../output/pane-sink.js";
+import type { PublishStats } from "./publish-window.js";
 
 export interface OperatorSink {
   publish(subject: string, body: Uint8Array, msgId: string): void;

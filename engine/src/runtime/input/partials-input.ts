@@ -1,0 +1,75 @@
+/**
+ * PartialsInput: a merge operator's input (docs/decisions/0029-two-stage-dataflow.md, "Runtime") as
+ * an InputSource of the OperatorHost (host/input-source.ts): its merge partition's subject of
+ * TM_PARTIALS read in stream order from the checkpointed sequence (OrderedReader). A batch is one
+ * message; the reader takes the next only once the host has pulled and handled it, so at most one
+ * message waits here (the host pulls none while a cut's state is captured or an output is
+ * saturated: the reader is held meanwhile, docs/decisions/0035-backpressure.md).
+ */
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import { OrderedReader } from "./ordered-reader.js";
+
+export class PartialsInput {
+  private readonly reader: OrderedReader;
+  private ready: () => void = () => undefined;
+  private next: JsMsg | null = null;
+  /** The reader waits on this until the message it handed on is handled. */
+  private taken: { promise: Promise<void>; resolve: () => void } | null = null;
+  private closing = false;
+
+  constructor(
+    js: JetStreamClient,
+    stream: string,
+    subject: string,
+    /** Sequence of the last message already accounted for (0: read from the beginning). */
+    fromSeq: number,
+    problem: (what: string, err: unknown) => void,
+  ) {
+    this.reader = new OrderedReader(js, stream, subject, `${stream} ${subject}`, fromSeq, {
+      message: (m) => {
+        this.next = m;
+        this.ready();
+      },
+      backpressure: () => this.wait(),
+      problem,
+    });
+  }
+
+  start(ready: () => void): void {
+    this.ready = ready;
+    this.reader.start();
+  }
+
+  pull(): JsMsg | null {
+    const m = this.next;
+    this.next = null;
+    return m;
+  }
+
+  /** The message handed on was handled: the reader reads on. */
+  release(): void {
+    if (this.next !== null || this.taken === null) return;
+    const { resolve } = this.taken;
+    this.taken = null;
+    resolve();
+  }
+
+  restart(): void {
+    this.reader.restart();
+  }
+
+  async stop(): Promise<void> {
+    this.closing = true;
+    this.taken?.resolve();
+    this.taken = null;
+    await this.reader.stop();
+  }
+
+  private wait(): Promise<void> | undefined {
+    if (this.closing || this.next === null) return undefined;
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.taken = { promise, resolve };
+    return promise;
+  }
+}
