@@ -233,8 +233,12 @@ describe("engine checkpoints", () => {
     // handled an input after the next one was due, so its snapshot is cut during the hold.
     await drive(30, 100, 100);
     await reached(t - 100);
-    for (let i = 0; i < MAX_HOLD_STEPS && !nextIsCut(); i++) await drive(1, 100, 100);
+    let extra = 0;
+    for (; extra < MAX_HOLD_STEPS && !nextIsCut(); extra++) await drive(1, 100, 100);
     expect(nextIsCut(), `a checkpoint due by its spacing within ${MAX_HOLD_STEPS} steps of the hold`).toBe(true);
+    console.log(
+      `checkpoint-claims: the hold went on ${extra} steps past the first 30 for the next checkpoint's spacing`,
+    );
     const logAtRelease = t;
     const releaseAt = Date.now();
     // Every step after logAtHold was published during the hold and emitted panes whose acks are held.
