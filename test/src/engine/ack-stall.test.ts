@@ -1,8 +1,9 @@
 /**
  * docs/decisions/0035-backpressure.md: a stalled TM_PANES shows as held input and growing lag that
  * recovers, never as memory. A real engine process reads a real nats-server through a protocol
- * proxy (harness/nats-proxy.ts) that holds back every PubAck TM_PANES sends it for STALL_MS, while
- * events keep arriving at ingest's pace (a backlog grows in TM_EVENTS). During the stall the
+ * proxy (harness/nats-proxy.ts) that holds back every PubAck TM_PANES (and TM_LATE, in the same
+ * window) sends it for STALL_MS, while events keep arriving at ingest's pace (a backlog grows in
+ * TM_EVENTS). During the stall the
  * engine's in-flight gauges stay within the bounds it was given, its resident memory stays under
  * RSS_BOUND_MB, its input-held counter grows, and each unacknowledged publish is sent again only
  * after timeouts doubling per attempt. After it the lag recovers, and TM_PANES holds every pane of a
@@ -15,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { EngineStatusMessage, Pane } from "@tidemark/engine/protocol";
 import { startTestNats, waitFor, type TestNats } from "../index.js";
-import { isPanePublish, isPanesAck, startNatsProxy, type NatsProxy } from "../harness/nats-proxy.js";
+import { isPublisherAck, isPublisherPublish, startNatsProxy, type NatsProxy } from "../harness/nats-proxy.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
   connectNats,
@@ -89,7 +90,7 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
   const fed: number[] = [];
   let end = 0;
   const samples: Sample[] = [];
-  /** Each pane publish's message id, and the wall clock of every time it went to the server during the stall. */
+  /** Each pane or late publish (subject and message id), and the wall clock of every time it went to the server during the stall. */
   const sends = new Map<string, number[]>();
   let stallFrom = 0;
   let stallTo = 0;
@@ -97,7 +98,7 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
   let proxyLateMs = 0;
   let backlogAtRelease = 0;
   let recoveredInMs = 0;
-  let lagBefore = 0;
+  let warmedInMs = 0;
   let emitted = 0;
   let stalled: { raw: string[]; panes: Map<string, Pane> };
   let clean: { raw: string[]; panes: Map<string, Pane> };
@@ -109,25 +110,32 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
     const ready = await engine.ready;
     const feed = new LogFeed(() => a.nc, 2);
     await stepsWhile(feed, () => fed.length < 30);
-    const warm = await waitForStatus(a.nc, (s) => (s.logTime ?? 0) >= (fed.at(-1) as number), 30_000, "warm");
-    lagBefore = warm.pipelineLagMs as number;
+    // Warm: fed on at the same pace until the engine keeps up (a loaded machine can put a status
+    // behind by more than a second), the baseline the recovery is measured against.
+    warmedInMs = await caughtUp(a.nc, feed, Date.now());
     await stall(a.nc, feed, ready, engine.child.pid as number);
-    recoveredInMs = await recovery(a.nc, feed);
+    recoveredInMs = await caughtUp(a.nc, feed, stallTo);
     end = (fed.at(-1) as number) + 60_000;
     stalled = await finish(a.nc, feed, engine, ready);
     clean = await cleanRun();
   }, 180_000);
 
-  /** PubAcks of TM_PANES held back for STALL_MS while events keep coming; the pane publishes watched. */
+  /**
+   * PubAcks of TM_PANES and TM_LATE held back for STALL_MS while events keep coming; their publishes
+   * watched. Both streams share the engine's one window (docs/decisions/0035-backpressure.md, "The
+   * window") and every step here drops late records (ts up to 1.5 s before ingest_ts, grace 0): with
+   * TM_LATE's acks let through, the window filled to 64 and then fell back as far as late publishes
+   * were in it, held below 64 by the gate's hysteresis, and a scrape could miss the moment it was full.
+   */
   async function stall(nc: NatsConnection, feed: LogFeed, ready: Record<string, unknown>, pid: number): Promise<void> {
     proxy.toServer = (f) => {
-      if (isPanePublish(f) && stallTo === 0) {
-        const id = /Nats-Msg-Id: ([^\r]+)/.exec(f.payload.toString("latin1"))?.[1] ?? "";
+      if (isPublisherPublish(f) && stallTo === 0) {
+        const id = `${f.line.split(" ")[1]} ${/Nats-Msg-Id: ([^\r]+)/.exec(f.payload.toString("latin1"))?.[1] ?? ""}`;
         sends.set(id, [...(sends.get(id) ?? []), Date.now()]);
       }
       return "pass";
     };
-    proxy.toClient = (f) => (isPanesAck(f) ? "hold" : "pass");
+    proxy.toClient = (f) => (isPublisherAck(f) ? "hold" : "pass");
     const lateness = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
     lateness.enable();
     stallFrom = Date.now();
@@ -141,14 +149,14 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
     proxy.release();
   }
 
-  /** Events go on at the same pace until the engine has caught up (its lag under a second); how long that took. */
-  async function recovery(nc: NatsConnection, feed: LogFeed): Promise<number> {
-    let caughtUp = false;
-    const lag = waitForStatus(nc, (s) => (s.pipelineLagMs ?? Infinity) < 1_000 && s.wallTime > stallTo, 60_000, "lag");
-    const done = (): boolean => (caughtUp = true);
+  /** Events go on at the same pace until the engine has caught up (its lag under a second); ms from `from`. */
+  async function caughtUp(nc: NatsConnection, feed: LogFeed, from: number): Promise<number> {
+    let caught = false;
+    const lag = waitForStatus(nc, (s) => (s.pipelineLagMs ?? Infinity) < 1_000 && s.wallTime > from, 60_000, "lag");
+    const done = (): boolean => (caught = true);
     void lag.then(done, done);
-    await stepsWhile(feed, () => !caughtUp);
-    return (await lag).wallTime - stallTo;
+    await stepsWhile(feed, () => !caught);
+    return (await lag).wallTime - from;
   }
 
   /** The same log, fed at once to a fresh engine on a second nats-server. */
@@ -291,7 +299,7 @@ describe("engine under a TM_PANES acknowledgement stall", () => {
   });
 
   it("recovers its lag once the acknowledgements come, and stores every pane of a clean run once", () => {
-    expect(lagBefore, "the lag before the stall").toBeLessThan(1_000);
+    expect(warmedInMs, "the lag under a second before the stall, ms after the warm-up's steps").toBeLessThan(30_000);
     expect(recoveredInMs, "the lag under a second again, ms after the stall").toBeLessThan(30_000);
     const missing = [...clean.panes.keys()].filter((k) => !stalled.panes.has(k));
     const extra = [...stalled.panes.keys()].filter((k) => !clean.panes.has(k));

@@ -47,6 +47,20 @@ export function isPanesAck(f: NatsFrame): boolean {
 export function isPanePublish(f: NatsFrame): boolean {
   return (f.op === "HPUB" || f.op === "PUB") && (f.line.split(" ")[1] ?? "").startsWith("tm.panes.");
 }
+
+/**
+ * A PubAck from TM_PANES or TM_LATE: the engine's pane publisher sends both under one window
+ * (docs/decisions/0035-backpressure.md, "The window"), so holding these holds every ack it counts.
+ */
+export function isPublisherAck(f: NatsFrame): boolean {
+  return isPanesAck(f) || (f.op === "MSG" && f.payload.toString("utf8").startsWith('{"stream":"TM_LATE"'));
+}
+
+/** A publish to a `tm.panes.*` or `tm.late.*` subject: what the engine's pane publisher sends. */
+export function isPublisherPublish(f: NatsFrame): boolean {
+  const subject = f.line.split(" ")[1] ?? "";
+  return (f.op === "HPUB" || f.op === "PUB") && (subject.startsWith("tm.panes.") || subject.startsWith("tm.late."));
+}
 const WITH_PAYLOAD = new Set(["MSG", "HMSG", "PUB", "HPUB"]);
 
 /** Listens on a free loopback port and forwards each connection to `upstreamPort`. */

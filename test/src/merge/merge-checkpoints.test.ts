@@ -82,19 +82,28 @@ describe("aligned checkpoints (real NATS)", () => {
     // other's partials, and completes once it resumes.
     const high = s.workers[1] as Stack["workers"][number];
     high.child.kill("SIGSTOP");
-    // More input once the first is all sent, whatever the machine's pace: the running worker has
-    // partials to send while the stalled one holds the next checkpoint's alignment.
+    // More input once the first is all sent and a checkpoint is aligning (the running worker's
+    // barrier in, the stalled one's awaited), whatever the machine's pace: the merge starts the next
+    // checkpoint only when its spacing allows (docs/operations.md, "Checkpoints": after a hold of more
+    // than 50 ms, 100 × it), which a loaded machine can push past the end of any input fed before;
+    // fed after, the running worker's partials come after its barrier n and are held.
     await backfill;
+    const started = await waitForStatus(
+      s.nc,
+      (m) => m.worker === MERGE_ID && m.merge?.checkpoints?.aligning != null,
+      60_000,
+      "a checkpoint aligning while a worker is stalled",
+    );
+    const n = started.merge?.checkpoints?.aligning as number;
     const startMs = Math.max(...first.map((e) => e.ingest_ts as number)) + 1_000;
     const more = writeRecording(dir, makeRecording({ events: 2500, seed: 9, startMs }), "more.ndjson");
     const rest = runBackfill(s.nats.url, more, ["--rate", "500", "--batch", "25"]);
     const aligning = await waitForStatus(
       s.nc,
-      (m) => m.worker === MERGE_ID && m.merge?.checkpoints?.aligning != null && (m.merge.checkpoints.held ?? 0) > 0,
+      (m) => m.worker === MERGE_ID && m.merge?.checkpoints?.aligning === n && (m.merge.checkpoints.held ?? 0) > 0,
       20_000,
-      "a checkpoint aligning, holding the running worker's partials",
+      `checkpoint ${n} aligning, holding the running worker's partials`,
     );
-    const n = aligning.merge?.checkpoints?.aligning as number;
     // Its first barrier came before this status: the merge operator's own status, still aligning n
     // two seconds (its wall clock) later, makes its alignment ≥ 2 s.
     await waitForStatus(

@@ -200,12 +200,28 @@ describe("merge stage (real NATS)", () => {
             logTime = seen.logTime as number;
           },
           `round ${round} (seed ${seed}): ${id} at log time +${at - first} ms${victim === "worker" ? " with two checkpoints" : ""}`,
+          {
+            // Past the point, short of its checkpoints, the log time is held (nudges,
+            // harness/stepped-backfill.ts): the merge asks for aligned checkpoints by wall time and
+            // spaces them by its last hold (docs/operations.md, "Checkpoints"), which a loaded machine
+            // stretches, while each step fed would carry the victim on towards the end of the input.
+            hold: () => logTime >= at && !checkpointed(),
+            settle: () => {
+              const now = Date.now();
+              return waitForStatus(
+                s.nc,
+                (m) => m.worker === id && m.wallTime > now,
+                10_000,
+                `${id}'s status after a nudge`,
+              );
+            },
+          },
         )
         .catch((err: Error) => {
           throw new Error(`${err.message}\n${id}'s output:\n${victimProcess.output().slice(-4000)}`);
         });
       const context = `round ${round} (seed ${seed}): ${id} killed at log time +${logTime - first} ms`;
-      console.log(`merge-stage: ${context} (input ends at +${lastIn - first} ms)`);
+      console.log(`merge-stage: ${context} (input ends at +${lastIn - first} ms; ${feed.nudged} nudges so far)`);
       expect(logTime, context).toBeLessThan(lastIn);
       if (victim === "merge") {
         s.merge.child.kill("SIGKILL");
