@@ -15,12 +15,26 @@ function hold(port: number): Promise<Server | undefined> {
   });
 }
 
+/**
+ * Holds `port` for this test itself. Another process holding it can let it go at any moment (test/src/up/up.test.ts
+ * runs `up` on 4222 beside this file), and `up` would then take it: so wait, bounded, until it is ours.
+ */
+async function holdOwn(port: number, timeoutMs = 120_000): Promise<Server> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const srv = await hold(port);
+    if (srv) return srv;
+    if (Date.now() > until) throw new Error(`port ${port} stayed taken by another process for ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe("tidemark up", () => {
   const dir = mkdtempSync(join(tmpdir(), "tidemark-up-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("starts nats-server with JetStream under <data>/nats, on a free port when 4222 is taken, and stops cleanly on SIGINT", async () => {
-    const blocker = await hold(4222); // 4222 is now taken, by us or by someone else
+    const blocker = await holdOwn(4222); // 4222 is now taken, by us
     try {
       const up = spawnTidemark(["up", "--no-demo", "--data", join(dir, "data")], { cwd: dir });
       const ready = await up.ready;
@@ -59,7 +73,7 @@ describe("tidemark up", () => {
       expect(readdirSync(join(dir, "data", "nats")).length).toBeGreaterThan(0);
       expect(up.output()).toContain("stopped; data left in place");
     } finally {
-      blocker?.close();
+      blocker.close();
     }
-  });
+  }, 180_000); // the wait for 4222 (holdOwn, at most 120 s) and the run itself
 });
