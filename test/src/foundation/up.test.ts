@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { isAlive, spawnTidemark, waitFor } from "../index.js";
+import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
 
 function hold(port: number): Promise<Server | undefined> {
   return new Promise((resolve) => {
@@ -35,8 +35,9 @@ describe("tidemark up", () => {
 
   it("starts nats-server with JetStream under <data>/nats, on a free port when 4222 is taken, and stops cleanly on SIGINT", async () => {
     const blocker = await holdOwn(4222); // 4222 is now taken, by us
+    let up: CliProcess | undefined;
     try {
-      const up = spawnTidemark(["up", "--no-demo", "--data", join(dir, "data")], { cwd: dir });
+      up = spawnTidemark(["up", "--no-demo", "--data", join(dir, "data")], { cwd: dir });
       const ready = await up.ready;
       const natsUrl = String(ready.nats);
       expect(natsUrl).toMatch(/^nats:\/\/127\.0\.0\.1:\d+$/);
@@ -74,6 +75,11 @@ describe("tidemark up", () => {
       expect(up.output()).toContain("stopped; data left in place");
     } finally {
       blocker.close();
+      // A failed assertion must not leave `up` and its nats-server running (on 4222, for the next file).
+      if (up && up.child.exitCode === null && up.child.signalCode === null) {
+        up.child.kill("SIGINT");
+        await up.exited;
+      }
     }
   }, 180_000); // the wait for 4222 (holdOwn, at most 120 s) and the run itself
 });
