@@ -20,13 +20,9 @@ function hold(port: number): Promise<Server | undefined> {
  * runs `up` on 4222 beside this file), and `up` would then take it: so wait, bounded, until it is ours.
  */
 async function holdOwn(port: number, timeoutMs = 120_000): Promise<Server> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const srv = await hold(port);
-    if (srv) return srv;
-    if (Date.now() > until) throw new Error(`port ${port} stayed taken by another process for ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let srv: Server | undefined;
+  await waitFor(async () => (srv = await hold(port)) !== undefined, timeoutMs, `port ${port} held by this test`);
+  return srv as Server;
 }
 
 describe("tidemark up", () => {
