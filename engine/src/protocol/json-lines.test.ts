@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { Pane } from "../protocol.js";
 import { JsonLines } from "./json-lines.js";
 import { encodePaneBatch } from "./pane-batch.js";
-import { randomLate, randomPane, SPECIAL_NUMBERS, SPECIAL_STRINGS } from "./__fixtures__/random-records.js";
+import {
+  oddValuesRecord,
+  randomLate,
+  randomPane,
+  SPECIAL_NUMBERS,
+  SPECIAL_STRINGS,
+} from "./__fixtures__/random-records.js";
 
 /** What the batch was before: JSON.stringify per record, joined by newlines, as UTF-8. */
 function expected(records: readonly unknown[]): { bytes: Uint8Array; units: number } {
@@ -80,20 +86,7 @@ describe("JsonLines", () => {
   });
 
   it("leaves out of objects what JSON leaves out, writes null for it in arrays, and defers to JSON.stringify for the rest", () => {
-    const r = {
-      u: undefined,
-      f: () => 1,
-      s: Symbol("x"),
-      arr: [undefined, () => 1, Symbol("y"), null, 1, "x", [], {}, [[-0]]],
-      date: new Date(1_767_225_600_000),
-      own: { toJSON: () => ({ was: "toJSON" }) },
-      gone: { toJSON: () => undefined },
-      boxed: [new Number(3), new String("s"), new Boolean(false)],
-      "2": "integer keys first",
-      "1": "ascending",
-      nested: { deep: { deeper: { t: true, f: false, z: null } } },
-      nullProto: Object.assign(Object.create(null) as object, { a: 1 }),
-    };
+    const r = oddValuesRecord();
     expectSame(written([r]).bytes, expected([r]).bytes, "odd values");
   });
 

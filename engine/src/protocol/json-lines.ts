@@ -13,7 +13,10 @@
  * Pure: no node:* imports, no clock, no env.
  */
 
+import { BodyBuffer } from "./body-buffer.js";
 import { numberText } from "./number-text.js";
+
+export type { LineBuffers } from "./body-buffer.js";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -21,15 +24,6 @@ const COMMA = 0x2c;
 const COLON = 0x3a;
 const NEWLINE = 0x0a;
 const utf8 = new TextEncoder();
-
-/** Where a writer takes its buffers from and gives back the ones it outgrew (by default: new ones, dropped). */
-export interface LineBuffers {
-  /** A buffer of at least `bytes` (its contents are not read). */
-  take(bytes: number): Uint8Array;
-  give(buffer: ArrayBuffer): void;
-}
-
-const EMPTY = new Uint8Array(0);
 
 /** The JSON of a deeply frozen object, kept with its UTF-16 units. */
 interface FrozenJson {
@@ -46,32 +40,10 @@ interface FrozenJson {
 const frozenJson = new WeakMap<object, FrozenJson>();
 /** Frozen objects that hold something not frozen, or an accessor: written each time. */
 const notCached = new WeakSet<object>();
-const FRESH: LineBuffers = { take: (bytes) => new Uint8Array(bytes), give: () => undefined };
 
-export class JsonLines {
-  /** EMPTY until the first byte of a body is written (then a buffer from `buffers`). */
-  private buf: Uint8Array;
-  private pos = 0;
+export class JsonLines extends BodyBuffer {
   /** UTF-16 units of the JSON text written so far (newlines included). */
   units = 0;
-  /** Lines (records) written so far. */
-  lines = 0;
-
-  /** Bytes of the first buffer taken for a body. */
-  private initial: number;
-
-  constructor(
-    initialBytes = 4096,
-    private readonly buffers: LineBuffers = FRESH,
-  ) {
-    this.initial = initialBytes;
-    this.buf = EMPTY;
-  }
-
-  /** Bytes written so far. */
-  get length(): number {
-    return this.pos;
-  }
 
   /** Appends one record as a line; returns the UTF-16 units of its JSON (without the newline). */
   add(record: object): number {
@@ -96,30 +68,6 @@ export class JsonLines {
     return json.length;
   }
 
-  /** A copy of the body so far (the buffer stays with the writer). */
-  body(): Uint8Array {
-    return this.buf.slice(0, this.pos);
-  }
-
-  /**
-   * Hands over the body so far. A body filling at least a quarter of the writer's buffer is handed
-   * over without copying it (a view at offset 0 of that buffer, which is the caller's from now on;
-   * the writer starts empty on a buffer from `buffers`); a smaller one is copied and the writer
-   * keeps its buffer, so a short body does not hold a large buffer while it is in flight
-   * (docs/decisions/0021-runtime-lean.md).
-   */
-  take(): Uint8Array {
-    if (this.pos * 4 < this.buf.length) {
-      const copy = this.buf.slice(0, this.pos);
-      this.reset();
-      return copy;
-    }
-    const body = this.buf.subarray(0, this.pos);
-    this.buf = EMPTY;
-    this.reset();
-    return body;
-  }
-
   /**
    * Hands over the body up to `bytes` as `take()` does; what follows it (its newline dropped) is
    * kept, as the start of the next body, with its units and lines.
@@ -137,26 +85,11 @@ export class JsonLines {
     return old.subarray(0, bytes);
   }
 
-  /** Gives the buffer back to `buffers`; written to again, the writer takes a new one. */
-  release(): void {
-    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
-    this.buf = EMPTY;
-    this.reset();
-  }
-
   /** Empties the writer; the buffer is kept for the next body. */
   reset(): void {
     this.pos = 0;
     this.units = 0;
     this.lines = 0;
-  }
-
-  private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const grown = this.buffers.take(Math.max(this.buf.length * 2, this.initial, this.pos + n));
-    grown.set(this.buf.subarray(0, this.pos));
-    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
-    this.buf = grown;
   }
 
   private byte(b: number): void {

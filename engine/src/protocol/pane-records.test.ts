@@ -9,7 +9,14 @@ import { JsonLines } from "./json-lines.js";
 import { numberBytes, PANE_BODY_VERSION } from "./pane-encoding.js";
 import { PaneRecords } from "./pane-records.js";
 import { MAX_DEPTH, PaneBodyError, readPaneRecords } from "./pane-records-read.js";
-import { gen, randomLate, randomPane, SPECIAL_NUMBERS, SPECIAL_STRINGS } from "./__fixtures__/random-records.js";
+import {
+  gen,
+  oddValuesRecord,
+  randomLate,
+  randomPane,
+  SPECIAL_NUMBERS,
+  SPECIAL_STRINGS,
+} from "./__fixtures__/random-records.js";
 
 /** A random pane with what the plain generator leaves out: all-services and session keys, optional fields. */
 function fullPane(seed: number): Pane {
@@ -74,21 +81,7 @@ describe("PaneRecords", () => {
   });
 
   it("leaves out of objects what JSON leaves out, writes null for it in arrays, and follows toJSON", () => {
-    const r = {
-      u: undefined,
-      f: () => 1,
-      s: Symbol("x"),
-      arr: [undefined, () => 1, Symbol("y"), null, 1, "x", [], {}, [[-0]]],
-      date: new Date(1_767_225_600_000),
-      own: { toJSON: () => ({ was: "toJSON" }) },
-      gone: { toJSON: () => undefined },
-      boxed: [new Number(3), new String("s"), new Boolean(false)],
-      "2": "integer keys first",
-      "1": "ascending",
-      ["__proto__"]: "a key like any other",
-      nested: { deep: { deeper: { t: true, f: false, z: null } } },
-      nullProto: Object.assign(Object.create(null) as object, { a: 1 }),
-    };
+    const r = { ...oddValuesRecord(), ["__proto__"]: "a key like any other" };
     Object.defineProperty(r, "__proto__", { value: { own: 1 }, enumerable: true });
     expect(asJson(binary([r]))).toBe(json([r]));
     expect(() => new PaneRecords().add({ big: 1n })).toThrow();

@@ -8,7 +8,7 @@
  * Pure: no node:* imports, no clock, no env.
  */
 
-import type { LineBuffers } from "./json-lines.js";
+import { BodyBuffer } from "./body-buffer.js";
 import { PANE_BODY_HEADER, PANE_BODY_MAGIC, PANE_BODY_VERSION, TAG } from "./pane-encoding.js";
 
 /** An object shape (its keys in order) as a path in the writer's trie; `body` is the body it was last defined in. */
@@ -25,15 +25,8 @@ const node = (): ShapeNode => ({ next: new Map(), lastKey: undefined, lastNext: 
 /** The shape trie is dropped at the start of a body once it holds this many nodes (data-dependent keys). */
 const MAX_SHAPE_NODES = 4096;
 
-const EMPTY = new Uint8Array(0);
-const FRESH: LineBuffers = { take: (bytes) => new Uint8Array(bytes), give: () => undefined };
-
-export class PaneRecords {
-  private buf: Uint8Array = EMPTY;
+export class PaneRecords extends BodyBuffer {
   private view: DataView = new DataView(new ArrayBuffer(0));
-  private pos = 0;
-  /** Records written so far. */
-  lines = 0;
   /** The body's strings so far, by their number (the order they were first written). */
   private readonly strings = new Map<string, number>();
   private readonly order: string[] = [];
@@ -46,16 +39,6 @@ export class PaneRecords {
   private lastPos = 0;
   private lastStrings = 0;
   private lastShapes = 0;
-
-  constructor(
-    private readonly initial = 4096,
-    private readonly buffers: LineBuffers = FRESH,
-  ) {}
-
-  /** Bytes written so far, the header included. */
-  get length(): number {
-    return this.pos;
-  }
 
   /** Appends one record; returns the bytes it took. */
   add(record: object): number {
@@ -76,35 +59,6 @@ export class PaneRecords {
     this.defined.length = this.lastShapes;
     this.pos = this.lastPos;
     this.lines--;
-  }
-
-  /** A copy of the body so far (the buffer stays with the writer). */
-  body(): Uint8Array {
-    return this.buf.slice(0, this.pos);
-  }
-
-  /**
-   * Hands over the body so far and starts the next one. A body filling at least a quarter of the
-   * buffer is handed over in it (the caller's from now on; the writer takes the next from
-   * `buffers`); a smaller one is copied (docs/decisions/0021-runtime-lean.md).
-   */
-  take(): Uint8Array {
-    if (this.pos * 4 < this.buf.length) {
-      const copy = this.buf.slice(0, this.pos);
-      this.reset();
-      return copy;
-    }
-    const body = this.buf.subarray(0, this.pos);
-    this.buf = EMPTY;
-    this.reset();
-    return body;
-  }
-
-  /** Gives the buffer back to `buffers`; written to again, the writer takes a new one. */
-  release(): void {
-    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
-    this.buf = EMPTY;
-    this.reset();
   }
 
   /** Empties the writer (its strings and shapes too); the buffer is kept for the next body. */
@@ -128,13 +82,8 @@ export class PaneRecords {
     this.pos = PANE_BODY_HEADER;
   }
 
-  private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const grown = this.buffers.take(Math.max(this.buf.length * 2, this.initial, this.pos + n));
-    grown.set(this.buf.subarray(0, this.pos));
-    if (this.buf !== EMPTY) this.buffers.give(this.buf.buffer as ArrayBuffer);
-    this.buf = grown;
-    this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
+  protected override grew(): void {
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   }
 
   private tag(t: number): void {

@@ -158,3 +158,25 @@ export function randomLate(seed: number): LateRecord {
   if (session !== undefined) r.session = session;
   return r;
 }
+
+/**
+ * A record with every value JSON writes oddly: what it leaves out of objects and writes as null in
+ * arrays, a Date, `toJSON` (kept and dropped), boxed primitives, integer keys (written first) and a
+ * null-prototype object.
+ */
+export function oddValuesRecord(): Record<string, unknown> {
+  return {
+    u: undefined,
+    f: () => 1,
+    s: Symbol("x"),
+    arr: [undefined, () => 1, Symbol("y"), null, 1, "x", [], {}, [[-0]]],
+    date: new Date(1_767_225_600_000),
+    own: { toJSON: () => ({ was: "toJSON" }) },
+    gone: { toJSON: () => undefined },
+    boxed: [new Number(3), new String("s"), new Boolean(false)],
+    "2": "integer keys first",
+    "1": "ascending",
+    nested: { deep: { deeper: { t: true, f: false, z: null } } },
+    nullProto: Object.assign(Object.create(null) as object, { a: 1 }),
+  };
+}
