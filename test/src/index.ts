@@ -1,5 +1,5 @@
 export { startTestNats, type TestNats } from "./harness/nats.js";
-export { spawnTidemark, isAlive, waitFor, TIDEMARK_BIN, type CliProcess } from "./harness/processes.js";
+export { spawnTidemark, stopLeftovers, isAlive, waitFor, TIDEMARK_BIN, type CliProcess } from "./harness/processes.js";
 export {
   startNatsProxy,
   isPanesAck,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
+import { isAlive, spawnTidemark, stopLeftovers, waitFor, type CliProcess } from "../index.js";
 
 function hold(port: number): Promise<Server | undefined> {
   return new Promise((resolve) => {
@@ -72,10 +72,7 @@ describe("tidemark up", () => {
     } finally {
       blocker.close();
       // A failed assertion must not leave `up` and its nats-server running (on 4222, for the next file).
-      if (up && up.child.exitCode === null && up.child.signalCode === null) {
-        up.child.kill("SIGINT");
-        await up.exited;
-      }
+      if (up) await stopLeftovers([up]);
     }
   }, 180_000); // the wait for 4222 (holdOwn, at most 120 s) and the run itself
 });

@@ -76,3 +76,21 @@ export async function waitFor(
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+/**
+ * Stops what a test started and may have left running after a failed assertion: SIGINT (a graceful
+ * stop: `up` stops its children), then SIGKILL if it has not exited within `graceMs`.
+ */
+export async function stopLeftovers(procs: readonly CliProcess[], graceMs = 30_000): Promise<void> {
+  const running = procs.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+  for (const p of running) p.child.kill("SIGINT");
+  await Promise.all(
+    running.map(async (p) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), graceMs)));
+      if ((await Promise.race([p.exited, late])) === "late") p.child.kill("SIGKILL");
+      clearTimeout(timer);
+      await p.exited;
+    }),
+  );
+}

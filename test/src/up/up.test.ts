@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Pane } from "@tidemark/engine/protocol";
 import { decodeCheckpoint } from "@tidemark/engine/runtime";
-import { isAlive, spawnTidemark, waitFor, type CliProcess } from "../index.js";
+import { isAlive, spawnTidemark, stopLeftovers, waitFor, type CliProcess } from "../index.js";
 import { FAST_POLICIES_CONFIG } from "./fast-policies.js";
 
 const POLICIES = ["dashboard", "alerting", "billing"] as const;
@@ -41,11 +41,17 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     "--workers",
     "2",
   ];
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A failed assertion must not leave an `up` (and its nats-server and roles) running for the next file.
+  const started: CliProcess[] = [];
+  afterAll(async () => {
+    await stopLeftovers(started);
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it("serves panes of all three policies from live demo traffic, stops every child on SIGINT, and a second up resumes", async () => {
     const t0 = Date.now();
     const first = spawnTidemark(args, { cwd: dir, readyTimeoutMs: 60_000 });
+    started.push(first);
     const ready = await first.ready;
     const dashboard = String(ready.dashboard);
     const token = String(ready.token);
@@ -154,6 +160,7 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     // A second up on the same data dir: same token, engine resumes from its checkpoint, the
     // dashboard replays what came before and new windows follow.
     const second = spawnTidemark(args, { cwd: dir, readyTimeoutMs: 60_000 });
+    started.push(second);
     const again = await second.ready;
     expect(again.token).toBe(token);
     // The engine restored that checkpoint: its path, an existing file whose header is this worker's
