@@ -51,7 +51,12 @@ describe("merge stage with a stalled worker (real NATS)", () => {
       waitForStatus(stack.nc, (m) => m.worker === MERGE_ID && ok(m), ms, what);
     // About 10 s of wall time for 100 s of log time.
     const backfill = runBackfill(stack.nats.url, file, ["--rate", "500", "--batch", "25"]);
-    await mergeStatus((m) => (m.merge?.batches.accepted ?? 0) > 20, "the merge under way");
+    // Under way with both workers heard: a worker that starts late (a loaded machine) has sent no
+    // partials yet, its partitions are idle to the merge, and stopping it then holds nothing back.
+    await mergeStatus(
+      (m) => (m.merge?.batches.accepted ?? 0) > 20 && m.partitions.every((p) => p.logTime !== null),
+      "the merge under way, every partition heard from",
+    );
 
     // A body that is not a partial batch: refused, counted, nothing merged from it.
     await jetstream(stack.nc).publish(partialsSubject(0), new TextEncoder().encode("not a partial batch"));
