@@ -6,6 +6,7 @@
  */
 import type { Pane, PaneBias, PaneKind, PaneValue } from "../../protocol.js";
 import type { Aggregate } from "../windows/aggregate.js";
+import { valueOfNumbers } from "./value-numbers.js";
 import { nowcastOf, type NowcastError } from "../dial/nowcast.js";
 import { biasFor, nowcastErrorFor, type PolicyDial } from "../dial/policy-dial.js";
 import { hasFinalPane, type PolicyState } from "./policy-state.js";
@@ -17,6 +18,8 @@ import { forEachKey } from "../windows/window-combine.js";
 import { keyIdOf, trackNodeOf, type KeyNode, type TrackNode, type Window } from "../windows/window-state.js";
 import {
   clearLateDirty,
+  keepValue,
+  keptValueAt,
   isLateDirty,
   lastAggOf,
   lastCountOf,
@@ -132,7 +135,12 @@ function emitKey(e: Emission, service: string, route: string | undefined, agg: A
   const policy = e.policy;
   const p = policy.index;
   clearLateDirty(t, p);
-  const full = agg.value();
+  // Another policy's pane at this count computed it already (pane-tracks.ts, the key's kept value).
+  const count = agg.count;
+  let numbers = keptValueAt(t, count);
+  let full: PaneValue;
+  if (numbers !== null) full = valueOfNumbers(numbers);
+  else numbers = keepValue(t, (full = agg.value()));
   lookUp(e, service);
   const bias = e.bias as PaneBias;
   // In discarding mode too the nowcast is of the whole window (what the reference will say), not of the delta.
@@ -177,11 +185,11 @@ function emitKey(e: Emission, service: string, route: string | undefined, agg: A
     const last = lastValueOf(t, p);
     if (last) e.out.pane(pane("retract", last, biasFor(e.dial, service, lastSlotOf(t, p))));
     e.out.pane(pane(e.kind, full, bias));
-    setLastValue(t, p, full);
+    setLastValue(t, p, full, numbers ?? undefined);
   } else {
     e.out.pane(pane(e.kind, full, bias));
   }
   setSeq(t, p, seq);
   setLastSlot(t, p, e.slot);
-  setLastCount(t, p, agg.count);
+  setLastCount(t, p, count);
 }

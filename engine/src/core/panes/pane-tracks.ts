@@ -6,23 +6,22 @@
  * - FLAGS: 0 while the policy has no track for the key; else HAS | lateDirty · DIRTY | (lastSlot + 1) · SLOT_UNIT;
  * - SEQ: the next pane's seq; COUNT: the aggregate's count at the last pane (early panes skip an unchanged key);
  * - LATE: late events accepted (the pane field `lateAccepted`);
- * - LAST: what the mode keeps of the last pane — the retracting policy's value (a LastValue), the
- *   discarding policy's aggregate, or null;
+ * - LAST: what the mode keeps of the last pane — the retracting policy's value (as ValueNumbers,
+ *   value-numbers.ts; a value with `latencyAbove` as it is), the discarding policy's aggregate, or null;
  * - POINTS: service keys, what the policy showed at each pane kind (kind-points.ts), or null.
+ *
+ * After the policies' slots, one more: the key's value last computed for a pane, as ValueNumbers (or
+ * null), which the next pane of any policy reuses while the count is unchanged. A window's events
+ * only grow, so its count names one set of events and one value. Derived: not in a snapshot. A
+ * retracting policy's LAST is the same array while the count is unchanged.
  */
 import type { PaneValue } from "../../protocol.js";
 import type { Aggregate } from "../windows/aggregate.js";
+import { numbersOfValue, valueOfNumbers, type ValueNumbers } from "./value-numbers.js";
 import type { KindPoints } from "./kind-points.js";
 
 /** One key's tracks: policies × STRIDE slots (see the file comment). */
-export type PaneTracks = (number | LastValue | PaneValue | Aggregate | KindPoints | null)[];
-
-/**
- * A retracting policy's last pane value as nine doubles in one array (count, errors, errorRate, p50,
- * p90, p95, p99, p999, users): a plain array of numbers keeps them unboxed, where the value object
- * holds a pointer per field and a boxed double per fraction. A value with `latencyAbove` is kept as it is.
- */
-export type LastValue = number[];
+export type PaneTracks = (number | ValueNumbers | PaneValue | Aggregate | KindPoints | null)[];
 
 export const STRIDE = 6;
 const FLAGS = 0;
@@ -39,7 +38,23 @@ const SLOT_UNIT = 4;
 /** No track for any of `policies` policies yet. */
 export function newPaneTracks(policies: number): PaneTracks {
   // Exactly sized and filled (a holey array, or one grown by pushes, keeps slack).
-  return new Array<number | null>(policies * STRIDE).fill(0);
+  const t = new Array<number | null>(policies * STRIDE + 1).fill(0);
+  t[policies * STRIDE] = null;
+  return t;
+}
+
+/** The key's value last computed for a pane, if it was at `count` (else null). */
+export function keptValueAt(t: PaneTracks, count: number): ValueNumbers | null {
+  const v = t[t.length - 1] as ValueNumbers | null;
+  return v !== null && v[0] === count ? v : null;
+}
+
+/** Keeps a value computed for a pane (one without `latencyAbove`) as the key's numbers; returns them. */
+export function keepValue(t: PaneTracks, v: PaneValue): ValueNumbers | null {
+  if (v.latencyAbove !== undefined) return null;
+  const n = numbersOfValue(v);
+  t[t.length - 1] = n;
+  return n;
 }
 
 /** True once the policy has a track for the key (a pane or a late event). */
@@ -109,11 +124,12 @@ export function clearLateDirty(t: PaneTracks, policy: number): void {
 export function lastValueOf(t: PaneTracks, policy: number): PaneValue | null {
   const v = t[policy * STRIDE + LAST];
   if (v === null || v === undefined || typeof v === "number") return null;
-  if (Array.isArray(v)) return valueOfLast(v as LastValue);
+  if (Array.isArray(v)) return valueOfNumbers(v as ValueNumbers);
   return isAggregate(v) ? null : (v as PaneValue);
 }
-export function setLastValue(t: PaneTracks, policy: number, v: PaneValue | null): void {
-  t[policy * STRIDE + LAST] = v === null ? null : v.latencyAbove === undefined ? lastOfValue(v) : v;
+/** `numbers`: the value's own (the key's kept array, shared), when the caller has them. */
+export function setLastValue(t: PaneTracks, policy: number, v: PaneValue | null, numbers?: ValueNumbers): void {
+  t[policy * STRIDE + LAST] = v === null ? null : v.latencyAbove !== undefined ? v : (numbers ?? numbersOfValue(v));
 }
 
 /** The discarding policy's aggregate at its last pane, or null. */
@@ -157,23 +173,4 @@ export function setTrack(t: PaneTracks, policy: number, f: TrackFields): void {
 
 function isAggregate(v: object): boolean {
   return typeof (v as Partial<Aggregate>).value === "function";
-}
-
-function lastOfValue(v: PaneValue): LastValue {
-  return [v.count, v.errors, v.errorRate, v.p50, v.p90, v.p95, v.p99, v.p999, v.users];
-}
-
-/** The value object SketchAggregate.value() builds (same fields, same order: panes' JSON is unchanged). */
-function valueOfLast(l: LastValue): PaneValue {
-  return Object.freeze({
-    count: l[0] as number,
-    errors: l[1] as number,
-    errorRate: l[2] as number,
-    p50: l[3] as number,
-    p90: l[4] as number,
-    p95: l[5] as number,
-    p99: l[6] as number,
-    p999: l[7] as number,
-    users: l[8] as number,
-  });
 }

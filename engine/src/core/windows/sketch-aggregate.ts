@@ -6,31 +6,25 @@ import type { Aggregate, AggregateKind, UserHash } from "./aggregate.js";
 /** A pane's quantiles, ascending: DDSketch.quantiles answers them in one pass over the bins. */
 const PANE_QUANTILES: readonly number[] = [0.5, 0.9, 0.95, 0.99, 0.999];
 
-/** Values of aggregates with more events than this are cached (RequestAggregate's exact form holds up to 16). */
-const CACHE_FROM = 16;
-
 function finite(v: number | undefined): number {
   return v !== undefined && Number.isFinite(v) ? v : 0;
 }
 
 /**
  * A RequestAggregate that is the core's Aggregate itself (a subclass, not a wrapper: one object per
- * key fewer to allocate, hold and restore), with its pane value cached.
+ * key fewer to allocate, hold and restore). It keeps no pane value: the pane emitter keeps one per
+ * (window, key), as numbers (panes/pane-tracks.ts; docs/decisions/0049-compact-state.md, "Second pass").
  */
 export class SketchAggregate extends RequestAggregate implements Aggregate {
-  /** value() computed at `cached.count`: aggregates only grow between merges, so it stays valid. */
-  private cached: PaneValue | null = null;
   /** The core hands a user's hash (hashed once per event); RequestAggregate's own callers a name. */
   override add(latencyMs: number, error: boolean, user: UserHash | string): void {
     if (typeof user === "number") this.addHashed(latencyMs, error, user);
     else super.add(latencyMs, error, user);
   }
   override merge(other: Aggregate | RequestAggregate): void {
-    this.cached = null;
     super.merge(other as SketchAggregate);
   }
   override subtract(prefix: Aggregate | RequestAggregate): void {
-    this.cached = null;
     super.subtract(prefix as SketchAggregate);
   }
   override clone(): SketchAggregate {
@@ -39,10 +33,8 @@ export class SketchAggregate extends RequestAggregate implements Aggregate {
   value(): PaneValue {
     const a = this as RequestAggregate;
     const count = a.count;
-    const cached = this.cached;
-    if (cached !== null && cached.count === count) return cached;
     const qs = a.quantiles(PANE_QUANTILES);
-    const v: PaneValue = Object.freeze({
+    return Object.freeze({
       count,
       errors: a.errors,
       errorRate: count === 0 ? 0 : a.errors / count,
@@ -53,14 +45,6 @@ export class SketchAggregate extends RequestAggregate implements Aggregate {
       p999: finite(qs[4]),
       users: Math.round(a.distinctUsers()),
     });
-    // Kept only where computing it costs: the small form's quantiles are array reads, and a key with
-    // few events would hold a value object per key (docs/decisions/0019-core-light.md).
-    if (count > CACHE_FROM) this.cached = v;
-    return v;
-  }
-  /** The cache field besides RequestAggregate's own. */
-  override heapBytes(): number {
-    return 8 + super.heapBytes();
   }
 }
 
