@@ -6,7 +6,7 @@
  */
 import type { Pane, PaneBias, PaneKind, PaneValue } from "../../protocol.js";
 import type { Aggregate } from "../windows/aggregate.js";
-import { valueOfNumbers } from "./value-numbers.js";
+import { hasValueNumbers } from "../windows/value-numbers.js";
 import { nowcastOf, type NowcastError } from "../dial/nowcast.js";
 import { biasFor, nowcastErrorFor, type PolicyDial } from "../dial/policy-dial.js";
 import { hasFinalPane, type PolicyState } from "./policy-state.js";
@@ -18,8 +18,6 @@ import { forEachKey } from "../windows/window-combine.js";
 import { keyIdOf, trackNodeOf, type KeyNode, type TrackNode, type Window } from "../windows/window-state.js";
 import {
   clearLateDirty,
-  keepValue,
-  keptValueAt,
   isLateDirty,
   lastAggOf,
   lastCountOf,
@@ -135,12 +133,8 @@ function emitKey(e: Emission, service: string, route: string | undefined, agg: A
   const policy = e.policy;
   const p = policy.index;
   clearLateDirty(t, p);
-  // Another policy's pane at this count computed it already (pane-tracks.ts, the key's kept value).
   const count = agg.count;
-  let numbers = keptValueAt(t, count);
-  let full: PaneValue;
-  if (numbers !== null) full = valueOfNumbers(numbers);
-  else numbers = keepValue(t, (full = agg.value()));
+  const full = agg.value();
   lookUp(e, service);
   const bias = e.bias as PaneBias;
   // In discarding mode too the nowcast is of the whole window (what the reference will say), not of the delta.
@@ -185,7 +179,8 @@ function emitKey(e: Emission, service: string, route: string | undefined, agg: A
     const last = lastValueOf(t, p);
     if (last) e.out.pane(pane("retract", last, biasFor(e.dial, service, lastSlotOf(t, p))));
     e.out.pane(pane(e.kind, full, bias));
-    setLastValue(t, p, full, numbers ?? undefined);
+    // The aggregate's kept numbers of `full`, shared (windows/value-numbers.ts), where it keeps them.
+    setLastValue(t, p, full, hasValueNumbers(agg) ? agg.valueNumbers() : undefined);
   } else {
     e.out.pane(pane(e.kind, full, bias));
   }

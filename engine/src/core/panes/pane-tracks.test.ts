@@ -13,8 +13,6 @@ import {
   clearLateDirty,
   hasTrack,
   isLateDirty,
-  keepValue,
-  keptValueAt,
   lastAggOf,
   lastCountOf,
   lastSlotOf,
@@ -32,7 +30,7 @@ import {
   setSeq,
   type PaneTracks,
 } from "./pane-tracks.js";
-import { numbersOfValue, valueOfNumbers } from "./value-numbers.js";
+import { numbersOfValue, valueOfNumbers } from "../windows/value-numbers.js";
 
 /** The representation pane-tracks.ts replaced: one object per (policy, window, key). */
 interface OldTrack {
@@ -213,22 +211,6 @@ describe("pane tracks: one array per (window, key) for every policy", () => {
     // −0 and integers survive too.
     const z = valueOfNumbers(numbersOfValue({ ...valueOfNumbers([0, 0, 0, -0, 1, 2, 3, 4, 5]) }));
     expect(Object.is(z.p50, -0)).toBe(true);
-  });
-
-  it("the key's kept value is reused only at the count it was computed at, and never one with latencyAbove", () => {
-    const t = newPaneTracks(3);
-    const rng = new Prng(3);
-    expect(keptValueAt(t, 0)).toBeNull();
-    const v = { ...randomValue(rng), latencyAbove: undefined };
-    delete v.latencyAbove;
-    const n = keepValue(t, v);
-    expect(n).not.toBeNull();
-    expect(keptValueAt(t, v.count)).toBe(n);
-    expect(keptValueAt(t, v.count + 1)).toBeNull();
-    expect(keepValue(t, { ...v, latencyAbove: { "300": 1 } })).toBeNull();
-    expect(keptValueAt(t, v.count)).toBe(n);
-    // It is derived state: no policy has a track because of it, and a snapshot does not hold it.
-    for (let p = 0; p < 3; p++) expect(hasTrack(t, p)).toBe(false);
   });
 
   it("a snapshot track keeping both a last value and a last aggregate is refused with the snapshot's error", () => {

@@ -7,17 +7,13 @@
  * - SEQ: the next pane's seq; COUNT: the aggregate's count at the last pane (early panes skip an unchanged key);
  * - LATE: late events accepted (the pane field `lateAccepted`);
  * - LAST: what the mode keeps of the last pane — the retracting policy's value (as ValueNumbers,
- *   value-numbers.ts; a value with `latencyAbove` as it is), the discarding policy's aggregate, or null;
+ *   windows/value-numbers.ts: the aggregate's kept array, the same one while its count is unchanged;
+ *   a value with `latencyAbove` as it is), the discarding policy's aggregate, or null;
  * - POINTS: service keys, what the policy showed at each pane kind (kind-points.ts), or null.
- *
- * After the policies' slots, one more: the key's value last computed for a pane, as ValueNumbers (or
- * null), which the next pane of any policy reuses while the count is unchanged. A window's events
- * only grow, so its count names one set of events and one value. Derived: not in a snapshot. A
- * retracting policy's LAST is the same array while the count is unchanged.
  */
 import type { PaneValue } from "../../protocol.js";
 import type { Aggregate } from "../windows/aggregate.js";
-import { numbersOfValue, valueOfNumbers, type ValueNumbers } from "./value-numbers.js";
+import { numbersOfValue, valueOfNumbers, type ValueNumbers } from "../windows/value-numbers.js";
 import type { KindPoints } from "./kind-points.js";
 
 /** One key's tracks: policies × STRIDE slots (see the file comment). */
@@ -38,23 +34,7 @@ const SLOT_UNIT = 4;
 /** No track for any of `policies` policies yet. */
 export function newPaneTracks(policies: number): PaneTracks {
   // Exactly sized and filled (a holey array, or one grown by pushes, keeps slack).
-  const t = new Array<number | null>(policies * STRIDE + 1).fill(0);
-  t[policies * STRIDE] = null;
-  return t;
-}
-
-/** The key's value last computed for a pane, if it was at `count` (else null). */
-export function keptValueAt(t: PaneTracks, count: number): ValueNumbers | null {
-  const v = t[t.length - 1] as ValueNumbers | null;
-  return v !== null && v[0] === count ? v : null;
-}
-
-/** Keeps a value computed for a pane (one without `latencyAbove`) as the key's numbers; returns them. */
-export function keepValue(t: PaneTracks, v: PaneValue): ValueNumbers | null {
-  if (v.latencyAbove !== undefined) return null;
-  const n = numbersOfValue(v);
-  t[t.length - 1] = n;
-  return n;
+  return new Array<number | null>(policies * STRIDE).fill(0);
 }
 
 /** True once the policy has a track for the key (a pane or a late event). */
@@ -127,7 +107,7 @@ export function lastValueOf(t: PaneTracks, policy: number): PaneValue | null {
   if (Array.isArray(v)) return valueOfNumbers(v as ValueNumbers);
   return isAggregate(v) ? null : (v as PaneValue);
 }
-/** `numbers`: the value's own (the key's kept array, shared), when the caller has them. */
+/** `numbers`: the value's own (the aggregate's kept array, shared), when the caller has them. */
 export function setLastValue(t: PaneTracks, policy: number, v: PaneValue | null, numbers?: ValueNumbers): void {
   t[policy * STRIDE + LAST] = v === null ? null : v.latencyAbove !== undefined ? v : (numbers ?? numbersOfValue(v));
 }

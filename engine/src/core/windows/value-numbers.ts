@@ -2,9 +2,9 @@
  * A pane value (protocol.ts `PaneValue` without `latencyAbove`) as nine doubles in one array:
  * count, errors, errorRate, p50, p90, p95, p99, p999, users (docs/decisions/0049-compact-state.md,
  * "Second pass"). A plain array of numbers keeps them unboxed, where the value object holds a
- * pointer per field and a boxed double per fraction: what a (window, key) keeps of its last value,
- * and a retracting policy of its last pane's, is this array (pane-tracks.ts). Never changed
- * once made.
+ * pointer per field and a boxed double per fraction: what an aggregate keeps of its value
+ * (sketch-aggregate.ts), and a retracting policy of its last pane's (panes/pane-tracks.ts), is this
+ * array, the same one while the aggregate's count is unchanged. Never changed once made.
  */
 import type { PaneValue } from "../../protocol.js";
 
@@ -27,4 +27,13 @@ export function valueOfNumbers(n: ValueNumbers): PaneValue {
     p999: n[7] as number,
     users: n[8] as number,
   });
+}
+
+/** An aggregate that keeps its value as numbers (SketchAggregate): the array value() is built from. */
+export interface HasValueNumbers {
+  valueNumbers(): ValueNumbers;
+}
+
+export function hasValueNumbers(a: object): a is HasValueNumbers {
+  return typeof (a as Partial<HasValueNumbers>).valueNumbers === "function";
 }
