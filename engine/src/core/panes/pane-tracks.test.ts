@@ -28,6 +28,7 @@ import {
   setLastValue,
   setPoints,
   setSeq,
+  setTrack,
   type PaneTracks,
 } from "./pane-tracks.js";
 import { numbersOfValue, valueOfNumbers } from "../windows/value-numbers.js";
@@ -211,6 +212,19 @@ describe("pane tracks: one array per (window, key) for every policy", () => {
     // −0 and integers survive too.
     const z = valueOfNumbers(numbersOfValue({ ...valueOfNumbers([0, 0, 0, -0, 1, 2, 3, 4, 5]) }));
     expect(Object.is(z.p50, -0)).toBe(true);
+  });
+
+  it("flags hold any lastSlot a snapshot may carry, exactly, beside lateDirty", () => {
+    const t = newPaneTracks(2);
+    for (const lastSlot of [-1, 0, 12, 2 ** 29, 2 ** 40]) {
+      setTrack(t, 1, { ...newOld(), lastSlot, lateDirty: true });
+      expect([lastSlotOf(t, 1), isLateDirty(t, 1), hasTrack(t, 0)]).toEqual([lastSlot, true, false]);
+      clearLateDirty(t, 1);
+      expect([lastSlotOf(t, 1), isLateDirty(t, 1)]).toEqual([lastSlot, false]);
+      addLate(t, 1, 2);
+      addLate(t, 1, 1);
+      expect([lastSlotOf(t, 1), isLateDirty(t, 1), lateAcceptedOf(t, 1)]).toEqual([lastSlot, true, 3]);
+    }
   });
 
   it("a snapshot track keeping both a last value and a last aggregate is refused with the snapshot's error", () => {

@@ -3,7 +3,8 @@
  * "Second pass"): STRIDE slots per policy, no object per (policy, window, key). Slots hold small
  * integers (V8 keeps them unboxed) or a reference:
  *
- * - FLAGS: 0 while the policy has no track for the key; else HAS | lateDirty · DIRTY | (lastSlot + 1) · SLOT_UNIT;
+ * - FLAGS: 0 while the policy has no track for the key; else HAS + lateDirty · DIRTY + (lastSlot + 1) · SLOT_UNIT
+ *   (added, not or-ed: a lastSlot a snapshot holds reads back as it was, however large);
  * - SEQ: the next pane's seq; COUNT: the aggregate's count at the last pane (early panes skip an unchanged key);
  * - LATE: late events accepted (the pane field `lateAccepted`);
  * - LAST: what the mode keeps of the last pane — the retracting policy's value (as ValueNumbers,
@@ -74,7 +75,7 @@ export function lateAcceptedOf(t: PaneTracks, policy: number): number {
 }
 
 export function isLateDirty(t: PaneTracks | null | undefined, policy: number): boolean {
-  return hasTrack(t, policy) && (((t as PaneTracks)[policy * STRIDE + FLAGS] as number) & DIRTY) !== 0;
+  return hasTrack(t, policy) && dirtyIn((t as PaneTracks)[policy * STRIDE + FLAGS] as number);
 }
 
 /** Slot of the policy's last pane (kind-slot.ts); −1 before its first. */
@@ -84,7 +85,7 @@ export function lastSlotOf(t: PaneTracks, policy: number): number {
 
 /** Sets lastSlot and clears lateDirty (a pane was emitted). */
 export function setLastSlot(t: PaneTracks, policy: number, slot: number): void {
-  t[policy * STRIDE + FLAGS] = HAS | ((slot + 1) * SLOT_UNIT);
+  t[policy * STRIDE + FLAGS] = HAS + (slot + 1) * SLOT_UNIT;
 }
 
 /** `events` late events accepted for the key (track made): lateAccepted grows, lateDirty set. */
@@ -92,12 +93,14 @@ export function addLate(t: PaneTracks, policy: number, events: number): void {
   openTrack(t, policy);
   const b = policy * STRIDE;
   t[b + LATE] = (t[b + LATE] as number) + events;
-  t[b + FLAGS] = (t[b + FLAGS] as number) | DIRTY;
+  const flags = t[b + FLAGS] as number;
+  if (!dirtyIn(flags)) t[b + FLAGS] = flags + DIRTY;
 }
 
 export function clearLateDirty(t: PaneTracks, policy: number): void {
   const b = policy * STRIDE;
-  t[b + FLAGS] = (t[b + FLAGS] as number) & ~DIRTY;
+  const flags = t[b + FLAGS] as number;
+  if (dirtyIn(flags)) t[b + FLAGS] = flags - DIRTY;
 }
 
 /** The retracting policy's last pane value (rebuilt as the frozen object it was), or null. */
@@ -142,13 +145,17 @@ export interface TrackFields {
 
 export function setTrack(t: PaneTracks, policy: number, f: TrackFields): void {
   const b = policy * STRIDE;
-  t[b + FLAGS] = HAS | (f.lateDirty ? DIRTY : 0) | ((f.lastSlot + 1) * SLOT_UNIT);
+  t[b + FLAGS] = HAS + (f.lateDirty ? DIRTY : 0) + (f.lastSlot + 1) * SLOT_UNIT;
   t[b + SEQ] = f.seq;
   t[b + COUNT] = f.lastCount;
   t[b + LATE] = f.lateAccepted;
   t[b + LAST] = f.lastAgg;
   if (f.lastValue !== null) setLastValue(t, policy, f.lastValue);
   t[b + POINTS] = f.points;
+}
+
+function dirtyIn(flags: number): boolean {
+  return Math.floor(flags / DIRTY) % 2 === 1;
 }
 
 function isAggregate(v: object): boolean {
