@@ -11,8 +11,11 @@
  *   register above 15, little-endian `index | value << 18`, its 4 bits holding 15. Which form a
  *   buffer holds follows from its length. Registers are the same in either form; the codec packs
  *   them 6 bits each (writePacked).
- * Functions that may grow the buffer return the buffer to keep.
+ * Functions that may grow the buffer return the buffer to keep. A buffer of the 4-bit form comes
+ * from byte-slab.ts (a view into a shared chunk: one typed array's headers, no buffer of its own).
  */
+import { slabBytes, slabCopy } from "./byte-slab.js";
+
 export type DenseRegisters = Uint8Array;
 
 /** Largest register a 4-bit buffer holds. */
@@ -45,7 +48,7 @@ function histStart(p: number): number {
 
 /** All registers 0 (4 bits each; hist[0] = 2^p). */
 export function denseEmpty(p: number): DenseRegisters {
-  const d = new Uint8Array(narrowBytes(p));
+  const d = slabBytes(narrowBytes(p));
   histAdd(d, p, 0, 1 << p);
   return d;
 }
@@ -194,7 +197,7 @@ export function denseRaiseAll(d: DenseRegisters, p: number, src: DenseRegisters)
  */
 export function denseOfPacked(packed: Uint8Array, p: number, maxRank: number): DenseRegisters | null {
   const n = 3 << (p - 2);
-  let d = new Uint8Array(narrowBytes(p));
+  let d = slabBytes(narrowBytes(p));
   // Registers are 6-bit (≤ 63): count them into 64 slots, then check none is above maxRank.
   const counts = HIST;
   counts.fill(0);
@@ -239,7 +242,12 @@ export function denseOfPacked(packed: Uint8Array, p: number, maxRank: number): D
   return d;
 }
 
-/** Bytes held: the buffer and one typed array's headers. */
+/** A copy (registers, histogram and overflow), its buffer from the slab (byte-slab.ts) as a new one's. */
+export function denseCopy(d: DenseRegisters): DenseRegisters {
+  return slabCopy(d);
+}
+
+/** Bytes held: the buffer and its typed array's headers (one JSTypedArray in a shared chunk, byte-slab.ts). */
 export function denseHeapBytes(d: DenseRegisters): number {
-  return 180 + d.length;
+  return (d.byteLength === d.buffer.byteLength ? 180 : 96) + d.length;
 }

@@ -2,6 +2,7 @@ import { decodeWith, type ByteReader } from "./byte-reader.js";
 import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidOption } from "./errors.js";
 import {
+  denseCopy,
   denseEmpty,
   denseHeapBytes,
   denseHistogram,
@@ -157,7 +158,7 @@ export class HyperLogLog {
   clone(): HyperLogLog {
     const c = new HyperLogLog({ precision: this.precision });
     const s = this.state;
-    c.state = s === null ? null : s.slice();
+    c.state = s === null ? null : s instanceof Uint8Array ? denseCopy(s) : s.slice();
     return c;
   }
 

@@ -12,6 +12,7 @@ import { NowcastSum, nowcastError } from "./nowcast.js";
 import { serviceKinds, trackerOf, type PolicyDial } from "./policy-dial.js";
 import { emitsOnTime, type PolicyState } from "../panes/policy-state.js";
 import { nowcastAt, pointAt, type KindPoints } from "../panes/kind-points.js";
+import { pointsOfTrack } from "../panes/pane-tracks.js";
 import { SLOT_FINAL, SLOT_ON_TIME, SLOTS } from "../panes/kind-slot.js";
 import { serviceTracks, type Window } from "../windows/window-state.js";
 
@@ -26,7 +27,7 @@ export function shownAt(points: KindPoints | null | undefined, slot: number, onT
 
 /** The policy's recorded values per pane kind of a service in the window. */
 export function pointsOf(w: Window, policy: number, service: string): KindPoints | null | undefined {
-  return serviceTracks(w, service)?.tracks?.[policy]?.points;
+  return pointsOfTrack(serviceTracks(w, service)?.tracks, policy);
 }
 
 /** Scratch sums, one per slot, and one for a single service (reset at each use). */

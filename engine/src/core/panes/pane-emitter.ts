@@ -6,6 +6,7 @@
  */
 import type { Pane, PaneBias, PaneKind, PaneValue } from "../../protocol.js";
 import type { Aggregate } from "../windows/aggregate.js";
+import { hasValueNumbers } from "../windows/value-numbers.js";
 import { nowcastOf, type NowcastError } from "../dial/nowcast.js";
 import { biasFor, nowcastErrorFor, type PolicyDial } from "../dial/policy-dial.js";
 import { hasFinalPane, type PolicyState } from "./policy-state.js";
@@ -14,15 +15,26 @@ import { SLOT_FINAL, SLOT_ON_TIME, slotOf } from "./kind-slot.js";
 import type { TriggerContext } from "./trigger-context.js";
 import type { CoreOutput } from "../types.js";
 import { forEachKey } from "../windows/window-combine.js";
+import { keyIdOf, trackNodeOf, type KeyNode, type TrackNode, type Window } from "../windows/window-state.js";
 import {
-  keyIdOf,
-  newTrack,
-  trackNodeOf,
-  type KeyNode,
-  type PaneTrack,
-  type TrackNode,
-  type Window,
-} from "../windows/window-state.js";
+  clearLateDirty,
+  isLateDirty,
+  lastAggOf,
+  lastCountOf,
+  lastSlotOf,
+  lastValueOf,
+  lateAcceptedOf,
+  openTrack,
+  pointsOfTrack,
+  seqOf,
+  setLastAgg,
+  setLastCount,
+  setLastSlot,
+  setLastValue,
+  setPoints,
+  setSeq,
+  type PaneTracks,
+} from "./pane-tracks.js";
 
 type Emitted = Exclude<PaneKind, "retract">;
 
@@ -74,7 +86,7 @@ export function emitWindow(ctx: TriggerContext, policy: PolicyState, w: Window, 
   };
   forEachKey(w, (service, route, key) => {
     const node = trackToEmit(w, policy.index, kind, service, route, key);
-    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks?.[policy.index] as PaneTrack);
+    if (node !== undefined) emitKey(emission, service, route, key.agg, node.tracks as PaneTracks);
   });
 }
 
@@ -104,37 +116,42 @@ function trackToEmit(
   key: KeyNode,
 ): TrackNode | undefined {
   const count = key.agg.count;
+  const p = policy;
   // A tumbling window's slice key is its track node (no string lookups).
-  const cached = w.exclusive ? key.tracks?.[policy] : undefined;
-  if (kind === "early" && (count === 0 || count === cached?.lastCount)) return undefined;
+  const cached = w.exclusive ? lastCountOf(key.tracks, p) : undefined;
+  if (kind === "early" && (count === 0 || count === cached)) return undefined;
   const node = trackNodeOf(w, service, route, key);
-  const tracks = node.tracks as (PaneTrack | undefined)[];
-  const t = tracks[policy];
-  if (kind === "early" && (count === 0 || count === t?.lastCount)) return undefined;
-  if (kind === "late" && !t?.lateDirty) return undefined;
-  if (t === undefined) tracks[policy] = newTrack();
+  const tracks = node.tracks as PaneTracks;
+  if (kind === "early" && (count === 0 || count === lastCountOf(tracks, p))) return undefined;
+  if (kind === "late" && !isLateDirty(tracks, p)) return undefined;
+  openTrack(tracks, p);
   return node;
 }
 
-/** One key's pane(s) per the policy's mode; updates its track. */
-function emitKey(e: Emission, service: string, route: string | undefined, agg: Aggregate, t: PaneTrack): void {
+/** One key's pane(s) per the policy's mode; updates its track (panes/pane-tracks.ts). */
+function emitKey(e: Emission, service: string, route: string | undefined, agg: Aggregate, t: PaneTracks): void {
   const policy = e.policy;
-  t.lateDirty = false;
+  const p = policy.index;
+  clearLateDirty(t, p);
+  const count = agg.count;
   const full = agg.value();
   lookUp(e, service);
   const bias = e.bias as PaneBias;
   // In discarding mode too the nowcast is of the whole window (what the reference will say), not of the delta.
   const nowcast = nowcastOf(full, bias, e.nowcastError as NowcastError);
   if (route === undefined) {
-    const points = (t.points ??= newKindPoints());
+    let points = pointsOfTrack(t, p);
+    if (points === null || points === undefined) setPoints(t, p, (points = newKindPoints()));
     recordPoint(points, e.slot, full, nowcast?.value ?? null);
     if (e.alsoFinal) recordPoint(points, SLOT_FINAL, full, nowcast?.value ?? null);
   }
   const id = e.idPrefix + keyIdOf(service, route) + e.idSuffix;
+  const lateAccepted = lateAcceptedOf(t, p);
+  let seq = seqOf(t, p);
   const pane = (kind: PaneKind, value: PaneValue, paneBias: PaneBias): Pane => {
-    const p: Pane = {
+    const out: Pane = {
       id,
-      seq: t.seq++,
+      seq: seq++,
       kind,
       policy: policy.cfg.name,
       key: route === undefined ? { service } : { service, route },
@@ -144,26 +161,30 @@ function emitKey(e: Emission, service: string, route: string | undefined, agg: A
       emittedAt: e.logTime,
       emitDelayMs: e.logTime - e.window.end,
       pipelineLagMs: 0,
-      lateAccepted: t.lateAccepted,
+      lateAccepted,
       dropped: policy.droppedWindowEvents,
       bias: paneBias,
     };
-    if (nowcast !== null && kind !== "retract") p.nowcast = nowcast;
-    return p;
+    if (nowcast !== null && kind !== "retract") out.nowcast = nowcast;
+    return out;
   };
   if (policy.cfg.mode === "discarding") {
     const delta = agg.clone();
-    if (t.lastAgg) delta.subtract(t.lastAgg);
-    t.lastAgg = agg.clone();
+    const lastAgg = lastAggOf(t, p);
+    if (lastAgg) delta.subtract(lastAgg);
+    setLastAgg(t, p, agg.clone());
     e.out.pane(pane(e.kind, delta.value(), bias));
   } else if (policy.cfg.mode === "retracting") {
     // A retract carries the bias of the kind (and age) of the pane it retracts, as measured now.
-    if (t.lastValue) e.out.pane(pane("retract", t.lastValue, biasFor(e.dial, service, t.lastSlot)));
+    const last = lastValueOf(t, p);
+    if (last) e.out.pane(pane("retract", last, biasFor(e.dial, service, lastSlotOf(t, p))));
     e.out.pane(pane(e.kind, full, bias));
-    t.lastValue = full;
+    // The aggregate's kept numbers of `full`, shared (windows/value-numbers.ts), where it keeps them.
+    setLastValue(t, p, full, hasValueNumbers(agg) ? agg.valueNumbers() : undefined);
   } else {
     e.out.pane(pane(e.kind, full, bias));
   }
-  t.lastSlot = e.slot;
-  t.lastCount = agg.count;
+  setSeq(t, p, seq);
+  setLastSlot(t, p, e.slot);
+  setLastCount(t, p, count);
 }

@@ -24,14 +24,13 @@ import { measureLateness, measureWindow } from "../dial/window-measure.js";
 import { WindowTimerKind } from "../windows/window-timer.js";
 import {
   addsOf,
-  newTrack,
   KIND_FINAL,
   KIND_LATE_PENDING,
   KIND_ON_TIME,
-  type PaneTrack,
   type TrackNode,
   type Window,
 } from "../windows/window-state.js";
+import { addLate, type PaneTracks } from "./pane-tracks.js";
 
 /** Early panes of every window of `windows` the policy still has open and that changed since its last tick. */
 export function earlyTick(ctx: TriggerContext, p: PolicyState, windows: Iterable<Window>): void {
@@ -76,9 +75,7 @@ export function acceptLate(
 }
 
 function markLate(node: TrackNode, policy: number, events: number): void {
-  const t = ((node.tracks as (PaneTrack | undefined)[])[policy] ??= newTrack());
-  t.lateAccepted += events;
-  t.lateDirty = true;
+  addLate(node.tracks as PaneTracks, policy, events);
 }
 
 /** The on-time pane (W >= end); with grace 0 it is also the policy's final. */

@@ -13,7 +13,21 @@ import type { PolicyState } from "../panes/policy-state.js";
 import { newKindPoints, POINT_FIELDS, pointOffset, setPoint, type KindPoints } from "../panes/kind-points.js";
 import { slotFromV6, SLOTS } from "../panes/kind-slot.js";
 import type { PartitionClock } from "../watermarks/watermark.js";
-import type { KeyNode, PaneTrack, TrackNode } from "../windows/window-state.js";
+import type { KeyNode, TrackNode } from "../windows/window-state.js";
+import {
+  hasTrack,
+  isLateDirty,
+  lastAggOf,
+  lastSlotOf,
+  lastValueOf,
+  lateAcceptedOf,
+  lastCountOf,
+  newPaneTracks,
+  pointsOfTrack,
+  seqOf,
+  setTrack,
+  type PaneTracks,
+} from "../panes/pane-tracks.js";
 
 /** Per partition: log time, largest event time, log time of its last record, spoke. */
 export function writePartitionClocks(w: ByteWriter, partitions: readonly PartitionClock[]): void {
@@ -145,19 +159,22 @@ export function readNullable(r: ByteReader): number | null {
 }
 
 export function writeTracks(w: ByteWriter, node: TrackNode, policies: number): void {
+  const t = node.tracks;
   for (let i = 0; i < policies; i++) {
-    const t = node.tracks?.[i];
-    w.bool(t !== undefined);
-    if (!t) continue;
-    w.uint(t.seq);
-    w.uint(t.lastCount);
-    writeValue(w, t.lastValue);
-    w.bool(t.lastAgg !== null);
-    if (t.lastAgg) w.bytes(t.lastAgg.encode());
-    w.uint(t.lateAccepted);
-    w.bool(t.lateDirty);
-    writeKindPoints(w, t.points);
-    w.uint(t.lastSlot + 1);
+    const has = hasTrack(t, i);
+    w.bool(has);
+    if (!has) continue;
+    const tracks = t as PaneTracks;
+    w.uint(seqOf(tracks, i));
+    w.uint(lastCountOf(tracks, i) as number);
+    writeValue(w, lastValueOf(tracks, i));
+    const lastAgg = lastAggOf(tracks, i);
+    w.bool(lastAgg !== null);
+    if (lastAgg) w.bytes(lastAgg.encode());
+    w.uint(lateAcceptedOf(tracks, i));
+    w.bool(isLateDirty(tracks, i));
+    writeKindPoints(w, pointsOfTrack(tracks, i) ?? null);
+    w.uint(lastSlotOf(tracks, i) + 1);
   }
 }
 
@@ -213,19 +230,36 @@ export function readKindPoints(r: ByteReader): KindPoints | null {
   return p;
 }
 
-export function readTracks(r: ByteReader, policies: number, kind: AggregateKind): (PaneTrack | undefined)[] {
-  // Exactly one slot per policy (pushing onto [] would reserve 17).
-  const out = new Array<PaneTrack | undefined>(policies);
+/** `corrupt` builds the snapshot's own coded error (a track keeping both a last value and a last aggregate). */
+export function readTracks(
+  r: ByteReader,
+  policies: number,
+  kind: AggregateKind,
+  corrupt: (what: string) => CoreError,
+): PaneTracks {
+  const out = newPaneTracks(policies);
   for (let i = 0; i < policies; i++) {
     if (!r.bool()) continue;
     const seq = r.uint();
     const lastCount = r.uint();
     const lastValue = readValue(r);
     const lastAgg = r.bool() ? kind.decode(r.bytes()) : null;
+    // One slot keeps either (panes/pane-tracks.ts): a mode keeps a value (retracting) or an aggregate (discarding).
+    if (lastValue !== null && lastAgg !== null)
+      throw corrupt("holds a pane track with both a last value and a last aggregate");
     const lateAccepted = r.uint();
     const lateDirty = r.bool();
     const points = readKindPoints(r);
-    out[i] = { seq, lastCount, lastValue, lastAgg, lateAccepted, lateDirty, points, lastSlot: readLastSlot(r) };
+    setTrack(out, i, {
+      seq,
+      lastCount,
+      lastValue,
+      lastAgg,
+      lateAccepted,
+      lateDirty,
+      points,
+      lastSlot: readLastSlot(r),
+    });
   }
   return out;
 }

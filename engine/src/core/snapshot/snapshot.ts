@@ -6,6 +6,7 @@
  * Layout: "TMCS" · version · config CRC · body · CRC-32 of all before.
  */
 import { V6_SLOTS } from "../panes/kind-slot.js";
+import type { PaneTracks } from "../panes/pane-tracks.js";
 import type { AggregateKind } from "../windows/aggregate.js";
 import type { BiasPoint } from "../dial/bias.js";
 import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
@@ -36,7 +37,6 @@ import {
   linkSlice,
   newWindow,
   type KeyNode,
-  type PaneTrack,
   type Slice,
   type TrackNode,
   type Window,
@@ -298,7 +298,7 @@ function trackedNode(
   win: Window,
   into: Map<string, TrackNode>,
   name: string,
-  tracks: (PaneTrack | undefined)[],
+  tracks: PaneTracks,
   service: boolean,
 ): TrackNode {
   if (!win.exclusive) {
@@ -333,10 +333,10 @@ function readWindow(
   }
   for (let m = r.uint(); m > 0; m--) {
     const service = r.string();
-    const node = trackedNode(win, win.tracks, service, readTracks(r, policies, kind), true);
+    const node = trackedNode(win, win.tracks, service, readTracks(r, policies, kind, corrupt), true);
     for (let k = r.uint(); k > 0; k--) {
       const route = r.string();
-      trackedNode(win, node.routes as Map<string, TrackNode>, route, readTracks(r, policies, kind), false);
+      trackedNode(win, node.routes as Map<string, TrackNode>, route, readTracks(r, policies, kind, corrupt), false);
     }
   }
   if (r.bool()) {

@@ -9,8 +9,8 @@
  * window's life from its first event to its last policy's close.
  *
  * May import: protocol, @tidemark/sketches, core/panes/ and core/dial/ types (a window holds each
- * policy's pane progress and measured points), core/watermarks/ (scheduling by watermark). No I/O,
- * no clock, no env.
+ * policy's pane progress and measured points) and panes/pane-tracks.ts' newPaneTracks (a key's
+ * empty progress), core/watermarks/ (scheduling by watermark). No I/O, no clock, no env.
  *
  * Invariants: assignment is a pure function of `ts`; one aggregate per (slice, key) whatever the
  * number of policies; a window's state is freed once the last policy and the bias reference have

@@ -1,8 +1,7 @@
 /** Open state: slices hold the shared aggregates, windows hold each policy's pane progress. */
-import type { PaneValue } from "../../protocol.js";
 import type { Aggregate } from "./aggregate.js";
 import type { BiasPoint } from "../dial/bias.js";
-import type { KindPoints } from "../panes/kind-points.js";
+import { newPaneTracks, type PaneTracks } from "../panes/pane-tracks.js";
 
 /**
  * One key's aggregate in a slice; a service node also holds its routes. In a tumbling window's
@@ -32,26 +31,9 @@ export interface Slice {
   foldedInto: Window[] | null;
 }
 
-/** Pane progress of one (policy, window, key). */
-export interface PaneTrack {
-  seq: number;
-  /** Aggregate count at the last pane (early panes skip an unchanged key). */
-  lastCount: number;
-  /** Last emitted value (retracting mode). */
-  lastValue: PaneValue | null;
-  /** Aggregate at the last pane (discarding mode). */
-  lastAgg: Aggregate | null;
-  lateAccepted: number;
-  lateDirty: boolean;
-  /** Service-level keys: what the policy showed at each pane kind (measured when the reference closes). */
-  points: KindPoints | null;
-  /** Slot of the last pane (retracting mode: a retract carries the bias of the pane it retracts); -1 before. */
-  lastSlot: number;
-}
-
-/** Pane progress of one key of a window, per policy (null: none yet); a service node also holds its routes. */
+/** Pane progress of one key of a window, every policy's (panes/pane-tracks.ts; null: none yet); a service node also holds its routes. */
 export interface TrackNode {
-  tracks: (PaneTrack | undefined)[] | null;
+  tracks: PaneTracks | null;
   routes: Map<string, TrackNode> | null;
 }
 
@@ -136,19 +118,6 @@ export function addsOf(w: Window): number {
   return n;
 }
 
-export function newTrack(): PaneTrack {
-  return {
-    seq: 0,
-    lastCount: 0,
-    lastValue: null,
-    lastAgg: null,
-    lateAccepted: 0,
-    lateDirty: false,
-    points: null,
-    lastSlot: -1,
-  };
-}
-
 /** Escaped names (keys are capped, so few): pane ids are built per pane, not kept per key. */
 const escaped = new Map<string, string>();
 const ESCAPED_MAX = 1 << 16;
@@ -195,9 +164,8 @@ function keyTracks(w: Window, service: KeyNode, route: string | undefined): Trac
   return r;
 }
 
-/** One slot per policy, exactly (an empty array would grow to 17 slots at its first track). */
-function newTracks(w: Window): (PaneTrack | undefined)[] {
-  return new Array<PaneTrack | undefined>(w.lastLateAt.length);
+function newTracks(w: Window): PaneTracks {
+  return newPaneTracks(w.lastLateAt.length);
 }
 
 /** The track node of a key whose slice node the caller holds (no lookups in a tumbling window). */
