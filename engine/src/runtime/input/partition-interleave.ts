@@ -108,7 +108,12 @@ export class PartitionInterleave {
 
   constructor(laneCount: number, restored?: readonly LaneOffset[]) {
     this.lanes = Array.from({ length: laneCount }, () => new Lane());
-    restored?.forEach((o, i) => {
+    if (restored) this.restore(restored);
+  }
+
+  /** Resumes each lane where a checkpoint's `offsets()` left it (before anything is pushed). */
+  restore(restored: readonly LaneOffset[]): void {
+    restored.forEach((o, i) => {
       const lane = this.lanes[i];
       if (!lane) return;
       lane.lastSeq = lane.pushedSeq = o.lastSeq;
