@@ -169,10 +169,12 @@ export class PartitionInterleave {
   offsets(): LaneOffset[] {
     return this.lanes.map((l) => {
       const partial = l.queued > 0 && l.pos > 0;
+      // A restored message handled in part and not pushed again yet is still handled in part.
+      const restored = !partial && l.skipSeq > l.lastSeq;
       return {
         lastSeq: l.lastSeq,
-        partialSeq: partial ? (l.queue[l.head] as Batch).seq : 0,
-        partialCount: partial ? l.pos : 0,
+        partialSeq: partial ? (l.queue[l.head] as Batch).seq : restored ? l.skipSeq : 0,
+        partialCount: partial ? l.pos : restored ? l.skipCount : 0,
         logTime: l.released === -Infinity ? null : l.released,
       };
     });
