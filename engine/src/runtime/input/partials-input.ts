@@ -1,9 +1,9 @@
 /**
  * PartialsInput: a merge operator's input (docs/decisions/0029-two-stage-dataflow.md, "Runtime") as
  * an InputSource of the OperatorHost (host/input-source.ts): its merge partition's subject of
- * TM_PARTIALS read in stream order from the checkpointed sequence (OrderedReader), taken when it starts. A batch is one
- * message; the reader takes the next only once the host has pulled and handled it, so at most one
- * message waits here (the host pulls none while a cut's state is captured or an output is
+ * TM_PARTIALS read in stream order from the checkpointed sequence (OrderedReader), asked for when it
+ * starts (after the host restored the operator). A batch is one message; the reader takes the next
+ * only once the host has pulled and handled it, so at most one message waits here (the host pulls none while a cut's state is captured or an output is
  * saturated: the reader is held meanwhile, docs/decisions/0035-backpressure.md).
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
