@@ -3,9 +3,10 @@
  * docs/decisions/0045-operator-host.md, decision 6): open its checkpoint directory, load its
  * checkpoint of the newest completed aligned checkpoint when there is one, else the newest that
  * verifies (reporting corrupt newer ones), check that it belongs to this operator's partitions,
- * session setting and kind (its StateFrame reads the header), make the core from its snapshot (or a
- * fresh one), and hand back the operator's state as its `handleCheckpoint` produced it. The host
- * gives that `Restored<S>` to the operator's `restore` handler before its input starts.
+ * session setting and kind (its StateFrame reads the header), make the core from its snapshot, and
+ * hand back what the operator's `handleCheckpoint` produced at that cut: its state and its core.
+ * The host gives that `Restored<S>` to the operator's `restore` handler before its input starts;
+ * on a fresh start there is none and the operator keeps the fresh core it was built with (`cores`).
  *
  * Which checkpoint an operator resumes from is decided here and only here: reading a set of
  * checkpoints split and joined by partition would replace `store.load` below and leave the
@@ -27,14 +28,14 @@ export interface CoreFactory {
   restore(config: CoreConfig, snapshot: Uint8Array): StreamCore;
 }
 
-/** What an operator resumes from: its store, the file chosen, its core and its own state. */
+/** What an operator resumes from: its store, the file chosen, how it makes cores, its state and core. */
 export interface RestorePlan<S> {
   readonly store: CheckpointStore;
   /** The file restored from (undefined: a fresh start) and the corrupt newer ones skipped. */
   readonly loaded: LoadedCheckpoint;
-  /** Made from the checkpoint's snapshot, or fresh. */
-  readonly core: StreamCore;
-  /** The operator's state at that checkpoint's cut (null: a fresh start). */
+  /** How the operator makes its fresh core (the factory given, else the pure core, with sessions when set). */
+  readonly cores: CoreFactory;
+  /** The operator's state and core at that checkpoint's cut (null: a fresh start). */
   readonly restored: Restored<S> | null;
 }
 
@@ -58,13 +59,14 @@ export async function planRestore<S>(
   for (const s of loaded.skipped)
     log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
   const cp = loaded.checkpoint;
-  if (!cp) return { store, loaded, core: (cores ?? defaultCores(config)).create(config.core), restored: null };
+  const factory = cores ?? defaultCores(config);
+  if (!cp) return { store, loaded, cores: factory, restored: null };
   checkOwnership(cp, loaded.file, config);
   if (cores === undefined) checkSessionsMatch(cp.snapshot, loaded.file, config.sessions !== null);
-  const restored = { state: frame.read(cp.header, loaded.file), logTime: cp.header.logTime };
-  const core = (cores ?? defaultCores(config)).restore(config.core, cp.snapshot);
+  const state = frame.read(cp.header, loaded.file);
+  const core = factory.restore(config.core, cp.snapshot);
   log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
-  return { store, loaded, core, restored };
+  return { store, loaded, cores: factory, restored: { state, core, logTime: cp.header.logTime } };
 }
 
 function defaultCores(config: EngineConfig): CoreFactory {

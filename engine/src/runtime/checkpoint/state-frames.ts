@@ -2,9 +2,11 @@
  * Each operator kind's checkpointed state in the checkpoint header (docs/decisions/0045-operator-host.md,
  * decision 6): one explicit type per operator (WorkerState, MergeState), written at a cut from what
  * its `handleCheckpoint` returned and read back at a restore into the very same value, which the
- * host hands to its `restore` handler before the input starts. What the header holds around it
+ * host hands to its `restore` handler, with the core made from the cut's snapshot, before the input
+ * starts. What the header holds around it
  * (identity, log time, wall clock, barrier, final) is checkpoint-frame.ts's.
  */
+import type { StreamCore } from "../../core/types.js";
 import { RuntimeError } from "../errors.js";
 import type { CheckpointHeader } from "./checkpoint-codec.js";
 import type { OperatorHeaderState } from "./checkpoint-frame.js";
@@ -18,9 +20,14 @@ export interface StateFrame<S> {
   read(header: CheckpointHeader, file: string | undefined): S;
 }
 
-/** What an operator is restored from: its state as its `handleCheckpoint` produced it, and the log time of that cut. */
+/**
+ * What an operator is restored from — what its `handleCheckpoint` produced at a cut: its state, and
+ * its core made from the snapshot (the restore step decodes it, CoreFactory.restore); with that
+ * cut's log time.
+ */
 export interface Restored<S> {
   state: S;
+  core: StreamCore;
   logTime: number | null;
 }
 

@@ -2,7 +2,9 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { SnapshotSteps } from "../../core/types.js";
+import { createCore } from "../../core/create-core.js";
+import { defaultCoreConfig } from "../../core/default-config.js";
+import type { SnapshotSteps, StreamCore } from "../../core/types.js";
 import { CheckpointStore } from "../checkpoint/checkpoint-store.js";
 import type { CheckpointTrigger, CutPlan } from "../checkpoint/checkpoint-trigger.js";
 import { workerStateFrame, type Restored } from "../checkpoint/state-frames.js";
@@ -123,6 +125,7 @@ class Recorder implements Operator<number[], WorkerState> {
   /** Its checkpointed state: what it was restored to (it changes it with no batch). */
   state: WorkerState = { offsets: [] };
   restoredLogTime: number | null = null;
+  restoredCore: StreamCore | null = null;
   readonly outputs: OperatorOutput[];
   /** Set by the test: the snapshot's steps run across turns until then. */
   capture = true;
@@ -141,8 +144,9 @@ class Recorder implements Operator<number[], WorkerState> {
     const last = this.batches.at(-1);
     return last === undefined ? this.restoredLogTime : (last.at(-1) as number);
   }
-  restore({ state, logTime }: Restored<WorkerState>): void {
+  restore({ state, core, logTime }: Restored<WorkerState>): void {
     this.order.push(`restore at ${logTime}`);
+    this.restoredCore = core;
     this.state = state;
     this.restoredLogTime = logTime;
   }
@@ -305,9 +309,14 @@ describe("OperatorHost", () => {
   });
 
   it("restores the operator before anything runs it: its state and its trigger, then the input and the first batch", async () => {
-    const restored = { state: { offsets: [offset(7, 42), offset(3, 40)] }, logTime: 42 };
+    const restored = {
+      state: { offsets: [offset(7, 42), offset(3, 40)] },
+      core: createCore(defaultCoreConfig()),
+      logTime: 42,
+    };
     const { host, op } = await hosted(null, undefined, restored);
     expect(op.order).toEqual(["restore at 42", "trigger restored at 42"]); // before the host is handed back
+    expect(op.restoredCore).toBe(restored.core);
     host.start();
     op.input.push(43, 44);
     await vi.waitFor(() => expect(op.eventsTotal).toBe(2));
@@ -332,7 +341,11 @@ describe("OperatorHost", () => {
       ],
       partials: { from: 1_700_000_000_000, maxTs: [1, null], lastEventAt: [2, null], events: [3, 0], deltas: [] },
     };
-    const restored = { state: structuredClone(state), logTime: 1_700_000_000_500 };
+    const restored = {
+      state: structuredClone(state),
+      core: createCore(defaultCoreConfig()),
+      logTime: 1_700_000_000_500,
+    };
     const { host, cps } = await hosted(null, undefined, restored);
     host.start();
     await host.close(1_000);

@@ -85,8 +85,9 @@ export interface Operator<B = unknown, S = unknown> {
   /** Its state at a cut, taken now (the input is held from here until the state is captured). */
   handleCheckpoint(plan: CutPlan): OperatorCheckpoint<S>;
   /**
-   * The state of the cut it resumes from, exactly as `handleCheckpoint` produced it, and that cut's
-   * log time. Called by the host once, before any input, progress or cut; not on a fresh start.
+   * What `handleCheckpoint` produced at the cut it resumes from: the same state, the core made from
+   * that snapshot (in place of its fresh one), and that cut's log time. Called by the host once,
+   * before any input, progress or cut; not on a fresh start.
    */
   restore(restored: Restored<S>): void;
   /** Wall-clock progress every `progressEveryMs`, never while a cut's state is captured (a merge operator's idle ticks). */

@@ -7,7 +7,8 @@
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { describe, expect, it } from "vitest";
-import { coreAggregates, createCore, partialSliceLengths } from "../../core/create-core.js";
+import { coreAggregates, createCore, partialSliceLengths, restoreCore } from "../../core/create-core.js";
+import { allSteps } from "../../core/snapshot/snapshot-steps.js";
 import { PartialAccumulator } from "../../core/partials/partial-accumulator.js";
 import { encodePartialBatch, PARTIAL_TICK_MS, type PartialBatch, type TelemetryEvent } from "../../protocol.js";
 import { decodeCheckpoint, encodeCheckpoint } from "../checkpoint/checkpoint-codec.js";
@@ -42,8 +43,11 @@ function operator(config: MergeConfig, clock: () => number): MergeOperator {
   const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const opts = { log, compressPanes: false, store: new CheckpointStore("unused"), owner: config, clock };
   const js = {} as JetStreamClient;
-  return new OperatorHost(quietSink(), opts, (ctx) => new MergeOperator(config, createCore(config.core), js, ctx))
-    .operator;
+  return new OperatorHost(
+    quietSink(),
+    opts,
+    (ctx) => new MergeOperator(config, { create: createCore, restore: restoreCore }, js, ctx),
+  ).operator;
 }
 
 /** Stage 1 of one worker owning `partition`: its batches over `n` events, one every 37 ms of ingest time. */
@@ -78,7 +82,7 @@ function message(seq: number, b: PartialBatch): JsMsg {
 }
 
 describe("MergeOperator checkpointed state", () => {
-  it("restores exactly what its handleCheckpoint took: its place in TM_PARTIALS and the ticks it holds back", () => {
+  it("restores exactly what its handleCheckpoint took: its place in TM_PARTIALS, the ticks it holds back, the core", () => {
     const config = parseMergeConfig({ file: { partitionCount: 2 } });
     const now = (): number => T0 + 1_000;
     const a = operator(config, now);
@@ -87,7 +91,9 @@ describe("MergeOperator checkpointed state", () => {
     batches.forEach((b, i) => a.processBatch(message(i + 1, b)));
     expect(a.batches.accepted).toBe(batches.length);
     expect(a.aligner.waiting).toBeGreaterThan(0);
-    const taken = a.handleCheckpoint({}).state;
+    const cut = a.handleCheckpoint({});
+    const taken = cut.state;
+    const snapshot = allSteps(cut.steps);
     expect(taken.seq).toBe(batches.length);
 
     const owner = { operatorId: config.worker, partitionCount: 2, partitions: config.partitions };
@@ -97,9 +103,11 @@ describe("MergeOperator checkpointed state", () => {
     expect(read).toEqual(taken);
 
     const b = operator(config, now);
-    b.restore({ state: read, logTime: file.header.logTime });
+    b.restore({ state: read, core: restoreCore(config.core, snapshot), logTime: file.header.logTime });
     expect(b.logTime()).toBe(a.logTime());
-    expect(b.handleCheckpoint({}).state).toEqual(taken);
+    const again = b.handleCheckpoint({});
+    expect(again.state).toEqual(taken);
+    expect(allSteps(again.steps)).toEqual(snapshot);
   });
 
   it("refuses, naming the file and what to do, a checkpoint an engine worker wrote", () => {

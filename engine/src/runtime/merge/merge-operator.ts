@@ -20,8 +20,9 @@
  * checkpoint n is cut then (the operator hands the host that cut), resuming at the first held
  * message, and the held messages are handled once its state is captured. Its own checkpoints are
  * due by its MergeTrigger (checkpoint/merge-trigger.ts). Its checkpointed state is a MergeState
- * (checkpoint/merge-state.ts): `handleCheckpoint` takes it, `restore` — called by the host before the
- * input starts — puts the same value back. What it holds for an alignment is bounded (maxAlignmentBytes): past
+ * (checkpoint/merge-state.ts): `handleCheckpoint` takes it with the core's snapshot, `restore` —
+ * called by the host before the input starts — puts the same value back and takes the core made
+ * from that snapshot instead of the fresh one it was built with. What it holds for an alignment is bounded (maxAlignmentBytes): past
  * it the alignment of n is given up, as Flink once declined a checkpoint whose alignment buffered too
  * much, rather than holding the input (which would also hold the barrier awaited) or memory
  * (docs/decisions/0035-backpressure.md, "Aligned checkpoints").
@@ -33,6 +34,7 @@ import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import { TickAligner } from "../../core/partials/tick-aligner.js";
 import { Silence } from "../../core/watermarks/silence.js";
 import type { StreamCore } from "../../core/types.js";
+import type { CoreFactory } from "../checkpoint/restore-plan.js";
 import {
   BARRIER_HEADER,
   decodePartialBatch,
@@ -93,6 +95,7 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
   onAlignmentDeclined: (n: number, why: string) => void = () => undefined;
 
   private seq = 0;
+  private mergeCore: StreamCore;
   private readonly clock: () => number;
   private readonly log: HostContext["log"];
   private readonly mismatchedWorkers = new Set<string>();
@@ -107,17 +110,19 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
 
   constructor(
     private readonly config: MergeConfig,
-    private readonly core: StreamCore,
+    /** Its fresh core (a restore brings the core of the cut instead). */
+    cores: CoreFactory,
     js: JetStreamClient,
     private readonly host: HostContext,
   ) {
     this.operatorId = config.worker;
     const clock = (this.clock = host.clock);
     const log = (this.log = host.log);
+    this.mergeCore = cores.create(config.core);
     this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
     this.alignment = new BarrierAlignment(config.partitionCount);
     this.heardAt = new Silence(config.partitionCount, clock());
-    this.output = new MergeRelease(this.aligner, core, config.partitionCount, host, null);
+    this.output = new MergeRelease(this.aligner, () => this.mergeCore, config.partitionCount, host, null);
     const problem = (what: string, err: unknown): void =>
       log.warn({ err: err instanceof Error ? err.message : err }, what);
     const subject = partialsSubject(config.mergePartition);
@@ -264,11 +269,17 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     const first = plan.aligned ? plan.aligned.held[0] : this.alignment.firstHeld();
     const seq = first === undefined ? this.seq : first.seq - 1;
     const state: MergeState = { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN };
-    return { state, steps: snapshotStepsOf(this.core) };
+    return { state, steps: snapshotStepsOf(this.mergeCore) };
   }
 
-  /** Back to the cut of `handleCheckpoint`'s state: its place in TM_PARTIALS, the tick aligner, the last barrier, the log time. */
-  restore({ state, logTime }: Restored<MergeState>): void {
+  /** The merge core: fresh, or the one restored. */
+  get core(): StreamCore {
+    return this.mergeCore;
+  }
+
+  /** Back to a cut: its core, its place in TM_PARTIALS, the tick aligner, the last barrier, the log time. */
+  restore({ state, core, logTime }: Restored<MergeState>): void {
+    this.mergeCore = core;
     this.seq = state.seq;
     this.aligner.restore(state.aligner, this.clock());
     this.alignment.restore(state.lastBarrier ?? 0);

@@ -36,11 +36,12 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
   const cores = { create: createCore, restore: restoreCore };
   // A worker's checkpoint is refused here, by the merge operator's StateFrame (checkpoint/state-frames.ts).
-  const { nc, store, loaded, core, restored } = await connectAndRestore(config, cores, mergeStateFrame, log);
+  const { nc, store, loaded, restored } = await connectAndRestore(config, cores, mergeStateFrame, log);
   const sink = paneSink(config, nc, log, false);
   const hostOpts = { log, compressPanes: config.compressPanes, store, owner: config, restored };
-  const host = new OperatorHost(sink, hostOpts, (ctx) => new MergeOperator(config, core, jetstream(nc), ctx));
+  const host = new OperatorHost(sink, hostOpts, (ctx) => new MergeOperator(config, cores, jetstream(nc), ctx));
   const op = host.operator;
+  const core = op.core; // restored by the host, whose status and metrics read it from here on
   const metrics = mergeMetrics(config, host, core);
   metrics.checkpointsCorrupt.inc(loaded.skipped.length);
   registerBackpressureMetrics(metrics.registry, "tidemark_merge_", host);

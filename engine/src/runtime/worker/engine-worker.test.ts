@@ -6,7 +6,8 @@
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { describe, expect, it } from "vitest";
-import { createCore } from "../../core/index.js";
+import { createCore, restoreCore } from "../../core/index.js";
+import { allSteps } from "../../core/snapshot/snapshot-steps.js";
 import type { TelemetryEvent } from "../../protocol.js";
 import { decodeCheckpoint, encodeCheckpoint } from "../checkpoint/checkpoint-codec.js";
 import { checkpointHeader } from "../checkpoint/checkpoint-frame.js";
@@ -42,7 +43,11 @@ function worker(config: EngineConfig): EngineWorker {
   const store = new CheckpointStore("unused");
   const opts = { log, compressPanes: false, store, owner: config };
   const js = {} as JetStreamClient;
-  const host = new OperatorHost(quietSink(), opts, (ctx) => new EngineWorker(config, createCore(config.core), js, ctx));
+  const host = new OperatorHost(
+    quietSink(),
+    opts,
+    (ctx) => new EngineWorker(config, { create: createCore, restore: restoreCore }, js, ctx),
+  );
   return host.operator;
 }
 
@@ -60,7 +65,7 @@ function events(n: number, from: number, stepMs: number): TelemetryEvent[] {
 }
 
 describe("EngineWorker checkpointed state", () => {
-  it("restores exactly what its handleCheckpoint took: offsets, a message handled in part, open groups, the partials' tick", () => {
+  it("restores exactly what its handleCheckpoint took: offsets, a message handled in part, open groups, the partials' tick, the core", () => {
     const config = parseEngineConfig({ file: { partitionCount: 2 } });
     const a = worker(config);
     // Lane 0: three messages over 90 s of ingest time, so windows close and panes are emitted
@@ -74,7 +79,9 @@ describe("EngineWorker checkpointed state", () => {
     a.interleave.push(1, 3, null, T0 + 130_000);
     let handled = 0;
     while (handled < 95) handled += a.processBatch(a.input.pull(5));
-    const taken = a.handleCheckpoint().state;
+    const cut = a.handleCheckpoint();
+    const taken = cut.state;
+    const snapshot = allSteps(cut.steps);
     // 95 items: lane 0's first two messages (80 events), lane 1's heartbeats at +40 s and +80 s, and
     // 13 events of lane 0's third message.
     expect(taken.offsets[0]).toMatchObject({ lastSeq: 2, partialSeq: 3, partialCount: 13 });
@@ -89,8 +96,10 @@ describe("EngineWorker checkpointed state", () => {
     expect(read).toEqual(taken);
 
     const b = worker(config);
-    b.restore({ state: read, logTime: file.header.logTime });
+    b.restore({ state: read, core: restoreCore(config.core, snapshot), logTime: file.header.logTime });
     expect(b.logTime()).toBe(a.logTime());
-    expect(b.handleCheckpoint().state).toEqual(taken);
+    const again = b.handleCheckpoint();
+    expect(again.state).toEqual(taken);
+    expect(allSteps(again.steps)).toEqual(snapshot);
   });
 });

@@ -12,8 +12,9 @@
  * Beside the core, StageOnePartials folds the same records into partial batches for the merge stage
  * (docs/decisions/0029-two-stage-dataflow.md), acknowledged, as the panes, before a checkpoint,
  * which keeps their open tick. Its checkpointed state is a WorkerState (checkpoint/worker-state.ts):
- * `handleCheckpoint` takes it, `restore` — called by the host before the input starts — puts the
- * same value back (the interleave's offsets, the open groups, the partials' tick).
+ * `handleCheckpoint` takes it with the core's snapshot, `restore` — called by the host before the
+ * input starts — puts the same value back (the interleave's offsets, the open groups, the partials'
+ * tick) and drives the core made from that snapshot instead of the fresh one it was built with.
  *
  * Backpressure (docs/decisions/0035-backpressure.md): while a publisher is saturated the host's
  * OutputGate is shut and the host pulls nothing (the consumers then stop pulling, LaneIntake); each
@@ -22,6 +23,7 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import type { CoreOutput, StreamCore } from "../../core/types.js";
+import type { CoreFactory } from "../checkpoint/restore-plan.js";
 import type { TelemetryEvent } from "../../protocol.js";
 import { LaneGroups } from "../output/lane-groups.js";
 import type { EngineConfig } from "../config/config.js";
@@ -44,6 +46,7 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
   readonly trigger: WorkerTrigger;
   readonly stateFrame = workerStateFrame;
 
+  private streamCore: StreamCore;
   private readonly groups: LaneGroups;
   private readonly out: CoreOutput;
   private readonly interleaveSink: InterleaveSink;
@@ -52,11 +55,13 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
 
   constructor(
     config: EngineConfig,
-    private readonly core: StreamCore,
+    /** Its fresh core (a restore brings the core of the cut instead). */
+    cores: CoreFactory,
     js: JetStreamClient,
     private readonly host: HostContext,
   ) {
     this.operatorId = config.worker;
+    this.streamCore = cores.create(config.core);
     const lanes = config.partitions.length;
     this.interleave = new PartitionInterleave(lanes);
     const problem = (partition: number, what: string, err: unknown): void =>
@@ -79,7 +84,7 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
     };
     const onPartialRetry = (r: object): void =>
       host.log.warn(r, "partial batch not acknowledged; sending it again with the same message id");
-    this.partials = config.partials ? new StageOnePartials(config, core, js, onPartialRetry) : null;
+    this.partials = config.partials ? new StageOnePartials(config, () => this.streamCore, js, onPartialRetry) : null;
     const partials = this.partials;
     this.outputs = [{ cause: "TM_PARTIALS", out: partials }];
     this.interleaveSink = {
@@ -87,12 +92,12 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
         this.groups.at(lane, seq);
         this.eventsTotal++;
         partials?.event(lane, e);
-        this.core.event(lane, e, this.out);
+        this.streamCore.event(lane, e, this.out);
       },
       heartbeat: (lane: number, ts: number, seq: number) => {
         this.groups.at(lane, seq);
         partials?.heartbeat(ts);
-        this.core.heartbeat(lane, ts, this.out);
+        this.streamCore.heartbeat(lane, ts, this.out);
       },
       done: (lane: number, seq: number) => this.groups.done(lane, seq),
     };
@@ -139,11 +144,17 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
       ...(open.length > 0 ? { pending: open } : {}),
       ...(this.partials ? { partials: this.partials.state() } : {}),
     };
-    return { state, steps: snapshotStepsOf(this.core) };
+    return { state, steps: snapshotStepsOf(this.streamCore) };
   }
 
-  /** Back to the cut of `handleCheckpoint`'s state: each partition's resume point, the open groups, the partials' tick. */
-  restore({ state }: Restored<WorkerState>): void {
+  /** The core it drives: fresh, or the one restored. */
+  get core(): StreamCore {
+    return this.streamCore;
+  }
+
+  /** Back to a cut: its core, each partition's resume point, the open groups, the partials' tick. */
+  restore({ state, core }: Restored<WorkerState>): void {
+    this.streamCore = core;
     this.interleave.restore(state.offsets);
     if (state.pending) this.groups.restore(state.pending);
     if (state.partials) this.partials?.restore(state.partials);

@@ -51,8 +51,8 @@ export class StageOnePartials {
 
   constructor(
     config: EngineConfig,
-    /** The worker's core: its delay quantiles go into each batch (percentile policies). */
-    core: StreamCore,
+    /** The worker's core (a restore replaces it): its delay quantiles go into each batch (percentile policies). */
+    core: () => StreamCore,
     js: JetStreamClient,
     onRetry: (r: RetryReport) => void,
   ) {
@@ -69,7 +69,7 @@ export class StageOnePartials {
       sliceMs: partialSliceLengths(config.core),
       kind: coreAggregates(config.core),
       serviceKeys: config.partitionBy === "service+route",
-      delays: (lane: number) => core.delayQuantiles?.(lane),
+      delays: (lane: number) => core().delayQuantiles?.(lane),
       emit: (batch: Parameters<typeof encodePartialBatch>[0]) => {
         splitByMergePartition(batch, this.mergePartitions).forEach((b, m) => {
           this.total++;

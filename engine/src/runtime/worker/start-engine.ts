@@ -54,7 +54,7 @@ const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
-  const { nc, store, loaded, core, restored } = await connectAndRestore(config, opts.cores, workerStateFrame, log);
+  const { nc, store, loaded, cores, restored } = await connectAndRestore(config, opts.cores, workerStateFrame, log);
   await checkRetention(nc, restored?.state.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
   const hostOpts = {
@@ -65,8 +65,9 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     owner: config,
     restored,
   };
-  const host = new OperatorHost(sink, hostOpts, (ctx) => new EngineWorker(config, core, jetstream(nc), ctx));
+  const host = new OperatorHost(sink, hostOpts, (ctx) => new EngineWorker(config, cores, jetstream(nc), ctx));
   const worker = host.operator;
+  const core = worker.core; // restored by the host, whose status and metrics read it from here on
   const served = await serveMetrics(config, host, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, host, core, nc, log);
   followStarts(nc, (s) => worker.requestBarrier(s.n, s.startedAt), log);
