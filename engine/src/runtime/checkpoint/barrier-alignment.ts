@@ -54,6 +54,11 @@ export class BarrierAlignment<M> {
     return this.lastAligned;
   }
 
+  /** A restored operator's last n aligned (before any barrier): barriers up to it, replayed, are ignored. */
+  restore(lastAligned: number): void {
+    this.lastAligned = lastAligned;
+  }
+
   /** Wall clock of the first barrier of the n being aligned (null: none). */
   get since(): number | null {
     return this.n === null ? null : this.firstAt;

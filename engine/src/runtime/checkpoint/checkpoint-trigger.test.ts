@@ -14,7 +14,8 @@ afterEach(() => {
 describe("WorkerTrigger", () => {
   it("is due every checkpointEvery of log time, spaced by checkpointMinWall and 20× the last encoding's work", () => {
     vi.useFakeTimers({ now: 10_000 });
-    const t = new WorkerTrigger(spacing, () => undefined, 5_000);
+    const t = new WorkerTrigger(spacing, () => undefined);
+    t.restored(5_000);
     expect(t.due(5_999)).toBeNull(); // under checkpointEvery past the restored log time
     expect(t.due(6_000)).toEqual({});
     t.cut(6_000, Date.now());
@@ -29,7 +30,7 @@ describe("WorkerTrigger", () => {
   it("cuts the coordinator's checkpoint at once, sends its barrier after the cut, acknowledges it once durable", () => {
     vi.useFakeTimers({ now: 50_000 });
     const barriers: number[] = [];
-    const t = new WorkerTrigger(spacing, (n) => barriers.push(n), null);
+    const t = new WorkerTrigger(spacing, (n) => barriers.push(n));
     const acks: object[] = [];
     t.onBarrierCheckpoint = (a) => acks.push(a);
     t.request(3, 49_000);
@@ -55,7 +56,6 @@ describe("MergeTrigger", () => {
       spacing,
       () => aligning,
       () => now,
-      null,
     );
     expect(t.due(0)).toEqual({});
     t.cut(0, now);

@@ -29,6 +29,8 @@ export interface CutPlan {
 export interface CheckpointTrigger {
   /** Between two batches, none being written: the cut due at log time `logTime`, else null. */
   due(logTime: number): CutPlan | null;
+  /** The operator resumes from a cut at this log time (the host says so before any input). */
+  restored(logTime: number | null): void;
   /** A cut was taken (any: due, aligned or final) at this log time and wall clock. */
   cut(logTime: number | null, wallTime: number): void;
   /** Its snapshot was encoded (what the spacing of the next one weighs). */

@@ -3,8 +3,10 @@
  * docs/decisions/0016-checkpoints-without-pause.md, docs/decisions/0031-aligned-checkpoints.md).
  *
  * Owns: the file format (checkpoint-codec.ts) with each operator's checkpointed state as one type
- * (WorkerState, MergeState), the header and write every operator shares (checkpoint-frame.ts), the
- * store, restore at start, snapshots encoded across event-loop turns, when checkpoints are due
+ * (WorkerState, MergeState) and how it sits in the header (state-frames.ts: written at a cut, read
+ * back unchanged at a restore), the header and write every operator shares (checkpoint-frame.ts),
+ * the store, the restore step (restore-plan.ts: which checkpoint, the core from its snapshot, the
+ * operator's state), snapshots encoded across event-loop turns, when checkpoints are due
  * (checkpoint-spacing.ts; the CheckpointTrigger policies WorkerTrigger and MergeTrigger, asked by
  * the OperatorHost, which runs the cut), and the aligned-checkpoint protocol: the coordinator,
  * barrier alignment, start notices, acks and waits.
@@ -28,7 +30,8 @@ export type { MergeState } from "./merge-state.js";
 export type { CheckpointEvent } from "./checkpoint-event.js";
 export { checkpointHeader, persistCheckpoint, type CheckpointOwner } from "./checkpoint-frame.js";
 export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint-store.js";
-export { restoreEngine, type CoreFactory } from "./engine-restore.js";
+export { planRestore, type CoreFactory, type RestorePlan } from "./restore-plan.js";
+export { mergeStateFrame, workerStateFrame, type Restored, type StateFrame } from "./state-frames.js";
 export type { CheckpointTrigger, CutPlan } from "./checkpoint-trigger.js";
 export { WorkerTrigger, type BarrierAck } from "./worker-trigger.js";
 export { MergeTrigger } from "./merge-trigger.js";

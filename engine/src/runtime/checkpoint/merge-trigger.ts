@@ -21,9 +21,10 @@ export class MergeTrigger implements CheckpointTrigger {
     /** True while a checkpoint's barriers are being aligned. */
     private readonly aligning: () => boolean,
     private readonly clock: () => number,
-    restoredLogTime: number | null,
-  ) {
-    if (restoredLogTime !== null) this.lastCheckpointLog = restoredLogTime;
+  ) {}
+
+  restored(logTime: number | null): void {
+    if (logTime !== null) this.lastCheckpointLog = logTime;
   }
 
   /** An alignment completed now (its cut goes to the host at once). */

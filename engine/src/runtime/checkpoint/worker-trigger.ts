@@ -39,9 +39,10 @@ export class WorkerTrigger implements CheckpointTrigger {
     private readonly config: Spacing,
     /** Sends barrier n after the partials emitted so far. */
     private readonly sendBarrier: (n: number) => void,
-    restoredLogTime: number | null | undefined,
-  ) {
-    if (restoredLogTime != null) this.lastCheckpointLog = restoredLogTime;
+  ) {}
+
+  restored(logTime: number | null): void {
+    if (logTime !== null) this.lastCheckpointLog = logTime;
   }
 
   /** The coordinator starts checkpoint n: cut at the next point between two items. */

@@ -106,7 +106,8 @@ export class HostCheckpoints {
     const logTime = this.operator.logTime();
     const { state, steps } = this.operator.handleCheckpoint(plan);
     const owner = { ...this.deps.owner, operatorId: this.operator.operatorId };
-    const header = checkpointHeader(owner, logTime, this.deps.clock(), state, plan.barrier, plan.final === true);
+    const fields = this.operator.stateFrame.write(state);
+    const header = checkpointHeader(owner, logTime, this.deps.clock(), fields, plan.barrier, plan.final === true);
     this.trigger.cut(logTime, header.wallTime);
     this.holding = true;
     plan.afterCut?.();

@@ -8,8 +8,9 @@
  * persist after the acks, report (host-checkpoints.ts) — its output
  * (EmitGroup bodies to the pane sink, compressed or not), the OutputGate that holds its input while
  * an output is saturated, pane counts and pipeline lag, its backpressure report, the stop with its
- * final checkpoint, the NATS connection's comings and goings; connecting and restoring a role
- * (engine-connect.ts, role-start.ts), opening its pane sink (open-sink.ts), its status publisher's
+ * final checkpoint, the NATS connection's comings and goings, restoring the operator it builds (the
+ * restore step's state handed to its `restore` before anything runs it); connecting a role and
+ * taking its restore step (engine-connect.ts, role-start.ts), opening its pane sink (open-sink.ts), its status publisher's
  * timer and publish (role-status.ts), running it, following the connection and closing
  * (role-lifecycle.ts).
  *
@@ -23,7 +24,7 @@
  * deadline, else none (the log replays). Every operator's panes are
  * counted, gated and flushed by the same code; the operator only emits them into its groups.
  */
-export { OperatorHost, type HostOptions } from "./operator-host.js";
+export { OperatorHost, type HostOptions, type StateOf } from "./operator-host.js";
 export type { CheckpointWaiting, HostContext, Operator, OperatorCheckpoint, OperatorOutput } from "./operator.js";
 export type { InputSource } from "./input-source.js";
 export { HostCheckpoints } from "./host-checkpoints.js";

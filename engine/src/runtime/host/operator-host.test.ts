@@ -2,9 +2,13 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { SnapshotSteps } from "../../core/types.js";
+import { createCore } from "../../core/create-core.js";
+import { defaultCoreConfig } from "../../core/default-config.js";
+import type { SnapshotSteps, StreamCore } from "../../core/types.js";
 import { CheckpointStore } from "../checkpoint/checkpoint-store.js";
 import type { CheckpointTrigger, CutPlan } from "../checkpoint/checkpoint-trigger.js";
+import { workerStateFrame, type Restored } from "../checkpoint/state-frames.js";
+import type { WorkerState } from "../checkpoint/worker-state.js";
 import type { PublishStats } from "../output/pane-sink.js";
 import type { OperatorSink } from "../output/operator-sink.js";
 import type { InputSource } from "./input-source.js";
@@ -60,6 +64,8 @@ class HeldSink implements OperatorSink {
 /** An input of numbered items (each its own log time) the test pushes. */
 class Items implements InputSource<number[]> {
   readonly calls: string[] = [];
+  /** Every call in order with the operator's own (Recorder.order). */
+  constructor(private readonly order: string[]) {}
   private readonly queue: number[] = [];
   private ready: () => void = () => undefined;
   releases = 0;
@@ -70,6 +76,7 @@ class Items implements InputSource<number[]> {
   }
   start(ready: () => void): void {
     this.calls.push("start");
+    this.order.push("input start");
     this.ready = ready;
   }
   pull(max: number): number[] | null {
@@ -90,6 +97,10 @@ class Items implements InputSource<number[]> {
 class Armed implements CheckpointTrigger {
   plan: CutPlan | null = null;
   asked = 0;
+  constructor(private readonly order: string[]) {}
+  restored(logTime: number | null): void {
+    this.order.push(`trigger restored at ${logTime}`);
+  }
   due(): CutPlan | null {
     this.asked++;
     const p = this.plan;
@@ -101,13 +112,20 @@ class Armed implements CheckpointTrigger {
 }
 
 /** An operator that records the batches and cuts the host hands it; its snapshot ends once `captured` is set. */
-class Recorder implements Operator<number[]> {
+class Recorder implements Operator<number[], WorkerState> {
   readonly operatorId = "op-1";
   eventsTotal = 0;
   readonly batches: number[][] = [];
   readonly cuts: string[] = [];
-  readonly input = new Items();
-  readonly trigger = new Armed();
+  /** Restores, the input's start and batches, in the order they came. */
+  readonly order: string[] = [];
+  readonly input = new Items(this.order);
+  readonly trigger = new Armed(this.order);
+  readonly stateFrame = workerStateFrame;
+  /** Its checkpointed state: what it was restored to (it changes it with no batch). */
+  state: WorkerState = { offsets: [] };
+  restoredLogTime: number | null = null;
+  restoredCore: StreamCore | null = null;
   readonly outputs: OperatorOutput[];
   /** Set by the test: the snapshot's steps run across turns until then. */
   capture = true;
@@ -117,22 +135,29 @@ class Recorder implements Operator<number[]> {
     this.outputs = [{ cause: "TM_PARTIALS", out: partials }];
   }
   processBatch(batch: number[]): number {
+    this.order.push(`batch ${batch.join(",")}`);
     this.batches.push(batch);
     this.eventsTotal += batch.length;
     return batch.length;
   }
   logTime(): number | null {
     const last = this.batches.at(-1);
-    return last === undefined ? null : (last.at(-1) as number);
+    return last === undefined ? this.restoredLogTime : (last.at(-1) as number);
   }
-  handleCheckpoint(plan: CutPlan): OperatorCheckpoint {
+  restore({ state, core, logTime }: Restored<WorkerState>): void {
+    this.order.push(`restore at ${logTime}`);
+    this.restoredCore = core;
+    this.state = state;
+    this.restoredLogTime = logTime;
+  }
+  handleCheckpoint(plan: CutPlan): OperatorCheckpoint<WorkerState> {
     this.cuts.push(plan.final ? "final" : `cut ${plan.barrier ?? "own"} at ${this.logTime()}`);
     const captured = (): boolean => this.capture;
     const steps = (function* (): SnapshotSteps {
       while (!captured()) yield;
       return Uint8Array.of(1, 2, 3);
     })();
-    return { state: { offsets: [] }, steps };
+    return { state: this.state, steps };
   }
 }
 
@@ -158,14 +183,23 @@ function files(s: CheckpointStore): string[] {
 async function hosted(
   partials: HeldSink | null,
   warn: (o: object, m: string) => void = () => undefined,
+  restored: Restored<WorkerState> | null = null,
 ): Promise<{ host: OperatorHost<Recorder>; sink: HeldSink; op: Recorder; cps: CheckpointStore }> {
   const sink = new HeldSink("panes");
   const cps = await store();
   const owner = { partitionCount: 4, partitions: [0, 1] };
-  const opts = { log: { ...log, warn }, compressPanes: false, clock: () => 0, store: cps, owner };
+  const opts = { log: { ...log, warn }, compressPanes: false, clock: () => 0, store: cps, owner, restored };
   const host = new OperatorHost(sink, opts, (ctx) => Object.assign(new Recorder(partials), { ctx }));
   return { host, sink, op: host.operator, cps };
 }
+
+/** A lane resumed after message `lastSeq`, at log time `logTime`. */
+const offset = (lastSeq: number, logTime: number): WorkerState["offsets"][number] => ({
+  lastSeq,
+  partialSeq: 0,
+  partialCount: 0,
+  logTime,
+});
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -272,6 +306,53 @@ describe("OperatorHost", () => {
     await vi.waitFor(() => expect(written).toEqual([5]));
     expect([op.cuts, files(cps).length, host.checkpointWaiting()]).toEqual([["cut own at 5"], 1, null]);
     await host.close(1_000);
+  });
+
+  it("restores the operator before anything runs it: its state and its trigger, then the input and the first batch", async () => {
+    const restored = {
+      state: { offsets: [offset(7, 42), offset(3, 40)] },
+      core: createCore(defaultCoreConfig()),
+      logTime: 42,
+    };
+    const { host, op } = await hosted(null, undefined, restored);
+    expect(op.order).toEqual(["restore at 42", "trigger restored at 42"]); // before the host is handed back
+    expect(op.restoredCore).toBe(restored.core);
+    host.start();
+    op.input.push(43, 44);
+    await vi.waitFor(() => expect(op.eventsTotal).toBe(2));
+    expect(op.order).toEqual(["restore at 42", "trigger restored at 42", "input start", "batch 43,44"]);
+    await host.close(1_000);
+  });
+
+  it("restores nothing on a fresh start", async () => {
+    const { host, op } = await hosted(null);
+    host.start();
+    op.input.push(1);
+    await vi.waitFor(() => expect(op.eventsTotal).toBe(1));
+    expect([op.order, op.state]).toEqual([["input start", "batch 1"], { offsets: [] }]);
+    await host.close(1_000);
+  });
+
+  it("writes, as a restored operator's first checkpoint with no input, the state and log time it restored", async () => {
+    const state: WorkerState = {
+      offsets: [offset(9, 1_700_000_000_500), { lastSeq: 4, partialSeq: 5, partialCount: 2, logTime: null }],
+      pending: [
+        { partition: 0, seq: 10, subjects: [{ subject: "tm.panes.a", chunk: 0, lines: ['{"x":1}'], units: 8 }] },
+      ],
+      partials: { from: 1_700_000_000_000, maxTs: [1, null], lastEventAt: [2, null], events: [3, 0], deltas: [] },
+    };
+    const restored = {
+      state: structuredClone(state),
+      core: createCore(defaultCoreConfig()),
+      logTime: 1_700_000_000_500,
+    };
+    const { host, cps } = await hosted(null, undefined, restored);
+    host.start();
+    await host.close(1_000);
+    const { checkpoint, file } = await cps.load(undefined);
+    const header = checkpoint?.header;
+    expect(header && workerStateFrame.read(header, file)).toEqual(state);
+    expect([header?.logTime, header?.final]).toEqual([1_700_000_000_500, true]);
   });
 
   it("reports every output's window, counts panes once, and recreates the input's consumers on a reconnect", async () => {

@@ -9,6 +9,9 @@
  * pane counts and pipeline lag, the backpressure it reports (tm.status, /metrics), the stop — input
  * stopped, a final checkpoint once the panes before it are acknowledged, all within one deadline —
  * and the NATS connection's comings and goings. The operator implements its handlers (operator.ts).
+ * It restores the operator it builds: the state the restore step chose (checkpoint/restore-plan.ts)
+ * goes to the operator's `restore` before the host is handed back, so no input, progress timer,
+ * cut, status or metric reaches the operator unrestored.
  *
  * Invariant: a stop writes the final checkpoint only after every publish before it is acknowledged
  * (never durable ahead of its panes); past the deadline it writes none and the log replays them.
@@ -16,6 +19,7 @@
 import type { PublishStats } from "../output/pane-sink.js";
 import type { CheckpointOwner } from "../checkpoint/checkpoint-frame.js";
 import type { CheckpointStore } from "../checkpoint/checkpoint-store.js";
+import type { Restored } from "../checkpoint/state-frames.js";
 import { HostCheckpoints } from "./host-checkpoints.js";
 import { InputLoop } from "./input-loop.js";
 import { bodySender, pooledBodySender } from "../output/body-sender.js";
@@ -26,7 +30,10 @@ import type { OperatorLog } from "../operator-log.js";
 import type { OperatorSink } from "../output/operator-sink.js";
 import { PaneCounts } from "./pane-counts.js";
 
-export interface HostOptions {
+/** The checkpointed state of an operator kind (WorkerState, MergeState). */
+export type StateOf<Op> = Op extends Operator<infer _B, infer S> ? S : never;
+
+export interface HostOptions<S = unknown> {
   log: OperatorLog;
   /** Gzip the pane bodies (engine.compressPanes). */
   compressPanes: boolean;
@@ -36,6 +43,8 @@ export interface HostOptions {
   /** Where its checkpoints go, and who writes them (its partitions; the id is the operator's). */
   store: CheckpointStore;
   owner: Omit<CheckpointOwner, "operatorId">;
+  /** The operator's state at the checkpoint it resumes from (RestorePlan.restored; absent or null: a fresh start). */
+  restored?: Restored<S> | null;
 }
 
 export class OperatorHost<Op extends Operator> {
@@ -54,7 +63,7 @@ export class OperatorHost<Op extends Operator> {
 
   constructor(
     given: OperatorSink,
-    private readonly opts: HostOptions,
+    private readonly opts: HostOptions<StateOf<Op>>,
     create: (ctx: HostContext) => Op,
   ) {
     const clock = opts.clock ?? Date.now;
@@ -76,6 +85,10 @@ export class OperatorHost<Op extends Operator> {
       wake: () => this.loop.wake(),
     };
     const op = (this.operator = create(ctx));
+    if (opts.restored) {
+      op.restore(opts.restored);
+      op.trigger.restored(opts.restored.logTime);
+    }
     const outputs = [{ cause: "TM_PANES" as const, out: sink }, ...op.outputs];
     this.gate = new OutputGate(outputs, clock, () => this.loop.wake());
     const deps = { owner: opts.owner, store: opts.store, log: opts.log, clock, flushOutput: ctx.flushOutput };

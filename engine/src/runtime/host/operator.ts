@@ -5,7 +5,9 @@
  * sequence, output, its backpressure gate, pane counts, pipeline lag, the stop with its final
  * checkpoint, the connection — and the operator implements only its own handlers: process a batch,
  * its log time and wall-clock progress, its trigger, the checkpointed state it owns (one explicit
- * type per operator: checkpoint/worker-state.ts, checkpoint/merge-state.ts), restored when it is built.
+ * type per operator: checkpoint/worker-state.ts, checkpoint/merge-state.ts) and its restore. As
+ * Arroyo's operators, it is built bare and the host hands it its restored state (`restore`) before
+ * its input starts: what `handleCheckpoint` produced at the cut it resumes from, unchanged.
  */
 import type { BodyBuffers } from "../output/body-buffers.js";
 import type { GroupMessage } from "../output/emit-group.js";
@@ -15,7 +17,7 @@ import type { HoldCause } from "../output/input-hold.js";
 import type { PipelineLag } from "../status/pipeline-lag.js";
 import type { OperatorLog } from "../operator-log.js";
 import type { SnapshotSteps } from "../../core/types.js";
-import type { OperatorHeaderState } from "../checkpoint/checkpoint-frame.js";
+import type { Restored, StateFrame } from "../checkpoint/state-frames.js";
 import type { CheckpointTrigger, CutPlan } from "../checkpoint/checkpoint-trigger.js";
 import type { InputSource } from "./input-source.js";
 import type { PaneCounts } from "./pane-counts.js";
@@ -56,14 +58,14 @@ export interface HostContext {
   wake(): void;
 }
 
-/** An operator's state at a cut: its part of the header (WorkerState, MergeState) and the core's snapshot. */
-export interface OperatorCheckpoint {
-  state: OperatorHeaderState;
+/** An operator's state S at a cut (WorkerState, MergeState) and the core's snapshot. */
+export interface OperatorCheckpoint<S = unknown> {
+  state: S;
   steps: SnapshotSteps;
 }
 
-/** The handlers an operator implements; the host calls them. */
-export interface Operator<B = unknown> {
+/** The handlers an operator implements over its input batches B and its checkpointed state S; the host calls them. */
+export interface Operator<B = unknown, S = unknown> {
   /** The operator's id (config `worker`, flag --worker): its checkpoints, acks and tm.status carry it. */
   readonly operatorId: string;
   /** Records handled: events read, or the events the merged partials stand for. */
@@ -78,8 +80,16 @@ export interface Operator<B = unknown> {
   processBatch(batch: B): number;
   /** Its log time: where a cut now stands (null: nothing handled yet, no cut). */
   logTime(): number | null;
+  /** How its state S sits in the checkpoint header (checkpoint/state-frames.ts). */
+  readonly stateFrame: StateFrame<S>;
   /** Its state at a cut, taken now (the input is held from here until the state is captured). */
-  handleCheckpoint(plan: CutPlan): OperatorCheckpoint;
+  handleCheckpoint(plan: CutPlan): OperatorCheckpoint<S>;
+  /**
+   * What `handleCheckpoint` produced at the cut it resumes from: the same state, the core made from
+   * that snapshot (in place of its fresh one), and that cut's log time. Called by the host once,
+   * before any input, progress or cut; not on a fresh start.
+   */
+  restore(restored: Restored<S>): void;
   /** Wall-clock progress every `progressEveryMs`, never while a cut's state is captured (a merge operator's idle ticks). */
   readonly progressEveryMs?: number;
   handleProgress?(now: number): void;

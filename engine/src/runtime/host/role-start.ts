@@ -1,30 +1,33 @@
 /**
  * The first steps every role (engine worker, merge operator) takes alike (docs/operations.md,
  * "Recovery"): connect to NATS and check the streams (engine-connect.ts), find the newest completed
- * aligned checkpoint (docs/decisions/0031-aligned-checkpoints.md), and restore the operator's newest
- * valid checkpoint, preferring its file of that completed one. On a failure the connection is
- * closed before the error goes on.
+ * aligned checkpoint (docs/decisions/0031-aligned-checkpoints.md), and take the restore step
+ * (checkpoint/restore-plan.ts): the operator's newest valid checkpoint, preferring its file of that
+ * completed one, read with its StateFrame. On a failure the connection is closed before the error
+ * goes on.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { lastComplete } from "../checkpoint/checkpoint-notices.js";
-import { restoreEngine, type CoreFactory, type RestoredEngine } from "../checkpoint/engine-restore.js";
+import { planRestore, type CoreFactory, type RestorePlan } from "../checkpoint/restore-plan.js";
+import type { StateFrame } from "../checkpoint/state-frames.js";
 import type { EngineConfig } from "../config/config.js";
 import { connectEngine } from "./engine-connect.js";
 
-export interface StartedRole extends RestoredEngine {
+export interface StartedRole<S> extends RestorePlan<S> {
   nc: NatsConnection;
 }
 
-export async function connectAndRestore(
+export async function connectAndRestore<S>(
   config: EngineConfig,
   cores: CoreFactory | undefined,
+  frame: StateFrame<S>,
   log: Logger,
-): Promise<StartedRole> {
+): Promise<StartedRole<S>> {
   const nc = await connectEngine(config);
   try {
     const complete = await lastComplete(nc);
-    return { nc, ...(await restoreEngine(config, cores, log, complete?.operators[config.worker])) };
+    return { nc, ...(await planRestore(config, cores, frame, log, complete?.operators[config.worker])) };
   } catch (err) {
     await nc.close();
     throw err;

@@ -1,16 +1,16 @@
 /**
  * PartialsInput: a merge operator's input (docs/decisions/0029-two-stage-dataflow.md, "Runtime") as
  * an InputSource of the OperatorHost (host/input-source.ts): its merge partition's subject of
- * TM_PARTIALS read in stream order from the checkpointed sequence (OrderedReader). A batch is one
- * message; the reader takes the next only once the host has pulled and handled it, so at most one
- * message waits here (the host pulls none while a cut's state is captured or an output is
+ * TM_PARTIALS read in stream order from the checkpointed sequence (OrderedReader), asked for when it
+ * starts (after the host restored the operator). A batch is one message; the reader takes the next
+ * only once the host has pulled and handled it, so at most one message waits here (the host pulls none while a cut's state is captured or an output is
  * saturated: the reader is held meanwhile, docs/decisions/0035-backpressure.md).
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { OrderedReader } from "./ordered-reader.js";
 
 export class PartialsInput {
-  private readonly reader: OrderedReader;
+  private reader: OrderedReader | null = null;
   private ready: () => void = () => undefined;
   private next: JsMsg | null = null;
   /** The reader waits on this until the message it handed on is handled. */
@@ -18,25 +18,25 @@ export class PartialsInput {
   private closing = false;
 
   constructor(
-    js: JetStreamClient,
-    stream: string,
-    subject: string,
-    /** Sequence of the last message already accounted for (0: read from the beginning). */
-    fromSeq: number,
-    problem: (what: string, err: unknown) => void,
-  ) {
-    this.reader = new OrderedReader(js, stream, subject, `${stream} ${subject}`, fromSeq, {
+    private readonly js: JetStreamClient,
+    private readonly stream: string,
+    private readonly subject: string,
+    /** Sequence of the last message already accounted for when the input starts (0: read from the beginning). */
+    private readonly fromSeq: () => number,
+    private readonly problem: (what: string, err: unknown) => void,
+  ) {}
+
+  start(ready: () => void): void {
+    this.ready = ready;
+    const { js, stream, subject } = this;
+    this.reader = new OrderedReader(js, stream, subject, `${stream} ${subject}`, this.fromSeq(), {
       message: (m) => {
         this.next = m;
         this.ready();
       },
       backpressure: () => this.wait(),
-      problem,
+      problem: this.problem,
     });
-  }
-
-  start(ready: () => void): void {
-    this.ready = ready;
     this.reader.start();
   }
 
@@ -55,14 +55,14 @@ export class PartialsInput {
   }
 
   restart(): void {
-    this.reader.restart();
+    this.reader?.restart();
   }
 
   async stop(): Promise<void> {
     this.closing = true;
     this.taken?.resolve();
     this.taken = null;
-    await this.reader.stop();
+    await this.reader?.stop();
   }
 
   private wait(): Promise<void> | undefined {

@@ -207,6 +207,28 @@ describe("PartitionInterleave", () => {
     );
   });
 
+  it("gives back the offsets it was restored from until a message comes, a message handled in part included", () => {
+    fc.assert(
+      fc.property(logsArb, fc.nat(), fc.nat(), ({ lanes, msgs }, cut, budget) => {
+        const want = oracle(lanes, msgs);
+        const first = new PartitionInterleave(lanes);
+        const out = recorder();
+        for (const m of msgs.slice(0, cut % (msgs.length + 1))) feed(first, m);
+        first.drain(out, budget % 7 === 0 ? Infinity : budget % 7);
+        const offsets = first.offsets();
+
+        // Restored, then stopped at once: its checkpoint is the one it restored from.
+        const idle = new PartitionInterleave(lanes, offsets);
+        expect(idle.offsets()).toEqual(offsets);
+        const third = new PartitionInterleave(lanes, idle.offsets());
+        for (const m of msgs) if (m.seq > (offsets[m.lane] as LaneOffset).lastSeq) feed(third, m);
+        third.drain(out);
+        expect(out.lines).toEqual(want.lines);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("a lane that has sent nothing, not even a heartbeat, holds every other lane back and is named", () => {
     const interleave = new PartitionInterleave(3);
     const out = recorder();

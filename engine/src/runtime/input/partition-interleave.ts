@@ -108,7 +108,12 @@ export class PartitionInterleave {
 
   constructor(laneCount: number, restored?: readonly LaneOffset[]) {
     this.lanes = Array.from({ length: laneCount }, () => new Lane());
-    restored?.forEach((o, i) => {
+    if (restored) this.restore(restored);
+  }
+
+  /** Resumes each lane where a checkpoint's `offsets()` left it (before anything is pushed). */
+  restore(restored: readonly LaneOffset[]): void {
+    restored.forEach((o, i) => {
       const lane = this.lanes[i];
       if (!lane) return;
       lane.lastSeq = lane.pushedSeq = o.lastSeq;
@@ -164,10 +169,12 @@ export class PartitionInterleave {
   offsets(): LaneOffset[] {
     return this.lanes.map((l) => {
       const partial = l.queued > 0 && l.pos > 0;
+      // A restored message handled in part and not pushed again yet is still handled in part.
+      const restored = !partial && l.skipSeq > l.lastSeq;
       return {
         lastSeq: l.lastSeq,
-        partialSeq: partial ? (l.queue[l.head] as Batch).seq : 0,
-        partialCount: partial ? l.pos : 0,
+        partialSeq: partial ? (l.queue[l.head] as Batch).seq : restored ? l.skipSeq : 0,
+        partialCount: partial ? l.pos : restored ? l.skipCount : 0,
         logTime: l.released === -Infinity ? null : l.released,
       };
     });

@@ -19,7 +19,10 @@
  * that worker's later messages (BarrierAlignment) until every partition's barrier n arrived; the
  * checkpoint n is cut then (the operator hands the host that cut), resuming at the first held
  * message, and the held messages are handled once its state is captured. Its own checkpoints are
- * due by its MergeTrigger (checkpoint/merge-trigger.ts). What it holds for an alignment is bounded (maxAlignmentBytes): past
+ * due by its MergeTrigger (checkpoint/merge-trigger.ts). Its checkpointed state is a MergeState
+ * (checkpoint/merge-state.ts): `handleCheckpoint` takes it with the core's snapshot, `restore` —
+ * called by the host before the input starts — puts the same value back and takes the core made
+ * from that snapshot instead of the fresh one it was built with. What it holds for an alignment is bounded (maxAlignmentBytes): past
  * it the alignment of n is given up, as Flink once declined a checkpoint whose alignment buffered too
  * much, rather than holding the input (which would also hold the barrier awaited) or memory
  * (docs/decisions/0035-backpressure.md, "Aligned checkpoints").
@@ -31,6 +34,7 @@ import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import { TickAligner } from "../../core/partials/tick-aligner.js";
 import { Silence } from "../../core/watermarks/silence.js";
 import type { StreamCore } from "../../core/types.js";
+import type { CoreFactory } from "../checkpoint/restore-plan.js";
 import {
   BARRIER_HEADER,
   decodePartialBatch,
@@ -42,7 +46,6 @@ import {
 } from "../../protocol.js";
 import { coreAggregates } from "../../core/create-core.js";
 import { BarrierAlignment, type Aligned } from "../checkpoint/barrier-alignment.js";
-import type { CheckpointHeader } from "../checkpoint/checkpoint-codec.js";
 import type { CutPlan } from "../checkpoint/checkpoint-trigger.js";
 import { MergeTrigger } from "../checkpoint/merge-trigger.js";
 import type { MergeConfig } from "../config/merge-config.js";
@@ -50,6 +53,7 @@ import type { HostContext, Operator, OperatorCheckpoint, OperatorOutput } from "
 import { PartialsInput } from "../input/partials-input.js";
 import { MergeRelease } from "./merge-release.js";
 import type { MergeState } from "../checkpoint/merge-state.js";
+import { mergeStateFrame, type Restored } from "../checkpoint/state-frames.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
 
@@ -70,7 +74,7 @@ interface AlignedCut extends CutPlan {
 const TIMER_MS = 1_000;
 const TIMER_GROUP = -1_000_000;
 
-export class MergeOperator implements Operator<JsMsg> {
+export class MergeOperator implements Operator<JsMsg, MergeState> {
   readonly operatorId: string;
   /** None of its own beside the host's pane sink. */
   readonly outputs: readonly OperatorOutput[] = [];
@@ -80,6 +84,7 @@ export class MergeOperator implements Operator<JsMsg> {
   readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0, mismatch: 0 };
   readonly input: PartialsInput;
   readonly trigger: MergeTrigger;
+  readonly stateFrame = mergeStateFrame;
   readonly progressEveryMs = TIMER_MS;
   readonly alignment: BarrierAlignment<Held>;
   /** A barrier of n arrived (the coordinator's start delay). */
@@ -89,7 +94,8 @@ export class MergeOperator implements Operator<JsMsg> {
   /** The alignment of n was given up here: it held more than maxAlignmentBytes. */
   onAlignmentDeclined: (n: number, why: string) => void = () => undefined;
 
-  private seq: number;
+  private seq = 0;
+  private mergeCore: StreamCore;
   private readonly clock: () => number;
   private readonly log: HostContext["log"];
   private readonly mismatchedWorkers = new Set<string>();
@@ -104,25 +110,24 @@ export class MergeOperator implements Operator<JsMsg> {
 
   constructor(
     private readonly config: MergeConfig,
-    private readonly core: StreamCore,
+    /** Its fresh core (a restore brings the core of the cut instead). */
+    cores: CoreFactory,
     js: JetStreamClient,
     private readonly host: HostContext,
-    restored: CheckpointHeader | undefined,
   ) {
     this.operatorId = config.worker;
     const clock = (this.clock = host.clock);
     const log = (this.log = host.log);
+    this.mergeCore = cores.create(config.core);
     this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
-    if (restored?.merge) this.aligner.restore(restored.merge.aligner, clock());
-    const logTime = restored?.logTime ?? null;
-    this.seq = restored?.merge?.seq ?? 0;
-    this.alignment = new BarrierAlignment(config.partitionCount, restored?.merge?.lastBarrier ?? 0);
+    this.alignment = new BarrierAlignment(config.partitionCount);
     this.heardAt = new Silence(config.partitionCount, clock());
-    this.output = new MergeRelease(this.aligner, core, config.partitionCount, host, logTime);
+    this.output = new MergeRelease(this.aligner, () => this.mergeCore, config.partitionCount, host, null);
     const problem = (what: string, err: unknown): void =>
       log.warn({ err: err instanceof Error ? err.message : err }, what);
-    this.input = new PartialsInput(js, STREAM_PARTIALS, partialsSubject(config.mergePartition), this.seq, problem);
-    this.trigger = new MergeTrigger(config, () => this.alignment.aligning !== null, clock, logTime);
+    const subject = partialsSubject(config.mergePartition);
+    this.input = new PartialsInput(js, STREAM_PARTIALS, subject, () => this.seq, problem);
+    this.trigger = new MergeTrigger(config, () => this.alignment.aligning !== null, clock);
   }
 
   /** Records merged (the events the partials stand for). */
@@ -260,10 +265,24 @@ export class MergeOperator implements Operator<JsMsg> {
    * The state a checkpoint cut now carries beside the core's snapshot: resuming at the first message
    * held (by this alignment, or by one in progress), else after the last.
    */
-  handleCheckpoint(plan: AlignedCut): OperatorCheckpoint {
+  handleCheckpoint(plan: AlignedCut): OperatorCheckpoint<MergeState> {
     const first = plan.aligned ? plan.aligned.held[0] : this.alignment.firstHeld();
     const seq = first === undefined ? this.seq : first.seq - 1;
-    const merge: MergeState = { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN };
-    return { state: { offsets: [], merge }, steps: snapshotStepsOf(this.core) };
+    const state: MergeState = { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN };
+    return { state, steps: snapshotStepsOf(this.mergeCore) };
+  }
+
+  /** The merge core: fresh, or the one restored. */
+  get core(): StreamCore {
+    return this.mergeCore;
+  }
+
+  /** Back to a cut: its core, its place in TM_PARTIALS, the tick aligner, the last barrier, the log time. */
+  restore({ state, core, logTime }: Restored<MergeState>): void {
+    this.mergeCore = core;
+    this.seq = state.seq;
+    this.aligner.restore(state.aligner, this.clock());
+    this.alignment.restore(state.lastBarrier ?? 0);
+    this.output.logTime = logTime;
   }
 }

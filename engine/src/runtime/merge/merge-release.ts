@@ -21,7 +21,8 @@ export class MergeRelease {
 
   constructor(
     private readonly aligner: TickAligner,
-    private readonly core: StreamCore,
+    /** The merge core, read at each release (a restore replaces the operator's). */
+    private readonly core: () => StreamCore,
     private readonly partitionCount: number,
     /** Where the panes go (send, buffers) and what counts them (panes, pipelineLag). */
     private readonly host: HostContext,
@@ -48,12 +49,13 @@ export class MergeRelease {
       late: (r) => group.late(r),
     };
     let records = 0;
+    const core = this.core();
     for (const t of ticks) {
       this.aligned(t.at, now);
       for (const c of t.clocks) records += c.events;
-      this.core.partial?.(t, out);
+      core.partial?.(t, out);
     }
-    for (let p = 0; p < this.partitionCount; p++) this.core.heartbeat(p, logTime, out);
+    for (let p = 0; p < this.partitionCount; p++) core.heartbeat(p, logTime, out);
     this.logTime = logTime;
     group.seal();
     this.eventsTotal += records;

@@ -14,9 +14,9 @@ import type { StreamCore } from "../../core/types.js";
 import { connectAndRestore } from "../host/role-start.js";
 import { CheckpointFollower } from "./checkpoint-follower.js";
 import { EngineMetrics } from "../status/engine-metrics.js";
-import { RuntimeError } from "../errors.js";
 import type { MergeConfig } from "../config/merge-config.js";
 import { CheckpointCoordinator } from "../checkpoint/checkpoint-coordinator.js";
+import { mergeStateFrame } from "../checkpoint/state-frames.js";
 import { MergeOperator } from "./merge-operator.js";
 import { MergeStatusPublisher } from "./merge-status.js";
 import { registerBackpressureMetrics } from "../status/backpressure-metrics.js";
@@ -35,24 +35,13 @@ export interface RunningMerge extends RunningRole {
 export async function startMerge(config: MergeConfig, opts: { logger?: Logger } = {}): Promise<RunningMerge> {
   const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
   const cores = { create: createCore, restore: restoreCore };
-  const { nc, store, loaded, core } = await connectAndRestore(config, cores, log);
-  const cp = loaded.checkpoint;
-  if (cp && cp.header.merge === undefined) {
-    await nc.close();
-    throw new RuntimeError(
-      "TM_CHECKPOINT_MISMATCH",
-      `checkpoint ${loaded.file} was written by an engine worker, not a merge operator: ` +
-        `give the merge operator its own id (--worker) or --data directory`,
-    );
-  }
+  // A worker's checkpoint is refused here, by the merge operator's StateFrame (checkpoint/state-frames.ts).
+  const { nc, store, loaded, restored } = await connectAndRestore(config, cores, mergeStateFrame, log);
   const sink = paneSink(config, nc, log, false);
-  const hostOpts = { log, compressPanes: config.compressPanes, store, owner: config };
-  const host = new OperatorHost(
-    sink,
-    hostOpts,
-    (ctx) => new MergeOperator(config, core, jetstream(nc), ctx, cp?.header),
-  );
+  const hostOpts = { log, compressPanes: config.compressPanes, store, owner: config, restored };
+  const host = new OperatorHost(sink, hostOpts, (ctx) => new MergeOperator(config, cores, jetstream(nc), ctx));
   const op = host.operator;
+  const core = op.core; // restored by the host, whose status and metrics read it from here on
   const metrics = mergeMetrics(config, host, core);
   metrics.checkpointsCorrupt.inc(loaded.skipped.length);
   registerBackpressureMetrics(metrics.registry, "tidemark_merge_", host);

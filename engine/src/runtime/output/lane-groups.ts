@@ -3,7 +3,7 @@
  * is being handled at (docs/decisions/0012-batched-transport.md, "Pane batches"). The worker says
  * which item the core is handling (`at`), hands the core this object as its output, and says when
  * a message is done; `pending()` is what a checkpoint carries of the groups still open, and the
- * constructor takes it back on restore.
+ * constructor or `restore` takes it back.
  */
 import type { CoreOutput } from "../../core/types.js";
 import type { LateRecord, LineBuffers, Pane } from "../../protocol.js";
@@ -25,9 +25,14 @@ export class LaneGroups implements CoreOutput {
     private readonly buffers?: LineBuffers,
   ) {
     this.groups = new Array<EmitGroup | undefined>(partitions.length).fill(undefined);
-    for (const g of restored) {
-      const lane = partitions.indexOf(g.partition);
-      if (lane >= 0) this.groups[lane] = new EmitGroup(g.partition, g.seq, send, clock, g, buffers);
+    this.restore(restored);
+  }
+
+  /** Reopens the groups a checkpoint's `pending()` kept (before any item is handled). */
+  restore(pending: readonly EmitGroupState[]): void {
+    for (const g of pending) {
+      const lane = this.partitions.indexOf(g.partition);
+      if (lane >= 0) this.groups[lane] = new EmitGroup(g.partition, g.seq, this.send, this.clock, g, this.buffers);
     }
   }
 

@@ -11,7 +11,10 @@
  * releases (docs/semantics.md, "Watermarks"), so a replay sees exactly what the first run saw.
  * Beside the core, StageOnePartials folds the same records into partial batches for the merge stage
  * (docs/decisions/0029-two-stage-dataflow.md), acknowledged, as the panes, before a checkpoint,
- * which keeps their open tick.
+ * which keeps their open tick. Its checkpointed state is a WorkerState (checkpoint/worker-state.ts):
+ * `handleCheckpoint` takes it with the core's snapshot, `restore` — called by the host before the
+ * input starts — puts the same value back (the interleave's offsets, the open groups, the partials'
+ * tick) and drives the core made from that snapshot instead of the fresh one it was built with.
  *
  * Backpressure (docs/decisions/0035-backpressure.md): while a publisher is saturated the host's
  * OutputGate is shut and the host pulls nothing (the consumers then stop pulling, LaneIntake); each
@@ -20,8 +23,8 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import type { CoreOutput, StreamCore } from "../../core/types.js";
+import type { CoreFactory } from "../checkpoint/restore-plan.js";
 import type { TelemetryEvent } from "../../protocol.js";
-import type { CheckpointHeader } from "../checkpoint/checkpoint-codec.js";
 import { LaneGroups } from "../output/lane-groups.js";
 import type { EngineConfig } from "../config/config.js";
 import type { HostContext, Operator, OperatorCheckpoint, OperatorOutput } from "../host/operator.js";
@@ -30,8 +33,9 @@ import { PartitionInput, type InterleaveBatch } from "../input/partition-input.j
 import { StageOnePartials } from "./stage-one-partials.js";
 import { WorkerTrigger } from "../checkpoint/worker-trigger.js";
 import type { WorkerState } from "../checkpoint/worker-state.js";
+import { workerStateFrame, type Restored } from "../checkpoint/state-frames.js";
 
-export class EngineWorker implements Operator<InterleaveBatch> {
+export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
   readonly operatorId: string;
   readonly interleave: PartitionInterleave;
   readonly outputs: readonly OperatorOutput[];
@@ -40,7 +44,9 @@ export class EngineWorker implements Operator<InterleaveBatch> {
   readonly input: PartitionInput;
   /** When it checkpoints: due by log time and spacing, or asked by the coordinator (onBarrierCheckpoint). */
   readonly trigger: WorkerTrigger;
+  readonly stateFrame = workerStateFrame;
 
+  private streamCore: StreamCore;
   private readonly groups: LaneGroups;
   private readonly out: CoreOutput;
   private readonly interleaveSink: InterleaveSink;
@@ -49,19 +55,19 @@ export class EngineWorker implements Operator<InterleaveBatch> {
 
   constructor(
     config: EngineConfig,
-    private readonly core: StreamCore,
+    /** Its fresh core (a restore brings the core of the cut instead). */
+    cores: CoreFactory,
     js: JetStreamClient,
     private readonly host: HostContext,
-    /** The checkpoint restored from: offsets, log time and the groups it carried. */
-    restored: CheckpointHeader | undefined,
   ) {
     this.operatorId = config.worker;
+    this.streamCore = cores.create(config.core);
     const lanes = config.partitions.length;
-    this.interleave = new PartitionInterleave(lanes, restored?.offsets);
+    this.interleave = new PartitionInterleave(lanes);
     const problem = (partition: number, what: string, err: unknown): void =>
       host.log.warn({ partition, err: err instanceof Error ? err.message : err }, what);
     this.input = new PartitionInput(js, config.partitions, this.interleave, config.maxQueuedEvents, problem);
-    this.groups = new LaneGroups(config.partitions, host.send, Date.now, restored?.pending, host.buffers);
+    this.groups = new LaneGroups(config.partitions, host.send, Date.now, [], host.buffers);
     // Partitioned by service and route, a service's panes from one worker are partial: the merge
     // stage makes them from every worker's partials (docs/decisions/0032-partition-by-route.md).
     const serviceLevel = config.partitionBy === "service";
@@ -78,7 +84,7 @@ export class EngineWorker implements Operator<InterleaveBatch> {
     };
     const onPartialRetry = (r: object): void =>
       host.log.warn(r, "partial batch not acknowledged; sending it again with the same message id");
-    this.partials = config.partials ? new StageOnePartials(config, core, js, onPartialRetry, restored?.partials) : null;
+    this.partials = config.partials ? new StageOnePartials(config, () => this.streamCore, js, onPartialRetry) : null;
     const partials = this.partials;
     this.outputs = [{ cause: "TM_PARTIALS", out: partials }];
     this.interleaveSink = {
@@ -86,16 +92,16 @@ export class EngineWorker implements Operator<InterleaveBatch> {
         this.groups.at(lane, seq);
         this.eventsTotal++;
         partials?.event(lane, e);
-        this.core.event(lane, e, this.out);
+        this.streamCore.event(lane, e, this.out);
       },
       heartbeat: (lane: number, ts: number, seq: number) => {
         this.groups.at(lane, seq);
         partials?.heartbeat(ts);
-        this.core.heartbeat(lane, ts, this.out);
+        this.streamCore.heartbeat(lane, ts, this.out);
       },
       done: (lane: number, seq: number) => this.groups.done(lane, seq),
     };
-    this.trigger = new WorkerTrigger(config, (n) => partials?.barrier(n), restored?.logTime);
+    this.trigger = new WorkerTrigger(config, (n) => partials?.barrier(n));
   }
 
   /** Stage-1 partial batches published (0 when `partials` is off). */
@@ -130,7 +136,7 @@ export class EngineWorker implements Operator<InterleaveBatch> {
   }
 
   /** The state a checkpoint cut now carries beside the core's snapshot. */
-  handleCheckpoint(): OperatorCheckpoint {
+  handleCheckpoint(): OperatorCheckpoint<WorkerState> {
     const open = this.groups.pending();
     const state: WorkerState = {
       offsets: this.interleave.offsets(),
@@ -138,6 +144,19 @@ export class EngineWorker implements Operator<InterleaveBatch> {
       ...(open.length > 0 ? { pending: open } : {}),
       ...(this.partials ? { partials: this.partials.state() } : {}),
     };
-    return { state, steps: snapshotStepsOf(this.core) };
+    return { state, steps: snapshotStepsOf(this.streamCore) };
+  }
+
+  /** The core it drives: fresh, or the one restored. */
+  get core(): StreamCore {
+    return this.streamCore;
+  }
+
+  /** Back to a cut: its core, each partition's resume point, the open groups, the partials' tick. */
+  restore({ state, core }: Restored<WorkerState>): void {
+    this.streamCore = core;
+    this.interleave.restore(state.offsets);
+    if (state.pending) this.groups.restore(state.pending);
+    if (state.partials) this.partials?.restore(state.partials);
   }
 }

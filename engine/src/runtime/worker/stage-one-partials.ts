@@ -11,7 +11,11 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import { coreAggregates, partialSliceLengths } from "../../core/create-core.js";
-import { PartialAccumulator, type PartialAccumulatorState } from "../../core/partials/partial-accumulator.js";
+import {
+  PartialAccumulator,
+  type PartialAccumulatorOptions,
+  type PartialAccumulatorState,
+} from "../../core/partials/partial-accumulator.js";
 import type { StreamCore } from "../../core/types.js";
 import {
   BARRIER_HEADER,
@@ -36,7 +40,8 @@ export const MAX_QUEUED_PARTIALS = 256;
 export class StageOnePartials {
   /** Batches published, one per merge partition per tick (tidemark_engine_partial_batches_total). */
   total = 0;
-  private readonly acc: PartialAccumulator;
+  private acc: PartialAccumulator;
+  private readonly options: PartialAccumulatorOptions;
   /** One serial chain per merge partition: each subject in order, the subjects side by side. */
   private readonly out: SerialPublisher[];
   private readonly worker: string;
@@ -46,11 +51,10 @@ export class StageOnePartials {
 
   constructor(
     config: EngineConfig,
-    /** The worker's core: its delay quantiles go into each batch (percentile policies). */
-    core: StreamCore,
+    /** The worker's core (a restore replaces it): its delay quantiles go into each batch (percentile policies). */
+    core: () => StreamCore,
     js: JetStreamClient,
     onRetry: (r: RetryReport) => void,
-    restored: PartialAccumulatorState | undefined,
   ) {
     const limits = { messages: MAX_QUEUED_PARTIALS, bytes: config.maxInFlightBytes };
     this.out = Array.from({ length: config.mergePartitions }, () => new SerialPublisher(js, { limits, onRetry }));
@@ -58,14 +62,14 @@ export class StageOnePartials {
     this.worker = config.worker;
     this.partitions = [...config.partitions];
     this.mergePartitions = config.mergePartitions;
-    const options = {
+    const options: PartialAccumulatorOptions = {
       worker: config.worker,
       partitions: config.partitions,
       tickMs: PARTIAL_TICK_MS,
       sliceMs: partialSliceLengths(config.core),
       kind: coreAggregates(config.core),
       serviceKeys: config.partitionBy === "service+route",
-      delays: (lane: number) => core.delayQuantiles?.(lane),
+      delays: (lane: number) => core().delayQuantiles?.(lane),
       emit: (batch: Parameters<typeof encodePartialBatch>[0]) => {
         splitByMergePartition(batch, this.mergePartitions).forEach((b, m) => {
           this.total++;
@@ -73,7 +77,13 @@ export class StageOnePartials {
         });
       },
     };
-    this.acc = new PartialAccumulator(options, restored);
+    this.options = options;
+    this.acc = new PartialAccumulator(options);
+  }
+
+  /** Reopens the tick a checkpoint's `state()` kept (before any record). */
+  restore(state: PartialAccumulatorState): void {
+    this.acc = new PartialAccumulator(this.options, state);
   }
 
   /** A record released to the core (its `ingest_ts` the merged one). */

@@ -1,7 +1,7 @@
 /**
  * `startEngine(config)`: the engine role (docs/operations.md, "Engine workers"), in named steps:
- * connect, check the streams and restore the newest valid checkpoint (host/role-start.ts), run an
- * EngineWorker on an OperatorHost, serve /metrics, publish `tm.status` every second (worker-status.ts),
+ * connect, check the streams and take the restore step (host/role-start.ts), run an EngineWorker on
+ * an OperatorHost, which restores it, serve /metrics, publish `tm.status` every second (worker-status.ts),
  * start a consumer per owned partition, and follow the NATS connection. `close()` stops reading
  * and writes a final checkpoint.
  */
@@ -23,7 +23,8 @@ import { paneSink } from "../host/open-sink.js";
 import { runRole, type RunningRole } from "../host/role-lifecycle.js";
 import { StatusPublisher } from "./worker-status.js";
 
-import type { CoreFactory } from "../checkpoint/engine-restore.js";
+import type { CoreFactory } from "../checkpoint/restore-plan.js";
+import { workerStateFrame } from "../checkpoint/state-frames.js";
 
 export type { CoreFactory };
 
@@ -53,17 +54,20 @@ const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
-  const { nc, store, loaded, core } = await connectAndRestore(config, opts.cores, log);
-  const cp = loaded.checkpoint;
-  await checkRetention(nc, cp?.header.offsets ?? [], log);
+  const { nc, store, loaded, cores, restored } = await connectAndRestore(config, opts.cores, workerStateFrame, log);
+  await checkRetention(nc, restored?.state.offsets ?? [], log);
   const sink = paneSink(config, nc, log, opts.paneThread === true);
-  const hostOpts = { log, compressPanes: config.compressPanes, compressOffThread: true, store, owner: config };
-  const host = new OperatorHost(
-    sink,
-    hostOpts,
-    (ctx) => new EngineWorker(config, core, jetstream(nc), ctx, cp?.header),
-  );
+  const hostOpts = {
+    log,
+    compressPanes: config.compressPanes,
+    compressOffThread: true,
+    store,
+    owner: config,
+    restored,
+  };
+  const host = new OperatorHost(sink, hostOpts, (ctx) => new EngineWorker(config, cores, jetstream(nc), ctx));
   const worker = host.operator;
+  const core = worker.core; // restored by the host, whose status and metrics read it from here on
   const served = await serveMetrics(config, host, core, loaded.skipped.length, log);
   const status = new StatusPublisher(config, host, core, nc, log);
   followStarts(nc, (s) => worker.requestBarrier(s.n, s.startedAt), log);

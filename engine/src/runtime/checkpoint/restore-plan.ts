@@ -1,8 +1,16 @@
 /**
- * The engine's first step (docs/operations.md, "Recovery"): open its checkpoint directory, load its
+ * The restore step every operator takes before its host runs it (docs/operations.md, "Recovery";
+ * docs/decisions/0045-operator-host.md, decision 6): open its checkpoint directory, load its
  * checkpoint of the newest completed aligned checkpoint when there is one, else the newest that
- * verifies (reporting corrupt newer ones), check that it belongs to this
- * worker's partitions and session setting, and make the core from it, or a fresh one.
+ * verifies (reporting corrupt newer ones), check that it belongs to this operator's partitions,
+ * session setting and kind (its StateFrame reads the header), make the core from its snapshot, and
+ * hand back what the operator's `handleCheckpoint` produced at that cut: its state and its core.
+ * The host gives that `Restored<S>` to the operator's `restore` handler before its input starts;
+ * on a fresh start there is none and the operator keeps the fresh core it was built with (`cores`).
+ *
+ * Which checkpoint an operator resumes from is decided here and only here: reading a set of
+ * checkpoints split and joined by partition would replace `store.load` below and leave the
+ * operators' handlers as they are.
  */
 import type { Logger } from "pino";
 import { createCore, restoreCore, withSessions } from "../../core/index.js";
@@ -10,6 +18,7 @@ import { isWithSessionsSnapshot } from "../../core/session/index.js";
 import type { CoreConfig, StreamCore } from "../../core/types.js";
 import type { Checkpoint } from "./checkpoint-codec.js";
 import { CheckpointStore, type LoadedCheckpoint } from "./checkpoint-store.js";
+import type { Restored, StateFrame } from "./state-frames.js";
 import type { EngineConfig } from "../config/config.js";
 import { RuntimeError } from "../errors.js";
 
@@ -19,10 +28,15 @@ export interface CoreFactory {
   restore(config: CoreConfig, snapshot: Uint8Array): StreamCore;
 }
 
-export interface RestoredEngine {
+/** What an operator resumes from: its store, the file chosen, how it makes cores, its state and core. */
+export interface RestorePlan<S> {
   readonly store: CheckpointStore;
+  /** The file restored from (undefined: a fresh start) and the corrupt newer ones skipped. */
   readonly loaded: LoadedCheckpoint;
-  readonly core: StreamCore;
+  /** How the operator makes its fresh core (the factory given, else the pure core, with sessions when set). */
+  readonly cores: CoreFactory;
+  /** The operator's state and core at that checkpoint's cut (null: a fresh start). */
+  readonly restored: Restored<S> | null;
 }
 
 /**
@@ -30,25 +44,29 @@ export interface RestoredEngine {
  * session setting of the checkpoint checked against the config. A factory given restores its own
  * snapshots.
  */
-export async function restoreEngine(
+export async function planRestore<S>(
   config: EngineConfig,
   cores: CoreFactory | undefined,
+  /** How this operator kind's state sits in the header (state-frames.ts). */
+  frame: StateFrame<S>,
   log: Logger,
   /** This operator's file of the newest completed aligned checkpoint, if any (ADR 0031). */
   preferred?: string,
-): Promise<RestoredEngine> {
+): Promise<RestorePlan<S>> {
   const store = new CheckpointStore(config.checkpointDir, config.keepCheckpoints);
   await store.open();
   const loaded = await store.load(preferred);
   for (const s of loaded.skipped)
     log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
   const cp = loaded.checkpoint;
-  if (!cp) return { store, loaded, core: (cores ?? defaultCores(config)).create(config.core) };
+  const factory = cores ?? defaultCores(config);
+  if (!cp) return { store, loaded, cores: factory, restored: null };
   checkOwnership(cp, loaded.file, config);
   if (cores === undefined) checkSessionsMatch(cp.snapshot, loaded.file, config.sessions !== null);
-  const core = (cores ?? defaultCores(config)).restore(config.core, cp.snapshot);
+  const state = frame.read(cp.header, loaded.file);
+  const core = factory.restore(config.core, cp.snapshot);
   log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
-  return { store, loaded, core };
+  return { store, loaded, cores: factory, restored: { state, core, logTime: cp.header.logTime } };
 }
 
 function defaultCores(config: EngineConfig): CoreFactory {
