@@ -6,7 +6,9 @@
  * holds because (1) the combine is built from all the window's slices at once, and lists the window
  * in each; (2) every later event added to such a slice is added to the combine too (`addFolded`,
  * called by the core after each add); (3) a slice linked later is listed at once, while still
- * empty (window-state.ts, `linkSlice`).
+ * empty (window-state.ts, `linkSlice`). A slice's key node links to the combine's node of its key
+ * once resolved (`KeyNode.folded`, live while its `owner` is the window's combine; cleared when the
+ * combine is dropped), so a key's later events take no lookup (docs/decisions/0050-state-layout.md).
  *
  * So a window shares its slices' aggregates while it has one slice (a young window: two sketch
  * updates per event for the default windows, not four) and keeps its own once it reads two, as a
