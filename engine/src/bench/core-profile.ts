@@ -6,12 +6,12 @@
  * as JSON, in emission order: a change to the hot path must leave it as it was.
  */
 import { createHash } from "node:crypto";
-import { defaultCoreConfig, simulate } from "../core/index.js";
-import { BackfillPlan } from "../runtime/backfill/backfill-plan.js";
-import { HELD_OUT } from "./runtime-held-out.js";
-import { coreAlone, decodedInOrder, feedCore } from "./runtime-baselines.js";
+import { defaultCoreConfig } from "../core/index.js";
+import type { TelemetryEvent } from "../protocol.js";
+import { heldOutInput } from "./core-alone.js";
+import { coreAlone, feedCore } from "./runtime-baselines.js";
 
-function digest(events: ReturnType<typeof simulate>, endTs: number): string {
+function digest(events: readonly TelemetryEvent[], endTs: number): string {
   const h = createHash("sha256");
   const write = (r: unknown): void => void h.update(JSON.stringify(r) + "\n");
   feedCore(events, defaultCoreConfig(), endTs, { pane: write, late: write });
@@ -19,13 +19,10 @@ function digest(events: ReturnType<typeof simulate>, endTs: number): string {
 }
 
 function main(): void {
-  let events = simulate(HELD_OUT).sort((a, b) => a.ingest_ts - b.ingest_ts);
-  const core = defaultCoreConfig();
-  // The end-of-recording heartbeat as the held-out run publishes it (BackfillPlan's rule).
-  const plan = new BackfillPlan({ partitions: core.partitions, runId: "core-profile" });
-  const messages = [...events.flatMap((e) => plan.push(e)), ...plan.end(core)];
-  const endTs = messages.at(-1)?.heartbeatTs ?? 0;
-  if (process.env.TM_CORE_EVENTS === "decoded") events = decodedInOrder(events, messages, core.partitions);
+  const input = heldOutInput();
+  const core = input.config;
+  const endTs = input.endTs;
+  const events = process.env.TM_CORE_EVENTS === "decoded" ? input.decoded : input.events;
   const n = events.length;
   if (process.env.TM_CORE_DIGEST === "1") process.stdout.write(`digest ${digest(events, endTs)}\n`);
   coreAlone(events, core, endTs);

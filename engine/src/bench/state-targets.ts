@@ -6,15 +6,20 @@
  *    16 services × 20 routes, 20k users, 30 s of event time): the gc'd heap + array buffers a core
  *    fed those events holds (the same core measured, then freed) divided by its open (window, key)
  *    states. Baselines: the same state's snapshot bytes and status().stateBytes per open state.
- * 2. Restore of ~200k states (open-states.ts, 2000 services × 100 routes: 202k aggregates, 404k
+ *    Beside them, the 60 s windows' combines (window-combine.ts: their own copies of the keys of a
+ *    window past its first slice), by their aggregates' heapBytes(), as stateBytes counts the slices'.
+ * 2. The core alone on the same workload, fed the engine's input (core-alone.ts): events/s and CPU
+ *    per event, median of 5 runs (docs/decisions/0050-state-layout.md).
+ * 3. Restore of ~200k states (open-states.ts, 2000 services × 100 routes: 202k aggregates, 404k
  *    open (window, key) states; and 1000 services: 202k open states): restoreCore, median of 5, wall
  *    and CPU time. Baseline: one CRC-32 pass over the same snapshot bytes (a restore reads every byte
  *    once), so the ratio reads the same on a loaded machine.
  */
 import { loadavg } from "node:os";
-import { createCore, defaultCoreConfig, simulate, type CoreConfig } from "../core/index.js";
+import { createCore, type CoreConfig } from "../core/index.js";
 import { crc32 } from "../core/snapshot/byte-codec.js";
 import type { EventTimeCore } from "../core/stream-core.js";
+import { coreAloneTimes, heldOutInput, type HeldOutInput } from "./core-alone.js";
 import { partitionOf } from "../protocol.js";
 import { gc, memoryInUse } from "./heap.js";
 import { openStates } from "./open-states.js";
@@ -34,20 +39,24 @@ interface HeldOutState {
   openStates: number;
   snapshotBytes: number;
   statusBytes: number;
+  /** The windows' combines' aggregates, heapBytes() per open state. */
+  combineBytes: number;
+  combinedKeys: number;
 }
 
 /** The held-out workload's core: its held memory (measured with the core, then without it). */
-function heldOutState(config: CoreConfig): HeldOutState {
-  const events = simulate(HELD_OUT).sort((a, b) => a.ingest_ts - b.ingest_ts);
+function heldOutState(input: HeldOutInput): HeldOutState {
+  const config = input.config;
   let core: EventTimeCore | null = createCore(config) as EventTimeCore;
   const out = { pane: () => undefined, late: () => undefined };
-  for (const e of events) core.event(partitionOf(e.service, config.partitions), e, out);
+  for (const e of input.events) core.event(partitionOf(e.service, config.partitions), e, out);
   gc();
   gc();
   const withCore = memoryInUse();
   const open = openWindowKeys(core);
   const snapshotBytes = core.snapshot().length;
   const statusBytes = core.status().stateBytes;
+  const combines = combineSize(core);
   core = null;
   gc();
   gc();
@@ -57,7 +66,40 @@ function heldOutState(config: CoreConfig): HeldOutState {
     openStates: open,
     snapshotBytes: snapshotBytes / open,
     statusBytes: statusBytes / open,
+    combineBytes: combines.bytes / open,
+    combinedKeys: combines.keys,
   };
+}
+
+/**
+ * The windows' combines: their keys (services and routes) and their aggregates' heapBytes() (the
+ * estimate status().stateBytes sums for the slices' aggregates; a heap measure of dropping them is
+ * not steady: the collector frees other garbage with them).
+ */
+function combineSize(core: EventTimeCore): { keys: number; bytes: number } {
+  let keys = 0;
+  let bytes = 0;
+  for (const c of core.state.windowConfigs)
+    for (const w of c.windows.values())
+      for (const node of w.combine?.keys.values() ?? []) {
+        keys++;
+        bytes += node.agg.heapBytes();
+        for (const r of node.routes?.values() ?? []) {
+          keys++;
+          bytes += r.agg.heapBytes();
+        }
+      }
+  return { keys, bytes };
+}
+
+function coreAloneRow(input: HeldOutInput): string {
+  const t = coreAloneTimes(input);
+  const rate = (ms: number): string => Math.round(t.events / (ms / 1000)).toLocaleString("en-US");
+  return row(
+    "core alone, held-out workload on the engine's input (decoded batches): median of 5 runs",
+    `${rate(t.medianMs)}/s`,
+    `CPU ${((t.medianCpuMs * 1e6) / t.events).toFixed(0)} ns/event (best ${((t.bestCpuMs * 1e6) / t.events).toFixed(0)}), ${rate(t.medianCpuMs)} events per CPU second; ${t.panes} panes`,
+  );
 }
 
 /** Median wall and CPU ms of `runs` CRC-32 passes over `bytes`. */
@@ -100,21 +142,28 @@ function restoreRows(config: CoreConfig, services: number): string[] {
 }
 
 function main(): void {
-  const config = defaultCoreConfig();
-  const held = heldOutState(config);
+  const input = heldOutInput();
+  const config = input.config;
+  const held = heldOutState(input);
   const restoreConfig = { ...config, routeCapPerService: 200 };
   const lines = [
-    "state targets (docs/decisions/0049-compact-state.md)",
+    "state targets (docs/decisions/0049-compact-state.md, 0050-state-layout.md)",
     row(
       `bytes per open (window, key), held-out workload (${HELD_OUT.events.toLocaleString("en-US")} events, ${HELD_OUT.services} × ${HELD_OUT.routes} routes, ${HELD_OUT.users.toLocaleString("en-US")} users): gc'd heap + array buffers`,
       `${held.bytes.toFixed(0)} B`,
       `${held.openStates} open states; target ≤ ${BYTES_TARGET} B: ${met(held.bytes <= BYTES_TARGET)}`,
     ),
     row(
+      "  the windows' combines (copies of a window's keys past its first slice): aggregates' heapBytes()",
+      `${held.combineBytes.toFixed(0)} B`,
+      `${held.combinedKeys} combined keys; the slices' aggregates: ${held.statusBytes.toFixed(0)} B (stateBytes)`,
+    ),
+    row(
       "  baselines: the same state's snapshot bytes, status().stateBytes (the aggregates' own estimate)",
       `${held.snapshotBytes.toFixed(0)} B`,
       `stateBytes ${held.statusBytes.toFixed(0)} B; held / snapshot ${(held.bytes / held.snapshotBytes).toFixed(2)}×`,
     ),
+    coreAloneRow(input),
     ...restoreRows(restoreConfig, 2000),
     ...restoreRows(restoreConfig, 1000),
     `load average ${loadavg()

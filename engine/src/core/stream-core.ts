@@ -327,7 +327,13 @@ export class EventTimeCore implements StreamCore {
     if (node === undefined)
       slice.services.set(
         service,
-        (node = { agg: this.kind.create(), routes: new Map(), tracks: null, seen: this.state.clock.eventsTotal }),
+        (node = {
+          agg: this.kind.create(),
+          routes: new Map(),
+          tracks: null,
+          seen: this.state.clock.eventsTotal,
+          folded: null,
+        }),
       );
     return node;
   }
@@ -346,7 +352,13 @@ export class EventTimeCore implements StreamCore {
     if (node === undefined)
       routes.set(
         route,
-        (node = { agg: this.kind.create(true), routes: null, tracks: null, seen: this.state.clock.eventsTotal }),
+        (node = {
+          agg: this.kind.create(true),
+          routes: null,
+          tracks: null,
+          seen: this.state.clock.eventsTotal,
+          folded: null,
+        }),
       );
     return node;
   }

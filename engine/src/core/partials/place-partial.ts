@@ -65,7 +65,7 @@ function add(ctx: PlaceContext, slice: Slice, service: string, agg: Aggregate): 
   if (node === undefined)
     slice.services.set(
       service,
-      (node = { agg: ctx.kind.create(), routes: new Map(), tracks: null, seen: ctx.eventsTotal }),
+      (node = { agg: ctx.kind.create(), routes: new Map(), tracks: null, seen: ctx.eventsTotal, folded: null }),
     );
   node.agg.merge(agg);
   if (slice.foldedInto !== null) addFoldedAggregate(slice, service, node, agg);

@@ -290,9 +290,9 @@ export function readKeys(r: ByteReader, kind: AggregateKind): Map<string, KeyNod
   const agg = (): Aggregate => (range ? r.bytesWith(range) : kind.decode(r.bytes()));
   for (let n = r.uint(); n > 0; n--) {
     const service = r.string();
-    const node: KeyNode = { agg: agg(), routes: new Map(), tracks: null, seen: 0 };
+    const node: KeyNode = { agg: agg(), routes: new Map(), tracks: null, seen: 0, folded: null };
     for (let m = r.uint(); m > 0; m--)
-      node.routes?.set(r.string(), { agg: agg(), routes: null, tracks: null, seen: 0 });
+      node.routes?.set(r.string(), { agg: agg(), routes: null, tracks: null, seen: 0, folded: null });
     services.set(service, node);
   }
   return services;

@@ -16,6 +16,11 @@ export interface KeyNode extends TrackNode {
    * order they were first seen in its own slices (window-combine.ts).
    */
   seen: number;
+  /**
+   * The node of the same key in a combine fed by this slice, once resolved (window-combine.ts):
+   * a later event of the key is added there with no lookup; null when none (or after it is dropped).
+   */
+  folded: CombinedNode | null;
 }
 
 export interface Slice {
@@ -184,6 +189,8 @@ export function serviceTracks(w: Window, service: string): TrackNode | undefined
 export interface CombinedNode extends KeyNode {
   group: number;
   routes: Map<string, CombinedNode> | null;
+  /** The combine holding it: a slice node's `folded` link is live while it is its window's combine. */
+  owner: WindowCombine;
 }
 
 /** Derived state of a window of several slices (not persisted: rebuilt at the first tick after a restore). */
