@@ -30,20 +30,12 @@ import {
   setSeq,
   setTrack,
   type PaneTracks,
+  type TrackFields,
 } from "./pane-tracks.js";
 import { numbersOfValue, valueOfNumbers } from "../windows/value-numbers.js";
 
-/** The representation pane-tracks.ts replaced: one object per (policy, window, key). */
-interface OldTrack {
-  seq: number;
-  lastCount: number;
-  lastValue: PaneValue | null;
-  lastAgg: Aggregate | null;
-  lateAccepted: number;
-  lateDirty: boolean;
-  points: KindPoints | null;
-  lastSlot: number;
-}
+/** The representation pane-tracks.ts replaced: one object per (policy, window, key), with the fields a snapshot holds. */
+type OldTrack = TrackFields;
 
 const newOld = (): OldTrack => ({
   seq: 0,

@@ -17,26 +17,10 @@ import { CheckpointStore } from "../checkpoint/checkpoint-store.js";
 import { mergeStateFrame } from "../checkpoint/state-frames.js";
 import { parseMergeConfig, type MergeConfig } from "../config/merge-config.js";
 import { OperatorHost } from "../host/operator-host.js";
-import type { OperatorSink } from "../output/operator-sink.js";
+import { quietSink } from "../host/__fixtures__/quiet-sink.js";
 import { MergeOperator } from "./merge-operator.js";
 
 const T0 = 1_700_000_000_000;
-
-/** A sink that takes every publish and acknowledges none (nothing here waits for acks). */
-function quietSink(): OperatorSink {
-  const none = { messages: 0, bytes: 0 };
-  return {
-    publish: () => undefined,
-    saturated: false,
-    inFlight: 0,
-    acked: 0,
-    stats: () => ({ inFlight: none, waiting: none, limits: { messages: 1, bytes: 1 }, resends: 0 }),
-    onReturned: () => undefined,
-    room: () => Promise.resolve(),
-    flush: () => Promise.resolve(),
-    close: () => undefined,
-  };
-}
 
 /** A merge operator on a host that is never started: its messages are handed in by hand. */
 function operator(config: MergeConfig, clock: () => number): MergeOperator {

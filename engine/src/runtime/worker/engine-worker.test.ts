@@ -16,26 +16,10 @@ import { workerStateFrame } from "../checkpoint/state-frames.js";
 import type { WorkerState } from "../checkpoint/worker-state.js";
 import { parseEngineConfig, type EngineConfig } from "../config/config.js";
 import { OperatorHost } from "../host/operator-host.js";
-import type { OperatorSink } from "../output/operator-sink.js";
+import { quietSink } from "../host/__fixtures__/quiet-sink.js";
 import { EngineWorker } from "./engine-worker.js";
 
 const T0 = 1_700_000_000_000;
-
-/** A sink that takes every publish and acknowledges none (nothing here waits for acks). */
-function quietSink(): OperatorSink {
-  const none = { messages: 0, bytes: 0 };
-  return {
-    publish: () => undefined,
-    saturated: false,
-    inFlight: 0,
-    acked: 0,
-    stats: () => ({ inFlight: none, waiting: none, limits: { messages: 1, bytes: 1 }, resends: 0 }),
-    onReturned: () => undefined,
-    room: () => Promise.resolve(),
-    flush: () => Promise.resolve(),
-    close: () => undefined,
-  };
-}
 
 /** A worker on a host that is never started: its input is fed by hand, nothing reaches NATS. */
 function worker(config: EngineConfig): EngineWorker {
