@@ -102,13 +102,21 @@ class PaneFeedLoop implements PaneFeed {
     if (nc === undefined) return;
     void this.followConnection(nc);
     this.statusSub = this.subscribeStatus(nc);
+    // Failed attempts in a row: each is logged (the state line is logged only when the state changes,
+    // so a feed failing again and again in one state would otherwise be silent).
+    let failed = 0;
     while (!this.closed) {
       try {
         await this.consumeOnce(nc);
+        failed = 0;
       } catch (err) {
         if (this.closed) break;
         const state = this.feed.state === "disconnected" ? "disconnected" : "waiting-for-stream";
         this.set({ state, error: (err as Error).message });
+        this.log.warn(
+          { attempt: ++failed, err: (err as Error).message, retryMs: this.config.retryMs },
+          "TM_PANES consumer could not be opened or read; retrying",
+        );
         await sleep(this.config.retryMs);
       }
     }
