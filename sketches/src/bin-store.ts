@@ -201,6 +201,11 @@ export class BinStore {
     return this.counts.byteLength;
   }
 
+  /** Bytes of the counts from the smallest to the largest non-empty key, at their width (no slack). */
+  get spanBytes(): number {
+    return this.total === 0 ? 0 : (this.maxKey - this.minKey + 1) * this.counts.BYTES_PER_ELEMENT;
+  }
+
   private removeKey(key: number, n: number): void {
     if (key < this.floor) key = this.floor;
     const have = this.countAt(key);

@@ -215,6 +215,14 @@ export class DDSketch {
     return 48 + (this.values === null ? 0 : 48 + 8 * this.values.length);
   }
 
+  /**
+   * @internal Bytes of its data packed, no headers or slack: the bins' span at their width, or 8
+   * per exact value (RequestAggregate.dataBytes).
+   */
+  dataBytes(): number {
+    return this.binned !== null ? this.binned.spanBytes : 8 * sizeOf(this.values);
+  }
+
   encode(): Uint8Array {
     return encodeWith((w) => this.encodeTo(w));
   }

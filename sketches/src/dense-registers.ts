@@ -41,6 +41,11 @@ export function isWide(d: DenseRegisters, p: number): boolean {
   return d.length !== narrowBytes(p);
 }
 
+/** Bytes of the registers themselves: 4 bits each and 3 per overflow entry (the histogram is derived, not counted). */
+export function denseDataBytes(d: DenseRegisters, p: number): number {
+  return histStart(p) + (isWide(d, p) ? d.length - overflowStart(p) : 0);
+}
+
 /** Byte offset of the histogram: the registers' length. */
 function histStart(p: number): number {
   return 1 << (p - 1);

@@ -3,6 +3,7 @@ import { encodeWith, type ByteWriter } from "./byte-writer.js";
 import { SketchError, corrupt, invalidOption } from "./errors.js";
 import {
   denseCopy,
+  denseDataBytes,
   denseEmpty,
   denseHeapBytes,
   denseHistogram,
@@ -183,6 +184,13 @@ export class HyperLogLog {
     if (s === null) return 40;
     if (s instanceof Uint8Array) return 40 + denseHeapBytes(s);
     return Array.isArray(s) ? 40 + 48 + 8 * s.length : 40 + 200 + 4 * s.length;
+  }
+
+  /** @internal Bytes of its data packed, no headers or slack: the dense registers (denseDataBytes), or 4 per sparse entry. */
+  dataBytes(): number {
+    const s = this.state;
+    if (s === null) return 0;
+    return s instanceof Uint8Array ? denseDataBytes(s, this.precision) : 4 * sparseSize(s);
   }
 
   encode(): Uint8Array {

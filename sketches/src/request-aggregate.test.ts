@@ -111,6 +111,24 @@ describe("RequestAggregate", () => {
     expect(a.heapBytes()).toBeGreaterThan(empty + 8_192);
   });
 
+  it("dataBytes counts the data packed in every form: 8 per exact latency, 4 per sparse entry, bins' span, registers", () => {
+    const a = new RequestAggregate({ hllPrecision: 10 });
+    expect(a.dataBytes()).toBe(0);
+    a.add(10, false, "alice");
+    expect(a.dataBytes()).toBe(8 + 4);
+    for (let i = 1; i < 10; i++) a.add(10 + i, false, `u${i}`);
+    expect(a.dataBytes()).toBe(10 * 8 + 10 * 4);
+    for (let i = 10; i < 3000; i++) a.add(1 + (i % 400) * 3, false, `u${i}`);
+    const keys = a.latency.bins().map(([k]) => k);
+    // One byte a bin while every count is at most 255 (3000 events over ≥ 300 bins).
+    const span = (keys.at(-1) as number) - (keys[0] as number) + 1;
+    // Dense at p = 10: 2^10 registers of 4 bits, and 3 bytes for each register past 15 (rare; the histogram is derived).
+    const overflow = a.dataBytes() - span - 512;
+    expect(overflow % 3).toBe(0);
+    expect(overflow).toBeGreaterThanOrEqual(0);
+    expect(overflow).toBeLessThanOrEqual(3 * 4);
+  });
+
   it("decodes and clones a subclass as the subclass, with the same bytes, whatever form it is in", () => {
     class Tagged extends RequestAggregate {
       tag = "t";

@@ -340,6 +340,18 @@ export class RequestAggregate {
     return n;
   }
 
+  /**
+   * @internal Bytes of the sketches' data packed (DDSketch.dataBytes, HyperLogLog.dataBytes; the
+   * small forms at 8 per latency, 4 per entry): what no layout of the state holds in less.
+   */
+  dataBytes(): number {
+    const l = this.lat;
+    const u = this.usr;
+    let n = typeof l === "number" ? 8 : Array.isArray(l) ? 8 * sizeOf(l) : l === null ? 0 : l.dataBytes();
+    n += typeof u === "number" ? 4 : Array.isArray(u) ? 4 * sparseSize(u) : u === null ? 0 : u.dataBytes();
+    return n;
+  }
+
   encode(): Uint8Array {
     return encodeWith((w) => this.writeTo(w));
   }

@@ -86,6 +86,9 @@ class CountAggregate implements Aggregate {
   heapBytes(): number {
     return 0;
   }
+  dataBytes(): number {
+    return 0;
+  }
 }
 const COUNTS: AggregateKind = {
   create: () => new CountAggregate(),

@@ -5,7 +5,9 @@
  * 1. Bytes per open (window, key) on the held-out workload (runtime-held-out.ts: 300k events,
  *    16 services × 20 routes, 20k users, 30 s of event time): the gc'd heap + array buffers a core
  *    fed those events holds (the same core measured, then freed) divided by its open (window, key)
- *    states. Baselines: the same state's snapshot bytes and status().stateBytes per open state.
+ *    states. Baselines: the same state's snapshot bytes and status().stateBytes per open state, and
+ *    the sketches' data packed (every aggregate's dataBytes(): registers, bins' spans): what no
+ *    layout holds in less, so the target minus it is what headers, tracks and keys may take.
  *    Beside them, the 60 s windows' combines (window-combine.ts: their own copies of the keys of a
  *    window past its first slice), by their aggregates' heapBytes(), as stateBytes counts the slices'.
  * 2. The core alone on the same workload, fed the engine's input (core-alone.ts): events/s and CPU
@@ -19,6 +21,7 @@ import { loadavg } from "node:os";
 import { createCore, type CoreConfig } from "../core/index.js";
 import { crc32 } from "../core/snapshot/byte-codec.js";
 import type { EventTimeCore } from "../core/stream-core.js";
+import type { Aggregate } from "../core/windows/aggregate.js";
 import { coreAloneTimes, heldOutInput, type HeldOutInput } from "./core-alone.js";
 import { partitionOf } from "../protocol.js";
 import { gc, memoryInUse } from "./heap.js";
@@ -42,6 +45,8 @@ interface HeldOutState {
   /** The windows' combines' aggregates, heapBytes() per open state. */
   combineBytes: number;
   combinedKeys: number;
+  /** Every aggregate's dataBytes() (slices' and combines'), per open state. */
+  dataBytes: number;
 }
 
 /** The held-out workload's core: its held memory (measured with the core, then without it). */
@@ -57,6 +62,7 @@ function heldOutState(input: HeldOutInput): HeldOutState {
   const snapshotBytes = core.snapshot().length;
   const statusBytes = core.status().stateBytes;
   const combines = combineSize(core);
+  const data = dataSize(core);
   core = null;
   gc();
   gc();
@@ -68,6 +74,7 @@ function heldOutState(input: HeldOutInput): HeldOutState {
     statusBytes: statusBytes / open,
     combineBytes: combines.bytes / open,
     combinedKeys: combines.keys,
+    dataBytes: data / open,
   };
 }
 
@@ -90,6 +97,22 @@ function combineSize(core: EventTimeCore): { keys: number; bytes: number } {
         }
       }
   return { keys, bytes };
+}
+
+/** dataBytes() of every aggregate the core holds: the slices' and the windows' combines'. */
+function dataSize(core: EventTimeCore): number {
+  let bytes = 0;
+  const add = (nodes: Iterable<{ agg: Aggregate; routes: Map<string, { agg: Aggregate }> | null }>): void => {
+    for (const node of nodes) {
+      bytes += node.agg.dataBytes();
+      for (const r of node.routes?.values() ?? []) bytes += r.agg.dataBytes();
+    }
+  };
+  for (const c of core.state.windowConfigs) {
+    for (const slice of c.slices.values()) add(slice.services.values());
+    for (const w of c.windows.values()) add(w.combine?.keys.values() ?? []);
+  }
+  return bytes;
 }
 
 function coreAloneRow(input: HeldOutInput): string {
@@ -162,6 +185,11 @@ function main(): void {
       "  baselines: the same state's snapshot bytes, status().stateBytes (the aggregates' own estimate)",
       `${held.snapshotBytes.toFixed(0)} B`,
       `stateBytes ${held.statusBytes.toFixed(0)} B; held / snapshot ${(held.bytes / held.snapshotBytes).toFixed(2)}×`,
+    ),
+    row(
+      "  floor: the sketches' data packed (registers, bins' spans; every aggregate's dataBytes())",
+      `${held.dataBytes.toFixed(0)} B`,
+      `held / floor ${(held.bytes / held.dataBytes).toFixed(2)}×; the target leaves ${(BYTES_TARGET - held.dataBytes).toFixed(0)} B per open state for all else (held now: ${(held.bytes - held.dataBytes).toFixed(0)} B)`,
     ),
     coreAloneRow(input),
     ...restoreRows(restoreConfig, 2000),

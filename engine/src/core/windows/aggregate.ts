@@ -27,6 +27,8 @@ export interface Aggregate {
   /** Hands `encode()`'s bytes to `use` as `buf[0 … length)`, valid only during the call (snapshots copy them). */
   encodeInto(use: (buf: Uint8Array, length: number) => void): void;
   heapBytes(): number;
+  /** Bytes of the sketches' data packed, no headers or slack (RequestAggregate.dataBytes): a floor for any layout. */
+  dataBytes(): number;
 }
 
 export interface AggregateKind {

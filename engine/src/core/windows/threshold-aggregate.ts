@@ -111,6 +111,9 @@ export function thresholdAggregates(
     override heapBytes(): number {
       return super.heapBytes() + 24 + 8 * k;
     }
+    override dataBytes(): number {
+      return super.dataBytes() + COUNT_BYTES * k;
+    }
   }
 
   const decodeRange = (bytes: Uint8Array, start: number, end: number): ThresholdAggregate => {
