@@ -92,7 +92,7 @@ export async function startDashboard(
       view: () => alerting.current?.view() ?? { active: [], history: [], rules: [] },
     });
   });
-  app.register(promApi(config, samples, Date.now, metrics, sloSeries));
+  app.register(promApi(config, samples, { metrics, extra: sloSeries }));
   app.register(async (ws) => {
     ws.addHook("preValidation", guard(config, true, true));
     ws.get("/ws", { websocket: true }, (socket: WsSocket, req) =>

@@ -30,7 +30,7 @@ describe("Prometheus HTTP API (fastify inject)", () => {
       }),
     );
     app = Fastify();
-    await app.register(promApi(resolveConfig({ readToken: "s3cret" }), samples, () => NOW));
+    await app.register(promApi(resolveConfig({ readToken: "s3cret" }), samples, { now: () => NOW }));
     await app.ready();
   });
   afterAll(() => app.close());

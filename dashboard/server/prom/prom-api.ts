@@ -26,19 +26,28 @@ import { paramError, PromParams, rangeOf, type PromHandler } from "./prom-params
 import { errorReply, instantData, matrixBody, successJson } from "./prom-response.js";
 import { QueryRunner, type QueryContext } from "./query-runner.js";
 
+/** What the API reads besides its config and samples; each has a default. */
+export interface PromApiDeps {
+  /** Log time: what an instant query without `time` evaluates at (default Date.now). */
+  now?: () => number;
+  /** Where query limits are counted (default: a registry of its own). */
+  metrics?: DashboardMetrics;
+  /** Series served beside the panes' (the SLO series). */
+  extra?: ExtraSeries;
+  /** The monotonic clock of query deadlines and turns, ms (default performance.now; tests drive it). */
+  clock?: () => number;
+}
+
 /**
  * Registers `/api/v1/*` as a fastify plugin (its own scope: the form parser and auth hook stay in it).
  * Queries run within the limits of docs/prometheus-api.md, "Query limits", counted in `metrics`.
  */
-export function promApi(
-  config: DashboardConfig,
-  samples: PaneSamples,
-  now: () => number = Date.now,
-  metrics: DashboardMetrics = dashboardMetrics(),
-  extra: ExtraSeries | undefined = undefined,
-) {
+export function promApi(config: DashboardConfig, samples: PaneSamples, deps: PromApiDeps = {}) {
+  const now = deps.now ?? Date.now;
+  const metrics = deps.metrics ?? dashboardMetrics();
+  const extra = deps.extra;
   return async (app: FastifyInstance): Promise<void> => {
-    const runner = new QueryRunner(config, metrics);
+    const runner = new QueryRunner(config, metrics, deps.clock);
     app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
       done(null, body),
     );

@@ -24,7 +24,7 @@ async function api(config: DashboardConfigInput) {
       samples.apply(testPane({ start: T + k * W, count: 10 + k, service: `s${s}`, kind: "final" }));
   const metrics = dashboardMetrics();
   const app = Fastify();
-  await app.register(promApi(resolveConfig(config), samples, () => T + WINDOWS * W, metrics));
+  await app.register(promApi(resolveConfig(config), samples, { now: () => T + WINDOWS * W, metrics }));
   await app.ready();
   const limited = async (limit: string): Promise<number> => {
     const text = await metrics.registry.metrics();
@@ -120,13 +120,18 @@ describe("Prometheus API query limits", () => {
   });
 
   it("scans /api/v1/series, labels and label values in turns: past the deadline they answer 503 timeout, and other requests are answered meanwhile", async () => {
-    // Many series, each a pair per metric of its level: a scan of every one takes far longer than the deadline.
+    // Many series, each a pair per metric of its level: a scan of every one takes many turns.
     const samples = new PaneSamples({ windowsPerSeries: 1, maxWindows: 1_000_000, discardingPolicies: [] });
     for (let s = 0; s < 5_000; s++) samples.apply(testPane({ start: T, service: `svc-${s}`, kind: "final" }));
     const metrics = dashboardMetrics();
     const app = Fastify();
-    const config = resolveConfig({ queryTimeoutMs: "100ms", queryMaxSeries: 1_000_000_000 });
-    await app.register(promApi(config, samples, () => T + W, metrics));
+    // The queries' clock: every read advances 1 ms (a turn every SLICE_MS of reads, far from the
+    // deadline), and the test moves it past the deadline once it has seen what it waits for.
+    let ticks = 0;
+    let jumped = 0;
+    const clock = (): number => ++ticks + jumped;
+    const config = resolveConfig({ queryTimeoutMs: "10s", queryMaxSeries: 1_000_000_000 });
+    await app.register(promApi(config, samples, { now: () => T + W, metrics, clock }));
     await app.ready();
     const running = async (): Promise<number> => (await metrics.promQueriesRunning.get()).values[0]?.value ?? 0;
     const all = encodeURIComponent('{__name__=~".+"}');
@@ -143,6 +148,7 @@ describe("Prometheus API query limits", () => {
       const other = await app.inject({ url: "/api/v1/status/buildinfo" });
       expect(other.statusCode).toBe(200);
       expect(settled, `${url} answered before a request sent while it ran`).toBe(false);
+      jumped += 3_600_000;
       const res = await scan;
       expect(res.statusCode, url).toBe(503);
       expect(res.json(), url).toMatchObject({ errorType: "timeout", code: "TM_PROM_TIMEOUT" });
@@ -152,7 +158,7 @@ describe("Prometheus API query limits", () => {
     await app.close();
     // Given the time, the scan in turns answers what one synchronous pass gives: one service's series.
     const patient = Fastify();
-    await patient.register(promApi(resolveConfig({}), samples, () => T + W, dashboardMetrics()));
+    await patient.register(promApi(resolveConfig({}), samples, { now: () => T + W }));
     const one = encodeURIComponent('{service="svc-7"}');
     const ok = await patient.inject({ url: `/api/v1/series?match[]=${one}` });
     expect(ok.statusCode).toBe(200);

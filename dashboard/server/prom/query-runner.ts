@@ -41,6 +41,8 @@ export class QueryRunner {
   constructor(
     private readonly config: DashboardConfig,
     private readonly metrics: DashboardMetrics,
+    /** Monotonic ms of deadlines and turns. */
+    private readonly clock: () => number = () => performance.now(),
   ) {
     this.slots = new QuerySlots(config.queryMaxConcurrency, config.queryMaxQueued, (running, queued) => {
       metrics.promQueriesRunning.set(running);
@@ -50,7 +52,7 @@ export class QueryRunner {
 
   async run(p: PromParams, reply: FastifyReply, work: (ctx: QueryContext) => Promise<string | Buffer>) {
     const timeoutMs = Math.min(this.config.queryTimeoutMs, p.duration("timeout", this.config.queryTimeoutMs));
-    const deadline = performance.now() + timeoutMs;
+    const deadline = this.clock() + timeoutMs;
     let aborted = false;
     const gone = new Promise<void>((resolve) =>
       reply.raw.once("close", () => {
@@ -70,13 +72,13 @@ export class QueryRunner {
           maxSamples: this.config.queryMaxSamples,
           maxStepMs: this.config.queryMaxStepMs,
         },
-        { now: () => performance.now(), deadline, aborted: () => aborted },
+        { now: () => this.clock(), deadline, aborted: () => aborted },
       );
-      let sliceStart = performance.now();
+      let sliceStart = this.clock();
       const pause = async (): Promise<void> => {
-        if (performance.now() - sliceStart < SLICE_MS) return;
+        if (this.clock() - sliceStart < SLICE_MS) return;
         await new Promise<void>((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
+        sliceStart = this.clock();
         guard.resumed();
         guard.check();
       };
