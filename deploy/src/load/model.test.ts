@@ -158,14 +158,11 @@ describe("LoadModel", () => {
     expect(median / (route?.medianMs ?? NaN)).toBeLessThan(1.1);
   });
 
-  it("keeps up with 30,000 events/s with room to spare", () => {
+  it("makes 30,000 events/s too (its speed: npm run bench -w deploy, deploy/src/bench/load-model.ts)", () => {
     const model = new LoadModel({ ...BASE, rate: 30_000 });
-    const t0 = performance.now();
     let n = 0;
     for (let t = 50; t <= 10_000; t += 50) n += model.generate(T0 + t).length;
-    const perSecond = n / ((performance.now() - t0) / 1000);
     expect(n).toBeGreaterThan(290_000);
-    // Measured ~500k–1M/s on this project's 2-core machines; 60k/s leaves room for a loaded one.
-    expect(perSecond).toBeGreaterThan(60_000);
+    expect(n).toBeLessThan(310_000);
   });
 });
