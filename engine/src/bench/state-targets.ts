@@ -78,6 +78,22 @@ function heldOutState(input: HeldOutInput): HeldOutState {
   };
 }
 
+type KeyTree = Iterable<{ agg: Aggregate; routes: Map<string, { agg: Aggregate }> | null }>;
+
+/** Every aggregate of `trees` (service keys, then each one's routes). */
+function* aggregatesOf(...trees: KeyTree[]): Generator<Aggregate> {
+  for (const nodes of trees)
+    for (const node of nodes) {
+      yield node.agg;
+      for (const r of node.routes?.values() ?? []) yield r.agg;
+    }
+}
+
+/** The windows' combines' key trees. */
+function combines(core: EventTimeCore): KeyTree[] {
+  return core.state.windowConfigs.flatMap((c) => [...c.windows.values()].map((w) => w.combine?.keys.values() ?? []));
+}
+
 /**
  * The windows' combines: their keys (services and routes) and their aggregates' heapBytes() (the
  * estimate status().stateBytes sums for the slices' aggregates; a heap measure of dropping them is
@@ -86,32 +102,18 @@ function heldOutState(input: HeldOutInput): HeldOutState {
 function combineSize(core: EventTimeCore): { keys: number; bytes: number } {
   let keys = 0;
   let bytes = 0;
-  for (const c of core.state.windowConfigs)
-    for (const w of c.windows.values())
-      for (const node of w.combine?.keys.values() ?? []) {
-        keys++;
-        bytes += node.agg.heapBytes();
-        for (const r of node.routes?.values() ?? []) {
-          keys++;
-          bytes += r.agg.heapBytes();
-        }
-      }
+  for (const agg of aggregatesOf(...combines(core))) {
+    keys++;
+    bytes += agg.heapBytes();
+  }
   return { keys, bytes };
 }
 
 /** dataBytes() of every aggregate the core holds: the slices' and the windows' combines'. */
 function dataSize(core: EventTimeCore): number {
+  const slices = core.state.windowConfigs.flatMap((c) => [...c.slices.values()].map((s) => s.services.values()));
   let bytes = 0;
-  const add = (nodes: Iterable<{ agg: Aggregate; routes: Map<string, { agg: Aggregate }> | null }>): void => {
-    for (const node of nodes) {
-      bytes += node.agg.dataBytes();
-      for (const r of node.routes?.values() ?? []) bytes += r.agg.dataBytes();
-    }
-  };
-  for (const c of core.state.windowConfigs) {
-    for (const slice of c.slices.values()) add(slice.services.values());
-    for (const w of c.windows.values()) add(w.combine?.keys.values() ?? []);
-  }
+  for (const agg of aggregatesOf(...slices, ...combines(core))) bytes += agg.dataBytes();
   return bytes;
 }
 
