@@ -1,6 +1,6 @@
 /**
  * `node dist/bench/runtime-profile.js [out.cpuprofile] [--pane-thread] [--no-profile] [--held-out]
- * [--cold] [--gzip]`: the engine
+ * [--cold] [--gzip] [--sessions]`: the engine
  * part of the runtime benchmark (runtime.ts, "Throughput") under the V8 CPU profiler, and where its
  * time goes (docs/decisions/0017-engine-throughput.md). Publishes the same recording to a
  * nats-server of its own, then profiles one in-process engine from an empty checkpoint dir until
@@ -11,7 +11,8 @@
  * holds the main thread only). `--pane-thread` publishes from the pane publisher thread;
  * `--no-profile` only times the run. TM_BENCH_RUNTIME_EVENTS overrides the 250k events; `--held-out`
  * runs the held-out workload instead (runtime-held-out.ts), `--gzip` the engine with its bodies
- * gzip-compressed (--compress-panes on; that thread is not in the profile). The profiled run follows an untimed
+ * gzip-compressed (--compress-panes on; that thread is not in the profile), `--sessions` with session
+ * windows on (--sessions on). The profiled run follows an untimed
  * run of the same engine on fresh pane streams, as a running engine's code is optimized (the
  * benchmark's warm-up, engine/BENCHMARKS.md); `--cold` profiles the first run instead.
  */
@@ -27,7 +28,7 @@ import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { simulate } from "../core/index.js";
 import { HELD_OUT } from "./runtime-held-out.js";
-import { deletePaneStreams, natsServer, publish, recording } from "./runtime-setup.js";
+import { deletePaneStreams, natsServer, publish, recording, rerunWithEngineNodeFlags } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 
@@ -126,6 +127,7 @@ function activity(id: number, byId: Map<number, ProfileNode>, parent: Map<number
 }
 
 async function main(): Promise<void> {
+  if (rerunWithEngineNodeFlags()) return;
   const args = process.argv.slice(2);
   const thread = args.includes("--pane-thread");
   const profiling = !args.includes("--no-profile");
@@ -140,7 +142,10 @@ async function main(): Promise<void> {
       : recording(EVENTS);
     const messages = await publish(nats.url, events, defaultCoreConfig());
     const endTs = messages.at(-1)?.heartbeatTs ?? 0;
-    const compress: Record<string, string> = args.includes("--gzip") ? { "compress-panes": "on" } : {};
+    const compress: Record<string, string> = {
+      ...(args.includes("--gzip") ? { "compress-panes": "on" } : {}),
+      ...(args.includes("--sessions") ? { sessions: "on" } : {}),
+    };
     const flags = (data: string): Record<string, string> => ({
       nats: nats.url,
       data,
