@@ -27,13 +27,11 @@ export function spawnRole(
   readyTimeoutMs = 30_000,
   /** What `up` calls it (logs, up.pids, the ready line's pids): the role, unless several run. */
   name = role,
-  /** Node options before the CLI (an engine worker's: ENGINE_NODE_FLAGS, docs/decisions/0051-engine-young-generation.md). */
-  nodeFlags: readonly string[] = [],
 ): Promise<{ child: Stoppable; ready: Record<string, unknown> }> {
   // Own process group: a terminal's Ctrl-C reaches `up` alone, which then stops the roles in order.
   // The role stops itself too if `up` disappears without doing so (stop-request.ts).
   const childEnv = { ...env, [PARENT_PID_ENV]: String(process.pid) };
-  const proc = spawn(process.execPath, [...nodeFlags, CLI, role, ...args], {
+  const proc = spawn(process.execPath, [CLI, role, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: childEnv,
     detached: true,

@@ -32,8 +32,7 @@ type Log = (line: string) => void;
 /**
  * `tidemark up`: everything on one machine (docs/operations.md, "`tidemark up`"). nats-server as a
  * child (store in <data>/nats) unless --nats or nats.url is given; the streams; ingest, `--workers`
- * engine workers (each a contiguous range of the partitions, its process started with
- * ENGINE_NODE_FLAGS: docs/decisions/0051-engine-young-generation.md), the merge operator and the dashboard
+ * engine workers (each a contiguous range of the partitions), the merge operator and the dashboard
  * as child processes (crash isolation, both cores; docs/decisions/0008); the demo unless --no-demo.
  * SIGINT/SIGTERM stop demo, ingest, the merge operator and the workers (final checkpoints), dashboard
  * and nats-server in that order, leaving <data> in place: a second `up` resumes from it.
@@ -231,9 +230,8 @@ interface RolesReady {
 
 /** Starts the roles side by side; registers each that came up (stop order: reverse). */
 async function startRoles(ctx: RoleContext, env: NodeJS.ProcessEnv, started: Stoppable[]): Promise<RolesReady> {
-  const { ENGINE_NODE_FLAGS } = await import("@tidemark/engine/runtime");
   const engines = Array.from({ length: ctx.workers }, (_, i) =>
-    spawnRole("engine", engineArgs(ctx, i), env, 60_000, i === 0 ? "engine" : `engine-${i + 1}`, ENGINE_NODE_FLAGS),
+    spawnRole("engine", engineArgs(ctx, i), env, 60_000, i === 0 ? "engine" : `engine-${i + 1}`),
   );
   const merges = Array.from({ length: ctx.mergePartitions }, (_, m) =>
     spawnRole("merge", mergeArgs(ctx, m), env, 60_000, m === 0 ? "merge" : `merge-${m}`),

@@ -4,12 +4,9 @@
  * TM_PANES and TM_LATE are deleted first, so no run's publishes are duplicates of an earlier run's
  * (which the server would not store).
  */
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { parseEngineConfig } from "../runtime/config/config.js";
-import { ENGINE_NODE_FLAGS } from "../runtime/config/node-flags.js";
 import { startEngine } from "../runtime/worker/start-engine.js";
 import { silentLogger } from "./runtime-lag.js";
 import { deletePaneStreams } from "./runtime-setup.js";
@@ -54,20 +51,4 @@ export async function engineRun(
   };
   await running.close();
   return run;
-}
-
-/**
- * The same run (after an untimed one) in a child process started without ENGINE_NODE_FLAGS
- * (engine-child.ts): the engine under V8's default young generation, beside the benchmark's own
- * runs under those options (docs/decisions/0051-engine-young-generation.md).
- */
-export async function childEngineRun(url: string, data: string, events: number, endTs: number): Promise<EngineRun> {
-  const child = fileURLToPath(new URL("./engine-child.js", import.meta.url));
-  const without = (args: readonly string[]): string[] => args.filter((a) => !ENGINE_NODE_FLAGS.includes(a));
-  const env = { ...process.env, NODE_OPTIONS: without((process.env.NODE_OPTIONS ?? "").split(/\s+/)).join(" ") };
-  const args = [...without(process.execArgv), child, url, data, String(events), String(endTs)];
-  const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, args, { env, maxBuffer: 1 << 20 }, (err, out) => (err ? reject(err) : resolve(out))),
-  );
-  return JSON.parse(stdout.trim().split("\n").at(-1) as string) as EngineRun;
 }

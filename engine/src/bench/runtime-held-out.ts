@@ -9,9 +9,7 @@
  * The engine runs follow a first, untimed engine run in the same process (its time is printed
  * apart): a running engine's code is optimized, and the core alone, run after the engine runs, is
  * too; without it the first engine run also pays for compiling every function it calls (the
- * warm-up of the core benchmark, engine/BENCHMARKS.md; docs/decisions/0047-binary-panes.md). The
- * benchmark's process runs under ENGINE_NODE_FLAGS, as `tidemark up` starts a worker; one more row
- * runs the engine in a process of its own without them (docs/decisions/0051-engine-young-generation.md).
+ * warm-up of the core benchmark, engine/BENCHMARKS.md; docs/decisions/0047-binary-panes.md).
  */
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
@@ -19,8 +17,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig, simulate } from "../core/index.js";
 import { STREAM_EVENTS } from "../protocol.js";
 import { bareRead, coreAlone, decodedInOrder } from "./runtime-baselines.js";
-import { ENGINE_NODE_FLAGS } from "../runtime/config/node-flags.js";
-import { childEngineRun, engineRun, type EngineRun } from "./runtime-engine-run.js";
+import { engineRun, type EngineRun } from "./runtime-engine-run.js";
 import { publish, row } from "./runtime-setup.js";
 
 export const HELD_OUT = { seed: 35, events: 300_000, spanMs: 30_000, services: 16, routes: 20, users: 20_000 };
@@ -38,7 +35,6 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
   const engine = await engineRun(url, join(dir, "held-out"), n, endTs, false);
   const packed = await engineRun(url, join(dir, "held-out-gzip"), n, endTs, false, { "compress-panes": "on" });
   const sessions = await engineRun(url, join(dir, "held-out-sessions"), n, endTs, false, { sessions: "on" });
-  const defaultYoung = await childEngineRun(url, join(dir, "held-out-default-young"), n, endTs);
   const cpu0 = process.cpuUsage();
   const alone = coreAlone(events, core, endTs);
   const aloneCpu = process.cpuUsage(cpu0);
@@ -66,11 +62,7 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
       "",
     ),
     run("  engine, first run in this process (defaults; its code not yet optimized): not compared", first),
-    run(
-      `  engine (defaults: pane bodies binary, not compressed; as \`tidemark up\` runs it: ${ENGINE_NODE_FLAGS.join(" ")})`,
-      engine,
-    ),
-    run("  the same in a process of its own without those Node options (V8's default young generation)", defaultYoung),
+    run("  engine (defaults: pane bodies binary, not compressed)", engine),
     run("  engine, pane bodies gzip-compressed (--compress-panes on)", packed),
     run("  engine with session windows on (--sessions on), bodies as the defaults", sessions),
     row(
@@ -104,11 +96,6 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
       "  by CPU (robust to a loaded machine): core alone / engine, all its threads",
       x(aloneCpuMs / engine.cpuMs),
       `compressed bodies: ${x(aloneCpuMs / packed.cpuMs)}; sessions on / off ${x(engine.cpuMs / sessions.cpuMs)}; bare read / engine ${x((read.cpuMs + read.serverCpuMs) / engine.cpuMs)}`,
-    ),
-    row(
-      `  engine with ${ENGINE_NODE_FLAGS.join(" ")} / without (docs/decisions/0051-engine-young-generation.md)`,
-      x(defaultYoung.ms / engine.ms),
-      `rates; by CPU ${x(defaultYoung.cpuMs / engine.cpuMs)}`,
     ),
   ];
 }

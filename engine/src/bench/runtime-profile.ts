@@ -28,7 +28,7 @@ import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { simulate } from "../core/index.js";
 import { HELD_OUT } from "./runtime-held-out.js";
-import { deletePaneStreams, natsServer, publish, recording, rerunWithEngineNodeFlags } from "./runtime-setup.js";
+import { deletePaneStreams, natsServer, publish, recording } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 
@@ -127,7 +127,6 @@ function activity(id: number, byId: Map<number, ProfileNode>, parent: Map<number
 }
 
 async function main(): Promise<void> {
-  if (rerunWithEngineNodeFlags()) return;
   const args = process.argv.slice(2);
   const thread = args.includes("--pane-thread");
   const profiling = !args.includes("--no-profile");

@@ -4,7 +4,7 @@
  * TM_EVENTS the way `tidemark backfill` writes it (BackfillPlan: batches of 500, heartbeats, the
  * end-of-recording heartbeat).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -14,7 +14,6 @@ import { simulate, type CoreConfig } from "../core/index.js";
 import { HEARTBEAT_HEADER, STREAM_LATE, STREAM_PANES, eventsSubject, type TelemetryEvent } from "../protocol.js";
 import { BackfillPlan, type BackfillMessage } from "../runtime/backfill/backfill-plan.js";
 import { ensureStream, eventsStreamSpec } from "../nats/index.js";
-import { missingEngineNodeFlags } from "../runtime/config/node-flags.js";
 
 /**
  * Events per second of log time: the core benchmark's busy system (run.ts, 50k/s) with its key
@@ -106,20 +105,4 @@ export function processCpuMs(pid: number): number {
   } catch {
     return NaN;
   }
-}
-
-/**
- * A benchmark of the engine runs under the Node options `tidemark up` starts a worker with
- * (ENGINE_NODE_FLAGS, docs/decisions/0051-engine-young-generation.md): started without them, this
- * runs the same command again with them, its output this process's, and returns true (its exit
- * code is then this process's).
- */
-export function rerunWithEngineNodeFlags(): boolean {
-  const missing = missingEngineNodeFlags();
-  if (missing.length === 0) return false;
-  const r = spawnSync(process.execPath, [...missing, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: "inherit",
-  });
-  process.exitCode = r.status ?? 1;
-  return true;
 }

@@ -48,15 +48,7 @@ import { encodingRows } from "./runtime-encoding.js";
 import { heldOutRows } from "./runtime-held-out.js";
 import { checkpointRows } from "./runtime-checkpoints.js";
 import { stallRows } from "./runtime-stall.js";
-import {
-  EVENTS_PER_LOG_SECOND,
-  natsServer,
-  processCpuMs,
-  publish,
-  recording,
-  rerunWithEngineNodeFlags,
-  row,
-} from "./runtime-setup.js";
+import { EVENTS_PER_LOG_SECOND, natsServer, processCpuMs, publish, recording, row } from "./runtime-setup.js";
 
 const EVENTS = Number(process.env.TM_BENCH_RUNTIME_EVENTS ?? 250_000);
 /** `tidemark demo`'s default rate (deploy/src/config/demo-section.ts). */
@@ -245,7 +237,6 @@ function record(lines: readonly string[]): void {
 }
 
 async function main(): Promise<void> {
-  if (rerunWithEngineNodeFlags()) return;
   const dir = mkdtempSync(join(tmpdir(), "tidemark-bench-runtime-"));
   if (process.env.TM_BENCH_RUNTIME_PART === "checkpoints") {
     process.stdout.write((await checkpointRows(dir)).join("\n") + "\n");

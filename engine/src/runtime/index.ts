@@ -24,5 +24,4 @@ export { PaneSink } from "./output/pane-sink.js";
 export { RuntimeError, type RuntimeErrorCode } from "./errors.js";
 export { startMerge, type RunningMerge } from "./merge/start-merge.js";
 export { parseMergeConfig, MERGE_FLAGS, type MergeConfig } from "./config/merge-config.js";
-export { ENGINE_NODE_FLAGS, missingEngineNodeFlags } from "./config/node-flags.js";
 export { MergeOperator, type BatchOutcome } from "./merge/merge-operator.js";

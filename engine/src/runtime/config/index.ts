@@ -3,7 +3,7 @@
  * "Configuration").
  *
  * Owns: EngineConfig and MergeConfig, their flags, and their readers (defaults < file < env <
- * flags), the sessions setting, and the Node options a worker's process runs with (node-flags.ts).
+ * flags), the sessions setting.
  *
  * May import: core/ (its config validation), protocol, input/partition-list.ts, the runtime root
  * (errors). Nothing else of the runtime: every other folder receives a parsed config.
@@ -13,4 +13,3 @@
  */
 export { ENGINE_FLAGS, parseEngineConfig, type EngineConfig, type EngineConfigSources } from "./config.js";
 export { MERGE_FLAGS, parseMergeConfig, type MergeConfig } from "./merge-config.js";
-export { ENGINE_NODE_FLAGS, missingEngineNodeFlags } from "./node-flags.js";
