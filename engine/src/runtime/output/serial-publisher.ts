@@ -17,8 +17,8 @@
  * Invariant: a message is handed to JetStream only once every message before it is acknowledged;
  * `flush()` resolves once everything published before it is acknowledged (a checkpoint waits).
  */
-import type { JetStreamClient } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
+import type { AckedPublish } from "./inbox-acks.js";
 import type { PublishStats } from "./pane-sink.js";
 import { ackTimeoutMs, PUBLISH_BACKOFF, type Backoff } from "./publish-backoff.js";
 import { bodyBytes, type WindowLimits } from "./publish-window.js";
@@ -69,7 +69,8 @@ export class SerialPublisher {
   private roomWaiters: Array<() => void> = [];
 
   constructor(
-    private readonly js: Pick<JetStreamClient, "publish">,
+    /** Where a message goes and its ack comes from: InboxAcks, or a JetStreamClient. */
+    private readonly js: AckedPublish,
     opts: SerialPublisherOptions,
   ) {
     this.o = {

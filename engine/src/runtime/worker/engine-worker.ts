@@ -30,6 +30,7 @@ import type { EngineConfig } from "../config/config.js";
 import type { HostContext, Operator, OperatorCheckpoint, OperatorOutput } from "../host/operator.js";
 import { PartitionInterleave, type InterleaveSink } from "../input/partition-interleave.js";
 import { PartitionInput, type InterleaveBatch } from "../input/partition-input.js";
+import type { AckedPublish } from "../output/inbox-acks.js";
 import { StageOnePartials } from "./stage-one-partials.js";
 import { WorkerTrigger } from "../checkpoint/worker-trigger.js";
 import type { WorkerState } from "../checkpoint/worker-state.js";
@@ -59,6 +60,8 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
     cores: CoreFactory,
     js: JetStreamClient,
     private readonly host: HostContext,
+    /** Where stage-1 partial batches go (start-engine.ts: InboxAcks on the worker's connection). */
+    partialsOut: AckedPublish & { close?(): void } = js,
   ) {
     this.operatorId = config.worker;
     this.streamCore = cores.create(config.core);
@@ -84,7 +87,9 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
     };
     const onPartialRetry = (r: object): void =>
       host.log.warn(r, "partial batch not acknowledged; sending it again with the same message id");
-    this.partials = config.partials ? new StageOnePartials(config, () => this.streamCore, js, onPartialRetry) : null;
+    this.partials = config.partials
+      ? new StageOnePartials(config, () => this.streamCore, partialsOut, onPartialRetry)
+      : null;
     const partials = this.partials;
     this.outputs = [{ cause: "TM_PARTIALS", out: partials }];
     this.interleaveSink = {

@@ -8,7 +8,6 @@
  * barrier goes to every merge partition; each subject has its own serial chain (the merge
  * operators read one subject each, so only a subject's order matters).
  */
-import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import { coreAggregates, partialSliceLengths } from "../../core/create-core.js";
 import {
@@ -27,6 +26,7 @@ import {
   type TelemetryEvent,
 } from "../../protocol.js";
 import type { EngineConfig } from "../config/config.js";
+import type { AckedPublish } from "../output/inbox-acks.js";
 import type { PublishStats } from "../output/pane-sink.js";
 import { SerialPublisher, type RetryReport } from "../output/serial-publisher.js";
 
@@ -53,11 +53,15 @@ export class StageOnePartials {
     config: EngineConfig,
     /** The worker's core (a restore replaces it): its delay quantiles go into each batch (percentile policies). */
     core: () => StreamCore,
-    js: JetStreamClient,
+    /** Where the batches go and their acks come from (InboxAcks; closed with this). */
+    private readonly transport: AckedPublish & { close?(): void },
     onRetry: (r: RetryReport) => void,
   ) {
     const limits = { messages: MAX_QUEUED_PARTIALS, bytes: config.maxInFlightBytes };
-    this.out = Array.from({ length: config.mergePartitions }, () => new SerialPublisher(js, { limits, onRetry }));
+    this.out = Array.from(
+      { length: config.mergePartitions },
+      () => new SerialPublisher(transport, { limits, onRetry }),
+    );
     this.limitBytes = config.maxInFlightBytes;
     this.worker = config.worker;
     this.partitions = [...config.partitions];
@@ -147,6 +151,7 @@ export class StageOnePartials {
 
   close(): void {
     for (const o of this.out) o.close();
+    this.transport.close?.();
   }
 
   private chain(m: number): SerialPublisher {

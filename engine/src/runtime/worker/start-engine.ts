@@ -20,6 +20,7 @@ import { announceWaits } from "../checkpoint/checkpoint-waits.js";
 import { EngineWorker } from "./engine-worker.js";
 import { OperatorHost } from "../host/operator-host.js";
 import { paneSink } from "../host/open-sink.js";
+import { InboxAcks } from "../output/inbox-acks.js";
 import { runRole, type RunningRole } from "../host/role-lifecycle.js";
 import { StatusPublisher } from "./worker-status.js";
 
@@ -65,7 +66,11 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     owner: config,
     restored,
   };
-  const host = new OperatorHost(sink, hostOpts, (ctx) => new EngineWorker(config, cores, jetstream(nc), ctx));
+  const host = new OperatorHost(
+    sink,
+    hostOpts,
+    (ctx) => new EngineWorker(config, cores, jetstream(nc), ctx, new InboxAcks(nc)),
+  );
   const worker = host.operator;
   const core = worker.core; // restored by the host, whose status and metrics read it from here on
   const served = await serveMetrics(config, host, core, loaded.skipped.length, log);

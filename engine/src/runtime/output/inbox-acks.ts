@@ -1,0 +1,98 @@
+/**
+ * InboxAcks: JetStream publishes acknowledged through one wildcard inbox subscription, for the
+ * serial publisher's TM_PARTIALS chains (serial-publisher.ts). Each publish goes out with a reply
+ * subject under the inbox and resolves when the stream's PubAck comes back there, or fails: a
+ * status reply (503 "no responders": no stream on the subject), a PubAck with an error (the stream
+ * refused it) or no answer within its timeout. That is what `JetStreamClient.publish` does, without
+ * its per-publish request object, whose end builds an Error with a stack trace whether it was
+ * answered or not (the pane sink acknowledges the same way, pane-sink.ts;
+ * docs/decisions/0006-engine-runtime.md).
+ *
+ * Invariant: every publish settles exactly once; a reply for a publish already settled (its timeout
+ * ran out, a later attempt was sent) is dropped. The subscription is made at the first publish.
+ */
+import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
+
+/** Publishing one message and waiting for its acknowledgement (JetStreamClient satisfies it). */
+export interface AckedPublish {
+  publish(
+    subject: string,
+    body: Uint8Array,
+    opts: { msgID: string; timeout: number; headers?: MsgHdrs },
+  ): Promise<unknown>;
+}
+
+/** The NATS calls InboxAcks needs (NatsConnection satisfies it). */
+export interface InboxTransport {
+  publish(subject: string, payload: Uint8Array, opts: { reply: string; headers: MsgHdrs }): void;
+  subscribe(subject: string, opts: { callback: (err: Error | null, msg: Msg) => void }): Subscription;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class InboxAcks implements AckedPublish {
+  private readonly inbox = createInbox();
+  private readonly waiting = new Map<number, Waiter>();
+  private sub: Subscription | null = null;
+  private next = 0;
+
+  constructor(private readonly nc: InboxTransport) {}
+
+  publish(
+    subject: string,
+    body: Uint8Array,
+    opts: { msgID: string; timeout: number; headers?: MsgHdrs },
+  ): Promise<void> {
+    this.sub ??= this.nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.onReply(msg) });
+    const token = this.next++;
+    const h = opts.headers ?? headers();
+    h.set("Nats-Msg-Id", opts.msgID);
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => this.settle(token, new Error(`no acknowledgement within ${opts.timeout} ms`)),
+        opts.timeout,
+      );
+      this.waiting.set(token, { resolve, reject, timer });
+      try {
+        this.nc.publish(subject, body, { reply: `${this.inbox}.${token}`, headers: h });
+      } catch (err) {
+        // A closed or draining connection.
+        this.settle(token, err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+  }
+
+  /** Stops listening: what waits fails ("closed"); the serial publisher stops sending at its close. */
+  close(): void {
+    this.sub?.unsubscribe();
+    this.sub = null;
+    for (const token of [...this.waiting.keys()]) this.settle(token, new Error("closed"));
+  }
+
+  private onReply(msg: Msg): void {
+    const token = Number(msg.subject.slice(this.inbox.length + 1));
+    if (!this.waiting.has(token)) return;
+    const code = msg.headers?.code ?? 0;
+    const text = msg.data.length === 0 ? "" : msg.string();
+    if (code >= 300 || text === "")
+      return this.settle(
+        token,
+        new Error(code === 503 ? "no responders" : `status ${code} ${msg.headers?.description ?? ""}`),
+      );
+    if (text.includes('"error"')) return this.settle(token, new Error(`stream refused the publish: ${text}`));
+    this.settle(token);
+  }
+
+  private settle(token: number, err?: Error): void {
+    const w = this.waiting.get(token);
+    if (w === undefined) return;
+    this.waiting.delete(token);
+    clearTimeout(w.timer);
+    if (err === undefined) w.resolve();
+    else w.reject(err);
+  }
+}
