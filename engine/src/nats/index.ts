@@ -19,6 +19,7 @@ export {
 export { natsConnectOptions, redactUrl, type NatsConnectOptions } from "./connect-options.js";
 export { connectNats } from "./connect-nats.js";
 export { NatsError, StreamMismatchError, type NatsErrorCode } from "./errors.js";
+export { InboxAcks, type AckedPublish, type InboxTransport } from "./inbox-acks.js";
 export {
   compressPaneBody,
   decodePaneBody,

@@ -88,7 +88,7 @@ export class EventPublisher {
     }
     this.metrics.batchEvents.observe(count);
     const msgID = whole ? part.id : `${part.id}:${from}`;
-    part.acks.push(this.link.js.publish(eventsSubject(part.partition), body, { msgID, timeout: this.ackTimeoutMs }));
+    part.acks.push(this.link.acks.publish(eventsSubject(part.partition), body, { msgID, timeout: this.ackTimeoutMs }));
   }
 }
 

@@ -37,7 +37,7 @@ export class Heartbeat {
     h.set(HEARTBEAT_HEADER, String(this.clock.now()));
     const acks: Promise<unknown>[] = [];
     for (let p = 0; p < this.partitions; p++)
-      acks.push(this.link.js.publish(eventsSubject(p), undefined, { headers: h, timeout: this.ackTimeoutMs }));
+      acks.push(this.link.acks.publish(eventsSubject(p), undefined, { headers: h, timeout: this.ackTimeoutMs }));
     this.pending = Promise.all(acks)
       .then(
         () => undefined,

@@ -5,8 +5,8 @@
  * reconnect the stream is checked again.
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
-import { ensureStream, eventsStreamSpec, natsConnectOptions } from "@tidemark/engine/nats";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { ensureStream, eventsStreamSpec, InboxAcks, natsConnectOptions } from "@tidemark/engine/nats";
 import type { Logger } from "pino";
 
 export class NatsLink {
@@ -15,7 +15,8 @@ export class NatsLink {
   private recheck: Promise<void> | undefined;
   private constructor(
     readonly nc: NatsConnection,
-    readonly js: JetStreamClient,
+    /** TM_EVENTS publishes and their acks, through one inbox subscription (no request object per publish). */
+    readonly acks: InboxAcks,
     private readonly log: Logger,
   ) {}
 
@@ -34,7 +35,7 @@ export class NatsLink {
       await nc.close();
       throw err;
     }
-    const link = new NatsLink(nc, jetstream(nc), log);
+    const link = new NatsLink(nc, new InboxAcks(nc), log);
     void link.watch();
     return link;
   }

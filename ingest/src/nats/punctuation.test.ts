@@ -12,7 +12,7 @@ function rig(everyMs: number) {
   const sent: Array<[number, string, number]> = [];
   const link = {
     isConnected: true,
-    js: {
+    acks: {
       publish: (subject: string, _body: unknown, opts: { headers: { get(k: string): string } }) => {
         sent.push([wall, subject, Number(opts.headers.get(HEARTBEAT_HEADER))]);
         return Promise.resolve();

@@ -55,7 +55,7 @@ export class Punctuation {
     // Strictly after every ingest_ts stamped so far, the punctuated events' included.
     h.set(HEARTBEAT_HEADER, String(this.clock.next()));
     for (let p = 0; p < this.partitions; p++)
-      this.link.js
+      this.link.acks
         .publish(eventsSubject(p), undefined, { headers: h, timeout: this.ackTimeoutMs })
         .catch((err: unknown) => {
           this.metrics.heartbeatFailures.inc();

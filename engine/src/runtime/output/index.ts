@@ -4,7 +4,7 @@
  *
  * Owns: EmitGroups (what the core emits for one input message, as one message per subject with
  * deterministic ids) and LaneGroups, the body buffers and their sender, the idempotent sinks
- * (PaneSink, PaneThreadSink and its publisher thread, SerialPublisher for TM_PARTIALS over InboxAcks) with their
+ * (PaneSink, PaneThreadSink and its publisher thread, SerialPublisher for TM_PARTIALS) with their
  * publish windows, resends and backoff, and the OutputGate with the InputHold it measures.
  *
  * May import: core/ (types), nats/, protocol. Nothing else of the runtime.
@@ -21,7 +21,6 @@ export { PaneSink, type PublishStats } from "./pane-sink.js";
 export type { OperatorSink } from "./operator-sink.js";
 export { PaneThreadSink } from "./pane-thread-sink.js";
 export { SerialPublisher } from "./serial-publisher.js";
-export { InboxAcks, type AckedPublish } from "./inbox-acks.js";
 export { OutputGate, type GatedOutput } from "./output-gate.js";
 export { InputHold, type HoldCause } from "./input-hold.js";
 export { ReportPace } from "./report-pace.js";

@@ -18,7 +18,7 @@
  * `flush()` resolves once everything published before it is acknowledged (a checkpoint waits).
  */
 import type { MsgHdrs } from "@nats-io/transport-node";
-import type { AckedPublish } from "./inbox-acks.js";
+import type { AckedPublish } from "../../nats/inbox-acks.js";
 import type { PublishStats } from "./pane-sink.js";
 import { ackTimeoutMs, PUBLISH_BACKOFF, type Backoff } from "./publish-backoff.js";
 import { bodyBytes, type WindowLimits } from "./publish-window.js";

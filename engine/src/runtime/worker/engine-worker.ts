@@ -30,7 +30,7 @@ import type { EngineConfig } from "../config/config.js";
 import type { HostContext, Operator, OperatorCheckpoint, OperatorOutput } from "../host/operator.js";
 import { PartitionInterleave, type InterleaveSink } from "../input/partition-interleave.js";
 import { PartitionInput, type InterleaveBatch } from "../input/partition-input.js";
-import type { AckedPublish } from "../output/inbox-acks.js";
+import type { AckedPublish } from "../../nats/inbox-acks.js";
 import { StageOnePartials } from "./stage-one-partials.js";
 import { WorkerTrigger } from "../checkpoint/worker-trigger.js";
 import type { WorkerState } from "../checkpoint/worker-state.js";

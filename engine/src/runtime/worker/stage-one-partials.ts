@@ -26,7 +26,7 @@ import {
   type TelemetryEvent,
 } from "../../protocol.js";
 import type { EngineConfig } from "../config/config.js";
-import type { AckedPublish } from "../output/inbox-acks.js";
+import type { AckedPublish } from "../../nats/inbox-acks.js";
 import type { PublishStats } from "../output/pane-sink.js";
 import { SerialPublisher, type RetryReport } from "../output/serial-publisher.js";
 

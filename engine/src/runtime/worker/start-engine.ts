@@ -20,7 +20,7 @@ import { announceWaits } from "../checkpoint/checkpoint-waits.js";
 import { EngineWorker } from "./engine-worker.js";
 import { OperatorHost } from "../host/operator-host.js";
 import { paneSink } from "../host/open-sink.js";
-import { InboxAcks } from "../output/inbox-acks.js";
+import { InboxAcks } from "../../nats/inbox-acks.js";
 import { runRole, type RunningRole } from "../host/role-lifecycle.js";
 import { StatusPublisher } from "./worker-status.js";
 

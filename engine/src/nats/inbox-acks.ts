@@ -1,11 +1,11 @@
 /**
- * InboxAcks: JetStream publishes acknowledged through one wildcard inbox subscription, for the
- * serial publisher's TM_PARTIALS chains (serial-publisher.ts). Each publish goes out with a reply
+ * InboxAcks: JetStream publishes acknowledged through one wildcard inbox subscription: the engine's
+ * TM_PARTIALS chains (runtime/output/serial-publisher.ts) and ingest's TM_EVENTS batches. Each publish goes out with a reply
  * subject under the inbox and resolves when the stream's PubAck comes back there, or fails: a
  * status reply (503 "no responders": no stream on the subject), a PubAck with an error (the stream
  * refused it) or no answer within its timeout. That is what `JetStreamClient.publish` does, without
  * its per-publish request object, whose end builds an Error with a stack trace whether it was
- * answered or not (the pane sink acknowledges the same way, pane-sink.ts;
+ * answered or not (the engine's pane sink acknowledges the same way, runtime/output/pane-sink.ts;
  * docs/decisions/0006-engine-runtime.md).
  *
  * Invariant: every publish settles exactly once; a reply for a publish already settled (its timeout
@@ -17,14 +17,14 @@ import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from 
 export interface AckedPublish {
   publish(
     subject: string,
-    body: Uint8Array,
-    opts: { msgID: string; timeout: number; headers?: MsgHdrs },
+    body: Uint8Array | undefined,
+    opts: { msgID?: string; timeout: number; headers?: MsgHdrs },
   ): Promise<unknown>;
 }
 
 /** The NATS calls InboxAcks needs (NatsConnection satisfies it). */
 export interface InboxTransport {
-  publish(subject: string, payload: Uint8Array, opts: { reply: string; headers: MsgHdrs }): void;
+  publish(subject: string, payload: Uint8Array | undefined, opts: { reply: string; headers: MsgHdrs }): void;
   subscribe(subject: string, opts: { callback: (err: Error | null, msg: Msg) => void }): Subscription;
 }
 
@@ -42,15 +42,16 @@ export class InboxAcks implements AckedPublish {
 
   constructor(private readonly nc: InboxTransport) {}
 
+  /** Publishes `body` (with its `Nats-Msg-Id` when given); settles as the file comment says. */
   publish(
     subject: string,
-    body: Uint8Array,
-    opts: { msgID: string; timeout: number; headers?: MsgHdrs },
+    body: Uint8Array | undefined,
+    opts: { msgID?: string; timeout: number; headers?: MsgHdrs },
   ): Promise<void> {
     this.sub ??= this.nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.onReply(msg) });
     const token = this.next++;
     const h = opts.headers ?? headers();
-    h.set("Nats-Msg-Id", opts.msgID);
+    if (opts.msgID !== undefined) h.set("Nats-Msg-Id", opts.msgID);
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => this.settle(token, new Error(`no acknowledgement within ${opts.timeout} ms`)),
