@@ -29,17 +29,14 @@
  *    those states (the first call and the next ones, docs/decisions/0021-runtime-lean.md).
  * Bounded: ~150 s on this machine. TM_BENCH_RUNTIME_EVENTS overrides N; TM_BENCH_RUNTIME_PART=checkpoints
  * runs part 2 alone and prints it, TM_BENCH_RUNTIME_PART=stall part 1c, TM_BENCH_RUNTIME_PART=held-out part 1a
- * (runtime-held-out.ts), TM_BENCH_RUNTIME_PART=encoding the pane body encodings' rows (runtime-encoding.ts)
- * alone (engine/BENCHMARKS.md is left as it is).
+ * (runtime-held-out.ts), TM_BENCH_RUNTIME_PART=encoding the pane body encodings' rows (runtime-encoding.ts),
+ * TM_BENCH_RUNTIME_PART=sink the publishers' rows (runtime-sink.ts) alone (engine/BENCHMARKS.md is left as it is).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { defaultCoreConfig } from "../core/index.js";
 import type { LateRecord, Pane, TelemetryEvent } from "../protocol.js";
-import { MAX_IN_FLIGHT_BYTES, PaneSink } from "../runtime/output/pane-sink.js";
 import { engineRun } from "./runtime-engine-run.js";
 import { floorRows } from "./runtime-floor.js";
 import { liveLag, type LagRun } from "./runtime-lag.js";
@@ -47,6 +44,7 @@ import { bestBareRead, coreAlone, decodeOnly, feedCore, inputPath } from "./runt
 import { encodingRows } from "./runtime-encoding.js";
 import { heldOutRows } from "./runtime-held-out.js";
 import { checkpointRows } from "./runtime-checkpoints.js";
+import { sinkRates } from "./runtime-sink.js";
 import { stallRows } from "./runtime-stall.js";
 import { EVENTS_PER_LOG_SECOND, natsServer, processCpuMs, publish, recording, row } from "./runtime-setup.js";
 
@@ -166,48 +164,6 @@ async function lagRows(url: string, dir: string, capacity: number): Promise<stri
 }
 
 /** Pane publishing: PaneSink (reply inbox, batched acks) vs js.publish, 1024 in flight each. */
-async function sinkRates(url: string): Promise<string[]> {
-  const nc = await connect({ servers: url, noAsyncTraces: true });
-  const jsm = await jetstreamManager(nc);
-  await jsm.streams.add({ name: "BENCH_SINK", subjects: ["bench.>"] });
-  const js = jetstream(nc);
-  const N = 20_000;
-  const body = JSON.stringify({
-    id: "dashboard|svc-01/%2Froute%2F1|10000|1700000000000",
-    seq: 3,
-    kind: "early",
-    pad: "x".repeat(400),
-  });
-  const t0 = performance.now();
-  const inFlight = new Set<Promise<unknown>>();
-  for (let i = 0; i < N; i++) {
-    const p: Promise<unknown> = js.publish("bench.js", body, { msgID: `js-${i}` }).then(() => inFlight.delete(p));
-    inFlight.add(p);
-    if (inFlight.size >= 1024) await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
-  const jsMs = performance.now() - t0;
-  const sink = new PaneSink(nc, { limits: { messages: 1024, bytes: MAX_IN_FLIGHT_BYTES } });
-  const t1 = performance.now();
-  for (let i = 0; i < N; i++) {
-    if (sink.saturated) await sink.room();
-    sink.publish("bench.sink", body, `sink-${i}`);
-  }
-  await sink.flush();
-  const sinkMs = performance.now() - t1;
-  sink.close();
-  await nc.close();
-  const rate = (ms: number): string => `${Math.round(N / (ms / 1000)).toLocaleString("en-US")} msgs/s`;
-  return [
-    row(`pane sink: ${N} publishes with Nats-Msg-Id, acked (PaneSink: reply inbox, batched acks)`, rate(sinkMs), ""),
-    row(
-      "  baseline: js.publish, 1024 promises in flight, same server",
-      rate(jsMs),
-      `sink is ${(jsMs / sinkMs).toFixed(1)}× faster`,
-    ),
-  ];
-}
-
 /** Replaces the runtime section of engine/BENCHMARKS.md (run.ts writes the rest first). */
 function record(lines: readonly string[]): void {
   const file = new URL("../../BENCHMARKS.md", import.meta.url);
@@ -260,6 +216,13 @@ async function main(): Promise<void> {
   if (process.env.TM_BENCH_RUNTIME_PART === "held-out") {
     const nats = await natsServer(dir);
     process.stdout.write((await heldOutRows(nats.url, nats.pid, dir)).join("\n") + "\n");
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  if (process.env.TM_BENCH_RUNTIME_PART === "sink") {
+    const nats = await natsServer(dir);
+    process.stdout.write((await sinkRates(nats.url)).join("\n") + "\n");
     await nats.stop();
     rmSync(dir, { recursive: true, force: true });
     return;
