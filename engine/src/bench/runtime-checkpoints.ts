@@ -11,6 +11,7 @@ import { defaultCoreConfig, type SnapshotSteps } from "../core/index.js";
 import type { EventTimeCore } from "../core/stream-core.js";
 import { encodeCheckpoint } from "../runtime/checkpoint/checkpoint-codec.js";
 import { CheckpointStore } from "../runtime/checkpoint/checkpoint-store.js";
+import { useNativeCrc32 } from "../runtime/checkpoint/native-crc32.js";
 import { CHECKPOINT_PAUSE_BUCKETS_S } from "../runtime/status/engine-metrics.js";
 import { encodeAcrossTurns } from "../runtime/checkpoint/snapshot-turns.js";
 import { openStates } from "./open-states.js";
@@ -19,6 +20,7 @@ import { row } from "./runtime-setup.js";
 import { openWindowKeys } from "./window-keys.js";
 
 export async function checkpointRows(dir: string): Promise<string[]> {
+  useNativeCrc32(); // as both roles checkpoint and restore (docs/decisions/0052-native-crc32.md)
   const core = { ...defaultCoreConfig(), routeCapPerService: 200 };
   // 2000 services × 100 routes, one event each: ~202k aggregates, each shared by a 10 s and a 60 s
   // window (docs/decisions/0022-sliced-windows.md): ~404k open (window, key) states.

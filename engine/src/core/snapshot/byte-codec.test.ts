@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { ByteReader, ByteWriter, crc32 } from "./byte-codec.js";
+import * as zlib from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { ByteReader, ByteWriter, crc32, CRC32_START, crc32Final, crc32Update, useCrc32 } from "./byte-codec.js";
 import { Prng } from "../prng.js";
 
 /** The textbook byte-at-a-time CRC-32 (IEEE, reflected, polynomial 0xEDB88320). */
@@ -27,6 +28,41 @@ describe("crc32", () => {
         const part = data.subarray(off, off + n * 7);
         expect(crc32(part)).toBe(bytewise(part));
       }
+  });
+});
+
+describe("crc32 handed node:zlib's (useCrc32)", () => {
+  afterEach(() => useCrc32(null));
+
+  /** The running value after feeding `data` in pieces cut at `cuts`. */
+  const inPieces = (data: Uint8Array, cuts: number[]): number => {
+    let c = CRC32_START;
+    let from = 0;
+    for (const to of [...cuts, data.length]) {
+      c = crc32Update(c, data, from, to);
+      from = to;
+    }
+    return crc32Final(c);
+  };
+
+  it("gives the tables' value whole and in pieces, and the tables again once taken back", () => {
+    const rng = new Prng(11);
+    const data = Uint8Array.from({ length: 5000 }, () => rng.int(256));
+    const cases = Array.from({ length: 40 }, () => {
+      const cuts = Array.from({ length: rng.int(6) }, () => rng.int(data.length)).sort((a, b) => a - b);
+      return { part: data.subarray(rng.int(9), rng.int(data.length)), cuts };
+    });
+    const tables = cases.map((k) => [crc32(k.part), inPieces(data, k.cuts)]);
+    let calls = 0;
+    useCrc32((bytes, previous) => (calls++, zlib.crc32(bytes, previous)));
+    expect(cases.map((k) => [crc32(k.part), inPieces(data, k.cuts)])).toEqual(tables);
+    expect(calls).toBeGreaterThan(40);
+    // node:zlib as an oracle the tables did not write: the same values.
+    expect(cases.map((k) => zlib.crc32(k.part))).toEqual(tables.map(([whole]) => whole));
+    useCrc32(null);
+    calls = 0;
+    expect(cases.map((k) => [crc32(k.part), inPieces(data, k.cuts)])).toEqual(tables);
+    expect(calls).toBe(0);
   });
 });
 

@@ -277,11 +277,26 @@ export function crc32Final(c: number): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
+/** A CRC-32 (IEEE) of `bytes` continuing from the CRC-32 `previous` of what came before (node:zlib's crc32). */
+export type Crc32Continue = (bytes: Uint8Array, previous: number) => number;
+
+let hostCrc32: Crc32Continue | null = null;
+
+/**
+ * Hands the core a native CRC-32 (the runtime passes node:zlib's, docs/decisions/0052-native-crc32.md):
+ * the core stays free of node:* imports, and every checksum is the same value (byte-codec.test.ts
+ * checks the tables below against node:zlib). `null` goes back to the tables.
+ */
+export function useCrc32(impl: Crc32Continue | null): void {
+  hostCrc32 = impl;
+}
+
 /**
  * Feeds bytes[start, end) to a running CRC-32 value `c` (CRC32_START at first): a checksum taken
  * in pieces (a snapshot encoded across event-loop turns) equals crc32 of the whole.
  */
 export function crc32Update(c: number, bytes: Uint8Array, start: number, end: number): number {
+  if (hostCrc32 !== null) return (hostCrc32(bytes.subarray(start, end), (c ^ 0xffffffff) >>> 0) ^ 0xffffffff) >>> 0;
   const [t0, t1, t2, t3] = CRC_TABLES;
   const whole = start + (end - start - ((end - start) % 4));
   let i = start;

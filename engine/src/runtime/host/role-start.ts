@@ -4,11 +4,12 @@
  * aligned checkpoint (docs/decisions/0031-aligned-checkpoints.md), and take the restore step
  * (checkpoint/restore-plan.ts): the operator's newest valid checkpoint, preferring its file of that
  * completed one, read with its StateFrame. On a failure the connection is closed before the error
- * goes on.
+ * goes on. Snapshot checksums are node:zlib's from here on (checkpoint/native-crc32.ts).
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { lastComplete } from "../checkpoint/checkpoint-notices.js";
+import { useNativeCrc32 } from "../checkpoint/native-crc32.js";
 import { planRestore, type CoreFactory, type RestorePlan } from "../checkpoint/restore-plan.js";
 import type { StateFrame } from "../checkpoint/state-frames.js";
 import type { EngineConfig } from "../config/config.js";
@@ -24,6 +25,7 @@ export async function connectAndRestore<S>(
   frame: StateFrame<S>,
   log: Logger,
 ): Promise<StartedRole<S>> {
+  useNativeCrc32();
   const nc = await connectEngine(config);
   try {
     const complete = await lastComplete(nc);
