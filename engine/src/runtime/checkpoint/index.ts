@@ -8,8 +8,9 @@
  * the store, the restore step (restore-plan.ts: which checkpoint, the core from its snapshot, the
  * operator's state), snapshots encoded across event-loop turns, when checkpoints are due
  * (checkpoint-spacing.ts; the CheckpointTrigger policies WorkerTrigger and MergeTrigger, asked by
- * the OperatorHost, which runs the cut), and the aligned-checkpoint protocol: the coordinator,
- * barrier alignment, start notices, acks and waits.
+ * the OperatorHost, which runs the cut), the aligned-checkpoint protocol: the coordinator,
+ * barrier alignment, start notices, acks and waits; and node:zlib's CRC-32 handed to the core for
+ * its snapshots' seals (native-crc32.ts).
  *
  * May import: core/, protocol, nats wiring through its callers, config/, input/ and output/ (for
  * the types a header carries), the runtime root. Never host/, worker/ or merge/.
@@ -40,3 +41,4 @@ export { encodeAcrossTurns } from "./snapshot-turns.js";
 export { encodeCut, type Cut, type Taken } from "./encode-cut.js";
 export { BarrierAlignment, type Aligned } from "./barrier-alignment.js";
 export { CheckpointCoordinator } from "./checkpoint-coordinator.js";
+export { useNativeCrc32 } from "./native-crc32.js";
