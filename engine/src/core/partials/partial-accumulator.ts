@@ -70,6 +70,11 @@ export class PartialAccumulator {
   private readonly last: (Delta | undefined)[];
   /** The same for the service keys (serviceKeys only). */
   private readonly lastService: (Delta | undefined)[];
+  /**
+   * Per slice length: the open tick's all-services deltas by slice start. Late records move between
+   * slices often; found by number, a slice change builds no key string.
+   */
+  private readonly allBySlice: Map<number, Delta>[];
 
   constructor(
     private readonly o: PartialAccumulatorOptions,
@@ -81,6 +86,7 @@ export class PartialAccumulator {
     this.events = new Uint32Array(n);
     this.last = o.sliceMs.map(() => undefined);
     this.lastService = o.sliceMs.map(() => undefined);
+    this.allBySlice = o.sliceMs.map(() => new Map<number, Delta>());
     if (restored !== undefined) this.restore(restored);
   }
 
@@ -98,7 +104,7 @@ export class PartialAccumulator {
       const sliceMs = lengths[i] as number;
       const sliceStart = Math.floor(e.ts / sliceMs) * sliceMs;
       let d = this.last[i];
-      if (d?.sliceStart !== sliceStart) this.last[i] = d = this.delta(sliceMs, sliceStart, ALL_SERVICES);
+      if (d?.sliceStart !== sliceStart) this.last[i] = d = this.allServices(i, sliceMs, sliceStart);
       d.agg.add(e.latency_ms, error, user);
       if (!this.o.serviceKeys) continue;
       let s = this.lastService[i];
@@ -135,6 +141,7 @@ export class PartialAccumulator {
     this.deltas.clear();
     this.last.fill(undefined);
     this.lastService.fill(undefined);
+    for (const bySlice of this.allBySlice) bySlice.clear();
     this.events.fill(0);
   }
 
@@ -167,6 +174,14 @@ export class PartialAccumulator {
         aggregate: d.agg.encode(),
       })),
     };
+  }
+
+  /** The all-services delta of a slice in the open tick (a restored one is found through `delta`). */
+  private allServices(i: number, sliceMs: number, sliceStart: number): Delta {
+    const bySlice = this.allBySlice[i] as Map<number, Delta>;
+    let d = bySlice.get(sliceStart);
+    if (d === undefined) bySlice.set(sliceStart, (d = this.delta(sliceMs, sliceStart, ALL_SERVICES)));
+    return d;
   }
 
   private delta(sliceMs: number, sliceStart: number, service: string): Delta {
