@@ -53,10 +53,11 @@ export class InboxAcks implements AckedPublish {
     const h = opts.headers ?? headers();
     if (opts.msgID !== undefined) h.set("Nats-Msg-Id", opts.msgID);
     return new Promise<void>((resolve, reject) => {
+      // Unref'd: a publish nobody awaits any more (the role stopping) does not hold the process.
       const timer = setTimeout(
         () => this.settle(token, new Error(`no acknowledgement within ${opts.timeout} ms`)),
         opts.timeout,
-      );
+      ).unref();
       this.waiting.set(token, { resolve, reject, timer });
       try {
         this.nc.publish(subject, body, { reply: `${this.inbox}.${token}`, headers: h });

@@ -87,7 +87,9 @@ export class NatsLink {
     })();
   }
 
+  /** Drains the connection; a publish still waiting for its ack then fails ("closed"). */
   async close(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.drain();
+    this.acks.close();
   }
 }
