@@ -163,7 +163,6 @@ async function lagRows(url: string, dir: string, capacity: number): Promise<stri
   );
 }
 
-/** Pane publishing: PaneSink (reply inbox, batched acks) vs js.publish, 1024 in flight each. */
 /** Replaces the runtime section of engine/BENCHMARKS.md (run.ts writes the rest first). */
 function record(lines: readonly string[]): void {
   const file = new URL("../../BENCHMARKS.md", import.meta.url);

@@ -1,9 +1,10 @@
 /**
- * InboxAcks: JetStream publishes acknowledged through one wildcard inbox subscription: the engine's
- * TM_PARTIALS chains (runtime/output/serial-publisher.ts) and ingest's TM_EVENTS batches. Each publish goes out with a reply
- * subject under the inbox and resolves when the stream's PubAck comes back there, or fails: a
- * status reply (503 "no responders": no stream on the subject), a PubAck with an error (the stream
- * refused it) or no answer within its timeout. That is what `JetStreamClient.publish` does, without
+ * InboxAcks: JetStream publishes acknowledged through one wildcard inbox subscription: the
+ * engine's TM_PARTIALS chains (runtime/output/serial-publisher.ts) and ingest's TM_EVENTS batches.
+ * Each publish goes out with a reply subject under the inbox and resolves when the stream's PubAck
+ * comes back there, or fails (pub-ack.ts reads the reply): a status reply (503 "no responders": no
+ * stream on the subject), a PubAck with an error (the stream refused it) or no answer within its
+ * timeout. That is what `JetStreamClient.publish` does, without
  * its per-publish request object, whose end builds an Error with a stack trace whether it was
  * answered or not (the engine's pane sink acknowledges the same way, runtime/output/pane-sink.ts;
  * docs/decisions/0006-engine-runtime.md).
@@ -12,6 +13,7 @@
  * ran out, a later attempt was sent) is dropped. The subscription is made at the first publish.
  */
 import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
+import { pubAckOf } from "./pub-ack.js";
 
 /** Publishing one message and waiting for its acknowledgement (JetStreamClient satisfies it). */
 export interface AckedPublish {
@@ -78,15 +80,11 @@ export class InboxAcks implements AckedPublish {
   private onReply(msg: Msg): void {
     const token = Number(msg.subject.slice(this.inbox.length + 1));
     if (!this.waiting.has(token)) return;
-    const code = msg.headers?.code ?? 0;
-    const text = msg.data.length === 0 ? "" : msg.string();
-    if (code >= 300 || text === "")
-      return this.settle(
-        token,
-        new Error(code === 503 ? "no responders" : `status ${code} ${msg.headers?.description ?? ""}`),
-      );
-    if (text.includes('"error"')) return this.settle(token, new Error(`stream refused the publish: ${text}`));
-    this.settle(token);
+    const reply = pubAckOf(msg);
+    if (reply.kind === "acked") return this.settle(token);
+    if (reply.kind === "refused") return this.settle(token, new Error(`stream refused the publish: ${reply.text}`));
+    const why = reply.code === 503 ? "no responders" : `status ${reply.code} ${reply.description}`;
+    this.settle(token, new Error(why));
   }
 
   private settle(token: number, err?: Error): void {

@@ -20,6 +20,7 @@
  * (a PING answered): a server that reads nothing is not sent copies.
  */
 import { createInbox, headers, type Msg, type MsgHdrs, type Subscription } from "@nats-io/transport-node";
+import { pubAckOf } from "../../nats/pub-ack.js";
 import { ackTimeoutMs, PUBLISH_BACKOFF, type Backoff } from "./publish-backoff.js";
 import { bodyBytes, publishStats, PublishWindow, type PublishStats, type WindowLimits } from "./publish-window.js";
 import { RESEND_PER_SWEEP, SWEEP_MS, sweepDue, type Resendable, type SweepReport } from "./resend-sweep.js";
@@ -180,18 +181,17 @@ export class PaneSink {
   private onAck(msg: Msg): void {
     const p = this.pending.get(Number(msg.subject.slice(this.inbox.length + 1)));
     if (!p) return; // a second ack (of another attempt) of a publish already acknowledged
-    const text = msg.string();
-    // A status reply, not a PubAck: 503 "no responders" when no stream listens on the subject (a
-    // nats-server starting or stopping). Nothing was stored: it stays pending until its timeout.
-    if (text === "" || (msg.headers?.code ?? 0) >= 300) return;
-    if (text.includes('"error"')) {
-      this.o.onError(`stream refused the publish: ${text}`, p.subject);
+    const reply = pubAckOf(msg);
+    // A status reply, not a PubAck (503 "no responders"): nothing was stored, it stays pending until its timeout.
+    if (reply.kind === "status") return;
+    if (reply.kind === "refused") {
+      this.o.onError(`stream refused the publish: ${reply.text}`, p.subject);
       p.dueAt = this.o.clock() + ackTimeoutMs(p.attempt, this.o.backoff, this.o.random);
       return;
     }
     this.pending.delete(p.token);
     this.window.remove(p.bytes);
-    if (text.includes('"duplicate":true')) this.duplicates++;
+    if (reply.duplicate) this.duplicates++;
     this.acked++;
     this.onAcked(p.body, p.bytes);
     if (typeof p.body !== "string") this.onReturned(p.body.buffer as ArrayBuffer);
