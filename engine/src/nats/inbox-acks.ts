@@ -4,10 +4,9 @@
  * Each publish goes out with a reply subject under the inbox and resolves when the stream's PubAck
  * comes back there, or fails (pub-ack.ts reads the reply): a status reply (503 "no responders": no
  * stream on the subject), a PubAck with an error (the stream refused it) or no answer within its
- * timeout. That is what `JetStreamClient.publish` does, without
- * its per-publish request object, whose end builds an Error with a stack trace whether it was
- * answered or not (the engine's pane sink acknowledges the same way, runtime/output/pane-sink.ts;
- * docs/decisions/0006-engine-runtime.md).
+ * timeout. That is what `JetStreamClient.publish` does, without its per-publish request object,
+ * whose end builds an Error with a stack trace whether it was answered or not (the engine's pane
+ * sink acknowledges the same way, runtime/output/pane-sink.ts; docs/decisions/0006-engine-runtime.md).
  *
  * Invariant: every publish settles exactly once; a reply for a publish already settled (its timeout
  * ran out, a later attempt was sent) is dropped. The subscription is made at the first publish.
