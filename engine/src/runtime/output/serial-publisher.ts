@@ -70,7 +70,7 @@ export class SerialPublisher {
 
   constructor(
     /** Where a message goes and its ack comes from: InboxAcks, or a JetStreamClient. */
-    private readonly js: AckedPublish,
+    private readonly transport: AckedPublish,
     opts: SerialPublisherOptions,
   ) {
     this.o = {
@@ -156,7 +156,7 @@ export class SerialPublisher {
     this.sending = true;
     try {
       const opts = { msgID: head.msgID, timeout };
-      await this.js.publish(head.subject, head.body, head.headers ? { ...opts, headers: head.headers } : opts);
+      await this.transport.publish(head.subject, head.body, head.headers ? { ...opts, headers: head.headers } : opts);
       return true;
     } catch (err) {
       this.resends++;
