@@ -1,5 +1,5 @@
 /**
- * Session row and key timers (docs/decisions/0034-sessions-at-scale.md): one DueHeap per clock (0:
+ * Session row and key timers (docs/decisions/0034-sessions-at-scale.md): one DueCalendar per clock (0:
  * log time; then each event-time policy's W), and in the input driver's queue one proxy at or
  * before each non-empty heap's earliest due (the pattern of a timer wheel behind one driver entry:
  * the driver's heap stays a few entries long). An id ≥ 0 is a session row, an id < 0 the key −1 − id
@@ -11,11 +11,11 @@
  */
 import type { DriverView } from "../watermarks/input-driver.js";
 import type { PolicyState } from "../panes/policy-state.js";
-import { DueHeap } from "./due-heap.js";
+import { DueCalendar } from "./due-calendar.js";
 import { PROXY_KIND, type SessionTimer, type SlotProxy } from "./session-timers.js";
 
 interface Clock {
-  readonly heap: DueHeap;
+  readonly heap: DueCalendar;
   /** The event-time policy whose W this clock is (null: log time). */
   readonly policy: PolicyState | null;
   /** Dues of this heap's proxies in the driver's queue, latest first (the earliest is last). */
@@ -29,10 +29,10 @@ export class SlotTimers {
   private driver: DriverView<SessionTimer> | null = null;
 
   constructor(policies: readonly PolicyState[]) {
-    this.clocks.push({ heap: new DueHeap(), policy: null, proxies: [] });
+    this.clocks.push({ heap: new DueCalendar(), policy: null, proxies: [] });
     this.clockOf = policies.map((p) => {
       if (!p.eventTime) return 0;
-      this.clocks.push({ heap: new DueHeap(), policy: p, proxies: [] });
+      this.clocks.push({ heap: new DueCalendar(), policy: p, proxies: [] });
       return this.clocks.length - 1;
     });
   }
