@@ -2,7 +2,7 @@
  * The session operator's timers in its input driver's queue (docs/decisions/0034-sessions-at-scale.md):
  * cell-window timers (a policy's late flush, on-time and final, the reference closing a window) are
  * the window core's shape (window-timer.ts, the window size index in `configIndex`); the session
- * rows' and keys' timers wait in one DueHeap per clock (slot-timers.ts) behind a proxy. A proxy's
+ * rows' and keys' timers wait in one DueCalendar per clock (slot-timers.ts) behind a proxy. A proxy's
  * kind sorts first at its due, so every session that ends at or before a moment is counted before
  * any pane of that moment is emitted.
  */
