@@ -9,7 +9,7 @@
  *   one-event sessions, the hard case for state). Each pass in a fresh child process, interleaved,
  *   best of 3, in wall time and in the process's CPU time (the steadier figure on a shared machine).
  * - State: bytes per open (service, user) session when 200,000 keys each open one session (their rows
- *   kept by every policy and the reference): the store's typed arrays and timer heaps, counted
+ *   kept by every policy and the reference): the store's typed arrays and timer queues, counted
  *   exactly with their spare capacity, plus the growth of the gc'd JS heap (the users' strings).
  *   Process-wide array-buffer counters are not used: grown-out buffers linger in them after a GC.
  * - Output: pane JSON bytes per event on the real-cardinality stream, session panes and window panes.
@@ -189,7 +189,7 @@ function main(): void {
   }
   const m = child(["memory"]) as ReturnType<typeof memory>;
   console.log(
-    `\nbytes per open (service, user) session: ${num(m.bytesPerKey, 0)} B = ${num(m.storePerKey, 0)} B of typed arrays and timer heaps (exact, spare capacity included) + ${num(m.heapPerKey, 0)} B of gc'd JS heap (the user's string); ${m.keys.toLocaleString("en-US")} keys, ${m.rows.toLocaleString("en-US")} rows; status().stateBytes says ${num(m.statusBytesPerKey, 0)} B; target <= 200 B`,
+    `\nbytes per open (service, user) session: ${num(m.bytesPerKey, 0)} B = ${num(m.storePerKey, 0)} B of typed arrays and timer queues (exact, spare capacity included) + ${num(m.heapPerKey, 0)} B of gc'd JS heap (the user's string); ${m.keys.toLocaleString("en-US")} keys, ${m.rows.toLocaleString("en-US")} rows; status().stateBytes says ${num(m.statusBytesPerKey, 0)} B; target <= 200 B`,
   );
   const o = child(["output"]) as ReturnType<typeof output>;
   console.log(

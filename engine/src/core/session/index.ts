@@ -3,7 +3,7 @@
  * docs/decisions/0034-sessions-at-scale.md): a pure operator with StreamCore's driving interface
  * that publishes per (policy, service, window) session cells as panes.
  *
- * Owns: the session store (slots, keys, due heaps), placing events into sessions and joining
+ * Owns: the session store (slots, keys, the timers' calendar queues), placing events into sessions and joining
  * sessions an event bridges, the cells counted per policy, their panes and measured bias, the
  * operator's snapshot, and `withSessions` (the window core and this operator as one StreamCore).
  *

@@ -144,7 +144,7 @@ describe("session operator", () => {
     const s = op.status();
     expect(s.sessionKeys).toBe(keys);
     expect(s.sessionRows).toBe(keys);
-    // Typed arrays and timer heaps, spare capacity included; the users' strings (about 44 bytes each
+    // Typed arrays and timer queues, spare capacity included; the users' strings (about 44 bytes each
     // on the JS heap) come on top: engine/BENCHMARKS.md, "Sessions", measures the whole.
     expect(s.sessionStoreBytes / keys).toBeLessThanOrEqual(156);
   });

@@ -16,7 +16,7 @@ export interface SessionStatus extends CoreStatus {
   /** (service, user) keys held, and the cap on them (`sessions.maxKeys`). */
   sessionKeys: number;
   maxSessionKeys: number;
-  /** Bytes of the session store's typed arrays and timer heaps, exactly (capacity included). */
+  /** Bytes of the session store's typed arrays and timer queues, exactly (capacity included). */
   sessionStoreBytes: number;
   /** Events of new keys past the cap: counted, not sessionized. */
   overflowEvents: number;
@@ -35,7 +35,7 @@ function popcount(x: number): number {
   return n;
 }
 
-/** `timerBytes`: the operator's timer heaps (not part of its state). */
+/** `timerBytes`: the operator's timer queues (not part of its state). */
 export function sessionStatus(config: CoreConfig, state: SessionState, timerBytes: number): SessionStatus {
   const clock = state.clock;
   const ref = referenceIndex(state);

@@ -39,7 +39,7 @@ export function registerSessionGauges(r: Registry, prefix: string, status: () =>
   );
   gauge(
     "session_state_bytes",
-    "Bytes of the session store: typed arrays and timer heaps exactly, users' strings estimated.",
+    "Bytes of the session store: typed arrays and timer queues exactly, users' strings estimated.",
     (s) => s.stateBytes,
   );
   new Counter({
