@@ -17,6 +17,11 @@ import { DueHeap } from "./due-heap.js";
 /** Width of a bucket, in the clock's milliseconds. */
 export const BUCKET_MS = 256;
 
+/** Bucket numbers count from the first entry's (as small integers: no boxed number as a Map key). */
+function bucketOf(due: number, origin: number): number {
+  return Math.floor(due / BUCKET_MS) - origin;
+}
+
 class Bucket {
   due = new Float64Array(64);
   id = new Int32Array(64);
@@ -45,6 +50,8 @@ export class DueCalendar {
   /** Drained buckets, kept for reuse (at most a few). */
   private readonly spare: Bucket[] = [];
   private farSize = 0;
+  /** ⌊due / BUCKET_MS⌋ of the first finite due pushed (NaN before): bucket numbers are relative to it. */
+  private origin = NaN;
   /** The bucket pushed to last (pushes come in runs of one bucket), and its number. */
   private lastNo = NaN;
   private last: Bucket | undefined;
@@ -65,7 +72,8 @@ export class DueCalendar {
   }
 
   push(due: number, id: number): void {
-    const b = Math.floor(due / BUCKET_MS);
+    if (this.origin !== this.origin) this.origin = Number.isFinite(due) ? Math.floor(due / BUCKET_MS) : 0;
+    const b = bucketOf(due, this.origin);
     if (b <= this.cursor) return this.near.push(due, id);
     let bucket = b === this.lastNo ? this.last : this.far.get(b);
     if (bucket === undefined) {

@@ -39,8 +39,8 @@ export class SessionOperator implements StreamCore {
     const timers = new SlotTimers(state.clock.policies);
     this.driver = new InputDriver<SessionTimer>(state.clock, config.idleTimeoutMs, sessionTimerBefore, {
       place: (e, out) => this.place(e, out),
-      earlyTick: (p, out) => this.withOutput(out, () => earlyTick(this.ctx, p)),
-      fire: (t, out) => this.withOutput(out, () => this.fire(t)),
+      earlyTick: (p, out) => this.earlyTick(p, out),
+      fire: (t, out) => this.fire(t, out),
       advanced: () => {
         if (state.services.maintain(state.clock.logTime, config.keyTtlMs))
           state.dials.sweep(state.clock.logTime - config.keyTtlMs);
@@ -106,11 +106,21 @@ export class SessionOperator implements StreamCore {
     this.ctx.out = NO_OUTPUT;
   }
 
-  private fire(t: SessionTimer): void {
-    if (t.kind === PROXY_KIND)
-      this.ctx.timers.fireProxy(t as SlotProxy, (c, id, due) => fireSlotTimer(this.ctx, c, id, due));
-    else fireCellTimer(this.ctx, t as WindowTimer);
+  // The driver's hooks and the slot timers' callback allocate nothing per call (no closure each time).
+  private earlyTick(p: PolicyState, out: CoreOutput): void {
+    this.ctx.out = out;
+    earlyTick(this.ctx, p);
+    this.ctx.out = NO_OUTPUT;
   }
+
+  private fire(t: SessionTimer, out: CoreOutput): void {
+    this.ctx.out = out;
+    if (t.kind === PROXY_KIND) this.ctx.timers.fireProxy(t as SlotProxy, this.fireSlot);
+    else fireCellTimer(this.ctx, t as WindowTimer);
+    this.ctx.out = NO_OUTPUT;
+  }
+
+  private readonly fireSlot = (clock: number, id: number, due: number): void => fireSlotTimer(this.ctx, clock, id, due);
 
   private withOutput(out: CoreOutput, run: () => void): void {
     this.ctx.out = out;

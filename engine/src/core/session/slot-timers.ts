@@ -70,11 +70,15 @@ export class SlotTimers {
    */
   fireProxy(proxy: SlotProxy, fire: (clock: number, id: number, due: number) => void): void {
     const c = this.clocks[proxy.policy] as Clock;
-    const at = c.proxies.lastIndexOf(proxy.due);
-    if (at >= 0) c.proxies.splice(at, 1);
+    const proxies = c.proxies;
+    // The earliest proxy is last, and the driver pops the earliest: nearly always a pop, no splice's array.
+    if (proxies[proxies.length - 1] === proxy.due) proxies.pop();
+    else {
+      const at = proxies.lastIndexOf(proxy.due);
+      if (at >= 0) proxies.splice(at, 1);
+    }
     const heap = c.heap;
-    while (heap.size > 0 && heap.peekDue() <= proxy.due) {
-      const due = heap.peekDue();
+    for (let due = heap.peekDue(); due <= proxy.due; due = heap.peekDue()) {
       const id = heap.peekId();
       heap.pop();
       fire(proxy.policy, id, due);
