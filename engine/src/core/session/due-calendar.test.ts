@@ -95,6 +95,20 @@ describe("DueCalendar", () => {
     ]);
   });
 
+  it("orders entries the same whichever due came first (bucket numbers count from the first's)", () => {
+    for (const first of [-Infinity, 0, 1_767_225_600_000, -1_767_225_600_000]) {
+      const q = new DueCalendar();
+      const dues = [first, 1_767_225_600_300, 1_767_225_600_000, 7, -3, 1_767_225_599_999];
+      dues.forEach((due, id) => q.push(due, id));
+      const out: number[] = [];
+      while (q.size > 0) {
+        out.push(q.peekDue());
+        q.pop();
+      }
+      expect(out).toEqual([...dues].sort((a, b) => a - b));
+    }
+  });
+
   it("is empty after clear, and takes entries again", () => {
     const q = new DueCalendar();
     for (let i = 0; i < 500; i++) q.push(i * 37, i);
