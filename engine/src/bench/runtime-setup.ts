@@ -88,7 +88,11 @@ export async function publish(
 
 /** One row of the runtime benchmark's table: what, the figure, a note. */
 export function row(a: string, b: string, c: string): string {
-  return `  ${a.padEnd(86)}${b.padStart(12)}  ${c}`;
+  const label = a.padEnd(86);
+  const value = b.padStart(12);
+  // A label or value longer than its column still leaves a space between them.
+  const gap = label.endsWith(" ") || value.startsWith(" ") ? "" : " ";
+  return `  ${label}${gap}${value}  ${c}`;
 }
 
 /** Deletes TM_PANES and TM_LATE, so that no publish of a run is a duplicate of an earlier run's. */
