@@ -8,11 +8,14 @@ import { MAX_SESSION_POLICIES } from "./session-place.js";
 import { SessionOperator } from "./session-operator.js";
 import { decodeSessionSnapshot } from "./session-snapshot.js";
 import type { SessionStatus } from "./session-status.js";
+import type { PieceSteps } from "./sealed-bytes.js";
 
 /** The session operator as its drivers see it: StreamCore with a richer status. */
 export interface SessionCore extends StreamCore {
   status(): SessionStatus;
   snapshotSteps(): SnapshotSteps;
+  /** snapshotSteps() with the bytes left in pieces (their join): for a snapshot framing this one. */
+  snapshotPieces(): PieceSteps;
 }
 
 function drive(op: SessionOperator): SessionCore {
@@ -23,6 +26,7 @@ function drive(op: SessionOperator): SessionCore {
     status: () => op.status(),
     snapshot: () => op.snapshot(),
     snapshotSteps: () => op.snapshotSteps(),
+    snapshotPieces: () => op.snapshotPieces(),
   };
 }
 

@@ -18,7 +18,8 @@ import type { CellEmitContext } from "./cell-panes.js";
 import type { SessionConfig } from "./session-config.js";
 import type { SessionContext } from "./session-context.js";
 import { placeEvent } from "./session-place.js";
-import { encodeSessionSnapshot, encodeSessionSnapshotSteps } from "./session-snapshot.js";
+import { encodeSessionSnapshot, encodeSessionSnapshotPieces, encodeSessionSnapshotSteps } from "./session-snapshot.js";
+import type { PieceSteps } from "./sealed-bytes.js";
 import { newSessionState, type SessionState } from "./session-state.js";
 import { sessionStatus, type SessionStatus } from "./session-status.js";
 import { PROXY_KIND, sessionTimerBefore, type SessionTimer, type SlotProxy } from "./session-timers.js";
@@ -98,6 +99,10 @@ export class SessionOperator implements StreamCore {
 
   snapshotSteps(): SnapshotSteps {
     return encodeSessionSnapshotSteps(this.config, this.sessions, this.state);
+  }
+
+  snapshotPieces(): PieceSteps {
+    return encodeSessionSnapshotPieces(this.config, this.sessions, this.state);
   }
 
   private place(e: TelemetryEvent, out: CoreOutput): void {

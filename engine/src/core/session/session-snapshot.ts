@@ -23,10 +23,10 @@ import {
   writePartitionClocks,
   writePolicyProgress,
 } from "../snapshot/snapshot-parts.js";
-import { allSteps, writeBytesSteps, writeRawSteps } from "../snapshot/snapshot-steps.js";
+import { allSteps, joinSteps, writeBytesSteps } from "../snapshot/snapshot-steps.js";
 import { SNAPSHOT_CAPTURED, type CoreConfig, type SnapshotSteps } from "../types.js";
 import { readCells, writeCells } from "./cell-snapshot.js";
-import { sealSteps, unseal } from "./sealed-bytes.js";
+import { sealPiecesSteps, unseal, type PieceSteps } from "./sealed-bytes.js";
 import type { SessionConfig } from "./session-config.js";
 import type { CapturedKeys, SessionKeys } from "./session-keys.js";
 import type { CapturedTable, SessionSlots } from "./session-slots.js";
@@ -134,6 +134,18 @@ export function* encodeSessionSnapshotSteps(
   sessions: Readonly<SessionConfig>,
   state: SessionState,
 ): SnapshotSteps {
+  return yield* joinSteps(yield* encodeSessionSnapshotPieces(config, sessions, state));
+}
+
+/**
+ * The same steps, the bytes left in pieces (their join is the snapshot): a snapshot that frames this
+ * one takes them as they are (with-sessions.ts; docs/decisions/0053-session-timer-calendar.md).
+ */
+export function* encodeSessionSnapshotPieces(
+  config: CoreConfig,
+  sessions: Readonly<SessionConfig>,
+  state: SessionState,
+): PieceSteps {
   const w = new ByteWriter();
   for (const b of MAGIC) w.uint(b);
   w.uint(SESSION_SNAPSHOT_VERSION);
@@ -162,8 +174,8 @@ export function* encodeSessionSnapshotSteps(
     slots.release();
     keys.release();
   }
-  for (const piece of rest.chunks()) yield* writeRawSteps(w, piece);
-  return yield* sealSteps(w);
+  w.adopt(rest.chunks());
+  return yield* sealPiecesSteps(w);
 }
 
 /** Decodes a snapshot into an operator state; throws a coded CoreError on any mismatch. */

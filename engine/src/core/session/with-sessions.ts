@@ -13,7 +13,7 @@ import type { CoreConfig, CoreOutput, CoreStatus, SnapshotSteps, StreamCore } fr
 import { createSessionOperator, restoreSessionOperator, type SessionCore } from "./create-session-operator.js";
 import { validateSessionConfig } from "./session-config.js";
 import { sealSteps, unseal } from "./sealed-bytes.js";
-import { allSteps, snapshotStepsOf, writeBytesSteps } from "../snapshot/snapshot-steps.js";
+import { adoptBytes, allSteps, snapshotStepsOf } from "../snapshot/snapshot-steps.js";
 import type { SessionStatus } from "./session-status.js";
 
 const MAGIC = [0x54, 0x4d, 0x57, 0x53];
@@ -55,8 +55,9 @@ function* snapshotSteps(core: StreamCore, sessions: SessionCore): SnapshotSteps 
   const w = new ByteWriter();
   for (const b of MAGIC) w.uint(b);
   w.uint(WITH_SESSIONS_SNAPSHOT_VERSION);
-  yield* writeBytesSteps(w, yield* snapshotStepsOf(core));
-  yield* writeBytesSteps(w, yield* sessions.snapshotSteps());
+  // Both bodies are taken as they are, not copied: each is made for this snapshot alone.
+  adoptBytes(w, [yield* snapshotStepsOf(core)]);
+  adoptBytes(w, yield* sessions.snapshotPieces());
   return yield* sealSteps(w);
 }
 

@@ -105,3 +105,45 @@ describe("ByteWriter past one chunk", () => {
     expect(r.done).toBe(true);
   });
 });
+
+describe("ByteWriter.adopt", () => {
+  it("gives the bytes raw() copies would, keeps the pieces as they are and writes on after them", () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const rng = new Prng(seed);
+      const copied = new ByteWriter();
+      const adopted = new ByteWriter();
+      const given: { piece: Uint8Array; before: Buffer }[] = [];
+      for (let step = 0; step < 60; step++) {
+        const k = rng.int(4);
+        if (k === 0) {
+          const v = rng.int(2 ** 30) * rng.int(1000);
+          copied.uint(v);
+          adopted.uint(v);
+        } else if (k === 1) {
+          const s = `/route/${rng.int(1e6)}`;
+          copied.string(s);
+          adopted.string(s);
+        } else {
+          // Empty, small, or past a chunk (1 MiB); sometimes a view into a larger buffer.
+          const sizes = [0, 1 + rng.int(50), 1 + rng.int(5000), (1 << 20) + rng.int(70_000)];
+          const pieces = Array.from({ length: 1 + rng.int(3) }, () => {
+            const n = sizes[rng.int(rng.int(8) === 0 ? 4 : 3)] as number;
+            const backing = new Uint8Array(n + 16);
+            const salt = rng.int(256);
+            for (let i = 0; i < backing.length; i++) backing[i] = (i * 31 + salt) & 255;
+            return rng.int(2) === 0 ? backing.subarray(0, n) : backing.subarray(16);
+          });
+          for (const p of pieces) copied.raw(p);
+          adopted.adopt(pieces);
+          for (const piece of pieces) given.push({ piece, before: Buffer.from(piece) });
+        }
+      }
+      expect(Buffer.concat(adopted.chunks()).equals(Buffer.concat(copied.chunks()))).toBe(true);
+      const chunks = new Set(adopted.chunks());
+      for (const { piece, before } of given) {
+        if (piece.length > 0) expect(chunks.has(piece)).toBe(true);
+        expect(Buffer.from(piece).equals(before)).toBe(true);
+      }
+    }
+  });
+});

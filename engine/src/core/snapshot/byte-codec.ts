@@ -70,6 +70,18 @@ export class ByteWriter {
     this.raw(b);
   }
 
+  /**
+   * The pieces as they are, no length prefix, taken as chunks of their own instead of copied: the
+   * caller gives them up (nothing may write into them after). What follows is written after them.
+   */
+  adopt(pieces: readonly Uint8Array[]): void {
+    if (this.length > 0) this.full.push(this.buf.subarray(0, this.length));
+    for (const p of pieces) if (p.length > 0) this.full.push(p);
+    // Writing goes on in what is left of the current buffer, or a fresh one when little is left.
+    const rest = this.buf.subarray(this.length);
+    this.use(rest.length >= 1024 ? rest : new Uint8Array(1024), 0);
+  }
+
   /** The bytes as they are, no length prefix. */
   raw(b: Uint8Array): void {
     this.reserve(b.length);

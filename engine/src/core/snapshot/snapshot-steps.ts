@@ -53,6 +53,15 @@ export function* writeBytesSteps(w: ByteWriter, b: Uint8Array): Generator<void, 
   }
 }
 
+/**
+ * w.bytes() of the pieces joined (their total length, then each), the pieces adopted, not copied
+ * (ByteWriter.adopt: the caller gives them up). The same bytes as writeBytesSteps of their join.
+ */
+export function adoptBytes(w: ByteWriter, pieces: readonly Uint8Array[]): void {
+  w.uint(pieces.reduce((n, p) => n + p.length, 0));
+  w.adopt(pieces);
+}
+
 /** w.raw(b) (the bytes alone), a step per BYTES_STEP copied. */
 export function* writeRawSteps(w: ByteWriter, b: Uint8Array): Generator<void, void, void> {
   for (let at = 0; at < b.length; at += BYTES_STEP) {
