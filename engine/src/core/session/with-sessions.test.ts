@@ -6,7 +6,7 @@ import { createCore } from "../create-core.js";
 import { defaultCoreConfig } from "../default-config.js";
 import { CoreError } from "../errors.js";
 import { simulate } from "../simulation.js";
-import type { CoreConfig, CoreOutput } from "../types.js";
+import { SNAPSHOT_CAPTURED, type CoreConfig, type CoreOutput } from "../types.js";
 import { createSessionOperator, withSessions } from "./index.js";
 
 const SESSIONS = { gap: "20s" };
@@ -74,5 +74,39 @@ describe("withSessions", { timeout: 30_000 }, () => {
       code = e instanceof CoreError ? e.code : String(e);
     }
     expect(code).toBe("TM_SNAPSHOT_CORRUPT");
+  });
+  it("a stepped snapshot keeps its cut while input and other snapshots come between its steps", () => {
+    const factory: CoreFactory = withSessions(SESSIONS);
+    const live = factory.create(config());
+    const r = recorder();
+    let at = 0;
+    const feed = (n: number): void => {
+      for (const e of events.slice(at, at + n)) live.event(partition(e.service), e, r.out);
+      at = Math.min(events.length, at + n);
+    };
+    const stepsAfterCapture = (steps: Iterator<unknown, unknown>, between: () => void): unknown => {
+      let captured = false;
+      for (let s = steps.next(); ; s = steps.next()) {
+        if (s.done) return s.value;
+        if (s.value === SNAPSHOT_CAPTURED) captured = true;
+        else if (captured) between();
+      }
+    };
+    feed(700);
+    const atCut = live.snapshot();
+    // A dry run counts the steps after the capture, so the rest of the input spreads over all of them.
+    let count = 0;
+    stepsAfterCapture(live.snapshotSteps?.() as Iterator<unknown, unknown>, () => count++);
+    expect(count).toBeGreaterThan(2);
+    const per = Math.ceil((events.length - at) / count);
+    // Between every two steps after the cut: more input, and a whole snapshot of the state then (its
+    // capture must not take buffers the stepped one still reads), checked against a restore.
+    const bytes = stepsAfterCapture(live.snapshotSteps?.() as Iterator<unknown, unknown>, () => {
+      feed(per);
+      const now = live.snapshot();
+      expect(Buffer.from(factory.restore(config(), now).snapshot()).equals(now)).toBe(true);
+    }) as Uint8Array;
+    expect(at).toBe(events.length);
+    expect(Buffer.from(bytes).equals(atCut)).toBe(true);
   });
 });
