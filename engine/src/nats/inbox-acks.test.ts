@@ -14,6 +14,7 @@ class Wire implements InboxTransport {
     this.sent.push({ subject, reply: opts.reply, msgID: opts.headers.get("Nats-Msg-Id") });
   }
   subscribe(_subject: string, opts: { callback: (err: Error | null, msg: Msg) => void }): Subscription {
+    if (this.closed) throw new Error("connection closed");
     this.subscriptions++;
     this.cb = opts.callback;
     return { unsubscribe: () => void this.unsubscribed++ } as Subscription;
@@ -81,6 +82,7 @@ describe("InboxAcks", () => {
     expect(await waiting).toBe("failed: closed");
     expect(wire.unsubscribed).toBe(1);
     wire.closed = true;
+    // After close it would subscribe again, which a closed connection refuses too: a failed promise, no throw.
     expect(await settled(acks.publish("s", new Uint8Array(), { msgID: "b", timeout: 60_000 }))).toBe(
       "failed: connection closed",
     );

@@ -49,7 +49,6 @@ export class InboxAcks implements AckedPublish {
     body: Uint8Array | undefined,
     opts: { msgID?: string; timeout: number; headers?: MsgHdrs },
   ): Promise<void> {
-    this.sub ??= this.nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.onReply(msg) });
     const token = this.next++;
     const h = opts.headers ?? headers();
     if (opts.msgID !== undefined) h.set("Nats-Msg-Id", opts.msgID);
@@ -61,9 +60,10 @@ export class InboxAcks implements AckedPublish {
       ).unref();
       this.waiting.set(token, { resolve, reject, timer });
       try {
+        this.sub ??= this.nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.onReply(msg) });
         this.nc.publish(subject, body, { reply: `${this.inbox}.${token}`, headers: h });
       } catch (err) {
-        // A closed or draining connection.
+        // A closed or draining connection: the promise fails, the call never throws.
         this.settle(token, err instanceof Error ? err : new Error(String(err)));
       }
     });
