@@ -115,8 +115,8 @@ export class DueCalendar {
     const b = popNumber(this.order);
     const bucket = this.far.get(b) as Bucket;
     this.far.delete(b);
-    if (b === this.lastNo) this.last = undefined;
     this.lastNo = NaN;
+    this.last = undefined;
     this.cursor = b;
     const { due, id, size } = bucket;
     for (let i = 0; i < size; i++) this.near.push(due[i] as number, id[i] as number);
