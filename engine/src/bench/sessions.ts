@@ -13,6 +13,7 @@
  *   exactly with their spare capacity, plus the growth of the gc'd JS heap (the users' strings).
  *   Process-wide array-buffer counters are not used: grown-out buffers linger in them after a GC.
  * - Output: pane JSON bytes per event on the real-cardinality stream, session panes and window panes.
+ * - Timers: the operator's calendar queue against one binary heap on the same arming (timer-queues.ts).
  * TM_BENCH_SESSION_EVENTS overrides the seed-like stream's size.
  */
 import { execFileSync } from "node:child_process";
@@ -28,6 +29,7 @@ import {
   type StreamCore,
 } from "../core/index.js";
 import { partitionOf, type Pane, type TelemetryEvent } from "../protocol.js";
+import { timerQueueRow } from "./timer-queues.js";
 
 const EVENTS = Number(process.env.TM_BENCH_SESSION_EVENTS ?? 300_000);
 const REPEATS = 3;
@@ -195,6 +197,7 @@ function main(): void {
   console.log(
     `pane JSON per event on the real-cardinality stream: session panes ${(o.sessionBytes / o.events).toFixed(1)} B, window panes ${(o.windowBytes / o.events).toFixed(1)} B, together ${((o.sessionBytes + o.windowBytes) / o.events).toFixed(1)} B (the whole stream's panes, finish() excluded)`,
   );
+  console.log(child(["timers"]) as string);
   console.log(
     `load average ${loadavg()
       .map((x) => x.toFixed(1))
@@ -206,4 +209,5 @@ const [mode, ...rest] = process.argv.slice(2);
 if (mode === "timed") process.stdout.write(JSON.stringify(timed(rest[0] as string, rest[1] as string)));
 else if (mode === "memory") process.stdout.write(JSON.stringify(memory()));
 else if (mode === "output") process.stdout.write(JSON.stringify(output()));
+else if (mode === "timers") process.stdout.write(JSON.stringify(timerQueueRow()));
 else main();
