@@ -93,6 +93,14 @@ export {
   type PartialDelta,
   type PartitionProgress,
 } from "./protocol/partial-batch.js";
+export {
+  decodePartialMessage,
+  encodePartialRun,
+  isPartialRun,
+  MAX_RUN_BATCHES,
+  MAX_RUN_BYTES,
+  PARTIAL_RUN_VERSION,
+} from "./protocol/partial-run.js";
 
 /** Kinds of pane (docs/semantics.md, "Policies are snapshot schedules"). */
 export type PaneKind = "early" | "on-time" | "late" | "final" | "retract";

@@ -7,6 +7,7 @@
  */
 import { parseEngineConfig } from "../runtime/config/config.js";
 import { startEngine, type RunningEngine } from "../runtime/worker/start-engine.js";
+import type { PublishStats } from "../runtime/output/pane-sink.js";
 import { silentLogger } from "./runtime-lag.js";
 
 export interface WorkerArgs {
@@ -26,6 +27,8 @@ export interface WorkerStatus {
   logTime: number | null;
   inFlight: number;
   partials: number;
+  /** Partial batches published and not yet acknowledged (stored). */
+  partialsUnacked: number;
   /** Wall ms startEngine took (restore, connect, ensure the streams, start the consumers). */
   startMs: number;
   /** Backpressure (runtime-stall.ts): resident memory, TM_PANES's bytes in flight and resends, input held. */
@@ -65,12 +68,17 @@ function status(r: RunningEngine): WorkerStatus {
     logTime: w.interleave.logTime ?? null,
     inFlight: r.host.sink.inFlight,
     partials: w.partialsTotal,
+    partialsUnacked: partialsUnacked(w.outputs[0]?.out?.stats()),
     startMs,
     rssMb: process.memoryUsage.rss() / 1024 / 1024,
     inFlightBytes: r.host.sink.stats().inFlight.bytes,
     resends: r.host.sink.stats().resends,
     heldMs: r.host.gate.hold.totalMs(),
   };
+}
+
+function partialsUnacked(s: PublishStats | undefined): number {
+  return s === undefined ? 0 : s.inFlight.messages + s.waiting.messages;
 }
 
 async function go(): Promise<void> {

@@ -12,7 +12,7 @@ import {
   STREAM_LATE,
   STREAM_PANES,
   STREAM_PARTIALS,
-  decodePartialBatch,
+  decodePartialMessage,
   type EngineStatusMessage,
   type PartialBatch,
   type Pane,
@@ -148,9 +148,9 @@ export async function readStream(nc: NatsConnection, stream: string): Promise<st
   return stream === STREAM_PANES || stream === STREAM_LATE ? messages.flatMap(bodyLines) : messages.map((m) => m.body);
 }
 
-/** Every partial batch of TM_PARTIALS, decoded, in stream order. */
+/** Every partial batch of TM_PARTIALS (a run's each, docs/decisions/0054-partial-runs.md), decoded, in stream order. */
 export async function readPartials(nc: NatsConnection): Promise<PartialBatch[]> {
-  return (await readMessages(nc, STREAM_PARTIALS)).map((m) => decodePartialBatch(m.data));
+  return (await readMessages(nc, STREAM_PARTIALS)).flatMap((m) => decodePartialMessage(m.data));
 }
 
 /** Panes deduplicated on (id, seq), as the idempotent sinks see them; throws if a replay differs. */

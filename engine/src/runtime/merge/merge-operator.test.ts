@@ -10,7 +10,14 @@ import { describe, expect, it } from "vitest";
 import { coreAggregates, createCore, partialSliceLengths, restoreCore } from "../../core/create-core.js";
 import { allSteps } from "../../core/snapshot/snapshot-steps.js";
 import { PartialAccumulator } from "../../core/partials/partial-accumulator.js";
-import { encodePartialBatch, PARTIAL_TICK_MS, type PartialBatch, type TelemetryEvent } from "../../protocol.js";
+import {
+  encodePartialBatch,
+  encodePartialRun,
+  PARTIAL_TICK_MS,
+  readPaneRecords,
+  type PartialBatch,
+  type TelemetryEvent,
+} from "../../protocol.js";
 import { decodeCheckpoint, encodeCheckpoint } from "../checkpoint/checkpoint-codec.js";
 import { checkpointHeader } from "../checkpoint/checkpoint-frame.js";
 import { CheckpointStore } from "../checkpoint/checkpoint-store.js";
@@ -22,13 +29,17 @@ import { MergeOperator } from "./merge-operator.js";
 
 const T0 = 1_700_000_000_000;
 
-/** A merge operator on a host that is never started: its messages are handed in by hand. */
-function operator(config: MergeConfig, clock: () => number): MergeOperator {
+/** A merge operator on a host that is never started: its messages are handed in by hand; `seen` is shown its publishes. */
+function operator(
+  config: MergeConfig,
+  clock: () => number,
+  seen?: (subject: string, body: Uint8Array, msgId: string) => void,
+): MergeOperator {
   const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const opts = { log, compressPanes: false, store: new CheckpointStore("unused"), owner: config, clock };
   const js = {} as JetStreamClient;
   return new OperatorHost(
-    quietSink(),
+    quietSink(seen),
     opts,
     (ctx) => new MergeOperator(config, { create: createCore, restore: restoreCore }, js, ctx),
   ).operator;
@@ -62,7 +73,11 @@ function stageOne(config: MergeConfig, partition: number, n: number): PartialBat
 }
 
 function message(seq: number, b: PartialBatch): JsMsg {
-  return { seq, data: encodePartialBatch(b), headers: undefined, string: () => "" } as unknown as JsMsg;
+  return body(seq, encodePartialBatch(b));
+}
+
+function body(seq: number, data: Uint8Array): JsMsg {
+  return { seq, data, headers: undefined, string: () => "" } as unknown as JsMsg;
 }
 
 describe("MergeOperator checkpointed state", () => {
@@ -100,5 +115,40 @@ describe("MergeOperator checkpointed state", () => {
     expect(() => mergeStateFrame.read(header, "data/checkpoints/00000001.tmck")).toThrow(
       /checkpoint data\/checkpoints\/00000001.tmck was written by an engine worker, not a merge operator: give the merge operator its own id \(--worker\) or --data directory/,
     );
+  });
+
+  it("takes the batches of a run as it takes them one message each, a replay cut into other runs included", () => {
+    const config = parseMergeConfig({ file: { partitionCount: 2 } });
+    const now = (): number => T0 + 1_000;
+    const batches = [...stageOne(config, 0, 300), ...stageOne(config, 1, 100)];
+    const stored = [new Map<string, Uint8Array>(), new Map<string, Uint8Array>()];
+    // What TM_PANES stores of each: the first body under each message id.
+    const keep = (i: number) => (_s: string, body: Uint8Array, id: string) =>
+      void (stored[i] as Map<string, Uint8Array>).set(
+        id,
+        (stored[i] as Map<string, Uint8Array>).get(id) ?? body.slice(),
+      );
+    const one = operator(config, now, keep(0));
+    batches.forEach((b, i) => one.processBatch(message(i + 1, b)));
+    const runs = operator(config, now, keep(1));
+    const run = (from: number, to: number): Uint8Array =>
+      encodePartialRun(batches.slice(from, to).map(encodePartialBatch));
+    const cuts = [0, 1, 8, 20, 21, 70, 130, batches.length];
+    let seq = 0;
+    for (let i = 1; i < cuts.length; i++) runs.processBatch(body(++seq, run(cuts[i - 1] as number, cuts[i] as number)));
+    // A restarted worker's replay, cut otherwise: its batches are duplicates, the run is not refused.
+    runs.processBatch(body(++seq, run(5, 15)));
+    expect(runs.batches.accepted).toBe(batches.length);
+    expect(runs.batches.duplicate).toBe(10);
+    expect(runs.batches.malformed).toBe(0);
+    const [a, b] = [one.handleCheckpoint({}), runs.handleCheckpoint({})];
+    expect(b.state.seq).toBe(seq);
+    expect({ ...b.state, seq: 0 }).toEqual({ ...a.state, seq: 0 });
+    expect(allSteps(b.steps)).toEqual(allSteps(a.steps));
+    // The same panes stored, each once: no message of a run's batch is taken for another's.
+    const panes = (m: Map<string, Uint8Array>): string[] =>
+      [...m.values()].flatMap((body) => readPaneRecords(body).map((r) => JSON.stringify(r))).sort();
+    expect(panes(stored[0] as Map<string, Uint8Array>).length).toBeGreaterThan(0);
+    expect(panes(stored[1] as Map<string, Uint8Array>)).toEqual(panes(stored[0] as Map<string, Uint8Array>));
   });
 });

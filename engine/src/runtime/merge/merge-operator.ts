@@ -37,7 +37,7 @@ import type { StreamCore } from "../../core/types.js";
 import type { CoreFactory } from "../checkpoint/restore-plan.js";
 import {
   BARRIER_HEADER,
-  decodePartialBatch,
+  decodePartialMessage,
   parseBarrier,
   PartialBatchError,
   partialsSubject,
@@ -61,6 +61,8 @@ export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | 
 interface Held {
   b: PartialBatch;
   seq: number;
+  /** Its place in its message's run (0: first, or alone): its panes' ids are its own (EmitGroup `part`). */
+  part: number;
   /** Its body's bytes (what the alignment bound counts). */
   bytes: number;
 }
@@ -151,12 +153,17 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     for (const h of this.alignment.giveUp()) this.handle(h);
   }
 
+  /**
+   * A batch, or a run of them (docs/decisions/0054-partial-runs.md): a run's batches are handled in
+   * its order as separate messages would be, except that a checkpoint alignment they complete is
+   * cut only after the last, since the cut resumes after this message.
+   */
   private onMessage(m: JsMsg): void {
     const barrier = m.headers?.get(BARRIER_HEADER);
     if (barrier) return this.onBarrier(m, barrier);
-    let b: PartialBatch;
+    let batches: PartialBatch[];
     try {
-      b = decodePartialBatch(m.data);
+      batches = decodePartialMessage(m.data);
     } catch (err) {
       if (!(err instanceof PartialBatchError)) throw err;
       this.batches.malformed++;
@@ -165,8 +172,12 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
       return;
     }
     this.seq = m.seq;
-    if ((b.mergePartitions ?? 1) !== this.config.mergePartitions) return this.mismatched(b, m.seq);
-    this.handle({ b, seq: m.seq, bytes: m.data.byteLength });
+    const bytes = m.data.byteLength / batches.length;
+    batches.forEach((b, part) => {
+      if ((b.mergePartitions ?? 1) !== this.config.mergePartitions) this.mismatched(b, m.seq);
+      else this.handle({ b, seq: m.seq, part, bytes }, false);
+    });
+    if (this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
   }
 
   /** A batch cut for another mergePartitions (ADR 0033): refused and counted, logged once per worker. */
@@ -218,13 +229,14 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     return now;
   }
 
-  private handle(h: Held): void {
+  /** `settle`: a checkpoint alignment it completes is cut now (a message's batches leave it to the message). */
+  private handle(h: Held, settle = true): void {
     this.heard(h.b.partitions);
     if (this.alignment.holds(h.b.worker)) {
       this.alignment.hold(h, h.bytes);
       if (this.alignment.heldBytes > this.config.maxAlignmentBytes) return this.declineAlignment();
-    } else this.merged(h.b, h.seq);
-    if (this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
+    } else this.merged(h);
+    if (settle && this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
   }
 
   /** The alignment holds more than its bound: n is given up here, and what it held handled now. */
@@ -237,7 +249,7 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     for (const h of this.alignment.giveUp()) this.handle(h);
   }
 
-  private merged(b: PartialBatch, seq: number): void {
+  private merged({ b, seq, part }: Held): void {
     const now = this.clock();
     const outcome = this.aligner.offer(b, now);
     this.batches[outcome]++;
@@ -247,7 +259,7 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
         { seq, worker: b.worker, from: b.from, to: b.to },
         "partial batch overlaps what its partitions already reported: refused (two workers own the same partitions?)",
       );
-    this.output.release(now, -1 - this.config.mergePartition, seq);
+    this.output.release(now, -1 - this.config.mergePartition, seq, part);
   }
 
   /**

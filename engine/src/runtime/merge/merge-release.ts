@@ -36,11 +36,11 @@ export class MergeRelease {
   }
 
   /** The ticks the aligner releases now, through the core, their panes as one EmitGroup (group, seq). */
-  release(now: number, groupId: number, seq: number): void {
+  release(now: number, groupId: number, seq: number, part = 0): void {
     const { ticks, logTime } = this.aligner.release(now);
     if (logTime === null) return;
     const host = this.host;
-    const group = new EmitGroup(groupId, seq, host.send, host.clock, undefined, host.buffers);
+    const group = new EmitGroup(groupId, seq, host.send, host.clock, undefined, host.buffers, part);
     const out: CoreOutput = {
       pane: (p) => {
         host.panes.count(p);

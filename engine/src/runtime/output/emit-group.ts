@@ -7,8 +7,8 @@
  * cut into chunks of at most MAX_BATCH_UNITS bytes. A chunk goes out when it is full, the last one
  * of each subject when the message's last item has been handled (`seal`).
  *
- * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|b<chunk>`: the input
- * message's place in the log ("b": binary chunks, cut otherwise than the JSON chunks an engine
+ * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|b<chunk>` (with
+ * `<stream sequence>.<part>` for a run's later items, `part`): the input message's place in the log ("b": binary chunks, cut otherwise than the JSON chunks an engine
  * before it wrote under `…|<chunk>`, so a replay across an upgrade is never taken for their
  * duplicate). The core is deterministic and the merge's order fixed, so a replay handles the same
  * items from the same state and emits the same group; a group still open at a checkpoint travels
@@ -114,6 +114,12 @@ export class EmitGroup implements CoreOutput {
     restored?: EmitGroupState,
     /** Where the bodies' buffers come from (BodyBuffers: reused once their message is acknowledged). */
     private readonly buffers?: LineBuffers,
+    /**
+     * The item's place in its message when one message holds several handled apart (a merge
+     * operator's run of partial batches, docs/decisions/0054-partial-runs.md): part k > 0 writes
+     * its ids under `<seq>.<k>`. Such groups are sealed at once (no state is kept of them).
+     */
+    readonly part = 0,
   ) {
     for (const s of restored?.subjects ?? []) {
       const lines = this.writer();
@@ -187,7 +193,8 @@ export class EmitGroup implements CoreOutput {
   }
 
   private emit(subject: string, s: SubjectChunk, body: Uint8Array, records: number): void {
-    const msgId = `${this.partition}|${this.seq}|${subject}|b${s.chunk}`;
+    const at = this.part === 0 ? `${this.seq}` : `${this.seq}.${this.part}`;
+    const msgId = `${this.partition}|${at}|${subject}|b${s.chunk}`;
     this.send({ subject, msgId, body, records });
     s.chunk++;
     s.units = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SerialPublisher, type RetryReport, type SerialPublisherOptions } from "./serial-publisher.js";
+import { SerialPublisher, type JoinRule, type RetryReport, type SerialPublisherOptions } from "./serial-publisher.js";
 
 /** A stream that stores what it acknowledges; `failing` publishes fail (each time listed; if `lost`, not stored). */
 function fakeStream(failing: string[], lost: boolean) {
@@ -108,4 +108,69 @@ describe("SerialPublisher", () => {
     await p.flush();
     expect(s.stored).toEqual(["a", "b"]);
   });
+
+  it("with a join rule, sends what waited behind the message in flight as one run: in order, within its bounds, headers alone", async () => {
+    const s = fakeStream([], false);
+    s.js.hold = true;
+    const { p } = publisher(s.js, { join: JOIN });
+    const bytes = new Map<string, number>();
+    const put = (id: string, n = 1, subject = "tm.partials.0", headers?: object): void => {
+      bytes.set(id, n);
+      p.publish(subject, new Uint8Array(n), id, headers as never);
+    };
+    put("m0");
+    await until(() => s.sent.length === 1);
+    put("m1");
+    put("m2");
+    put("b3", 1, "tm.partials.0", { barrier: 1 });
+    for (const id of ["m4", "m5", "m6", "m7"]) put(id);
+    put("x8", 1, "tm.partials.1");
+    put("m9", 60);
+    put("m10", 50);
+    put("m11", 10);
+    expect(p.stats()).toMatchObject({ inFlight: { messages: 1 }, waiting: { messages: 11 } });
+    s.js.hold = false;
+    s.go();
+    await p.flush();
+    // Runs of at most 3 messages and 100 bytes, never past a message with headers or on another subject.
+    expect(s.sent).toEqual(["m0", "m1+m2", "b3", "m4+m5+m6", "m7", "x8", "m9", "m10+m11"]);
+    expect(s.stored).toEqual(s.sent);
+    expect(p.queued).toBe(0);
+  });
+
+  it("sends a failed run again as the same run, though more messages wait by then", async () => {
+    for (const lost of [true, false]) {
+      const s = fakeStream(["a1+a2"], lost);
+      s.js.hold = true;
+      const { p } = publisher(s.js, { join: JOIN });
+      p.publish("s", new Uint8Array(1), "a0");
+      await until(() => s.sent.length === 1);
+      p.publish("s", new Uint8Array(1), "a1");
+      p.publish("s", new Uint8Array(1), "a2");
+      s.go();
+      await until(() => s.sent.length === 2);
+      expect(p.stats()).toMatchObject({ inFlight: { messages: 2, bytes: 2 }, waiting: { messages: 0 } });
+      p.publish("s", new Uint8Array(1), "a3");
+      s.js.hold = false;
+      s.go();
+      await p.flush();
+      expect(s.sent).toEqual(["a0", "a1+a2", "a1+a2", "a3"]);
+      expect(s.stored).toEqual(["a0", "a1+a2", "a3"]);
+    }
+  });
 });
+
+/** Runs of at most 3 messages and 100 bytes; a run's id lists its messages'. */
+const JOIN: JoinRule = {
+  maxMessages: 3,
+  maxBytes: 100,
+  join: (items) => ({
+    body: new Uint8Array(items.reduce((n, it) => n + it.body.length, 0)),
+    msgID: items.map((it) => it.msgID).join("+"),
+  }),
+};
+
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setImmediate(r));
+  expect(ok()).toBe(true);
+}

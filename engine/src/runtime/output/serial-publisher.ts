@@ -14,6 +14,10 @@
  * are spaced by the backoff however they fail. What waits is counted in messages and bytes, and
  * the publisher is `saturated` at its bound: the worker holds its input until `room()`.
  *
+ * Runs (`join`, docs/decisions/0054-partial-runs.md): messages that waited behind the one in flight
+ * go out together as one, when the owner says how to join them; a failed run is sent again as the
+ * same run (the same body and id), so only a run's first attempt decides what it holds.
+ *
  * Invariant: a message is handed to JetStream only once every message before it is acknowledged;
  * `flush()` resolves once everything published before it is acknowledged (a checkpoint waits).
  */
@@ -32,6 +36,20 @@ interface Item {
   bytes: number;
 }
 
+/** How waiting messages are sent as one (docs/decisions/0054-partial-runs.md). */
+export interface JoinRule {
+  /** Messages and body bytes one send holds at most (a message larger alone goes alone). */
+  maxMessages: number;
+  maxBytes: number;
+  /** The body and message id of `items` sent as one (two or more, on one subject, without headers). */
+  join(items: ReadonlyArray<{ body: Uint8Array; msgID: string }>): { body: Uint8Array; msgID: string };
+}
+
+/** What one attempt sends: the first `count` messages waiting, as one. */
+interface Send extends Item {
+  count: number;
+}
+
 /** One failed attempt, for the log. */
 export interface RetryReport {
   why: string;
@@ -48,6 +66,8 @@ export interface SerialPublisherOptions {
   /** At this many messages or bytes unacknowledged the publisher is saturated. */
   limits: WindowLimits;
   onRetry?: (r: RetryReport) => void;
+  /** Absent: every message is sent alone. */
+  join?: JoinRule;
   backoff?: Backoff;
   clock?: () => number;
   random?: () => number;
@@ -58,9 +78,9 @@ export class SerialPublisher {
   /** Resends so far (one per failed attempt). */
   resends = 0;
   private readonly queue = new WaitingLine<Item>();
-  private readonly o: Required<SerialPublisherOptions>;
-  /** The head has been handed to JetStream and is not yet acknowledged. */
-  private sending = false;
+  private readonly o: Required<Omit<SerialPublisherOptions, "join">> & Pick<SerialPublisherOptions, "join">;
+  /** What has been handed to JetStream and is not yet acknowledged (null: nothing). */
+  private sending: Send | null = null;
   private running = false;
   private closed = false;
   private acked = 0;
@@ -100,12 +120,11 @@ export class SerialPublisher {
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
-  /** The head in flight (one message at most), the rest waiting; the limits bound both together. */
+  /** The head in flight (one message, or one run), the rest waiting; the limits bound both together. */
   stats(): PublishStats {
     const q = this.queue.count();
-    const head = this.sending ? (this.queue.peek() as Item).bytes : 0;
-    const inFlight = { messages: this.sending ? 1 : 0, bytes: head };
-    const waiting = { messages: q.messages - inFlight.messages, bytes: q.bytes - head };
+    const inFlight = this.inFlight();
+    const waiting = { messages: q.messages - inFlight.messages, bytes: q.bytes - inFlight.bytes };
     return { inFlight, waiting, limits: this.o.limits, resends: this.resends };
   }
 
@@ -135,25 +154,51 @@ export class SerialPublisher {
   private async run(): Promise<void> {
     this.running = true;
     let attempt = 0;
+    let send: Send | null = null;
     for (let head = this.queue.peek(); head !== undefined && !this.closed; head = this.queue.peek()) {
-      if (!(await this.attempt(head, attempt))) {
+      send ??= this.next(head);
+      if (!(await this.attempt(send, attempt))) {
         attempt++;
         continue;
       }
       attempt = 0;
-      this.queue.shift(head.bytes);
-      this.acked++;
+      for (let i = 0; i < send.count; i++) this.queue.shift((this.queue.peek() as Item).bytes);
+      this.acked += send.count;
+      send = null;
       this.waiters = this.waiters.filter((w) => (w.upTo <= this.acked ? (w.resolve(), false) : true));
       if (this.roomWaiters.length > 0 && this.roomy) for (const w of this.roomWaiters.splice(0)) w();
     }
     this.running = false;
   }
 
-  /** One attempt at the head: true once acknowledged; false after its timeout has run out. */
-  private async attempt(head: Item, attempt: number): Promise<boolean> {
+  /** What goes next: the head alone, or with the messages behind it as one run (`join`). */
+  private next(head: Item): Send {
+    const rule = this.o.join;
+    let count = 1;
+    let bytes = head.body.length;
+    if (rule !== undefined && head.headers === undefined)
+      for (let it = this.queue.at(count); it !== undefined && count < rule.maxMessages; it = this.queue.at(++count)) {
+        if (it.headers !== undefined || it.subject !== head.subject || bytes + it.body.length > rule.maxBytes) break;
+        bytes += it.body.length;
+      }
+    if (count === 1) return { ...head, count };
+    const items = Array.from({ length: count }, (_, i) => this.queue.at(i) as Item);
+    const { body, msgID } = (rule as JoinRule).join(items);
+    const queued = items.reduce((n, it) => n + it.bytes, 0);
+    return { subject: head.subject, body, msgID, headers: undefined, bytes: queued, count };
+  }
+
+  private inFlight(): { messages: number; bytes: number } {
+    return this.sending === null
+      ? { messages: 0, bytes: 0 }
+      : { messages: this.sending.count, bytes: this.sending.bytes };
+  }
+
+  /** One attempt at the head (or its run): true once acknowledged; false after its timeout has run out. */
+  private async attempt(head: Send, attempt: number): Promise<boolean> {
     const timeout = ackTimeoutMs(attempt, this.o.backoff, this.o.random);
     const t0 = this.o.clock();
-    this.sending = true;
+    this.sending = head;
     try {
       const opts = { msgID: head.msgID, timeout };
       await this.transport.publish(head.subject, head.body, head.headers ? { ...opts, headers: head.headers } : opts);
@@ -166,7 +211,7 @@ export class SerialPublisher {
       if (left > 0) await this.o.sleep(left);
       return false;
     } finally {
-      this.sending = false;
+      this.sending = null;
     }
   }
 }

@@ -26,6 +26,11 @@ export class WaitingLine<T> {
     return this.head < this.items.length ? this.items[this.head] : undefined;
   }
 
+  /** The item `i` places behind the first (0: the first), undefined past the end. */
+  at(i: number): T | undefined {
+    return this.head + i < this.items.length ? this.items[this.head + i] : undefined;
+  }
+
   /** Removes the first item, whose bytes are `bytes`. */
   shift(bytes: number): T | undefined {
     if (this.head >= this.items.length) return undefined;

@@ -19,6 +19,9 @@ import type { StreamCore } from "../../core/types.js";
 import {
   BARRIER_HEADER,
   encodePartialBatch,
+  encodePartialRun,
+  MAX_RUN_BATCHES,
+  MAX_RUN_BYTES,
   PARTIAL_TICK_MS,
   partialsSubject,
   splitByMergePartition,
@@ -28,7 +31,7 @@ import {
 import type { EngineConfig } from "../config/config.js";
 import type { AckedPublish } from "../../nats/inbox-acks.js";
 import type { PublishStats } from "../output/pane-sink.js";
-import { SerialPublisher, type RetryReport } from "../output/serial-publisher.js";
+import { SerialPublisher, type JoinRule, type RetryReport } from "../output/serial-publisher.js";
 
 /**
  * Batches unacknowledged per merge partition at which the worker holds its input, as when its pane
@@ -36,6 +39,21 @@ import { SerialPublisher, type RetryReport } from "../output/serial-publisher.js
  * (docs/decisions/0035-backpressure.md).
  */
 export const MAX_QUEUED_PARTIALS = 256;
+
+/**
+ * Batches waiting behind the one in flight go out as one run (docs/decisions/0054-partial-runs.md),
+ * its id the first batch's with `+<batches>`: a run holds what its first batch and count say (the
+ * batches are a function of the log, ADR 0029), so one resent is the same run, and a run a replay
+ * cuts otherwise is told from it and left to the merge stage's aligner.
+ */
+const PARTIAL_RUNS: JoinRule = {
+  maxMessages: MAX_RUN_BATCHES,
+  maxBytes: MAX_RUN_BYTES,
+  join: (items) => ({
+    body: encodePartialRun(items.map((it) => it.body)),
+    msgID: `${(items[0] as { msgID: string }).msgID}+${items.length}`,
+  }),
+};
 
 export class StageOnePartials {
   /** Batches published, one per merge partition per tick (tidemark_engine_partial_batches_total). */
@@ -60,7 +78,7 @@ export class StageOnePartials {
     const limits = { messages: MAX_QUEUED_PARTIALS, bytes: config.maxInFlightBytes };
     this.out = Array.from(
       { length: config.mergePartitions },
-      () => new SerialPublisher(transport, { limits, onRetry }),
+      () => new SerialPublisher(transport, { limits, onRetry, join: PARTIAL_RUNS }),
     );
     this.limitBytes = config.maxInFlightBytes;
     this.worker = config.worker;

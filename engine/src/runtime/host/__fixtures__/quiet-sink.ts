@@ -1,13 +1,13 @@
 /**
  * A sink for operator tests that publishes nowhere: it takes every publish and acknowledges none
- * (the tests that use it never wait for acknowledgements).
+ * (the tests that use it never wait for acknowledgements); `seen` is shown each publish.
  */
 import type { OperatorSink } from "../../output/operator-sink.js";
 
-export function quietSink(): OperatorSink {
+export function quietSink(seen?: (subject: string, body: Uint8Array, msgId: string) => void): OperatorSink {
   const none = { messages: 0, bytes: 0 };
   return {
-    publish: () => undefined,
+    publish: (subject, body, msgId) => seen?.(subject, body, msgId),
     saturated: false,
     inFlight: 0,
     acked: 0,
