@@ -171,6 +171,8 @@ export async function startIngest(config: IngestConfig, opts: IngestOptions = {}
         punctuation.stop();
         await heartbeat.stop();
         await link.close();
+        // prom-client's GC metric holds the registry for the life of the process: let go of ours.
+        metrics.registry.clear();
         log.info("ingest closed");
       })()),
   };

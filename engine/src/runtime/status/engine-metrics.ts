@@ -201,6 +201,10 @@ export class EngineMetrics {
       } else if (req.url === "/healthz") res.writeHead(200).end("ok\n");
       else res.writeHead(404).end("not found: try /metrics\n");
     });
+    // prom-client's default GC metric observes for the life of the process and holds this registry,
+    // whose collect callbacks hold the core: once the role stops serving, the registry lets go of
+    // them, so a role stopped in a process that goes on (tests, `tidemark up`) is collected.
+    server.once("close", () => this.registry.clear());
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());
