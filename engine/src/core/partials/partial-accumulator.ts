@@ -19,6 +19,7 @@ import {
   type PartitionProgress,
   type TelemetryEvent,
 } from "../../protocol.js";
+import { RequestInput } from "@tidemark/sketches";
 import type { Aggregate, AggregateKind } from "../windows/aggregate.js";
 import { base64, unbase64 } from "../snapshot/base64.js";
 
@@ -41,6 +42,8 @@ export interface PartialAccumulatorOptions {
   /** Distinct slice lengths of the core's slice grids. */
   sliceMs: readonly number[];
   kind: AggregateKind;
+  /** The aggregates' DDSketch accuracy (the core's `relativeAccuracy`): a record's bin key is derived once at it. */
+  relativeAccuracy?: number;
   /** Also one aggregate per service (partitioning by service and route: the merge stage makes the service panes). */
   serviceKeys?: boolean;
   /**
@@ -75,6 +78,8 @@ export class PartialAccumulator {
    * slices often; found by number, a slice change builds no key string.
    */
   private readonly allBySlice: Map<number, Delta>[];
+  /** The record's inputs, derived once for the aggregates it goes into (set per record, no allocation). */
+  private readonly input: RequestInput;
 
   constructor(
     private readonly o: PartialAccumulatorOptions,
@@ -87,6 +92,7 @@ export class PartialAccumulator {
     this.last = o.sliceMs.map(() => undefined);
     this.lastService = o.sliceMs.map(() => undefined);
     this.allBySlice = o.sliceMs.map(() => new Map<number, Delta>());
+    this.input = new RequestInput(o.relativeAccuracy);
     if (restored !== undefined) this.restore(restored);
   }
 
@@ -97,20 +103,19 @@ export class PartialAccumulator {
     if (e.ts > (this.maxTs[lane] as number)) this.maxTs[lane] = e.ts;
     this.lastEventAt[lane] = t;
     this.events[lane] = (this.events[lane] as number) + 1;
-    const user = this.o.kind.hashUser(e.user);
-    const error = isError(e.status);
+    const input = this.input.set(e.latency_ms, isError(e.status), this.o.kind.hashUser(e.user));
     const lengths = this.o.sliceMs;
     for (let i = 0; i < lengths.length; i++) {
       const sliceMs = lengths[i] as number;
       const sliceStart = Math.floor(e.ts / sliceMs) * sliceMs;
       let d = this.last[i];
       if (d?.sliceStart !== sliceStart) this.last[i] = d = this.allServices(i, sliceMs, sliceStart);
-      d.agg.add(e.latency_ms, error, user);
+      d.agg.addInput(input);
       if (!this.o.serviceKeys) continue;
       let s = this.lastService[i];
       if (s?.sliceStart !== sliceStart || s.service !== e.service)
         this.lastService[i] = s = this.delta(sliceMs, sliceStart, e.service);
-      s.agg.add(e.latency_ms, error, user);
+      s.agg.addInput(input);
     }
   }
 

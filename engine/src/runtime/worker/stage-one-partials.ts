@@ -90,6 +90,7 @@ export class StageOnePartials {
       tickMs: PARTIAL_TICK_MS,
       sliceMs: partialSliceLengths(config.core),
       kind: coreAggregates(config.core),
+      relativeAccuracy: config.core.relativeAccuracy,
       serviceKeys: config.partitionBy === "service+route",
       delays: (lane: number) => core().delayQuantiles?.(lane),
       emit: (batch: Parameters<typeof encodePartialBatch>[0]) => {
