@@ -74,6 +74,7 @@ export {
   encodeEventBatchBody,
   isCompactEventBatch,
 } from "./protocol/event-batch.js";
+export { arrayRows, CompactRows, decodeCompactRows, type EventRows } from "./protocol/event-rows.js";
 export { encodePaneBatch, paneBatchLines } from "./protocol/pane-batch.js";
 export { mergePartitionOf, splitByMergePartition } from "./protocol/merge-partitions.js";
 export { JsonLines, type LineBuffers } from "./protocol/json-lines.js";

@@ -14,17 +14,19 @@
  *
  * Pure: no node:* imports, no clock, no env.
  */
+import {
+  COMPACT_BATCH_MAGIC,
+  COMPACT_BATCH_VERSION,
+  decodeCompactRows,
+  MAX_EXPONENT,
+  POW10,
+  RAW_FLOAT,
+} from "./event-rows.js";
 import type { TelemetryEvent } from "./telemetry-event.js";
 
-/** First byte of a compact batch; an NDJSON batch starts with `{`. */
-export const COMPACT_BATCH_MAGIC = 0x00;
-export const COMPACT_BATCH_VERSION = 1;
+export { COMPACT_BATCH_MAGIC, COMPACT_BATCH_VERSION };
 
-/** A column mode: a decimal exponent 0..9 (value = integer / 10^e), or a raw float64. */
-const RAW_FLOAT = 63;
-const MAX_EXPONENT = 9;
 const SAFE = 2 ** 52;
-const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder();
@@ -53,9 +55,9 @@ export function isCompactEventBatch(body: string | Uint8Array): boolean {
  */
 export function decodeEventBatch(body: string | Uint8Array): TelemetryEvent[] {
   if (typeof body === "string") {
-    return isCompactEventBatch(body) ? decodeCompact(utf8Encoder.encode(body)) : decodeNdjson(body);
+    return isCompactEventBatch(body) ? decodeCompactRows(utf8Encoder.encode(body)).toArray() : decodeNdjson(body);
   }
-  return isCompactEventBatch(body) ? decodeCompact(body) : decodeNdjson(utf8Decoder.decode(body));
+  return isCompactEventBatch(body) ? decodeCompactRows(body).toArray() : decodeNdjson(utf8Decoder.decode(body));
 }
 
 function decodeNdjson(body: string): TelemetryEvent[] {
@@ -250,110 +252,5 @@ class SextetWriter {
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
     next.set(this.buf.subarray(0, this.at));
     this.buf = next;
-  }
-}
-
-/** Thrown for a compact body that does not decode; the engine's source skips the message. */
-function malformed(why: string): Error {
-  return new Error(`malformed compact event batch: ${why}`);
-}
-
-function decodeCompact(b: Uint8Array): TelemetryEvent[] {
-  if (b[1] !== COMPACT_BATCH_VERSION)
-    throw malformed(`version ${b[1]} is not ${COMPACT_BATCH_VERSION}: upgrade the engine that reads it`);
-  const r = new SextetReader(b, 2);
-  const count = r.uint();
-  const nStrings = r.uint();
-  const ingestMode = r.byte();
-  const tsMode_ = r.byte();
-  const statusMode = r.byte();
-  const latencyMode = r.byte();
-  const tableBytes = r.uint();
-  // Every row takes at least 7 bytes and every string a length: bound the allocations by the body.
-  if (count * 7 + nStrings > b.length) throw malformed(`${count} events and ${nStrings} strings in ${b.length} bytes`);
-  if (![ingestMode, tsMode_].every((m) => m === 0 || m === RAW_FLOAT)) throw malformed("bad time mode");
-  if (![statusMode, latencyMode].every((m) => m <= MAX_EXPONENT || m === RAW_FLOAT)) throw malformed("bad mode");
-  const lengths = new Array<number>(nStrings);
-  for (let i = 0; i < nStrings; i++) lengths[i] = r.uint();
-  const tableAt = r.at;
-  if (tableAt + tableBytes > b.length) throw malformed("string table past the end");
-  const text = utf8Decoder.decode(b.subarray(tableAt, tableAt + tableBytes));
-  const strings = new Array<string>(nStrings);
-  let from = 0;
-  for (let i = 0; i < nStrings; i++) {
-    const to = from + (lengths[i] as number);
-    strings[i] = text.slice(from, to);
-    from = to;
-  }
-  if (from !== text.length) throw malformed("string lengths do not add up to the table");
-  r.at = tableAt + tableBytes;
-  const out = new Array<TelemetryEvent>(count);
-  let ingest = 0;
-  for (let i = 0; i < count; i++) {
-    ingest = ingestMode === RAW_FLOAT ? r.float() : ingest + r.int();
-    const ts = tsMode_ === RAW_FLOAT ? r.float() : ingest - r.int();
-    const status = statusMode === RAW_FLOAT ? r.float() : r.int() / (POW10[statusMode] as number);
-    const latency = latencyMode === RAW_FLOAT ? r.float() : r.int() / (POW10[latencyMode] as number);
-    const service = strings[r.uint()];
-    const route = strings[r.uint()];
-    const user = strings[r.uint()];
-    if (service === undefined || route === undefined || user === undefined) throw malformed("string index");
-    out[i] = { ts, ingest_ts: ingest, service, route, status, latency_ms: latency, user };
-  }
-  if (r.at !== b.length) throw malformed(`${b.length - r.at} bytes left after ${count} events`);
-  if (r.rawFloats && !out.every(finite)) throw malformed("a number that is not finite");
-  return out;
-}
-
-function finite(e: TelemetryEvent): boolean {
-  return (
-    Number.isFinite(e.ts) && Number.isFinite(e.ingest_ts) && Number.isFinite(e.status) && Number.isFinite(e.latency_ms)
-  );
-}
-
-class SextetReader {
-  /** True once a raw float was read (the only way to a non-finite number). */
-  rawFloats = false;
-  private readonly f64 = new DataView(new ArrayBuffer(8));
-
-  constructor(
-    private readonly b: Uint8Array,
-    public at: number,
-  ) {}
-
-  byte(): number {
-    if (this.at >= this.b.length) throw malformed("truncated");
-    return this.b[this.at++] as number;
-  }
-
-  uint(): number {
-    const b = this.b;
-    let x = b[this.at++] as number;
-    let v = x & 0x3f;
-    let scale = 64;
-    while (x & 0x40) {
-      x = b[this.at++] as number;
-      v += (x & 0x3f) * scale;
-      scale *= 64;
-      if (scale > 2 ** 60) throw malformed("varint too long");
-    }
-    if (this.at > b.length) throw malformed("truncated");
-    return v;
-  }
-
-  int(): number {
-    const z = this.uint();
-    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-  }
-
-  float(): number {
-    this.rawFloats = true;
-    if (this.at + 12 > this.b.length) throw malformed("truncated");
-    for (let w = 0; w < 2; w++) {
-      let word = 0;
-      for (let k = 0; k < 6; k++) word |= ((this.b[this.at++] as number) & 0x3f) << (6 * k);
-      this.f64.setUint32(4 * w, word >>> 0, true);
-    }
-    return this.f64.getFloat64(0, true);
   }
 }

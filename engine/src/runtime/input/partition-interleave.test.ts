@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import type { TelemetryEvent } from "../../protocol.js";
+import { decodeCompactRows, encodeCompactEventBatch, type TelemetryEvent } from "../../protocol.js";
 import { PartitionInterleave, type LaneOffset, type InterleaveSink } from "./partition-interleave.js";
 
 interface Msg {
@@ -89,8 +89,10 @@ const logsArb = fc
     return { lanes, msgs };
   });
 
+/** Every other batch as compact rows, made objects as they are released (a worker's source gives them so). */
 function feed(interleave: PartitionInterleave, m: Msg): void {
-  interleave.push(m.lane, m.seq, m.events, m.hb);
+  const rows = m.events !== null && m.seq % 2 === 0 ? decodeCompactRows(encodeCompactEventBatch(m.events)) : m.events;
+  interleave.push(m.lane, m.seq, rows, m.hb);
 }
 
 interface Item {

@@ -19,9 +19,10 @@
  * the items this interleave releases; the interleave itself knows no idleness and reads no clock.
  *
  * Pure: no I/O, no clock. Lanes are dense indices 0..n-1, the core's partition numbers. Nothing
- * is allocated per released item: one pass over the lanes finds the next lane and its bound.
+ * is allocated per released item but the event itself, made from its message's rows as it goes
+ * out (protocol/event-rows.ts): one pass over the lanes finds the next lane and its bound.
  */
-import type { TelemetryEvent } from "../../protocol.js";
+import { arrayRows, type EventRows, type TelemetryEvent } from "../../protocol.js";
 
 /** Receives the released items, in interleaved order. */
 export interface InterleaveSink {
@@ -49,7 +50,8 @@ export interface LaneOffset {
 
 interface Batch {
   readonly seq: number;
-  readonly events: readonly TelemetryEvent[] | null;
+  /** Made objects one at a time, as they are released (protocol/event-rows.ts). */
+  readonly events: EventRows | null;
   readonly heartbeatTs: number;
   /** First event to release (non-zero only for a message released in part before a restore). */
   readonly start: number;
@@ -82,7 +84,7 @@ class Lane {
   /** The stored ingest_ts of the head item (not yet clamped to the log time). */
   headTs(): number {
     const b = this.queue[this.head] as Batch;
-    return b.events === null ? b.heartbeatTs : (b.events[this.pos] as TelemetryEvent).ingest_ts;
+    return b.events === null ? b.heartbeatTs : b.events.ingestTs(this.pos);
   }
 
   finishHead(): void {
@@ -132,7 +134,8 @@ export class PartitionInterleave {
   }
 
   /** Enqueues one message of a lane, in stream order; repeats (seq already seen) are ignored. */
-  push(lane: number, seq: number, events: readonly TelemetryEvent[] | null, heartbeatTs = 0): void {
+  push(lane: number, seq: number, batch: EventRows | readonly TelemetryEvent[] | null, heartbeatTs = 0): void {
+    const events = batch === null || !Array.isArray(batch) ? (batch as EventRows | null) : arrayRows(batch);
     const l = this.lanes[lane] as Lane;
     if (seq <= l.pushedSeq) return;
     l.pushedSeq = seq;
@@ -143,7 +146,11 @@ export class PartitionInterleave {
       return;
     }
     let max = events === null ? heartbeatTs : -Infinity;
-    if (events !== null) for (const e of events) if (e.ingest_ts > max) max = e.ingest_ts;
+    if (events !== null)
+      for (let i = 0; i < events.length; i++) {
+        const t = events.ingestTs(i);
+        if (t > max) max = t;
+      }
     if (max > l.received) l.received = max;
     if (l.queued === 0) l.pos = start;
     l.queue.push({ seq, events, heartbeatTs, start });
@@ -263,11 +270,12 @@ export class PartitionInterleave {
       }
       const events = b.events;
       while (l.pos < events.length) {
-        const e = events[l.pos] as TelemetryEvent;
-        const k = e.ingest_ts > this.time ? e.ingest_ts : this.time;
+        const ts = events.ingestTs(l.pos);
+        const k = ts > this.time ? ts : this.time;
         if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
         this.advance(l, k);
-        if (k === e.ingest_ts) sink.event(lane, e, b.seq, l.pos);
+        const e = events.event(l.pos);
+        if (k === ts) sink.event(lane, e, b.seq, l.pos);
         else released(sink, lane, e, k, b.seq, l.pos);
         l.pos++;
         if (++n >= budget && l.pos < events.length) return n;

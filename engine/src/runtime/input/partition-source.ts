@@ -8,18 +8,21 @@
  */
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import {
+  arrayRows,
   HEARTBEAT_HEADER,
   STREAM_EVENTS,
+  decodeCompactRows,
   decodeEventBatch,
   eventsSubject,
   isCompactEventBatch,
+  type EventRows,
   type TelemetryEvent,
 } from "../../protocol.js";
 import { OrderedReader } from "./ordered-reader.js";
 
 export interface PartitionSourceHandlers {
-  /** One message, in stream order: events, or null with the heartbeat time. */
-  message(seq: number, events: TelemetryEvent[] | null, heartbeatTs: number): void;
+  /** One message, in stream order: its events as rows (made objects as they are read), or null with the heartbeat time. */
+  message(seq: number, events: EventRows | null, heartbeatTs: number): void;
   /** A promise to wait on before reading further (backpressure), or undefined. */
   backpressure(): Promise<void> | undefined;
   /** A message that could not be decoded (skipped) or a consumer failure (retried). */
@@ -70,23 +73,25 @@ export class PartitionSource {
 
   /**
    * The batch's well-formed events; a malformed batch or event is reported and skipped, never fed
-   * to the core. A compact batch that decodes holds only well-formed events (its decoder checks).
+   * to the core. A compact batch that decodes holds only well-formed events (its decoder checks);
+   * it stays columns until its events are released (docs/decisions/0055-events-as-rows.md).
    */
-  private decode(seq: number, body: Uint8Array): TelemetryEvent[] {
+  private decode(seq: number, body: Uint8Array): EventRows {
     let events: TelemetryEvent[];
     try {
+      if (isCompactEventBatch(body)) return decodeCompactRows(body);
       events = decodeEventBatch(body);
     } catch (err) {
       this.on.problem(`partition ${this.partition} seq ${seq}: undecodable event batch; skipped`, err);
-      return [];
+      return arrayRows([]);
     }
-    if (isCompactEventBatch(body) || events.every(wellFormed)) return events;
+    if (events.every(wellFormed)) return arrayRows(events);
     const kept = events.filter(wellFormed);
     this.on.problem(
       `partition ${this.partition} seq ${seq}: ${events.length - kept.length} malformed events skipped`,
       undefined,
     );
-    return kept;
+    return arrayRows(kept);
   }
 }
 
