@@ -8,6 +8,7 @@ import {
   encodeEventBatchBody,
   isCompactEventBatch,
 } from "./event-batch.js";
+import { arrayRows, decodeCompactRows } from "./event-rows.js";
 
 const sample: TelemetryEvent[] = [
   {
@@ -137,5 +138,26 @@ describe("compact event batch", () => {
 
   it("decodes the committed bytes to the fixed batch", () => {
     expect(decodeEventBatch(new Uint8Array(Buffer.from(goldenHex, "hex")))).toEqual(golden);
+  });
+});
+
+describe("event rows (docs/decisions/0055-events-as-rows.md)", () => {
+  it("makes each row of a compact batch the event it was, keys in the recording order, a new object each time", () => {
+    const rows = decodeCompactRows(encodeCompactEventBatch(sample));
+    expect(rows.length).toBe(sample.length);
+    expect(sample.map((_, i) => rows.ingestTs(i))).toEqual(sample.map((e) => e.ingest_ts));
+    expect(sample.map((_, i) => rows.event(i))).toEqual(sample);
+    expect(rows.toArray()).toEqual(sample);
+    // The same shape as the NDJSON decoder's objects (the core reads them monomorphically).
+    const ndjson = decodeEventBatch(encodeEventBatch(sample))[0] as TelemetryEvent;
+    expect(Object.keys(rows.event(0))).toEqual(Object.keys(ndjson));
+    expect(rows.event(1)).not.toBe(rows.event(1));
+  });
+
+  it("reads events that are objects already as rows of the same objects", () => {
+    const rows = arrayRows(sample);
+    expect(rows.length).toBe(sample.length);
+    expect(rows.event(2)).toBe(sample[2]);
+    expect(rows.ingestTs(1)).toBe((sample[1] as TelemetryEvent).ingest_ts);
   });
 });
