@@ -4,6 +4,8 @@
  * TM_PANES and TM_LATE are deleted first, so no run's publishes are duplicates of an earlier run's
  * (which the server would not store).
  */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { parseEngineConfig } from "../runtime/config/config.js";
@@ -51,4 +53,24 @@ export async function engineRun(
   };
   await running.close();
   return run;
+}
+
+/**
+ * `engineRun` in a child process of its own (engine-child.ts), after an untimed run there: the
+ * engine's heap is its own, not the benchmark's (which holds the simulated events, their batches
+ * and the baselines' work: docs/decisions/0051-engine-young-generation.md).
+ */
+export async function engineRunInChild(
+  url: string,
+  data: string,
+  events: number,
+  endTs: number,
+  flags: Record<string, string> = {},
+): Promise<{ warm: EngineRun; timed: EngineRun }> {
+  const child = fileURLToPath(new URL("./engine-child.js", import.meta.url));
+  const args = [child, url, data, String(events), String(endTs), JSON.stringify(flags)];
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, args, { encoding: "utf8" }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  return JSON.parse(out.trim().split("\n").at(-1) as string) as { warm: EngineRun; timed: EngineRun };
 }

@@ -9,63 +9,54 @@
  * Every series (each engine run, the core alone, the bare read) is the fastest of 3, the engine's
  * rounds interleaved: one run of an engine on this shared machine varied by ~20 %.
  *
- * The engine runs follow a first, untimed engine run in the same process (its time is printed
- * apart): a running engine's code is optimized, and the core alone, run after the engine runs, is
- * too; without it the first engine run also pays for compiling every function it calls (the
- * warm-up of the core benchmark, engine/BENCHMARKS.md; docs/decisions/0047-binary-panes.md).
+ * Each engine run is in a child process of its own (engine-child.ts) and follows an untimed run
+ * there (the first one's time is printed apart): a running engine's code is optimized, and its heap
+ * is a worker's, not this process's, which holds the simulated events and their batches
+ * (docs/decisions/0051-engine-young-generation.md). The core alone runs here, the fastest of 3
+ * (its first run compiles it).
  */
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { defaultCoreConfig, simulate, type CoreConfig } from "../core/index.js";
-import { STREAM_EVENTS, type TelemetryEvent } from "../protocol.js";
+import { defaultCoreConfig, simulate } from "../core/index.js";
+import { STREAM_EVENTS } from "../protocol.js";
 import { bestBareRead, coreAlone, decodedInOrder } from "./runtime-baselines.js";
-import { engineRun, type EngineRun } from "./runtime-engine-run.js";
-import { backfillMessages, publish, row } from "./runtime-setup.js";
+import { engineRunInChild, type EngineRun } from "./runtime-engine-run.js";
+import { publish, row } from "./runtime-setup.js";
 
 /** Runs of each series; the fastest is compared. */
 const ROUNDS = 3;
 
 export const HELD_OUT = { seed: 35, events: 300_000, spanMs: 30_000, services: 16, routes: 20, users: 20_000 };
 
-/** The held-out events, in ingest order (made again where needed rather than kept: see heldOutRows). */
-function heldOutEvents(): TelemetryEvent[] {
-  return simulate(HELD_OUT).sort((a, b) => a.ingest_ts - b.ingest_ts);
-}
-
-/** Publishes the held-out events to a fresh TM_EVENTS; returns their count and the last heartbeat's time. */
-async function publishHeldOut(url: string, core: CoreConfig): Promise<{ n: number; endTs: number }> {
+export async function heldOutRows(url: string, serverPid: number, dir: string): Promise<string[]> {
+  const events = simulate(HELD_OUT).sort((a, b) => a.ingest_ts - b.ingest_ts);
   const nc = await connect({ servers: url, noAsyncTraces: true });
   await (await jetstreamManager(nc)).streams.delete(STREAM_EVENTS).catch(() => false);
   await nc.close();
-  const events = heldOutEvents();
-  const messages = await publish(url, events, core);
-  return { n: events.length, endTs: messages.at(-1)?.heartbeatTs ?? 0 };
-}
-
-export async function heldOutRows(url: string, serverPid: number, dir: string): Promise<string[]> {
   const core = defaultCoreConfig();
-  // The engine's runs do not share the process with the simulated events and their batches, which
-  // a worker never holds: a larger old generation made this process's collections, not the
-  // engine's, part of the engine's time (docs/decisions/0051-engine-young-generation.md). The
-  // baselines after them make the same events and batches again.
-  const { n, endTs } = await publishHeldOut(url, core);
-  const first = await engineRun(url, join(dir, "held-out-first"), n, endTs, false);
-  // Each series is the fastest of ROUNDS runs, the rounds interleaved, so a busy moment of a shared
-  // machine weighs on no one series alone (the bare read's best of 3 is taken the same way).
+  const messages = await publish(url, events, core);
+  const endTs = messages.at(-1)?.heartbeatTs ?? 0;
+  const n = events.length;
+  // Each engine run is in a process of its own after an untimed run there, as a worker runs
+  // (engine-child.ts). Each series is the fastest of ROUNDS such runs, the rounds interleaved, so a
+  // busy moment of a shared machine weighs on no one series alone (the bare read's best of 3 is
+  // taken the same way).
+  let first: EngineRun | undefined;
   let engine: EngineRun | undefined;
   let packed: EngineRun | undefined;
   let sessions: EngineRun | undefined;
+  const child = (name: string, flags?: Record<string, string>) =>
+    engineRunInChild(url, join(dir, name), n, endTs, flags);
   for (let r = 0; r < ROUNDS; r++) {
-    engine = fastest(engine, await engineRun(url, join(dir, `held-out-${r}`), n, endTs, false));
-    const gzip = { "compress-panes": "on" };
-    packed = fastest(packed, await engineRun(url, join(dir, `held-out-gzip-${r}`), n, endTs, false, gzip));
-    const on = { sessions: "on" };
-    sessions = fastest(sessions, await engineRun(url, join(dir, `held-out-sessions-${r}`), n, endTs, false, on));
+    const plain = await child(`held-out-${r}`);
+    first ??= plain.warm;
+    engine = fastest(engine, plain.timed);
+    packed = fastest(packed, (await child(`held-out-gzip-${r}`, { "compress-panes": "on" })).timed);
+    sessions = fastest(sessions, (await child(`held-out-sessions-${r}`, { sessions: "on" })).timed);
   }
-  if (engine === undefined || packed === undefined || sessions === undefined) throw new Error("no held-out round ran");
-  const events = heldOutEvents();
-  const messages = backfillMessages(events, core);
+  if (first === undefined || engine === undefined || packed === undefined || sessions === undefined)
+    throw new Error("no held-out round ran");
   const { alone, cpuMs: aloneCpuMs } = fastestAlone(() => coreAlone(events, core, endTs));
   // The same, on the events decoded from the published batches: the objects the engine's core is fed.
   const decoded = decodedInOrder(events, messages, core.partitions);
@@ -86,7 +77,7 @@ export async function heldOutRows(url: string, serverPid: number, dir: string): 
       "",
       "",
     ),
-    run("  engine, first run in this process (defaults; its code not yet optimized): not compared", first),
+    run("  engine, first run in its process (defaults; its code not yet optimized): not compared", first),
     run("  engine (defaults: pane bodies binary, not compressed)", engine),
     run("  engine, pane bodies gzip-compressed (--compress-panes on)", packed),
     run("  engine with session windows on (--sessions on), bodies as the defaults", sessions),

@@ -69,7 +69,8 @@ export async function publish(
   const nc = await connect({ servers: url, noAsyncTraces: true });
   await ensureStream(await jetstreamManager(nc), eventsStreamSpec());
   const js = jetstream(nc);
-  const messages = backfillMessages(events, core);
+  const plan = new BackfillPlan({ partitions: 8, runId: "bench" });
+  const messages = [...events.flatMap((e) => plan.push(e)), ...plan.end(core)];
   const inFlight = new Set<Promise<unknown>>();
   for (const m of messages) {
     const h = headers();
@@ -83,12 +84,6 @@ export async function publish(
   await Promise.all(inFlight);
   await nc.drain();
   return messages;
-}
-
-/** The TM_EVENTS messages `publish` sends for `events` (the same every time: the plan is deterministic). */
-export function backfillMessages(events: readonly TelemetryEvent[], core: CoreConfig): BackfillMessage[] {
-  const plan = new BackfillPlan({ partitions: 8, runId: "bench" });
-  return [...events.flatMap((e) => plan.push(e)), ...plan.end(core)];
 }
 
 /** One row of the runtime benchmark's table: what, the figure, a note. */
