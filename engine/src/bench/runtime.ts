@@ -179,7 +179,7 @@ function record(lines: readonly string[]): void {
       `How to read it: panes and late records travel in batches, one message per input message and subject ` +
       `(docs/decisions/0012-batched-transport.md), written in the binary pane encoding and sent uncompressed ` +
       `(docs/decisions/0047-binary-panes.md, decision 4; the thread row publishes them from a thread of their own too). The held-out rows run the issue's ` +
-      `workload (300k events, 16 services, 20k users, 30 s) on a fresh TM_EVENTS, after an untimed first engine run (its row; the code then optimized, as in a running engine), each series the fastest of 3 (the engine's rounds interleaved); the "by CPU" rows give the ratios in CPU time, which a loaded machine distorts less. What the engine spends beyond the core-alone and ` +
+      `workload (300k events, 16 services, 20k users, 30 s) on a fresh TM_EVENTS, each engine run in a process of its own after an untimed run there (the first one's row; the code then optimized, as in a running engine; the heap a worker's, docs/decisions/0051-engine-young-generation.md), the core alone in the benchmark's process, each series the fastest of 3 (the engine's rounds interleaved); the "by CPU" rows give the ratios in CPU time, which a loaded machine distorts less. What the engine spends beyond the core-alone and ` +
       `input-path baselines, and on what (pane JSON, publishing, GC, checkpoints, status), is measured by ` +
       `\`node dist/bench/runtime-profile.js\` (the same engine run under the CPU profiler, grouped by activity); ` +
       `the breakdown before and after is in ADR 0017 and ADR 0021. The pane-sink rows measure publishing alone. The lag rows run ` +
