@@ -135,7 +135,7 @@ export class PartitionInterleave {
 
   /** Enqueues one message of a lane, in stream order; repeats (seq already seen) are ignored. */
   push(lane: number, seq: number, batch: EventRows | readonly TelemetryEvent[] | null, heartbeatTs = 0): void {
-    const events = batch === null || !Array.isArray(batch) ? (batch as EventRows | null) : arrayRows(batch);
+    const events = Array.isArray(batch) ? arrayRows(batch as readonly TelemetryEvent[]) : (batch as EventRows | null);
     const l = this.lanes[lane] as Lane;
     if (seq <= l.pushedSeq) return;
     l.pushedSeq = seq;
