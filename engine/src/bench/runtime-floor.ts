@@ -44,12 +44,16 @@ export interface FloorInput {
 }
 
 /**
- * The core with the engine's JSON writing as its output (no NATS): a new EmitGroup every run of
+ * The core with the engine's body writing as its output (binary, ADR 0047; no NATS): a new EmitGroup every run of
  * events that makes as many groups as the engine's run sent messages, each sealed after its
  * events. The writers' buffers are reused as the engine reuses them (BodyBuffers): each body is
  * copied out into an arena, for the publish part, and its buffer given back at once.
  */
-function coreWritingJson(input: FloorInput): { messages: GroupMessage[]; records: number; ms: number } {
+export function coreWritingBodies(input: Pick<FloorInput, "events" | "core" | "endTs" | "engineMessages">): {
+  messages: GroupMessage[];
+  records: number;
+  ms: number;
+} {
   const c = createCore(input.core);
   const buffers = new BodyBuffers();
   const arena = new Arena();
@@ -116,7 +120,7 @@ function jsonApart(input: FloorInput): { ms: number; stringifyMs: number; kept: 
 /** Bodies published between two ack rounds in the publish part. */
 const PACE = 16;
 
-async function publishAll(
+export async function publishAll(
   url: string,
   serverPid: number,
   messages: readonly GroupMessage[],
@@ -147,7 +151,7 @@ async function publishAll(
 }
 
 export async function floorRows(input: FloorInput): Promise<string[]> {
-  const json = coreWritingJson(input);
+  const json = coreWritingBodies(input);
   const apart = jsonApart(input);
   const encodings = encodingRows(apart.kept, input.engineMessages);
   const bytes = json.messages.reduce((n, m) => n + m.body.length, 0);
