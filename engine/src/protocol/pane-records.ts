@@ -39,6 +39,9 @@ export class PaneRecords extends BodyBuffer {
   private lastPos = 0;
   private lastStrings = 0;
   private lastShapes = 0;
+  /** The values of the objects being written, innermost last (`object`); `top` is the next free slot. */
+  private readonly values: unknown[] = [];
+  private top = 0;
 
   /** Appends one record; returns the bytes it took. */
   add(record: object): number {
@@ -46,6 +49,7 @@ export class PaneRecords extends BodyBuffer {
     this.lastPos = this.pos;
     this.lastStrings = this.order.length;
     this.lastShapes = this.defined.length;
+    this.top = 0;
     this.value(record, false);
     this.lines++;
     return this.pos - this.lastPos;
@@ -198,10 +202,16 @@ export class PaneRecords extends BodyBuffer {
     for (let i = 0; i < a.length; i++) this.value(a[i], true);
   }
 
-  /** Its shape (defined the first time in a body, named after), then its values in key order. */
+  /**
+   * Its shape (defined the first time in a body, named after), then its values in key order. One
+   * walk of its keys reads each value once, onto `values` (above the enclosing objects' values),
+   * and the writes read them from there.
+   */
   private object(o: Record<string, unknown>): void {
+    const values = this.values;
+    const base = this.top;
+    let top = base;
     let shape = this.shapes;
-    let n = 0;
     for (const k in o) {
       const v = o[k];
       const t = typeof v;
@@ -215,31 +225,35 @@ export class PaneRecords extends BodyBuffer {
       if (t === "object" && v !== null && !Array.isArray(v) && !isPlain(v as object))
         return this.object(JSON.parse(JSON.stringify(o)) as Record<string, unknown>);
       shape = this.step(shape, k);
-      n++;
+      values[top++] = v;
     }
+    this.top = top;
     if (shape.body === this.bodyNo) {
       if (shape.id < 32) this.tag(TAG.SHAPE_SHORT | shape.id);
       else {
         this.tag(TAG.SHAPE_AGAIN);
         this.varint(shape.id);
       }
-    } else {
-      shape.body = this.bodyNo;
-      shape.id = this.defined.length;
-      this.defined.push(shape);
-      this.tag(TAG.SHAPE);
-      this.varint(n);
-      for (const k in o) {
-        const t = typeof o[k];
-        if (t !== "undefined" && t !== "function" && t !== "symbol") this.string(k);
-      }
+    } else this.define(shape, o, top - base);
+    for (let i = base; i < top; i++) {
+      const v = values[i];
+      if (typeof v === "number") this.number(v);
+      else if (typeof v === "string") this.string(v);
+      else this.value(v, false);
     }
+    this.top = base;
+  }
+
+  /** A shape first met in this body: numbered, and written as its keys. */
+  private define(shape: ShapeNode, o: Record<string, unknown>, n: number): void {
+    shape.body = this.bodyNo;
+    shape.id = this.defined.length;
+    this.defined.push(shape);
+    this.tag(TAG.SHAPE);
+    this.varint(n);
     for (const k in o) {
-      const v = o[k];
-      const t = typeof v;
-      if (t === "number") this.number(v as number);
-      else if (t === "string") this.string(v as string);
-      else if (t !== "undefined" && t !== "function" && t !== "symbol") this.value(v, false);
+      const t = typeof o[k];
+      if (t !== "undefined" && t !== "function" && t !== "symbol") this.string(k);
     }
   }
 
