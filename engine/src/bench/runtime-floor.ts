@@ -47,9 +47,13 @@ export interface FloorInput {
  * The core with the engine's body writing as its output (binary, ADR 0047; no NATS): a new EmitGroup every run of
  * events that makes as many groups as the engine's run sent messages, each sealed after its
  * events. The writers' buffers are reused as the engine reuses them (BodyBuffers): each body is
- * copied out into an arena, for the publish part, and its buffer given back at once.
+ * copied out into an arena, for the publish part, and its buffer given back at once; with `keep`
+ * false nothing is copied or kept (the engine's work alone: it publishes from the buffer).
  */
-export function coreWritingBodies(input: Pick<FloorInput, "events" | "core" | "endTs" | "engineMessages">): {
+export function coreWritingBodies(
+  input: Pick<FloorInput, "events" | "core" | "endTs" | "engineMessages">,
+  keep = true,
+): {
   messages: GroupMessage[];
   records: number;
   ms: number;
@@ -60,7 +64,7 @@ export function coreWritingBodies(input: Pick<FloorInput, "events" | "core" | "e
   const messages: GroupMessage[] = [];
   let records = 0;
   const send = (m: GroupMessage): void => {
-    messages.push({ ...m, body: arena.copy(m.body) });
+    if (keep) messages.push({ ...m, body: arena.copy(m.body) });
     if (m.body.byteOffset === 0) buffers.give(m.body.buffer as ArrayBuffer);
     records += m.records;
   };
