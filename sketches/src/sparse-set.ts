@@ -99,6 +99,9 @@ function hashInsert(table: Uint32Array, e: number, limit: number): Uint32Array |
 
 function rehash(set: SparseSet, slots: number): Uint32Array {
   const table = new Uint32Array(slots + 1);
-  for (const e of sparseEntries(set)) hashInsert(table, e, Infinity);
+  for (let i = set.length > LIST_MAX ? 1 : 0; i < set.length; i++) {
+    const e = set[i] as number;
+    if (e !== 0) hashInsert(table, e, Infinity);
+  }
   return table;
 }
