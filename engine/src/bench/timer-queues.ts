@@ -9,6 +9,7 @@
 import { simulate } from "../core/index.js";
 import { DueCalendar } from "../core/session/due-calendar.js";
 import { DueHeap } from "../core/session/due-heap.js";
+import { HELD_OUT } from "./runtime-held-out.js";
 
 const ROUNDS = 5;
 const GAP_MS = 60_000;
@@ -46,7 +47,7 @@ function cpuMs(run: () => void): number {
 
 /** One printed line: both queues' least CPU on the same arming, and their ratio. */
 export function timerQueueRow(): string {
-  const events = simulate({ seed: 35, events: 300_000, spanMs: 30_000, services: 16, routes: 20, users: 20_000 });
+  const events = simulate(HELD_OUT);
   events.sort((a, b) => a.ingest_ts - b.ingest_ts);
   const ends = Float64Array.from(events, (e) => e.ts + GAP_MS);
   const best = { heap: Infinity, calendar: Infinity };

@@ -77,7 +77,8 @@ export class PartialBatchError extends Error {
   readonly code = "TM_PARTIAL_MALFORMED";
   constructor(
     readonly field: string,
-    why: string,
+    /** What is wrong with the field (the message without its prefix). */
+    readonly why: string,
   ) {
     super(`malformed partial batch: ${field} ${why}`);
     this.name = "PartialBatchError";

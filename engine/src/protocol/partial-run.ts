@@ -67,15 +67,11 @@ export function decodePartialMessage(body: Uint8Array): PartialBatch[] {
     try {
       batches.push(decodePartialBatch(body.subarray(at + 4, at + 4 + length)));
     } catch (err) {
-      if (err instanceof PartialBatchError) throw new PartialBatchError(`run[${i}].${err.field}`, reason(err));
+      if (err instanceof PartialBatchError) throw new PartialBatchError(`run[${i}].${err.field}`, err.why);
       throw err;
     }
     at += 4 + length;
   }
   if (at !== body.length) throw new PartialBatchError("run", `leaves ${body.length - at} bytes unread`);
   return batches;
-}
-
-function reason(err: PartialBatchError): string {
-  return err.message.slice(`malformed partial batch: ${err.field} `.length);
 }

@@ -8,9 +8,9 @@
  * of each subject when the message's last item has been handled (`seal`).
  *
  * Each message's `Nats-Msg-Id` is `<partition>|<stream sequence>|<subject>|b<chunk>` (with
- * `<stream sequence>.<part>` for a run's later items, `part`): the input message's place in the log ("b": binary chunks, cut otherwise than the JSON chunks an engine
- * before it wrote under `…|<chunk>`, so a replay across an upgrade is never taken for their
- * duplicate). The core is deterministic and the merge's order fixed, so a replay handles the same
+ * `<stream sequence>.<part>` for a run's later items, `part`): the input message's place in the
+ * log ("b": binary chunks, cut otherwise than the JSON chunks an engine before it wrote under
+ * `…|<chunk>`, so a replay across an upgrade is never taken for their duplicate). The core is deterministic and the merge's order fixed, so a replay handles the same
  * items from the same state and emits the same group; a group still open at a checkpoint travels
  * in it (`state()`: its records' JSON, restored by the constructor), so a restore completes it
  * exactly: a record's encoding is a function of its JSON (pane-records.ts). The chunk bound counts

@@ -203,7 +203,8 @@ export class EngineMetrics {
     });
     // prom-client's default GC metric observes for the life of the process and holds this registry,
     // whose collect callbacks hold the core: once the role stops serving, the registry lets go of
-    // them, so a role stopped in a process that goes on (tests, `tidemark up`) is collected.
+    // them, so a role stopped in a process that goes on (tests, benchmarks, an embedding program;
+    // `tidemark up` runs each role in a process of its own) is collected.
     server.once("close", () => this.registry.clear());
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
