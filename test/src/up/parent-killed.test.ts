@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { spawnTidemark, waitFor, type CliProcess } from "../index.js";
+import { fileClockNow, spawnTidemark, waitFor, type CliProcess } from "../index.js";
 import { FAST_POLICIES_CONFIG } from "./fast-policies.js";
 
 /** Running, and not a zombie waiting for a reaper (the orphans of a killed `up` are reparented). */
@@ -88,6 +88,8 @@ describe("tidemark up killed with SIGKILL", () => {
     const before = checkpoints(cpDir);
 
     const killedAt = Date.now();
+    // On the files' own clock (harness/file-clock.ts): what is written after the kill is stamped no earlier.
+    const killedOnFiles = fileClockNow();
     first.child.kill("SIGKILL");
     await first.exited;
     const roles = ["dashboard", "engine", "merge", "ingest"].map((r) => [r, pids[r] ?? -1] as const);
@@ -104,7 +106,7 @@ describe("tidemark up killed with SIGKILL", () => {
     const stoppedMs = Date.now() - killedAt;
     const written = checkpoints(cpDir).filter((f) => !before.includes(f));
     expect(written).toHaveLength(1);
-    expect(statSync(join(cpDir, written[0] ?? "")).mtimeMs).toBeGreaterThanOrEqual(killedAt - 1);
+    expect(statSync(join(cpDir, written[0] ?? "")).mtimeMs).toBeGreaterThanOrEqual(killedOnFiles);
 
     // nats-server cannot watch its parent (it runs in its own process group and logs nothing at
     // its default level once idle): it is left running, and the next up on the same data dir
