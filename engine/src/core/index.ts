@@ -58,3 +58,4 @@ export {
   type CoreWithSessions,
   type CoreWithSessionsStatus,
 } from "./session/index.js";
+export * from "./grouped/index.js";

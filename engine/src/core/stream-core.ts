@@ -5,6 +5,7 @@
  * for events on time for every policy. All of its state is one CoreState (core-state.ts); an
  * InputDriver takes the inputs and keeps time; triggers see the core only through a TriggerContext.
  */
+import { retirePartitions } from "./watermarks/clock-state.js";
 import { RequestInput } from "@tidemark/sketches";
 import { isError, type LateRecord, type TelemetryEvent } from "../protocol.js";
 import type { AggregateKind } from "./windows/aggregate.js";
@@ -140,6 +141,10 @@ export class EventTimeCore implements StreamCore {
   /** Each percentile policy's delay quantile of `partition`, for the stage-1 partials (StreamCore.delayQuantiles). */
   delayQuantiles(partition: number): Record<string, number> | undefined {
     return this.driver.delayQuantiles(partition);
+  }
+
+  retire(partitions: readonly number[]): void {
+    retirePartitions(this.state.clock, partitions);
   }
 
   /** A merged tick of stage-1 partials (the merge stage, place-partial.ts). */

@@ -174,6 +174,12 @@ export interface StreamCore {
   delayQuantiles?(partition: number): Record<string, number> | undefined;
   /** End of a recording (offline): finalize every open window with what it holds. */
   finish(out: CoreOutput): void;
+  /**
+   * Partitions this core will never be fed again — a group of a worker restored from another
+   * layout's checkpoint holds its old worker's other partitions (docs/decisions/0057-elastic-workers.md):
+   * idle from now on, so they hold no event-time watermark back (absent: the core has no such state).
+   */
+  retire?(partitions: readonly number[]): void;
   status(): CoreStatus;
   /** Versioned, checksummed; restoring it and continuing gives byte-identical panes. */
   snapshot(): Uint8Array;

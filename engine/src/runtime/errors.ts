@@ -6,6 +6,12 @@ export type RuntimeErrorCode =
   | "TM_CHECKPOINT_CORRUPT"
   | "TM_CHECKPOINT_MISMATCH"
   | "TM_CHECKPOINT_WRITE_FAILED"
+  /** Some partitions have checkpoints but no one consistent cut covers them (docs/decisions/0057-elastic-workers.md). */
+  | "TM_CHECKPOINT_UNCOVERED"
+  /** The data directory's checkpoints were written with another partitionCount (ADR 0057). */
+  | "TM_PARTITION_COUNT_CHANGED"
+  | "TM_SAVEPOINT_INVALID"
+  | "TM_SAVEPOINT_VERSION"
   | "TM_BACKFILL_BAD_RECORD"
   | "TM_BACKFILL_INPUT";
 

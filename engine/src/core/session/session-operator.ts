@@ -8,6 +8,7 @@
  * exactly as for the window core; this file wires it to placement (session-place.ts), the rows'
  * timers (slot-transitions.ts) and the cells' triggers.
  */
+import { retirePartitions } from "../watermarks/clock-state.js";
 import type { TelemetryEvent } from "../../protocol.js";
 import { InputDriver } from "../watermarks/input-driver.js";
 import type { PolicyState } from "../panes/policy-state.js";
@@ -87,6 +88,10 @@ export class SessionOperator implements StreamCore {
       closeEveryRow(this.ctx);
       finishCells(this.ctx);
     });
+  }
+
+  retire(partitions: readonly number[]): void {
+    retirePartitions(this.state.clock, partitions);
   }
 
   status(): SessionStatus {

@@ -44,6 +44,10 @@ function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
       sessions.finish(out);
     },
     delayQuantiles: (partition: number) => core.delayQuantiles?.(partition),
+    retire: (partitions: readonly number[]) => {
+      core.retire?.(partitions);
+      sessions.retire?.(partitions);
+    },
     status: () => ({ ...core.status(), sessions: sessions.status() }),
     snapshot: () => allSteps(snapshotSteps(core, sessions)),
     snapshotSteps: () => snapshotSteps(core, sessions),

@@ -29,3 +29,11 @@ export function newClockState(config: CoreConfig, policies: readonly PolicyConfi
 export function watermarkOf(clock: ClockState, p: PolicyState): number {
   return p.eventTime ? p.eventTimeWatermark : clock.logTime - p.lagMs;
 }
+
+/** Partitions never fed again (StreamCore.retire): idle at once, out of the event-time minimum for good. */
+export function retirePartitions(clock: ClockState, partitions: readonly number[]): void {
+  for (const i of partitions) {
+    const p = clock.partitions[i];
+    if (p !== undefined) p.lastEventAt = -Infinity;
+  }
+}

@@ -12,19 +12,25 @@
  * dataflow's state (docs/decisions/0029-two-stage-dataflow.md): `partials`, the open tick of a
  * worker's stage-1 accumulator, or `merge`, a merge operator's place in TM_PARTIALS and its
  * aligner, `barrier`, the aligned checkpoint n it is, and `final`, written by a graceful stop;
- * written whenever one is there. Every other checkpoint is version 1.
+ * written whenever one is there. Version 4 is the same again with a header that may carry `groups`,
+ * a worker's core made of groups restored from another layout's checkpoints (its snapshot then a
+ * group container), and `epoch`, the restore epoch a savepoint started
+ * (docs/decisions/0057-elastic-workers.md). Every other checkpoint is version 1.
  */
 import { createHash } from "node:crypto";
 import { RuntimeError } from "../errors.js";
 import type { MergeState } from "./merge-state.js";
 import type { WorkerState } from "./worker-state.js";
+import type { CoreGroup } from "../../core/grouped/index.js";
 
 export const CHECKPOINT_VERSION = 1;
 /** The version of a checkpoint whose header carries pending batches. */
 export const CHECKPOINT_VERSION_PENDING = 2;
 /** The version of a checkpoint whose header carries two-stage state (`partials` or `merge`). */
 export const CHECKPOINT_VERSION_PARTIALS = 3;
-const READABLE = [CHECKPOINT_VERSION, CHECKPOINT_VERSION_PENDING, CHECKPOINT_VERSION_PARTIALS];
+/** The version of a checkpoint whose header carries `groups` or `epoch`. */
+export const CHECKPOINT_VERSION_GROUPS = 4;
+const READABLE = [CHECKPOINT_VERSION, CHECKPOINT_VERSION_PENDING, CHECKPOINT_VERSION_PARTIALS, CHECKPOINT_VERSION_GROUPS];
 const MAGIC = 0x544d434b; // "TMCK"
 const HASH_BYTES = 32;
 
@@ -49,6 +55,10 @@ export interface CheckpointHeader {
   final?: true;
   /** A merge operator's state (version 3 only): the last TM_PARTIALS sequence handled and the aligner. */
   merge?: MergeState;
+  /** A worker's core made of groups (version 4 only): what each group restores; its snapshot is their container. */
+  groups?: CoreGroup[];
+  /** The restore epoch (version 4 only; absent: 0): a start from a savepoint begins a new one, and older epochs are not restored. */
+  epoch?: number;
 }
 
 export interface Checkpoint {
@@ -76,6 +86,7 @@ function prefixOf(cp: Checkpoint): Buffer {
 }
 
 function versionOf(h: CheckpointHeader): number {
+  if (h.groups !== undefined || (h.epoch ?? 0) > 0) return CHECKPOINT_VERSION_GROUPS;
   if (h.partials !== undefined || h.merge !== undefined || h.barrier !== undefined || h.final)
     return CHECKPOINT_VERSION_PARTIALS;
   return h.pending?.length ? CHECKPOINT_VERSION_PENDING : CHECKPOINT_VERSION;
@@ -104,6 +115,35 @@ export async function encodeCheckpointParts(cp: Checkpoint, sliceMs = 4): Promis
     if (from < snap.length) await new Promise((r) => setImmediate(r));
   }
   return [prefix, snap, hash.digest()];
+}
+
+/** Bytes before a header: magic, version, header length. */
+export const HEADER_PREFIX_BYTES = 12;
+
+/**
+ * The header alone, from the file's first bytes (at least HEADER_PREFIX_BYTES; `headerBytes`
+ * says how many more it needs), not verified: the restore step reads every operator's headers to
+ * choose a cut, then decodes and verifies the files it chose.
+ */
+export function decodeCheckpointHeader(
+  prefix: Uint8Array,
+  name: string,
+): { header: CheckpointHeader } | { need: number } {
+  const buf = Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength);
+  const corrupt = (why: string): RuntimeError =>
+    new RuntimeError("TM_CHECKPOINT_CORRUPT", `checkpoint ${name} is unusable: ${why}`);
+  if (buf.length < HEADER_PREFIX_BYTES) throw corrupt(`only ${buf.length} bytes`);
+  if (buf.readUInt32BE(0) !== MAGIC) throw corrupt("not a tidemark checkpoint (bad magic)");
+  const version = buf.readUInt32BE(4);
+  if (!READABLE.includes(version))
+    throw corrupt(`version ${version}, this engine reads versions ${READABLE.join(", ")}`);
+  const headerLen = buf.readUInt32BE(8);
+  if (buf.length < HEADER_PREFIX_BYTES + headerLen) return { need: HEADER_PREFIX_BYTES + headerLen };
+  try {
+    return { header: JSON.parse(buf.toString("utf8", 12, 12 + headerLen)) as CheckpointHeader };
+  } catch (err) {
+    throw corrupt(`header is not JSON (${(err as Error).message})`);
+  }
 }
 
 /** Decodes and verifies a checkpoint; throws TM_CHECKPOINT_CORRUPT saying what is wrong. */

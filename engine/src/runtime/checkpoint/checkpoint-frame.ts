@@ -13,10 +13,12 @@ export interface CheckpointOwner {
   operatorId: string;
   partitionCount: number;
   partitions: readonly number[];
+  /** The restore epoch (docs/decisions/0057-elastic-workers.md; absent or 0: the first). */
+  epoch?: number;
 }
 
 /** The operator's own part of a header: a worker's offsets and open groups, a merge operator's `merge`. */
-export type OperatorHeaderState = Pick<CheckpointHeader, "offsets" | "pending" | "partials" | "merge">;
+export type OperatorHeaderState = Pick<CheckpointHeader, "offsets" | "pending" | "partials" | "merge" | "groups">;
 
 /** A header cut now: identity, log time, wall clock, the operator's state, then `barrier` and `final`. */
 export function checkpointHeader(
@@ -37,6 +39,7 @@ export function checkpointHeader(
     ...state,
     ...(barrier !== undefined ? { barrier } : {}),
     ...(final ? { final: true as const } : {}),
+    ...((owner.epoch ?? 0) > 0 ? { epoch: owner.epoch } : {}),
   };
 }
 

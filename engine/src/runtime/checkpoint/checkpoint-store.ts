@@ -16,6 +16,20 @@ export interface LoadedCheckpoint {
   file: string | undefined;
   /** Newer files that could not be used, with the reason. */
   skipped: Array<{ file: string; reason: string }>;
+  /** A restore from a cut other workers wrote (restore-set.ts): which, its files, where each partition resumes. */
+  cut?: RestoredCut;
+}
+
+/** What a worker restored from when its partitions' state came from another layout's checkpoints. */
+export interface RestoredCut {
+  /** e.g. "aligned checkpoint 12", "the final checkpoints of a clean stop". */
+  cut: string;
+  /** Each file with the partitions taken from it. */
+  files: Array<{ file: string; partitions: number[] }>;
+  /** Partitions with no checkpoint anywhere: started fresh. */
+  fresh: number[];
+  /** Per owned partition: the last stream sequence its state covers (it resumes after it). */
+  resumeAfter: Record<string, number>;
 }
 
 export interface WrittenCheckpoint {

@@ -8,9 +8,11 @@
  * The host gives that `Restored<S>` to the operator's `restore` handler before its input starts;
  * on a fresh start there is none and the operator keeps the fresh core it was built with (`cores`).
  *
- * Which checkpoint an operator resumes from is decided here and only here: reading a set of
- * checkpoints split and joined by partition would replace `store.load` below and leave the
- * operators' handlers as they are.
+ * Which checkpoint an operator resumes from is decided here and only here. An engine worker's
+ * state may come from checkpoints other workers wrote, split and joined by partition
+ * (docs/decisions/0057-elastic-workers.md): restore-set.ts chooses the cut over every operator's
+ * headers, restore-groups.ts puts the worker's state together from it; the same layout restarting
+ * keeps the store's own choice.
  */
 import type { Logger } from "pino";
 import { createCore, restoreCore, withSessions } from "../../core/index.js";
@@ -18,6 +20,7 @@ import { isWithSessionsSnapshot } from "../../core/session/index.js";
 import type { CoreConfig, StreamCore } from "../../core/types.js";
 import type { Checkpoint } from "./checkpoint-codec.js";
 import { CheckpointStore, type LoadedCheckpoint } from "./checkpoint-store.js";
+import { planWorkerCut } from "./worker-cut.js";
 import type { Restored, StateFrame } from "./state-frames.js";
 import type { EngineConfig } from "../config/config.js";
 import { RuntimeError } from "../errors.js";
@@ -50,16 +53,24 @@ export async function planRestore<S>(
   /** How this operator kind's state sits in the header (state-frames.ts). */
   frame: StateFrame<S>,
   log: Logger,
-  /** This operator's file of the newest completed aligned checkpoint, if any (ADR 0031). */
-  preferred?: string,
+  /** The newest completed aligned checkpoint, if any (ADR 0031): its n and this operator's file of it. */
+  complete?: { n: number; file: string | undefined },
 ): Promise<RestorePlan<S>> {
   const store = new CheckpointStore(config.checkpointDir, config.keepCheckpoints);
   await store.open();
-  const loaded = await store.load(preferred);
+  const factory = cores ?? defaultCores(config);
+  if (frame.byPartition === true) {
+    const check = (snapshot: Uint8Array, file: string): void => {
+      if (cores === undefined) checkSessionsMatch(snapshot, file, config.sessions !== null);
+    };
+    const cut = await planWorkerCut(config, factory, check, log, complete?.n);
+    if (cut === "fresh") return { store, loaded: { checkpoint: undefined, file: undefined, skipped: [] }, cores: factory, restored: null };
+    if (cut !== "same") return { store, loaded: cut.loaded, cores: factory, restored: cut.restored as unknown as Restored<S> };
+  }
+  const loaded = await store.load(complete?.file);
   for (const s of loaded.skipped)
     log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
   const cp = loaded.checkpoint;
-  const factory = cores ?? defaultCores(config);
   if (!cp) return { store, loaded, cores: factory, restored: null };
   checkOwnership(cp, loaded.file, config);
   if (cores === undefined) checkSessionsMatch(cp.snapshot, loaded.file, config.sessions !== null);
@@ -86,7 +97,7 @@ function checkOwnership(cp: Checkpoint, file: string | undefined, config: Engine
 }
 
 /** A checkpoint written with sessions on does not restore with them off, nor the other way round. */
-function checkSessionsMatch(snapshot: Uint8Array, file: string | undefined, sessionsOn: boolean): void {
+export function checkSessionsMatch(snapshot: Uint8Array, file: string | undefined, sessionsOn: boolean): void {
   const written = isWithSessionsSnapshot(snapshot);
   if (written === sessionsOn) return;
   const was = written ? "on" : "off";

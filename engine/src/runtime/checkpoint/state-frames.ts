@@ -18,6 +18,8 @@ export interface StateFrame<S> {
   write(state: S): OperatorHeaderState;
   /** The state a header carries; throws TM_CHECKPOINT_MISMATCH when another operator kind wrote it. */
   read(header: CheckpointHeader, file: string | undefined): S;
+  /** True when the state splits and joins by partition: restored from whichever workers' cut covers them (ADR 0057). */
+  readonly byPartition?: true;
 }
 
 /**
@@ -33,11 +35,13 @@ export interface Restored<S> {
 
 /** A WorkerState is its header fields: written as they are, read back with the absent ones left out. */
 export const workerStateFrame: StateFrame<WorkerState> = {
-  write: (state) => state,
-  read: ({ offsets, pending, partials }) => ({
+  byPartition: true,
+  write: ({ catchUp: _restoreOnly, ...state }) => state,
+  read: ({ offsets, pending, partials, groups }) => ({
     offsets,
     ...(pending !== undefined ? { pending } : {}),
     ...(partials !== undefined ? { partials } : {}),
+    ...(groups !== undefined ? { groups } : {}),
   }),
 };
 

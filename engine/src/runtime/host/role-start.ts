@@ -29,7 +29,7 @@ export async function connectAndRestore<S>(
   const nc = await connectEngine(config);
   try {
     const complete = await lastComplete(nc);
-    return { nc, ...(await planRestore(config, cores, frame, log, complete?.operators[config.worker])) };
+    return { nc, ...(await planRestore(config, cores, frame, log, complete ? { n: complete.n, file: complete.operators[config.worker] } : undefined)) };
   } catch (err) {
     await nc.close();
     throw err;

@@ -46,6 +46,12 @@ export interface LaneOffset {
   partialCount: number;
   /** Largest key released from this lane (null: none). */
   logTime: number | null;
+  /**
+   * Restore only, never written by `offsets()`: the log time of the worker whose checkpoint this
+   * lane comes from, when a worker restores lanes other workers wrote (docs/decisions/0057-elastic-workers.md).
+   * The lane's items are keyed at least at it, as they were in that worker.
+   */
+  floor?: number | null;
 }
 
 interface Batch {
@@ -103,6 +109,9 @@ class Lane {
 export class PartitionInterleave {
   private readonly lanes: Lane[];
   private time = -Infinity;
+  /** Per lane: the least key of its items (restored from other workers; null once log time passed them all). */
+  private floors: Float64Array | null = null;
+  private maxFloor = -Infinity;
   /** What `scan()` found: the lane whose head comes first (-1: none queued) and the bound of the others. */
   private best = -1;
   private boundKey = Infinity;
@@ -113,8 +122,16 @@ export class PartitionInterleave {
     if (restored) this.restore(restored);
   }
 
-  /** Resumes each lane where a checkpoint's `offsets()` left it (before anything is pushed). */
+  /**
+   * Resumes each lane where a checkpoint's `offsets()` left it (before anything is pushed). Lanes
+   * with a `floor` come from several workers' checkpoints: log time starts at the least floor, and
+   * each lane's items are keyed at least at its own, so every item gets the key it had there.
+   */
   restore(restored: readonly LaneOffset[]): void {
+    if (restored.some((o) => o.floor !== undefined && o.floor !== null)) {
+      this.restoreFloors(restored);
+      return;
+    }
     restored.forEach((o, i) => {
       const lane = this.lanes[i];
       if (!lane) return;
@@ -126,6 +143,24 @@ export class PartitionInterleave {
         if (o.logTime > this.time) this.time = o.logTime;
       }
     });
+  }
+
+  private restoreFloors(restored: readonly LaneOffset[]): void {
+    this.floors = new Float64Array(this.lanes.length).fill(-Infinity);
+    let least = Infinity;
+    restored.forEach((o, i) => {
+      const lane = this.lanes[i];
+      if (!lane) return;
+      lane.lastSeq = lane.pushedSeq = o.lastSeq;
+      lane.skipSeq = o.partialSeq;
+      lane.skipCount = o.partialCount;
+      if (o.logTime !== null) lane.received = lane.released = o.logTime;
+      const f = o.floor ?? -Infinity;
+      (this.floors as Float64Array)[i] = f;
+      if (f > this.maxFloor) this.maxFloor = f;
+      if (f > -Infinity && f < least) least = f;
+    });
+    if (least < Infinity) this.time = least;
   }
 
   /** Largest key released so far: the log time the core has seen. */
@@ -207,12 +242,15 @@ export class PartitionInterleave {
   waitingFor(): number | null {
     this.scan();
     if (this.best < 0) return null;
-    const k = this.key((this.lanes[this.best] as Lane).headTs());
+    const k = this.keyOf(this.best, (this.lanes[this.best] as Lane).headTs());
     return k > this.boundKey || (k === this.boundKey && this.best > this.boundLane) ? this.boundLane : null;
   }
 
-  private key(ts: number): number {
-    return ts > this.time ? ts : this.time;
+  private keyOf(lane: number, ts: number): number {
+    const k = ts > this.time ? ts : this.time;
+    if (this.floors === null) return k;
+    const f = this.floors[lane] as number;
+    return f > k ? f : k;
   }
 
   /**
@@ -231,7 +269,7 @@ export class PartitionInterleave {
     for (let i = 0; i < lanes.length; i++) {
       const l = lanes[i] as Lane;
       const queued = l.queued > 0;
-      const k = this.key(queued ? l.headTs() : l.received);
+      const k = this.keyOf(i, queued ? l.headTs() : l.received);
       if (queued && k < bestKey) {
         best = i;
         bestKey = k;
@@ -259,7 +297,7 @@ export class PartitionInterleave {
     while (l.queued > 0 && n < budget) {
       const b = l.queue[l.head] as Batch;
       if (b.events === null) {
-        const k = this.key(b.heartbeatTs);
+        const k = this.keyOf(lane, b.heartbeatTs);
         if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
         this.advance(l, k);
         sink.heartbeat(lane, k, b.seq);
@@ -271,7 +309,8 @@ export class PartitionInterleave {
       const events = b.events;
       while (l.pos < events.length) {
         const ts = events.ingestTs(l.pos);
-        const k = ts > this.time ? ts : this.time;
+        let k = ts > this.time ? ts : this.time;
+        if (this.floors !== null && (this.floors[lane] as number) > k) k = this.floors[lane] as number;
         if (k > boundKey || (k === boundKey && lane > boundLane)) return n;
         this.advance(l, k);
         const e = events.event(l.pos);
@@ -289,6 +328,7 @@ export class PartitionInterleave {
   private advance(l: Lane, k: number): void {
     this.time = k;
     l.released = k;
+    if (this.floors !== null && k >= this.maxFloor) this.floors = null;
   }
 }
 

@@ -22,6 +22,7 @@
  */
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
+import { GroupedCore } from "../../core/grouped/index.js";
 import type { CoreOutput, StreamCore } from "../../core/types.js";
 import type { CoreFactory } from "../checkpoint/restore-plan.js";
 import type { TelemetryEvent } from "../../protocol.js";
@@ -148,6 +149,7 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
       // Absent when none, so the file stays version 1.
       ...(open.length > 0 ? { pending: open } : {}),
       ...(this.partials ? { partials: this.partials.state() } : {}),
+      ...(this.streamCore instanceof GroupedCore ? { groups: this.streamCore.groups() } : {}),
     };
     return { state, steps: snapshotStepsOf(this.streamCore) };
   }
@@ -157,11 +159,14 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
     return this.streamCore;
   }
 
-  /** Back to a cut: its core, each partition's resume point, the open groups, the partials' tick. */
+  /**
+   * Back to a cut: its core, each partition's resume point, the open groups, the partials' tick (and
+   * the older ticks a restore from other workers' cut publishes first: docs/decisions/0057-elastic-workers.md).
+   */
   restore({ state, core }: Restored<WorkerState>): void {
     this.streamCore = core;
     this.interleave.restore(state.offsets);
     if (state.pending) this.groups.restore(state.pending);
-    if (state.partials) this.partials?.restore(state.partials);
+    if (state.partials) this.partials?.restore(state.partials, state.catchUp ?? []);
   }
 }

@@ -16,6 +16,7 @@ import {
   type PartialAccumulatorState,
 } from "../../core/partials/partial-accumulator.js";
 import type { StreamCore } from "../../core/types.js";
+import type { CatchUpBatch } from "../../core/partials/accumulator-join.js";
 import {
   BARRIER_HEADER,
   encodePartialBatch,
@@ -104,8 +105,13 @@ export class StageOnePartials {
     this.acc = new PartialAccumulator(options);
   }
 
-  /** Reopens the tick a checkpoint's `state()` kept (before any record). */
-  restore(state: PartialAccumulatorState): void {
+  /**
+   * Reopens the tick a checkpoint's `state()` kept (before any record), after publishing the older
+   * ticks a restore from other workers' open ticks left (core/partials/accumulator-join.ts).
+   */
+  restore(state: PartialAccumulatorState, catchUp: readonly CatchUpBatch[] = []): void {
+    for (const c of catchUp)
+      this.options.emit({ worker: this.worker, tickMs: PARTIAL_TICK_MS, ...c });
     this.acc = new PartialAccumulator(this.options, state);
   }
 
