@@ -8,6 +8,8 @@ export type RuntimeErrorCode =
   | "TM_CHECKPOINT_WRITE_FAILED"
   /** Some partitions have checkpoints but no one consistent cut covers them (docs/decisions/0057-elastic-workers.md). */
   | "TM_CHECKPOINT_UNCOVERED"
+  /** Another layout's aligned checkpoint is the newest cut: every role must restore it, from a savepoint (ADR 0057). */
+  | "TM_CHECKPOINT_ROLLBACK"
   /** The data directory's checkpoints were written with another partitionCount (ADR 0057). */
   | "TM_PARTITION_COUNT_CHANGED"
   | "TM_SAVEPOINT_INVALID"

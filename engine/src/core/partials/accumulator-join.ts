@@ -1,45 +1,27 @@
 /**
  * Joining and splitting the open ticks of stage-1 partial accumulators when a worker restores from
- * checkpoints another layout wrote (docs/decisions/0057-elastic-workers.md). Each part is one old
- * worker's open tick: its per-lane clocks go with their partitions to whichever worker now owns
- * them; its aggregates (summed over that old worker's lanes, so not splittable) go to one worker,
- * the one restoring the old worker's smallest partition from it (the carrier), so they are
- * published exactly once. Parts whose tick is older than the newest part's go out first as catch-up
- * batches [their tick, the newest tick), for their partitions, before any input: the merge stage's
- * aligner then sees every partition reported without a gap or an overlap (tick-aligner.ts).
+ * checkpoints other workers wrote (docs/decisions/0057-elastic-workers.md). Each old worker's
+ * state is one or more parts: its main open tick over its partitions, and any part still behind in
+ * it (catch-up-accumulator.ts). A part's per-lane clocks go with their partitions to whichever
+ * worker now owns them; its aggregates (summed over its lanes, so not splittable) go to one worker,
+ * the one restoring the part's smallest partition from it (the carrier), so they are published
+ * exactly once. Parts of the newest open tick become the main tick; older ones stay behind until
+ * their log time reaches it.
  *
  * Pure: no I/O.
  */
-import type { PartitionProgress } from "../../protocol.js";
 import { base64, unbase64 } from "../snapshot/base64.js";
 import type { AggregateKind } from "../windows/aggregate.js";
-import type { PartialAccumulatorState } from "./partial-accumulator.js";
+import type { BehindPartState, PartialAccumulatorState } from "./partial-accumulator.js";
 import { partialKeyOf } from "./partial-accumulator.js";
 
-/** One old worker's open tick and the partitions its lanes were. */
+/** One old worker's accumulator state and the partitions its lanes were. */
 export interface AccumulatorPart {
   state: PartialAccumulatorState;
   /** The old worker's partitions, in its lane order. */
   partitions: readonly number[];
-  /** Those restored by this worker from this part. */
+  /** Those this worker restores from this state. */
   mine: readonly number[];
-  /** True when this worker publishes the part's aggregates (it owns the old worker's smallest partition). */
-  carrier: boolean;
-}
-
-/** A batch of an older tick, to publish before any input. */
-export interface CatchUpBatch {
-  from: number;
-  to: number;
-  /** The partitions it reports to `to`: the part's partitions this worker owns. */
-  partitions: number[];
-  clocks: PartitionProgress[];
-  deltas: { sliceMs: number; sliceStart: number; service: string; aggregate: Uint8Array }[];
-}
-
-export interface JoinedAccumulator {
-  state: PartialAccumulatorState;
-  catchUp: CatchUpBatch[];
 }
 
 /** The open tick of a worker owning `partitions` (lane order) restored from `parts`. */
@@ -47,8 +29,9 @@ export function joinAccumulators(
   partitions: readonly number[],
   parts: readonly AccumulatorPart[],
   kind: AggregateKind,
-): JoinedAccumulator {
-  const froms = parts.map((p) => p.state.from).filter((f): f is number => f !== null);
+): PartialAccumulatorState {
+  const flat = parts.flatMap(flatten).filter((p) => p.partitions.some((x) => p.mine.includes(x)));
+  const froms = flat.map((p) => p.from).filter((f): f is number => f !== null);
   const from = froms.length === 0 ? null : Math.max(...froms);
   const n = partitions.length;
   const state: PartialAccumulatorState = {
@@ -59,44 +42,59 @@ export function joinAccumulators(
     deltas: [],
   };
   const deltas = new Map<string, [number, number, string, string]>();
-  const catchUp: CatchUpBatch[] = [];
-  for (const part of parts) {
-    const mine = part.mine;
-    const behind = part.state.from !== null && from !== null && part.state.from < from;
-    if (behind) {
-      catchUp.push(catchUpOf(part, mine, from as number));
+  const behind: BehindPartState[] = [];
+  for (const part of flat) {
+    const mine = part.partitions.filter((p) => part.mine.includes(p));
+    const carrier = part.mine.includes(Math.min(...part.partitions));
+    if (part.from !== null && from !== null && part.from < from) {
+      behind.push(behindOf(part, mine, carrier));
       continue;
     }
     for (const p of mine) {
       const old = part.partitions.indexOf(p);
       const lane = partitions.indexOf(p);
-      state.maxTs[lane] = part.state.maxTs[old] ?? null;
-      state.lastEventAt[lane] = part.state.lastEventAt[old] ?? null;
-      state.events[lane] = part.state.events[old] ?? 0;
+      state.maxTs[lane] = part.maxTs[old] ?? null;
+      state.lastEventAt[lane] = part.lastEventAt[old] ?? null;
+      state.events[lane] = part.events[old] ?? 0;
     }
-    if (part.carrier) for (const d of part.state.deltas) addDelta(deltas, d, kind);
+    if (carrier) for (const d of part.deltas) addDelta(deltas, d, kind);
   }
   state.deltas = [...deltas.values()];
-  return { state, catchUp };
+  return behind.length === 0 ? state : { ...state, behind };
 }
 
-function catchUpOf(part: AccumulatorPart, mine: readonly number[], to: number): CatchUpBatch {
-  const clocks: PartitionProgress[] = [];
-  for (const p of mine) {
-    const old = part.partitions.indexOf(p);
-    const events = part.state.events[old] ?? 0;
-    if (events === 0) continue;
-    clocks.push({
-      partition: p,
-      maxTs: part.state.maxTs[old] as number,
-      lastEventAt: part.state.lastEventAt[old] as number,
-      events,
-    });
-  }
-  const deltas = part.carrier
-    ? part.state.deltas.map(([sliceMs, sliceStart, service, bytes]) => ({ sliceMs, sliceStart, service, aggregate: unbase64(bytes) }))
-    : [];
-  return { from: part.state.from as number, to, partitions: [...mine], clocks, deltas };
+/** A part: an open tick over some partitions (lane order), with the partitions restored from it. */
+interface Flat extends BehindPartState {
+  mine: readonly number[];
+}
+
+/** An old worker's main tick (over its partitions not behind) and its parts behind. */
+function flatten(p: AccumulatorPart): Flat[] {
+  const { behind, ...main } = p.state;
+  const gone = new Set((behind ?? []).flatMap((b) => b.partitions));
+  const lanes = p.partitions.flatMap((x, i) => (gone.has(x) ? [] : [i]));
+  const pick = <T>(xs: readonly T[]): T[] => lanes.map((i) => xs[i] as T);
+  const own: Flat = {
+    ...main,
+    partitions: pick(p.partitions),
+    maxTs: pick(main.maxTs),
+    lastEventAt: pick(main.lastEventAt),
+    events: pick(main.events),
+    mine: p.mine,
+  };
+  return [own, ...(behind ?? []).map((b) => ({ ...b, mine: p.mine }))];
+}
+
+function behindOf(part: Flat, mine: readonly number[], carrier: boolean): BehindPartState {
+  const lane = (p: number): number => part.partitions.indexOf(p);
+  return {
+    from: part.from,
+    partitions: [...mine],
+    maxTs: mine.map((p) => part.maxTs[lane(p)] ?? null),
+    lastEventAt: mine.map((p) => part.lastEventAt[lane(p)] ?? null),
+    events: mine.map((p) => part.events[lane(p)] ?? 0),
+    deltas: carrier ? part.deltas : [],
+  };
 }
 
 function addDelta(into: Map<string, [number, number, string, string]>, d: [number, number, string, string], kind: AggregateKind): void {

@@ -26,6 +26,11 @@ import { base64, unbase64 } from "../snapshot/base64.js";
 /** What a checkpoint keeps of an accumulator (JSON; aggregates as base64). */
 export interface PartialAccumulatorState {
   from: number | null;
+  /**
+   * Parts restored from other workers' checkpoints whose log time is still behind this one's open
+   * tick (behind-parts.ts): each its own open tick over its partitions, until it catches up.
+   */
+  behind?: BehindPartState[];
   /** Per lane: largest event time and interleaved ingest_ts of its last record (null: none yet). */
   maxTs: (number | null)[];
   lastEventAt: (number | null)[];
@@ -55,6 +60,11 @@ export interface PartialAccumulatorOptions {
   emit: (batch: PartialBatch) => void;
 }
 
+/** A part still behind: its open tick and the TM_EVENTS partitions of its lanes. */
+export interface BehindPartState extends Omit<PartialAccumulatorState, "behind"> {
+  partitions: number[];
+}
+
 interface Delta {
   sliceMs: number;
   sliceStart: number;
@@ -80,6 +90,8 @@ export class PartialAccumulator {
   private readonly allBySlice: Map<number, Delta>[];
   /** The record's inputs, derived once for the aggregates it goes into (set per record, no allocation). */
   private readonly input: RequestInput;
+  /** The partitions its batches report (all its lanes', but those of parts still behind: behind-parts.ts). */
+  reporting: readonly number[];
 
   constructor(
     private readonly o: PartialAccumulatorOptions,
@@ -93,7 +105,20 @@ export class PartialAccumulator {
     this.lastService = o.sliceMs.map(() => undefined);
     this.allBySlice = o.sliceMs.map(() => new Map<number, Delta>());
     this.input = new RequestInput(o.relativeAccuracy);
+    this.reporting = o.partitions;
     if (restored !== undefined) this.restore(restored);
+  }
+
+  /** Start of the open tick (null before the first input). */
+  get openFrom(): number | null {
+    return Number.isFinite(this.from) ? this.from : null;
+  }
+
+  /** The open tick goes out as [its start, `to`) when it starts before `to`; the next opens at `to`. */
+  flushTo(to: number): void {
+    if (this.from === -Infinity || this.from >= to) return;
+    this.o.emit(this.batch(to));
+    this.reset(to);
   }
 
   /** A record of `lane`; `e.ingest_ts` is its interleaved ingest_ts. */
@@ -142,6 +167,10 @@ export class PartialAccumulator {
     if (this.from === -Infinity) this.from = tick;
     if (tick <= this.from) return;
     this.o.emit(this.batch(tick));
+    this.reset(tick);
+  }
+
+  private reset(tick: number): void {
     this.from = tick;
     this.deltas.clear();
     this.last.fill(undefined);
@@ -167,7 +196,7 @@ export class PartialAccumulator {
     });
     return {
       worker: this.o.worker,
-      partitions: [...this.o.partitions],
+      partitions: [...this.reporting],
       tickMs: this.o.tickMs,
       from: this.from,
       to,

@@ -84,8 +84,7 @@ function coreOf(config: EngineConfig, members: readonly GroupCore[]): StreamCore
 }
 
 /**
- * Offsets, open groups and the open tick, partition by partition. A file's open tick's aggregates
- * go with the smallest partition it holds: whoever restores that partition from it publishes them.
+ * Offsets, open groups and the open tick, partition by partition (core/partials/accumulator-join.ts).
  */
 function stateOf(owned: readonly number[], chosen: readonly Taken[], kind: AggregateKind): WorkerState {
   // Each lane keyed at least at its old worker's log time (input/partition-interleave.ts, `floor`).
@@ -97,15 +96,11 @@ function stateOf(owned: readonly number[], chosen: readonly Taken[], kind: Aggre
   });
   const pending = chosen.flatMap(({ cp, partitions }) => (cp.header.pending ?? []).filter((g) => partitions.includes(g.partition)));
   const parts: AccumulatorPart[] = chosen.flatMap(({ cp, partitions }) =>
-    cp.header.partials === undefined
-      ? []
-      : [{ state: cp.header.partials, partitions: cp.header.partitions, mine: partitions, carrier: partitions.includes(Math.min(...cp.header.partitions)) }],
+    cp.header.partials === undefined ? [] : [{ state: cp.header.partials, partitions: cp.header.partitions, mine: partitions }],
   );
-  const joined = parts.length === 0 ? null : joinAccumulators(owned, parts, kind);
   return {
     offsets,
     ...(pending.length > 0 ? { pending } : {}),
-    ...(joined !== null ? { partials: joined.state } : {}),
-    ...(joined !== null && joined.catchUp.length > 0 ? { catchUp: joined.catchUp } : {}),
+    ...(parts.length > 0 ? { partials: joinAccumulators(owned, parts, kind) } : {}),
   };
 }

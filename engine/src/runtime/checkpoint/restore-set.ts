@@ -8,7 +8,9 @@
  *    the store's own choice (final, else its file of the completed aligned checkpoint, else newest);
  * 2. a clean stop: the newest checkpoint of every partition was written by a graceful stop (`final`);
  * 3. an aligned checkpoint n: the files of one barrier n cover every partition (the completed n
- *    first, then the newest n that covers them);
+ *    first, then the newest n that covers them) — only when every role restores that cut (a
+ *    savepoint, `aligned`): what the old workers emitted after it must be rolled back in the merge
+ *    stage too, so a worker alone refuses it (TM_CHECKPOINT_ROLLBACK, saying how to make one);
  * 4. else TM_CHECKPOINT_UNCOVERED, naming the partitions and what to do — never a silent replay.
  *
  * Before all: a checkpoint of this restore epoch written for another partition count is refused
@@ -36,6 +38,8 @@ export interface RestoreWant {
   epoch: number;
   /** The completed aligned checkpoint n the coordinator announced, if any. */
   completed?: number;
+  /** Every role restores the same cut (a savepoint): an aligned checkpoint of another layout may be taken. */
+  aligned?: boolean;
 }
 
 /** The cut chosen: `same` leaves the choice to the operator's own store (as before rescaling existed). */
@@ -67,7 +71,8 @@ export function chooseRestoreSet(found: readonly FoundCheckpoint[], want: Restor
   if (covered.every((p) => newest.get(p)?.header.final === true))
     return { kind: "cut", cut: "the final checkpoints of a clean stop", files: assign(covered, (p) => newest.get(p)), fresh };
   const aligned = alignedCut(relevant, covered, want.completed);
-  if (aligned) return { kind: "cut", cut: `aligned checkpoint ${aligned.n}`, files: aligned.files, fresh };
+  if (aligned && want.aligned === true) return { kind: "cut", cut: `aligned checkpoint ${aligned.n}`, files: aligned.files, fresh };
+  if (aligned) throw rollback(aligned, covered);
   throw uncovered(relevant, covered, want);
 }
 
@@ -130,6 +135,18 @@ function partitionCountChanged(f: FoundCheckpoint, count: number): RuntimeError 
     `checkpoint ${f.file} was written with partitionCount ${f.header.partitionCount}, but this engine runs with ${count}: ` +
       `the partition count is the maximum parallelism and fixed for a data directory's state; ` +
       `start with partitionCount ${f.header.partitionCount} again, or use a fresh --data directory (and backfill the log)`,
+  );
+}
+
+function rollback(cut: { n: number; files: Assigned[] }, covered: readonly number[]): RuntimeError {
+  const writers = [...new Set(cut.files.map((a) => a.found.operator))].join(", ");
+  return new RuntimeError(
+    "TM_CHECKPOINT_ROLLBACK",
+    `the newest consistent state of partitions [${formatPartitionList(covered)}] is aligned checkpoint ${cut.n}, written by ${writers}; ` +
+      `what they emitted after it must be rolled back in every role, the merge stage included: ` +
+      `with no role running, make a savepoint of it (tidemark savepoint --offline --data DIR --to SAVEPOINT) ` +
+      `and start every role with --from-savepoint SAVEPOINT (tidemark up --workers N does both by itself), ` +
+      `or start the previous workers again and stop them with SIGTERM`,
   );
 }
 

@@ -36,7 +36,7 @@ export interface Restored<S> {
 /** A WorkerState is its header fields: written as they are, read back with the absent ones left out. */
 export const workerStateFrame: StateFrame<WorkerState> = {
   byPartition: true,
-  write: ({ catchUp: _restoreOnly, ...state }) => state,
+  write: (state) => state,
   read: ({ offsets, pending, partials, groups }) => ({
     offsets,
     ...(pending !== undefined ? { pending } : {}),

@@ -7,7 +7,6 @@ import type { PartialAccumulatorState } from "../../core/partials/partial-accumu
 import type { EmitGroupState } from "../output/emit-group.js";
 import type { LaneOffset } from "../input/partition-interleave.js";
 import type { CoreGroup } from "../../core/grouped/index.js";
-import type { CatchUpBatch } from "../../core/partials/accumulator-join.js";
 
 export interface WorkerState {
   /** Resume point of each owned partition, in lane order. */
@@ -18,9 +17,4 @@ export interface WorkerState {
   partials?: PartialAccumulatorState;
   /** A core made of groups restored from another layout (docs/decisions/0057-elastic-workers.md): what each holds. */
   groups?: CoreGroup[];
-  /**
-   * Restore only, never written: partial batches of older ticks that a join of several old workers'
-   * open ticks leaves to publish before any input (core/partials/accumulator-join.ts).
-   */
-  catchUp?: CatchUpBatch[];
 }

@@ -102,7 +102,7 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
       },
       heartbeat: (lane: number, ts: number, seq: number) => {
         this.groups.at(lane, seq);
-        partials?.heartbeat(ts);
+        partials?.heartbeat(ts, lane);
         this.streamCore.heartbeat(lane, ts, this.out);
       },
       done: (lane: number, seq: number) => this.groups.done(lane, seq),
@@ -159,14 +159,11 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
     return this.streamCore;
   }
 
-  /**
-   * Back to a cut: its core, each partition's resume point, the open groups, the partials' tick (and
-   * the older ticks a restore from other workers' cut publishes first: docs/decisions/0057-elastic-workers.md).
-   */
+  /** Back to a cut: its core, each partition's resume point, the open groups, the partials' tick. */
   restore({ state, core }: Restored<WorkerState>): void {
     this.streamCore = core;
     this.interleave.restore(state.offsets);
     if (state.pending) this.groups.restore(state.pending);
-    if (state.partials) this.partials?.restore(state.partials, state.catchUp ?? []);
+    if (state.partials) this.partials?.restore(state.partials);
   }
 }

@@ -11,12 +11,11 @@
 import { headers } from "@nats-io/transport-node";
 import { coreAggregates, partialSliceLengths } from "../../core/create-core.js";
 import {
-  PartialAccumulator,
   type PartialAccumulatorOptions,
   type PartialAccumulatorState,
 } from "../../core/partials/partial-accumulator.js";
 import type { StreamCore } from "../../core/types.js";
-import type { CatchUpBatch } from "../../core/partials/accumulator-join.js";
+import { CatchUpAccumulator } from "../../core/partials/catch-up-accumulator.js";
 import {
   BARRIER_HEADER,
   encodePartialBatch,
@@ -59,7 +58,7 @@ const PARTIAL_RUNS: JoinRule = {
 export class StageOnePartials {
   /** Batches published, one per merge partition per tick (tidemark_engine_partial_batches_total). */
   total = 0;
-  private acc: PartialAccumulator;
+  private acc: CatchUpAccumulator;
   private readonly options: PartialAccumulatorOptions;
   /** One serial chain per merge partition: each subject in order, the subjects side by side. */
   private readonly out: SerialPublisher[];
@@ -102,17 +101,12 @@ export class StageOnePartials {
       },
     };
     this.options = options;
-    this.acc = new PartialAccumulator(options);
+    this.acc = new CatchUpAccumulator(options);
   }
 
-  /**
-   * Reopens the tick a checkpoint's `state()` kept (before any record), after publishing the older
-   * ticks a restore from other workers' open ticks left (core/partials/accumulator-join.ts).
-   */
-  restore(state: PartialAccumulatorState, catchUp: readonly CatchUpBatch[] = []): void {
-    for (const c of catchUp)
-      this.options.emit({ worker: this.worker, tickMs: PARTIAL_TICK_MS, ...c });
-    this.acc = new PartialAccumulator(this.options, state);
+  /** Reopens the tick a checkpoint's `state()` kept, and any part still behind it (before any record). */
+  restore(state: PartialAccumulatorState): void {
+    this.acc = new CatchUpAccumulator(this.options, state);
   }
 
   /** A record released to the core (its `ingest_ts` the merged one). */
@@ -120,8 +114,8 @@ export class StageOnePartials {
     this.acc.event(lane, e);
   }
 
-  heartbeat(ts: number): void {
-    this.acc.heartbeat(ts);
+  heartbeat(ts: number, lane: number): void {
+    this.acc.heartbeat(ts, lane);
   }
 
   /**
