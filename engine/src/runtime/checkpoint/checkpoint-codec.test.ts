@@ -8,9 +8,11 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   CHECKPOINT_VERSION,
+  CHECKPOINT_VERSION_GROUPS,
   CHECKPOINT_VERSION_PARTIALS,
   CHECKPOINT_VERSION_PENDING,
   decodeCheckpoint,
+  decodeCheckpointHeader,
   encodeCheckpoint,
   encodeCheckpointParts,
   type Checkpoint,
@@ -102,10 +104,11 @@ describe("checkpoint envelope golden bytes", () => {
     expect(buf.readUInt32BE(4)).toBe(CHECKPOINT_VERSION_PENDING);
     expect(decodeCheckpoint(buf, "v2").header).toEqual({ ...fixed.header, pending });
     expect(encodeCheckpoint(fixed).readUInt32BE(4)).toBe(1);
-    const v4 = Buffer.from(buf);
-    v4.writeUInt32BE(4, 4);
-    const rehashed = Buffer.concat([v4.subarray(0, -32), createHash("sha256").update(v4.subarray(0, -32)).digest()]);
-    expect(() => decodeCheckpoint(rehashed, "v4")).toThrow(/version 4, this engine reads versions 1, 2, 3/);
+    const v5 = Buffer.from(buf);
+    v5.writeUInt32BE(5, 4);
+    const rehashed = Buffer.concat([v5.subarray(0, -32), createHash("sha256").update(v5.subarray(0, -32)).digest()]);
+    expect(() => decodeCheckpoint(rehashed, "v5")).toThrow(/version 5, this engine reads versions 1, 2, 3, 4/);
+    expect(() => decodeCheckpointHeader(rehashed, "v5")).toThrow(/version 5, this engine reads versions 1, 2, 3, 4/);
   });
 
   it("is version 3 when the header carries the partial accumulator's state, which round-trips", () => {
@@ -113,5 +116,17 @@ describe("checkpoint envelope golden bytes", () => {
     const buf = encodeCheckpoint({ ...fixed, header: { ...fixed.header, partials } });
     expect(buf.readUInt32BE(4)).toBe(CHECKPOINT_VERSION_PARTIALS);
     expect(decodeCheckpoint(buf, "v3").header).toEqual({ ...fixed.header, partials });
+  });
+
+  it("is version 4 when the header carries groups or a restore epoch, and its header reads alone from the first bytes", () => {
+    const groups = [{ partitions: [0, 1], lanes: [0, 1], coreLanes: 8 }];
+    const header = { ...fixed.header, groups, epoch: 2 };
+    const buf = encodeCheckpoint({ ...fixed, header });
+    expect(buf.readUInt32BE(4)).toBe(CHECKPOINT_VERSION_GROUPS);
+    expect(decodeCheckpoint(buf, "v4").header).toEqual(header);
+    const need = decodeCheckpointHeader(buf.subarray(0, 20), "v4");
+    expect(need).toEqual({ need: 12 + buf.readUInt32BE(8) });
+    expect(decodeCheckpointHeader(buf.subarray(0, 12 + buf.readUInt32BE(8)), "v4")).toEqual({ header });
+    expect(encodeCheckpoint({ ...fixed, header: { ...fixed.header, epoch: 0 } }).readUInt32BE(4)).toBe(1);
   });
 });
