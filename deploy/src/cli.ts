@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   engine: async () => (await import("./commands/engine.js")).engine,
   merge: async () => (await import("./commands/merge.js")).merge,
   backfill: async () => (await import("./commands/backfill.js")).backfill,
+  savepoint: async () => (await import("./commands/savepoint.js")).savepoint,
   frontier: async () => (await import("./commands/frontier.js")).frontier,
   simulate: async () => (await import("./commands/simulate.js")).simulate,
   "remote-write": async () => (await import("./commands/remote-write.js")).remoteWrite,

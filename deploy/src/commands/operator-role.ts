@@ -10,6 +10,9 @@ interface RunningOperator {
   readonly metricsUrl: string;
   readonly restoredFrom: string | undefined;
   readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+  /** The cut restored from other operators' checkpoints or a savepoint (docs/decisions/0057-elastic-workers.md). */
+  readonly restoredCut: object | null;
+  readonly epoch: number;
   close(): Promise<void>;
 }
 
@@ -29,7 +32,7 @@ type ConfigSources = {
  * Runs a stream operator role (an engine worker, a merge operator) until asked to stop: its config
  * parsed from the file found (--config, TIDEMARK_CONFIG, ./tidemark.config.json), env and its
  * flags, its directories made absolute, corrupt checkpoints it skipped on stderr, then the ready
- * line `{<key>: {worker, metrics, restoredFrom, pid, ...}}`, and a final checkpoint on the stop.
+ * line `{<key>: {worker, metrics, restoredFrom, restoredCut, epoch, pid, ...}}`, and a final checkpoint on the stop.
  */
 export async function runOperator<C extends OperatorConfig, R extends RunningOperator>(
   flags: Flags,
@@ -59,6 +62,8 @@ export async function runOperator<C extends OperatorConfig, R extends RunningOpe
     ...ready(running),
     metrics: running.metricsUrl,
     restoredFrom: running.restoredFrom ?? null,
+    restoredCut: running.restoredCut,
+    epoch: running.epoch,
     pid: process.pid,
   };
   process.stdout.write(readyLine({ [role.key]: line }) + "\n");

@@ -26,6 +26,7 @@ import { preferredOrFreePort } from "../ports.js";
 import { readyLine } from "../ready-line.js";
 import { spawnRole, stopAll, type Stoppable } from "../supervisor.js";
 import { removeUpPids, stopLeftovers, writeUpPids } from "../up-pids.js";
+import { restoreForUp } from "../up-restore.js";
 
 type Log = (line: string) => void;
 
@@ -35,13 +36,14 @@ type Log = (line: string) => void;
  * engine workers (each a contiguous range of the partitions), the merge operator and the dashboard
  * as child processes (crash isolation, both cores; docs/decisions/0008); the demo unless --no-demo.
  * SIGINT/SIGTERM stop demo, ingest, the merge operator and the workers (final checkpoints), dashboard
- * and nats-server in that order, leaving <data> in place: a second `up` resumes from it.
+ * and nats-server in that order, leaving <data> in place: a second `up` resumes from it, with any
+ * --workers (up-restore.ts says what it restores from).
  */
 export const up: Command = {
   summary: "run the whole stack on this machine, with live demo traffic",
   usage:
     "tidemark up [--config FILE] [--data DIR] [--nats URL] [--no-demo] [--ingest-port 4318] [--grpc-port 4317] [--dashboard-port 3000]\n" +
-    "            [--partition-count 8] [--workers N] [--rate N] [--corr X]",
+    "            [--partition-count 8] [--workers N] [--from-savepoint DIR] [--rate N] [--corr X]",
   booleans: ["demo"],
   async run(flags: Flags): Promise<number> {
     const log: Log = (line) => void process.stdout.write(`tidemark up: ${line}\n`);
@@ -83,6 +85,7 @@ export const up: Command = {
           .map(([name, how]) => `${name} (${how})`)
           .join(", ")}`,
       );
+      const savepoint = await restoreForUp(config.data, P, ports.workers, flags.get("from-savepoint"), log);
       const { token, created } = localIngestToken(config.data);
       const env: NodeJS.ProcessEnv = {
         ...process.env,
@@ -92,6 +95,7 @@ export const up: Command = {
         ...sessionsEnv(config),
         ...read.env,
         TIDEMARK_INGEST_TOKENS: tokenList(token, configuredTokens(config)).join(","),
+        ...(savepoint === undefined ? {} : { TIDEMARK_FROM_SAVEPOINT: resolve(savepoint) }),
       };
       const ready = await startRoles({ config, natsUrl, ...ports }, env, started);
       const ingestUrl = String(ready.ingest.ingest);

@@ -147,6 +147,10 @@ export class EventTimeCore implements StreamCore {
     retirePartitions(this.state.clock, partitions);
   }
 
+  advance(logTime: number, out: CoreOutput): void {
+    this.driver.tick(logTime, out);
+  }
+
   /** A merged tick of stage-1 partials (the merge stage, place-partial.ts). */
   partial(tick: PartialTick, out: CoreOutput): void {
     this.driver.partial(tick.at, tick.clocks, out, () => {

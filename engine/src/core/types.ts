@@ -180,6 +180,12 @@ export interface StreamCore {
    * idle from now on, so they hold no event-time watermark back (absent: the core has no such state).
    */
   retire?(partitions: readonly number[]): void;
+  /**
+   * Log time reached `logTime` through input of partitions this core is not fed (another group of a
+   * grouped worker, docs/decisions/0057-elastic-workers.md): timers and watermarks move as one
+   * core's would, no partition's clock does (absent: the core is never grouped).
+   */
+  advance?(logTime: number, out: CoreOutput): void;
   status(): CoreStatus;
   /** Versioned, checksummed; restoring it and continuing gives byte-identical panes. */
   snapshot(): Uint8Array;

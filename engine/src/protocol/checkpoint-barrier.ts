@@ -23,6 +23,12 @@ export const STREAM_CHECKPOINTS = "TM_CHECKPOINTS";
 export const SUBJECT_CHECKPOINT_START = "tm.checkpoints.start";
 export const SUBJECT_CHECKPOINT_COMPLETE = "tm.checkpoints.complete";
 export const SUBJECT_CHECKPOINT_ABORT = "tm.checkpoints.abort";
+/**
+ * Core NATS request to the checkpoint coordinator (`tidemark savepoint`): start the next aligned
+ * checkpoint now; the reply `{after}` is the newest n started before, so the first n completed
+ * above it is a cut taken after the request (docs/decisions/0057-elastic-workers.md).
+ */
+export const SUBJECT_SAVEPOINT_REQUEST = "tm.savepoint.request";
 export const BARRIER_HEADER = "Tm-Barrier";
 
 export function checkpointAckSubject(operator: string): string {
@@ -89,6 +95,8 @@ export interface BarrierBody {
   worker: string;
   partitions: number[];
   n: number;
+  /** The worker's restore epoch (absent: 0): a merge operator in a later epoch ignores it (docs/decisions/0057-elastic-workers.md). */
+  epoch?: number;
 }
 
 /** A barrier's body, or null when `text` is not one (a malformed barrier merges nothing). */
@@ -104,5 +112,7 @@ export function parseBarrier(text: string, header: string): BarrierBody | null {
   if (r === null || typeof r !== "object" || typeof r.worker !== "string" || !Array.isArray(r.partitions)) return null;
   if (!Number.isSafeInteger(n) || n < 1 || r.n !== n) return null;
   if (!r.partitions.every((p) => Number.isSafeInteger(p) && p >= 0)) return null;
-  return { worker: r.worker, partitions: r.partitions, n };
+  const epoch = r.epoch === undefined ? 0 : r.epoch;
+  if (!Number.isSafeInteger(epoch) || epoch < 0) return null;
+  return { worker: r.worker, partitions: r.partitions, n, ...(epoch > 0 ? { epoch } : {}) };
 }

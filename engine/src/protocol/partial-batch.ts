@@ -70,6 +70,11 @@ export interface PartialBatch {
    * otherwise than the other workers'.
    */
   mergePartitions?: number;
+  /**
+   * The restore epoch of the worker (docs/decisions/0057-elastic-workers.md; absent: 0): a merge
+   * operator in a later epoch ignores it, as output of a run rolled back to a savepoint.
+   */
+  epoch?: number;
 }
 
 /** A body that does not decode: `field` names what is wrong. Code TM_PARTIAL_MALFORMED. */
@@ -107,6 +112,7 @@ export function encodePartialBatch(b: PartialBatch): Uint8Array {
     ),
     deltas: b.deltas.map((d) => [d.sliceMs, d.sliceStart, d.service, d.aggregate.length]),
     ...(b.mergePartitions !== undefined && b.mergePartitions > 1 ? { mergePartitions: b.mergePartitions } : {}),
+    ...(b.epoch !== undefined && b.epoch > 0 ? { epoch: b.epoch } : {}),
   };
   const json = utf8.encode(JSON.stringify(header));
   let size = PREFIX + json.length;
@@ -154,6 +160,7 @@ export function decodePartialBatch(body: Uint8Array): PartialBatch {
     deltas: [],
   };
   if (r.mergePartitions !== undefined) batch.mergePartitions = positive(r.mergePartitions, "mergePartitions");
+  if (r.epoch !== undefined) batch.epoch = count(r.epoch, "epoch");
   let at = PREFIX + jsonLength;
   for (const [i, d] of list(r.deltas, "deltas").entries()) {
     const f = `deltas[${i}]`;

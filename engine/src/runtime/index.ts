@@ -25,3 +25,8 @@ export { RuntimeError, type RuntimeErrorCode } from "./errors.js";
 export { startMerge, type RunningMerge } from "./merge/start-merge.js";
 export { parseMergeConfig, MERGE_FLAGS, type MergeConfig } from "./config/merge-config.js";
 export { MergeOperator, type BatchOutcome } from "./merge/merge-operator.js";
+export { takeSavepoint, offlineSavepoint, type OnlineSavepoint } from "./checkpoint/take-savepoint.js";
+export { readSavepoint, SAVEPOINT_FORMAT, type Savepoint, type SavepointManifest } from "./checkpoint/savepoint.js";
+export { scanCheckpoints, readHeader as readCheckpointHeader } from "./checkpoint/checkpoint-scan.js";
+export { chooseRestoreSet, type FoundCheckpoint, type RestoreSet, type RestoreWant } from "./checkpoint/restore-set.js";
+export { restoreEpoch, type RestoreEpoch } from "./checkpoint/restore-epoch.js";

@@ -29,9 +29,13 @@ interface Worker {
   core: StreamCore;
 }
 
+/** Far enough past the stream's end for every policy to close every window (the end of a recording, as backfill sends it). */
+const END = (events.at(-1) as TelemetryEvent).ingest_ts + 600_000;
+
 /**
  * Feeds the events to the worker owning each one's partition (as its lane), a heartbeat to every
- * lane of every worker each second of ingest time, as ingest sends them.
+ * lane of every worker each second of ingest time, as ingest sends them; then the end-of-recording
+ * heartbeat to every lane, which closes every window by the watermarks (no `finish`).
  */
 function play(workers: readonly Worker[], stream: readonly TelemetryEvent[], out: Capture): void {
   let beat = -Infinity;
@@ -44,7 +48,7 @@ function play(workers: readonly Worker[], stream: readonly TelemetryEvent[], out
     const w = workers.find((x) => x.partitions.includes(p)) as Worker;
     w.core.event(w.partitions.indexOf(p), e, out);
   }
-  for (const w of workers) w.core.finish(out);
+  for (const w of workers) w.partitions.forEach((_, lane) => w.core.heartbeat(lane, END, out));
 }
 
 /** Each pane id's last pane (highest seq): what a consumer settles on. */
@@ -65,20 +69,18 @@ function straight(): Capture {
   return out;
 }
 
-/** `play` without finish: the first part of a run that goes on elsewhere. */
+/** The first part of a run that goes on elsewhere: events and heartbeats, no end. */
 function playOpen(workers: readonly Worker[], stream: readonly TelemetryEvent[], out: Capture): void {
-  const noFinish = workers.map((w) => ({ partitions: w.partitions, core: { ...bind(w.core), finish: () => undefined } }));
-  play(noFinish, stream, out);
-}
-
-function bind(core: StreamCore): StreamCore {
-  return {
-    event: (l, e, o) => core.event(l, e, o),
-    heartbeat: (l, t, o) => core.heartbeat(l, t, o),
-    finish: (o) => core.finish(o),
-    status: () => core.status(),
-    snapshot: () => core.snapshot(),
-  };
+  let beat = -Infinity;
+  for (const e of stream) {
+    if (e.ingest_ts >= beat + 1000) {
+      beat = Math.floor(e.ingest_ts / 1000) * 1000;
+      for (const w of workers) w.partitions.forEach((_, lane) => w.core.heartbeat(lane, beat, out));
+    }
+    const p = partitionOf(e.service, P);
+    const w = workers.find((x) => x.partitions.includes(p)) as Worker;
+    w.core.event(w.partitions.indexOf(p), e, out);
+  }
 }
 
 /** `layout`'s workers run the first CUT events; their snapshots and what they emitted. */

@@ -5,7 +5,9 @@
  *
  * Invariants:
  * - every lane of the worker belongs to exactly one group; a group's core is fed only its lanes'
- *   records and heartbeats, in the interleave's order (so each core's input contract holds);
+ *   records and heartbeats, in the interleave's order (so each core's input contract holds), and
+ *   moves to the worker's log time with every input (StreamCore.advance), so its timers and
+ *   watermarks fire when one core's would;
  * - a group's core may hold keys of partitions another worker now owns (its old layout's): what it
  *   emits for them is dropped here, as that worker's group emits them; `live` decides, by the same
  *   partitioner ingest uses (`partitionOfEvent`). Keys over the caps ("(other)") pass, as they do
@@ -49,6 +51,8 @@ export class GroupedCore implements StreamCore {
   private readonly laneGroup: Int32Array;
   private readonly laneInGroup: Int32Array;
   private readonly outs: Array<(out: CoreOutput) => CoreOutput>;
+  /** The largest ingest_ts fed to any group. */
+  private logTime = -Infinity;
 
   constructor(
     /** The worker's partitions, in lane order. */
@@ -74,12 +78,26 @@ export class GroupedCore implements StreamCore {
 
   event(lane: number, event: Parameters<StreamCore["event"]>[1], out: CoreOutput): void {
     const g = this.laneGroup[lane] as number;
-    (this.members[g] as GroupCore).core.event(this.laneInGroup[lane] as number, event, (this.outs[g] as (o: CoreOutput) => CoreOutput)(out));
+    (this.members[g] as GroupCore).core.event(this.laneInGroup[lane] as number, event, this.outOf(g, out));
+    this.advanceOthers(g, event.ingest_ts, out);
   }
 
   heartbeat(lane: number, ingestTs: number, out: CoreOutput): void {
     const g = this.laneGroup[lane] as number;
-    (this.members[g] as GroupCore).core.heartbeat(this.laneInGroup[lane] as number, ingestTs, (this.outs[g] as (o: CoreOutput) => CoreOutput)(out));
+    (this.members[g] as GroupCore).core.heartbeat(this.laneInGroup[lane] as number, ingestTs, this.outOf(g, out));
+    this.advanceOthers(g, ingestTs, out);
+  }
+
+  /** Log time is the worker's: every other group's core moves to it too, as one core's would. */
+  private advanceOthers(fed: number, t: number, out: CoreOutput): void {
+    if (t <= this.logTime) return;
+    this.logTime = t;
+    for (let g = 0; g < this.members.length; g++)
+      if (g !== fed) (this.members[g] as GroupCore).core.advance?.(t, this.outOf(g, out));
+  }
+
+  private outOf(g: number, out: CoreOutput): CoreOutput {
+    return (this.outs[g] as (o: CoreOutput) => CoreOutput)(out);
   }
 
   delayQuantiles(lane: number): Record<string, number> | undefined {

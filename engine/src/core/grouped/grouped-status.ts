@@ -1,7 +1,7 @@
 /**
  * The status of a grouped core (grouped-core.ts): its groups' statuses as one worker's, in the
- * worker's lane numbering. Counters add; log time is the furthest, each policy's watermark the
- * lowest (the worker's panes wait for its slowest group); the pooled bias and emit delay are the
+ * worker's lane numbering. Counters add; log time and each policy's watermark are the lowest
+ * group's (every group has seen that far, as one core would have); the pooled bias and emit delay are the
  * group with the most records' (pooled means cannot be added; per-service dials are listed from
  * every group, the first group's first). Lanes of a group's core that the worker does not own
  * are left out. Fields a core adds to its status (sessions) are the main group's.
@@ -25,7 +25,7 @@ export function mergeStatuses(partitions: readonly number[], groups: readonly Gr
   return {
     // Fields beyond CoreStatus (a session operator's) are the main group's.
     ...main.status,
-    logTime: maxOrNull(groups.map((g) => g.status.logTime)),
+    logTime: minOrNull(groups.map((g) => g.status.logTime)),
     partitions: lanes.map(({ g, inGroup }, lane) => ({ ...(g.status.partitions[inGroup] as CoreStatus["partitions"][0]), partition: lane })),
     policies: main.status.policies.map((p, i) => mergePolicy(p, groups.map((g) => g.status.policies[i] as PolicyStatus))),
     openWindows: sum((s) => s.openWindows),
@@ -68,11 +68,6 @@ function heldBack(lanes: readonly { g: GroupStatus; inGroup: number }[], g: Grou
   if (held === null) return null;
   const lane = lanes.findIndex((l) => l.g === g && l.inGroup === held);
   return lane < 0 ? null : lane;
-}
-
-function maxOrNull(xs: readonly (number | null)[]): number | null {
-  const v = xs.filter((x): x is number => x !== null);
-  return v.length === 0 ? null : Math.max(...v);
 }
 
 function minOrNull(xs: readonly (number | null)[]): number | null {

@@ -94,6 +94,10 @@ export class SessionOperator implements StreamCore {
     retirePartitions(this.state.clock, partitions);
   }
 
+  advance(logTime: number, out: CoreOutput): void {
+    this.driver.tick(logTime, out);
+  }
+
   status(): SessionStatus {
     return sessionStatus(this.config, this.state, this.ctx.timers.bytes);
   }

@@ -48,6 +48,10 @@ function both(core: StreamCore, sessions: SessionCore): CoreWithSessions {
       core.retire?.(partitions);
       sessions.retire?.(partitions);
     },
+    advance: (logTime: number, out: CoreOutput) => {
+      core.advance?.(logTime, out);
+      sessions.advance?.(logTime, out);
+    },
     status: () => ({ ...core.status(), sessions: sessions.status() }),
     snapshot: () => allSteps(snapshotSteps(core, sessions)),
     snapshotSteps: () => snapshotSteps(core, sessions),

@@ -148,6 +148,11 @@ export class InputDriver<T extends Timer> implements DriverView<T> {
     this.advance(ingestTs, out);
   }
 
+  /** Log time reached `t` through input this core was not fed (another group's: StreamCore.advance); no partition spoke. */
+  tick(t: number, out: CoreOutput): void {
+    if (t > this.clock.logTime) this.advance(t, out);
+  }
+
   watermarkOf(p: PolicyState): number {
     return watermarkOf(this.clock, p);
   }

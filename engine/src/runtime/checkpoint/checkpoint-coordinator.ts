@@ -12,6 +12,7 @@
  * declines it (its alignment held too much), and the merge operator then gives its alignment up.
  * So a checkpoint held by backpressure completes late rather than being aborted again and again
  * (docs/decisions/0035-backpressure.md). Recovery restores every operator from the newest completed n.
+ * A savepoint's request (SUBJECT_SAVEPOINT_REQUEST) starts the next checkpoint at once.
  *
  * With several merge partitions (docs/decisions/0033-merge-partitions.md) it runs in the operator of
  * merge partition 0; the operator of each other partition aligns barrier n on its own subject and
@@ -26,6 +27,7 @@ import {
   SUBJECT_CHECKPOINT_ABORT,
   SUBJECT_CHECKPOINT_COMPLETE,
   SUBJECT_CHECKPOINT_START,
+  SUBJECT_SAVEPOINT_REQUEST,
   type CheckpointAck,
   type CheckpointComplete,
 } from "../../protocol.js";
@@ -70,6 +72,8 @@ export class CheckpointCoordinator {
   /** The longest input hold an operator reported for the last completed checkpoint, ms. */
   private lastHoldMs = 0;
   private inFlight: InFlight | null = null;
+  /** A savepoint asked for a checkpoint: the next starts without waiting for the spacing. */
+  private wanted = false;
   private timer: NodeJS.Timeout | undefined;
   private subs: Subscription[] = [];
 
@@ -99,7 +103,14 @@ export class CheckpointCoordinator {
         }
       },
     });
-    this.subs = [acks, followWaits(this.nc, (w) => this.progress(w.n))];
+    const savepoints = this.nc.subscribe(SUBJECT_SAVEPOINT_REQUEST, {
+      callback: (_err, m) => {
+        this.wanted = true;
+        m.respond(JSON.stringify({ after: this.last }));
+        this.tick();
+      },
+    });
+    this.subs = [acks, savepoints, followWaits(this.nc, (w) => this.progress(w.n))];
     this.timer = setInterval(() => this.tick(), Math.min(this.o.everyMs, 1_000));
   }
 
@@ -157,7 +168,8 @@ export class CheckpointCoordinator {
         );
       return;
     }
-    if (now - this.lastEnd < checkpointSpacing(this.o.everyMs, this.lastHoldMs)) return;
+    if (!this.wanted && now - this.lastEnd < checkpointSpacing(this.o.everyMs, this.lastHoldMs)) return;
+    this.wanted = false;
     const n = ++this.last;
     this.inFlight = { n, startedAt: now, progressAt: now, firstBarrierAt: null, merge: null, acks: new Map() };
     this.store(SUBJECT_CHECKPOINT_START, { n, startedAt: now }, `start:${n}`);

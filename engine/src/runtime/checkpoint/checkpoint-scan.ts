@@ -5,7 +5,7 @@
  * be read is reported and left out.
  */
 import { open, readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { decodeCheckpointHeader } from "./checkpoint-codec.js";
 import type { FoundCheckpoint } from "./restore-set.js";
 
@@ -38,7 +38,8 @@ export async function scanCheckpoints(root: string): Promise<Scan> {
   return scan;
 }
 
-async function readHeader(file: string, name: string): Promise<FoundCheckpoint["header"]> {
+/** A checkpoint file's header from its first bytes, not verified; throws TM_CHECKPOINT_CORRUPT when it cannot be read. */
+export async function readHeader(file: string, name: string = basename(file)): Promise<FoundCheckpoint["header"]> {
   const fh = await open(file, "r");
   try {
     let want = 4096;

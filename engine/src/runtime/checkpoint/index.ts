@@ -2,7 +2,9 @@
  * runtime/checkpoint — checkpoints and their alignment (docs/operations.md, "Checkpoints";
  * docs/decisions/0016-checkpoints-without-pause.md, docs/decisions/0031-aligned-checkpoints.md).
  *
- * Owns: the file format (checkpoint-codec.ts) with each operator's checkpointed state as one type
+ * Owns: restoring at any parallelism (docs/decisions/0057-elastic-workers.md: the cut over every
+ * operator's headers, restore-set.ts, worker-cut.ts, merge-cut.ts; a worker's state put together
+ * by partition, restore-groups.ts; restore epochs and savepoints), the file format (checkpoint-codec.ts) with each operator's checkpointed state as one type
  * (WorkerState, MergeState) and how it sits in the header (state-frames.ts: written at a cut, read
  * back unchanged at a restore), the header and write every operator shares (checkpoint-frame.ts),
  * the store, the restore step (restore-plan.ts: which checkpoint, the core from its snapshot, the
@@ -31,7 +33,14 @@ export type { MergeState } from "./merge-state.js";
 export type { CheckpointEvent } from "./checkpoint-event.js";
 export { checkpointHeader, persistCheckpoint, type CheckpointOwner } from "./checkpoint-frame.js";
 export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint-store.js";
-export { planRestore, type CoreFactory, type RestorePlan } from "./restore-plan.js";
+export { planRestore, type CoreFactory, type CutPlanner, type RestorePlan, type RoleCut } from "./restore-plan.js";
+export { chooseRestoreSet, type Assigned, type FoundCheckpoint, type RestoreSet, type RestoreWant } from "./restore-set.js";
+export { scanCheckpoints, readHeader, type Scan } from "./checkpoint-scan.js";
+export { planWorkerCut } from "./worker-cut.js";
+export { planMergeCut, mergeLayoutOf } from "./merge-cut.js";
+export { restoreEpoch, type RestoreEpoch } from "./restore-epoch.js";
+export { readSavepoint, writeSavepoint, cutPositions, SAVEPOINT_FORMAT, type Savepoint, type SavepointManifest } from "./savepoint.js";
+export { takeSavepoint, offlineSavepoint, type OnlineSavepoint } from "./take-savepoint.js";
 export { mergeStateFrame, workerStateFrame, type Restored, type StateFrame } from "./state-frames.js";
 export type { CheckpointTrigger, CutPlan } from "./checkpoint-trigger.js";
 export { WorkerTrigger, type BarrierAck } from "./worker-trigger.js";

@@ -11,4 +11,7 @@ export interface MergeState {
   aligner: TickAlignerState;
   /** The last aligned checkpoint n (0: none): its barriers, replayed, are ignored. */
   lastBarrier?: number;
+  /** Its merge partition and their count when written (absent: 0 of 1): a restore at another count splits by them (docs/decisions/0057-elastic-workers.md). */
+  mergePartition?: number;
+  mergePartitions?: number;
 }

@@ -20,8 +20,8 @@ import { isWithSessionsSnapshot } from "../../core/session/index.js";
 import type { CoreConfig, StreamCore } from "../../core/types.js";
 import type { Checkpoint } from "./checkpoint-codec.js";
 import { CheckpointStore, type LoadedCheckpoint } from "./checkpoint-store.js";
-import { planWorkerCut } from "./worker-cut.js";
 import type { Restored, StateFrame } from "./state-frames.js";
+import type { RestoreEpoch } from "./restore-epoch.js";
 import type { EngineConfig } from "../config/config.js";
 import { RuntimeError } from "../errors.js";
 
@@ -40,7 +40,25 @@ export interface RestorePlan<S> {
   readonly cores: CoreFactory;
   /** The operator's state and core at that checkpoint's cut (null: a fresh start). */
   readonly restored: Restored<S> | null;
+  /** The restore epoch the operator runs in (restore-epoch.ts). */
+  readonly epoch: RestoreEpoch;
 }
+
+/**
+ * A role's choice of cut over every operator's checkpoints (worker-cut.ts, merge-cut.ts): a fresh
+ * start, the operator's own store's choice (`same`), or its state put together from other files.
+ */
+export type RoleCut<S> = { epoch: RestoreEpoch } & (
+  | { kind: "fresh" | "same" }
+  | { kind: "cut"; loaded: LoadedCheckpoint; restored: Restored<S> }
+);
+
+/** Chooses a role's cut; `check` vets each snapshot restored (its session setting), naming its file. */
+export type CutPlanner<S> = (
+  factory: CoreFactory,
+  check: (snapshot: Uint8Array, file: string) => void,
+  completed: number | undefined,
+) => Promise<RoleCut<S>>;
 
 /**
  * `cores` undefined: the pure core, with session windows when `config.sessions` is set, and the
@@ -54,30 +72,32 @@ export async function planRestore<S>(
   frame: StateFrame<S>,
   log: Logger,
   /** The newest completed aligned checkpoint, if any (ADR 0031): its n and this operator's file of it. */
-  complete?: { n: number; file: string | undefined },
+  complete: { n: number; file: string | undefined } | undefined,
+  /** The role's choice of cut (none: the operator's own store chooses, in epoch 0). */
+  planCut?: CutPlanner<S>,
 ): Promise<RestorePlan<S>> {
   const store = new CheckpointStore(config.checkpointDir, config.keepCheckpoints);
   await store.open();
   const factory = cores ?? defaultCores(config);
-  if (frame.byPartition === true) {
-    const check = (snapshot: Uint8Array, file: string): void => {
-      if (cores === undefined) checkSessionsMatch(snapshot, file, config.sessions !== null);
-    };
-    const cut = await planWorkerCut(config, factory, check, log, complete?.n);
-    if (cut === "fresh") return { store, loaded: { checkpoint: undefined, file: undefined, skipped: [] }, cores: factory, restored: null };
-    if (cut !== "same") return { store, loaded: cut.loaded, cores: factory, restored: cut.restored as unknown as Restored<S> };
-  }
+  const check = (snapshot: Uint8Array, file: string): void => {
+    if (cores === undefined) checkSessionsMatch(snapshot, file, config.sessions !== null);
+  };
+  const cut = planCut === undefined ? { epoch: { epoch: 0 }, kind: "same" as const } : await planCut(factory, check, complete?.n);
+  const { epoch } = cut;
+  if (cut.kind === "fresh")
+    return { store, loaded: { checkpoint: undefined, file: undefined, skipped: [] }, cores: factory, restored: null, epoch };
+  if (cut.kind === "cut") return { store, loaded: cut.loaded, cores: factory, restored: cut.restored, epoch };
   const loaded = await store.load(complete?.file);
   for (const s of loaded.skipped)
     log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; using an older one");
   const cp = loaded.checkpoint;
-  if (!cp) return { store, loaded, cores: factory, restored: null };
+  if (!cp) return { store, loaded, cores: factory, restored: null, epoch };
   checkOwnership(cp, loaded.file, config);
   if (cores === undefined) checkSessionsMatch(cp.snapshot, loaded.file, config.sessions !== null);
   const state = frame.read(cp.header, loaded.file);
   const core = factory.restore(config.core, cp.snapshot);
   log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
-  return { store, loaded, cores: factory, restored: { state, core, logTime: cp.header.logTime } };
+  return { store, loaded, cores: factory, restored: { state, core, logTime: cp.header.logTime }, epoch };
 }
 
 function defaultCores(config: EngineConfig): CoreFactory {

@@ -35,7 +35,8 @@ export interface RestoreWant {
   /** Owned partitions, in lane order. */
   partitions: readonly number[];
   partitionCount: number;
-  epoch: number;
+  /** The restore epoch whose checkpoints count (undefined: any, a savepoint's). */
+  epoch?: number;
   /** The completed aligned checkpoint n the coordinator announced, if any. */
   completed?: number;
   /** Every role restores the same cut (a savepoint): an aligned checkpoint of another layout may be taken. */
@@ -55,7 +56,7 @@ export interface Assigned {
 }
 
 export function chooseRestoreSet(found: readonly FoundCheckpoint[], want: RestoreWant): RestoreSet {
-  const workers = found.filter((f) => f.header.merge === undefined && (f.header.epoch ?? 0) === want.epoch);
+  const workers = found.filter((f) => f.header.merge === undefined && (want.epoch === undefined || (f.header.epoch ?? 0) === want.epoch));
   const other = workers.find((f) => f.header.partitionCount !== want.partitionCount);
   if (other) throw partitionCountChanged(other, want.partitionCount);
   const relevant = workers.filter((f) => f.header.partitions.some((p) => want.partitions.includes(p)));

@@ -18,8 +18,6 @@ export interface StateFrame<S> {
   write(state: S): OperatorHeaderState;
   /** The state a header carries; throws TM_CHECKPOINT_MISMATCH when another operator kind wrote it. */
   read(header: CheckpointHeader, file: string | undefined): S;
-  /** True when the state splits and joins by partition: restored from whichever workers' cut covers them (ADR 0057). */
-  readonly byPartition?: true;
 }
 
 /**
@@ -35,7 +33,6 @@ export interface Restored<S> {
 
 /** A WorkerState is its header fields: written as they are, read back with the absent ones left out. */
 export const workerStateFrame: StateFrame<WorkerState> = {
-  byPartition: true,
   write: (state) => state,
   read: ({ offsets, pending, partials, groups }) => ({
     offsets,

@@ -11,18 +11,21 @@ import type { Logger } from "pino";
 import { coreAggregates } from "../../core/create-core.js";
 import type { EngineConfig } from "../config/config.js";
 import { decodeCheckpoint, type Checkpoint } from "./checkpoint-codec.js";
-import { scanCheckpoints } from "./checkpoint-scan.js";
+import { scanCheckpoints, type Scan } from "./checkpoint-scan.js";
 import type { LoadedCheckpoint } from "./checkpoint-store.js";
-import type { CoreFactory } from "./restore-plan.js";
+import type { CoreFactory, RoleCut } from "./restore-plan.js";
 import { restoreFromCut } from "./restore-groups.js";
-import { chooseRestoreSet, type Assigned } from "./restore-set.js";
+import { chooseRestoreSet, type Assigned, type FoundCheckpoint, type RestoreSet } from "./restore-set.js";
+import { restoreEpoch } from "./restore-epoch.js";
+import { readSavepoint, savepointFiles } from "./savepoint.js";
 import type { Restored } from "./state-frames.js";
 import type { WorkerState } from "./worker-state.js";
 
 /**
- * A worker's cut over every operator's checkpoints (restore-set.ts): "fresh", "same" (the store
- * chooses, as before), or its state put together from the cut's files. A chosen file that does not
- * verify is left out and the cut chosen again.
+ * A worker's cut over every operator's checkpoints of its restore epoch (restore-set.ts,
+ * restore-epoch.ts): "fresh", "same" (the store chooses, as before), or its state put together
+ * from the cut's files; partitions no checkpoint of the epoch holds come from the savepoint that
+ * began it. A chosen file that does not verify is left out and the cut chosen again.
  */
 export async function planWorkerCut(
   config: EngineConfig,
@@ -31,28 +34,65 @@ export async function planWorkerCut(
   check: (snapshot: Uint8Array, file: string) => void,
   log: Logger,
   completed: number | undefined,
-): Promise<"fresh" | "same" | { loaded: LoadedCheckpoint; restored: Restored<WorkerState> }> {
-  const scan = await scanCheckpoints(dirname(config.checkpointDir));
-  const skipped = [...scan.unreadable];
+): Promise<RoleCut<WorkerState>> {
+  const root = dirname(config.checkpointDir);
+  const scan = await scanCheckpoints(root);
+  const savepoint = config.fromSavepoint === null ? null : await readSavepoint(config.fromSavepoint);
+  const restore = await restoreEpoch(root, scan.found, savepoint);
+  const { epoch, savepoint: began } = restore;
+  const from = began === undefined ? null : await savepointSource(began);
+  const skipped = [...scan.unreadable, ...(from?.unreadable ?? [])];
+  const base = { operator: config.worker, partitionCount: config.partitionCount, completed };
   for (;;) {
-    const want = { operator: config.worker, partitions: config.partitions, partitionCount: config.partitionCount, epoch: 0, completed };
-    const set = chooseRestoreSet(scan.found, want);
-    if (set.kind !== "cut") return set.kind;
-    const taken = await verify(set.files, skipped);
+    const set = chooseRestoreSet(scan.found, { ...base, partitions: config.partitions, epoch });
+    const rest = from === null ? null : leftFor(set, config.partitions);
+    const spSet = rest === null || rest.length === 0 ? null : chooseRestoreSet((from as Source).found, { ...base, partitions: rest, aligned: true });
+    const cut = joinSets(set, spSet, from?.label);
+    if (cut === null) return { epoch: restore, kind: set.kind as "fresh" | "same" };
+    const taken = await verify(cut.files, skipped);
     if (taken === null) {
       const bad = new Set(skipped.map((s) => s.file));
       scan.found = scan.found.filter((f) => !bad.has(f.file));
+      if (from !== null) from.found = from.found.filter((f) => !bad.has(f.file));
       continue;
     }
     for (const s of skipped) log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; choosing the cut again");
-    const restored = restoreFromCut(config, factory, coreAggregates(config.core), taken, set.fresh, check);
+    const restored = restoreFromCut(config, factory, coreAggregates(config.core), taken, cut.fresh, check);
     const resumeAfter = Object.fromEntries(config.partitions.map((p, i) => [String(p), restored.state.offsets[i]?.lastSeq ?? 0]));
     const files = taken.map((t) => ({ file: t.file, partitions: [...t.partitions] }));
-    const cut = { cut: set.cut, files, fresh: set.fresh, resumeAfter };
-    log.info({ cut: set.cut, files, fresh: set.fresh, resumeAfter }, `restored from ${set.cut}, written by other workers`);
-    const loaded: LoadedCheckpoint = { checkpoint: undefined, file: taken[0]?.file, skipped, cut };
-    return { loaded, restored };
+    const restoredCut = { cut: cut.cut, files, fresh: cut.fresh, resumeAfter };
+    log.info({ cut: cut.cut, files, fresh: cut.fresh, resumeAfter, epoch }, `restored from ${cut.cut}`);
+    const loaded: LoadedCheckpoint = { checkpoint: undefined, file: taken[0]?.file, skipped, cut: restoredCut };
+    return { epoch: restore, kind: "cut", loaded, restored };
   }
+}
+
+/** A savepoint's checkpoints, to take the partitions the epoch's checkpoints do not hold. */
+interface Source {
+  label: string;
+  found: FoundCheckpoint[];
+  unreadable: Scan["unreadable"];
+}
+
+async function savepointSource(dir: string): Promise<Source> {
+  const s = await readSavepoint(dir);
+  const scan = await scanCheckpoints(s.dir);
+  return { label: `savepoint ${s.dir} (${s.manifest.cut})`, found: savepointFiles(s, scan.found), unreadable: scan.unreadable };
+}
+
+/** The partitions a set leaves without state (all of them when fresh; none when the same layout goes on). */
+function leftFor(set: RestoreSet, partitions: readonly number[]): number[] {
+  if (set.kind === "fresh") return [...partitions];
+  return set.kind === "cut" ? set.fresh : [];
+}
+
+/** The epoch's cut and the savepoint's for what it leaves; null when neither restores anything. */
+function joinSets(set: RestoreSet, sp: RestoreSet | null, label: string | undefined): { cut: string; files: Assigned[]; fresh: number[] } | null {
+  const spCut = sp?.kind === "cut" ? sp : null;
+  if (set.kind !== "cut" && spCut === null) return null;
+  if (set.kind !== "cut") return { cut: label as string, files: (spCut as { files: Assigned[] }).files, fresh: (spCut as { fresh: number[] }).fresh };
+  if (spCut === null) return set;
+  return { cut: `${set.cut} and ${label as string}`, files: [...set.files, ...spCut.files], fresh: spCut.fresh };
 }
 
 /** The cut's files decoded and verified; null (the bad ones added to `skipped`) when one is not. */

@@ -98,6 +98,12 @@ export interface EngineConfig {
    * merge operator reads each.
    */
   readonly mergePartitions: number;
+  /**
+   * A savepoint to restore from (`--from-savepoint DIR`; docs/decisions/0057-elastic-workers.md):
+   * the role restores its partitions from it unless its data directory already holds checkpoints of
+   * the restore epoch it began (null: none).
+   */
+  readonly fromSavepoint: string | null;
 }
 
 /** The raw sources, each optional; values are strings as typed (flags, env) or JSON (file). */
@@ -195,6 +201,7 @@ export function parseEngineConfig(src: EngineConfigSources = {}): EngineConfig {
     compressPanes,
     partitionBy,
     mergePartitions: read("mergePartitions", integer(1, 64), 1),
+    fromSavepoint: read<string | null>("fromSavepoint", text(), null),
   });
 }
 

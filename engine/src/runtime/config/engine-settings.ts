@@ -24,6 +24,7 @@ export const ENGINE_KEYS = [
   "sessions",
   "partials",
   "compressPanes",
+  "fromSavepoint",
 ] as const;
 
 /** Settings read from the top level of the file rather than the `engine` section. */
@@ -70,6 +71,7 @@ const ENV_AND_FLAG: Readonly<Record<string, { env: readonly string[]; flag: stri
   compressPanes: { env: ["TIDEMARK_COMPRESS_PANES"], flag: "compress-panes" },
   partitionBy: { env: ["TIDEMARK_PARTITION_BY"], flag: "partition-by" },
   mergePartitions: { env: ["TIDEMARK_MERGE_PARTITIONS"], flag: "merge-partitions" },
+  fromSavepoint: { env: ["TIDEMARK_FROM_SAVEPOINT"], flag: "from-savepoint" },
 };
 
 /** Every engine setting by its short key, with its names in each layer. */

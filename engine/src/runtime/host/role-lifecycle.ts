@@ -13,6 +13,7 @@ import { redactUrl } from "../../nats/connect-options.js";
 import type { Operator } from "./operator.js";
 import type { OperatorHost } from "./operator-host.js";
 import type { OperatorLog } from "../operator-log.js";
+import type { RestoredCut } from "../checkpoint/checkpoint-store.js";
 
 const DRAIN_MS = 3_000;
 
@@ -31,6 +32,10 @@ export interface RunningRole {
   readonly restoredFrom: string | undefined;
   /** Corrupt checkpoint files skipped at start. */
   readonly skippedCheckpoints: ReadonlyArray<{ file: string; reason: string }>;
+  /** The cut it restored when other operators wrote its state (docs/decisions/0057-elastic-workers.md), else null. */
+  readonly restoredCut: RestoredCut | null;
+  /** Its restore epoch. */
+  readonly epoch: number;
   close(): Promise<void>;
 }
 
@@ -38,7 +43,8 @@ export interface RunningRole {
 export interface RoleRun {
   role: "engine" | "merge";
   config: { worker: string; natsUrl: string; metricsHost: string };
-  loaded: { file: string | undefined; skipped: ReadonlyArray<{ file: string; reason: string }> };
+  loaded: { file: string | undefined; skipped: ReadonlyArray<{ file: string; reason: string }>; cut?: RestoredCut };
+  epoch: number;
   served: { server: Server; port: number };
   /** Side tasks, stopped first on close (the checkpoint waits' notices, the coordinator, the status). */
   tasks: ReadonlyArray<{ stop(): void }>;
@@ -69,6 +75,8 @@ export function runRole(
     metricsUrl: `http://${run.config.metricsHost}:${port}/metrics`,
     restoredFrom: run.loaded.file,
     skippedCheckpoints: run.loaded.skipped,
+    restoredCut: run.loaded.cut ?? null,
+    epoch: run.epoch,
     close: () => (closing ??= closeRole(host, run.tasks, status, nc, run.served.server, log, run.role)),
   };
 }

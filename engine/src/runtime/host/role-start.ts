@@ -10,7 +10,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { lastComplete } from "../checkpoint/checkpoint-notices.js";
 import { useNativeCrc32 } from "../checkpoint/native-crc32.js";
-import { planRestore, type CoreFactory, type RestorePlan } from "../checkpoint/restore-plan.js";
+import { planRestore, type CoreFactory, type CutPlanner, type RestorePlan } from "../checkpoint/restore-plan.js";
 import type { StateFrame } from "../checkpoint/state-frames.js";
 import type { EngineConfig } from "../config/config.js";
 import { connectEngine } from "./engine-connect.js";
@@ -24,12 +24,14 @@ export async function connectAndRestore<S>(
   cores: CoreFactory | undefined,
   frame: StateFrame<S>,
   log: Logger,
+  /** The role's choice of cut (checkpoint/worker-cut.ts, checkpoint/merge-cut.ts). */
+  planCut?: CutPlanner<S>,
 ): Promise<StartedRole<S>> {
   useNativeCrc32();
   const nc = await connectEngine(config);
   try {
     const complete = await lastComplete(nc);
-    return { nc, ...(await planRestore(config, cores, frame, log, complete ? { n: complete.n, file: complete.operators[config.worker] } : undefined)) };
+    return { nc, ...(await planRestore(config, cores, frame, log, complete ? { n: complete.n, file: complete.operators[config.worker] } : undefined, planCut)) };
   } catch (err) {
     await nc.close();
     throw err;

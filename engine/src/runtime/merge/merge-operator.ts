@@ -54,8 +54,10 @@ import { PartialsInput } from "../input/partials-input.js";
 import { MergeRelease } from "./merge-release.js";
 import type { MergeState } from "../checkpoint/merge-state.js";
 import { mergeStateFrame, type Restored } from "../checkpoint/state-frames.js";
+import { ownKeys } from "./merge-keys.js";
+import type { RestoreEpoch } from "../checkpoint/restore-epoch.js";
 
-export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch";
+export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch" | "stale";
 
 /** A message held during a barrier alignment. */
 interface Held {
@@ -83,7 +85,7 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
   readonly aligner: TickAligner;
   /** The ticks released through the core, and what it emits (records merged, panes, lag). */
   readonly output: MergeRelease;
-  readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0, mismatch: 0 };
+  readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0, mismatch: 0, stale: 0 };
   readonly input: PartialsInput;
   readonly trigger: MergeTrigger;
   readonly stateFrame = mergeStateFrame;
@@ -116,11 +118,16 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     cores: CoreFactory,
     js: JetStreamClient,
     private readonly host: HostContext,
+    /**
+     * Its restore epoch (docs/decisions/0057-elastic-workers.md): barriers of an earlier one are
+     * ignored, and so are its batches reporting past the cut of the savepoint that began this one.
+     */
+    private readonly restoreEpoch: RestoreEpoch = { epoch: 0 },
   ) {
     this.operatorId = config.worker;
     const clock = (this.clock = host.clock);
     const log = (this.log = host.log);
-    this.mergeCore = cores.create(config.core);
+    this.mergeCore = ownKeys(cores.create(config.core), config);
     this.aligner = new TickAligner(config.partitionCount, coreAggregates(config.core), config.idleTimeoutMs);
     this.alignment = new BarrierAlignment(config.partitionCount);
     this.heardAt = new Silence(config.partitionCount, clock());
@@ -174,10 +181,21 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     this.seq = m.seq;
     const bytes = m.data.byteLength / batches.length;
     batches.forEach((b, part) => {
-      if ((b.mergePartitions ?? 1) !== this.config.mergePartitions) this.mismatched(b, m.seq);
+      if (this.isStale(b)) this.batches.stale++;
+      else if ((b.mergePartitions ?? 1) !== this.config.mergePartitions) this.mismatched(b, m.seq);
       else this.handle({ b, seq: m.seq, part, bytes }, false);
     });
     if (this.alignment.completeWith(this.unheard)) this.alignedCheckpoint();
+  }
+
+  /** Of an older epoch, and reporting past the savepoint's cut for one of its partitions (restored workers publish that again). */
+  private isStale(b: PartialBatch): boolean {
+    if ((b.epoch ?? 0) >= this.restoreEpoch.epoch) return false;
+    const cut = this.restoreEpoch.cutTo ?? {};
+    return b.partitions.some((p) => {
+      const to = cut[String(p)];
+      return to === undefined || to === null || b.to > to;
+    });
   }
 
   /** A batch cut for another mergePartitions (ADR 0033): refused and counted, logged once per worker. */
@@ -197,6 +215,10 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     if (body === null) {
       this.batches.malformed++;
       this.log.warn({ seq: m.seq, header }, "barrier refused: not a checkpoint barrier");
+      return;
+    }
+    if ((body.epoch ?? 0) < this.restoreEpoch.epoch) {
+      this.batches.stale++;
       return;
     }
     this.onBarrierSeen(body.n);
@@ -280,7 +302,9 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
   handleCheckpoint(plan: AlignedCut): OperatorCheckpoint<MergeState> {
     const first = plan.aligned ? plan.aligned.held[0] : this.alignment.firstHeld();
     const seq = first === undefined ? this.seq : first.seq - 1;
-    const state: MergeState = { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN };
+    const { mergePartition, mergePartitions } = this.config;
+    const layout = mergePartitions > 1 ? { mergePartition, mergePartitions } : {};
+    const state: MergeState = { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN, ...layout };
     return { state, steps: snapshotStepsOf(this.mergeCore) };
   }
 
@@ -291,7 +315,7 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
 
   /** Back to a cut: its core, its place in TM_PARTIALS, the tick aligner, the last barrier, the log time. */
   restore({ state, core, logTime }: Restored<MergeState>): void {
-    this.mergeCore = core;
+    this.mergeCore = ownKeys(core, this.config);
     this.seq = state.seq;
     this.aligner.restore(state.aligner, this.clock());
     this.alignment.restore(state.lastBarrier ?? 0);

@@ -17,6 +17,9 @@ import { EngineMetrics } from "../status/engine-metrics.js";
 import type { MergeConfig } from "../config/merge-config.js";
 import { CheckpointCoordinator } from "../checkpoint/checkpoint-coordinator.js";
 import { mergeStateFrame } from "../checkpoint/state-frames.js";
+import type { CutPlanner } from "../checkpoint/restore-plan.js";
+import { planMergeCut } from "../checkpoint/merge-cut.js";
+import type { MergeState } from "../checkpoint/merge-state.js";
 import { MergeOperator } from "./merge-operator.js";
 import { MergeStatusPublisher } from "./merge-status.js";
 import { registerBackpressureMetrics } from "../status/backpressure-metrics.js";
@@ -36,10 +39,13 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   const log = opts.logger ?? pino({ name: "tidemark-merge", base: { worker: config.worker } }, pino.destination(2));
   const cores = { create: createCore, restore: restoreCore };
   // A worker's checkpoint is refused here, by the merge operator's StateFrame (checkpoint/state-frames.ts).
-  const { nc, store, loaded, restored } = await connectAndRestore(config, cores, mergeStateFrame, log);
+  const planCut: CutPlanner<MergeState> = (factory) => planMergeCut(config, factory, log);
+  const { nc, store, loaded, restored, epoch: restore } = await connectAndRestore(config, cores, mergeStateFrame, log, planCut);
+  const { epoch } = restore;
   const sink = paneSink(config, nc, log, false);
-  const hostOpts = { log, compressPanes: config.compressPanes, store, owner: config, restored };
-  const host = new OperatorHost(sink, hostOpts, (ctx) => new MergeOperator(config, cores, jetstream(nc), ctx));
+  const owner = { partitionCount: config.partitionCount, partitions: config.partitions, epoch };
+  const hostOpts = { log, compressPanes: config.compressPanes, store, owner, restored };
+  const host = new OperatorHost(sink, hostOpts, (ctx) => new MergeOperator(config, cores, jetstream(nc), ctx, restore));
   const op = host.operator;
   const core = op.core; // restored by the host, whose status and metrics read it from here on
   const metrics = mergeMetrics(config, host, core);
@@ -61,7 +67,7 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
     consumers: "the consumer",
     fields: { partitionCount: config.partitionCount },
   };
-  const run = { role: "merge" as const, config, loaded, served, tasks: [waits, checkpoints, status], words };
+  const run = { role: "merge" as const, config, loaded, epoch, served, tasks: [waits, checkpoints, status], words };
   const running = runRole(run, nc, host, status, log);
   return { ...running, host, operator: op, status };
 }

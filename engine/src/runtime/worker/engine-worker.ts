@@ -63,6 +63,8 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
     private readonly host: HostContext,
     /** Where stage-1 partial batches go (start-engine.ts: InboxAcks on the worker's connection). */
     partialsOut: AckedPublish & { close?(): void } = js,
+    /** Its restore epoch, carried by its partial batches and barriers (docs/decisions/0057-elastic-workers.md). */
+    epoch = 0,
   ) {
     this.operatorId = config.worker;
     this.streamCore = cores.create(config.core);
@@ -89,7 +91,7 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
     const onPartialRetry = (r: object): void =>
       host.log.warn(r, "partial batch not acknowledged; sending it again with the same message id");
     this.partials = config.partials
-      ? new StageOnePartials(config, () => this.streamCore, partialsOut, onPartialRetry)
+      ? new StageOnePartials(config, () => this.streamCore, partialsOut, onPartialRetry, epoch)
       : null;
     const partials = this.partials;
     this.outputs = [{ cause: "TM_PARTIALS", out: partials }];

@@ -74,6 +74,8 @@ export class StageOnePartials {
     /** Where the batches go and their acks come from (InboxAcks; closed with this). */
     private readonly transport: AckedPublish & { close?(): void },
     onRetry: (r: RetryReport) => void,
+    /** The worker's restore epoch (docs/decisions/0057-elastic-workers.md): in every batch and barrier when above 0. */
+    private readonly epoch = 0,
   ) {
     const limits = { messages: MAX_QUEUED_PARTIALS, bytes: config.maxInFlightBytes };
     this.out = Array.from(
@@ -94,6 +96,7 @@ export class StageOnePartials {
       serviceKeys: config.partitionBy === "service+route",
       delays: (lane: number) => core().delayQuantiles?.(lane),
       emit: (batch: Parameters<typeof encodePartialBatch>[0]) => {
+        if (this.epoch > 0) batch.epoch = this.epoch;
         splitByMergePartition(batch, this.mergePartitions).forEach((b, m) => {
           this.total++;
           this.chain(m).publish(partialsSubject(m), encodePartialBatch(b), `partial:${b.worker}:${b.from}${suffix(m)}`);
@@ -124,7 +127,7 @@ export class StageOnePartials {
    * of this worker's partials the checkpoint holds.
    */
   barrier(n: number): void {
-    const body: BarrierBody = { worker: this.worker, partitions: this.partitions, n };
+    const body: BarrierBody = { worker: this.worker, partitions: this.partitions, n, ...(this.epoch > 0 ? { epoch: this.epoch } : {}) };
     const h = headers();
     h.set(BARRIER_HEADER, String(n));
     const bytes = new TextEncoder().encode(JSON.stringify(body));

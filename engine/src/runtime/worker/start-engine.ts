@@ -24,7 +24,9 @@ import { InboxAcks } from "../../nats/inbox-acks.js";
 import { runRole, type RunningRole } from "../host/role-lifecycle.js";
 import { StatusPublisher } from "./worker-status.js";
 
-import type { CoreFactory } from "../checkpoint/restore-plan.js";
+import type { CoreFactory, CutPlanner } from "../checkpoint/restore-plan.js";
+import { planWorkerCut } from "../checkpoint/worker-cut.js";
+import type { WorkerState } from "../checkpoint/worker-state.js";
 import { workerStateFrame } from "../checkpoint/state-frames.js";
 
 export type { CoreFactory };
@@ -55,21 +57,23 @@ const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
-  const { nc, store, loaded, cores, restored } = await connectAndRestore(config, opts.cores, workerStateFrame, log);
+  const planCut: CutPlanner<WorkerState> = (factory, check, completed) => planWorkerCut(config, factory, check, log, completed);
+  const { nc, store, loaded, cores, restored, epoch: restore } = await connectAndRestore(config, opts.cores, workerStateFrame, log, planCut);
   await checkRetention(nc, restored?.state.offsets ?? [], log);
+  const { epoch } = restore;
   const sink = paneSink(config, nc, log, opts.paneThread === true);
   const hostOpts = {
     log,
     compressPanes: config.compressPanes,
     compressOffThread: true,
     store,
-    owner: config,
+    owner: { partitionCount: config.partitionCount, partitions: config.partitions, epoch },
     restored,
   };
   const host = new OperatorHost(
     sink,
     hostOpts,
-    (ctx) => new EngineWorker(config, cores, jetstream(nc), ctx, new InboxAcks(nc)),
+    (ctx) => new EngineWorker(config, cores, jetstream(nc), ctx, new InboxAcks(nc), epoch),
   );
   const worker = host.operator;
   const core = worker.core; // restored by the host, whose status and metrics read it from here on
@@ -92,7 +96,7 @@ export async function startEngine(config: EngineConfig, opts: StartEngineOptions
     consumers: "the consumers",
     fields: { partitions: config.partitions },
   };
-  const run = { role: "engine" as const, config, loaded, served, tasks: [waits, status], words };
+  const run = { role: "engine" as const, config, loaded, epoch, served, tasks: [waits, status], words };
   const running = runRole(run, nc, host, status, log);
   return { ...running, partitions: config.partitions, host, engine: worker };
 }
