@@ -18,6 +18,7 @@
  */
 import type { PublishStats } from "../output/pane-sink.js";
 import type { CheckpointOwner } from "../checkpoint/checkpoint-frame.js";
+import { epochMsgId } from "../output/epoch-output.js";
 import type { CheckpointStore } from "../checkpoint/checkpoint-store.js";
 import type { Restored } from "../checkpoint/state-frames.js";
 import { HostCheckpoints } from "./host-checkpoints.js";
@@ -71,8 +72,10 @@ export class OperatorHost<Op extends Operator> {
       ? pooledBodySender(given, opts.compressPanes)
       : { ...bodySender(given, opts.compressPanes), sink: given };
     this.sink = sink;
+    const epoch = opts.owner.epoch ?? 0;
     const ctx: HostContext = {
-      send,
+      send: epoch > 0 ? (m) => send({ ...m, msgId: epochMsgId(m.msgId, epoch) }) : send,
+      epoch,
       buffers,
       panes: this.panes,
       pipelineLag: this.pipelineLag,

@@ -42,6 +42,8 @@ export interface HostContext {
   readonly buffers: BodyBuffers;
   /** Panes emitted by policy and kind: the operator counts each pane it hands to a group. */
   readonly panes: PaneCounts;
+  /** The restore epoch: the operator publishes its panes through `epochPane` (output/epoch-output.ts); the host's `send` stamps message ids. */
+  readonly epoch: number;
   /** Wall clock − log time as records are handled (tidemark_*_pipeline_lag_seconds, tm.status). */
   readonly pipelineLag: PipelineLag;
   readonly log: OperatorLog;

@@ -6,6 +6,7 @@
  * message id of a message's group can be reused. It counts what it merged (records; panes and the
  * pipeline lag through both stages in the host's counters) and each tick's alignment time.
  */
+import { epochPane } from "../output/epoch-output.js";
 import type { TickAligner } from "../../core/partials/tick-aligner.js";
 import type { CoreOutput, StreamCore } from "../../core/types.js";
 import { EmitGroup } from "../output/emit-group.js";
@@ -44,7 +45,7 @@ export class MergeRelease {
     const out: CoreOutput = {
       pane: (p) => {
         host.panes.count(p);
-        group.pane(p);
+        group.pane(epochPane(p, host.epoch));
       },
       late: (r) => group.late(r),
     };

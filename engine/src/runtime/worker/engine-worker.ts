@@ -23,6 +23,7 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { snapshotStepsOf } from "../../core/snapshot/snapshot-steps.js";
 import { GroupedCore } from "../../core/grouped/index.js";
+import { epochPane } from "../output/epoch-output.js";
 import type { CoreOutput, StreamCore } from "../../core/types.js";
 import type { CoreFactory } from "../checkpoint/restore-plan.js";
 import type { TelemetryEvent } from "../../protocol.js";
@@ -81,7 +82,7 @@ export class EngineWorker implements Operator<InterleaveBatch, WorkerState> {
       pane: (p) => {
         if (!serviceLevel && p.key.route === undefined) return;
         host.panes.count(p);
-        this.groups.pane(p);
+        this.groups.pane(epochPane(p, host.epoch));
       },
       late: (r) => {
         this.lateRecords++;

@@ -32,6 +32,7 @@ import type { EngineConfig } from "../config/config.js";
 import type { AckedPublish } from "../../nats/inbox-acks.js";
 import type { PublishStats } from "../output/pane-sink.js";
 import { SerialPublisher, type JoinRule, type RetryReport } from "../output/serial-publisher.js";
+import { epochMsgId } from "../output/epoch-output.js";
 
 /**
  * Batches unacknowledged per merge partition at which the worker holds its input, as when its pane
@@ -99,7 +100,8 @@ export class StageOnePartials {
         if (this.epoch > 0) batch.epoch = this.epoch;
         splitByMergePartition(batch, this.mergePartitions).forEach((b, m) => {
           this.total++;
-          this.chain(m).publish(partialsSubject(m), encodePartialBatch(b), `partial:${b.worker}:${b.from}${suffix(m)}`);
+          const id = epochMsgId(`partial:${b.worker}:${b.from}${suffix(m)}`, this.epoch);
+          this.chain(m).publish(partialsSubject(m), encodePartialBatch(b), id);
         });
       },
     };
