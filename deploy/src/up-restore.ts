@@ -28,11 +28,22 @@ export async function restoreForUp(
   const scan = await rt.scanCheckpoints(root);
   const { epoch } = await rt.restoreEpoch(root, scan.found, null);
   const all = Array.from({ length: partitionCount }, (_, p) => p);
-  const set = rt.chooseRestoreSet(scan.found, { operator: "(up)", partitions: all, partitionCount, epoch, aligned: true });
+  const set = rt.chooseRestoreSet(scan.found, {
+    operator: "(up)",
+    partitions: all,
+    partitionCount,
+    epoch,
+    aligned: true,
+  });
   if (set.kind !== "cut") return undefined;
   const layout = (lists: readonly (readonly number[])[]): string =>
-    lists.map((ps) => rt.formatPartitionList(ps)).sort().join(" ");
-  const ranges = Array.from({ length: workers }, (_, i) => rt.parsePartitionList(workerPartitions(partitionCount, workers, i), partitionCount));
+    lists
+      .map((ps) => rt.formatPartitionList(ps))
+      .sort()
+      .join(" ");
+  const ranges = Array.from({ length: workers }, (_, i) =>
+    rt.parsePartitionList(workerPartitions(partitionCount, workers, i), partitionCount),
+  );
   const written = set.files.map((a) => a.found.header.partitions);
   const was = `${written.length} worker${written.length === 1 ? "" : "s"} (${set.files.map((a) => a.found.operator).join(", ")})`;
   const now = `${workers} worker${workers === 1 ? "" : "s"}`;

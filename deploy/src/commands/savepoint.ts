@@ -22,7 +22,10 @@ export const savepoint: Command = {
     const { parseEngineConfig, takeSavepoint, offlineSavepoint } = await import("@tidemark/engine/runtime");
     const { connectNats } = await import("@tidemark/engine/nats");
     const { parseDuration } = await import("@tidemark/engine/core");
-    const to = flags.required("to", "the directory to write the savepoint into (new or empty), e.g. --to savepoints/before-rescale");
+    const to = flags.required(
+      "to",
+      "the directory to write the savepoint into (new or empty), e.g. --to savepoints/before-rescale",
+    );
     const found = loadTidemarkConfig({ flag: flags.get("config"), env: process.env });
     const config = parseEngineConfig({
       file: found.file === undefined ? undefined : found.document,

@@ -67,14 +67,24 @@ export async function caughtUp(nc: NatsConnection, workers: readonly Role[], t: 
         `${w.id} at log time ${t}`,
       );
     } catch (err) {
-      const said = w.p.output().split("\n").filter((l) => /"level":(40|50|60)/.test(l)).slice(-5).join("\n");
-      throw new Error(`${w.id} not at log time ${t}; its last status: ${JSON.stringify(last)}; it warned:\n${said}`, { cause: err });
+      const said = w.p
+        .output()
+        .split("\n")
+        .filter((l) => /"level":(40|50|60)/.test(l))
+        .slice(-5)
+        .join("\n");
+      throw new Error(`${w.id} not at log time ${t}; its last status: ${JSON.stringify(last)}; it warned:\n${said}`, {
+        cause: err,
+      });
     }
   }
 }
 
 /** Per TM_EVENTS partition, the stream sequence and event count of each stored message. */
-export async function eventsByPartition(nc: NatsConnection, partitions: number): Promise<Array<Array<[number, number]>>> {
+export async function eventsByPartition(
+  nc: NatsConnection,
+  partitions: number,
+): Promise<Array<Array<[number, number]>>> {
   const out = Array.from({ length: partitions }, (): Array<[number, number]> => []);
   for (const m of await readMessages(nc, "TM_EVENTS")) {
     const p = Array.from({ length: partitions }, (_, i) => i).find((i) => eventsSubject(i) === m.subject);
@@ -101,10 +111,16 @@ export async function settledPanes(nc: NatsConnection): Promise<Map<string, stri
 }
 
 /** Both maps hold the same ids with the same values; a mismatch names the first few. */
-export function sameSettled(got: Map<string, string>, want: Map<string, string>): { missing: string[]; extra: string[]; differ: string[] } {
+export function sameSettled(
+  got: Map<string, string>,
+  want: Map<string, string>,
+): { missing: string[]; extra: string[]; differ: string[] } {
   const missing = [...want.keys()].filter((k) => !got.has(k)).slice(0, 10);
   const extra = [...got.keys()].filter((k) => !want.has(k)).slice(0, 10);
-  const differ = [...want].filter(([k, v]) => got.has(k) && got.get(k) !== v).map(([k]) => `${k}: ${got.get(k)} != ${want.get(k)}`).slice(0, 10);
+  const differ = [...want]
+    .filter(([k, v]) => got.has(k) && got.get(k) !== v)
+    .map(([k]) => `${k}: ${got.get(k)} != ${want.get(k)}`)
+    .slice(0, 10);
   return { missing, extra, differ };
 }
 

@@ -117,7 +117,8 @@ describe("elastic workers (real NATS)", () => {
       for (const w of started) {
         const cut = cutOf(w);
         expect(cut, `${w.id}: ${context}`).not.toBeNull();
-        for (const [p, seq] of Object.entries(cut?.resumeAfter ?? {})) expect(seq, `${w.id} partition ${p}: ${context}`).toBe(at(Number(p)));
+        for (const [p, seq] of Object.entries(cut?.resumeAfter ?? {}))
+          expect(seq, `${w.id} partition ${p}: ${context}`).toBe(at(Number(p)));
       }
     };
 
@@ -144,7 +145,17 @@ describe("elastic workers (real NATS)", () => {
     await stopWorkers("SIGKILL");
     for (const m of merges) m.p.child.kill("SIGKILL");
     await Promise.all(merges.map((m) => m.p.exited));
-    const refused = spawnTidemark(["engine", "--nats", url, "--data", data, "--partitions", "0-2", "--metrics-port", "0"]);
+    const refused = spawnTidemark([
+      "engine",
+      "--nats",
+      url,
+      "--data",
+      data,
+      "--partitions",
+      "0-2",
+      "--metrics-port",
+      "0",
+    ]);
     await expect(refused.ready).rejects.toThrow(/TM_CHECKPOINT_ROLLBACK[\s\S]*--from-savepoint/);
     const sp = join(dir, "savepoint");
     const made = spawnTidemark(["savepoint", "--offline", "--data", data, "--to", sp]);
@@ -161,7 +172,10 @@ describe("elastic workers (real NATS)", () => {
     const stored = await eventsByPartition(nc, P);
     for (let p = 0; p < P; p++) readAgain += eventsAfter(stored, p, offsetIn(cutFiles, p));
     const two = ["--merge-partitions", "2", "--from-savepoint", sp];
-    merges = [await startMergeRole(url, data, [...two, "--merge-partition", "0"]), await startMergeRole(url, data, [...two, "--merge-partition", "1"])];
+    merges = [
+      await startMergeRole(url, data, [...two, "--merge-partition", "0"]),
+      await startMergeRole(url, data, [...two, "--merge-partition", "1"]),
+    ];
     roles.push(...merges);
     for (const m of merges) expect(cutOf(m)?.cut, m.id).toMatch(/^savepoint .*: merge partition 0 of 1$/);
     workers = await launch(["0-2", "3-5", "6-7"], two);
@@ -186,7 +200,9 @@ describe("elastic workers (real NATS)", () => {
       m.p.child.kill("SIGTERM");
       await m.p.exited;
     }
-    console.log(`rescale: ${read} events read for ${events.length} in the recording; ${readAgain} read again after the crash`);
+    console.log(
+      `rescale: ${read} events read for ${events.length} in the recording; ${readAgain} read again after the crash`,
+    );
     expect(read).toBe(events.length + readAgain);
     expect(readAgain).toBeGreaterThan(0);
     expect(sameSettled(await settledPanes(nc), want)).toEqual({ missing: [], extra: [], differ: [] });
@@ -206,7 +222,6 @@ describe("elastic workers (real NATS)", () => {
       return feed.feedUntil(
         () => fed >= share * events.length,
         async (t) => {
-
           fed = (await eventsByPartition(nc, P)).flat().reduce((n, [, k]) => n + k, 0);
           await caughtUp(nc, workers, t);
         },
@@ -217,7 +232,12 @@ describe("elastic workers (real NATS)", () => {
     const sp = join(dir, "savepoint");
     const took = spawnTidemark(["savepoint", "--nats", url, "--to", sp, "--timeout", "60s"]);
     expect(await took.exited, took.output()).toBe(0);
-    const line = JSON.parse(took.output().split("\n").find((l) => l.startsWith('{"savepoint"')) as string) as {
+    const line = JSON.parse(
+      took
+        .output()
+        .split("\n")
+        .find((l) => l.startsWith('{"savepoint"')) as string,
+    ) as {
       savepoint: { cut: string; epoch: number; operators: string[] };
     };
     expect(line.savepoint.cut).toMatch(/^aligned checkpoint \d+$/);
@@ -227,14 +247,17 @@ describe("elastic workers (real NATS)", () => {
     await feedTo(0.7);
     for (const r of [...workers, merge]) r.p.child.kill("SIGKILL");
     await Promise.all([...workers, merge].map((r) => r.p.exited));
-    const manifest = JSON.parse(readFileSync(join(sp, "savepoint.json"), "utf8")) as { operators: Array<{ file: string }> };
+    const manifest = JSON.parse(readFileSync(join(sp, "savepoint.json"), "utf8")) as {
+      operators: Array<{ file: string }>;
+    };
     const cutFiles = manifest.operators.map((o) => join(sp, o.file));
     const again = await startMergeRole(url, data, ["--from-savepoint", sp]);
     workers = await Promise.all(["0-1", "2-4", "5-7"].map((r) => startWorker(url, data, r, ["--from-savepoint", sp])));
     roles.push(again, ...workers);
     for (const w of workers) {
       expect(w.ready.epoch).toBe(1);
-      for (const [p, seq] of Object.entries(cutOf(w)?.resumeAfter ?? {})) expect(seq, `${w.id} partition ${p}`).toBe(offsetIn(cutFiles, Number(p)));
+      for (const [p, seq] of Object.entries(cutOf(w)?.resumeAfter ?? {}))
+        expect(seq, `${w.id} partition ${p}`).toBe(offsetIn(cutFiles, Number(p)));
     }
     const end = await feed.finish();
     await caughtUp(nc, workers, end);
@@ -249,7 +272,7 @@ describe("elastic workers (real NATS)", () => {
     }
     expect(sameSettled(await settledPanes(nc), want)).toEqual({ missing: [], extra: [], differ: [] });
   }, 240_000);
-});/** The newest checkpoint file of each operator. */
+}); /** The newest checkpoint file of each operator. */
 function newestFiles(root: string, operators: string[]): string[] {
   return operators.map((op) => {
     const dir = join(root, op);

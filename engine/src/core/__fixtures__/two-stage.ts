@@ -105,4 +105,3 @@ export function expectSamePanes(got: readonly Pane[], want: readonly Pane[]): vo
   }
   expect(got.length).toBe(want.length);
 }
-

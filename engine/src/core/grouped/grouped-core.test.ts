@@ -130,7 +130,11 @@ describe("GroupedCore", () => {
     const high = range(4, 7);
     const { out, snapshots } = firstPart([low, high]);
     const all = range(0, 7);
-    const joined = new GroupedCore(all, [group(snapshots[0] as Uint8Array, low, low), group(snapshots[1] as Uint8Array, high, high)], KEYS);
+    const joined = new GroupedCore(
+      all,
+      [group(snapshots[0] as Uint8Array, low, low), group(snapshots[1] as Uint8Array, high, high)],
+      KEYS,
+    );
     const after = capture();
     play([{ partitions: all, core: joined }], events.slice(CUT), after);
     expect(settled([...out.panes, ...after.panes])).toEqual(truth);
@@ -142,12 +146,17 @@ describe("GroupedCore", () => {
     const mid = CUT + 1500;
     // 1 → 3 workers ([0-2], [3-5], [6-7]) for a while, then back to 1 from the three.
     const layout = [range(0, 2), range(3, 5), range(6, 7)];
-    const three = layout.map((ps) => ({ partitions: ps, core: new GroupedCore(ps, [group(snap, range(0, 7), ps)], KEYS) }));
+    const three = layout.map((ps) => ({
+      partitions: ps,
+      core: new GroupedCore(ps, [group(snap, range(0, 7), ps)], KEYS),
+    }));
     const middle = capture();
     playOpen(three, events.slice(CUT, mid), middle);
     const groups = three.flatMap((w) => {
       const parts = decodeGroupContainer(w.core.snapshot());
-      return w.core.groups().map((g, i) => ({ ...g, core: restoreCore(configOf(g.coreLanes), parts[i] as Uint8Array) }));
+      return w.core
+        .groups()
+        .map((g, i) => ({ ...g, core: restoreCore(configOf(g.coreLanes), parts[i] as Uint8Array) }));
     });
     const all = range(0, 7);
     const after = capture();

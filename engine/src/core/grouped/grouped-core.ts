@@ -65,7 +65,8 @@ export class GroupedCore implements StreamCore {
     members.forEach((g, gi) =>
       g.partitions.forEach((p, i) => {
         const lane = partitions.indexOf(p);
-        if (lane < 0 || this.laneGroup[lane] !== -1) throw new Error(`group ${gi}: partition ${p} not the worker's, or in two groups`);
+        if (lane < 0 || this.laneGroup[lane] !== -1)
+          throw new Error(`group ${gi}: partition ${p} not the worker's, or in two groups`);
         this.laneGroup[lane] = gi;
         this.laneInGroup[lane] = g.lanes[i] as number;
       }),
@@ -118,7 +119,11 @@ export class GroupedCore implements StreamCore {
 
   /** What each group holds, in group order (the checkpoint header's `groups`). */
   groups(): CoreGroup[] {
-    return this.members.map(({ partitions, lanes, coreLanes }) => ({ partitions: [...partitions], lanes: [...lanes], coreLanes }));
+    return this.members.map(({ partitions, lanes, coreLanes }) => ({
+      partitions: [...partitions],
+      lanes: [...lanes],
+      coreLanes,
+    }));
   }
 
   snapshot(): Uint8Array {

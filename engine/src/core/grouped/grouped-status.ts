@@ -26,8 +26,16 @@ export function mergeStatuses(partitions: readonly number[], groups: readonly Gr
     // Fields beyond CoreStatus (a session operator's) are the main group's.
     ...main.status,
     logTime: minOrNull(groups.map((g) => g.status.logTime)),
-    partitions: lanes.map(({ g, inGroup }, lane) => ({ ...(g.status.partitions[inGroup] as CoreStatus["partitions"][0]), partition: lane })),
-    policies: main.status.policies.map((p, i) => mergePolicy(p, groups.map((g) => g.status.policies[i] as PolicyStatus))),
+    partitions: lanes.map(({ g, inGroup }, lane) => ({
+      ...(g.status.partitions[inGroup] as CoreStatus["partitions"][0]),
+      partition: lane,
+    })),
+    policies: main.status.policies.map((p, i) =>
+      mergePolicy(
+        p,
+        groups.map((g) => g.status.policies[i] as PolicyStatus),
+      ),
+    ),
     openWindows: sum((s) => s.openWindows),
     stateKeys: sum((s) => s.stateKeys),
     stateBytes: sum((s) => s.stateBytes),
@@ -40,12 +48,14 @@ export function mergeStatuses(partitions: readonly number[], groups: readonly Gr
 function mergePolicy(main: PolicyStatus, all: readonly PolicyStatus[]): PolicyStatus {
   const sum = (f: (p: PolicyStatus) => number): number => all.reduce((n, p) => n + f(p), 0);
   const seen = new Set<string>();
-  const services = [main, ...all].flatMap((p) => p.services).filter((s) => {
-    const id = `${s.windowMs}|${s.service}`;
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
-  });
+  const services = [main, ...all]
+    .flatMap((p) => p.services)
+    .filter((s) => {
+      const id = `${s.windowMs}|${s.service}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
   return {
     ...main,
     watermark: minOrNull(all.map((p) => p.watermark)),

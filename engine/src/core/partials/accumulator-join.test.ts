@@ -8,7 +8,13 @@
  * every partition is reported without gap or overlap, and each aggregate is published once.
  */
 import { describe, it } from "vitest";
-import { decodePartialBatch, encodePartialBatch, partitionOf, type PartialBatch, type TelemetryEvent } from "../../protocol.js";
+import {
+  decodePartialBatch,
+  encodePartialBatch,
+  partitionOf,
+  type PartialBatch,
+  type TelemetryEvent,
+} from "../../protocol.js";
 import { coreAggregates, partialSliceLengths } from "../create-core.js";
 import { config, expectSamePanes, interleave, P, stageTwo, stream, TICK } from "../__fixtures__/two-stage.js";
 import { joinAccumulators, type AccumulatorPart } from "./accumulator-join.js";
@@ -101,6 +107,9 @@ describe("stage-1 accumulators restored at another parallelism", () => {
     const skip = (i: number, p: number): boolean => p >= 4 && i < cutB;
     const x = restoreFrom([0, 1, 5], [joined]).feed(cutJ, events.length, skip).end();
     const y = restoreFrom([2, 3, 4, 6, 7], [joined]).feed(cutJ, events.length, skip).end();
-    expectSamePanes(stageTwo([...interleave([a.out, b.out]), ...joined.out, ...interleave([x.out, y.out])], cfg), straight);
+    expectSamePanes(
+      stageTwo([...interleave([a.out, b.out]), ...joined.out, ...interleave([x.out, y.out])], cfg),
+      straight,
+    );
   });
 });

@@ -97,7 +97,11 @@ function behindOf(part: Flat, mine: readonly number[], carrier: boolean): Behind
   };
 }
 
-function addDelta(into: Map<string, [number, number, string, string]>, d: [number, number, string, string], kind: AggregateKind): void {
+function addDelta(
+  into: Map<string, [number, number, string, string]>,
+  d: [number, number, string, string],
+  kind: AggregateKind,
+): void {
   const key = partialKeyOf(d[0], d[1], d[2]);
   const have = into.get(key);
   if (have === undefined) {

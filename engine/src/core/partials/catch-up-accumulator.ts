@@ -45,7 +45,8 @@ export class CatchUpAccumulator {
   /** A record of `lane`; `e.ingest_ts` is its interleaved ingest_ts. */
   event(lane: number, e: TelemetryEvent): void {
     const part = this.partOf === null ? -1 : (this.partOf[lane] as number);
-    if (part >= 0 && this.behind(part, e.ingest_ts)) (this.parts[part] as Part).acc.event(this.inPart[lane] as number, e);
+    if (part >= 0 && this.behind(part, e.ingest_ts))
+      (this.parts[part] as Part).acc.event(this.inPart[lane] as number, e);
     else this.main.event(lane, e);
   }
 

@@ -48,11 +48,11 @@ export async function readHeader(file: string, name: string = basename(file)): P
       const { bytesRead } = await fh.read(buf, 0, want, 0);
       const r = decodeCheckpointHeader(buf.subarray(0, Math.max(bytesRead, 0)), name);
       if ("header" in r) return r.header;
-      if (r.need <= want || bytesRead < want) throw new Error(`checkpoint ${name} is unusable: header runs past the end`);
+      if (r.need <= want || bytesRead < want)
+        throw new Error(`checkpoint ${name} is unusable: header runs past the end`);
       want = r.need;
     }
   } finally {
     await fh.close();
   }
 }
-

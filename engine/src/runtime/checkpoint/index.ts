@@ -34,12 +34,25 @@ export type { CheckpointEvent } from "./checkpoint-event.js";
 export { checkpointHeader, persistCheckpoint, type CheckpointOwner } from "./checkpoint-frame.js";
 export { CheckpointStore, type LoadedCheckpoint, type WrittenCheckpoint } from "./checkpoint-store.js";
 export { planRestore, type CoreFactory, type CutPlanner, type RestorePlan, type RoleCut } from "./restore-plan.js";
-export { chooseRestoreSet, type Assigned, type FoundCheckpoint, type RestoreSet, type RestoreWant } from "./restore-set.js";
+export {
+  chooseRestoreSet,
+  type Assigned,
+  type FoundCheckpoint,
+  type RestoreSet,
+  type RestoreWant,
+} from "./restore-set.js";
 export { scanCheckpoints, readHeader, type Scan } from "./checkpoint-scan.js";
 export { planWorkerCut } from "./worker-cut.js";
 export { planMergeCut, mergeLayoutOf } from "./merge-cut.js";
 export { restoreEpoch, type RestoreEpoch } from "./restore-epoch.js";
-export { readSavepoint, writeSavepoint, cutPositions, SAVEPOINT_FORMAT, type Savepoint, type SavepointManifest } from "./savepoint.js";
+export {
+  readSavepoint,
+  writeSavepoint,
+  cutPositions,
+  SAVEPOINT_FORMAT,
+  type Savepoint,
+  type SavepointManifest,
+} from "./savepoint.js";
 export { takeSavepoint, offlineSavepoint, type OnlineSavepoint } from "./take-savepoint.js";
 export { mergeStateFrame, workerStateFrame, type Restored, type StateFrame } from "./state-frames.js";
 export type { CheckpointTrigger, CutPlan } from "./checkpoint-trigger.js";

@@ -30,7 +30,11 @@ export function mergeLayoutOf(f: FoundCheckpoint): { m: number; of: number } {
   return { m: s.mergePartition ?? 0, of: s.mergePartitions ?? 1 };
 }
 
-export async function planMergeCut(config: MergeConfig, factory: CoreFactory, log: Logger): Promise<RoleCut<MergeState>> {
+export async function planMergeCut(
+  config: MergeConfig,
+  factory: CoreFactory,
+  log: Logger,
+): Promise<RoleCut<MergeState>> {
   const root = dirname(config.checkpointDir);
   const scan = await scanCheckpoints(root);
   const savepoint = config.fromSavepoint === null ? null : await readSavepoint(config.fromSavepoint);
@@ -69,13 +73,21 @@ export async function planMergeCut(config: MergeConfig, factory: CoreFactory, lo
   const { m, of } = mergeLayoutOf(from);
   const cut = `${label}: merge partition ${m} of ${of}`;
   log.info({ file: from.file, cut, epoch }, `restored from ${cut}`);
-  const restoredCut = { cut, files: [{ file: from.file, partitions: [...cp.header.partitions] }], fresh: [], resumeAfter: {} };
+  const restoredCut = {
+    cut,
+    files: [{ file: from.file, partitions: [...cp.header.partitions] }],
+    fresh: [],
+    resumeAfter: {},
+  };
   const loaded = { checkpoint: undefined, file: from.file, skipped: scan.unreadable, cut: restoredCut };
   return { epoch: restore, kind: "cut", loaded, restored: { state, core, logTime: cp.header.logTime } };
 }
 
 function newest(files: readonly FoundCheckpoint[]): FoundCheckpoint | undefined {
-  return files.reduce<FoundCheckpoint | undefined>((a, f) => (a === undefined || f.header.wallTime > a.header.wallTime ? f : a), undefined);
+  return files.reduce<FoundCheckpoint | undefined>(
+    (a, f) => (a === undefined || f.header.wallTime > a.header.wallTime ? f : a),
+    undefined,
+  );
 }
 
 /**

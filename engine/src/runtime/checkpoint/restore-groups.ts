@@ -31,7 +31,12 @@ const NO_OFFSET: LaneOffset = { lastSeq: 0, partialSeq: 0, partialCount: 0, logT
 export function groupsOf(cp: Checkpoint): Array<{ group: CoreGroup; snapshot: Uint8Array }> {
   const h = cp.header;
   if (h.groups === undefined)
-    return [{ group: { partitions: [...h.partitions], lanes: h.partitions.map((_, i) => i), coreLanes: h.partitions.length }, snapshot: cp.snapshot }];
+    return [
+      {
+        group: { partitions: [...h.partitions], lanes: h.partitions.map((_, i) => i), coreLanes: h.partitions.length },
+        snapshot: cp.snapshot,
+      },
+    ];
   const parts = decodeGroupContainer(cp.snapshot);
   return h.groups.map((group, i) => ({ group, snapshot: parts[i] as Uint8Array }));
 }
@@ -80,7 +85,10 @@ function coreOf(config: EngineConfig, members: readonly GroupCore[]): StreamCore
     only.coreLanes === config.partitions.length &&
     only.partitions.every((p, i) => p === config.partitions[i] && only.lanes[i] === i);
   if (plain) return only.core;
-  return new GroupedCore(config.partitions, members, { partitionCount: config.partitionCount, partitionBy: config.partitionBy });
+  return new GroupedCore(config.partitions, members, {
+    partitionCount: config.partitionCount,
+    partitionBy: config.partitionBy,
+  });
 }
 
 /**
@@ -94,9 +102,13 @@ function stateOf(owned: readonly number[], chosen: readonly Taken[], kind: Aggre
     const o = t.cp.header.offsets[t.cp.header.partitions.indexOf(p)] as LaneOffset;
     return { ...o, floor: t.cp.header.logTime };
   });
-  const pending = chosen.flatMap(({ cp, partitions }) => (cp.header.pending ?? []).filter((g) => partitions.includes(g.partition)));
+  const pending = chosen.flatMap(({ cp, partitions }) =>
+    (cp.header.pending ?? []).filter((g) => partitions.includes(g.partition)),
+  );
   const parts: AccumulatorPart[] = chosen.flatMap(({ cp, partitions }) =>
-    cp.header.partials === undefined ? [] : [{ state: cp.header.partials, partitions: cp.header.partitions, mine: partitions }],
+    cp.header.partials === undefined
+      ? []
+      : [{ state: cp.header.partials, partitions: cp.header.partitions, mine: partitions }],
   );
   return {
     offsets,

@@ -49,8 +49,7 @@ export interface RestorePlan<S> {
  * start, the operator's own store's choice (`same`), or its state put together from other files.
  */
 export type RoleCut<S> = { epoch: RestoreEpoch } & (
-  | { kind: "fresh" | "same" }
-  | { kind: "cut"; loaded: LoadedCheckpoint; restored: Restored<S> }
+  { kind: "fresh" | "same" } | { kind: "cut"; loaded: LoadedCheckpoint; restored: Restored<S> }
 );
 
 /** Chooses a role's cut; `check` vets each snapshot restored (its session setting), naming its file. */
@@ -82,10 +81,17 @@ export async function planRestore<S>(
   const check = (snapshot: Uint8Array, file: string): void => {
     if (cores === undefined) checkSessionsMatch(snapshot, file, config.sessions !== null);
   };
-  const cut = planCut === undefined ? { epoch: { epoch: 0 }, kind: "same" as const } : await planCut(factory, check, complete?.n);
+  const cut =
+    planCut === undefined ? { epoch: { epoch: 0 }, kind: "same" as const } : await planCut(factory, check, complete?.n);
   const { epoch } = cut;
   if (cut.kind === "fresh")
-    return { store, loaded: { checkpoint: undefined, file: undefined, skipped: [] }, cores: factory, restored: null, epoch };
+    return {
+      store,
+      loaded: { checkpoint: undefined, file: undefined, skipped: [] },
+      cores: factory,
+      restored: null,
+      epoch,
+    };
   if (cut.kind === "cut") return { store, loaded: cut.loaded, cores: factory, restored: cut.restored, epoch };
   const loaded = await store.load(complete?.file);
   for (const s of loaded.skipped)

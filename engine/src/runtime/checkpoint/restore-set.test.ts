@@ -6,7 +6,12 @@ import { RuntimeError } from "../errors.js";
 const range = (a: number, b: number): number[] => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
 /** A worker checkpoint of `partitions`, each resuming after `seq`. */
-function file(operator: string, partitions: number[], seq: number, extra: Partial<CheckpointHeader> = {}): FoundCheckpoint {
+function file(
+  operator: string,
+  partitions: number[],
+  seq: number,
+  extra: Partial<CheckpointHeader> = {},
+): FoundCheckpoint {
   const header: CheckpointHeader = {
     worker: operator,
     partitionCount: 8,
@@ -50,7 +55,12 @@ describe("chooseRestoreSet", () => {
     const fin = file("engine-0-7", range(0, 7), 9, { final: true });
     const found = [file("engine-0-7", range(0, 7), 5, { barrier: 2 }), fin];
     const low = chooseRestoreSet(found, want("engine-0-3", range(0, 3)));
-    expect(low).toEqual({ kind: "cut", cut: "the final checkpoints of a clean stop", files: [{ found: fin, partitions: range(0, 3) }], fresh: [] });
+    expect(low).toEqual({
+      kind: "cut",
+      cut: "the final checkpoints of a clean stop",
+      files: [{ found: fin, partitions: range(0, 3) }],
+      fresh: [],
+    });
     const high = chooseRestoreSet(found, want("engine-4-7", range(4, 7)));
     expect(high.kind === "cut" && high.files).toEqual([{ found: fin, partitions: range(4, 7) }]);
   });
@@ -91,10 +101,7 @@ describe("chooseRestoreSet", () => {
   });
 
   it("prefers the completed aligned checkpoint the coordinator names", () => {
-    const found = [
-      file("w-a", range(0, 7), 7, { barrier: 6 }),
-      file("w-a", range(0, 7), 9, { barrier: 7 }),
-    ];
+    const found = [file("w-a", range(0, 7), 7, { barrier: 6 }), file("w-a", range(0, 7), 9, { barrier: 7 })];
     const set = chooseRestoreSet(found, want("w-b", range(0, 3), { aligned: true, completed: 6 }));
     expect(set.kind === "cut" && set.cut).toBe("aligned checkpoint 6");
   });
@@ -112,7 +119,12 @@ describe("chooseRestoreSet", () => {
   it("starts partitions no checkpoint holds fresh beside the restored ones", () => {
     const fin = file("engine-0-3", range(0, 3), 9, { final: true });
     const set = chooseRestoreSet([fin], want("engine-0-7", range(0, 7)));
-    expect(set).toEqual({ kind: "cut", cut: "the final checkpoints of a clean stop", files: [{ found: fin, partitions: range(0, 3) }], fresh: range(4, 7) });
+    expect(set).toEqual({
+      kind: "cut",
+      cut: "the final checkpoints of a clean stop",
+      files: [{ found: fin, partitions: range(0, 3) }],
+      fresh: range(4, 7),
+    });
   });
 
   it("refuses state written with another partition count", () => {

@@ -45,9 +45,7 @@ export interface RestoreWant {
 
 /** The cut chosen: `same` leaves the choice to the operator's own store (as before rescaling existed). */
 export type RestoreSet =
-  | { kind: "fresh" }
-  | { kind: "same" }
-  | { kind: "cut"; cut: string; files: Assigned[]; fresh: number[] };
+  { kind: "fresh" } | { kind: "same" } | { kind: "cut"; cut: string; files: Assigned[]; fresh: number[] };
 
 /** A file of the cut and the partitions restored from it (a file may hold newer state elsewhere for others). */
 export interface Assigned {
@@ -56,7 +54,9 @@ export interface Assigned {
 }
 
 export function chooseRestoreSet(found: readonly FoundCheckpoint[], want: RestoreWant): RestoreSet {
-  const workers = found.filter((f) => f.header.merge === undefined && (want.epoch === undefined || (f.header.epoch ?? 0) === want.epoch));
+  const workers = found.filter(
+    (f) => f.header.merge === undefined && (want.epoch === undefined || (f.header.epoch ?? 0) === want.epoch),
+  );
   const other = workers.find((f) => f.header.partitionCount !== want.partitionCount);
   if (other) throw partitionCountChanged(other, want.partitionCount);
   const relevant = workers.filter((f) => f.header.partitions.some((p) => want.partitions.includes(p)));
@@ -70,9 +70,15 @@ export function chooseRestoreSet(found: readonly FoundCheckpoint[], want: Restor
   const fresh = want.partitions.filter((p) => !newest.has(p));
   if (isSameLayout(want, covered, newest)) return { kind: "same" };
   if (covered.every((p) => newest.get(p)?.header.final === true))
-    return { kind: "cut", cut: "the final checkpoints of a clean stop", files: assign(covered, (p) => newest.get(p)), fresh };
+    return {
+      kind: "cut",
+      cut: "the final checkpoints of a clean stop",
+      files: assign(covered, (p) => newest.get(p)),
+      fresh,
+    };
   const aligned = alignedCut(relevant, covered, want.completed);
-  if (aligned && want.aligned === true) return { kind: "cut", cut: `aligned checkpoint ${aligned.n}`, files: aligned.files, fresh };
+  if (aligned && want.aligned === true)
+    return { kind: "cut", cut: `aligned checkpoint ${aligned.n}`, files: aligned.files, fresh };
   if (aligned) throw rollback(aligned, covered);
   throw uncovered(relevant, covered, want);
 }
@@ -96,7 +102,11 @@ function newestFor(files: readonly FoundCheckpoint[], p: number): FoundCheckpoin
 }
 
 /** This operator's own files hold the newest state of each of its partitions, written for exactly them. */
-function isSameLayout(want: RestoreWant, covered: readonly number[], newest: ReadonlyMap<number, FoundCheckpoint>): boolean {
+function isSameLayout(
+  want: RestoreWant,
+  covered: readonly number[],
+  newest: ReadonlyMap<number, FoundCheckpoint>,
+): boolean {
   if (covered.length !== want.partitions.length) return false;
   return covered.every((p) => {
     const f = newest.get(p) as FoundCheckpoint;
@@ -109,11 +119,15 @@ function alignedCut(
   covered: readonly number[],
   completed: number | undefined,
 ): { n: number; files: Assigned[] } | null {
-  const ns = [...new Set(files.flatMap((f) => (f.header.barrier === undefined ? [] : [f.header.barrier])))].sort((a, b) => b - a);
-  const order = completed !== undefined && ns.includes(completed) ? [completed, ...ns.filter((n) => n !== completed)] : ns;
+  const ns = [...new Set(files.flatMap((f) => (f.header.barrier === undefined ? [] : [f.header.barrier])))].sort(
+    (a, b) => b - a,
+  );
+  const order =
+    completed !== undefined && ns.includes(completed) ? [completed, ...ns.filter((n) => n !== completed)] : ns;
   for (const n of order) {
     const atN = files.filter((f) => f.header.barrier === n);
-    if (covered.every((p) => newestFor(atN, p) !== undefined)) return { n, files: assign(covered, (p) => newestFor(atN, p)) };
+    if (covered.every((p) => newestFor(atN, p) !== undefined))
+      return { n, files: assign(covered, (p) => newestFor(atN, p)) };
   }
   return null;
 }
@@ -152,11 +166,19 @@ function rollback(cut: { n: number; files: Assigned[] }, covered: readonly numbe
 }
 
 function uncovered(files: readonly FoundCheckpoint[], covered: readonly number[], want: RestoreWant): RuntimeError {
-  const ns = [...new Set(files.flatMap((f) => (f.header.barrier === undefined ? [] : [f.header.barrier])))].sort((a, b) => b - a);
+  const ns = [...new Set(files.flatMap((f) => (f.header.barrier === undefined ? [] : [f.header.barrier])))].sort(
+    (a, b) => b - a,
+  );
   const n = ns[0];
-  const missing = n === undefined ? covered : covered.filter((p) => !files.some((f) => f.header.barrier === n && f.header.partitions.includes(p)));
+  const missing =
+    n === undefined
+      ? covered
+      : covered.filter((p) => !files.some((f) => f.header.barrier === n && f.header.partitions.includes(p)));
   const newestFinal = covered.filter((p) => newestFor(files, p)?.header.final !== true);
-  const aligned = n === undefined ? "no aligned checkpoint" : `aligned checkpoint ${n} lacks partitions [${formatPartitionList(missing)}]`;
+  const aligned =
+    n === undefined
+      ? "no aligned checkpoint"
+      : `aligned checkpoint ${n} lacks partitions [${formatPartitionList(missing)}]`;
   return new RuntimeError(
     "TM_CHECKPOINT_UNCOVERED",
     `no consistent cut covers partitions [${formatPartitionList(want.partitions)}] of worker ${want.operator}: ` +

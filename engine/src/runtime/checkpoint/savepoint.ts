@@ -70,7 +70,10 @@ export async function readSavepoint(dir: string): Promise<Savepoint> {
   try {
     m = JSON.parse(text) as Partial<SavepointManifest>;
   } catch (err) {
-    throw new RuntimeError("TM_SAVEPOINT_INVALID", `--from-savepoint ${dir}: ${MANIFEST} is not JSON (${(err as Error).message})`);
+    throw new RuntimeError(
+      "TM_SAVEPOINT_INVALID",
+      `--from-savepoint ${dir}: ${MANIFEST} is not JSON (${(err as Error).message})`,
+    );
   }
   if (typeof m.format !== "number" || m.format > SAVEPOINT_FORMAT)
     throw new RuntimeError(
@@ -78,7 +81,9 @@ export async function readSavepoint(dir: string): Promise<Savepoint> {
       `--from-savepoint ${dir}: savepoint format ${String(m.format)}, this tidemark reads formats 1 to ${SAVEPOINT_FORMAT}; ` +
         `restore it with the tidemark that wrote it or a newer one`,
     );
-  const bad = ["epoch", "partitionCount", "mergePartitions"].find((k) => !Number.isSafeInteger(m[k as keyof SavepointManifest]));
+  const bad = ["epoch", "partitionCount", "mergePartitions"].find(
+    (k) => !Number.isSafeInteger(m[k as keyof SavepointManifest]),
+  );
   if (bad !== undefined || !Array.isArray(m.operators))
     throw new RuntimeError("TM_SAVEPOINT_INVALID", `--from-savepoint ${dir}: ${MANIFEST} lacks ${bad ?? "operators"}`);
   return { dir: at, manifest: m as SavepointManifest };
@@ -117,7 +122,12 @@ export async function writeSavepoint(
       ...(mergePartition !== undefined ? { mergePartition } : {}),
     });
   }
-  const manifest: SavepointManifest = { format: SAVEPOINT_FORMAT, ...info, createdAt: new Date().toISOString(), operators };
+  const manifest: SavepointManifest = {
+    format: SAVEPOINT_FORMAT,
+    ...info,
+    createdAt: new Date().toISOString(),
+    operators,
+  };
   const tmp = join(dir, `.${MANIFEST}.tmp`);
   await mkdir(dir, { recursive: true });
   const fh = await open(tmp, "w");

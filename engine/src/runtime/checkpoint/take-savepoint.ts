@@ -84,7 +84,10 @@ export async function offlineSavepoint(data: string, to: string, partitionCount:
   const want = { operator: "(savepoint)", partitions: all, partitionCount, epoch, aligned: true, completed };
   const set = chooseRestoreSet(scan.found, want);
   if (set.kind !== "cut")
-    throw new RuntimeError("TM_SAVEPOINT_INVALID", `${root} holds no worker checkpoint of restore epoch ${epoch}: nothing to save`);
+    throw new RuntimeError(
+      "TM_SAVEPOINT_INVALID",
+      `${root} holds no worker checkpoint of restore epoch ${epoch}: nothing to save`,
+    );
   if (set.fresh.length > 0 && savepoint !== undefined)
     throw new RuntimeError(
       "TM_SAVEPOINT_INVALID",
@@ -102,8 +105,14 @@ function newestAlignedByAll(files: readonly FoundCheckpoint[]): number | undefin
   if (files.length === 0) return undefined;
   const top = files.reduce((a, f) => (f.header.wallTime > a.header.wallTime ? f : a));
   const of = mergeLayoutOf(top).of;
-  const per = Array.from({ length: of }, (_, m) =>
-    new Set(files.filter((f) => mergeLayoutOf(f).of === of && mergeLayoutOf(f).m === m).flatMap((f) => f.header.barrier ?? [])),
+  const per = Array.from(
+    { length: of },
+    (_, m) =>
+      new Set(
+        files
+          .filter((f) => mergeLayoutOf(f).of === of && mergeLayoutOf(f).m === m)
+          .flatMap((f) => f.header.barrier ?? []),
+      ),
   );
   const common = [...(per[0] ?? [])].filter((n) => per.every((set) => set.has(n)));
   return common.length === 0 ? undefined : Math.max(...common);
@@ -123,19 +132,32 @@ function mergeFiles(files: readonly FoundCheckpoint[], n: number | null): FoundC
   const out: FoundCheckpoint[] = [];
   for (let m = 0; m < of; m++) {
     const mine = pick.filter((f) => mergeLayoutOf(f).of === of && mergeLayoutOf(f).m === m);
-    const best = mine.reduce<FoundCheckpoint | undefined>((a, f) => (a === undefined || f.header.wallTime > a.header.wallTime ? f : a), undefined);
+    const best = mine.reduce<FoundCheckpoint | undefined>(
+      (a, f) => (a === undefined || f.header.wallTime > a.header.wallTime ? f : a),
+      undefined,
+    );
     if (best === undefined)
-      throw new RuntimeError("TM_SAVEPOINT_INVALID", `the merge stage has no checkpoint of merge partition ${m} of ${of}${n === null ? "" : ` at aligned checkpoint ${n}`}`);
+      throw new RuntimeError(
+        "TM_SAVEPOINT_INVALID",
+        `the merge stage has no checkpoint of merge partition ${m} of ${of}${n === null ? "" : ` at aligned checkpoint ${n}`}`,
+      );
     out.push(best);
   }
   return out;
 }
 
-async function write(to: string, found: readonly FoundCheckpoint[], cut: string, n: number | null): Promise<SavepointManifest> {
+async function write(
+  to: string,
+  found: readonly FoundCheckpoint[],
+  cut: string,
+  n: number | null,
+): Promise<SavepointManifest> {
   const headers = found.map((f) => f.header);
   const merges = found.filter((f) => f.header.merge !== undefined);
   const files = found.map((f) =>
-    f.header.merge === undefined ? { found: f, role: "engine" as const } : { found: f, role: "merge" as const, mergePartition: mergeLayoutOf(f).m },
+    f.header.merge === undefined
+      ? { found: f, role: "engine" as const }
+      : { found: f, role: "merge" as const, mergePartition: mergeLayoutOf(f).m },
   );
   return writeSavepoint(to, files, {
     epoch: Math.max(0, ...headers.map((h) => h.epoch ?? 0)) + 1,

@@ -18,7 +18,6 @@ import { restoreFromCut } from "./restore-groups.js";
 import { chooseRestoreSet, type Assigned, type FoundCheckpoint, type RestoreSet } from "./restore-set.js";
 import { restoreEpoch } from "./restore-epoch.js";
 import { readSavepoint, savepointFiles } from "./savepoint.js";
-import type { Restored } from "./state-frames.js";
 import type { WorkerState } from "./worker-state.js";
 
 /**
@@ -46,7 +45,10 @@ export async function planWorkerCut(
   for (;;) {
     const set = chooseRestoreSet(scan.found, { ...base, partitions: config.partitions, epoch });
     const rest = from === null ? null : leftFor(set, config.partitions);
-    const spSet = rest === null || rest.length === 0 ? null : chooseRestoreSet((from as Source).found, { ...base, partitions: rest, aligned: true });
+    const spSet =
+      rest === null || rest.length === 0
+        ? null
+        : chooseRestoreSet((from as Source).found, { ...base, partitions: rest, aligned: true });
     const cut = joinSets(set, spSet, from?.label);
     if (cut === null) return { epoch: restore, kind: set.kind as "fresh" | "same" };
     const taken = await verify(cut.files, skipped);
@@ -56,9 +58,12 @@ export async function planWorkerCut(
       if (from !== null) from.found = from.found.filter((f) => !bad.has(f.file));
       continue;
     }
-    for (const s of skipped) log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; choosing the cut again");
+    for (const s of skipped)
+      log.error({ file: s.file, reason: s.reason }, "corrupt checkpoint skipped; choosing the cut again");
     const restored = restoreFromCut(config, factory, coreAggregates(config.core), taken, cut.fresh, check);
-    const resumeAfter = Object.fromEntries(config.partitions.map((p, i) => [String(p), restored.state.offsets[i]?.lastSeq ?? 0]));
+    const resumeAfter = Object.fromEntries(
+      config.partitions.map((p, i) => [String(p), restored.state.offsets[i]?.lastSeq ?? 0]),
+    );
     const files = taken.map((t) => ({ file: t.file, partitions: [...t.partitions] }));
     const restoredCut = { cut: cut.cut, files, fresh: cut.fresh, resumeAfter };
     log.info({ cut: cut.cut, files, fresh: cut.fresh, resumeAfter, epoch }, `restored from ${cut.cut}`);
@@ -77,7 +82,11 @@ interface Source {
 async function savepointSource(dir: string): Promise<Source> {
   const s = await readSavepoint(dir);
   const scan = await scanCheckpoints(s.dir);
-  return { label: `savepoint ${s.dir} (${s.manifest.cut})`, found: savepointFiles(s, scan.found), unreadable: scan.unreadable };
+  return {
+    label: `savepoint ${s.dir} (${s.manifest.cut})`,
+    found: savepointFiles(s, scan.found),
+    unreadable: scan.unreadable,
+  };
 }
 
 /** The partitions a set leaves without state (all of them when fresh; none when the same layout goes on). */
@@ -87,10 +96,19 @@ function leftFor(set: RestoreSet, partitions: readonly number[]): number[] {
 }
 
 /** The epoch's cut and the savepoint's for what it leaves; null when neither restores anything. */
-function joinSets(set: RestoreSet, sp: RestoreSet | null, label: string | undefined): { cut: string; files: Assigned[]; fresh: number[] } | null {
+function joinSets(
+  set: RestoreSet,
+  sp: RestoreSet | null,
+  label: string | undefined,
+): { cut: string; files: Assigned[]; fresh: number[] } | null {
   const spCut = sp?.kind === "cut" ? sp : null;
   if (set.kind !== "cut" && spCut === null) return null;
-  if (set.kind !== "cut") return { cut: label as string, files: (spCut as { files: Assigned[] }).files, fresh: (spCut as { fresh: number[] }).fresh };
+  if (set.kind !== "cut")
+    return {
+      cut: label as string,
+      files: (spCut as { files: Assigned[] }).files,
+      fresh: (spCut as { fresh: number[] }).fresh,
+    };
   if (spCut === null) return set;
   return { cut: `${set.cut} and ${label as string}`, files: [...set.files, ...spCut.files], fresh: spCut.fresh };
 }
@@ -104,7 +122,11 @@ async function verify(
   let ok = true;
   for (const a of files) {
     try {
-      out.push({ cp: decodeCheckpoint(await readFile(a.found.file), a.found.file), partitions: a.partitions, file: a.found.file });
+      out.push({
+        cp: decodeCheckpoint(await readFile(a.found.file), a.found.file),
+        partitions: a.partitions,
+        file: a.found.file,
+      });
     } catch (err) {
       skipped.push({ file: a.found.file, reason: (err as Error).message });
       ok = false;
@@ -112,4 +134,3 @@ async function verify(
   }
   return ok ? out : null;
 }
-

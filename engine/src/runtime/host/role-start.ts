@@ -31,7 +31,17 @@ export async function connectAndRestore<S>(
   const nc = await connectEngine(config);
   try {
     const complete = await lastComplete(nc);
-    return { nc, ...(await planRestore(config, cores, frame, log, complete ? { n: complete.n, file: complete.operators[config.worker] } : undefined, planCut)) };
+    return {
+      nc,
+      ...(await planRestore(
+        config,
+        cores,
+        frame,
+        log,
+        complete ? { n: complete.n, file: complete.operators[config.worker] } : undefined,
+        planCut,
+      )),
+    };
   } catch (err) {
     await nc.close();
     throw err;

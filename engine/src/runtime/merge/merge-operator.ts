@@ -85,7 +85,14 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
   readonly aligner: TickAligner;
   /** The ticks released through the core, and what it emits (records merged, panes, lag). */
   readonly output: MergeRelease;
-  readonly batches: Record<BatchOutcome, number> = { accepted: 0, duplicate: 0, overlap: 0, malformed: 0, mismatch: 0, stale: 0 };
+  readonly batches: Record<BatchOutcome, number> = {
+    accepted: 0,
+    duplicate: 0,
+    overlap: 0,
+    malformed: 0,
+    mismatch: 0,
+    stale: 0,
+  };
   readonly input: PartialsInput;
   readonly trigger: MergeTrigger;
   readonly stateFrame = mergeStateFrame;

@@ -40,7 +40,13 @@ export async function startMerge(config: MergeConfig, opts: { logger?: Logger } 
   const cores = { create: createCore, restore: restoreCore };
   // A worker's checkpoint is refused here, by the merge operator's StateFrame (checkpoint/state-frames.ts).
   const planCut: CutPlanner<MergeState> = (factory) => planMergeCut(config, factory, log);
-  const { nc, store, loaded, restored, epoch: restore } = await connectAndRestore(config, cores, mergeStateFrame, log, planCut);
+  const {
+    nc,
+    store,
+    loaded,
+    restored,
+    epoch: restore,
+  } = await connectAndRestore(config, cores, mergeStateFrame, log, planCut);
   const { epoch } = restore;
   const sink = paneSink(config, nc, log, false);
   const owner = { partitionCount: config.partitionCount, partitions: config.partitions, epoch };

@@ -129,7 +129,12 @@ export class StageOnePartials {
    * of this worker's partials the checkpoint holds.
    */
   barrier(n: number): void {
-    const body: BarrierBody = { worker: this.worker, partitions: this.partitions, n, ...(this.epoch > 0 ? { epoch: this.epoch } : {}) };
+    const body: BarrierBody = {
+      worker: this.worker,
+      partitions: this.partitions,
+      n,
+      ...(this.epoch > 0 ? { epoch: this.epoch } : {}),
+    };
     const h = headers();
     h.set(BARRIER_HEADER, String(n));
     const bytes = new TextEncoder().encode(JSON.stringify(body));

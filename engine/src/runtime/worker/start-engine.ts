@@ -57,8 +57,16 @@ const PREFERRED_METRICS_PORT = 9464;
 
 export async function startEngine(config: EngineConfig, opts: StartEngineOptions = {}): Promise<RunningEngine> {
   const log = opts.logger ?? pino({ name: "tidemark-engine", base: { worker: config.worker } }, pino.destination(2));
-  const planCut: CutPlanner<WorkerState> = (factory, check, completed) => planWorkerCut(config, factory, check, log, completed);
-  const { nc, store, loaded, cores, restored, epoch: restore } = await connectAndRestore(config, opts.cores, workerStateFrame, log, planCut);
+  const planCut: CutPlanner<WorkerState> = (factory, check, completed) =>
+    planWorkerCut(config, factory, check, log, completed);
+  const {
+    nc,
+    store,
+    loaded,
+    cores,
+    restored,
+    epoch: restore,
+  } = await connectAndRestore(config, opts.cores, workerStateFrame, log, planCut);
   await checkRetention(nc, restored?.state.offsets ?? [], log);
   const { epoch } = restore;
   const sink = paneSink(config, nc, log, opts.paneThread === true);
