@@ -37,6 +37,7 @@ const READERS: Record<string, [(env: Env) => unknown, string]> = {
   TIDEMARK_MAX_IN_FLIGHT: [engine, "7"],
   TIDEMARK_MAX_IN_FLIGHT_BYTES: [engine, "2097152"],
   TIDEMARK_MAX_QUEUED_EVENTS: [engine, "7"],
+  TIDEMARK_FROM_SAVEPOINT: [engine, "savepoints/before"],
   TIDEMARK_MERGE_PARTITIONS: [(env) => parseMergeConfig({ env }).mergePartitions, "2"],
   TIDEMARK_METRICS_PORT: [engine, "9999"],
   TIDEMARK_PARTIALS: [engine, "off"],
