@@ -18,7 +18,10 @@ export function replaceSection(name: string, section: string): void {
     const at = ["\n## Engine runtime, measured before and after\n", "\n## Engine runtime\n"]
       .map((h) => before.indexOf(h))
       .find((i) => i >= 0);
-    out = at === undefined ? `${before.trimEnd()}\n\n${block}` : `${before.slice(0, at).trimEnd()}\n\n${block}${before.slice(at)}`;
+    out =
+      at === undefined
+        ? `${before.trimEnd()}\n\n${block}`
+        : `${before.slice(0, at).trimEnd()}\n\n${block}${before.slice(at)}`;
   }
   writeFileSync(file, out);
 }

@@ -155,7 +155,6 @@ function liveRows(r: LiveRun): string[] {
   ];
 }
 
-
 /** Replaces this benchmark's section of engine/BENCHMARKS.md (benchmarks-section.ts). */
 function record(lines: readonly string[], loadStart: string): void {
   const load = loadavg()

@@ -188,4 +188,63 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     expect(after.some((p) => p.window.start <= lastWindowBefore)).toBe(true);
     await stop(second, Object.values(again.pids as Record<string, number>));
   });
+
+  it("restarts with another --workers: a clean stop's checkpoints joined, a crash's cut restored by every role from a savepoint", async () => {
+    const withWorkers = (n: number): string[] => [...args.slice(0, -1), String(n)];
+    // 2 → 1 after the clean stop above: the worker joins both final checkpoints and says so.
+    const finals = ["engine-0-3", "engine-4-7"].map((w) => newestCheckpoint(join(data, "checkpoints", w)));
+    const one = spawnTidemark(withWorkers(1), { cwd: dir, readyTimeoutMs: 60_000 });
+    started.push(one);
+    const ready = await one.ready;
+    expect(one.output()).toContain(
+      "the data directory was written by 2 workers (engine-0-3, engine-4-7); restoring 1 worker from the final checkpoints of a clean stop",
+    );
+    const cut = (ready.engine as { restoredCut: { cut: string; resumeAfter: Record<string, number> } }).restoredCut;
+    expect(cut.cut).toBe("the final checkpoints of a clean stop");
+    for (const file of finals) {
+      const h = decodeCheckpoint(readFileSync(file), file).header;
+      h.partitions.forEach((p, i) => expect(cut.resumeAfter[String(p)], `partition ${p}`).toBe(h.offsets[i]?.lastSeq));
+    }
+    const dashboard = String(ready.dashboard);
+    const before = Math.max(0, ...(await panes(dashboard, "billing")).map((p) => p.window.start));
+    await waitFor(
+      async () => (await panes(dashboard, "billing")).some((p) => p.window.start > before),
+      45_000,
+      "new billing windows from the joined worker",
+      1000,
+    );
+    // A crash: the worker and the merge operator killed; up stops the rest and exits 1.
+    const pids = ready.pids as Record<string, number>;
+    for (const role of ["engine", "merge"]) process.kill(pids[role] as number, "SIGKILL");
+    expect(await one.exited).toBe(1);
+    for (const pid of Object.values(pids)) await waitFor(() => !isAlive(pid), 15_000, `child pid ${pid} to exit`);
+    // 1 → 2 from the crash's newest aligned checkpoint: saved as a savepoint, every role restored from it.
+    const two = spawnTidemark(withWorkers(2), { cwd: dir, readyTimeoutMs: 60_000 });
+    started.push(two);
+    const again = await two.ready;
+    expect(two.output()).toMatch(
+      /the data directory was written by 1 worker \(engine-0-7\), and its newest consistent cut is aligned checkpoint \d+: saved as savepoint \S+savepoints\/rescale-epoch1-\d+; restoring every role from it with 2 workers/,
+    );
+    const engines = again.engines as Array<{ epoch: number; restoredCut: { cut: string } | null }>;
+    for (const e of engines) {
+      expect(e.epoch).toBe(1);
+      expect(e.restoredCut?.cut).toMatch(/^savepoint \S+ \(aligned checkpoint \d+\)$/);
+    }
+    expect((again.merge as { epoch: number }).epoch).toBe(1);
+    const dashboard2 = String(again.dashboard);
+    const last = Math.max(0, ...(await panes(dashboard2, "billing")).map((p) => p.window.start));
+    await waitFor(
+      async () => (await panes(dashboard2, "billing")).some((p) => p.window.start > last),
+      45_000,
+      "new billing windows after restoring every role from the savepoint",
+      1000,
+    );
+    await stop(two, Object.values(again.pids as Record<string, number>));
+  }, 240_000);
 });
+
+/** The newest checkpoint file of an operator's directory. */
+function newestCheckpoint(dir: string): string {
+  const names = readdirSync(dir).filter((f) => /^checkpoint-\d+\.tmck$/.test(f));
+  return join(dir, names.sort().at(-1) as string);
+}
