@@ -2,7 +2,7 @@
  * `node dist/bench/rescale.js` (part of `npm run bench -w engine`): restoring at another parallelism
  * (docs/decisions/0057-elastic-workers.md) — restore time against state size with 1, 2 and 4
  * workers. For each state size, the final checkpoints of a layout of W₀ workers (8 partitions,
- * `services` × 100 routes, one event each: open-states.ts's shape, split by partition) are
+ * `services` × 100 routes, one event each: open-states.ts's events, split by partition) are
  * written to a temp data directory; then every worker of a layout of W workers takes the restore
  * step an engine takes (planRestore: every operator's headers read, the cut chosen, its files
  * verified, its state put together), timed, median of RUNS. Baseline, in the same run: the same
@@ -26,6 +26,7 @@ import { parseEngineConfig, type EngineConfig } from "../runtime/config/config.j
 import { formatPartitionList } from "../runtime/input/partition-list.js";
 import { replaceSection } from "./benchmarks-section.js";
 import { gc } from "./heap.js";
+import { OPEN_STATES_AT, openStateEvents } from "./open-states.js";
 import { row } from "./runtime-setup.js";
 
 const P = 8;
@@ -61,23 +62,11 @@ async function writeLayout(data: string, n: number, services: number): Promise<{
     return { config, core: createCore(config.core) as StreamCore };
   });
   const out = { pane: () => undefined, late: () => undefined };
-  const t = 1_700_000_000_000;
-  let i = 0;
-  for (let s = 0; s < services; s++)
-    for (let r = 0; r < 100; r++, i++) {
-      const e = {
-        ts: t + (i % 5000),
-        ingest_ts: t + 5000,
-        service: `svc-${s}`,
-        route: `/route/${r}`,
-        status: i % 50 ? 200 : 500,
-        latency_ms: 5 + (i % 300),
-        user: `u${i % 5000}`,
-      };
-      const p = partitionOf(e.service, P);
-      const w = workers.find((x) => x.config.partitions.includes(p)) as (typeof workers)[number];
-      w.core.event(w.config.partitions.indexOf(p), e, out);
-    }
+  for (const e of openStateEvents(services)) {
+    const p = partitionOf(e.service, P);
+    const w = workers.find((x) => x.config.partitions.includes(p)) as (typeof workers)[number];
+    w.core.event(w.config.partitions.indexOf(p), e, out);
+  }
   let bytes = 0;
   let aggregates = 0;
   for (const { config, core } of workers) {
@@ -87,10 +76,10 @@ async function writeLayout(data: string, n: number, services: number): Promise<{
       lastSeq: 1_000,
       partialSeq: 0,
       partialCount: 0,
-      logTime: t + 5000,
+      logTime: OPEN_STATES_AT,
     }));
     const owner = { operatorId: config.worker, partitionCount: P, partitions: config.partitions };
-    const header = checkpointHeader(owner, t + 5000, Date.now(), { offsets }, undefined, true);
+    const header = checkpointHeader(owner, OPEN_STATES_AT, Date.now(), { offsets }, undefined, true);
     bytes += (await store.write({ header, snapshot: core.snapshot() })).bytes;
     aggregates += core.status().stateKeys;
   }

@@ -8,8 +8,12 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { decodeEventBatch, eventsSubject, type Pane, type TelemetryEvent } from "@tidemark/engine/protocol";
 import type { CliProcess } from "../harness/processes.js";
+import type { SteppedBackfill } from "../harness/stepped-backfill.js";
 import { metricValue, readMessages, readStream, startEngine, waitForStatus } from "../engine/engine-fixtures.js";
 import { startMerge } from "../merge/merge-fixtures.js";
+
+/** The default partition count, which every role here runs with. */
+export const PARTITIONS = 8;
 
 export const FAST = ["--checkpoint-every", "1s", "--checkpoint-min-wall", "50ms", "--status-every", "200ms"];
 /** The merge stage waits for a worker being restarted rather than leave it out as idle. */
@@ -125,3 +129,21 @@ export function sameSettled(
 }
 
 export type { TelemetryEvent };
+
+/** Feeds step by step, each step's heartbeat taken in by every worker, until `events` events are stored in TM_EVENTS. */
+export async function feedShare(
+  feed: SteppedBackfill,
+  nc: NatsConnection,
+  workers: () => readonly Role[],
+  events: number,
+): Promise<void> {
+  let fed = 0;
+  await feed.feedUntil(
+    () => fed >= events,
+    async (t) => {
+      fed = (await eventsByPartition(nc, PARTITIONS)).flat().reduce((n, [, k]) => n + k, 0);
+      await caughtUp(nc, workers(), t);
+    },
+    `${events} events stored`,
+  );
+}

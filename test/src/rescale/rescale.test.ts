@@ -33,6 +33,7 @@ import {
   eventsAfter,
   eventsByPartition,
   eventsRead,
+  feedShare,
   sameSettled,
   settledPanes,
   startMergeRole,
@@ -95,17 +96,7 @@ describe("elastic workers (real NATS)", () => {
       roles.push(...started);
       return started;
     };
-    const feedTo = async (share: number): Promise<void> => {
-      let fed = 0;
-      await feed.feedUntil(
-        () => fed >= share * events.length,
-        async (t) => {
-          fed = (await eventsByPartition(nc, P)).flat().reduce((n, [, k]) => n + k, 0);
-          await caughtUp(nc, workers, t);
-        },
-        `${share * 100} % of the events stored`,
-      );
-    };
+    const feedTo = (share: number): Promise<void> => feedShare(feed, nc, () => workers, share * events.length);
     /** Stops the workers (the input held, all read): what they read is counted. */
     const stopWorkers = async (signal: "SIGTERM" | "SIGKILL"): Promise<void> => {
       for (const w of workers) read += await eventsRead(w);
@@ -217,17 +208,7 @@ describe("elastic workers (real NATS)", () => {
     const merge = await startMergeRole(url, data);
     let workers = await Promise.all(["0-3", "4-7"].map((r) => startWorker(url, data, r)));
     roles.push(merge, ...workers);
-    const feedTo = (share: number): Promise<void> => {
-      let fed = 0;
-      return feed.feedUntil(
-        () => fed >= share * events.length,
-        async (t) => {
-          fed = (await eventsByPartition(nc, P)).flat().reduce((n, [, k]) => n + k, 0);
-          await caughtUp(nc, workers, t);
-        },
-        `${share * 100} % of the events stored`,
-      );
-    };
+    const feedTo = (share: number): Promise<void> => feedShare(feed, nc, () => workers, share * events.length);
     await feedTo(0.4);
     const sp = join(dir, "savepoint");
     const took = spawnTidemark(["savepoint", "--nats", url, "--to", sp, "--timeout", "60s"]);

@@ -38,16 +38,7 @@ const END = (events.at(-1) as TelemetryEvent).ingest_ts + 600_000;
  * heartbeat to every lane, which closes every window by the watermarks (no `finish`).
  */
 function play(workers: readonly Worker[], stream: readonly TelemetryEvent[], out: Capture): void {
-  let beat = -Infinity;
-  for (const e of stream) {
-    if (e.ingest_ts >= beat + 1000) {
-      beat = Math.floor(e.ingest_ts / 1000) * 1000;
-      for (const w of workers) w.partitions.forEach((_, lane) => w.core.heartbeat(lane, beat, out));
-    }
-    const p = partitionOf(e.service, P);
-    const w = workers.find((x) => x.partitions.includes(p)) as Worker;
-    w.core.event(w.partitions.indexOf(p), e, out);
-  }
+  playOpen(workers, stream, out);
   for (const w of workers) w.partitions.forEach((_, lane) => w.core.heartbeat(lane, END, out));
 }
 

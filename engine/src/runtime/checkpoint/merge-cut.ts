@@ -11,17 +11,15 @@
  * matter to it.
  */
 import { readFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import type { Logger } from "pino";
 import type { MergeConfig } from "../config/merge-config.js";
 import { RuntimeError } from "../errors.js";
 import { decodeCheckpoint } from "./checkpoint-codec.js";
-import { scanCheckpoints } from "./checkpoint-scan.js";
 import type { MergeState } from "./merge-state.js";
 import type { CoreFactory, RoleCut } from "./restore-plan.js";
-import { restoreEpoch } from "./restore-epoch.js";
+import { roleEpoch } from "./restore-epoch.js";
 import type { FoundCheckpoint } from "./restore-set.js";
-import { readSavepoint, savepointFiles } from "./savepoint.js";
+import { savepointCheckpoints } from "./savepoint.js";
 import { mergeStateFrame } from "./state-frames.js";
 
 /** A merge checkpoint's merge partition and their count (absent in its state: 0 of 1). */
@@ -35,10 +33,7 @@ export async function planMergeCut(
   factory: CoreFactory,
   log: Logger,
 ): Promise<RoleCut<MergeState>> {
-  const root = dirname(config.checkpointDir);
-  const scan = await scanCheckpoints(root);
-  const savepoint = config.fromSavepoint === null ? null : await readSavepoint(config.fromSavepoint);
-  const restore = await restoreEpoch(root, scan.found, savepoint);
+  const { scan, restore } = await roleEpoch(config);
   const { epoch, savepoint: began } = restore;
   const merges = scan.found.filter((f) => f.header.merge !== undefined && (f.header.epoch ?? 0) === epoch);
   const other = merges.find((f) => f.header.partitionCount !== config.partitionCount);
@@ -57,10 +52,10 @@ export async function planMergeCut(
   let from = splitSource(merges, config);
   let label = "the merge stage's newest checkpoints";
   if (from === undefined && began !== undefined) {
-    const sp = await readSavepoint(began);
-    const files = savepointFiles(sp, (await scanCheckpoints(sp.dir)).found).filter((f) => f.header.merge !== undefined);
+    const sp = await savepointCheckpoints(began);
+    const files = sp.found.filter((f) => f.header.merge !== undefined);
     from = splitSource(files, config);
-    label = `savepoint ${sp.dir} (${sp.manifest.cut})`;
+    label = sp.label;
     if (from === undefined && files.length > 0) throw cannotSplit(files, config);
   }
   if (from === undefined) {

@@ -7,10 +7,11 @@
  * never back to a state the savepoint replaced. Entering an epoch below the directory's is refused.
  */
 import { mkdir, open, readFile, rename } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { scanCheckpoints, type Scan } from "./checkpoint-scan.js";
 import { RuntimeError } from "../errors.js";
 import type { FoundCheckpoint } from "./restore-set.js";
-import type { Savepoint } from "./savepoint.js";
+import { readSavepoint, type Savepoint } from "./savepoint.js";
 
 const FILE = "restore-epoch.json";
 
@@ -69,4 +70,15 @@ export async function restoreEpoch(
   }
   await rename(tmp, join(root, FILE));
   return next;
+}
+
+/** A role's checkpoints (every operator's in its data directory) and the restore epoch it runs in. */
+export async function roleEpoch(config: {
+  checkpointDir: string;
+  fromSavepoint: string | null;
+}): Promise<{ scan: Scan; restore: RestoreEpoch }> {
+  const root = dirname(config.checkpointDir);
+  const scan = await scanCheckpoints(root);
+  const savepoint = config.fromSavepoint === null ? null : await readSavepoint(config.fromSavepoint);
+  return { scan, restore: await restoreEpoch(root, scan.found, savepoint) };
 }

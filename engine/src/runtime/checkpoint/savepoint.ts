@@ -16,6 +16,7 @@ import { copyFile, mkdir, open, readdir, readFile, rename, stat } from "node:fs/
 import { basename, join, resolve } from "node:path";
 import { RuntimeError } from "../errors.js";
 import type { FoundCheckpoint } from "./restore-set.js";
+import { scanCheckpoints, type Scan } from "./checkpoint-scan.js";
 
 export const SAVEPOINT_FORMAT = 1;
 const MANIFEST = "savepoint.json";
@@ -89,10 +90,20 @@ export async function readSavepoint(dir: string): Promise<Savepoint> {
   return { dir: at, manifest: m as SavepointManifest };
 }
 
-/** The manifest's files as found checkpoints (headers read by the caller's scan of the directory). */
-export function savepointFiles(s: Savepoint, found: readonly FoundCheckpoint[]): FoundCheckpoint[] {
+/** A savepoint's checkpoints with their headers (those its manifest lists), to restore from. */
+export interface SavepointCheckpoints {
+  /** e.g. "savepoint /x (aligned checkpoint 12)". */
+  label: string;
+  found: FoundCheckpoint[];
+  unreadable: Scan["unreadable"];
+}
+
+export async function savepointCheckpoints(dir: string): Promise<SavepointCheckpoints> {
+  const s = await readSavepoint(dir);
+  const scan = await scanCheckpoints(s.dir);
   const listed = new Set(s.manifest.operators.map((o) => resolve(s.dir, o.file)));
-  return found.filter((f) => listed.has(resolve(f.file)));
+  const found = scan.found.filter((f) => listed.has(resolve(f.file)));
+  return { label: `savepoint ${s.dir} (${s.manifest.cut})`, found, unreadable: scan.unreadable };
 }
 
 /**

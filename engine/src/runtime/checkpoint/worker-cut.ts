@@ -6,18 +6,17 @@
  * own store chooses, as it always has (restore-plan.ts).
  */
 import { readFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { coreAggregates } from "../../core/create-core.js";
 import type { EngineConfig } from "../config/config.js";
 import { decodeCheckpoint, type Checkpoint } from "./checkpoint-codec.js";
-import { scanCheckpoints, type Scan } from "./checkpoint-scan.js";
+
 import type { LoadedCheckpoint } from "./checkpoint-store.js";
 import type { CoreFactory, RoleCut } from "./restore-plan.js";
 import { restoreFromCut } from "./restore-groups.js";
-import { chooseRestoreSet, type Assigned, type FoundCheckpoint, type RestoreSet } from "./restore-set.js";
-import { restoreEpoch } from "./restore-epoch.js";
-import { readSavepoint, savepointFiles } from "./savepoint.js";
+import { chooseRestoreSet, type Assigned, type RestoreSet } from "./restore-set.js";
+import { roleEpoch } from "./restore-epoch.js";
+import { savepointCheckpoints, type SavepointCheckpoints } from "./savepoint.js";
 import type { WorkerState } from "./worker-state.js";
 
 /**
@@ -34,12 +33,9 @@ export async function planWorkerCut(
   log: Logger,
   completed: number | undefined,
 ): Promise<RoleCut<WorkerState>> {
-  const root = dirname(config.checkpointDir);
-  const scan = await scanCheckpoints(root);
-  const savepoint = config.fromSavepoint === null ? null : await readSavepoint(config.fromSavepoint);
-  const restore = await restoreEpoch(root, scan.found, savepoint);
+  const { scan, restore } = await roleEpoch(config);
   const { epoch, savepoint: began } = restore;
-  const from = began === undefined ? null : await savepointSource(began);
+  const from = began === undefined ? null : await savepointCheckpoints(began);
   const skipped = [...scan.unreadable, ...(from?.unreadable ?? [])];
   const base = { operator: config.worker, partitionCount: config.partitionCount, completed };
   for (;;) {
@@ -48,7 +44,7 @@ export async function planWorkerCut(
     const spSet =
       rest === null || rest.length === 0
         ? null
-        : chooseRestoreSet((from as Source).found, { ...base, partitions: rest, aligned: true });
+        : chooseRestoreSet((from as SavepointCheckpoints).found, { ...base, partitions: rest, aligned: true });
     const cut = joinSets(set, spSet, from?.label);
     if (cut === null) return { epoch: restore, kind: set.kind as "fresh" | "same" };
     const taken = await verify(cut.files, skipped);
@@ -70,23 +66,6 @@ export async function planWorkerCut(
     const loaded: LoadedCheckpoint = { checkpoint: undefined, file: taken[0]?.file, skipped, cut: restoredCut };
     return { epoch: restore, kind: "cut", loaded, restored };
   }
-}
-
-/** A savepoint's checkpoints, to take the partitions the epoch's checkpoints do not hold. */
-interface Source {
-  label: string;
-  found: FoundCheckpoint[];
-  unreadable: Scan["unreadable"];
-}
-
-async function savepointSource(dir: string): Promise<Source> {
-  const s = await readSavepoint(dir);
-  const scan = await scanCheckpoints(s.dir);
-  return {
-    label: `savepoint ${s.dir} (${s.manifest.cut})`,
-    found: savepointFiles(s, scan.found),
-    unreadable: scan.unreadable,
-  };
 }
 
 /** The partitions a set leaves without state (all of them when fresh; none when the same layout goes on). */

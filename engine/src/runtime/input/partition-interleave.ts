@@ -128,25 +128,8 @@ export class PartitionInterleave {
    * each lane's items are keyed at least at its own, so every item gets the key it had there.
    */
   restore(restored: readonly LaneOffset[]): void {
-    if (restored.some((o) => o.floor !== undefined && o.floor !== null)) {
-      this.restoreFloors(restored);
-      return;
-    }
-    restored.forEach((o, i) => {
-      const lane = this.lanes[i];
-      if (!lane) return;
-      lane.lastSeq = lane.pushedSeq = o.lastSeq;
-      lane.skipSeq = o.partialSeq;
-      lane.skipCount = o.partialCount;
-      if (o.logTime !== null) {
-        lane.received = lane.released = o.logTime;
-        if (o.logTime > this.time) this.time = o.logTime;
-      }
-    });
-  }
-
-  private restoreFloors(restored: readonly LaneOffset[]): void {
-    this.floors = new Float64Array(this.lanes.length).fill(-Infinity);
+    const floors = restored.some((o) => o.floor !== undefined && o.floor !== null);
+    if (floors) this.floors = new Float64Array(this.lanes.length).fill(-Infinity);
     let least = Infinity;
     restored.forEach((o, i) => {
       const lane = this.lanes[i];
@@ -155,12 +138,16 @@ export class PartitionInterleave {
       lane.skipSeq = o.partialSeq;
       lane.skipCount = o.partialCount;
       if (o.logTime !== null) lane.received = lane.released = o.logTime;
+      if (!floors) {
+        if (o.logTime !== null && o.logTime > this.time) this.time = o.logTime;
+        return;
+      }
       const f = o.floor ?? -Infinity;
       (this.floors as Float64Array)[i] = f;
       if (f > this.maxFloor) this.maxFloor = f;
       if (f > -Infinity && f < least) least = f;
     });
-    if (least < Infinity) this.time = least;
+    if (floors && least < Infinity) this.time = least;
   }
 
   /** Largest key released so far: the log time the core has seen. */
