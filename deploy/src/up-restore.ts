@@ -7,7 +7,7 @@ type Log = (line: string) => void;
  * What `tidemark up --workers N` restores from (docs/operations.md, "Rescaling";
  * docs/decisions/0057-elastic-workers.md), said before any role starts: a savepoint given with
  * --from-savepoint; else, when the data directory's newest consistent cut was written by another
- * worker layout, that cut — a clean stop's final checkpoints, which each worker splits and joins by
+ * worker layout, that cut — a clean stop's final checkpoints, which each worker splits and gathers by
  * partition itself, or an aligned checkpoint n, which every role must restore together: it is saved
  * as a savepoint under <data>/savepoints and every role is started from it. Returns the savepoint
  * every engine and merge role restores from, if any.
@@ -49,7 +49,7 @@ export async function restoreForUp(
   const now = `${workers} worker${workers === 1 ? "" : "s"}`;
   if (layout(written) === layout(ranges)) return undefined;
   if (!set.cut.startsWith("aligned")) {
-    log(`the data directory was written by ${was}; restoring ${now} from ${set.cut}, split and joined by partition`);
+    log(`the data directory was written by ${was}; restoring ${now} from ${set.cut}, split and gathered by partition`);
     return undefined;
   }
   const dir = join(data, "savepoints", `rescale-epoch${epoch + 1}-${set.cut.replace(/\D+/g, "")}`);

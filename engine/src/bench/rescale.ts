@@ -155,7 +155,7 @@ async function main(): Promise<void> {
       `Load average at the start: ${loadStart}; at the end: ${load}. Each row is the median of ${RUNS} restores per worker, the baseline measured in the same run.\n\n` +
       `\`\`\`\n${lines.join("\n")}\n\`\`\`\n\n` +
       `How to read it: a worker restoring partitions another layout wrote restores each old worker's whole core that holds any of them ` +
-      `(a group, docs/decisions/0057-elastic-workers.md), so a split costs every new worker about the old worker's restore, and a join costs ` +
+      `(a group, docs/decisions/0057-elastic-workers.md), so a split costs every new worker about the old worker's restore, and a gather costs ` +
       `the one worker about the old workers' restores together; workers restore side by side in their own processes, so the slowest worker is ` +
       `the dataflow's restore wall time on enough cores.\n`,
   );

@@ -4,7 +4,7 @@
  * A recording is fed step by step while the workers go 1 → 2 → 3 → 1 and the merge partitions
  * 1 → 2: a clean stop (SIGTERM) splits the final checkpoints, a crash (SIGKILL of every role) is
  * restored from an offline savepoint of the newest aligned checkpoint, at 3 workers and 2 merge
- * operators, and a clean stop joins three workers' grouped state into one. Every restore resumes
+ * operators, and a clean stop gathers three workers' grouped state into one. Every restore resumes
  * each partition exactly after its cut — the events read again are exactly those the killed
  * workers had read past the cut, counted from TM_EVENTS — no merge operator ever sees an
  * overlapping batch, and every pane id settles on the value a straight run gives.
@@ -172,7 +172,7 @@ describe("elastic workers (real NATS)", () => {
     workers = await launch(["0-2", "3-5", "6-7"], two);
     expectResumeAt(workers, (p) => offsetIn(cutFiles, p), `restored from ${manifest.cut}`);
 
-    // 3 → 1 by a clean stop: three grouped states joined into one worker (the epoch goes on without the flag).
+    // 3 → 1 by a clean stop: three grouped states gathered into one worker (the epoch goes on without the flag).
     await feedTo(0.75);
     await waitForCompleted(nc, ["engine-0-2", "engine-3-5", "engine-6-7"]);
     await stopWorkers("SIGTERM");

@@ -189,9 +189,9 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     await stop(second, Object.values(again.pids as Record<string, number>));
   });
 
-  it("restarts with another --workers: a clean stop's checkpoints joined, a crash's cut restored by every role from a savepoint", async () => {
+  it("restarts with another --workers: a clean stop's checkpoints gathered, a crash's cut restored by every role from a savepoint", async () => {
     const withWorkers = (n: number): string[] => [...args.slice(0, -1), String(n)];
-    // 2 → 1 after the clean stop above: the worker joins both final checkpoints and says so.
+    // 2 → 1 after the clean stop above: the worker gathers both final checkpoints and says so.
     const finals = ["engine-0-3", "engine-4-7"].map((w) => newestCheckpoint(join(data, "checkpoints", w)));
     const one = spawnTidemark(withWorkers(1), { cwd: dir, readyTimeoutMs: 60_000 });
     started.push(one);
@@ -210,7 +210,7 @@ describe("tidemark up: the whole stack with demo traffic", () => {
     await waitFor(
       async () => (await panes(dashboard, "billing")).some((p) => p.window.start > before),
       45_000,
-      "new billing windows from the joined worker",
+      "new billing windows from the gathering worker",
       1000,
     );
     // A crash: the worker and the merge operator killed; up stops the rest and exits 1.

@@ -1,6 +1,6 @@
 /**
  * A worker's core restored from another layout's checkpoints (grouped-core.ts,
- * docs/decisions/0057-elastic-workers.md): split (one worker's snapshot restored by two) and joined
+ * docs/decisions/0057-elastic-workers.md): split (one worker's snapshot restored by two) and gathered
  * (two workers' snapshots restored by one), each then fed the rest of the stream in the
  * interleave's order, gives every key's last pane the value a straight run gives; a key's panes
  * come from the one worker that owns its partition; and a grouped core's snapshot restores into
@@ -116,18 +116,18 @@ describe("GroupedCore", () => {
     expect([...seen].filter(([, n]) => n > 1)).toEqual([]);
   });
 
-  it("join: two workers' snapshots restored by one give the straight run's last values", () => {
+  it("gather: two workers' snapshots restored by one give the straight run's last values", () => {
     const low = range(0, 3);
     const high = range(4, 7);
     const { out, snapshots } = firstPart([low, high]);
     const all = range(0, 7);
-    const joined = new GroupedCore(
+    const gathered = new GroupedCore(
       all,
       [group(snapshots[0] as Uint8Array, low, low), group(snapshots[1] as Uint8Array, high, high)],
       KEYS,
     );
     const after = capture();
-    play([{ partitions: all, core: joined }], events.slice(CUT), after);
+    play([{ partitions: all, core: gathered }], events.slice(CUT), after);
     expect(settled([...out.panes, ...after.panes])).toEqual(truth);
   });
 

@@ -2,7 +2,7 @@
  * A worker's stage-1 accumulator when some of its partitions were restored from a worker whose log
  * time was behind the others' (docs/decisions/0057-elastic-workers.md): those partitions' open tick
  * goes on apart, as it would have in that worker, until their log time reaches the main open tick;
- * then it goes out as [its start, the main tick's start) and they join the main accumulator.
+ * then it goes out as [its start, the main tick's start) and they go into the main accumulator.
  * Meanwhile the main accumulator's batches report only its own partitions, so every partition is
  * reported to the merge stage in order, each record in the tick of its interleaved ingest_ts, as a
  * straight run would (tick-aligner.ts: no gap, no overlap). With no part behind (the usual case) it

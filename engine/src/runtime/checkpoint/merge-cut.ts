@@ -6,7 +6,7 @@
  * began the epoch. Merge partitions grow by splitting: each key of a merge partition m of M was in
  * partition m mod M₀ of M₀ when M₀ divides M (protocol/merge-partitions.ts), so an operator restores
  * one old operator's state and emits only its own keys (merge/merge-keys.ts). Fewer merge
- * partitions, or a count M₀ does not divide, would join several operators' states: refused, naming
+ * partitions, or a count M₀ does not divide, would gather several operators' states: refused, naming
  * what to do. A merge operator's state holds every TM_EVENTS partition, so the worker layout does not
  * matter to it.
  */
@@ -107,7 +107,7 @@ function cannotSplit(files: readonly FoundCheckpoint[], config: MergeConfig): Ru
   return new RuntimeError(
     "TM_CHECKPOINT_UNCOVERED",
     `the merge stage's state was written with mergePartitions ${counts}, and merge partition ${config.mergePartition} of ${M} ` +
-      `has no checkpoint to split from: merge partitions grow by splitting, to a multiple of the old count (fewer would join ` +
+      `has no checkpoint to split from: merge partitions grow by splitting, to a multiple of the old count (fewer would gather ` +
       `several operators' state). Start with mergePartitions ${counts}, or restore from a savepoint (--from-savepoint DIR), ` +
       `or use a fresh --data directory for the merge stage`,
   );

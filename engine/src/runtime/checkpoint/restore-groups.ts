@@ -3,12 +3,12 @@
  * every group of every chosen file that holds one of its partitions becomes a group of its core
  * (core/grouped), partitions with no checkpoint get a fresh core of their own, and its WorkerState
  * is put together partition by partition — each resumes at its own offset, the open groups of its
- * input messages come with it, and the old workers' open ticks are joined
- * (core/partials/accumulator-join.ts). One group holding exactly the worker's partitions in its
+ * input messages come with it, and the old workers' open ticks are gathered
+ * (core/partials/accumulator-restore.ts). One group holding exactly the worker's partitions in its
  * lane order restores as a plain core.
  */
 import { GroupedCore, decodeGroupContainer, type CoreGroup, type GroupCore } from "../../core/grouped/index.js";
-import { joinAccumulators, type AccumulatorPart } from "../../core/partials/accumulator-join.js";
+import { restoreAccumulators, type AccumulatorPart } from "../../core/partials/accumulator-restore.js";
 import type { AggregateKind } from "../../core/windows/aggregate.js";
 import type { StreamCore } from "../../core/types.js";
 import type { EngineConfig } from "../config/config.js";
@@ -92,7 +92,7 @@ function coreOf(config: EngineConfig, members: readonly GroupCore[]): StreamCore
 }
 
 /**
- * Offsets, open groups and the open tick, partition by partition (core/partials/accumulator-join.ts).
+ * Offsets, open groups and the open tick, partition by partition (core/partials/accumulator-restore.ts).
  */
 function stateOf(owned: readonly number[], chosen: readonly Taken[], kind: AggregateKind): WorkerState {
   // Each lane keyed at least at its old worker's log time (input/partition-interleave.ts, `floor`).
@@ -113,6 +113,6 @@ function stateOf(owned: readonly number[], chosen: readonly Taken[], kind: Aggre
   return {
     offsets,
     ...(pending.length > 0 ? { pending } : {}),
-    ...(parts.length > 0 ? { partials: joinAccumulators(owned, parts, kind) } : {}),
+    ...(parts.length > 0 ? { partials: restoreAccumulators(owned, parts, kind) } : {}),
   };
 }

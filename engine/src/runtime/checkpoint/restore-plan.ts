@@ -9,7 +9,7 @@
  * on a fresh start there is none and the operator keeps the fresh core it was built with (`cores`).
  *
  * Which checkpoint an operator resumes from is decided here and only here. An engine worker's
- * state may come from checkpoints other workers wrote, split and joined by partition
+ * state may come from checkpoints other workers wrote, split and gathered by partition
  * (docs/decisions/0057-elastic-workers.md): restore-set.ts chooses the cut over every operator's
  * headers, restore-groups.ts puts the worker's state together from it; the same layout restarting
  * keeps the store's own choice.

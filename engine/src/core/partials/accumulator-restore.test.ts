@@ -1,8 +1,8 @@
 /**
- * Stage-1 accumulators restored at another parallelism (accumulator-join.ts,
+ * Stage-1 accumulators restored at another parallelism (accumulator-restore.ts,
  * catch-up-accumulator.ts; docs/decisions/0057-elastic-workers.md): one worker's open tick split
- * between two, two workers' open ticks joined into one — one of them behind the other by several
- * ticks — and a joined state split again while a part is still behind. In every case the merge
+ * between two, two workers' open ticks gathered into one — one of them behind the other by several
+ * ticks — and a gathered state split again while a part is still behind. In every case the merge
  * stage's panes are byte for byte a straight run's (the old workers' batches before the new ones',
  * as a restart publishes them): each record lands in the tick of its ingest_ts,
  * every partition is reported without gap or overlap, and each aggregate is published once.
@@ -17,7 +17,7 @@ import {
 } from "../../protocol.js";
 import { coreAggregates, partialSliceLengths } from "../create-core.js";
 import { config, expectSamePanes, interleave, P, stageTwo, stream, TICK } from "../__fixtures__/two-stage.js";
-import { joinAccumulators, type AccumulatorPart } from "./accumulator-join.js";
+import { restoreAccumulators, type AccumulatorPart } from "./accumulator-restore.js";
 import { CatchUpAccumulator } from "./catch-up-accumulator.js";
 import type { PartialAccumulatorState } from "./partial-accumulator.js";
 
@@ -75,7 +75,7 @@ function restoreFrom(partitions: number[], from: Worker[]): Worker {
     partitions: w.partitions,
     mine: w.partitions.filter((p) => partitions.includes(p)),
   }));
-  return new Worker(partitions, joinAccumulators(partitions, parts, kind));
+  return new Worker(partitions, restoreAccumulators(partitions, parts, kind));
 }
 
 describe("stage-1 accumulators restored at another parallelism", () => {
@@ -89,26 +89,26 @@ describe("stage-1 accumulators restored at another parallelism", () => {
     expectSamePanes(stageTwo([...one.out, ...interleave([low.out, high.out])], cfg), straight);
   });
 
-  it("join: two workers' open ticks, one several ticks behind, go on in one", () => {
+  it("gather: two workers' open ticks, one several ticks behind, go on in one", () => {
     const [cutA, cutB] = [4_000, 4_600];
     const a = new Worker(range(0, 3)).feed(0, cutA);
     const b = new Worker(range(4, 7)).feed(0, cutB);
-    const joined = restoreFrom(range(0, 7), [a, b]);
+    const gathered = restoreFrom(range(0, 7), [a, b]);
     // What b took in already is not read again; a's partitions go on from its own cut.
-    joined.feed(cutA, events.length, (i, p) => p >= 4 && i < cutB).end();
-    expectSamePanes(stageTwo([...interleave([a.out, b.out]), ...joined.out], cfg), straight);
+    gathered.feed(cutA, events.length, (i, p) => p >= 4 && i < cutB).end();
+    expectSamePanes(stageTwo([...interleave([a.out, b.out]), ...gathered.out], cfg), straight);
   });
 
-  it("a joined state split again while a part is still behind", () => {
+  it("a gathered state split again while a part is still behind", () => {
     const [cutA, cutB, cutJ] = [4_000, 4_600, 4_300];
     const a = new Worker(range(0, 3)).feed(0, cutA);
     const b = new Worker(range(4, 7)).feed(0, cutB);
-    const joined = restoreFrom(range(0, 7), [a, b]).feed(cutA, cutJ, (i, p) => p >= 4 && i < cutB);
+    const gathered = restoreFrom(range(0, 7), [a, b]).feed(cutA, cutJ, (i, p) => p >= 4 && i < cutB);
     const skip = (i: number, p: number): boolean => p >= 4 && i < cutB;
-    const x = restoreFrom([0, 1, 5], [joined]).feed(cutJ, events.length, skip).end();
-    const y = restoreFrom([2, 3, 4, 6, 7], [joined]).feed(cutJ, events.length, skip).end();
+    const x = restoreFrom([0, 1, 5], [gathered]).feed(cutJ, events.length, skip).end();
+    const y = restoreFrom([2, 3, 4, 6, 7], [gathered]).feed(cutJ, events.length, skip).end();
     expectSamePanes(
-      stageTwo([...interleave([a.out, b.out]), ...joined.out, ...interleave([x.out, y.out])], cfg),
+      stageTwo([...interleave([a.out, b.out]), ...gathered.out, ...interleave([x.out, y.out])], cfg),
       straight,
     );
   });

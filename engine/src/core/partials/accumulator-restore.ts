@@ -1,5 +1,5 @@
 /**
- * Joining and splitting the open ticks of stage-1 partial accumulators when a worker restores from
+ * Gathering and splitting the open ticks of stage-1 partial accumulators when a worker restores from
  * checkpoints other workers wrote (docs/decisions/0057-elastic-workers.md). Each old worker's
  * state is one or more parts: its main open tick over its partitions, and any part still behind in
  * it (catch-up-accumulator.ts). A part's per-lane clocks go with their partitions to whichever
@@ -25,7 +25,7 @@ export interface AccumulatorPart {
 }
 
 /** The open tick of a worker owning `partitions` (lane order) restored from `parts`. */
-export function joinAccumulators(
+export function restoreAccumulators(
   partitions: readonly number[],
   parts: readonly AccumulatorPart[],
   kind: AggregateKind,
