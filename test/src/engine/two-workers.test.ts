@@ -5,13 +5,16 @@
  * number is not compared; the on-time value (of every window that was open when the recording
  * began), the final value and the last value of every pane id are. (A window first seen after its
  * on-time point gets its first pane as "on-time" or "late" depending on how log time moved: only
- * its values compare.)
+ * its values compare.) The same id restarted for other partitions takes each from the final
+ * checkpoint that holds it (docs/operations.md, "Rescaling").
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { defaultCoreConfig } from "@tidemark/engine/core";
 import { partitionOf, type Pane, type PaneValue, type TelemetryEvent } from "@tidemark/engine/protocol";
+import { decodeCheckpoint } from "@tidemark/engine/runtime";
 import { startTestNats, type TestNats } from "../index.js";
 import type { CliProcess } from "../harness/processes.js";
 import {
@@ -140,14 +143,33 @@ describe("two workers with split partitions", () => {
     expect(servicesOf(0, 3).size).toBeGreaterThan(0);
     expect(servicesOf(4, 7).size).toBeGreaterThan(0);
 
-    // A worker id's checkpoints belong to its partitions: re-splitting under the same id is refused.
+    // Re-split under the same id: the worker takes partitions 0-3 from its own final checkpoint and
+    // 4-5 from engine-4-7's, each resuming right after it (docs/operations.md, "Rescaling").
+    const finals = ["engine-0-3", "engine-4-7"].map((w) => newestFile(join(dir, "two", "checkpoints", w)));
     const resplit = startEngine(servers[1]?.url ?? "", join(dir, "two"), [
       "--worker",
       "engine-0-3",
       "--partitions",
       "0-5",
     ]);
-    expect(await resplit.exited).toBe(2);
-    expect(resplit.output()).toContain("[TM_CHECKPOINT_MISMATCH]");
+    const cut = ((await resplit.ready).engine as { restoredCut: { cut: string; resumeAfter: Record<string, number> } })
+      .restoredCut;
+    expect(cut.cut).toBe("the final checkpoints of a clean stop");
+    for (const file of finals) {
+      const h = decodeCheckpoint(readFileSync(file), file).header;
+      h.partitions
+        .filter((p) => p <= 5)
+        .forEach((p) =>
+          expect(cut.resumeAfter[String(p)], `partition ${p}`).toBe(h.offsets[h.partitions.indexOf(p)]?.lastSeq),
+        );
+    }
+    expect(Object.keys(cut.resumeAfter).map(Number)).toEqual([0, 1, 2, 3, 4, 5]);
+    await stopGracefully(resplit);
   });
 });
+
+/** The newest checkpoint file of an operator's directory. */
+function newestFile(dir: string): string {
+  const names = readdirSync(dir).filter((f) => /^checkpoint-\d+\.tmck$/.test(f));
+  return join(dir, names.sort().at(-1) as string);
+}

@@ -49,6 +49,9 @@ export async function planMergeCut(
   };
   const own = newest(merges.filter((f) => f.operator === config.worker));
   if (own !== undefined && mine(own)) return { epoch: restore, kind: "same" };
+  // A worker's checkpoints under this id: the store's own step refuses them, naming why.
+  if (scan.found.some((f) => f.operator === config.worker && f.header.merge === undefined))
+    return { epoch: restore, kind: "same" };
   let from = splitSource(merges, config);
   let label = "the merge stage's newest checkpoints";
   if (from === undefined && began !== undefined) {
