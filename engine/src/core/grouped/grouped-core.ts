@@ -19,32 +19,14 @@
  * (StreamCore.retire), idle for good, so they hold no event-time watermark back.
  */
 import { OTHER_ROUTE, OTHER_SERVICE } from "../windows/key-registry.js";
-import { partitionOfEvent, type LateRecord, type Pane, type PartitionBy } from "../../protocol.js";
+import { partitionOfEvent, type LateRecord, type Pane } from "../../protocol.js";
 import { snapshotStepsOf } from "../snapshot/snapshot-steps.js";
 import type { CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "../types.js";
 import { encodeGroupContainer } from "./group-container.js";
 import { mergeStatuses } from "./grouped-status.js";
+import type { CoreGroup, GroupCore, GroupKeys } from "./core-group.js";
 
-/** What one group holds: the worker's partitions it restores and, for each, its lane in the group's core. */
-export interface CoreGroup {
-  /** TM_EVENTS partitions, in the order of `lanes`. */
-  partitions: number[];
-  /** Each partition's lane in the group's core. */
-  lanes: number[];
-  /** Lanes of the group's core (its config's `partitions`). */
-  coreLanes: number;
-}
-
-/** A group with its core. */
-export interface GroupCore extends CoreGroup {
-  core: StreamCore;
-}
-
-/** How the worker's keys are spread: what decides that a key is a live group's. */
-export interface GroupKeys {
-  partitionCount: number;
-  partitionBy: PartitionBy;
-}
+export type { CoreGroup, GroupCore, GroupKeys } from "./core-group.js";
 
 export class GroupedCore implements StreamCore {
   /** Per worker lane: its group and its lane in the group's core. */

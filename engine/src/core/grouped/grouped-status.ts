@@ -7,7 +7,7 @@
  * are left out. Fields a core adds to its status (sessions) are the main group's.
  */
 import type { CoreStatus, PolicyStatus } from "../types.js";
-import type { CoreGroup } from "./grouped-core.js";
+import type { CoreGroup } from "./core-group.js";
 
 export interface GroupStatus {
   group: CoreGroup;
