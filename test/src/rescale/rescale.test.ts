@@ -2,7 +2,7 @@
  * Elastic workers (docs/decisions/0057-elastic-workers.md; docs/operations.md, "Rescaling")
  * against a real nats-server, the whole dataflow on one data directory as `tidemark up` runs it.
  * A recording is fed step by step while the workers go 1 → 2 → 3 → 1 and the merge partitions
- * 1 → 2: a clean stop (SIGTERM) splits the final checkpoints, a crash (SIGKILL of every role) is
+ * 1 → 2 (and, from a savepoint, 2 → 1): a clean stop (SIGTERM) splits the final checkpoints, a crash (SIGKILL of every role) is
  * restored from an offline savepoint of the newest aligned checkpoint, at 3 workers and 2 merge
  * operators, and a clean stop gathers three workers' grouped state into one. Every restore resumes
  * each partition exactly after its cut — the events read again are exactly those the killed
@@ -199,15 +199,19 @@ describe("elastic workers (real NATS)", () => {
     expect(sameSettled(await settledPanes(nc), want)).toEqual({ missing: [], extra: [], differ: [] });
   }, 240_000);
 
-  it("a savepoint taken mid-run, every role restarted from it at another parallelism: panes settle as a straight run's", async () => {
+  it("a savepoint taken mid-run, every role restarted from it at 3 workers and 1 merge partition: panes settle as a straight run's", async () => {
     const dir = tempDir("savepoint");
     const want = await straight(dir);
     const { url, nc } = await nats();
     const data = join(dir, "data");
     const feed = new SteppedBackfill(nc, events, { runId: "savepoint" });
-    const merge = await startMergeRole(url, data);
-    let workers = await Promise.all(["0-3", "4-7"].map((r) => startWorker(url, data, r)));
-    roles.push(merge, ...workers);
+    const two = ["--merge-partitions", "2"];
+    const merges = [
+      await startMergeRole(url, data, [...two, "--merge-partition", "0"]),
+      await startMergeRole(url, data, [...two, "--merge-partition", "1"]),
+    ];
+    let workers = await Promise.all(["0-3", "4-7"].map((r) => startWorker(url, data, r, two)));
+    roles.push(...merges, ...workers);
     const feedTo = (share: number): Promise<void> => feedShare(feed, nc, () => workers, share * events.length);
     await feedTo(0.4);
     const sp = join(dir, "savepoint");
@@ -223,16 +227,20 @@ describe("elastic workers (real NATS)", () => {
     };
     expect(line.savepoint.cut).toMatch(/^aligned checkpoint \d+$/);
     expect(line.savepoint.epoch).toBe(1);
-    expect(line.savepoint.operators.sort()).toEqual(["engine-0-3", "engine-4-7", "merge-0"]);
+    expect(line.savepoint.operators.sort()).toEqual(["engine-0-3", "engine-4-7", "merge-0", "merge-1"]);
     // The run goes on past the savepoint, then every role dies: what they did after it is rolled back.
     await feedTo(0.7);
-    for (const r of [...workers, merge]) r.p.child.kill("SIGKILL");
-    await Promise.all([...workers, merge].map((r) => r.p.exited));
+    for (const r of [...workers, ...merges]) r.p.child.kill("SIGKILL");
+    await Promise.all([...workers, ...merges].map((r) => r.p.exited));
     const manifest = JSON.parse(readFileSync(join(sp, "savepoint.json"), "utf8")) as {
       operators: Array<{ file: string }>;
     };
     const cutFiles = manifest.operators.map((o) => join(sp, o.file));
+    // One merge operator gathers both old merge partitions' state of the savepoint's aligned checkpoint.
     const again = await startMergeRole(url, data, ["--from-savepoint", sp]);
+    expect(cutOf(again)?.cut).toMatch(
+      /^savepoint \S+ \(aligned checkpoint \d+\): merge partition 0 of 2, merge partition 1 of 2$/,
+    );
     workers = await Promise.all(["0-1", "2-4", "5-7"].map((r) => startWorker(url, data, r, ["--from-savepoint", sp])));
     roles.push(again, ...workers);
     for (const w of workers) {

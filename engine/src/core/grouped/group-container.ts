@@ -8,6 +8,8 @@
  * header (`groups`), so the restore step picks a group's bytes without decoding the others.
  */
 import { CoreError } from "../errors.js";
+import { snapshotStepsOf } from "../snapshot/snapshot-steps.js";
+import type { SnapshotSteps, StreamCore } from "../types.js";
 
 const MAGIC = 0x544d4743; // "TMGC"
 const VERSION = 1;
@@ -56,4 +58,21 @@ export function decodeGroupContainer(bytes: Uint8Array): Uint8Array[] {
 
 function view(b: Uint8Array): DataView {
   return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** The container of `cores`' snapshots, each encoded in its own steps in turn (input held until the last). */
+export function* containerSteps(cores: readonly StreamCore[]): SnapshotSteps {
+  const parts: Uint8Array[] = [];
+  for (const core of cores) {
+    const steps = snapshotStepsOf(core);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) {
+        parts.push(r.value);
+        break;
+      }
+      yield;
+    }
+  }
+  return encodeGroupContainer(parts);
 }

@@ -20,9 +20,8 @@
  */
 import { OTHER_ROUTE, OTHER_SERVICE } from "../windows/key-registry.js";
 import { partitionOfEvent, type LateRecord, type Pane } from "../../protocol.js";
-import { snapshotStepsOf } from "../snapshot/snapshot-steps.js";
 import type { CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "../types.js";
-import { encodeGroupContainer } from "./group-container.js";
+import { containerSteps, encodeGroupContainer } from "./group-container.js";
 import { mergeStatuses } from "./grouped-status.js";
 import type { CoreGroup, GroupCore, GroupKeys } from "./core-group.js";
 
@@ -113,20 +112,8 @@ export class GroupedCore implements StreamCore {
   }
 
   /** Every group's steps in turn; the input stays held until the last is encoded. */
-  *snapshotSteps(): SnapshotSteps {
-    const parts: Uint8Array[] = [];
-    for (const g of this.members) {
-      const steps = snapshotStepsOf(g.core);
-      for (;;) {
-        const r = steps.next();
-        if (r.done) {
-          parts.push(r.value);
-          break;
-        }
-        yield;
-      }
-    }
-    return encodeGroupContainer(parts);
+  snapshotSteps(): SnapshotSteps {
+    return containerSteps(this.members.map((g) => g.core));
   }
 }
 

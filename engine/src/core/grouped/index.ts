@@ -3,4 +3,5 @@
  * checkpoints (docs/decisions/0057-elastic-workers.md): GroupedCore, its status, its snapshot.
  */
 export { GroupedCore, type CoreGroup, type GroupCore, type GroupKeys } from "./grouped-core.js";
-export { decodeGroupContainer, encodeGroupContainer, isGroupContainer } from "./group-container.js";
+export { MergeGroups, type MergeGroup } from "./merge-groups.js";
+export { containerSteps, decodeGroupContainer, encodeGroupContainer, isGroupContainer } from "./group-container.js";

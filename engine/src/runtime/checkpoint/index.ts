@@ -43,7 +43,8 @@ export {
 } from "./restore-set.js";
 export { scanCheckpoints, readHeader, type Scan } from "./checkpoint-scan.js";
 export { planWorkerCut } from "./worker-cut.js";
-export { planMergeCut, mergeLayoutOf } from "./merge-cut.js";
+export { planMergeCut } from "./merge-cut.js";
+export { mergeLayoutOf, mergeSources } from "./merge-sources.js";
 export { restoreEpoch, type RestoreEpoch } from "./restore-epoch.js";
 export {
   readSavepoint,

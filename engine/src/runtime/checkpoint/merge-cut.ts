@@ -2,31 +2,28 @@
  * A merge operator's cut (docs/decisions/0057-elastic-workers.md): in its restore epoch, its own
  * checkpoints when they were written for the same merge partition of the same `mergePartitions`
  * (the store chooses, as always); else the newest checkpoint of the merge partition its keys were
- * split from — the newest layout's merge operators in this data directory, or the savepoint that
- * began the epoch. Merge partitions grow by splitting: each key of a merge partition m of M was in
- * partition m mod M₀ of M₀ when M₀ divides M (protocol/merge-partitions.ts), so an operator restores
- * one old operator's state and emits only its own keys (merge/merge-keys.ts). Fewer merge
- * partitions, or a count M₀ does not divide, would gather several operators' states: refused, naming
- * what to do. A merge operator's state holds every TM_EVENTS partition, so the worker layout does not
- * matter to it.
+ * split from or gathered from (merge-sources.ts) — the merge operators' newest in this data
+ * directory, or the savepoint that began the epoch. Grown to a multiple of the old count, an
+ * operator restores one old operator's state and emits only its own keys (merge/merge-keys.ts);
+ * shrunk to a divisor, it restores several old operators' states of one aligned checkpoint, their
+ * cores as groups (core/grouped/merge-groups.ts). Any other count is refused, naming what to do. A
+ * merge operator's state holds every TM_EVENTS partition, so the worker layout does not matter to it.
  */
 import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { MergeConfig } from "../config/merge-config.js";
 import { RuntimeError } from "../errors.js";
-import { decodeCheckpoint } from "./checkpoint-codec.js";
+import { decodeCheckpoint, type Checkpoint } from "./checkpoint-codec.js";
+import { decodeGroupContainer } from "../../core/grouped/group-container.js";
+import { MergeGroups } from "../../core/grouped/merge-groups.js";
+import { gatherMergeStates, mergeLayoutOf, mergeSources, newestOf } from "./merge-sources.js";
+import type { Restored } from "./state-frames.js";
 import type { MergeState } from "./merge-state.js";
 import type { CoreFactory, RoleCut } from "./restore-plan.js";
 import { roleEpoch } from "./restore-epoch.js";
 import type { FoundCheckpoint } from "./restore-set.js";
 import { savepointCheckpoints } from "./savepoint.js";
 import { mergeStateFrame } from "./state-frames.js";
-
-/** A merge checkpoint's merge partition and their count (absent in its state: 0 of 1). */
-export function mergeLayoutOf(f: FoundCheckpoint): { m: number; of: number } {
-  const s = f.header.merge as MergeState;
-  return { m: s.mergePartition ?? 0, of: s.mergePartitions ?? 1 };
-}
 
 export async function planMergeCut(
   config: MergeConfig,
@@ -47,17 +44,18 @@ export async function planMergeCut(
     const l = mergeLayoutOf(f);
     return l.m === config.mergePartition && l.of === config.mergePartitions;
   };
-  const own = newest(merges.filter((f) => f.operator === config.worker));
-  if (own !== undefined && mine(own)) return { epoch: restore, kind: "same" };
+  const own = newestOf(merges.filter((f) => f.operator === config.worker));
+  const ownGroups = own !== undefined && mine(own) ? (own.header.merge as MergeState).groups : undefined;
+  if (own !== undefined && mine(own) && ownGroups === undefined) return { epoch: restore, kind: "same" };
   // A worker's checkpoints under this id: the store's own step refuses them, naming why.
   if (scan.found.some((f) => f.operator === config.worker && f.header.merge === undefined))
     return { epoch: restore, kind: "same" };
-  let from = splitSource(merges, config);
-  let label = "the merge stage's newest checkpoints";
+  let from = own !== undefined && mine(own) ? [own] : mergeSources(merges, config);
+  let label = from?.[0] === own && own !== undefined ? "its own checkpoint" : "the merge stage's newest checkpoints";
   if (from === undefined && began !== undefined) {
     const sp = await savepointCheckpoints(began);
     const files = sp.found.filter((f) => f.header.merge !== undefined);
-    from = splitSource(files, config);
+    from = mergeSources(files, config);
     label = sp.label;
     if (from === undefined && files.length > 0) throw cannotSplit(files, config);
   }
@@ -65,43 +63,44 @@ export async function planMergeCut(
     if (merges.length === 0) return { epoch: restore, kind: "fresh" };
     throw cannotSplit(merges, config);
   }
-  const cp = decodeCheckpoint(await readFile(from.file), from.file);
-  const state = mergeStateFrame.read(cp.header, from.file);
-  const core = factory.restore(config.core, cp.snapshot);
-  const { m, of } = mergeLayoutOf(from);
-  const cut = `${label}: merge partition ${m} of ${of}`;
-  log.info({ file: from.file, cut, epoch }, `restored from ${cut}`);
-  const restoredCut = {
-    cut,
-    files: [{ file: from.file, partitions: [...cp.header.partitions] }],
-    fresh: [],
-    resumeAfter: {},
-  };
-  const loaded = { checkpoint: undefined, file: from.file, skipped: scan.unreadable, cut: restoredCut };
-  return { epoch: restore, kind: "cut", loaded, restored: { state, core, logTime: cp.header.logTime } };
-}
-
-function newest(files: readonly FoundCheckpoint[]): FoundCheckpoint | undefined {
-  return files.reduce<FoundCheckpoint | undefined>(
-    (a, f) => (a === undefined || f.header.wallTime > a.header.wallTime ? f : a),
-    undefined,
-  );
+  const taken = await Promise.all(from.map(async (f) => ({ f, cp: decodeCheckpoint(await readFile(f.file), f.file) })));
+  const restored = restoreMerge(config, factory, taken);
+  const cut = `${label}: ${from.map((f) => `merge partition ${mergeLayoutOf(f).m} of ${mergeLayoutOf(f).of}`).join(", ")}`;
+  log.info({ files: from.map((f) => f.file), cut, epoch }, `restored from ${cut}`);
+  const files = taken.map(({ f, cp }) => ({ file: f.file, partitions: [...cp.header.partitions] }));
+  const restoredCut = { cut, files, fresh: [], resumeAfter: {} };
+  const loaded = { checkpoint: undefined, file: from[0]?.file, skipped: scan.unreadable, cut: restoredCut };
+  return { epoch: restore, kind: "cut", loaded, restored };
 }
 
 /**
- * The newest checkpoint of the merge partition this operator's keys were split from, in the newest
- * layout that has one (a count dividing this one's); undefined when none.
+ * The merge state of the files taken: one plain file as it is; else a core of every file's groups
+ * (merge-groups.ts) and their states gathered (the first place each tick's aggregates are found).
  */
-function splitSource(files: readonly FoundCheckpoint[], config: MergeConfig): FoundCheckpoint | undefined {
-  const byLayout = [...files].sort((a, b) => b.header.wallTime - a.header.wallTime);
-  for (const f of byLayout) {
-    const { of } = mergeLayoutOf(f);
-    if (config.mergePartitions % of !== 0) continue;
-    const m = config.mergePartition % of;
-    const from = newest(files.filter((x) => mergeLayoutOf(x).of === of && mergeLayoutOf(x).m === m));
-    if (from !== undefined) return from;
-  }
-  return undefined;
+function restoreMerge(
+  config: MergeConfig,
+  factory: CoreFactory,
+  taken: ReadonlyArray<{ f: FoundCheckpoint; cp: Checkpoint }>,
+): Restored<MergeState> {
+  const states = taken.map(({ f, cp }) => mergeStateFrame.read(cp.header, f.file));
+  const logTime = Math.max(...taken.map(({ cp }) => cp.header.logTime ?? -Infinity));
+  const first = taken[0] as { f: FoundCheckpoint; cp: Checkpoint };
+  if (taken.length === 1 && states[0]?.groups === undefined)
+    return {
+      state: states[0] as MergeState,
+      core: factory.restore(config.core, first.cp.snapshot),
+      logTime: first.cp.header.logTime,
+    };
+  const members = taken.flatMap(({ f, cp }, i) => {
+    const groups = states[i]?.groups ?? [{ partition: mergeLayoutOf(f).m, of: mergeLayoutOf(f).of }];
+    const snaps = states[i]?.groups === undefined ? [cp.snapshot] : decodeGroupContainer(cp.snapshot);
+    return groups.map((g, k) => ({ ...g, core: factory.restore(config.core, snaps[k] as Uint8Array) }));
+  });
+  return {
+    state: gatherMergeStates(states),
+    core: new MergeGroups(members),
+    logTime: Number.isFinite(logTime) ? logTime : null,
+  };
 }
 
 function cannotSplit(files: readonly FoundCheckpoint[], config: MergeConfig): RuntimeError {
@@ -110,8 +109,8 @@ function cannotSplit(files: readonly FoundCheckpoint[], config: MergeConfig): Ru
   return new RuntimeError(
     "TM_CHECKPOINT_UNCOVERED",
     `the merge stage's state was written with mergePartitions ${counts}, and merge partition ${config.mergePartition} of ${M} ` +
-      `has no checkpoint to split from: merge partitions grow by splitting, to a multiple of the old count (fewer would gather ` +
-      `several operators' state). Start with mergePartitions ${counts}, or restore from a savepoint (--from-savepoint DIR), ` +
-      `or use a fresh --data directory for the merge stage`,
+      `has nothing to restore from: the count may change to a multiple of the old one, or to a divisor of it when the old ` +
+      `operators' checkpoints of one aligned checkpoint are there (take a savepoint first: tidemark savepoint --to DIR, then ` +
+      `--from-savepoint DIR). Start with mergePartitions ${counts}, or use a fresh --data directory for the merge stage`,
   );
 }

@@ -14,4 +14,9 @@ export interface MergeState {
   /** Its merge partition and their count when written (absent: 0 of 1): a restore at another count splits by them (docs/decisions/0057-elastic-workers.md). */
   mergePartition?: number;
   mergePartitions?: number;
+  /**
+   * A core made of old merge partitions' cores (merge/merge-groups.ts), in snapshot order: each one's
+   * number and their count then; its snapshot is their container (absent: one core).
+   */
+  groups?: Array<{ partition: number; of: number }>;
 }

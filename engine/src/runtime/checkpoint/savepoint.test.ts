@@ -3,14 +3,15 @@
  * docs/decisions/0057-elastic-workers.md) on real files: a savepoint written and read back, a
  * newer format refused naming it, the epoch a savepoint begins entered once and gone on with, an
  * older one refused; and a merge operator at another `mergePartitions`: split from the old
- * operator its keys were in, a count that would gather several refused with what to do.
+ * operator its keys were in, gathered from the old operators of one aligned checkpoint, any other
+ * count refused with what to do.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCore, defaultCoreConfig, restoreCore } from "../../core/index.js";
+import { createCore, defaultCoreConfig, MergeGroups, restoreCore } from "../../core/index.js";
 import { parseMergeConfig } from "../config/merge-config.js";
 import { RuntimeError } from "../errors.js";
 import { checkpointHeader } from "./checkpoint-frame.js";
@@ -123,13 +124,36 @@ describe("a merge operator at another mergePartitions", () => {
     expect((await planMergeCut(config(data, 1, 2), cores, silent)).kind).toBe("same");
   });
 
-  it("refuses a count that would gather several operators' state, saying what to do", async () => {
+  it("gathers: merge partition 0 of 1 restores both old operators' checkpoints of their newest common aligned checkpoint", async () => {
+    const data = tempDir();
+    const zero = await mergeFile(data, 0, 2, 5);
+    await mergeFile(data, 0, 2, 7);
+    const one = await mergeFile(data, 1, 2, 5);
+    await mergeFile(data, 1, 2, 6);
+    const cut = await planMergeCut(config(data, 0, 1), cores, silent);
+    expect(cut.kind).toBe("cut");
+    if (cut.kind !== "cut") return;
+    expect(cut.loaded.cut?.files.map((f) => f.file)).toEqual([zero, one]);
+    expect(cut.restored.core).toBeInstanceOf(MergeGroups);
+    expect((cut.restored.core as MergeGroups).groups()).toEqual([
+      { partition: 0, of: 2 },
+      { partition: 1, of: 2 },
+    ]);
+    expect(cut.restored.state).toMatchObject({ seq: 50, lastBarrier: 5 });
+  });
+
+  it("refuses a count neither a multiple nor a divisor, or a gather without a common aligned checkpoint, saying what to do", async () => {
     const data = tempDir();
     await mergeFile(data, 0, 2, 5);
-    await mergeFile(data, 1, 2, 5);
-    for (const of of [1, 3])
-      expect(codeOf(await planMergeCut(config(data, 0, of), cores, silent).catch((e: unknown) => e))).toMatch(
-        /^TM_CHECKPOINT_UNCOVERED: the merge stage's state was written with mergePartitions 2, .*grow by splitting, to a multiple of the old count .*Start with mergePartitions 2/,
+    await mergeFile(data, 1, 2, 6);
+    for (const [m, of] of [
+      [0, 3],
+      [0, 1],
+    ])
+      expect(
+        codeOf(await planMergeCut(config(data, m as number, of as number), cores, silent).catch((e: unknown) => e)),
+      ).toMatch(
+        /^TM_CHECKPOINT_UNCOVERED: the merge stage's state was written with mergePartitions 2, .*a multiple of the old one, or to a divisor of it .*take a savepoint first/,
       );
   });
 });

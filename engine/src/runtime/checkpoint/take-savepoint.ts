@@ -11,7 +11,7 @@ import { SUBJECT_SAVEPOINT_REQUEST } from "../../protocol.js";
 import { RuntimeError } from "../errors.js";
 import { lastComplete } from "./checkpoint-notices.js";
 import { readHeader, scanCheckpoints } from "./checkpoint-scan.js";
-import { mergeLayoutOf } from "./merge-cut.js";
+import { mergeLayoutOf } from "./merge-sources.js";
 import { restoreEpoch } from "./restore-epoch.js";
 import { chooseRestoreSet, type FoundCheckpoint } from "./restore-set.js";
 import { cutPositions, writeSavepoint, type SavepointManifest } from "./savepoint.js";

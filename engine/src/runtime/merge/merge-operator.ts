@@ -55,6 +55,7 @@ import { MergeRelease } from "./merge-release.js";
 import type { MergeState } from "../checkpoint/merge-state.js";
 import { mergeStateFrame, type Restored } from "../checkpoint/state-frames.js";
 import { ownKeys } from "./merge-keys.js";
+import { MergeGroups } from "../../core/grouped/merge-groups.js";
 import type { RestoreEpoch } from "../checkpoint/restore-epoch.js";
 
 export type BatchOutcome = "accepted" | "duplicate" | "overlap" | "malformed" | "mismatch" | "stale";
@@ -107,6 +108,8 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
 
   private seq = 0;
   private mergeCore: StreamCore;
+  /** Its core when made of old merge partitions' (merge-groups.ts), else null. */
+  private groups: MergeGroups | null = null;
   private readonly clock: () => number;
   private readonly log: HostContext["log"];
   private readonly mismatchedWorkers = new Set<string>();
@@ -311,7 +314,14 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
     const seq = first === undefined ? this.seq : first.seq - 1;
     const { mergePartition, mergePartitions } = this.config;
     const layout = mergePartitions > 1 ? { mergePartition, mergePartitions } : {};
-    const state: MergeState = { seq, aligner: this.aligner.state(), lastBarrier: this.alignment.lastN, ...layout };
+    const groups = this.groups === null ? {} : { groups: this.groups.groups() };
+    const state: MergeState = {
+      seq,
+      aligner: this.aligner.state(),
+      lastBarrier: this.alignment.lastN,
+      ...layout,
+      ...groups,
+    };
     return { state, steps: snapshotStepsOf(this.mergeCore) };
   }
 
@@ -322,6 +332,7 @@ export class MergeOperator implements Operator<JsMsg, MergeState> {
 
   /** Back to a cut: its core, its place in TM_PARTIALS, the tick aligner, the last barrier, the log time. */
   restore({ state, core, logTime }: Restored<MergeState>): void {
+    this.groups = core instanceof MergeGroups ? core : null;
     this.mergeCore = ownKeys(core, this.config);
     this.seq = state.seq;
     this.aligner.restore(state.aligner, this.clock());
