@@ -14,7 +14,7 @@ import type { StreamCore } from "../../core/types.js";
 import type { EngineConfig } from "../config/config.js";
 import type { LaneOffset } from "../input/partition-interleave.js";
 import type { Checkpoint } from "./checkpoint-codec.js";
-import type { CoreFactory } from "./restore-plan.js";
+import type { CoreFactory } from "./core-factory.js";
 import type { Restored } from "./state-frames.js";
 import type { WorkerState } from "./worker-state.js";
 
@@ -52,16 +52,7 @@ export function restoreFromCut(
   check: (snapshot: Uint8Array, file: string) => void,
 ): Restored<WorkerState> {
   const owned = config.partitions;
-  const members: GroupCore[] = [];
-  for (const { cp, partitions, file } of chosen)
-    for (const { group, snapshot } of groupsOf(cp)) {
-      const mine = group.partitions.filter((p) => partitions.includes(p));
-      if (mine.length === 0) continue;
-      check(snapshot, file);
-      const core = cores.restore({ ...config.core, partitions: group.coreLanes }, snapshot);
-      const lanes = mine.map((p) => group.lanes[group.partitions.indexOf(p)] as number);
-      members.push({ partitions: mine, lanes, coreLanes: group.coreLanes, core });
-    }
+  const members = chosen.flatMap((t) => membersOf(config, cores, t, check));
   if (fresh.length > 0)
     members.push({
       partitions: [...fresh],
@@ -76,6 +67,39 @@ export function restoreFromCut(
     core: coreOf(config, members),
     logTime: logTimes.length === 0 ? null : Math.max(...logTimes),
   };
+}
+
+/**
+ * The core of a worker's own grouped checkpoint (its header's `groups`), the same layout restarting:
+ * its groups restored as they were written.
+ */
+export function groupedCoreOf(
+  config: EngineConfig,
+  cores: CoreFactory,
+  cp: Checkpoint,
+  file: string,
+  check: (snapshot: Uint8Array, file: string) => void,
+): StreamCore {
+  return coreOf(config, membersOf(config, cores, { cp, file, partitions: cp.header.partitions }, check));
+}
+
+/** The groups of a file that hold partitions restored from it, each core restored. */
+function membersOf(
+  config: EngineConfig,
+  cores: CoreFactory,
+  { cp, file, partitions }: Taken,
+  check: (snapshot: Uint8Array, file: string) => void,
+): GroupCore[] {
+  const members: GroupCore[] = [];
+  for (const { group, snapshot } of groupsOf(cp)) {
+    const mine = group.partitions.filter((p) => partitions.includes(p));
+    if (mine.length === 0) continue;
+    check(snapshot, file);
+    const core = cores.restore({ ...config.core, partitions: group.coreLanes }, snapshot);
+    const lanes = mine.map((p) => group.lanes[group.partitions.indexOf(p)] as number);
+    members.push({ partitions: mine, lanes, coreLanes: group.coreLanes, core });
+  }
+  return members;
 }
 
 function coreOf(config: EngineConfig, members: readonly GroupCore[]): StreamCore {

@@ -17,19 +17,16 @@
 import type { Logger } from "pino";
 import { createCore, restoreCore, withSessions } from "../../core/index.js";
 import { isWithSessionsSnapshot } from "../../core/session/index.js";
-import type { CoreConfig, StreamCore } from "../../core/types.js";
 import type { Checkpoint } from "./checkpoint-codec.js";
 import { CheckpointStore, type LoadedCheckpoint } from "./checkpoint-store.js";
+import { groupedCoreOf } from "./restore-groups.js";
+import type { CoreFactory } from "./core-factory.js";
 import type { Restored, StateFrame } from "./state-frames.js";
 import type { RestoreEpoch } from "./restore-epoch.js";
 import type { EngineConfig } from "../config/config.js";
 import { RuntimeError } from "../errors.js";
 
-/** How the engine makes its core: fresh, or from snapshot bytes. */
-export interface CoreFactory {
-  create(config: CoreConfig): StreamCore;
-  restore(config: CoreConfig, snapshot: Uint8Array): StreamCore;
-}
+export type { CoreFactory } from "./core-factory.js";
 
 /** What an operator resumes from: its store, the file chosen, how it makes cores, its state and core. */
 export interface RestorePlan<S> {
@@ -99,9 +96,12 @@ export async function planRestore<S>(
   const cp = loaded.checkpoint;
   if (!cp) return { store, loaded, cores: factory, restored: null, epoch };
   checkOwnership(cp, loaded.file, config);
-  if (cores === undefined) checkSessionsMatch(cp.snapshot, loaded.file, config.sessions !== null);
+  const file = loaded.file as string;
+  // A worker's grouped checkpoint (after a rescale) holds its groups' snapshots, each checked.
+  const grouped = cp.header.groups !== undefined;
+  if (!grouped) check(cp.snapshot, file);
   const state = frame.read(cp.header, loaded.file);
-  const core = factory.restore(config.core, cp.snapshot);
+  const core = grouped ? groupedCoreOf(config, factory, cp, file, check) : factory.restore(config.core, cp.snapshot);
   log.info({ file: loaded.file, logTime: cp.header.logTime, offsets: cp.header.offsets }, "restored checkpoint");
   return { store, loaded, cores: factory, restored: { state, core, logTime: cp.header.logTime }, epoch };
 }
