@@ -19,7 +19,8 @@
  * (StreamCore.retire), idle for good, so they hold no event-time watermark back.
  */
 import { OTHER_ROUTE, OTHER_SERVICE } from "../windows/key-registry.js";
-import { partitionOfEvent, type LateRecord, type Pane } from "../../protocol.js";
+import { partitionOfEvent } from "../../protocol.js";
+import { keyFilter } from "./key-filter.js";
 import type { CoreOutput, CoreStatus, SnapshotSteps, StreamCore } from "../types.js";
 import { containerSteps, encodeGroupContainer } from "./group-container.js";
 import { mergeStatuses } from "./grouped-status.js";
@@ -123,27 +124,12 @@ function deadLanes(g: CoreGroup): number[] {
   return Array.from({ length: g.coreLanes }, (_, i) => i).filter((i) => !fed.has(i));
 }
 
-/** An output that passes what the group emits for its live partitions' keys (and keys over the caps). */
+/** What the group emits for its live partitions' keys (and keys over the caps) passes. */
 function liveOutput(live: ReadonlySet<number>, keys: GroupKeys): (out: CoreOutput) => CoreOutput {
-  const isLive = (service: string, route: string | undefined): boolean => {
+  return keyFilter((service, route) => {
     if (service === OTHER_SERVICE || route === OTHER_ROUTE) return true;
     // A service-level key partitioned by service and route is dropped by the worker (ADR 0032).
     if (keys.partitionBy === "service+route" && route === undefined) return true;
     return live.has(partitionOfEvent({ service, route: route ?? "" }, keys.partitionCount, keys.partitionBy));
-  };
-  let last: CoreOutput | null = null;
-  let wrapped: CoreOutput | null = null;
-  return (out) => {
-    if (out === last && wrapped !== null) return wrapped;
-    last = out;
-    wrapped = {
-      pane: (p: Pane) => {
-        if (isLive(p.key.service, p.key.route)) out.pane(p);
-      },
-      late: (r: LateRecord) => {
-        if (isLive(r.event.service, r.event.route)) out.late(r);
-      },
-    };
-    return wrapped;
-  };
+  });
 }

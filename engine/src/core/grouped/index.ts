@@ -5,3 +5,4 @@
 export { GroupedCore, type CoreGroup, type GroupCore, type GroupKeys } from "./grouped-core.js";
 export { MergeGroups, type MergeGroup } from "./merge-groups.js";
 export { containerSteps, decodeGroupContainer, encodeGroupContainer, isGroupContainer } from "./group-container.js";
+export { keyFilter } from "./key-filter.js";

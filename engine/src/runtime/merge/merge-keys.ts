@@ -5,28 +5,14 @@
  * its core holds the keys of the old merge partition it was split from: those now belong to
  * another operator, which emits them. With one merge partition the core is returned as it is.
  */
-import type { CoreOutput, PartialTick, StreamCore } from "../../core/types.js";
-import { mergePartitionOf, type LateRecord, type Pane } from "../../protocol.js";
+import { keyFilter } from "../../core/grouped/key-filter.js";
+import type { PartialTick, StreamCore } from "../../core/types.js";
+import { mergePartitionOf } from "../../protocol.js";
 
 export function ownKeys(core: StreamCore, config: { mergePartition: number; mergePartitions: number }): StreamCore {
   const { mergePartition, mergePartitions } = config;
   if (mergePartitions <= 1) return core;
-  const mine = (service: string): boolean => mergePartitionOf(service, mergePartitions) === mergePartition;
-  let last: CoreOutput | null = null;
-  let kept: CoreOutput = { pane: () => undefined, late: () => undefined };
-  const keep = (out: CoreOutput): CoreOutput => {
-    if (out === last) return kept;
-    last = out;
-    kept = {
-      pane: (p: Pane) => {
-        if (mine(p.key.service)) out.pane(p);
-      },
-      late: (r: LateRecord) => {
-        if (mine(r.event.service)) out.late(r);
-      },
-    };
-    return kept;
-  };
+  const keep = keyFilter((service) => mergePartitionOf(service, mergePartitions) === mergePartition);
   return {
     event: (lane, e, out) => core.event(lane, e, keep(out)),
     heartbeat: (lane, t, out) => core.heartbeat(lane, t, keep(out)),
