@@ -28,7 +28,7 @@ export interface PartialAccumulatorState {
   from: number | null;
   /**
    * Parts restored from other workers' checkpoints whose log time is still behind this one's open
-   * tick (behind-parts.ts): each its own open tick over its partitions, until it catches up.
+   * tick (catch-up-accumulator.ts): each its own open tick over its partitions, until it catches up.
    */
   behind?: BehindPartState[];
   /** Per lane: largest event time and interleaved ingest_ts of its last record (null: none yet). */
@@ -90,7 +90,7 @@ export class PartialAccumulator {
   private readonly allBySlice: Map<number, Delta>[];
   /** The record's inputs, derived once for the aggregates it goes into (set per record, no allocation). */
   private readonly input: RequestInput;
-  /** The partitions its batches report (all its lanes', but those of parts still behind: behind-parts.ts). */
+  /** The partitions its batches report (all its lanes', but those of parts still behind: catch-up-accumulator.ts). */
   reporting: readonly number[];
 
   constructor(

@@ -6,10 +6,11 @@
  * began it — so a role restarted with or without `--from-savepoint` goes on where its epoch is, and
  * never back to a state the savepoint replaced. Entering an epoch below the directory's is refused.
  */
-import { mkdir, open, readFile, rename } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { scanCheckpoints, type Scan } from "./checkpoint-scan.js";
 import { RuntimeError } from "../errors.js";
+import { writeJsonDurably } from "./durable-file.js";
 import type { FoundCheckpoint } from "./restore-set.js";
 import { readSavepoint, type Savepoint } from "./savepoint.js";
 
@@ -59,16 +60,7 @@ export async function restoreEpoch(
         `restore it into a fresh --data directory, or take a new savepoint (tidemark savepoint --to DIR) and restore that`,
     );
   const next: RestoreEpoch = { epoch: e, savepoint: savepoint.dir, cutTo: savepoint.manifest.cutTo };
-  await mkdir(root, { recursive: true });
-  const tmp = join(root, `.${FILE}.tmp`);
-  const fh = await open(tmp, "w");
-  try {
-    await fh.writeFile(`${JSON.stringify(next)}\n`);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, join(root, FILE));
+  await writeJsonDurably(join(root, FILE), next);
   return next;
 }
 

@@ -12,9 +12,10 @@
  * flag goes on in the newest epoch (restore-epoch.ts). A newer tidemark reads every older format
  * (and every older checkpoint version); a manifest of a newer format is refused naming it.
  */
-import { copyFile, mkdir, open, readdir, readFile, rename, stat } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { RuntimeError } from "../errors.js";
+import { fsync, writeJsonDurably } from "./durable-file.js";
 import type { FoundCheckpoint } from "./restore-set.js";
 import { scanCheckpoints, type Scan } from "./checkpoint-scan.js";
 
@@ -139,27 +140,8 @@ export async function writeSavepoint(
     createdAt: new Date().toISOString(),
     operators,
   };
-  const tmp = join(dir, `.${MANIFEST}.tmp`);
-  await mkdir(dir, { recursive: true });
-  const fh = await open(tmp, "w");
-  try {
-    await fh.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, join(dir, MANIFEST));
-  await fsync(dir);
+  await writeJsonDurably(join(dir, MANIFEST), manifest);
   return manifest;
-}
-
-async function fsync(path: string): Promise<void> {
-  const fh = await open(path, (await stat(path)).isDirectory() ? "r" : "r+");
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }
 
 /**
