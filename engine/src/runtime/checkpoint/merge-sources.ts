@@ -26,6 +26,24 @@ export function newestOf(files: readonly FoundCheckpoint[]): FoundCheckpoint | u
   );
 }
 
+/** The newest aligned checkpoint n that merge partitions `ms` of `of` all have a file of. */
+export function newestCommonBarrier(
+  files: readonly FoundCheckpoint[],
+  of: number,
+  ms: readonly number[],
+): number | undefined {
+  const barriers = ms.map(
+    (m) =>
+      new Set(
+        files
+          .filter((f) => mergeLayoutOf(f).of === of && mergeLayoutOf(f).m === m)
+          .flatMap((f) => f.header.barrier ?? []),
+      ),
+  );
+  const common = [...(barriers[0] ?? [])].filter((n) => barriers.every((b) => b.has(n)));
+  return common.length === 0 ? undefined : Math.max(...common);
+}
+
 export function mergeSources(files: readonly FoundCheckpoint[], config: MergeConfig): FoundCheckpoint[] | undefined {
   const M = config.mergePartitions;
   const layouts = [...files].sort((a, b) => b.header.wallTime - a.header.wallTime).map((f) => mergeLayoutOf(f).of);
@@ -38,11 +56,8 @@ export function mergeSources(files: readonly FoundCheckpoint[], config: MergeCon
       if (from !== undefined) return [from];
     } else if (of % M === 0 && of === newestLayout) {
       const needed = Array.from({ length: of }, (_, m) => m).filter((m) => m % M === config.mergePartition);
-      const common = needed
-        .map((m) => new Set(at(m).flatMap((f) => f.header.barrier ?? [])))
-        .reduce((a, b) => new Set([...a].filter((n) => b.has(n))));
-      if (common.size === 0) return undefined;
-      const n = Math.max(...common);
+      const n = newestCommonBarrier(files, of, needed);
+      if (n === undefined) return undefined;
       return needed.map((m) => newestOf(at(m).filter((f) => f.header.barrier === n)) as FoundCheckpoint);
     }
   }

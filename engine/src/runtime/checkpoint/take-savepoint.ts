@@ -11,7 +11,7 @@ import { SUBJECT_SAVEPOINT_REQUEST } from "../../protocol.js";
 import { RuntimeError } from "../errors.js";
 import { lastComplete } from "./checkpoint-notices.js";
 import { readHeader, scanCheckpoints } from "./checkpoint-scan.js";
-import { mergeLayoutOf } from "./merge-sources.js";
+import { mergeLayoutOf, newestCommonBarrier, newestOf } from "./merge-sources.js";
 import { restoreEpoch } from "./restore-epoch.js";
 import { chooseRestoreSet, type FoundCheckpoint } from "./restore-set.js";
 import { cutPositions, writeSavepoint, type SavepointManifest } from "./savepoint.js";
@@ -102,20 +102,14 @@ export async function offlineSavepoint(data: string, to: string, partitionCount:
 
 /** The newest barrier n every merge partition (of the newest layout) has a file of. */
 function newestAlignedByAll(files: readonly FoundCheckpoint[]): number | undefined {
-  if (files.length === 0) return undefined;
-  const top = files.reduce((a, f) => (f.header.wallTime > a.header.wallTime ? f : a));
+  const top = newestOf(files);
+  if (top === undefined) return undefined;
   const of = mergeLayoutOf(top).of;
-  const per = Array.from(
-    { length: of },
-    (_, m) =>
-      new Set(
-        files
-          .filter((f) => mergeLayoutOf(f).of === of && mergeLayoutOf(f).m === m)
-          .flatMap((f) => f.header.barrier ?? []),
-      ),
+  return newestCommonBarrier(
+    files,
+    of,
+    Array.from({ length: of }, (_, m) => m),
   );
-  const common = [...(per[0] ?? [])].filter((n) => per.every((set) => set.has(n)));
-  return common.length === 0 ? undefined : Math.max(...common);
 }
 
 /** The merge stage's files of aligned checkpoint n, or (a clean stop) its newest layout's newest per merge partition. */
@@ -127,15 +121,10 @@ function mergeFiles(files: readonly FoundCheckpoint[], n: number | null): FoundC
       "TM_SAVEPOINT_INVALID",
       `the merge stage has no checkpoint of aligned checkpoint ${n}: it was pruned or never written; keep more checkpoints (--keep-checkpoints)`,
     );
-  const newestOf = Math.max(...pick.map((f) => f.header.wallTime));
-  const of = mergeLayoutOf(pick.find((f) => f.header.wallTime === newestOf) as FoundCheckpoint).of;
+  const of = mergeLayoutOf(newestOf(pick) as FoundCheckpoint).of;
   const out: FoundCheckpoint[] = [];
   for (let m = 0; m < of; m++) {
-    const mine = pick.filter((f) => mergeLayoutOf(f).of === of && mergeLayoutOf(f).m === m);
-    const best = mine.reduce<FoundCheckpoint | undefined>(
-      (a, f) => (a === undefined || f.header.wallTime > a.header.wallTime ? f : a),
-      undefined,
-    );
+    const best = newestOf(pick.filter((f) => mergeLayoutOf(f).of === of && mergeLayoutOf(f).m === m));
     if (best === undefined)
       throw new RuntimeError(
         "TM_SAVEPOINT_INVALID",

@@ -10,7 +10,6 @@ import type { Logger } from "pino";
 import { coreAggregates } from "../../core/create-core.js";
 import type { EngineConfig } from "../config/config.js";
 import { decodeCheckpoint, type Checkpoint } from "./checkpoint-codec.js";
-
 import type { LoadedCheckpoint } from "./checkpoint-store.js";
 import type { CoreFactory, RoleCut } from "./restore-plan.js";
 import { restoreFromCut } from "./restore-groups.js";
@@ -45,7 +44,7 @@ export async function planWorkerCut(
       rest === null || rest.length === 0
         ? null
         : chooseRestoreSet((from as SavepointCheckpoints).found, { ...base, partitions: rest, aligned: true });
-    const cut = joinSets(set, spSet, from?.label);
+    const cut = withSavepoint(set, spSet, from?.label);
     if (cut === null) return { epoch: restore, kind: set.kind as "fresh" | "same" };
     const taken = await verify(cut.files, skipped);
     if (taken === null) {
@@ -75,7 +74,7 @@ function leftFor(set: RestoreSet, partitions: readonly number[]): number[] {
 }
 
 /** The epoch's cut and the savepoint's for what it leaves; null when neither restores anything. */
-function joinSets(
+function withSavepoint(
   set: RestoreSet,
   sp: RestoreSet | null,
   label: string | undefined,
