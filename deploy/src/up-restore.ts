@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { workerPartitions } from "./config/role-configs.js";
 
@@ -52,11 +54,33 @@ export async function restoreForUp(
     log(`the data directory was written by ${was}; restoring ${now} from ${set.cut}, split and gathered by partition`);
     return undefined;
   }
-  const dir = join(data, "savepoints", `rescale-epoch${epoch + 1}-${set.cut.replace(/\D+/g, "")}`);
-  const manifest = await rt.offlineSavepoint(data, dir, partitionCount);
+  const dir = await saveCut(rt, data, partitionCount);
+  const cut = (await rt.readSavepoint(dir)).manifest.cut;
   log(
-    `the data directory was written by ${was}, and its newest consistent cut is ${manifest.cut}: ` +
+    `the data directory was written by ${was}, and its newest consistent cut is ${cut}: ` +
       `saved as savepoint ${dir}; restoring every role from it with ${now}`,
   );
+  return dir;
+}
+
+/**
+ * The newest consistent cut saved as `<data>/savepoints/rescale-epoch<e>-<n>`: written under a temp
+ * name, then renamed; a savepoint of the same cut left by an earlier `up` is used as it is.
+ */
+async function saveCut(
+  rt: typeof import("@tidemark/engine/runtime"),
+  data: string,
+  partitionCount: number,
+): Promise<string> {
+  const base = join(data, "savepoints");
+  const tmp = join(base, `.rescale-${process.pid}`);
+  await rm(tmp, { recursive: true, force: true });
+  const manifest = await rt.offlineSavepoint(data, tmp, partitionCount);
+  const dir = join(base, `rescale-epoch${manifest.epoch}-${manifest.n}`);
+  if (existsSync(join(dir, "savepoint.json"))) await rm(tmp, { recursive: true, force: true });
+  else {
+    await rm(dir, { recursive: true, force: true });
+    await rename(tmp, dir);
+  }
   return dir;
 }
